@@ -1,0 +1,233 @@
+//! Builds the AWS clients from the provider block, the way the AWS provider does: the SDK's default chain
+//! (environment, shared files, SSO, process credentials, IMDS; `AWS_ENDPOINT_URL[_<SERVICE>]`), then an optional
+//! assumed role, then per-service endpoint overrides; the caller identity is checked once.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::retry::RetryConfig;
+use aws_config::sts::AssumeRoleProvider;
+use aws_credential_types::provider::SharedCredentialsProvider;
+use aws_runtime::env_config::file::{
+    EnvConfigFileKind as ProfileFileKind, EnvConfigFiles as ProfileFiles,
+};
+use aws_types::SdkConfig;
+use aws_types::region::Region;
+
+use super::ids::{AccountId, RegionName};
+use super::{AwsClient, AwsError, api_error};
+
+#[derive(Clone, Debug, Default)]
+pub struct AssumeRole {
+    pub role_arn: String,
+    pub session_name: Option<String>,
+    pub external_id: Option<String>,
+    pub duration: Option<Duration>,
+}
+
+/// Per-service endpoint overrides (`endpoints {}`); unset ones follow `AWS_ENDPOINT_URL[_<SERVICE>]`.
+#[derive(Clone, Debug, Default)]
+pub struct Endpoints {
+    pub iam: Option<String>,
+    pub sts: Option<String>,
+    pub kms: Option<String>,
+    pub sagemaker: Option<String>,
+    pub datazone: Option<String>,
+    pub eks: Option<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct AwsSettings {
+    pub region: Option<RegionName>,
+    pub profile: Option<String>,
+    pub shared_config_files: Vec<String>,
+    pub shared_credentials_files: Vec<String>,
+    pub assume_role: Option<AssumeRole>,
+    pub endpoints: Endpoints,
+    pub max_retries: Option<u32>,
+    pub allowed_account_ids: Vec<AccountId>,
+    pub forbidden_account_ids: Vec<AccountId>,
+    pub default_tags: BTreeMap<String, String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "no AWS region is configured: set `region` in the provider block, AWS_REGION in the environment, or a \
+         region in the shared config profile"
+    )]
+    NoRegion,
+    #[error("{0:?} is not a valid region name")]
+    BadRegion(String),
+    #[error("could not confirm the AWS identity (sts:GetCallerIdentity): {0}")]
+    Identity(AwsError),
+    #[error(
+        "the credentials belong to account {account}, which is not in allowed_account_ids {allowed:?}; use \
+         credentials for an allowed account or change allowed_account_ids"
+    )]
+    AccountNotAllowed {
+        account: String,
+        allowed: Vec<String>,
+    },
+    #[error(
+        "the credentials belong to account {account}, which is listed in forbidden_account_ids; use credentials \
+         for another account"
+    )]
+    AccountForbidden { account: String },
+}
+
+/// Loads the SDK configuration and checks who we are; fails fast with a diagnostic-ready error.
+pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
+    let base = load_base(settings).await;
+    let region_name = base
+        .region()
+        .map(|r| r.as_ref().to_string())
+        .ok_or(ConfigError::NoRegion)?;
+    let region =
+        RegionName::parse(&region_name).map_err(|_| ConfigError::BadRegion(region_name.clone()))?;
+    let config = match &settings.assume_role {
+        Some(role) => with_assumed_role(&base, role).await,
+        None => base,
+    };
+
+    let mut sts_config = aws_sdk_sts::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.sts {
+        sts_config = sts_config.endpoint_url(url);
+    }
+    let sts = aws_sdk_sts::Client::from_conf(sts_config.build());
+    let identity = sts
+        .get_caller_identity()
+        .send()
+        .await
+        .map_err(|err| ConfigError::Identity(api_error("GetCallerIdentity", err)))?;
+    let account = identity.account().unwrap_or_default().to_string();
+    let account_id = AccountId::parse(&account).map_err(|message| {
+        ConfigError::Identity(AwsError::Api {
+            operation: "GetCallerIdentity",
+            code: "InvalidAccount".to_string(),
+            message,
+        })
+    })?;
+    check_account(&account_id, settings)?;
+    tracing::info!(account = %account_id, region = region.as_str(), "configured AWS");
+
+    let mut sagemaker_config = aws_sdk_sagemaker::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.sagemaker {
+        sagemaker_config = sagemaker_config.endpoint_url(url);
+    }
+    let sagemaker = aws_sdk_sagemaker::Client::from_conf(sagemaker_config.build());
+    Ok(AwsClient {
+        sagemaker,
+        account_id,
+        region,
+        caller_arn: identity.arn().unwrap_or_default().to_string(),
+        default_tags: settings.default_tags.clone(),
+    })
+}
+
+fn check_account(account: &AccountId, settings: &AwsSettings) -> Result<(), ConfigError> {
+    if !settings.allowed_account_ids.is_empty() && !settings.allowed_account_ids.contains(account) {
+        return Err(ConfigError::AccountNotAllowed {
+            account: account.to_string(),
+            allowed: settings
+                .allowed_account_ids
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        });
+    }
+    if settings.forbidden_account_ids.contains(account) {
+        return Err(ConfigError::AccountForbidden {
+            account: account.to_string(),
+        });
+    }
+    Ok(())
+}
+
+async fn load_base(settings: &AwsSettings) -> SdkConfig {
+    let mut loader = aws_config::defaults(BehaviorVersion::latest());
+    if let Some(region) = &settings.region {
+        loader = loader.region(Region::new(region.as_str().to_string()));
+    }
+    if let Some(profile) = &settings.profile {
+        loader = loader.profile_name(profile);
+    }
+    if !settings.shared_config_files.is_empty() || !settings.shared_credentials_files.is_empty() {
+        let mut files = ProfileFiles::builder();
+        // A kind the user did not list keeps its default location, as in the AWS provider.
+        if settings.shared_config_files.is_empty() {
+            files = files.include_default_config_file(true);
+        }
+        if settings.shared_credentials_files.is_empty() {
+            files = files.include_default_credentials_file(true);
+        }
+        for path in &settings.shared_config_files {
+            files = files.with_file(ProfileFileKind::Config, expand_home(path));
+        }
+        for path in &settings.shared_credentials_files {
+            files = files.with_file(ProfileFileKind::Credentials, expand_home(path));
+        }
+        loader = loader.profile_files(files.build());
+    }
+    if let Some(retries) = settings.max_retries {
+        loader = loader.retry_config(RetryConfig::standard().with_max_attempts(retries + 1));
+    }
+    loader.load().await
+}
+
+async fn with_assumed_role(base: &SdkConfig, role: &AssumeRole) -> SdkConfig {
+    let mut builder = AssumeRoleProvider::builder(&role.role_arn).session_name(
+        role.session_name
+            .clone()
+            .unwrap_or_else(|| "terraform-provider-hyperpod".to_string()),
+    );
+    if let Some(external_id) = &role.external_id {
+        builder = builder.external_id(external_id);
+    }
+    if let Some(duration) = role.duration {
+        builder = builder.session_length(duration);
+    }
+    let provider = builder.configure(base).build().await;
+    base.to_builder()
+        .credentials_provider(SharedCredentialsProvider::new(provider))
+        .build()
+}
+
+fn expand_home(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn account(id: &str) -> AccountId {
+        AccountId::parse(id).unwrap()
+    }
+
+    #[test]
+    fn allowed_and_forbidden_accounts() {
+        let mut settings = AwsSettings::default();
+        assert!(check_account(&account("123456789012"), &settings).is_ok());
+        settings.allowed_account_ids = vec![account("111122223333")];
+        let err = check_account(&account("123456789012"), &settings).unwrap_err();
+        assert!(err.to_string().contains("not in allowed_account_ids"));
+        settings.allowed_account_ids.clear();
+        settings.forbidden_account_ids = vec![account("123456789012")];
+        assert!(matches!(
+            check_account(&account("123456789012"), &settings),
+            Err(ConfigError::AccountForbidden { .. })
+        ));
+    }
+
+    #[test]
+    fn home_is_expanded_in_shared_file_paths() {
+        let home = std::env::var("HOME").unwrap_or_default();
+        assert_eq!(expand_home("~/.aws/config"), format!("{home}/.aws/config"));
+        assert_eq!(expand_home("/etc/aws"), "/etc/aws");
+    }
+}

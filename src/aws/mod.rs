@@ -1,0 +1,123 @@
+//! Thin AWS layer: the configured clients, typed errors (not-found is its own variant), and per-service `find_*` /
+//! `wait_*` helpers. Resources call the SDK for mutations and these helpers for reads and waits.
+
+pub mod config;
+pub mod ids;
+pub mod sagemaker;
+pub mod wait;
+
+use std::collections::BTreeMap;
+
+use aws_smithy_runtime_api::client::result::SdkError;
+use aws_smithy_types::error::display::DisplayErrorContext;
+use aws_smithy_types::error::metadata::ProvideErrorMetadata;
+
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use ids::{AccountId, RegionName};
+
+/// Everything a resource needs to talk to AWS, built once by `ConfigureProvider`.
+pub struct AwsClient {
+    pub sagemaker: aws_sdk_sagemaker::Client,
+    /// The account the provider's credentials belong to (checked against allowed/forbidden accounts).
+    pub account_id: AccountId,
+    pub region: RegionName,
+    /// The ARN of the identity running Terraform.
+    pub caller_arn: String,
+    /// The provider's `default_tags`, merged under every taggable resource's own tags.
+    pub default_tags: BTreeMap<String, String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AwsError {
+    #[error("{kind} {id:?} was not found")]
+    NotFound { kind: &'static str, id: String },
+    #[error("{operation} failed: {code}: {message}")]
+    Api {
+        operation: &'static str,
+        code: String,
+        message: String,
+    },
+    #[error("{kind} {id:?} reached status {status}: {reason}")]
+    Failed {
+        kind: &'static str,
+        id: String,
+        status: String,
+        reason: String,
+    },
+    #[error(
+        "timed out after {waited:?} waiting for {kind} {id:?} to become {target}; it is still {status}"
+    )]
+    Timeout {
+        kind: &'static str,
+        id: String,
+        target: String,
+        status: String,
+        waited: std::time::Duration,
+    },
+    #[error("interrupted while waiting for {kind} {id:?} (last status {status})")]
+    Stopped {
+        kind: &'static str,
+        id: String,
+        status: String,
+    },
+}
+
+impl AwsError {
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::NotFound { .. })
+    }
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Self::Api { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+    /// An error diagnostic for a failed step, pointing at `path`.
+    pub fn diagnostics(&self, path: AttributePath, summary: &str) -> Diagnostics {
+        Diagnostics::error(path, summary, self.to_string())
+    }
+}
+
+/// Turns an SDK error into `AwsError::Api`, keeping the service's error code and the whole error chain.
+pub fn api_error<E, R>(operation: &'static str, err: SdkError<E, R>) -> AwsError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + Send + Sync + 'static,
+{
+    let code = match &err {
+        SdkError::ServiceError(service) => service.err().code().unwrap_or("Unknown").to_string(),
+        SdkError::TimeoutError(_) => "Timeout".to_string(),
+        SdkError::DispatchFailure(_) => "DispatchFailure".to_string(),
+        _ => "Unknown".to_string(),
+    };
+    let message = match &err {
+        SdkError::ServiceError(service) => service
+            .err()
+            .message()
+            .map(str::to_string)
+            .unwrap_or_else(|| DisplayErrorContext(&err).to_string()),
+        _ => DisplayErrorContext(&err).to_string(),
+    };
+    AwsError::Api {
+        operation,
+        code,
+        message,
+    }
+}
+
+/// SageMaker reports a missing object as `ResourceNotFound`, or as a `ValidationException` that says so.
+pub fn is_not_found_error(err: &AwsError) -> bool {
+    match err {
+        AwsError::NotFound { .. } => true,
+        AwsError::Api { code, message, .. } => {
+            code == "ResourceNotFound"
+                || code == "ResourceNotFoundException"
+                || code == "NoSuchEntity"
+                || (code == "ValidationException"
+                    && ["not found", "does not exist", "could not find"]
+                        .iter()
+                        .any(|needle| message.to_ascii_lowercase().contains(needle)))
+        }
+        _ => false,
+    }
+}

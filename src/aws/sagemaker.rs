@@ -1,0 +1,305 @@
+//! SageMaker reads and waits: HyperPod clusters and cluster scheduler configs.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use aws_sdk_sagemaker::Client;
+use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing, SchedulerResourceStatus};
+
+use super::wait::{HasStatus, WaitSpec, wait_for_status};
+use super::{AwsError, api_error, is_not_found_error};
+use crate::protocol::resource::OperationContext;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Orchestrator {
+    Eks { eks_cluster_arn: String },
+    Slurm,
+}
+
+impl Orchestrator {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Eks { .. } => "eks",
+            Self::Slurm => "slurm",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct InstanceGroup {
+    pub name: String,
+    pub instance_type: String,
+    pub current_count: i32,
+    pub target_count: i32,
+}
+
+#[derive(Clone, Debug)]
+pub struct HyperPodCluster {
+    pub name: String,
+    pub arn: String,
+    pub status: String,
+    pub orchestrator: Orchestrator,
+    pub instance_groups: Vec<InstanceGroup>,
+}
+
+/// Describes a HyperPod cluster by name or ARN.
+pub async fn find_cluster(client: &Client, name_or_arn: &str) -> Result<HyperPodCluster, AwsError> {
+    let output = client
+        .describe_cluster()
+        .cluster_name(name_or_arn)
+        .send()
+        .await
+        .map_err(|err| api_error("DescribeCluster", err))
+        .map_err(|err| not_found_as("HyperPod cluster", name_or_arn, err))?;
+    // A cluster without an EKS orchestrator block is Slurm-orchestrated (the API's default).
+    let orchestrator = match output.orchestrator().and_then(|o| o.eks()) {
+        Some(eks) => Orchestrator::Eks {
+            eks_cluster_arn: eks.cluster_arn().unwrap_or_default().to_string(),
+        },
+        None => Orchestrator::Slurm,
+    };
+    Ok(HyperPodCluster {
+        name: output.cluster_name().unwrap_or(name_or_arn).to_string(),
+        arn: output.cluster_arn().unwrap_or_default().to_string(),
+        status: output
+            .cluster_status()
+            .map(|s| s.as_str().to_string())
+            .unwrap_or_default(),
+        orchestrator,
+        instance_groups: output
+            .instance_groups()
+            .iter()
+            .map(|group| InstanceGroup {
+                name: group.instance_group_name().unwrap_or_default().to_string(),
+                instance_type: group
+                    .instance_type()
+                    .map(|t| t.as_str().to_string())
+                    .unwrap_or_default(),
+                current_count: group.current_count().unwrap_or(0),
+                target_count: group.target_count().unwrap_or(0),
+            })
+            .collect(),
+    })
+}
+
+fn not_found_as(kind: &'static str, id: &str, err: AwsError) -> AwsError {
+    if is_not_found_error(&err) {
+        AwsError::NotFound {
+            kind,
+            id: id.to_string(),
+        }
+    } else {
+        err
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PriorityClass {
+    pub name: String,
+    pub weight: i32,
+}
+
+/// A cluster scheduler config as `DescribeClusterSchedulerConfig` returns it.
+#[derive(Clone, Debug)]
+pub struct SchedulerConfig {
+    pub id: String,
+    pub arn: String,
+    pub name: String,
+    pub cluster_arn: String,
+    pub description: Option<String>,
+    pub version: i32,
+    pub status: String,
+    pub failure_reason: Option<String>,
+    pub priority_classes: Vec<PriorityClass>,
+    pub fair_share: Option<bool>,
+    pub idle_resource_sharing: Option<bool>,
+}
+
+impl HasStatus for SchedulerConfig {
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn failure_reason(&self) -> Option<&str> {
+        self.failure_reason.as_deref()
+    }
+}
+
+pub const SCHEDULER_CONFIG: &str = "cluster scheduler config";
+
+/// Describes a scheduler config; one that is deleted (or being deleted) counts as not found.
+pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<SchedulerConfig, AwsError> {
+    let output = client
+        .describe_cluster_scheduler_config()
+        .cluster_scheduler_config_id(id)
+        .send()
+        .await
+        .map_err(|err| api_error("DescribeClusterSchedulerConfig", err))
+        .map_err(|err| not_found_as(SCHEDULER_CONFIG, id, err))?;
+    let status = output
+        .status()
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_default();
+    if status == SchedulerResourceStatus::Deleted.as_str() {
+        return Err(AwsError::NotFound {
+            kind: SCHEDULER_CONFIG,
+            id: id.to_string(),
+        });
+    }
+    let scheduler_config = output.scheduler_config();
+    Ok(SchedulerConfig {
+        id: output
+            .cluster_scheduler_config_id()
+            .unwrap_or(id)
+            .to_string(),
+        arn: output
+            .cluster_scheduler_config_arn()
+            .unwrap_or_default()
+            .to_string(),
+        name: output.name().unwrap_or_default().to_string(),
+        cluster_arn: output.cluster_arn().unwrap_or_default().to_string(),
+        description: output.description().map(str::to_string),
+        version: output.cluster_scheduler_config_version().unwrap_or(0),
+        status,
+        failure_reason: output.failure_reason().map(str::to_string),
+        priority_classes: scheduler_config
+            .map(|c| {
+                c.priority_classes()
+                    .iter()
+                    .map(|p| PriorityClass {
+                        name: p.name().unwrap_or_default().to_string(),
+                        weight: p.weight().unwrap_or(0),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        fair_share: scheduler_config
+            .and_then(|c| c.fair_share())
+            .map(|f| *f == FairShare::Enabled),
+        idle_resource_sharing: scheduler_config
+            .and_then(|c| c.idle_resource_sharing())
+            .map(|i| *i == IdleResourceSharing::Enabled),
+    })
+}
+
+/// The id of the cluster's live scheduler config, if it has one (a cluster has at most one).
+pub async fn find_scheduler_config_for_cluster(
+    client: &Client,
+    cluster_arn: &str,
+) -> Result<Option<String>, AwsError> {
+    let mut pages = client
+        .list_cluster_scheduler_configs()
+        .cluster_arn(cluster_arn)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|err| api_error("ListClusterSchedulerConfigs", err))?;
+        for summary in page.cluster_scheduler_config_summaries() {
+            let live = !matches!(
+                summary.status(),
+                Some(SchedulerResourceStatus::Deleted | SchedulerResourceStatus::Deleting)
+            );
+            if live && summary.cluster_arn() == Some(cluster_arn) {
+                return Ok(summary.cluster_scheduler_config_id().map(str::to_string));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Waits for a create or update to settle (`Created` / `Updated`); failure states surface `FailureReason`.
+pub async fn wait_scheduler_config_ready(
+    client: &Client,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+) -> Result<SchedulerConfig, AwsError> {
+    let spec = WaitSpec {
+        kind: SCHEDULER_CONFIG,
+        id,
+        pending: &["Creating", "Updating"],
+        target: &["Created", "Updated"],
+        timeout,
+    };
+    wait_for_status(spec, context, || find_scheduler_config(client, id)).await
+}
+
+/// Waits until the scheduler config is gone.
+pub async fn wait_scheduler_config_deleted(
+    client: &Client,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+) -> Result<(), AwsError> {
+    let spec = WaitSpec {
+        kind: SCHEDULER_CONFIG,
+        id,
+        pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
+        target: &[],
+        timeout,
+    };
+    match wait_for_status(spec, context, || find_scheduler_config(client, id)).await {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_not_found() => Ok(()),
+        Err(err) => Err(err),
+    }
+}
+
+/// The tags on a SageMaker resource.
+pub async fn list_tags(client: &Client, arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
+    let mut tags = BTreeMap::new();
+    let mut pages = client.list_tags().resource_arn(arn).into_paginator().send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|err| api_error("ListTags", err))?;
+        for tag in page.tags() {
+            if let (Some(key), Some(value)) = (tag.key(), tag.value()) {
+                tags.insert(key.to_string(), value.to_string());
+            }
+        }
+    }
+    Ok(tags)
+}
+
+/// Brings a resource's tags from `current` to `wanted` with AddTags / DeleteTags.
+pub async fn update_tags(
+    client: &Client,
+    arn: &str,
+    current: &BTreeMap<String, String>,
+    wanted: &BTreeMap<String, String>,
+) -> Result<(), AwsError> {
+    let removed: Vec<String> = current
+        .keys()
+        .filter(|k| !wanted.contains_key(*k))
+        .cloned()
+        .collect();
+    if !removed.is_empty() {
+        client
+            .delete_tags()
+            .resource_arn(arn)
+            .set_tag_keys(Some(removed))
+            .send()
+            .await
+            .map_err(|err| api_error("DeleteTags", err))?;
+    }
+    let changed: Vec<_> = wanted
+        .iter()
+        .filter(|(k, v)| current.get(*k) != Some(*v))
+        .map(|(k, v)| to_sdk_tag(k, v))
+        .collect();
+    if !changed.is_empty() {
+        client
+            .add_tags()
+            .resource_arn(arn)
+            .set_tags(Some(changed))
+            .send()
+            .await
+            .map_err(|err| api_error("AddTags", err))?;
+    }
+    Ok(())
+}
+
+pub fn to_sdk_tag(key: &str, value: &str) -> aws_sdk_sagemaker::types::Tag {
+    aws_sdk_sagemaker::types::Tag::builder()
+        .key(key)
+        .value(value)
+        .build()
+}

@@ -1,0 +1,159 @@
+//! A status waiter with explicit pending, target and failure states, a timeout and cancellation by StopProvider.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use super::AwsError;
+use crate::protocol::resource::OperationContext;
+
+pub struct WaitSpec<'a> {
+    pub kind: &'static str,
+    pub id: &'a str,
+    /// States that mean "keep waiting".
+    pub pending: &'a [&'a str],
+    /// States that mean "done".
+    pub target: &'a [&'a str],
+    pub timeout: Duration,
+}
+
+/// Something a waiter can poll: its status and, for failure states, the service's reason.
+pub trait HasStatus {
+    fn status(&self) -> &str;
+    fn failure_reason(&self) -> Option<&str>;
+}
+
+/// Polls `describe` until the status is a target state. Any state that is neither pending nor target is a failure
+/// and surfaces the service's failure reason. Polls quickly at first, then back off to at most every 10 seconds.
+pub async fn wait_for_status<T, F, Fut>(
+    spec: WaitSpec<'_>,
+    context: &OperationContext,
+    mut describe: F,
+) -> Result<T, AwsError>
+where
+    T: HasStatus,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, AwsError>>,
+{
+    let started = Instant::now();
+    let mut delay = Duration::from_millis(250);
+    let mut stop = context.stop.clone();
+    loop {
+        let current = describe().await?;
+        let status = current.status().to_string();
+        if spec.target.contains(&status.as_str()) {
+            return Ok(current);
+        }
+        if !spec.pending.contains(&status.as_str()) {
+            return Err(AwsError::Failed {
+                kind: spec.kind,
+                id: spec.id.to_string(),
+                reason: current
+                    .failure_reason()
+                    .unwrap_or("the service gave no failure reason")
+                    .to_string(),
+                status,
+            });
+        }
+        let waited = started.elapsed();
+        if waited >= spec.timeout {
+            return Err(AwsError::Timeout {
+                kind: spec.kind,
+                id: spec.id.to_string(),
+                target: spec.target.join(" or "),
+                status,
+                waited,
+            });
+        }
+        let sleep = delay.min(spec.timeout - waited);
+        tracing::debug!(kind = spec.kind, id = spec.id, %status, ?sleep, "waiting");
+        tokio::select! {
+            _ = tokio::time::sleep(sleep) => {}
+            _ = stop.wait_for(|stopped| *stopped) => {
+                return Err(AwsError::Stopped { kind: spec.kind, id: spec.id.to_string(), status });
+            }
+        }
+        delay = (delay * 2).min(Duration::from_secs(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    struct Snapshot(&'static str, Option<&'static str>);
+    impl HasStatus for Snapshot {
+        fn status(&self) -> &str {
+            self.0
+        }
+        fn failure_reason(&self) -> Option<&str> {
+            self.1
+        }
+    }
+
+    fn context() -> (tokio::sync::watch::Sender<bool>, OperationContext) {
+        let (sender, stop) = tokio::sync::watch::channel(false);
+        (sender, OperationContext { stop })
+    }
+
+    fn spec(timeout: Duration) -> WaitSpec<'static> {
+        WaitSpec {
+            kind: "thing",
+            id: "t-1",
+            pending: &["Creating"],
+            target: &["Created"],
+            timeout,
+        }
+    }
+
+    #[tokio::test]
+    async fn waits_through_pending_states() {
+        let (_sender, context) = context();
+        let calls = Cell::new(0);
+        let result = wait_for_status(spec(Duration::from_secs(60)), &context, || {
+            calls.set(calls.get() + 1);
+            let status = if calls.get() < 3 {
+                "Creating"
+            } else {
+                "Created"
+            };
+            async move { Ok::<_, AwsError>(Snapshot(status, None)) }
+        })
+        .await;
+        assert!(result.is_ok());
+        assert_eq!(calls.get(), 3);
+    }
+
+    #[tokio::test]
+    async fn failure_states_surface_the_reason() {
+        let (_sender, context) = context();
+        let result = wait_for_status(spec(Duration::from_secs(60)), &context, || async {
+            Ok::<_, AwsError>(Snapshot("CreateFailed", Some("quota exceeded")))
+        })
+        .await;
+        let err = result.err().unwrap();
+        assert!(err.to_string().contains("CreateFailed"));
+        assert!(err.to_string().contains("quota exceeded"));
+    }
+
+    #[tokio::test]
+    async fn times_out_with_the_last_status() {
+        let (_sender, context) = context();
+        let result = wait_for_status(spec(Duration::from_millis(400)), &context, || async {
+            Ok::<_, AwsError>(Snapshot("Creating", None))
+        })
+        .await;
+        assert!(matches!(result, Err(AwsError::Timeout { .. })));
+    }
+
+    #[tokio::test]
+    async fn stop_provider_interrupts_the_wait() {
+        let (sender, context) = context();
+        sender.send_replace(true);
+        let result = wait_for_status(spec(Duration::from_secs(600)), &context, || async {
+            Ok::<_, AwsError>(Snapshot("Creating", None))
+        })
+        .await;
+        assert!(matches!(result, Err(AwsError::Stopped { .. })));
+    }
+}

@@ -1,0 +1,2 @@
+//! Data sources, one module each.
+pub mod cluster;

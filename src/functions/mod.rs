@@ -1,0 +1,2 @@
+//! Provider functions, called as `provider::hyperpod::<name>(…)`.
+pub mod team_namespace;

@@ -1,0 +1,13 @@
+//! terraform-provider-hyperpod: a Terraform/OpenTofu provider that governs shared Amazon SageMaker HyperPod capacity
+//! for SageMaker Unified Studio projects.
+//!
+//! Layout: `protocol` (the plugin protocol, no AWS), `provider` (the provider block and registry), `resources`,
+//! `data_sources` and `functions` (one module each), `aws` (clients, `find_*` / `wait_*` helpers, typed errors).
+
+pub mod aws;
+pub mod data_sources;
+pub mod functions;
+pub mod protocol;
+pub mod provider;
+pub mod resources;
+pub mod run;

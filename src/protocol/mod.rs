@@ -1,0 +1,25 @@
+//! The Terraform plugin protocol layer: handshake, transport security, the tfplugin6 service, values, schemas and
+//! diagnostics. It knows nothing about AWS; the provider plugs in through the traits in `resource`.
+
+pub mod diagnostics;
+pub mod handshake;
+pub mod object;
+pub mod plan;
+pub mod provider;
+pub mod resource;
+pub mod schema;
+pub mod serve;
+pub mod tls;
+pub mod validators;
+pub mod value;
+
+/// Code generated from `proto/` by `build.rs`.
+pub mod proto {
+    #![allow(clippy::all, clippy::pedantic, missing_docs)]
+    pub mod tfplugin6 {
+        tonic::include_proto!("tfplugin6");
+    }
+    pub mod plugin {
+        tonic::include_proto!("plugin");
+    }
+}

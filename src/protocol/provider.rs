@@ -1,0 +1,899 @@
+//! The tfplugin6 `Provider` service: decodes Terraform's requests, calls the provider's resources, data sources and
+//! functions, and encodes their answers. Protocol features we do not offer answer `Unimplemented`, which Terraform
+//! tolerates because it only calls them when a configuration uses them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tokio::sync::RwLock;
+use tonic::{Request, Response, Status};
+
+use super::diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+use super::plan::plan_with_schema;
+use super::proto::tfplugin6 as pb;
+use super::resource::{
+    DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource,
+};
+use super::schema::{
+    Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting,
+    Presence, Schema,
+};
+use super::serve::Signals;
+use super::value::{Type, Value};
+
+type Client<P> = <P as PluginProvider>::Client;
+
+pub struct ProviderService<P: PluginProvider> {
+    provider: Arc<P>,
+    resources: BTreeMap<&'static str, Arc<dyn Resource<Client<P>>>>,
+    data_sources: BTreeMap<&'static str, Arc<dyn DataSource<Client<P>>>>,
+    functions: BTreeMap<&'static str, Arc<dyn Function>>,
+    client: Arc<RwLock<Option<Arc<Client<P>>>>>,
+    signals: Signals,
+    /// Built once: Terraform asks for the schema in every provider process it starts.
+    schema_response: pb::get_provider_schema::Response,
+}
+
+impl<P: PluginProvider> ProviderService<P> {
+    pub fn new(provider: P, signals: Signals) -> Self {
+        let resources: BTreeMap<_, _> = provider
+            .resources()
+            .into_iter()
+            .map(|r| (r.type_name(), r))
+            .collect();
+        let data_sources: BTreeMap<_, _> = provider
+            .data_sources()
+            .into_iter()
+            .map(|d| (d.type_name(), d))
+            .collect();
+        let functions: BTreeMap<_, _> = provider
+            .functions()
+            .into_iter()
+            .map(|f| (f.name(), f))
+            .collect();
+        let schema_response = pb::get_provider_schema::Response {
+            provider: Some(schema_to_proto(provider.schema())),
+            resource_schemas: resources
+                .iter()
+                .map(|(name, r)| (name.to_string(), schema_to_proto(r.schema())))
+                .collect(),
+            data_source_schemas: data_sources
+                .iter()
+                .map(|(name, d)| (name.to_string(), schema_to_proto(d.schema())))
+                .collect(),
+            functions: functions
+                .iter()
+                .map(|(name, f)| (name.to_string(), function_to_proto(f.signature())))
+                .collect(),
+            server_capabilities: Some(server_capabilities()),
+            ..Default::default()
+        };
+        Self {
+            provider: Arc::new(provider),
+            resources,
+            data_sources,
+            functions,
+            client: Arc::new(RwLock::new(None)),
+            signals,
+            schema_response,
+        }
+    }
+
+    /// The tfplugin6 schema response, also used to write the docs.
+    pub fn schema_response(&self) -> &pb::get_provider_schema::Response {
+        &self.schema_response
+    }
+
+    fn context(&self) -> OperationContext {
+        OperationContext {
+            stop: self.signals.stop_receiver(),
+        }
+    }
+
+    fn resource(&self, type_name: &str) -> Result<&Arc<dyn Resource<Client<P>>>, Diagnostics> {
+        self.resources
+            .get(type_name)
+            .ok_or_else(|| unknown_type("resource", type_name))
+    }
+
+    async fn configured_client(&self) -> Result<Arc<Client<P>>, Diagnostics> {
+        self.client.read().await.clone().ok_or_else(|| {
+            Diagnostics::error(
+                AttributePath::root(),
+                "Provider not configured",
+                "Terraform called the provider before configuring it; this is a bug in the caller.",
+            )
+        })
+    }
+}
+
+fn server_capabilities() -> pb::ServerCapabilities {
+    pb::ServerCapabilities {
+        plan_destroy: true,
+        get_provider_schema_optional: true,
+        move_resource_state: false,
+        generate_resource_config: false,
+    }
+}
+
+fn unknown_type(kind: &str, type_name: &str) -> Diagnostics {
+    Diagnostics::error(
+        AttributePath::root(),
+        format!("Unknown {kind} type"),
+        format!("This provider has no {kind} type {type_name:?}."),
+    )
+}
+
+// ---- values ---------------------------------------------------------------------------------------------------
+
+fn decode(value: Option<&pb::DynamicValue>, ty: &Type) -> Result<Value, Diagnostics> {
+    let Some(value) = value else {
+        return Ok(Value::Null);
+    };
+    let result = if !value.msgpack.is_empty() {
+        Value::decode_msgpack(&value.msgpack, ty)
+    } else if !value.json.is_empty() {
+        Value::decode_json(&value.json, ty)
+    } else {
+        Ok(Value::Null)
+    };
+    result.map_err(|err| {
+        Diagnostics::error(
+            AttributePath::root(),
+            "Undecodable value from Terraform",
+            err.to_string(),
+        )
+    })
+}
+
+fn encode(value: &Value, ty: &Type) -> Result<pb::DynamicValue, Diagnostics> {
+    value
+        .encode_msgpack(ty)
+        .map(|msgpack| pb::DynamicValue {
+            msgpack,
+            json: Vec::new(),
+        })
+        .map_err(|err| {
+            Diagnostics::error(
+                AttributePath::root(),
+                "Provider produced an unencodable value",
+                err.to_string(),
+            )
+        })
+}
+
+fn diagnostics_to_proto(diagnostics: Diagnostics) -> Vec<pb::Diagnostic> {
+    diagnostics.into_iter().map(diagnostic_to_proto).collect()
+}
+
+fn diagnostic_to_proto(diagnostic: Diagnostic) -> pb::Diagnostic {
+    let attribute = (!diagnostic.path.is_root()).then(|| path_to_proto(&diagnostic.path));
+    pb::Diagnostic {
+        severity: match diagnostic.severity {
+            Severity::Error => pb::diagnostic::Severity::Error,
+            Severity::Warning => pb::diagnostic::Severity::Warning,
+        } as i32,
+        summary: diagnostic.summary,
+        detail: diagnostic.detail,
+        attribute,
+    }
+}
+
+fn path_to_proto(path: &AttributePath) -> pb::AttributePath {
+    use pb::attribute_path::step::Selector;
+    pb::AttributePath {
+        steps: path
+            .0
+            .iter()
+            .map(|step| pb::attribute_path::Step {
+                selector: Some(match step {
+                    PathStep::Attribute(name) => Selector::AttributeName(name.clone()),
+                    PathStep::Key(key) => Selector::ElementKeyString(key.clone()),
+                    PathStep::Index(index) => Selector::ElementKeyInt(*index),
+                }),
+            })
+            .collect(),
+    }
+}
+
+fn identity_data(
+    identity: Option<Value>,
+    schema: Option<&IdentitySchema>,
+) -> Option<pb::ResourceIdentityData> {
+    let (identity, schema) = (identity?, schema?);
+    encode(&identity, &schema.value_type())
+        .ok()
+        .map(|value| pb::ResourceIdentityData {
+            identity_data: Some(value),
+        })
+}
+
+// ---- schema ---------------------------------------------------------------------------------------------------
+
+pub fn schema_to_proto(schema: &Schema) -> pb::Schema {
+    pb::Schema {
+        version: schema.version,
+        block: Some(block_to_proto(&schema.block)),
+    }
+}
+
+fn block_to_proto(block: &Block) -> pb::schema::Block {
+    pb::schema::Block {
+        version: 0,
+        attributes: block.attributes.iter().map(attribute_to_proto).collect(),
+        block_types: block.blocks.iter().map(nested_block_to_proto).collect(),
+        description: block.description.clone(),
+        description_kind: pb::StringKind::Markdown as i32,
+        deprecated: block.deprecation.is_some(),
+        deprecation_message: block.deprecation.clone().unwrap_or_default(),
+    }
+}
+
+fn attribute_to_proto(attribute: &Attribute) -> pb::schema::Attribute {
+    let (ty, nested_type) = match &attribute.kind {
+        AttributeKind::Primitive(ty) => (ty.to_json_bytes(), None),
+        AttributeKind::Nested {
+            nesting,
+            attributes,
+        } => (
+            Vec::new(),
+            Some(pb::schema::Object {
+                attributes: attributes.iter().map(attribute_to_proto).collect(),
+                nesting: match nesting {
+                    Nesting::Single => pb::schema::object::NestingMode::Single,
+                    Nesting::List => pb::schema::object::NestingMode::List,
+                    Nesting::Set => pb::schema::object::NestingMode::Set,
+                    Nesting::Map => pb::schema::object::NestingMode::Map,
+                } as i32,
+                ..Default::default()
+            }),
+        ),
+    };
+    pb::schema::Attribute {
+        name: attribute.name.to_string(),
+        r#type: ty,
+        nested_type,
+        description: attribute_description(attribute),
+        required: attribute.presence == Presence::Required,
+        optional: matches!(
+            attribute.presence,
+            Presence::Optional | Presence::OptionalComputed
+        ),
+        computed: attribute.presence.is_computed(),
+        sensitive: attribute.sensitive,
+        description_kind: pb::StringKind::Markdown as i32,
+        deprecated: attribute.deprecation.is_some(),
+        write_only: attribute.write_only,
+        deprecation_message: attribute.deprecation.clone().unwrap_or_default(),
+    }
+}
+
+/// The attribute's description followed by what its validators and default accept, so docs never drift from code.
+pub fn attribute_description(attribute: &Attribute) -> String {
+    let mut text = attribute.description.clone();
+    for validator in &attribute.validators {
+        text.push(' ');
+        text.push_str(&validator.description());
+    }
+    if let Some(default) = &attribute.default {
+        text.push_str(&format!(" Defaults to `{}`.", display_value(default)));
+    }
+    if attribute.requires_replace {
+        text.push_str(" Changing it replaces the resource.");
+    }
+    text
+}
+
+fn display_value(value: &Value) -> String {
+    match value {
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.as_str().to_string(),
+        Value::String(s) => format!("{s:?}"),
+        _ => "…".to_string(),
+    }
+}
+
+fn nested_block_to_proto(nested: &NestedBlock) -> pb::schema::NestedBlock {
+    use pb::schema::nested_block::NestingMode;
+    pb::schema::NestedBlock {
+        type_name: nested.name.to_string(),
+        block: Some(block_to_proto(&nested.block)),
+        nesting: match nested.nesting {
+            Nesting::Single => NestingMode::Single,
+            Nesting::List => NestingMode::List,
+            Nesting::Set => NestingMode::Set,
+            Nesting::Map => NestingMode::Map,
+        } as i32,
+        min_items: nested.min_items,
+        max_items: nested.max_items,
+    }
+}
+
+fn identity_schema_to_proto(schema: &IdentitySchema) -> pb::ResourceIdentitySchema {
+    pb::ResourceIdentitySchema {
+        version: schema.version,
+        identity_attributes: schema
+            .attributes
+            .iter()
+            .map(|a| pb::resource_identity_schema::IdentityAttribute {
+                name: a.name.to_string(),
+                r#type: a.ty.to_json_bytes(),
+                required_for_import: a.required_for_import,
+                optional_for_import: !a.required_for_import,
+                description: a.description.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn function_to_proto(signature: &FunctionSignature) -> pb::Function {
+    pb::Function {
+        parameters: signature
+            .parameters
+            .iter()
+            .map(|p| pb::function::Parameter {
+                name: p.name.to_string(),
+                r#type: p.ty.to_json_bytes(),
+                allow_null_value: false,
+                allow_unknown_values: false,
+                description: p.description.clone(),
+                description_kind: pb::StringKind::Markdown as i32,
+            })
+            .collect(),
+        variadic_parameter: None,
+        r#return: Some(pb::function::Return {
+            r#type: signature.return_type.to_json_bytes(),
+        }),
+        summary: signature.summary.clone(),
+        description: signature.description.clone(),
+        description_kind: pb::StringKind::Markdown as i32,
+        deprecation_message: String::new(),
+    }
+}
+
+// ---- the service ----------------------------------------------------------------------------------------------
+
+#[tonic::async_trait]
+impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
+    async fn get_metadata(
+        &self,
+        _: Request<pb::get_metadata::Request>,
+    ) -> Result<Response<pb::get_metadata::Response>, Status> {
+        use pb::get_metadata as m;
+        Ok(Response::new(m::Response {
+            server_capabilities: Some(server_capabilities()),
+            resources: self
+                .resources
+                .keys()
+                .map(|n| m::ResourceMetadata {
+                    type_name: n.to_string(),
+                })
+                .collect(),
+            data_sources: self
+                .data_sources
+                .keys()
+                .map(|n| m::DataSourceMetadata {
+                    type_name: n.to_string(),
+                })
+                .collect(),
+            functions: self
+                .functions
+                .keys()
+                .map(|n| m::FunctionMetadata {
+                    name: n.to_string(),
+                })
+                .collect(),
+            ..Default::default()
+        }))
+    }
+
+    async fn get_provider_schema(
+        &self,
+        _: Request<pb::get_provider_schema::Request>,
+    ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
+        Ok(Response::new(self.schema_response.clone()))
+    }
+
+    async fn get_resource_identity_schemas(
+        &self,
+        _: Request<pb::get_resource_identity_schemas::Request>,
+    ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
+        let identity_schemas = self
+            .resources
+            .iter()
+            .filter_map(|(name, r)| {
+                r.identity_schema()
+                    .map(|s| (name.to_string(), identity_schema_to_proto(s)))
+            })
+            .collect();
+        Ok(Response::new(pb::get_resource_identity_schemas::Response {
+            identity_schemas,
+            diagnostics: Vec::new(),
+        }))
+    }
+
+    async fn validate_provider_config(
+        &self,
+        request: Request<pb::validate_provider_config::Request>,
+    ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
+        let request = request.into_inner();
+        let schema = self.provider.schema();
+        let diagnostics = match decode(request.config.as_ref(), &schema.value_type()) {
+            Ok(config) => {
+                let mut diagnostics = Diagnostics::new();
+                schema
+                    .block
+                    .validate(&config, &AttributePath::root(), &mut diagnostics);
+                self.provider.validate(&config, &mut diagnostics);
+                diagnostics
+            }
+            Err(diagnostics) => diagnostics,
+        };
+        Ok(Response::new(pb::validate_provider_config::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+        }))
+    }
+
+    async fn validate_resource_config(
+        &self,
+        request: Request<pb::validate_resource_config::Request>,
+    ) -> Result<Response<pb::validate_resource_config::Response>, Status> {
+        let request = request.into_inner();
+        let diagnostics = (|| {
+            let resource = self.resource(&request.type_name)?;
+            let config = decode(request.config.as_ref(), &resource.schema().value_type())?;
+            let mut diagnostics = Diagnostics::new();
+            resource
+                .schema()
+                .block
+                .validate(&config, &AttributePath::root(), &mut diagnostics);
+            resource.validate(&config, &mut diagnostics);
+            Ok::<_, Diagnostics>(diagnostics)
+        })()
+        .unwrap_or_else(|diagnostics| diagnostics);
+        Ok(Response::new(pb::validate_resource_config::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+        }))
+    }
+
+    async fn validate_data_resource_config(
+        &self,
+        request: Request<pb::validate_data_resource_config::Request>,
+    ) -> Result<Response<pb::validate_data_resource_config::Response>, Status> {
+        let request = request.into_inner();
+        let diagnostics = (|| {
+            let data_source = self
+                .data_sources
+                .get(request.type_name.as_str())
+                .ok_or_else(|| unknown_type("data source", &request.type_name))?;
+            let config = decode(request.config.as_ref(), &data_source.schema().value_type())?;
+            let mut diagnostics = Diagnostics::new();
+            data_source
+                .schema()
+                .block
+                .validate(&config, &AttributePath::root(), &mut diagnostics);
+            data_source.validate(&config, &mut diagnostics);
+            Ok::<_, Diagnostics>(diagnostics)
+        })()
+        .unwrap_or_else(|diagnostics| diagnostics);
+        Ok(Response::new(pb::validate_data_resource_config::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+        }))
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        request: Request<pb::upgrade_resource_state::Request>,
+    ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
+        let request = request.into_inner();
+        let result = (|| {
+            let resource = self.resource(&request.type_name)?;
+            let json = request.raw_state.map(|raw| raw.json).unwrap_or_default();
+            if json.is_empty() {
+                return Err(Diagnostics::error(
+                    AttributePath::root(),
+                    "Unsupported state format",
+                    "The state was written in the pre-0.12 flatmap format, which this provider does not read.",
+                ));
+            }
+            let upgraded = resource.upgrade_state(request.version, &json)?;
+            encode(&upgraded, &resource.schema().value_type())
+        })();
+        let (upgraded_state, diagnostics) = split(result);
+        Ok(Response::new(pb::upgrade_resource_state::Response {
+            upgraded_state,
+            diagnostics,
+        }))
+    }
+
+    async fn upgrade_resource_identity(
+        &self,
+        request: Request<pb::upgrade_resource_identity::Request>,
+    ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
+        let request = request.into_inner();
+        let result = (|| {
+            let resource = self.resource(&request.type_name)?;
+            let schema = resource
+                .identity_schema()
+                .ok_or_else(|| unknown_type("resource identity", &request.type_name))?;
+            let json = request.raw_identity.map(|raw| raw.json).unwrap_or_default();
+            let identity = Value::decode_json(&json, &schema.value_type()).map_err(|err| {
+                Diagnostics::error(
+                    AttributePath::root(),
+                    "Unreadable resource identity",
+                    err.to_string(),
+                )
+            })?;
+            Ok(pb::ResourceIdentityData {
+                identity_data: Some(encode(&identity, &schema.value_type())?),
+            })
+        })();
+        let (upgraded_identity, diagnostics) = split(result);
+        Ok(Response::new(pb::upgrade_resource_identity::Response {
+            upgraded_identity,
+            diagnostics,
+        }))
+    }
+
+    async fn configure_provider(
+        &self,
+        request: Request<pb::configure_provider::Request>,
+    ) -> Result<Response<pb::configure_provider::Response>, Status> {
+        let request = request.into_inner();
+        let diagnostics = async {
+            let config = decode(
+                request.config.as_ref(),
+                &self.provider.schema().value_type(),
+            )?;
+            let (client, warnings) = self
+                .provider
+                .configure(&config, &request.terraform_version)
+                .await?;
+            *self.client.write().await = Some(Arc::new(client));
+            Ok::<_, Diagnostics>(warnings)
+        }
+        .await
+        .unwrap_or_else(|diagnostics| diagnostics);
+        Ok(Response::new(pb::configure_provider::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+        }))
+    }
+
+    async fn read_resource(
+        &self,
+        request: Request<pb::read_resource::Request>,
+    ) -> Result<Response<pb::read_resource::Response>, Status> {
+        let request = request.into_inner();
+        let private = request.private.clone();
+        let result = async {
+            let resource = self.resource(&request.type_name)?;
+            let ty = resource.schema().value_type();
+            let current = decode(request.current_state.as_ref(), &ty)?;
+            let client = self.configured_client().await?;
+            let mut warnings = Diagnostics::new();
+            let new_state = match resource.read(&client, &current, &self.context()).await? {
+                Some(state) => state,
+                None => {
+                    warnings.push(Diagnostic::warning(
+                        AttributePath::root(),
+                        "Object no longer exists",
+                        format!(
+                            "The {} recorded in state was not found, so it was removed from state; the next apply \
+                             creates it again if it is still configured.",
+                            request.type_name
+                        ),
+                    ));
+                    Value::Null
+                }
+            };
+            let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
+            Ok::<_, Diagnostics>((
+                encode(&new_state, &ty)?,
+                identity_data(identity, resource.identity_schema()),
+                warnings,
+            ))
+        }
+        .await;
+        let response = match result {
+            Ok((new_state, new_identity, warnings)) => pb::read_resource::Response {
+                new_state: Some(new_state),
+                diagnostics: diagnostics_to_proto(warnings),
+                private,
+                deferred: None,
+                new_identity,
+            },
+            Err(diagnostics) => pb::read_resource::Response {
+                // On error Terraform keeps the prior state; hand it back unchanged.
+                new_state: request.current_state,
+                diagnostics: diagnostics_to_proto(diagnostics),
+                private,
+                ..Default::default()
+            },
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn plan_resource_change(
+        &self,
+        request: Request<pb::plan_resource_change::Request>,
+    ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
+        let request = request.into_inner();
+        let result = async {
+            let resource = self.resource(&request.type_name)?;
+            let ty = resource.schema().value_type();
+            let proposed = decode(request.proposed_new_state.as_ref(), &ty)?;
+            if proposed.is_null() {
+                // Destroy: nothing to plan but the absence of the object.
+                return Ok((
+                    encode(&Value::Null, &ty)?,
+                    Vec::new(),
+                    Diagnostics::new(),
+                    None,
+                ));
+            }
+            let prior = decode(request.prior_state.as_ref(), &ty)?;
+            let config = decode(request.config.as_ref(), &ty)?;
+            let prior = (!prior.is_null()).then_some(prior);
+            let mut change = plan_with_schema(&resource.schema().block, config, prior, proposed);
+            let client = self.configured_client().await?;
+            resource.modify_plan(&client, &mut change).await?;
+            let identity = change
+                .planned
+                .is_wholly_known()
+                .then(|| resource.identity(&change.planned))
+                .flatten();
+            let planned_identity =
+                identity_data(identity, resource.identity_schema()).or(request.prior_identity);
+            Ok::<_, Diagnostics>((
+                encode(&change.planned, &ty)?,
+                change.requires_replace.iter().map(path_to_proto).collect(),
+                change.diagnostics,
+                planned_identity,
+            ))
+        }
+        .await;
+        let response = match result {
+            Ok((planned_state, requires_replace, warnings, planned_identity)) => {
+                pb::plan_resource_change::Response {
+                    planned_state: Some(planned_state),
+                    requires_replace,
+                    planned_private: request.prior_private,
+                    diagnostics: diagnostics_to_proto(warnings),
+                    planned_identity,
+                    ..Default::default()
+                }
+            }
+            Err(diagnostics) => pb::plan_resource_change::Response {
+                diagnostics: diagnostics_to_proto(diagnostics),
+                ..Default::default()
+            },
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn apply_resource_change(
+        &self,
+        request: Request<pb::apply_resource_change::Request>,
+    ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
+        let request = request.into_inner();
+        let result = async {
+            let resource = self.resource(&request.type_name)?;
+            let ty = resource.schema().value_type();
+            let prior = decode(request.prior_state.as_ref(), &ty)?;
+            let planned = decode(request.planned_state.as_ref(), &ty)?;
+            let client = self.configured_client().await?;
+            let context = self.context();
+            let applied = if planned.is_null() {
+                match resource.delete(&client, &prior, &context).await {
+                    Ok(()) => super::resource::Applied {
+                        state: None,
+                        diagnostics: Diagnostics::new(),
+                    },
+                    // A failed delete keeps the object in state, so nothing is forgotten.
+                    Err(diagnostics) => super::resource::Applied::failed(Some(prior), diagnostics),
+                }
+            } else if prior.is_null() {
+                resource.create(&client, &planned, &context).await
+            } else {
+                match resource.update(&client, &prior, &planned, &context).await {
+                    // A failed update that cannot say what exists keeps the prior state.
+                    applied if applied.state.is_none() => {
+                        super::resource::Applied::failed(Some(prior), applied.diagnostics)
+                    }
+                    applied => applied,
+                }
+            };
+            let new_state = applied.state.unwrap_or(Value::Null);
+            let identity = (!new_state.is_null())
+                .then(|| resource.identity(&new_state))
+                .flatten();
+            Ok::<_, Diagnostics>((
+                encode(&new_state, &ty)?,
+                identity_data(identity, resource.identity_schema()),
+                applied.diagnostics,
+            ))
+        }
+        .await;
+        let response = match result {
+            Ok((new_state, new_identity, diagnostics)) => pb::apply_resource_change::Response {
+                new_state: Some(new_state),
+                private: request.planned_private,
+                diagnostics: diagnostics_to_proto(diagnostics),
+                legacy_type_system: false,
+                new_identity,
+            },
+            Err(diagnostics) => pb::apply_resource_change::Response {
+                new_state: request.prior_state,
+                diagnostics: diagnostics_to_proto(diagnostics),
+                ..Default::default()
+            },
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn import_resource_state(
+        &self,
+        request: Request<pb::import_resource_state::Request>,
+    ) -> Result<Response<pb::import_resource_state::Response>, Status> {
+        let request = request.into_inner();
+        let result = async {
+            let resource = self.resource(&request.type_name)?;
+            let target = match request.identity.and_then(|identity| identity.identity_data) {
+                Some(data) => {
+                    let schema = resource.identity_schema().ok_or_else(|| {
+                        Diagnostics::error(
+                            AttributePath::root(),
+                            "Import by identity not supported",
+                            format!(
+                                "{} has no resource identity; import it by ID.",
+                                request.type_name
+                            ),
+                        )
+                    })?;
+                    ImportTarget::Identity(decode(Some(&data), &schema.value_type())?)
+                }
+                None => ImportTarget::Id(request.id.clone()),
+            };
+            let client = self.configured_client().await?;
+            let state = resource.import(&client, target).await?;
+            let identity = resource.identity(&state);
+            Ok::<_, Diagnostics>(pb::import_resource_state::ImportedResource {
+                type_name: request.type_name.clone(),
+                state: Some(encode(&state, &resource.schema().value_type())?),
+                private: Vec::new(),
+                identity: identity_data(identity, resource.identity_schema()),
+            })
+        }
+        .await;
+        let (imported, diagnostics) = split(result);
+        Ok(Response::new(pb::import_resource_state::Response {
+            imported_resources: imported.into_iter().collect(),
+            diagnostics,
+            deferred: None,
+        }))
+    }
+
+    async fn move_resource_state(
+        &self,
+        request: Request<pb::move_resource_state::Request>,
+    ) -> Result<Response<pb::move_resource_state::Response>, Status> {
+        let request = request.into_inner();
+        let diagnostics = Diagnostics::error(
+            AttributePath::root(),
+            "Move not supported",
+            format!(
+                "{} cannot be moved from {} ({}); remove the old object from state and import it instead.",
+                request.target_type_name, request.source_type_name, request.source_provider_address
+            ),
+        );
+        Ok(Response::new(pb::move_resource_state::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+            ..Default::default()
+        }))
+    }
+
+    async fn read_data_source(
+        &self,
+        request: Request<pb::read_data_source::Request>,
+    ) -> Result<Response<pb::read_data_source::Response>, Status> {
+        let request = request.into_inner();
+        let result = async {
+            let data_source = self
+                .data_sources
+                .get(request.type_name.as_str())
+                .ok_or_else(|| unknown_type("data source", &request.type_name))?;
+            let ty = data_source.schema().value_type();
+            let config = decode(request.config.as_ref(), &ty)?;
+            let client = self.configured_client().await?;
+            let state = data_source.read(&client, &config, &self.context()).await?;
+            encode(&state, &ty)
+        }
+        .await;
+        let (state, diagnostics) = split(result);
+        Ok(Response::new(pb::read_data_source::Response {
+            state,
+            diagnostics,
+            deferred: None,
+        }))
+    }
+
+    async fn get_functions(
+        &self,
+        _: Request<pb::get_functions::Request>,
+    ) -> Result<Response<pb::get_functions::Response>, Status> {
+        Ok(Response::new(pb::get_functions::Response {
+            functions: self.schema_response.functions.clone(),
+            diagnostics: Vec::new(),
+        }))
+    }
+
+    async fn call_function(
+        &self,
+        request: Request<pb::call_function::Request>,
+    ) -> Result<Response<pb::call_function::Response>, Status> {
+        let request = request.into_inner();
+        let function_error = |text: String, argument: Option<usize>| pb::call_function::Response {
+            result: None,
+            error: Some(pb::FunctionError {
+                text,
+                function_argument: argument.map(|index| index as i64),
+            }),
+        };
+        let Some(function) = self.functions.get(request.name.as_str()) else {
+            return Ok(Response::new(function_error(
+                format!("no function named {:?}", request.name),
+                None,
+            )));
+        };
+        let signature = function.signature();
+        let mut arguments = Vec::with_capacity(request.arguments.len());
+        for (index, (argument, parameter)) in request
+            .arguments
+            .iter()
+            .zip(&signature.parameters)
+            .enumerate()
+        {
+            match decode(Some(argument), &parameter.ty) {
+                Ok(value) => arguments.push(value),
+                Err(_) => {
+                    return Ok(Response::new(function_error(
+                        format!("argument {:?} could not be decoded", parameter.name),
+                        Some(index),
+                    )));
+                }
+            }
+        }
+        let response = match function.call(&arguments) {
+            Ok(result) => match encode(&result, &signature.return_type) {
+                Ok(result) => pb::call_function::Response {
+                    result: Some(result),
+                    error: None,
+                },
+                Err(_) => function_error(
+                    "the function produced an unencodable result".to_string(),
+                    None,
+                ),
+            },
+            Err(err) => function_error(err.text, err.argument),
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn stop_provider(
+        &self,
+        _: Request<pb::stop_provider::Request>,
+    ) -> Result<Response<pb::stop_provider::Response>, Status> {
+        self.signals.request_stop();
+        Ok(Response::new(pb::stop_provider::Response {
+            error: String::new(),
+        }))
+    }
+}
+
+/// Splits a result into the optional value and the diagnostics a response carries.
+fn split<T>(result: Result<T, Diagnostics>) -> (Option<T>, Vec<pb::Diagnostic>) {
+    match result {
+        Ok(value) => (Some(value), Vec::new()),
+        Err(diagnostics) => (None, diagnostics_to_proto(diagnostics)),
+    }
+}

@@ -1,0 +1,171 @@
+//! What a provider, its resources, data sources and functions implement. The gRPC layer (`provider.rs`) turns
+//! Terraform's requests into these calls; nothing here knows about AWS. `C` is the configured client a provider
+//! hands its resources after `ConfigureProvider`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio::sync::watch;
+
+use super::diagnostics::{AttributePath, Diagnostics};
+use super::plan::PlannedChange;
+use super::schema::{FunctionSignature, IdentitySchema, Schema};
+use super::value::Value;
+
+/// Per-call facts an operation may need: cancellation (StopProvider) for waiters.
+#[derive(Clone)]
+pub struct OperationContext {
+    pub stop: watch::Receiver<bool>,
+}
+
+impl OperationContext {
+    pub fn is_stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+}
+
+/// The outcome of create or update. With errors and a state, Terraform records the object as tainted, so the next
+/// apply replaces it: that is how a half-finished create is remembered instead of orphaned.
+pub struct Applied {
+    pub state: Option<Value>,
+    pub diagnostics: Diagnostics,
+}
+
+impl Applied {
+    pub fn ok(state: Value) -> Self {
+        Self {
+            state: Some(state),
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    pub fn failed(state: Option<Value>, diagnostics: Diagnostics) -> Self {
+        Self { state, diagnostics }
+    }
+}
+
+impl From<Diagnostics> for Applied {
+    fn from(diagnostics: Diagnostics) -> Self {
+        Self::failed(None, diagnostics)
+    }
+}
+
+/// How `terraform import` (or an `import` block) names the object.
+pub enum ImportTarget {
+    /// `terraform import ADDR ID` or `import { id = … }`.
+    Id(String),
+    /// `import { identity = { … } }`, as an object of the identity schema's type.
+    Identity(Value),
+}
+
+#[async_trait]
+pub trait Resource<C>: Send + Sync {
+    fn type_name(&self) -> &'static str;
+    fn schema(&self) -> &Schema;
+    fn identity_schema(&self) -> Option<&IdentitySchema> {
+        None
+    }
+    /// Cross-attribute checks on configuration; no I/O (the provider may not be configured yet).
+    fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
+    /// Resource-specific planning after the schema's defaults, unknowns and replacements are applied; may read AWS.
+    async fn modify_plan(
+        &self,
+        _client: &C,
+        _change: &mut PlannedChange,
+    ) -> Result<(), Diagnostics> {
+        Ok(())
+    }
+    async fn create(&self, client: &C, planned: &Value, context: &OperationContext) -> Applied;
+    /// `Ok(None)` when the object no longer exists; the framework then removes it from state with a warning.
+    async fn read(
+        &self,
+        client: &C,
+        current: &Value,
+        context: &OperationContext,
+    ) -> Result<Option<Value>, Diagnostics>;
+    async fn update(
+        &self,
+        client: &C,
+        prior: &Value,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied;
+    /// Succeeds when the object is already gone.
+    async fn delete(
+        &self,
+        client: &C,
+        prior: &Value,
+        context: &OperationContext,
+    ) -> Result<(), Diagnostics>;
+    /// Finds the object and returns enough state for `read` to fill in the rest.
+    async fn import(&self, client: &C, target: ImportTarget) -> Result<Value, Diagnostics>;
+    /// The identity of an object from its state (required when `identity_schema` is given).
+    fn identity(&self, _state: &Value) -> Option<Value> {
+        None
+    }
+    /// Upgrades state written by an older schema version, given as JSON. The default accepts only the current
+    /// version; resources whose schema changed add upgraders here.
+    fn upgrade_state(&self, version: i64, json: &[u8]) -> Result<Value, Diagnostics> {
+        let schema = self.schema();
+        if version != schema.version {
+            return Err(Diagnostics::error(
+                AttributePath::root(),
+                "Unsupported state version",
+                format!(
+                    "{} state has schema version {version}; this provider writes version {} and has no upgrader from \
+                     it. Use the provider version that wrote this state, or remove the object from state and import it.",
+                    self.type_name(),
+                    schema.version
+                ),
+            ));
+        }
+        Value::decode_json(json, &schema.value_type()).map_err(|err| {
+            Diagnostics::error(
+                AttributePath::root(),
+                "Unreadable state",
+                format!("{}: {err}", self.type_name()),
+            )
+        })
+    }
+}
+
+#[async_trait]
+pub trait DataSource<C>: Send + Sync {
+    fn type_name(&self) -> &'static str;
+    fn schema(&self) -> &Schema;
+    fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
+    async fn read(
+        &self,
+        client: &C,
+        config: &Value,
+        context: &OperationContext,
+    ) -> Result<Value, Diagnostics>;
+}
+
+/// A provider function: pure, called as `provider::hyperpod::NAME(args)`.
+pub trait Function: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn signature(&self) -> &FunctionSignature;
+    /// Errors name the argument (by index) that is wrong.
+    fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError>;
+}
+
+pub struct FunctionError {
+    pub text: String,
+    pub argument: Option<usize>,
+}
+
+#[async_trait]
+pub trait PluginProvider: Send + Sync + 'static {
+    type Client: Send + Sync + 'static;
+    fn schema(&self) -> &Schema;
+    fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
+    /// Builds the client from the provider block; warnings ride along with the client.
+    async fn configure(
+        &self,
+        config: &Value,
+        terraform_version: &str,
+    ) -> Result<(Self::Client, Diagnostics), Diagnostics>;
+    fn resources(&self) -> Vec<Arc<dyn Resource<Self::Client>>>;
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource<Self::Client>>>;
+    fn functions(&self) -> Vec<Arc<dyn Function>>;
+}

@@ -1,0 +1,210 @@
+//! Reusable attribute validators. Each one sees only known, non-null values (the schema walk skips the rest), names
+//! the attribute path, shows the observed value and says how to fix it.
+
+use regex::Regex;
+
+use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use super::schema::Validator;
+use super::value::Value;
+
+/// A whole number in `min..=max`.
+pub struct IntBetween {
+    pub min: i64,
+    pub max: i64,
+}
+
+impl Validator for IntBetween {
+    fn description(&self) -> String {
+        format!("A whole number from {} to {}.", self.min, self.max)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Number(number) = value else { return };
+        let fix = format!("use a whole number from {} to {}", self.min, self.max);
+        match number.as_i64() {
+            Some(n) if (self.min..=self.max).contains(&n) => {}
+            Some(_) => diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                "the value is out of range",
+                &fix,
+            )),
+            None => diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                "the value must be a whole number",
+                &fix,
+            )),
+        }
+    }
+}
+
+/// A string that matches a pattern as a whole (AWS matches service patterns against the entire value).
+pub struct Matches {
+    regex: Regex,
+    /// What the pattern means, for people: "1 to 63 letters, digits and hyphens, …".
+    meaning: String,
+}
+
+impl Matches {
+    /// `pattern` is anchored here; pass it unanchored, as AWS's models write it.
+    pub fn new(pattern: &str, meaning: impl Into<String>) -> Self {
+        let anchored = format!("^(?:{pattern})$");
+        Self {
+            // The patterns are constants in this crate, so a bad one is a programming error caught by unit tests.
+            regex: Regex::new(&anchored)
+                .unwrap_or_else(|err| panic!("invalid built-in pattern {pattern}: {err}")),
+            meaning: meaning.into(),
+        }
+    }
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+impl Validator for Matches {
+    fn description(&self) -> String {
+        format!("{}.", self.meaning)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        if !self.regex.is_match(text) {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                "the value has the wrong form",
+                &format!("use {}", self.meaning),
+            ));
+        }
+    }
+}
+
+/// A string length in `min..=max` characters.
+pub struct LengthBetween {
+    pub min: usize,
+    pub max: usize,
+}
+
+impl Validator for LengthBetween {
+    fn description(&self) -> String {
+        format!("From {} to {} characters.", self.min, self.max)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        let length = text.chars().count();
+        if !(self.min..=self.max).contains(&length) {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{length} characters"),
+                "the value has the wrong length",
+                &format!("use from {} to {} characters", self.min, self.max),
+            ));
+        }
+    }
+}
+
+/// A duration such as `30s`, `10m`, `1h30m` (the `timeouts` block's format).
+pub struct IsDuration;
+
+impl Validator for IsDuration {
+    fn description(&self) -> String {
+        "A duration such as `30s`, `10m` or `1h30m`.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        if parse_duration(text).is_none() {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                "the value is not a duration",
+                "write a number followed by a unit (s, m or h), e.g. \"20m\" or \"1h30m\"",
+            ));
+        }
+    }
+}
+
+/// Parses Go-style durations made of `<number><unit>` parts with units `ms`, `s`, `m`, `h`.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let mut total = 0f64;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        total += number * seconds;
+        rest = &rest[unit_len..];
+    }
+    Some(std::time::Duration::from_secs_f64(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::value::Number;
+
+    fn run(validator: &dyn Validator, value: Value) -> Diagnostics {
+        let mut diagnostics = Diagnostics::new();
+        validator.validate(&AttributePath::attr("x"), &value, &mut diagnostics);
+        diagnostics
+    }
+
+    #[test]
+    fn int_between_rejects_out_of_range_and_fractions() {
+        let weight = IntBetween { min: 0, max: 100 };
+        assert!(run(&weight, Value::Number(Number::from_i64(100))).is_empty());
+        assert!(run(&weight, Value::Number(Number::from_i64(0))).is_empty());
+        let too_big = run(&weight, Value::Number(Number::from_i64(101)));
+        assert!(too_big.has_errors());
+        assert!(too_big.0[0].detail.contains("Observed: 101"));
+        assert!(run(&weight, Value::Number(Number::parse("1.5").unwrap())).has_errors());
+    }
+
+    #[test]
+    fn matches_is_anchored() {
+        let name = Matches::new("[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?", "lowercase");
+        assert!(run(&name, Value::String("prod-1".into())).is_empty());
+        assert!(run(&name, Value::String("-bad".into())).has_errors());
+        assert!(run(&name, Value::String("Bad".into())).has_errors());
+    }
+
+    #[test]
+    fn durations_parse_like_go() {
+        assert_eq!(
+            parse_duration("10m"),
+            Some(std::time::Duration::from_secs(600))
+        );
+        assert_eq!(
+            parse_duration("1h30m"),
+            Some(std::time::Duration::from_secs(5400))
+        );
+        assert_eq!(
+            parse_duration("1.5s"),
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(parse_duration("10"), None);
+        assert_eq!(parse_duration("ten minutes"), None);
+        assert_eq!(parse_duration(""), None);
+        assert!(run(&IsDuration, Value::String("5x".into())).has_errors());
+    }
+
+    #[test]
+    fn length_counts_characters() {
+        let length = LengthBetween { min: 1, max: 3 };
+        assert!(run(&length, Value::String("äöü".into())).is_empty());
+        assert!(run(&length, Value::String("".into())).has_errors());
+    }
+}

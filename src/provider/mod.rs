@@ -1,0 +1,78 @@
+//! The `hyperpod` provider: its configuration block and the registry of resources, data sources and functions.
+
+mod settings;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::aws::AwsClient;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
+use crate::protocol::schema::Schema;
+use crate::protocol::value::Value;
+
+/// The provider's registry address, as users write it in `required_providers`.
+pub const PROVIDER_ADDRESS: &str = "registry.terraform.io/hyperpod-governance/hyperpod";
+
+pub struct HyperpodProvider {
+    schema: Schema,
+}
+
+impl Default for HyperpodProvider {
+    fn default() -> Self {
+        Self {
+            schema: settings::schema(),
+        }
+    }
+}
+
+#[async_trait]
+impl PluginProvider for HyperpodProvider {
+    type Client = AwsClient;
+
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        settings::validate(config, diagnostics);
+    }
+
+    async fn configure(
+        &self,
+        config: &Value,
+        terraform_version: &str,
+    ) -> Result<(AwsClient, Diagnostics), Diagnostics> {
+        tracing::debug!(terraform_version, "configuring the provider");
+        let settings = settings::parse(config)?;
+        let client = crate::aws::config::connect(&settings)
+            .await
+            .map_err(|err| {
+                Diagnostics::from(Diagnostic::error(
+                    AttributePath::root(),
+                    "Cannot configure the hyperpod provider",
+                    err.to_string(),
+                ))
+            })?;
+        Ok((client, Diagnostics::new()))
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource<AwsClient>>> {
+        vec![Arc::new(
+            crate::resources::scheduling_policy::SchedulingPolicy::default(),
+        )]
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
+        vec![Arc::new(
+            crate::data_sources::cluster::ClusterDataSource::default(),
+        )]
+    }
+
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        vec![Arc::new(
+            crate::functions::team_namespace::TeamNamespace::default(),
+        )]
+    }
+}

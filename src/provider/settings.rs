@@ -1,0 +1,364 @@
+//! The provider block: schema, validation (no I/O) and parsing into `AwsSettings`.
+
+use crate::aws::config::{AssumeRole, AwsSettings, Endpoints};
+use crate::aws::ids::{AccountId, Arn, RegionName};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{elements, integer, nested, string, string_map, strings};
+use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema, Validator};
+use crate::protocol::validators::{IntBetween, IsDuration, parse_duration};
+use crate::protocol::value::{Type, Value};
+
+const ENDPOINT_SERVICES: [&str; 6] = ["datazone", "eks", "iam", "kms", "sagemaker", "sts"];
+
+pub fn schema() -> Schema {
+    let endpoints = ENDPOINT_SERVICES.iter().fold(
+        Block::new("Custom endpoint URLs, one per AWS service. Unset services follow `AWS_ENDPOINT_URL_<SERVICE>`, then `AWS_ENDPOINT_URL`."),
+        |block, service| {
+            block.attribute(
+                Attribute::string(service)
+                    .optional()
+                    .describe(format!("Endpoint URL for {}.", service.to_uppercase()))
+                    .validate(IsUrl),
+            )
+        },
+    );
+    Schema {
+        version: 0,
+        block: Block::new(
+            "Governs shared Amazon SageMaker HyperPod capacity for SageMaker Unified Studio projects. Credentials and \
+             region follow the AWS SDK's default chain, like the AWS provider.",
+        )
+        .attribute(
+            Attribute::string("region")
+                .optional()
+                .describe("AWS region of the HyperPod capacity account, e.g. `us-west-2`. Defaults to `AWS_REGION` or the profile's region.")
+                .validate(IsRegion),
+        )
+        .attribute(Attribute::string("profile").optional().describe("Named profile from the shared config and credentials files."))
+        .attribute(
+            Attribute::new("shared_config_files", Type::List(Box::new(Type::String)))
+                .optional()
+                .describe("Paths of shared config files. Defaults to `~/.aws/config`."),
+        )
+        .attribute(
+            Attribute::new("shared_credentials_files", Type::List(Box::new(Type::String)))
+                .optional()
+                .describe("Paths of shared credentials files. Defaults to `~/.aws/credentials`."),
+        )
+        .attribute(
+            Attribute::new("allowed_account_ids", Type::Set(Box::new(Type::String)))
+                .optional()
+                .describe("Account IDs the credentials must belong to; configuration fails for any other account. Conflicts with `forbidden_account_ids`.")
+                .validate(AccountIds),
+        )
+        .attribute(
+            Attribute::new("forbidden_account_ids", Type::Set(Box::new(Type::String)))
+                .optional()
+                .describe("Account IDs the credentials must not belong to. Conflicts with `allowed_account_ids`.")
+                .validate(AccountIds),
+        )
+        .attribute(
+            Attribute::number("max_retries")
+                .optional()
+                .describe("How many times a throttled or failed AWS call is retried. Defaults to the SDK's standard mode (2).")
+                .validate(IntBetween { min: 0, max: 25 }),
+        )
+        .block(
+            NestedBlock::single(
+                "assume_role",
+                Block::new("A role to assume with the base credentials before any call.")
+                    .attribute(Attribute::string("role_arn").required().describe("ARN of the role to assume.").validate(IsArn))
+                    .attribute(Attribute::string("session_name").optional().describe("Session name. Defaults to `terraform-provider-hyperpod`."))
+                    .attribute(Attribute::string("external_id").optional().describe("External ID the role's trust policy requires."))
+                    .attribute(
+                        Attribute::string("duration")
+                            .optional()
+                            .describe("Session length, e.g. `1h`. Defaults to 1 hour.")
+                            .validate(IsDuration),
+                    ),
+            )
+            .max_items(1),
+        )
+        .block(NestedBlock::single("endpoints", endpoints).max_items(1))
+        .block(
+            NestedBlock::single(
+                "default_tags",
+                Block::new("Tags added to every taggable object the provider creates; a resource's own `tags` win.").attribute(
+                    Attribute::new("tags", Type::Map(Box::new(Type::String)))
+                        .optional()
+                        .describe("Tags as key/value pairs."),
+                ),
+            )
+            .max_items(1),
+        ),
+    }
+}
+
+/// Cross-attribute checks that need no AWS.
+pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    let allowed = config
+        .get_attr("allowed_account_ids")
+        .is_some_and(|v| !v.is_null());
+    let forbidden = config
+        .get_attr("forbidden_account_ids")
+        .is_some_and(|v| !v.is_null());
+    if allowed && forbidden {
+        diagnostics.push(Diagnostic::error(
+            AttributePath::attr("forbidden_account_ids"),
+            "Conflicting attributes",
+            "allowed_account_ids and forbidden_account_ids cannot both be set. Fix: keep one of them.",
+        ));
+    }
+}
+
+/// Parses a validated provider block. Unknown values (e.g. from resources not yet created) count as unset.
+pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
+    let mut diagnostics = Diagnostics::new();
+    let region = string(config, "region").and_then(|r| {
+        RegionName::parse(&r)
+            .map_err(|e| {
+                diagnostics.push(Diagnostic::error(
+                    AttributePath::attr("region"),
+                    "Invalid region",
+                    e,
+                ))
+            })
+            .ok()
+    });
+    let account_ids = |name: &str, diagnostics: &mut Diagnostics| -> Vec<AccountId> {
+        strings(config, name)
+            .iter()
+            .filter_map(|id| {
+                AccountId::parse(id)
+                    .map_err(|e| {
+                        diagnostics.push(Diagnostic::error(
+                            AttributePath::attr(name),
+                            "Invalid account ID",
+                            e,
+                        ))
+                    })
+                    .ok()
+            })
+            .collect()
+    };
+    let allowed_account_ids = account_ids("allowed_account_ids", &mut diagnostics);
+    let forbidden_account_ids = account_ids("forbidden_account_ids", &mut diagnostics);
+    let assume_role = nested(config, "assume_role").and_then(|role| {
+        Some(AssumeRole {
+            role_arn: string(role, "role_arn")?,
+            session_name: string(role, "session_name"),
+            external_id: string(role, "external_id"),
+            duration: string(role, "duration").and_then(|d| parse_duration(&d)),
+        })
+    });
+    let endpoint = |service: &str| nested(config, "endpoints").and_then(|e| string(e, service));
+    let settings = AwsSettings {
+        region,
+        profile: string(config, "profile"),
+        shared_config_files: strings(config, "shared_config_files"),
+        shared_credentials_files: strings(config, "shared_credentials_files"),
+        assume_role,
+        endpoints: Endpoints {
+            iam: endpoint("iam"),
+            sts: endpoint("sts"),
+            kms: endpoint("kms"),
+            sagemaker: endpoint("sagemaker"),
+            datazone: endpoint("datazone"),
+            eks: endpoint("eks"),
+        },
+        max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
+        allowed_account_ids,
+        forbidden_account_ids,
+        default_tags: nested(config, "default_tags")
+            .map(|d| string_map(d, "tags"))
+            .unwrap_or_default(),
+    };
+    diagnostics.into_result(settings)
+}
+
+struct IsRegion;
+impl Validator for IsRegion {
+    fn description(&self) -> String {
+        "A region name such as `us-west-2`.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        if let Value::String(text) = value
+            && let Err(problem) = RegionName::parse(text)
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                &problem,
+                "use a region name such as \"us-west-2\"",
+            ));
+        }
+    }
+}
+
+struct IsArn;
+impl Validator for IsArn {
+    fn description(&self) -> String {
+        "An ARN.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        if let Value::String(text) = value
+            && let Err(problem) = Arn::parse(text)
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                &problem,
+                "use a full ARN such as \"arn:aws:iam::123456789012:role/name\"",
+            ));
+        }
+    }
+}
+
+struct IsUrl;
+impl Validator for IsUrl {
+    fn description(&self) -> String {
+        "An `http://` or `https://` URL.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        if let Value::String(text) = value
+            && !(text.starts_with("https://") || text.starts_with("http://"))
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                "the value is not a URL",
+                "use a URL such as \"https://sagemaker.us-west-2.amazonaws.com\"",
+            ));
+        }
+    }
+}
+
+struct AccountIds;
+impl Validator for AccountIds {
+    fn description(&self) -> String {
+        "Each a 12-digit account ID.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let wrapper = crate::protocol::object::object([("ids", value.clone())]);
+        // Set elements have no index Terraform can point at, so the diagnostic names the set and the element.
+        for item in elements(&wrapper, "ids") {
+            if let Value::String(text) = item
+                && let Err(problem) = AccountId::parse(text)
+            {
+                diagnostics.push(Diagnostic::invalid_value(
+                    path.clone(),
+                    format!("{text:?}"),
+                    &problem,
+                    "use the 12-digit account ID",
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::{object, text};
+
+    fn config(pairs: &[(&str, Value)]) -> Value {
+        let schema = schema();
+        let mut attributes: Vec<(&str, Value)> = schema
+            .block
+            .attributes
+            .iter()
+            .map(|a| (a.name, Value::Null))
+            .chain(schema.block.blocks.iter().map(|b| (b.name, Value::Null)))
+            .collect();
+        for (name, value) in pairs {
+            attributes.retain(|(n, _)| n != name);
+            attributes.push((name, value.clone()));
+        }
+        object(attributes)
+    }
+
+    #[test]
+    fn parses_every_setting() {
+        let value = config(&[
+            ("region", text("us-west-2")),
+            ("profile", text("capacity")),
+            ("max_retries", crate::protocol::object::int(5)),
+            (
+                "allowed_account_ids",
+                Value::Set(vec![text("123456789012")]),
+            ),
+            (
+                "assume_role",
+                object([
+                    ("role_arn", text("arn:aws:iam::123456789012:role/tf")),
+                    ("session_name", Value::Null),
+                    ("external_id", text("x")),
+                    ("duration", text("30m")),
+                ]),
+            ),
+            (
+                "endpoints",
+                object(ENDPOINT_SERVICES.iter().map(|s| {
+                    (
+                        *s,
+                        if *s == "sagemaker" {
+                            text("http://127.0.0.1:4599")
+                        } else {
+                            Value::Null
+                        },
+                    )
+                })),
+            ),
+            (
+                "default_tags",
+                object([(
+                    "tags",
+                    Value::Map([("team".to_string(), text("ml"))].into()),
+                )]),
+            ),
+        ]);
+        let settings = parse(&value).unwrap();
+        assert_eq!(settings.region.unwrap().as_str(), "us-west-2");
+        assert_eq!(settings.max_retries, Some(5));
+        assert_eq!(settings.allowed_account_ids[0].as_str(), "123456789012");
+        let role = settings.assume_role.unwrap();
+        assert_eq!(role.duration, Some(std::time::Duration::from_secs(1800)));
+        assert_eq!(
+            settings.endpoints.sagemaker.as_deref(),
+            Some("http://127.0.0.1:4599")
+        );
+        assert_eq!(settings.default_tags["team"], "ml");
+    }
+
+    #[test]
+    fn rejects_bad_values_with_paths() {
+        let mut diagnostics = Diagnostics::new();
+        let value = config(&[
+            ("region", text("mars")),
+            ("allowed_account_ids", Value::Set(vec![text("12")])),
+        ]);
+        schema()
+            .block
+            .validate(&value, &AttributePath::root(), &mut diagnostics);
+        let paths: Vec<String> = diagnostics.iter().map(|d| d.path.to_string()).collect();
+        assert!(paths.contains(&"region".to_string()), "{paths:?}");
+        assert!(
+            paths.contains(&"allowed_account_ids".to_string()),
+            "{paths:?}"
+        );
+    }
+
+    #[test]
+    fn allowed_and_forbidden_conflict() {
+        let mut diagnostics = Diagnostics::new();
+        let ids = Value::Set(vec![text("123456789012")]);
+        validate(
+            &config(&[
+                ("allowed_account_ids", ids.clone()),
+                ("forbidden_account_ids", ids),
+            ]),
+            &mut diagnostics,
+        );
+        assert!(diagnostics.has_errors());
+    }
+}

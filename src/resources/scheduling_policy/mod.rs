@@ -1,0 +1,570 @@
+//! `hyperpod_scheduling_policy`: a HyperPod cluster's scheduler config (SageMaker
+//! `Create/Describe/Update/Delete/ListClusterSchedulerConfig(s)`).
+
+mod model;
+mod schema;
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::aws::ids::Arn;
+use crate::aws::sagemaker::{
+    self as sm, Orchestrator, find_cluster, find_scheduler_config,
+    find_scheduler_config_for_cluster,
+};
+use crate::aws::{AwsClient, AwsError, api_error};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{
+    elements, object, string, string_map, text, text_map, timeout, unknowns_to_null,
+};
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
+use crate::protocol::schema::{IdentitySchema, Schema};
+use crate::protocol::value::Value;
+use model::{PolicySpec, flatten, merge_tags};
+
+pub const TYPE_NAME: &str = "hyperpod_scheduling_policy";
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Concurrent writers (the console, another pipeline) bump the version; re-read and retry this many times.
+const UPDATE_ATTEMPTS: usize = 3;
+
+pub struct SchedulingPolicy {
+    schema: Schema,
+    identity: IdentitySchema,
+}
+
+impl Default for SchedulingPolicy {
+    fn default() -> Self {
+        Self {
+            schema: schema::schema(),
+            identity: schema::identity_schema(),
+        }
+    }
+}
+
+fn cluster_path() -> AttributePath {
+    AttributePath::attr("cluster_name")
+}
+
+/// The default scheduler config name for a cluster: `<cluster>-policy`, shortened to fit 63 characters.
+fn default_name(cluster_name: &str) -> String {
+    let stem: String = cluster_name.chars().take(63 - "-policy".len()).collect();
+    format!("{}-policy", stem.trim_end_matches('-'))
+}
+
+impl SchedulingPolicy {
+    /// Finds the cluster and refuses Slurm clusters: task governance exists only for EKS-orchestrated clusters.
+    async fn governed_cluster(
+        &self,
+        client: &AwsClient,
+        cluster_name: &str,
+    ) -> Result<sm::HyperPodCluster, Diagnostics> {
+        let cluster = find_cluster(&client.sagemaker, cluster_name).await.map_err(|err| match err {
+            AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
+                cluster_path(),
+                format!("{cluster_name:?}"),
+                &format!(
+                    "no HyperPod cluster of that name exists in account {} region {}",
+                    client.account_id,
+                    client.region.as_str()
+                ),
+                "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
+            )),
+            other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
+        })?;
+        if cluster.orchestrator == Orchestrator::Slurm {
+            return Err(Diagnostic::invalid_value(
+                cluster_path(),
+                format!("{cluster_name:?} (orchestrator: slurm)"),
+                "scheduling policies (HyperPod task governance) exist only for EKS-orchestrated clusters",
+                "use Slurm's QoS, priority and fair-share on this cluster (hyperpod_tenant with a Slurm contract), \
+                 or choose an EKS-orchestrated cluster",
+            )
+            .into());
+        }
+        Ok(cluster)
+    }
+
+    fn partial_state(&self, planned: &Value, id: &str, arn: &str) -> Value {
+        let mut state = planned.clone();
+        set_attr(&mut state, "id", text(id));
+        set_attr(&mut state, "arn", text(arn));
+        unknowns_to_null(state)
+    }
+
+    /// Reads the policy back after a write and builds the new state.
+    async fn refreshed_state(
+        &self,
+        client: &AwsClient,
+        record: sm::SchedulerConfig,
+        planned: &Value,
+    ) -> Result<Value, AwsError> {
+        let tags = sm::list_tags(&client.sagemaker, &record.arn).await?;
+        let cluster_name = string(planned, "cluster_name").unwrap_or_default();
+        Ok(flatten(
+            &record,
+            &cluster_name,
+            &tags,
+            &client.default_tags,
+            planned,
+        ))
+    }
+
+    async fn update_policy(
+        &self,
+        client: &AwsClient,
+        id: &str,
+        spec: &PolicySpec,
+    ) -> Result<(), AwsError> {
+        for attempt in 1..=UPDATE_ATTEMPTS {
+            let current = find_scheduler_config(&client.sagemaker, id).await?;
+            let result = client
+                .sagemaker
+                .update_cluster_scheduler_config()
+                .cluster_scheduler_config_id(id)
+                .target_version(current.version)
+                .scheduler_config(spec.to_sdk())
+                .set_description(spec.description.clone())
+                .send()
+                .await
+                .map_err(|err| api_error("UpdateClusterSchedulerConfig", err));
+            match result {
+                Ok(_) => return Ok(()),
+                Err(err)
+                    if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS =>
+                {
+                    tracing::warn!(
+                        id,
+                        attempt,
+                        "scheduler config changed concurrently; re-reading its version"
+                    );
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        unreachable!("the last attempt returns")
+    }
+}
+
+#[async_trait]
+impl Resource<AwsClient> for SchedulingPolicy {
+    fn type_name(&self) -> &'static str {
+        TYPE_NAME
+    }
+
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn identity_schema(&self) -> Option<&IdentitySchema> {
+        Some(&self.identity)
+    }
+
+    fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        let mut seen = HashSet::new();
+        for (index, class) in elements(config, "priority_class").iter().enumerate() {
+            if let Some(name) = string(class, "name")
+                && !seen.insert(name.clone())
+            {
+                diagnostics.push(Diagnostic::invalid_value(
+                    AttributePath::attr("priority_class")
+                        .index(index)
+                        .push_attr("name"),
+                    format!("{name:?}"),
+                    "another priority_class already has this name",
+                    "give every priority class a distinct name",
+                ));
+            }
+        }
+    }
+
+    async fn modify_plan(
+        &self,
+        client: &AwsClient,
+        change: &mut PlannedChange,
+    ) -> Result<(), Diagnostics> {
+        let cluster_name = string(&change.planned, "cluster_name");
+        if let Some(cluster_name) = &cluster_name
+            && change.config_attr("name").is_null()
+        {
+            change.set("name", text(default_name(cluster_name)));
+        }
+        // tags_all is known at plan time, so reviewers see exactly which tags apply.
+        if change.planned_attr("tags").is_known() {
+            let all = merge_tags(&client.default_tags, &string_map(&change.planned, "tags"));
+            change.set("tags_all", text_map(&all));
+        }
+        let Some(cluster_name) = cluster_name else {
+            return Ok(()); // Unknown until another resource is applied; checked at apply.
+        };
+        let cluster_changed =
+            change.prior_attr("cluster_name") != Some(change.planned_attr("cluster_name"));
+        if !cluster_changed {
+            return Ok(());
+        }
+        let cluster = self.governed_cluster(client, &cluster_name).await?;
+        change.set("cluster_arn", text(&cluster.arn));
+        // A cluster has one scheduler config: creating a second fails at apply, so say so now.
+        if let Some(existing) = find_scheduler_config_for_cluster(&client.sagemaker, &cluster.arn)
+            .await
+            .map_err(|err| {
+                err.diagnostics(
+                    cluster_path(),
+                    "Cannot list the cluster's scheduler configs",
+                )
+            })?
+        {
+            return Err(Diagnostic::error(
+                cluster_path(),
+                "Cluster already has a scheduling policy",
+                format!(
+                    "HyperPod cluster {cluster_name:?} already has scheduler config {existing}; a cluster has exactly \
+                     one. Fix: import it (`terraform import {TYPE_NAME}.<name> {cluster_name}` or an `import` block \
+                     with `identity = {{ cluster_name = \"{cluster_name}\" }}`) instead of creating another."
+                ),
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    async fn create(
+        &self,
+        client: &AwsClient,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied {
+        let cluster_name = string(planned, "cluster_name").unwrap_or_default();
+        let cluster = match self.governed_cluster(client, &cluster_name).await {
+            Ok(cluster) => cluster,
+            Err(diagnostics) => return diagnostics.into(),
+        };
+        let spec = PolicySpec::from_value(planned);
+        let name = string(planned, "name").unwrap_or_else(|| default_name(&cluster_name));
+        let tags: Vec<_> = string_map(planned, "tags_all")
+            .iter()
+            .map(|(k, v)| sm::to_sdk_tag(k, v))
+            .collect();
+        let created = client
+            .sagemaker
+            .create_cluster_scheduler_config()
+            .name(&name)
+            .cluster_arn(&cluster.arn)
+            .scheduler_config(spec.to_sdk())
+            .set_description(spec.description.clone())
+            .set_tags((!tags.is_empty()).then_some(tags))
+            .send()
+            .await
+            .map_err(|err| api_error("CreateClusterSchedulerConfig", err));
+        let created = match created {
+            Ok(created) => created,
+            Err(err) => {
+                return err
+                    .diagnostics(
+                        AttributePath::root(),
+                        "Creating the scheduling policy failed",
+                    )
+                    .into();
+            }
+        };
+        let id = created
+            .cluster_scheduler_config_id()
+            .unwrap_or_default()
+            .to_string();
+        let arn = created
+            .cluster_scheduler_config_arn()
+            .unwrap_or_default()
+            .to_string();
+        // From here on the object exists: failures return its id so Terraform taints it instead of forgetting it.
+        let partial = || self.partial_state(planned, &id, &arn);
+        let wait = timeout(planned, "create", DEFAULT_TIMEOUT);
+        let record =
+            match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
+                Ok(record) => record,
+                Err(err) => {
+                    return Applied::failed(
+                        Some(partial()),
+                        err.diagnostics(
+                            AttributePath::root(),
+                            "The scheduling policy did not become ready",
+                        ),
+                    );
+                }
+            };
+        match self.refreshed_state(client, record, planned).await {
+            Ok(state) => Applied::ok(state),
+            Err(err) => Applied::failed(
+                Some(partial()),
+                err.diagnostics(AttributePath::root(), "Reading tags failed"),
+            ),
+        }
+    }
+
+    async fn read(
+        &self,
+        client: &AwsClient,
+        current: &Value,
+        _: &OperationContext,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let id = string(current, "id").unwrap_or_default();
+        let record = match find_scheduler_config(&client.sagemaker, &id).await {
+            Ok(record) => record,
+            Err(err) if err.is_not_found() => return Ok(None),
+            Err(err) => {
+                return Err(err.diagnostics(
+                    AttributePath::root(),
+                    "Reading the scheduling policy failed",
+                ));
+            }
+        };
+        let mut prior = current.clone();
+        if string(current, "cluster_name").is_none() {
+            // Imported by ARN or id: name the cluster from its ARN via SageMaker.
+            let cluster = find_cluster(&client.sagemaker, &record.cluster_arn)
+                .await
+                .map_err(|err| {
+                    err.diagnostics(cluster_path(), "Reading the policy's cluster failed")
+                })?;
+            set_attr(&mut prior, "cluster_name", text(cluster.name));
+        }
+        match self.refreshed_state(client, record, &prior).await {
+            Ok(state) => Ok(Some(state)),
+            Err(err) if crate::aws::is_not_found_error(&err) => Ok(None),
+            Err(err) => Err(err.diagnostics(
+                AttributePath::root(),
+                "Reading the scheduling policy's tags failed",
+            )),
+        }
+    }
+
+    async fn update(
+        &self,
+        client: &AwsClient,
+        prior: &Value,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied {
+        let id = string(prior, "id").unwrap_or_default();
+        let arn = string(prior, "arn").unwrap_or_default();
+        let wanted = PolicySpec::from_value(planned);
+        if wanted != PolicySpec::from_value(prior) {
+            if let Err(err) = self.update_policy(client, &id, &wanted).await {
+                let summary = "Updating the scheduling policy failed";
+                return Applied::failed(
+                    Some(prior.clone()),
+                    err.diagnostics(AttributePath::root(), summary),
+                );
+            }
+            let wait = timeout(planned, "update", DEFAULT_TIMEOUT);
+            if let Err(err) =
+                sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await
+            {
+                // The update was accepted; what state it ended in is unknown until the next refresh reads it.
+                let summary = "The scheduling policy update did not complete";
+                return Applied::failed(
+                    Some(prior.clone()),
+                    err.diagnostics(AttributePath::root(), summary),
+                );
+            }
+        }
+        let wanted_tags = string_map(planned, "tags_all");
+        let prior_tags: BTreeMap<_, _> = string_map(prior, "tags_all");
+        if wanted_tags != prior_tags
+            && let Err(err) =
+                sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
+        {
+            return Applied::failed(
+                Some(prior.clone()),
+                err.diagnostics(AttributePath::attr("tags"), "Updating tags failed"),
+            );
+        }
+        let result = async {
+            let record = find_scheduler_config(&client.sagemaker, &id).await?;
+            self.refreshed_state(client, record, planned).await
+        }
+        .await;
+        match result {
+            Ok(state) => Applied::ok(state),
+            Err(err) => Applied::failed(
+                Some(prior.clone()),
+                err.diagnostics(AttributePath::root(), "Reading the updated policy failed"),
+            ),
+        }
+    }
+
+    async fn delete(
+        &self,
+        client: &AwsClient,
+        prior: &Value,
+        context: &OperationContext,
+    ) -> Result<(), Diagnostics> {
+        let id = string(prior, "id").unwrap_or_default();
+        let deleted = client
+            .sagemaker
+            .delete_cluster_scheduler_config()
+            .cluster_scheduler_config_id(&id)
+            .send()
+            .await
+            .map_err(|err| api_error("DeleteClusterSchedulerConfig", err));
+        match deleted {
+            Ok(_) => {}
+            Err(err) if crate::aws::is_not_found_error(&err) => return Ok(()),
+            Err(err) => {
+                return Err(err.diagnostics(
+                    AttributePath::root(),
+                    "Deleting the scheduling policy failed",
+                ));
+            }
+        }
+        let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
+        sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, context)
+            .await
+            .map_err(|err| {
+                err.diagnostics(
+                    AttributePath::root(),
+                    "The scheduling policy was not deleted",
+                )
+            })
+    }
+
+    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+        let cluster_ref = match &target {
+            ImportTarget::Id(id) => id.trim().to_string(),
+            ImportTarget::Identity(identity) => {
+                for (attribute, expected) in [
+                    ("account_id", client.account_id.as_str()),
+                    ("region", client.region.as_str()),
+                ] {
+                    if let Some(given) = string(identity, attribute)
+                        && given != expected
+                    {
+                        return Err(Diagnostic::invalid_value(
+                            AttributePath::attr(attribute),
+                            format!("{given:?}"),
+                            &format!("the provider is configured for {attribute} {expected:?}"),
+                            "import with a provider configuration for that account and region",
+                        )
+                        .into());
+                    }
+                }
+                string(identity, "cluster_name").unwrap_or_default()
+            }
+        };
+        if cluster_ref.is_empty() {
+            return Err(Diagnostics::error(
+                AttributePath::root(),
+                "Missing import ID",
+                format!(
+                    "Import {TYPE_NAME} by the HyperPod cluster's name or ARN, e.g. `ml-capacity`."
+                ),
+            ));
+        }
+        let cluster = find_cluster(&client.sagemaker, &cluster_ref)
+            .await
+            .map_err(|err| {
+                let detail = if err.is_not_found() {
+                    format!(
+                        "No HyperPod cluster {cluster_ref:?} exists in account {} region {}.",
+                        client.account_id,
+                        client.region.as_str()
+                    )
+                } else {
+                    err.to_string()
+                };
+                Diagnostics::error(
+                    AttributePath::root(),
+                    "Cannot import the scheduling policy",
+                    detail,
+                )
+            })?;
+        let id = find_scheduler_config_for_cluster(&client.sagemaker, &cluster.arn)
+            .await
+            .map_err(|err| err.diagnostics(AttributePath::root(), "Cannot list the cluster's scheduler configs"))?
+            .ok_or_else(|| {
+                Diagnostics::error(
+                    AttributePath::root(),
+                    "Nothing to import",
+                    format!("HyperPod cluster {:?} has no scheduling policy (cluster scheduler config).", cluster.name),
+                )
+            })?;
+        // Read fills in the rest; every attribute must be present, so start from nulls.
+        let mut state = object(
+            self.schema
+                .block
+                .attributes
+                .iter()
+                .map(|a| (a.name, Value::Null)),
+        );
+        for nested in &self.schema.block.blocks {
+            set_attr(&mut state, nested.name, Value::Null);
+        }
+        set_attr(&mut state, "priority_class", Value::List(Vec::new()));
+        set_attr(&mut state, "id", text(id));
+        set_attr(&mut state, "cluster_name", text(&cluster.name));
+        set_attr(&mut state, "cluster_arn", text(&cluster.arn));
+        Ok(state)
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        let cluster_name = string(state, "cluster_name")?;
+        let cluster_arn = Arn::parse(&string(state, "cluster_arn")?).ok()?;
+        Some(schema::identity(
+            &cluster_name,
+            &cluster_arn.account,
+            &cluster_arn.region,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_fit_the_entity_name_pattern() {
+        let pattern = crate::protocol::validators::Matches::new(schema::ENTITY_NAME, "");
+        assert_eq!(default_name("ml-capacity"), "ml-capacity-policy");
+        let long = "a".repeat(63);
+        assert!(
+            pattern.is_match(&default_name(&long)),
+            "{}",
+            default_name(&long)
+        );
+        let hyphen_at_cut = format!("{}-b", "a".repeat(55));
+        assert!(pattern.is_match(&default_name(&hyphen_at_cut)));
+    }
+
+    #[test]
+    fn duplicate_priority_class_names_are_refused_with_their_path() {
+        let resource = SchedulingPolicy::default();
+        let class = |name: &str| {
+            object([
+                ("name", text(name)),
+                ("weight", crate::protocol::object::int(1)),
+            ])
+        };
+        let config = object([(
+            "priority_class",
+            Value::List(vec![class("a"), class("b"), class("a")]),
+        )]);
+        let mut diagnostics = Diagnostics::new();
+        resource.validate(&config, &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert_eq!(diagnostics.0[0].path.to_string(), "priority_class[2].name");
+    }
+
+    #[test]
+    fn schema_declares_every_attribute_with_a_description() {
+        let schema = schema::schema();
+        for attribute in &schema.block.attributes {
+            assert!(
+                !attribute.description.is_empty(),
+                "{} has no description",
+                attribute.name
+            );
+        }
+        assert_eq!(schema.block.blocks[0].max_items, 10);
+    }
+}

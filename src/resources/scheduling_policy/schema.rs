@@ -1,0 +1,165 @@
+//! `hyperpod_scheduling_policy` schema and identity schema.
+
+use crate::protocol::object::object;
+use crate::protocol::schema::{
+    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
+};
+use crate::protocol::validators::{IntBetween, LengthBetween, Matches};
+use crate::protocol::value::{Type, Value};
+
+/// SageMaker `EntityName`: the pattern of cluster and scheduler config names.
+pub const ENTITY_NAME: &str = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}";
+/// SageMaker priority class names (DNS-label-like, at most 40 characters).
+pub const PRIORITY_CLASS_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
+pub const MAX_PRIORITY_CLASSES: i64 = 10;
+
+fn entity_name() -> Matches {
+    Matches::new(
+        ENTITY_NAME,
+        "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+    )
+}
+
+pub fn schema() -> Schema {
+    let priority_class = Block::new(
+        "A priority class tasks can name. Higher weights are scheduled first and may preempt lower ones.",
+    )
+    .attribute(
+        Attribute::string("name")
+            .required()
+            .describe("Priority class name, referenced by tenants' `priority_class`.")
+            .validate(Matches::new(
+                PRIORITY_CLASS_NAME,
+                "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+            ))
+            .validate(LengthBetween { min: 1, max: 40 }),
+    )
+    .attribute(
+        Attribute::number("weight")
+            .required()
+            .describe("Scheduling weight of the class.")
+            .validate(IntBetween { min: 0, max: 100 }),
+    );
+
+    Schema {
+        version: 0,
+        block: Block::new(
+            "The cluster policy of an EKS-orchestrated HyperPod cluster (a SageMaker *cluster scheduler config*): \
+             priority classes, fair share and idle-resource sharing. A cluster has exactly one; import an existing \
+             one by cluster name. Tenants' priority classes (WKL-4) and fair-share weights (WKL-6) are checked \
+             against it.",
+        )
+        .attribute(
+            Attribute::string("id")
+                .computed()
+                .use_state_for_unknown()
+                .describe("The scheduler config's ID (12 characters)."),
+        )
+        .attribute(
+            Attribute::string("arn")
+                .computed()
+                .use_state_for_unknown()
+                .describe("The scheduler config's ARN."),
+        )
+        .attribute(
+            Attribute::string("cluster_name")
+                .required()
+                .requires_replace()
+                .describe("Name of the EKS-orchestrated HyperPod cluster the policy governs. Checked at plan time.")
+                .validate(entity_name()),
+        )
+        .attribute(
+            Attribute::string("cluster_arn")
+                .computed()
+                .use_state_for_unknown()
+                .describe("ARN of the HyperPod cluster, resolved at plan time."),
+        )
+        .attribute(
+            Attribute::string("name")
+                .optional_computed()
+                .requires_replace()
+                .describe("Name of the scheduler config. Defaults to `<cluster_name>-policy`.")
+                .validate(entity_name()),
+        )
+        .attribute(
+            Attribute::string("description")
+                .optional()
+                .describe("What the policy is for; shown in the SageMaker console.")
+                .validate(LengthBetween { min: 0, max: 1024 }),
+        )
+        .attribute(
+            Attribute::bool("fair_share")
+                .optional_computed()
+                .use_state_for_unknown()
+                .describe(
+                    "Whether idle capacity is shared by fair-share weight across teams (`FairShare`). When unset, \
+                     the service default applies and is recorded.",
+                ),
+        )
+        .attribute(
+            Attribute::bool("idle_resource_sharing")
+                .optional_computed()
+                .use_state_for_unknown()
+                .describe(
+                    "Whether unallocated capacity is offered to teams to borrow (`IdleResourceSharing`). When \
+                     unset, the service default applies and is recorded.",
+                ),
+        )
+        .attribute(
+            Attribute::new("tags", Type::Map(Box::new(Type::String)))
+                .optional()
+                .describe("Tags for the scheduler config. The provider's `default_tags` are added."),
+        )
+        .attribute(
+            Attribute::new("tags_all", Type::Map(Box::new(Type::String)))
+                .computed()
+                .describe("All tags on the scheduler config, `default_tags` included."),
+        )
+        .attribute(
+            Attribute::number("version")
+                .computed()
+                .describe("`ClusterSchedulerConfigVersion`; every update increments it."),
+        )
+        .attribute(Attribute::string("status").computed().describe("Status reported by SageMaker, e.g. `Created`."))
+        .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
+        .block(timeouts_block(&["create", "update", "delete"], "10m")),
+    }
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![
+            IdentityAttribute {
+                name: "cluster_name",
+                ty: Type::String,
+                description: "Name of the HyperPod cluster whose scheduling policy this is."
+                    .to_string(),
+                required_for_import: true,
+            },
+            IdentityAttribute {
+                name: "account_id",
+                ty: Type::String,
+                description: "Account of the cluster. Defaults to the provider's account."
+                    .to_string(),
+                required_for_import: false,
+            },
+            IdentityAttribute {
+                name: "region",
+                ty: Type::String,
+                description: "Region of the cluster. Defaults to the provider's region."
+                    .to_string(),
+                required_for_import: false,
+            },
+        ],
+    }
+}
+
+/// An identity value from its parts.
+pub fn identity(cluster_name: &str, account_id: &str, region: &str) -> Value {
+    object([
+        ("cluster_name", Value::String(cluster_name.to_string())),
+        ("account_id", Value::String(account_id.to_string())),
+        ("region", Value::String(region.to_string())),
+    ])
+}

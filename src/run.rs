@@ -1,0 +1,127 @@
+//! Process entry: logging, the handshake, TLS, and serving until Terraform says stop.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::protocol::handshake::{self, handshake_line};
+use crate::protocol::provider::ProviderService;
+use crate::protocol::serve::{Signals, SocketDir, serve};
+use crate::protocol::tls;
+use crate::provider::{HyperpodProvider, PROVIDER_ADDRESS};
+
+/// Logs go to stderr, which Terraform captures into its own log (`TF_LOG`, `TF_LOG_PROVIDER`). Secrets are never
+/// logged: no request bodies, no credentials.
+fn init_logging() {
+    let level = ["TF_LOG_PROVIDER_HYPERPOD", "TF_LOG_PROVIDER", "TF_LOG"]
+        .iter()
+        .find_map(|key| std::env::var(key).ok().filter(|v| !v.is_empty()))
+        .map(|level| match level.to_ascii_lowercase().as_str() {
+            "trace" => "trace",
+            "debug" => "debug",
+            "info" => "info",
+            "warn" => "warn",
+            "json" => "trace",
+            _ => "error",
+        })
+        .unwrap_or("warn");
+    let filter =
+        tracing_subscriber::EnvFilter::new(format!("terraform_provider_hyperpod={level},warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
+pub fn main(debug: bool) -> ExitCode {
+    init_logging();
+    let tls_config = if debug {
+        None
+    } else {
+        match handshake::negotiate(|key| std::env::var(key).ok()) {
+            Ok(environment) => match environment.client_certificate_pem {
+                Some(pem) => match tls::parse_client_certificate(&pem).and_then(tls::server_tls) {
+                    Ok(server_tls) => Some(server_tls),
+                    Err(err) => {
+                        eprintln!("terraform-provider-hyperpod: cannot set up plugin TLS: {err}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+                None => {
+                    tracing::warn!(
+                        "Terraform disabled plugin TLS (TF_DISABLE_PLUGIN_TLS); serving without it"
+                    );
+                    None
+                }
+            },
+            Err(err) => {
+                eprintln!("{err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("terraform-provider-hyperpod: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(tls_config, debug)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("terraform-provider-hyperpod: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(server_tls: Option<tls::ServerTls>, debug: bool) -> std::io::Result<()> {
+    let signals = Signals::default();
+    let socket_dir = SocketDir::new()?;
+    let socket_path = socket_dir.socket_path();
+    let socket = socket_path.to_string_lossy().to_string();
+    let certificate = server_tls.as_ref().map(|t| t.certificate_der.clone());
+    let provider = ProviderService::new(HyperpodProvider::default(), signals.clone());
+
+    let interrupt_signals = signals.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            // Terraform forwards Ctrl-C to its plugins and then calls StopProvider; in debug mode it ends serving.
+            interrupt_signals.request_stop();
+            if debug {
+                interrupt_signals.request_shutdown();
+            }
+        }
+    });
+
+    let on_listening = move || {
+        let mut stdout = std::io::stdout().lock();
+        let line = if debug {
+            reattach_instructions(&socket)
+        } else {
+            handshake_line(&socket, certificate.as_deref())
+        };
+        // The handshake line must be the first line on stdout; nothing else is ever printed there.
+        let _ = writeln!(stdout, "{line}");
+        let _ = stdout.flush();
+    };
+    let tls_config = server_tls.map(|t| t.config);
+    serve(&socket_path, tls_config, provider, signals, on_listening).await
+}
+
+fn reattach_instructions(socket: &str) -> String {
+    let reattach = format!(
+        r#"{{"{PROVIDER_ADDRESS}":{{"Protocol":"grpc","ProtocolVersion":6,"Pid":{pid},"Test":true,"Addr":{{"Network":"unix","String":"{socket}"}}}}}}"#,
+        pid = std::process::id(),
+    );
+    format!(
+        "Provider started in debug mode. To attach Terraform, run it in another shell with:\n\n\
+         \tTF_REATTACH_PROVIDERS='{reattach}'\n\n\
+         Stop this process with Ctrl-C when done."
+    )
+}
