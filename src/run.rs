@@ -24,8 +24,7 @@ fn init_logging() {
             _ => "error",
         })
         .unwrap_or("warn");
-    let filter =
-        tracing_subscriber::EnvFilter::new(format!("terraform_provider_hyperpod={level},warn"));
+    let filter = tracing_subscriber::EnvFilter::new(format!("terraform_provider_hyperpod={level},warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -48,9 +47,7 @@ pub fn main(debug: bool) -> ExitCode {
                     }
                 },
                 None => {
-                    tracing::warn!(
-                        "Terraform disabled plugin TLS (TF_DISABLE_PLUGIN_TLS); serving without it"
-                    );
+                    tracing::warn!("Terraform disabled plugin TLS (TF_DISABLE_PLUGIN_TLS); serving without it");
                     None
                 }
             },

@@ -9,9 +9,7 @@ use aws_config::BehaviorVersion;
 use aws_config::retry::RetryConfig;
 use aws_config::sts::AssumeRoleProvider;
 use aws_credential_types::provider::SharedCredentialsProvider;
-use aws_runtime::env_config::file::{
-    EnvConfigFileKind as ProfileFileKind, EnvConfigFiles as ProfileFiles,
-};
+use aws_runtime::env_config::file::{EnvConfigFileKind as ProfileFileKind, EnvConfigFiles as ProfileFiles};
 use aws_types::SdkConfig;
 use aws_types::region::Region;
 
@@ -66,10 +64,7 @@ pub enum ConfigError {
         "the credentials belong to account {account}, which is not in allowed_account_ids {allowed:?}; use \
          credentials for an allowed account or change allowed_account_ids"
     )]
-    AccountNotAllowed {
-        account: String,
-        allowed: Vec<String>,
-    },
+    AccountNotAllowed { account: String, allowed: Vec<String> },
     #[error(
         "the credentials belong to account {account}, which is listed in forbidden_account_ids; use credentials \
          for another account"
@@ -84,8 +79,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         .region()
         .map(|r| r.as_ref().to_string())
         .ok_or(ConfigError::NoRegion)?;
-    let region =
-        RegionName::parse(&region_name).map_err(|_| ConfigError::BadRegion(region_name.clone()))?;
+    let region = RegionName::parse(&region_name).map_err(|_| ConfigError::BadRegion(region_name.clone()))?;
     let config = match &settings.assume_role {
         Some(role) => with_assumed_role(&base, role).await,
         None => base,
@@ -130,11 +124,7 @@ fn check_account(account: &AccountId, settings: &AwsSettings) -> Result<(), Conf
     if !settings.allowed_account_ids.is_empty() && !settings.allowed_account_ids.contains(account) {
         return Err(ConfigError::AccountNotAllowed {
             account: account.to_string(),
-            allowed: settings
-                .allowed_account_ids
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            allowed: settings.allowed_account_ids.iter().map(ToString::to_string).collect(),
         });
     }
     if settings.forbidden_account_ids.contains(account) {

@@ -57,10 +57,7 @@ impl Arn {
     }
     /// The last path segment of the resource, e.g. the id in `cluster/abc123def456`.
     pub fn resource_id(&self) -> &str {
-        self.resource
-            .rsplit(['/', ':'])
-            .next()
-            .unwrap_or(&self.resource)
+        self.resource.rsplit(['/', ':']).next().unwrap_or(&self.resource)
     }
 }
 
@@ -95,9 +92,7 @@ impl RegionName {
         if well_formed {
             Ok(Self(text.to_string()))
         } else {
-            Err(format!(
-                "{text:?} is not an AWS region name such as \"us-west-2\""
-            ))
+            Err(format!("{text:?} is not an AWS region name such as \"us-west-2\""))
         }
     }
     pub fn as_str(&self) -> &str {
@@ -131,8 +126,7 @@ mod tests {
 
     #[test]
     fn arns_split_and_rejoin() {
-        let arn =
-            Arn::parse("arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456").unwrap();
+        let arn = Arn::parse("arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456").unwrap();
         assert_eq!(arn.service, "sagemaker");
         assert_eq!(arn.resource_id(), "abcdef123456");
         assert_eq!(
@@ -148,14 +142,8 @@ mod tests {
     #[test]
     fn regions_and_partitions() {
         assert_eq!(RegionName::parse("us-west-2").unwrap().partition(), "aws");
-        assert_eq!(
-            RegionName::parse("cn-north-1").unwrap().partition(),
-            "aws-cn"
-        );
-        assert_eq!(
-            RegionName::parse("us-gov-west-1").unwrap().partition(),
-            "aws-us-gov"
-        );
+        assert_eq!(RegionName::parse("cn-north-1").unwrap().partition(), "aws-cn");
+        assert_eq!(RegionName::parse("us-gov-west-1").unwrap().partition(), "aws-us-gov");
         assert!(RegionName::parse("uswest2").is_err());
         assert!(RegionName::parse("US-WEST-2").is_err());
     }

@@ -44,9 +44,7 @@ pub enum AwsError {
         status: String,
         reason: String,
     },
-    #[error(
-        "timed out after {waited:?} waiting for {kind} {id:?} to become {target}; it is still {status}"
-    )]
+    #[error("timed out after {waited:?} waiting for {kind} {id:?} to become {target}; it is still {status}")]
     Timeout {
         kind: &'static str,
         id: String,

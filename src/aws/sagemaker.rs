@@ -135,10 +135,7 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
         .await
         .map_err(|err| api_error("DescribeClusterSchedulerConfig", err))
         .map_err(|err| not_found_as(SCHEDULER_CONFIG, id, err))?;
-    let status = output
-        .status()
-        .map(|s| s.as_str().to_string())
-        .unwrap_or_default();
+    let status = output.status().map(|s| s.as_str().to_string()).unwrap_or_default();
     if status == SchedulerResourceStatus::Deleted.as_str() {
         return Err(AwsError::NotFound {
             kind: SCHEDULER_CONFIG,
@@ -147,14 +144,8 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
     }
     let scheduler_config = output.scheduler_config();
     Ok(SchedulerConfig {
-        id: output
-            .cluster_scheduler_config_id()
-            .unwrap_or(id)
-            .to_string(),
-        arn: output
-            .cluster_scheduler_config_arn()
-            .unwrap_or_default()
-            .to_string(),
+        id: output.cluster_scheduler_config_id().unwrap_or(id).to_string(),
+        arn: output.cluster_scheduler_config_arn().unwrap_or_default().to_string(),
         name: output.name().unwrap_or_default().to_string(),
         cluster_arn: output.cluster_arn().unwrap_or_default().to_string(),
         description: output.description().map(str::to_string),
@@ -182,10 +173,7 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
 }
 
 /// The id of the cluster's live scheduler config, if it has one (a cluster has at most one).
-pub async fn find_scheduler_config_for_cluster(
-    client: &Client,
-    cluster_arn: &str,
-) -> Result<Option<String>, AwsError> {
+pub async fn find_scheduler_config_for_cluster(client: &Client, cluster_arn: &str) -> Result<Option<String>, AwsError> {
     let mut pages = client
         .list_cluster_scheduler_configs()
         .cluster_arn(cluster_arn)
@@ -266,11 +254,7 @@ pub async fn update_tags(
     current: &BTreeMap<String, String>,
     wanted: &BTreeMap<String, String>,
 ) -> Result<(), AwsError> {
-    let removed: Vec<String> = current
-        .keys()
-        .filter(|k| !wanted.contains_key(*k))
-        .cloned()
-        .collect();
+    let removed: Vec<String> = current.keys().filter(|k| !wanted.contains_key(*k)).cloned().collect();
     if !removed.is_empty() {
         client
             .delete_tags()
@@ -298,8 +282,5 @@ pub async fn update_tags(
 }
 
 pub fn to_sdk_tag(key: &str, value: &str) -> aws_sdk_sagemaker::types::Tag {
-    aws_sdk_sagemaker::types::Tag::builder()
-        .key(key)
-        .value(value)
-        .build()
+    aws_sdk_sagemaker::types::Tag::builder().key(key).value(value).build()
 }

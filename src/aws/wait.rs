@@ -112,11 +112,7 @@ mod tests {
         let calls = Cell::new(0);
         let result = wait_for_status(spec(Duration::from_secs(60)), &context, || {
             calls.set(calls.get() + 1);
-            let status = if calls.get() < 3 {
-                "Creating"
-            } else {
-                "Created"
-            };
+            let status = if calls.get() < 3 { "Creating" } else { "Created" };
             async move { Ok::<_, AwsError>(Snapshot(status, None)) }
         })
         .await;

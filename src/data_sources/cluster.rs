@@ -17,9 +17,7 @@ pub struct ClusterDataSource {
 impl Default for ClusterDataSource {
     fn default() -> Self {
         let instance_group = vec![
-            Attribute::string("name")
-                .computed()
-                .describe("Instance group name."),
+            Attribute::string("name").computed().describe("Instance group name."),
             Attribute::string("instance_type")
                 .computed()
                 .describe("Instance type, e.g. `ml.p5.48xlarge`."),
@@ -63,34 +61,24 @@ impl DataSource<AwsClient> for ClusterDataSource {
         &self.schema
     }
 
-    async fn read(
-        &self,
-        client: &AwsClient,
-        config: &Value,
-        _: &OperationContext,
-    ) -> Result<Value, Diagnostics> {
+    async fn read(&self, client: &AwsClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
         let name = string(config, "name").unwrap_or_default();
-        let cluster = find_cluster(&client.sagemaker, &name)
-            .await
-            .map_err(|err| {
-                if err.is_not_found() {
-                    Diagnostics::from(Diagnostic::invalid_value(
-                        AttributePath::attr("name"),
-                        format!("{name:?}"),
-                        &format!(
-                            "no HyperPod cluster of that name exists in account {} region {}",
-                            client.account_id,
-                            client.region.as_str()
-                        ),
-                        "check the name, or the provider's account and region",
-                    ))
-                } else {
-                    err.diagnostics(
-                        AttributePath::attr("name"),
-                        "Reading the HyperPod cluster failed",
-                    )
-                }
-            })?;
+        let cluster = find_cluster(&client.sagemaker, &name).await.map_err(|err| {
+            if err.is_not_found() {
+                Diagnostics::from(Diagnostic::invalid_value(
+                    AttributePath::attr("name"),
+                    format!("{name:?}"),
+                    &format!(
+                        "no HyperPod cluster of that name exists in account {} region {}",
+                        client.account_id,
+                        client.region.as_str()
+                    ),
+                    "check the name, or the provider's account and region",
+                ))
+            } else {
+                err.diagnostics(AttributePath::attr("name"), "Reading the HyperPod cluster failed")
+            }
+        })?;
         let eks_cluster_arn = match &cluster.orchestrator {
             Orchestrator::Eks { eks_cluster_arn } => text(eks_cluster_arn),
             Orchestrator::Slurm => Value::Null,

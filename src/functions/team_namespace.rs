@@ -74,10 +74,7 @@ mod tests {
             function.call(&[Value::String("research".into())]).ok(),
             Some(Value::String("hyperpod-ns-research".into()))
         );
-        let err = function
-            .call(&[Value::String("Research_Team".into())])
-            .err()
-            .unwrap();
+        let err = function.call(&[Value::String("Research_Team".into())]).err().unwrap();
         assert_eq!(err.argument, Some(0));
         assert!(function.call(&[Value::String("a".repeat(41))]).is_err());
     }

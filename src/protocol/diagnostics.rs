@@ -77,11 +77,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(
-        path: AttributePath,
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn error(path: AttributePath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
         Self {
             severity: Severity::Error,
             summary: summary.into(),
@@ -89,23 +85,14 @@ impl Diagnostic {
             path,
         }
     }
-    pub fn warning(
-        path: AttributePath,
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn warning(path: AttributePath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
         Self {
             severity: Severity::Warning,
             ..Self::error(path, summary, detail)
         }
     }
     /// An invalid value: says what was seen at `path` and how to fix it.
-    pub fn invalid_value(
-        path: AttributePath,
-        observed: impl fmt::Display,
-        problem: &str,
-        fix: &str,
-    ) -> Self {
+    pub fn invalid_value(path: AttributePath, observed: impl fmt::Display, problem: &str, fix: &str) -> Self {
         Self::error(
             path.clone(),
             "Invalid attribute value",
@@ -139,17 +126,9 @@ impl Diagnostics {
     }
     /// `Ok(value)` when there are no errors (warnings are dropped: use this only where none can arise).
     pub fn into_result<T>(self, value: T) -> Result<T, Diagnostics> {
-        if self.has_errors() {
-            Err(self)
-        } else {
-            Ok(value)
-        }
+        if self.has_errors() { Err(self) } else { Ok(value) }
     }
-    pub fn error(
-        path: AttributePath,
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn error(path: AttributePath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
         Self(vec![Diagnostic::error(path, summary, detail)])
     }
 }
@@ -174,18 +153,10 @@ mod tests {
 
     #[test]
     fn paths_render_like_terraform_addresses() {
-        let path = AttributePath::attr("priority_class")
-            .index(2)
-            .push_attr("weight");
+        let path = AttributePath::attr("priority_class").index(2).push_attr("weight");
         assert_eq!(path.to_string(), "priority_class[2].weight");
-        assert_eq!(
-            AttributePath::attr("tags").key("team").to_string(),
-            "tags[\"team\"]"
-        );
-        assert_eq!(
-            path.attribute_names().collect::<Vec<_>>(),
-            ["priority_class", "weight"]
-        );
+        assert_eq!(AttributePath::attr("tags").key("team").to_string(), "tags[\"team\"]");
+        assert_eq!(path.attribute_names().collect::<Vec<_>>(), ["priority_class", "weight"]);
     }
 
     #[test]

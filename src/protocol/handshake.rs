@@ -2,8 +2,7 @@
 
 /// go-plugin's magic cookie for Terraform providers; Terraform sets it on every plugin it starts.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
-pub const MAGIC_COOKIE_VALUE: &str =
-    "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 /// go-plugin core protocol version.
 pub const CORE_PROTOCOL_VERSION: u32 = 1;
 /// The plugin protocol this provider speaks (tfplugin6).
@@ -32,9 +31,7 @@ pub struct PluginEnvironment {
 }
 
 /// Checks the magic cookie and negotiates protocol 6 from `PLUGIN_PROTOCOL_VERSIONS`.
-pub fn negotiate(
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<PluginEnvironment, HandshakeError> {
+pub fn negotiate(env: impl Fn(&str) -> Option<String>) -> Result<PluginEnvironment, HandshakeError> {
     if env(MAGIC_COOKIE_KEY).as_deref() != Some(MAGIC_COOKIE_VALUE) {
         return Err(HandshakeError::NotLaunchedByTerraform);
     }
@@ -47,9 +44,7 @@ pub fn negotiate(
         }
     }
     let client_certificate_pem = env("PLUGIN_CLIENT_CERT").filter(|pem| !pem.trim().is_empty());
-    Ok(PluginEnvironment {
-        client_certificate_pem,
-    })
+    Ok(PluginEnvironment { client_certificate_pem })
 }
 
 /// `CORE|APP|NETWORK|ADDR|PROTOCOL|SERVERCERT`; the certificate is base64 DER without padding, empty without TLS.
@@ -58,9 +53,7 @@ pub fn handshake_line(socket_path: &str, server_certificate_der: Option<&[u8]>) 
     let certificate = server_certificate_der
         .map(|der| base64::engine::general_purpose::STANDARD_NO_PAD.encode(der))
         .unwrap_or_default();
-    format!(
-        "{CORE_PROTOCOL_VERSION}|{PLUGIN_PROTOCOL_VERSION}|unix|{socket_path}|grpc|{certificate}"
-    )
+    format!("{CORE_PROTOCOL_VERSION}|{PLUGIN_PROTOCOL_VERSION}|unix|{socket_path}|grpc|{certificate}")
 }
 
 #[cfg(test)]
@@ -69,24 +62,15 @@ mod tests {
     use std::collections::HashMap;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |key| map.get(key).cloned()
     }
 
     #[test]
     fn refuses_to_run_without_the_magic_cookie() {
-        assert_eq!(
-            negotiate(env_of(&[])),
-            Err(HandshakeError::NotLaunchedByTerraform)
-        );
+        assert_eq!(negotiate(env_of(&[])), Err(HandshakeError::NotLaunchedByTerraform));
         let wrong = env_of(&[(MAGIC_COOKIE_KEY, "nope")]);
-        assert_eq!(
-            negotiate(wrong),
-            Err(HandshakeError::NotLaunchedByTerraform)
-        );
+        assert_eq!(negotiate(wrong), Err(HandshakeError::NotLaunchedByTerraform));
     }
 
     #[test]
@@ -110,14 +94,8 @@ mod tests {
 
     #[test]
     fn picks_up_the_client_certificate() {
-        let env = env_of(&[
-            (MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE),
-            ("PLUGIN_CLIENT_CERT", "PEM"),
-        ]);
-        assert_eq!(
-            negotiate(env).unwrap().client_certificate_pem.as_deref(),
-            Some("PEM")
-        );
+        let env = env_of(&[(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE), ("PLUGIN_CLIENT_CERT", "PEM")]);
+        assert_eq!(negotiate(env).unwrap().client_certificate_pem.as_deref(), Some("PEM"));
     }
 
     #[test]

@@ -100,12 +100,7 @@ pub fn text_map(entries: &BTreeMap<String, String>) -> Value {
 }
 
 pub fn text_list(items: &[String]) -> Value {
-    Value::List(
-        items
-            .iter()
-            .map(|item| Value::String(item.clone()))
-            .collect(),
-    )
+    Value::List(items.iter().map(|item| Value::String(item.clone())).collect())
 }
 
 /// State may not hold unknown values: after a failed step, anything still unknown is recorded as null.
@@ -115,28 +110,14 @@ pub fn unknowns_to_null(value: Value) -> Value {
         Value::List(items) => Value::List(items.into_iter().map(unknowns_to_null).collect()),
         Value::Set(items) => Value::Set(items.into_iter().map(unknowns_to_null).collect()),
         Value::Tuple(items) => Value::Tuple(items.into_iter().map(unknowns_to_null).collect()),
-        Value::Map(entries) => Value::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k, unknowns_to_null(v)))
-                .collect(),
-        ),
-        Value::Object(entries) => Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k, unknowns_to_null(v)))
-                .collect(),
-        ),
+        Value::Map(entries) => Value::Map(entries.into_iter().map(|(k, v)| (k, unknowns_to_null(v))).collect()),
+        Value::Object(entries) => Value::Object(entries.into_iter().map(|(k, v)| (k, unknowns_to_null(v))).collect()),
         known => known,
     }
 }
 
 /// The `timeouts` block's value for `operation` (`create`, `update`, `delete`), or `default`.
-pub fn timeout(
-    state: &Value,
-    operation: &str,
-    default: std::time::Duration,
-) -> std::time::Duration {
+pub fn timeout(state: &Value, operation: &str, default: std::time::Duration) -> std::time::Duration {
     nested(state, "timeouts")
         .and_then(|timeouts| string(timeouts, operation))
         .and_then(|text| super::validators::parse_duration(&text))

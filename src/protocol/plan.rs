@@ -47,12 +47,7 @@ pub fn set_attr(object: &mut Value, name: &str, value: Value) {
 }
 
 /// Plans a create or update from Terraform's proposed new state (config merged with prior computed values).
-pub fn plan_with_schema(
-    block: &Block,
-    config: Value,
-    prior: Option<Value>,
-    proposed: Value,
-) -> PlannedChange {
+pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, proposed: Value) -> PlannedChange {
     let mut planned = proposed;
     apply_defaults(block, &config, &mut planned);
     match &prior {
@@ -84,10 +79,9 @@ fn apply_defaults(block: &Block, config: &Value, planned: &mut Value) {
         }
     }
     for nested in &block.blocks {
-        let (Some(config_items), Some(Value::List(planned_items))) = (
-            config.get_attr(nested.name),
-            planned_mut_attr(planned, nested.name),
-        ) else {
+        let (Some(config_items), Some(Value::List(planned_items))) =
+            (config.get_attr(nested.name), planned_mut_attr(planned, nested.name))
+        else {
             continue;
         };
         if let Value::List(config_items) = config_items {
@@ -109,15 +103,9 @@ fn planned_mut_attr<'a>(object: &'a mut Value, name: &str) -> Option<&'a mut Val
 /// prior value (use-state-for-unknown) or has a default.
 fn mark_computed_unknown(block: &Block, config: &Value, planned: &mut Value, updating: bool) {
     for attribute in &block.attributes {
-        let set_by_user = config
-            .get_attr(attribute.name)
-            .is_some_and(|v| !v.is_null());
+        let set_by_user = config.get_attr(attribute.name).is_some_and(|v| !v.is_null());
         let keeps_prior = updating && attribute.use_state_for_unknown;
-        if attribute.presence.is_computed()
-            && !set_by_user
-            && attribute.default.is_none()
-            && !keeps_prior
-        {
+        if attribute.presence.is_computed() && !set_by_user && attribute.default.is_none() && !keeps_prior {
             set_attr(planned, attribute.name, Value::Unknown);
         }
     }

@@ -11,12 +11,9 @@ use tonic::{Request, Response, Status};
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 use super::plan::plan_with_schema;
 use super::proto::tfplugin6 as pb;
-use super::resource::{
-    DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource,
-};
+use super::resource::{DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource};
 use super::schema::{
-    Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting,
-    Presence, Schema,
+    Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting, Presence, Schema,
 };
 use super::serve::Signals;
 use super::value::{Type, Value};
@@ -36,21 +33,13 @@ pub struct ProviderService<P: PluginProvider> {
 
 impl<P: PluginProvider> ProviderService<P> {
     pub fn new(provider: P, signals: Signals) -> Self {
-        let resources: BTreeMap<_, _> = provider
-            .resources()
-            .into_iter()
-            .map(|r| (r.type_name(), r))
-            .collect();
+        let resources: BTreeMap<_, _> = provider.resources().into_iter().map(|r| (r.type_name(), r)).collect();
         let data_sources: BTreeMap<_, _> = provider
             .data_sources()
             .into_iter()
             .map(|d| (d.type_name(), d))
             .collect();
-        let functions: BTreeMap<_, _> = provider
-            .functions()
-            .into_iter()
-            .map(|f| (f.name(), f))
-            .collect();
+        let functions: BTreeMap<_, _> = provider.functions().into_iter().map(|f| (f.name(), f)).collect();
         let schema_response = pb::get_provider_schema::Response {
             provider: Some(schema_to_proto(provider.schema())),
             resource_schemas: resources
@@ -196,10 +185,7 @@ fn path_to_proto(path: &AttributePath) -> pb::AttributePath {
     }
 }
 
-fn identity_data(
-    identity: Option<Value>,
-    schema: Option<&IdentitySchema>,
-) -> Option<pb::ResourceIdentityData> {
+fn identity_data(identity: Option<Value>, schema: Option<&IdentitySchema>) -> Option<pb::ResourceIdentityData> {
     let (identity, schema) = (identity?, schema?);
     encode(&identity, &schema.value_type())
         .ok()
@@ -232,10 +218,7 @@ fn block_to_proto(block: &Block) -> pb::schema::Block {
 fn attribute_to_proto(attribute: &Attribute) -> pb::schema::Attribute {
     let (ty, nested_type) = match &attribute.kind {
         AttributeKind::Primitive(ty) => (ty.to_json_bytes(), None),
-        AttributeKind::Nested {
-            nesting,
-            attributes,
-        } => (
+        AttributeKind::Nested { nesting, attributes } => (
             Vec::new(),
             Some(pb::schema::Object {
                 attributes: attributes.iter().map(attribute_to_proto).collect(),
@@ -255,10 +238,7 @@ fn attribute_to_proto(attribute: &Attribute) -> pb::schema::Attribute {
         nested_type,
         description: attribute_description(attribute),
         required: attribute.presence == Presence::Required,
-        optional: matches!(
-            attribute.presence,
-            Presence::Optional | Presence::OptionalComputed
-        ),
+        optional: matches!(attribute.presence, Presence::Optional | Presence::OptionalComputed),
         computed: attribute.presence.is_computed(),
         sensitive: attribute.sensitive,
         description_kind: pb::StringKind::Markdown as i32,
@@ -379,9 +359,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             functions: self
                 .functions
                 .keys()
-                .map(|n| m::FunctionMetadata {
-                    name: n.to_string(),
-                })
+                .map(|n| m::FunctionMetadata { name: n.to_string() })
                 .collect(),
             ..Default::default()
         }))
@@ -421,9 +399,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         let diagnostics = match decode(request.config.as_ref(), &schema.value_type()) {
             Ok(config) => {
                 let mut diagnostics = Diagnostics::new();
-                schema
-                    .block
-                    .validate(&config, &AttributePath::root(), &mut diagnostics);
+                schema.block.validate(&config, &AttributePath::root(), &mut diagnostics);
                 self.provider.validate(&config, &mut diagnostics);
                 diagnostics
             }
@@ -518,11 +494,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .ok_or_else(|| unknown_type("resource identity", &request.type_name))?;
             let json = request.raw_identity.map(|raw| raw.json).unwrap_or_default();
             let identity = Value::decode_json(&json, &schema.value_type()).map_err(|err| {
-                Diagnostics::error(
-                    AttributePath::root(),
-                    "Unreadable resource identity",
-                    err.to_string(),
-                )
+                Diagnostics::error(AttributePath::root(), "Unreadable resource identity", err.to_string())
             })?;
             Ok(pb::ResourceIdentityData {
                 identity_data: Some(encode(&identity, &schema.value_type())?),
@@ -541,14 +513,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
     ) -> Result<Response<pb::configure_provider::Response>, Status> {
         let request = request.into_inner();
         let diagnostics = async {
-            let config = decode(
-                request.config.as_ref(),
-                &self.provider.schema().value_type(),
-            )?;
-            let (client, warnings) = self
-                .provider
-                .configure(&config, &request.terraform_version)
-                .await?;
+            let config = decode(request.config.as_ref(), &self.provider.schema().value_type())?;
+            let (client, warnings) = self.provider.configure(&config, &request.terraform_version).await?;
             *self.client.write().await = Some(Arc::new(client));
             Ok::<_, Diagnostics>(warnings)
         }
@@ -624,12 +590,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let proposed = decode(request.proposed_new_state.as_ref(), &ty)?;
             if proposed.is_null() {
                 // Destroy: nothing to plan but the absence of the object.
-                return Ok((
-                    encode(&Value::Null, &ty)?,
-                    Vec::new(),
-                    Diagnostics::new(),
-                    None,
-                ));
+                return Ok((encode(&Value::Null, &ty)?, Vec::new(), Diagnostics::new(), None));
             }
             let prior = decode(request.prior_state.as_ref(), &ty)?;
             let config = decode(request.config.as_ref(), &ty)?;
@@ -642,8 +603,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .is_wholly_known()
                 .then(|| resource.identity(&change.planned))
                 .flatten();
-            let planned_identity =
-                identity_data(identity, resource.identity_schema()).or(request.prior_identity);
+            let planned_identity = identity_data(identity, resource.identity_schema()).or(request.prior_identity);
             Ok::<_, Diagnostics>((
                 encode(&change.planned, &ty)?,
                 change.requires_replace.iter().map(path_to_proto).collect(),
@@ -653,16 +613,14 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         }
         .await;
         let response = match result {
-            Ok((planned_state, requires_replace, warnings, planned_identity)) => {
-                pb::plan_resource_change::Response {
-                    planned_state: Some(planned_state),
-                    requires_replace,
-                    planned_private: request.prior_private,
-                    diagnostics: diagnostics_to_proto(warnings),
-                    planned_identity,
-                    ..Default::default()
-                }
-            }
+            Ok((planned_state, requires_replace, warnings, planned_identity)) => pb::plan_resource_change::Response {
+                planned_state: Some(planned_state),
+                requires_replace,
+                planned_private: request.prior_private,
+                diagnostics: diagnostics_to_proto(warnings),
+                planned_identity,
+                ..Default::default()
+            },
             Err(diagnostics) => pb::plan_resource_change::Response {
                 diagnostics: diagnostics_to_proto(diagnostics),
                 ..Default::default()
@@ -704,9 +662,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 }
             };
             let new_state = applied.state.unwrap_or(Value::Null);
-            let identity = (!new_state.is_null())
-                .then(|| resource.identity(&new_state))
-                .flatten();
+            let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             Ok::<_, Diagnostics>((
                 encode(&new_state, &ty)?,
                 identity_data(identity, resource.identity_schema()),
@@ -744,10 +700,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                         Diagnostics::error(
                             AttributePath::root(),
                             "Import by identity not supported",
-                            format!(
-                                "{} has no resource identity; import it by ID.",
-                                request.type_name
-                            ),
+                            format!("{} has no resource identity; import it by ID.", request.type_name),
                         )
                     })?;
                     ImportTarget::Identity(decode(Some(&data), &schema.value_type())?)
@@ -847,12 +800,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         };
         let signature = function.signature();
         let mut arguments = Vec::with_capacity(request.arguments.len());
-        for (index, (argument, parameter)) in request
-            .arguments
-            .iter()
-            .zip(&signature.parameters)
-            .enumerate()
-        {
+        for (index, (argument, parameter)) in request.arguments.iter().zip(&signature.parameters).enumerate() {
             match decode(Some(argument), &parameter.ty) {
                 Ok(value) => arguments.push(value),
                 Err(_) => {
@@ -869,10 +817,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                     result: Some(result),
                     error: None,
                 },
-                Err(_) => function_error(
-                    "the function produced an unencodable result".to_string(),
-                    None,
-                ),
+                Err(_) => function_error("the function produced an unencodable result".to_string(), None),
             },
             Err(err) => function_error(err.text, err.argument),
         };
@@ -884,9 +829,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         _: Request<pb::stop_provider::Request>,
     ) -> Result<Response<pb::stop_provider::Response>, Status> {
         self.signals.request_stop();
-        Ok(Response::new(pb::stop_provider::Response {
-            error: String::new(),
-        }))
+        Ok(Response::new(pb::stop_provider::Response { error: String::new() }))
     }
 }
 

@@ -67,35 +67,16 @@ pub trait Resource<C>: Send + Sync {
     /// Cross-attribute checks on configuration; no I/O (the provider may not be configured yet).
     fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
     /// Resource-specific planning after the schema's defaults, unknowns and replacements are applied; may read AWS.
-    async fn modify_plan(
-        &self,
-        _client: &C,
-        _change: &mut PlannedChange,
-    ) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, _client: &C, _change: &mut PlannedChange) -> Result<(), Diagnostics> {
         Ok(())
     }
     async fn create(&self, client: &C, planned: &Value, context: &OperationContext) -> Applied;
     /// `Ok(None)` when the object no longer exists; the framework then removes it from state with a warning.
-    async fn read(
-        &self,
-        client: &C,
-        current: &Value,
-        context: &OperationContext,
-    ) -> Result<Option<Value>, Diagnostics>;
-    async fn update(
-        &self,
-        client: &C,
-        prior: &Value,
-        planned: &Value,
-        context: &OperationContext,
-    ) -> Applied;
+    async fn read(&self, client: &C, current: &Value, context: &OperationContext)
+    -> Result<Option<Value>, Diagnostics>;
+    async fn update(&self, client: &C, prior: &Value, planned: &Value, context: &OperationContext) -> Applied;
     /// Succeeds when the object is already gone.
-    async fn delete(
-        &self,
-        client: &C,
-        prior: &Value,
-        context: &OperationContext,
-    ) -> Result<(), Diagnostics>;
+    async fn delete(&self, client: &C, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics>;
     /// Finds the object and returns enough state for `read` to fill in the rest.
     async fn import(&self, client: &C, target: ImportTarget) -> Result<Value, Diagnostics>;
     /// The identity of an object from its state (required when `identity_schema` is given).
@@ -133,12 +114,7 @@ pub trait DataSource<C>: Send + Sync {
     fn type_name(&self) -> &'static str;
     fn schema(&self) -> &Schema;
     fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
-    async fn read(
-        &self,
-        client: &C,
-        config: &Value,
-        context: &OperationContext,
-    ) -> Result<Value, Diagnostics>;
+    async fn read(&self, client: &C, config: &Value, context: &OperationContext) -> Result<Value, Diagnostics>;
 }
 
 /// A provider function: pure, called as `provider::hyperpod::NAME(args)`.

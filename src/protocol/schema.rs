@@ -92,10 +92,7 @@ impl Attribute {
     }
     pub fn nested(name: &'static str, nesting: Nesting, attributes: Vec<Attribute>) -> Self {
         Self {
-            kind: AttributeKind::Nested {
-                nesting,
-                attributes,
-            },
+            kind: AttributeKind::Nested { nesting, attributes },
             ..Self::new(name, Type::Dynamic)
         }
     }
@@ -148,10 +145,7 @@ impl Attribute {
     pub fn value_type(&self) -> Type {
         match &self.kind {
             AttributeKind::Primitive(ty) => ty.clone(),
-            AttributeKind::Nested {
-                nesting,
-                attributes,
-            } => {
+            AttributeKind::Nested { nesting, attributes } => {
                 let object = object_type(attributes.iter().map(|a| (a.name, a.value_type())));
                 wrap(*nesting, object)
             }
@@ -271,11 +265,7 @@ impl Block {
 }
 
 /// Calls `f` on each object of a nested collection (or on the object itself for single nesting).
-fn for_each_element(
-    value: &Value,
-    path: &AttributePath,
-    mut f: impl FnMut(&Value, &AttributePath),
-) {
+fn for_each_element(value: &Value, path: &AttributePath, mut f: impl FnMut(&Value, &AttributePath)) {
     match value {
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             for (index, item) in items.iter().enumerate() {
@@ -297,11 +287,7 @@ fn for_each_element(
 }
 
 fn object_type<'a>(attributes: impl Iterator<Item = (&'a str, Type)>) -> Type {
-    Type::Object(
-        attributes
-            .map(|(name, ty)| (name.to_string(), ty))
-            .collect(),
-    )
+    Type::Object(attributes.map(|(name, ty)| (name.to_string(), ty)).collect())
 }
 
 fn wrap(nesting: Nesting, object: Type) -> Type {

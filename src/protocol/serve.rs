@@ -90,11 +90,7 @@ impl Connected for PluginConnection {
 }
 
 impl AsyncRead for PluginConnection {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Tls(stream) => Pin::new(stream.as_mut()).poll_read(cx, buf),
             Self::Plain(stream) => Pin::new(stream).poll_read(cx, buf),
@@ -103,11 +99,7 @@ impl AsyncRead for PluginConnection {
 }
 
 impl AsyncWrite for PluginConnection {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Self::Tls(stream) => Pin::new(stream.as_mut()).poll_write(cx, buf),
             Self::Plain(stream) => Pin::new(stream).poll_write(cx, buf),
@@ -150,18 +142,14 @@ fn accept_connections(
                     None => PluginConnection::Plain(stream),
                     Some(config) => {
                         let acceptor = tokio_rustls::TlsAcceptor::from(config);
-                        match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream))
-                            .await
-                        {
+                        match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                             Ok(Ok(tls_stream)) => PluginConnection::Tls(Box::new(tls_stream)),
                             Ok(Err(err)) => {
                                 tracing::warn!(error = %err, "refused a plugin connection: TLS handshake failed");
                                 return;
                             }
                             Err(_) => {
-                                tracing::warn!(
-                                    "refused a plugin connection: TLS handshake timed out"
-                                );
+                                tracing::warn!("refused a plugin connection: TLS handshake timed out");
                                 return;
                             }
                         }
@@ -189,18 +177,14 @@ pub async fn serve<P: PluginProvider>(
     let shutdown_signals = signals.clone();
     let server = tonic::transport::Server::builder()
         .add_service(ProviderServer::new(provider).max_decoding_message_size(256 * 1024 * 1024))
-        .add_service(plugin::grpc_controller_server::GrpcControllerServer::new(
-            Controller {
-                signals: signals.clone(),
-            },
-        ))
+        .add_service(plugin::grpc_controller_server::GrpcControllerServer::new(Controller {
+            signals: signals.clone(),
+        }))
         .add_service(plugin::grpc_stdio_server::GrpcStdioServer::new(Stdio {
             signals: signals.clone(),
         }))
         .add_service(plugin::grpc_broker_server::GrpcBrokerServer::new(Broker))
-        .serve_with_incoming_shutdown(incoming, async move {
-            shutdown_signals.shutdown_requested().await
-        });
+        .serve_with_incoming_shutdown(incoming, async move { shutdown_signals.shutdown_requested().await });
     tokio::pin!(server);
     tokio::select! {
         result = &mut server => result.map_err(io::Error::other),
@@ -236,10 +220,7 @@ struct Stdio {
 
 #[tonic::async_trait]
 impl plugin::grpc_stdio_server::GrpcStdio for Stdio {
-    async fn stream_stdio(
-        &self,
-        _: Request<()>,
-    ) -> Result<Response<ResponseStream<plugin::StdioData>>, Status> {
+    async fn stream_stdio(&self, _: Request<()>) -> Result<Response<ResponseStream<plugin::StdioData>>, Status> {
         let signals = self.signals.clone();
         let stream = futures::stream::once(async move {
             signals.shutdown_requested().await;

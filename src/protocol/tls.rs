@@ -69,18 +69,11 @@ pub fn server_tls(client: CertificateDer<'static>) -> Result<ServerTls, TlsError
 
 /// A self-signed certificate for `localhost`, valid for server and client auth, with its PKCS#8 key.
 pub fn self_signed_localhost() -> Result<(Vec<u8>, PrivateKeyDer<'static>), TlsError> {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-        KeyUsagePurpose,
-    };
+    use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
     let key_pair = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
     let mut params = CertificateParams::new(vec!["localhost".to_string()])?;
-    params
-        .distinguished_name
-        .push(DnType::CommonName, "localhost");
-    params
-        .distinguished_name
-        .push(DnType::OrganizationName, "HashiCorp");
+    params.distinguished_name.push(DnType::CommonName, "localhost");
+    params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
     // go-plugin's client loads this certificate as its root of trust, so it must be a CA that signs itself.
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.key_usages = vec![
@@ -88,10 +81,7 @@ pub fn self_signed_localhost() -> Result<(Vec<u8>, PrivateKeyDer<'static>), TlsE
         KeyUsagePurpose::KeyEncipherment,
         KeyUsagePurpose::KeyCertSign,
     ];
-    params.extended_key_usages = vec![
-        ExtendedKeyUsagePurpose::ServerAuth,
-        ExtendedKeyUsagePurpose::ClientAuth,
-    ];
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth, ExtendedKeyUsagePurpose::ClientAuth];
     let now = time::OffsetDateTime::now_utc();
     params.not_before = now - time::Duration::seconds(30);
     params.not_after = now + time::Duration::days(365 * 30);
@@ -121,9 +111,7 @@ impl ClientCertVerifier for PinnedClientVerifier {
         if end_entity.as_ref() == self.pinned.as_ref() {
             Ok(ClientCertVerified::assertion())
         } else {
-            tracing::warn!(
-                "refused a plugin client whose certificate is not the one Terraform announced"
-            );
+            tracing::warn!("refused a plugin client whose certificate is not the one Terraform announced");
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::ApplicationVerificationFailure,
             ))

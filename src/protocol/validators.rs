@@ -51,8 +51,7 @@ impl Matches {
         let anchored = format!("^(?:{pattern})$");
         Self {
             // The patterns are constants in this crate, so a bad one is a programming error caught by unit tests.
-            regex: Regex::new(&anchored)
-                .unwrap_or_else(|err| panic!("invalid built-in pattern {pattern}: {err}")),
+            regex: Regex::new(&anchored).unwrap_or_else(|err| panic!("invalid built-in pattern {pattern}: {err}")),
             meaning: meaning.into(),
         }
     }
@@ -135,9 +134,7 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
             .unwrap_or(rest.len());
         let number: f64 = rest[..digits].parse().ok()?;
         rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
+        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
         let seconds = match &rest[..unit_len] {
             "ms" => 0.001,
             "s" => 1.0,
@@ -183,18 +180,9 @@ mod tests {
 
     #[test]
     fn durations_parse_like_go() {
-        assert_eq!(
-            parse_duration("10m"),
-            Some(std::time::Duration::from_secs(600))
-        );
-        assert_eq!(
-            parse_duration("1h30m"),
-            Some(std::time::Duration::from_secs(5400))
-        );
-        assert_eq!(
-            parse_duration("1.5s"),
-            Some(std::time::Duration::from_millis(1500))
-        );
+        assert_eq!(parse_duration("10m"), Some(std::time::Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h30m"), Some(std::time::Duration::from_secs(5400)));
+        assert_eq!(parse_duration("1.5s"), Some(std::time::Duration::from_millis(1500)));
         assert_eq!(parse_duration("10"), None);
         assert_eq!(parse_duration("ten minutes"), None);
         assert_eq!(parse_duration(""), None);

@@ -207,16 +207,9 @@ impl Type {
             Type::Map(t) => complex("map", t.to_json()),
             Type::Object(attrs) => complex(
                 "object",
-                J::Object(
-                    attrs
-                        .iter()
-                        .map(|(k, t)| (k.clone(), t.to_json()))
-                        .collect(),
-                ),
+                J::Object(attrs.iter().map(|(k, t)| (k.clone(), t.to_json())).collect()),
             ),
-            Type::Tuple(elems) => {
-                complex("tuple", J::Array(elems.iter().map(Type::to_json).collect()))
-            }
+            Type::Tuple(elems) => complex("tuple", J::Array(elems.iter().map(Type::to_json).collect())),
         }
     }
 
@@ -233,8 +226,8 @@ impl Type {
     }
 
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, ValueError> {
-        let v: serde_json::Value = serde_json::from_slice(bytes)
-            .map_err(|e| ValueError::bad_type(format!("not JSON: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| ValueError::bad_type(format!("not JSON: {e}")))?;
         Type::from_json(&v)
     }
 
@@ -272,15 +265,11 @@ fn type_from_json(v: &serde_json::Value, depth: usize) -> Result<Type, ValueErro
             "number" => Ok(Type::Number),
             "string" => Ok(Type::String),
             "dynamic" => Ok(Type::Dynamic),
-            other => Err(ValueError::bad_type(format!(
-                "unknown primitive type {other:?}"
-            ))),
+            other => Err(ValueError::bad_type(format!("unknown primitive type {other:?}"))),
         },
         J::Array(parts) => {
             let Some(kind) = parts.first().and_then(J::as_str) else {
-                return Err(ValueError::bad_type(
-                    "complex type must start with its kind name",
-                ));
+                return Err(ValueError::bad_type("complex type must start with its kind name"));
             };
             match (kind, &parts[1..]) {
                 ("list", [t]) => Ok(Type::list(elem(t)?)),
@@ -292,9 +281,9 @@ fn type_from_json(v: &serde_json::Value, depth: usize) -> Result<Type, ValueErro
                         .map(|(k, t)| Ok((k.clone(), elem(t)?)))
                         .collect::<Result<BTreeMap<_, _>, ValueError>>()?;
                     if let Some(optional) = rest.first() {
-                        let names = optional.as_array().ok_or_else(|| {
-                            ValueError::bad_type("optional attributes must be an array of names")
-                        })?;
+                        let names = optional
+                            .as_array()
+                            .ok_or_else(|| ValueError::bad_type("optional attributes must be an array of names"))?;
                         for name in names {
                             match name.as_str() {
                                 Some(n) if attrs.contains_key(n) => {}
@@ -308,9 +297,7 @@ fn type_from_json(v: &serde_json::Value, depth: usize) -> Result<Type, ValueErro
                     }
                     Ok(Type::Object(attrs))
                 }
-                ("tuple", [J::Array(elems)]) => Ok(Type::Tuple(
-                    elems.iter().map(elem).collect::<Result<_, _>>()?,
-                )),
+                ("tuple", [J::Array(elems)]) => Ok(Type::Tuple(elems.iter().map(elem).collect::<Result<_, _>>()?)),
                 _ => Err(ValueError::bad_type(format!("malformed {kind:?} type {v}"))),
             }
         }
@@ -445,11 +432,7 @@ fn canonicalize(text: &str) -> Result<String, &'static str> {
     if int_part.is_empty() && frac_part.is_empty() {
         return Err("no digits");
     }
-    if !int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .all(|b| b.is_ascii_digit())
-    {
+    if !int_part.bytes().chain(frac_part.bytes()).all(|b| b.is_ascii_digit()) {
         return Err("not a decimal number");
     }
     let mut exp = match exponent {
@@ -562,8 +545,8 @@ impl Value {
     /// Decodes go-cty JSON (e.g. raw state in `UpgradeResourceState`). As in cty, missing
     /// object attributes become null, and strings convert to numbers and bools.
     pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, ValueError> {
-        let json: serde_json::Value = serde_json::from_slice(bytes)
-            .map_err(|e| ValueError::invalid(format!("invalid JSON: {e}")))?;
+        let json: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| ValueError::invalid(format!("invalid JSON: {e}")))?;
         Value::from_json(&json, ty)
     }
 
@@ -590,9 +573,7 @@ impl Value {
     pub fn is_wholly_known(&self) -> bool {
         match self {
             Value::Unknown => false,
-            Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => {
-                xs.iter().all(Value::is_wholly_known)
-            }
+            Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter().all(Value::is_wholly_known),
             Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
             _ => true,
         }
@@ -618,9 +599,7 @@ impl Value {
     /// of a planned new state); `Null` for other types.
     pub fn null_attrs_of(ty: &Type) -> Value {
         match ty {
-            Type::Object(attrs) => {
-                Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect())
-            }
+            Type::Object(attrs) => Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect()),
             _ => Value::Null,
         }
     }
@@ -731,11 +710,7 @@ fn tuple_of(xs: &[Value]) -> Type {
 }
 
 fn object_of(m: &BTreeMap<String, Value>) -> Type {
-    Type::Object(
-        m.iter()
-            .map(|(k, v)| (k.clone(), v.implied_type()))
-            .collect(),
-    )
+    Type::Object(m.iter().map(|(k, v)| (k.clone(), v.implied_type())).collect())
 }
 
 fn unify_all<'a>(mut values: impl Iterator<Item = &'a Value>) -> Option<Type> {
@@ -766,8 +741,7 @@ fn unify(a: &Type, b: &Type) -> Option<Type> {
 }
 
 fn len_u32(n: usize) -> Result<u32, ValueError> {
-    u32::try_from(n)
-        .map_err(|_| ValueError::invalid(format!("{n} elements exceed the msgpack limit")))
+    u32::try_from(n).map_err(|_| ValueError::invalid(format!("{n} elements exceed the msgpack limit")))
 }
 
 /// Writes into a `Vec` cannot fail, but rmp's signatures are fallible; keep it total anyway.
@@ -853,9 +827,7 @@ fn encode_number(n: &Number, out: &mut Vec<u8>) -> Result<(), ValueError> {
 }
 
 fn tuple_len_error(want: usize, got: usize) -> ValueError {
-    ValueError::invalid(format!(
-        "a tuple of {want} elements is required ({got} given)"
-    ))
+    ValueError::invalid(format!("a tuple of {want} elements is required ({got} given)"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -891,8 +863,7 @@ impl<'a> Reader<'a> {
     }
 
     fn u32(&mut self) -> Result<usize, ValueError> {
-        usize::try_from(u32::from_be_bytes(self.array()?))
-            .map_err(|_| ValueError::invalid("length too large"))
+        usize::try_from(u32::from_be_bytes(self.array()?)).map_err(|_| ValueError::invalid("length too large"))
     }
 
     fn marker(&mut self) -> Result<Marker, ValueError> {
@@ -1006,9 +977,7 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
     match ty {
         Type::Dynamic => {
             if rd.array_len_after(m)?.ok_or_else(expected)? != 2 {
-                return Err(ValueError::invalid(
-                    "dynamic value must be a [type, value] array",
-                ));
+                return Err(ValueError::invalid("dynamic value must be a [type, value] array"));
             }
             let tm = rd.marker()?;
             let type_json = rd
@@ -1055,8 +1024,7 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
             let mut entries = BTreeMap::new();
             for _ in 0..n {
                 let key = decode_key(rd)?;
-                let v = decode_mp(rd, et, depth + 1)
-                    .map_err(|e| e.within(PathStep::Key(key.clone())))?;
+                let v = decode_mp(rd, et, depth + 1).map_err(|e| e.within(PathStep::Key(key.clone())))?;
                 if entries.insert(key.clone(), v).is_some() {
                     return Err(ValueError::invalid("duplicate map key").within(PathStep::Key(key)));
                 }
@@ -1075,18 +1043,13 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
                         name: key,
                     });
                 };
-                let v = decode_mp(rd, at, depth + 1)
-                    .map_err(|e| e.within(PathStep::Attr(key.clone())))?;
+                let v = decode_mp(rd, at, depth + 1).map_err(|e| e.within(PathStep::Attr(key.clone())))?;
                 if entries.insert(key.clone(), v).is_some() {
-                    return Err(
-                        ValueError::invalid("duplicate attribute").within(PathStep::Attr(key))
-                    );
+                    return Err(ValueError::invalid("duplicate attribute").within(PathStep::Attr(key)));
                 }
             }
             if let Some(missing) = attrs.keys().find(|k| !entries.contains_key(*k)) {
-                return Err(ValueError::invalid(format!(
-                    "missing attribute {missing:?}"
-                )));
+                return Err(ValueError::invalid(format!("missing attribute {missing:?}")));
             }
             Ok(Value::Object(entries))
         }
@@ -1121,9 +1084,7 @@ fn decode_unknown(ext_type: i8, payload: &[u8]) -> Result<Value, ValueError> {
     let m = rd.marker()?;
     match rd.map_len_after(m)? {
         Some(_) => Ok(Value::Unknown),
-        None => Err(ValueError::invalid(
-            "unknown value refinements are not a msgpack map",
-        )),
+        None => Err(ValueError::invalid("unknown value refinements are not a msgpack map")),
     }
 }
 
@@ -1177,9 +1138,7 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
     use serde_json::Value as J;
     Ok(match (v, ty) {
         (Value::Unknown, _) => {
-            return Err(ValueError::invalid(
-                "unknown values cannot be encoded as JSON",
-            ));
+            return Err(ValueError::invalid("unknown values cannot be encoded as JSON"));
         }
         (Value::Null, _) => J::Null,
         // cty's JSON form of a dynamic value: {"value": ..., "type": ...}.
@@ -1196,28 +1155,24 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
                 return Err(ValueError::invalid("infinity cannot be encoded as JSON"));
             }
             // With arbitrary_precision the JSON number keeps our exact text.
-            let num = serde_json::Number::from_str(n.as_str()).map_err(|e| {
-                ValueError::InvalidNumber {
-                    path: AttrPath::default(),
-                    text: n.as_str().to_owned(),
-                    reason: if e.is_syntax() {
-                        "not a JSON number"
-                    } else {
-                        "unrepresentable"
-                    },
-                }
+            let num = serde_json::Number::from_str(n.as_str()).map_err(|e| ValueError::InvalidNumber {
+                path: AttrPath::default(),
+                text: n.as_str().to_owned(),
+                reason: if e.is_syntax() {
+                    "not a JSON number"
+                } else {
+                    "unrepresentable"
+                },
             })?;
             J::Number(num)
         }
         (Value::String(s), Type::String) => J::String(s.clone()),
-        (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::List(et) | Type::Set(et)) => {
-            J::Array(
-                xs.iter()
-                    .enumerate()
-                    .map(|(i, x)| encode_js(x, et).map_err(|e| e.within(PathStep::Index(i))))
-                    .collect::<Result<_, _>>()?,
-            )
-        }
+        (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::List(et) | Type::Set(et)) => J::Array(
+            xs.iter()
+                .enumerate()
+                .map(|(i, x)| encode_js(x, et).map_err(|e| e.within(PathStep::Index(i))))
+                .collect::<Result<_, _>>()?,
+        ),
         (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::Tuple(ets)) => {
             if xs.len() != ets.len() {
                 return Err(tuple_len_error(ets.len(), xs.len()));
@@ -1250,8 +1205,7 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
                     .iter()
                     .map(|(k, at)| {
                         let x = m.get(k).unwrap_or(&Value::Null);
-                        let j =
-                            encode_js(x, at).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
+                        let j = encode_js(x, at).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
                         Ok((k.clone(), j))
                     })
                     .collect::<Result<_, ValueError>>()?,
@@ -1331,9 +1285,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
             arr.iter()
                 .zip(ets)
                 .enumerate()
-                .map(|(i, (x, et))| {
-                    decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Index(i)))
-                })
+                .map(|(i, (x, et))| decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Index(i))))
                 .collect::<Result<_, _>>()
                 .map(Value::Tuple)
         }
@@ -1342,8 +1294,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
             .ok_or_else(expected)?
             .iter()
             .map(|(k, x)| {
-                let v =
-                    decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Key(k.clone())))?;
+                let v = decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Key(k.clone())))?;
                 Ok((k.clone(), v))
             })
             .collect::<Result<_, ValueError>>()
@@ -1358,8 +1309,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
                         name: k.clone(),
                     });
                 };
-                let v =
-                    decode_js(x, at, depth + 1).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
+                let v = decode_js(x, at, depth + 1).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
                 entries.insert(k.clone(), v);
             }
             // Unlike msgpack, cty's JSON reader fills absent attributes with null.
@@ -1384,18 +1334,10 @@ mod tests {
 
     fn roundtrip(v: &Value, ty: &Type) {
         let mp = v.encode_msgpack(ty).expect("encode msgpack");
-        assert_eq!(
-            &Value::decode_msgpack(&mp, ty).expect("decode msgpack"),
-            v,
-            "msgpack"
-        );
+        assert_eq!(&Value::decode_msgpack(&mp, ty).expect("decode msgpack"), v, "msgpack");
         if v.is_wholly_known() {
             let js = v.encode_json(ty).expect("encode json");
-            assert_eq!(
-                &Value::decode_json(&js, ty).expect("decode json"),
-                v,
-                "json"
-            );
+            assert_eq!(&Value::decode_json(&js, ty).expect("decode json"), v, "json");
         }
     }
 
@@ -1405,10 +1347,7 @@ mod tests {
             ("enabled", Type::Bool),
             (
                 "priority_class",
-                Type::list(Type::object([
-                    ("name", Type::String),
-                    ("weight", Type::Number),
-                ])),
+                Type::list(Type::object([("name", Type::String), ("weight", Type::Number)])),
             ),
             ("zones", Type::set(Type::String)),
             ("labels", Type::map(Type::String)),
@@ -1423,22 +1362,10 @@ mod tests {
         Value::object([
             ("name", "hp".into()),
             ("enabled", true.into()),
-            (
-                "priority_class",
-                Value::List(vec![class("a", 10), class("b", -3)]),
-            ),
-            (
-                "zones",
-                Value::Set(vec!["us-east-1a".into(), "us-east-1b".into()]),
-            ),
-            (
-                "labels",
-                Value::Map([("team".to_owned(), "ml".into())].into()),
-            ),
-            (
-                "pair",
-                Value::Tuple(vec!["x".into(), Value::Number(num("0.5"))]),
-            ),
+            ("priority_class", Value::List(vec![class("a", 10), class("b", -3)])),
+            ("zones", Value::Set(vec!["us-east-1a".into(), "us-east-1b".into()])),
+            ("labels", Value::Map([("team".to_owned(), "ml".into())].into())),
+            ("pair", Value::Tuple(vec!["x".into(), Value::Number(num("0.5"))])),
             (
                 "extra",
                 Value::object([
@@ -1478,10 +1405,7 @@ mod tests {
             (Value::Tuple(vec![]), Type::tuple([])),
             ("s".into(), Type::Dynamic),
             (Value::List(vec![Value::Null, "a".into()]), Type::Dynamic),
-            (
-                Value::List(vec![1.into(), "a".into()]),
-                Type::list(Type::Dynamic),
-            ),
+            (Value::List(vec![1.into(), "a".into()]), Type::list(Type::Dynamic)),
         ] {
             roundtrip(&v, &t);
         }
@@ -1495,18 +1419,12 @@ mod tests {
             v.encode_msgpack(&obj).unwrap(),
             [0x82, 0xa1, b'a', 0x01, 0xa1, b'b', 0xa1, b'x']
         );
-        assert_eq!(
-            Value::Unknown.encode_msgpack(&Type::String).unwrap(),
-            UNKNOWN_BYTES
-        );
+        assert_eq!(Value::Unknown.encode_msgpack(&Type::String).unwrap(), UNKNOWN_BYTES);
         assert_eq!(Value::Null.encode_msgpack(&Type::Dynamic).unwrap(), [0xc0]);
         let mut dynamic = vec![0x92, 0xc4, 8];
         dynamic.extend_from_slice(b"\"string\"");
         dynamic.extend_from_slice(&[0xa1, b'x']);
-        assert_eq!(
-            Value::from("x").encode_msgpack(&Type::Dynamic).unwrap(),
-            dynamic
-        );
+        assert_eq!(Value::from("x").encode_msgpack(&Type::Dynamic).unwrap(), dynamic);
         // Attributes absent from the value are written as null, extra ones are refused.
         let partial = Value::object([("a", 1.into())]);
         assert_eq!(
@@ -1532,26 +1450,17 @@ mod tests {
     #[test]
     fn unknowns_decode_plain_refined_and_nested() {
         let refined: &[&[u8]] = &[
-            &[0xc7, 0x03, 0x0c, 0x81, 0x01, 0xc2], // {nullness: false}
-            &[0xc7, 0x05, 0x0c, 0x81, 0x02, 0xa2, b'a', b'b'], // {string prefix: "ab"}
-            &[0xd6, 0x0c, 0x82, 0x05, 0x01, 0x06], // fixext4 {len min 1, len max ..}
+            &[0xc7, 0x03, 0x0c, 0x81, 0x01, 0xc2],                   // {nullness: false}
+            &[0xc7, 0x05, 0x0c, 0x81, 0x02, 0xa2, b'a', b'b'],       // {string prefix: "ab"}
+            &[0xd6, 0x0c, 0x82, 0x05, 0x01, 0x06],                   // fixext4 {len min 1, len max ..}
             &[0xc7, 0x06, 0x0c, 0x81, 0x03, 0x92, 0x00, 0xc3, 0x00], // {number min [0, true]} + padding
         ];
         for bytes in [&UNKNOWN_BYTES[..], &[0xc7, 0x00, 0x00], &[0xd4, 0x05, 0x07]]
             .into_iter()
             .chain(refined.iter().copied())
         {
-            for ty in [
-                Type::String,
-                Type::Number,
-                Type::list(Type::Bool),
-                Type::Dynamic,
-            ] {
-                assert_eq!(
-                    Value::decode_msgpack(bytes, &ty).unwrap(),
-                    Value::Unknown,
-                    "{bytes:x?}"
-                );
+            for ty in [Type::String, Type::Number, Type::list(Type::Bool), Type::Dynamic] {
+                assert_eq!(Value::decode_msgpack(bytes, &ty).unwrap(), Value::Unknown, "{bytes:x?}");
             }
         }
         // Not type 12, or not a map inside: refused like cty does.
@@ -1597,10 +1506,7 @@ mod tests {
                 "9223372036854775807",
                 vec![0xcf, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
             ),
-            (
-                "-9223372036854775808",
-                vec![0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0],
-            ),
+            ("-9223372036854775808", vec![0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]),
             ("0.1", [vec![0xcb], 0.1f64.to_be_bytes().to_vec()].concat()),
             ("1.5", [vec![0xcb], 1.5f64.to_be_bytes().to_vec()].concat()),
             (
@@ -1610,9 +1516,7 @@ mod tests {
         ];
         for (text, wire) in cases {
             let n = num(text);
-            let bytes = Value::Number(n.clone())
-                .encode_msgpack(&Type::Number)
-                .unwrap();
+            let bytes = Value::Number(n.clone()).encode_msgpack(&Type::Number).unwrap();
             assert_eq!(bytes, wire, "{text}");
             roundtrip(&Value::Number(n), &Type::Number);
         }
@@ -1624,9 +1528,7 @@ mod tests {
             "-1.000000000000000000001",
         ] {
             let n = num(text);
-            let bytes = Value::Number(n.clone())
-                .encode_msgpack(&Type::Number)
-                .unwrap();
+            let bytes = Value::Number(n.clone()).encode_msgpack(&Type::Number).unwrap();
             assert_eq!(
                 Value::decode_msgpack(&bytes, &Type::Number).unwrap(),
                 Value::Number(n.clone())
@@ -1636,10 +1538,7 @@ mod tests {
                 "{text}"
             );
             let js = Value::Number(n.clone()).encode_json(&Type::Number).unwrap();
-            assert_eq!(
-                Value::decode_json(&js, &Type::Number).unwrap(),
-                Value::Number(n)
-            );
+            assert_eq!(Value::decode_json(&js, &Type::Number).unwrap(), Value::Number(n));
         }
         assert_eq!(
             num("123456789012345678901234567890.5").as_str(),
@@ -1651,11 +1550,7 @@ mod tests {
         );
         // uint64, float32, and string encodings all decode.
         assert_eq!(
-            Value::decode_msgpack(
-                &[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
-                &Type::Number
-            )
-            .unwrap(),
+            Value::decode_msgpack(&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], &Type::Number).unwrap(),
             Value::Number(num("18446744073709551615"))
         );
         let f32_wire = [vec![0xca], 1.5f32.to_be_bytes().to_vec()].concat();
@@ -1670,22 +1565,14 @@ mod tests {
         // Infinity is a float on the wire and refused by JSON.
         let inf = Number::from_f64(f64::INFINITY).unwrap();
         assert_eq!(inf.as_str(), "Infinity");
-        let bytes = Value::Number(inf.clone())
-            .encode_msgpack(&Type::Number)
-            .unwrap();
+        let bytes = Value::Number(inf.clone()).encode_msgpack(&Type::Number).unwrap();
         assert_eq!(bytes[0], 0xcb);
         assert_eq!(
             Value::decode_msgpack(&bytes, &Type::Number).unwrap(),
             Value::Number(inf.clone())
         );
         assert!(Value::Number(inf).encode_json(&Type::Number).is_err());
-        assert!(
-            Value::decode_msgpack(
-                &[vec![0xcb], f64::NAN.to_be_bytes().to_vec()].concat(),
-                &Type::Number
-            )
-            .is_err()
-        );
+        assert!(Value::decode_msgpack(&[vec![0xcb], f64::NAN.to_be_bytes().to_vec()].concat(), &Type::Number).is_err());
     }
 
     #[test]
@@ -1711,10 +1598,7 @@ mod tests {
         assert_ne!(num("1"), num("1.0000000000000000000001"));
         assert_eq!(Number::from_f64(0.1).unwrap().as_str(), "0.1");
         assert_eq!(Number::from_f64(-0.0).unwrap().as_str(), "0");
-        assert_eq!(
-            Number::from_f64(1e21).unwrap().as_str(),
-            "1000000000000000000000"
-        );
+        assert_eq!(Number::from_f64(1e21).unwrap().as_str(), "1000000000000000000000");
         assert!(Number::from_f64(f64::NAN).is_none());
         assert_eq!(num("1e2").as_i64(), Some(100));
         assert_eq!(num("1.5").as_i64(), None);
@@ -1722,9 +1606,7 @@ mod tests {
         assert_eq!(num("-2.25e-10").as_f64(), -2.25e-10);
         assert!(num("1e400").as_f64().is_infinite());
         assert!(num("100").is_integer() && num("1.5e41").is_integer() && num("1e400").is_integer());
-        assert!(
-            !num("1.5").is_integer() && !num("1e-40").is_integer() && !num("Infinity").is_integer()
-        );
+        assert!(!num("1.5").is_integer() && !num("1e-40").is_integer() && !num("Infinity").is_integer());
         for bad in [
             "",
             "-",
@@ -1740,10 +1622,7 @@ mod tests {
             "NaN",
         ] {
             let err = Number::parse(bad).unwrap_err();
-            assert!(
-                matches!(err, ValueError::InvalidNumber { .. }),
-                "{bad}: {err}"
-            );
+            assert!(matches!(err, ValueError::InvalidNumber { .. }), "{bad}: {err}");
         }
     }
 
@@ -1751,26 +1630,16 @@ mod tests {
     fn errors_carry_the_path() {
         let bad_schema = Type::object([(
             "priority_class",
-            Type::list(Type::object([
-                ("name", Type::String),
-                ("weight", Type::Bool),
-            ])),
+            Type::list(Type::object([("name", Type::String), ("weight", Type::Bool)])),
         )]);
         let good_schema = Type::object([(
             "priority_class",
-            Type::list(Type::object([
-                ("name", Type::String),
-                ("weight", Type::Number),
-            ])),
+            Type::list(Type::object([("name", Type::String), ("weight", Type::Number)])),
         )]);
         let class = |w: Value| Value::object([("name", "n".into()), ("weight", w)]);
         let v = Value::object([(
             "priority_class",
-            Value::List(vec![
-                class(Value::Null),
-                class(Value::Null),
-                class(true.into()),
-            ]),
+            Value::List(vec![class(Value::Null), class(Value::Null), class(true.into())]),
         )]);
         let bytes = v.encode_msgpack(&bad_schema).unwrap();
         let err = Value::decode_msgpack(&bytes, &good_schema).unwrap_err();
@@ -1795,10 +1664,7 @@ mod tests {
 
         let map_ty = Type::map(Type::list(Type::Number));
         let err = Value::decode_json(br#"{"k y":[1,true]}"#, &map_ty).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "at [\"k y\"][1]: expected number, got bool"
-        );
+        assert_eq!(err.to_string(), "at [\"k y\"][1]: expected number, got bool");
         let err = Value::decode_msgpack(
             &[0x81, 0xa1, b'a', 0x91, 0xa1, b'x'],
             &Type::object([("a", Type::list(Type::Bool))]),
@@ -1815,8 +1681,7 @@ mod tests {
             Value::decode_msgpack(&[0x82, 0xa1, b'b', 0x02, 0xa1, b'a', 0x01], &ty).unwrap(),
             Value::object([("a", 1.into()), ("b", 2.into())])
         );
-        let err =
-            Value::decode_msgpack(&[0x82, 0xa1, b'a', 0x01, 0xa1, b'c', 0x01], &ty).unwrap_err();
+        let err = Value::decode_msgpack(&[0x82, 0xa1, b'a', 0x01, 0xa1, b'c', 0x01], &ty).unwrap_err();
         assert_eq!(err.to_string(), "unsupported attribute \"c\"");
         let err = Value::decode_msgpack(&[0x81, 0xa1, b'a', 0x01], &ty).unwrap_err();
         assert_eq!(err.to_string(), "missing attribute \"b\"");
@@ -1827,26 +1692,14 @@ mod tests {
             Value::object([("a", 7.into()), ("b", Value::Null)])
         );
         assert!(Value::decode_json(br#"{"c":1}"#, &ty).is_err());
-        assert_eq!(
-            Value::decode_json(br#""1""#, &Type::Bool).unwrap(),
-            true.into()
-        );
-        assert_eq!(
-            Value::decode_json(b"1.50", &Type::String).unwrap(),
-            "1.50".into()
-        );
+        assert_eq!(Value::decode_json(br#""1""#, &Type::Bool).unwrap(), true.into());
+        assert_eq!(Value::decode_json(b"1.50", &Type::String).unwrap(), "1.50".into());
         // Tuples need the exact length; trailing bytes and truncation are errors.
-        assert!(
-            Value::decode_msgpack(&[0x91, 0x01], &Type::tuple([Type::Number, Type::Number]))
-                .is_err()
-        );
+        assert!(Value::decode_msgpack(&[0x91, 0x01], &Type::tuple([Type::Number, Type::Number])).is_err());
         assert!(Value::decode_msgpack(&[0x01, 0x02], &Type::Number).is_err());
         let full = sample().encode_msgpack(&schema()).unwrap();
         for cut in 0..full.len() {
-            assert!(
-                Value::decode_msgpack(&full[..cut], &schema()).is_err(),
-                "prefix {cut}"
-            );
+            assert!(Value::decode_msgpack(&full[..cut], &schema()).is_err(), "prefix {cut}");
         }
     }
 
@@ -1854,26 +1707,15 @@ mod tests {
     fn dynamic_values() {
         let json = br#"{"value":{"a":[1,2]},"type":["object",{"a":["list","number"]}]}"#;
         let v = Value::decode_json(json, &Type::Dynamic).unwrap();
-        assert_eq!(
-            v,
-            Value::object([("a", Value::List(vec![1.into(), 2.into()]))])
-        );
-        assert_eq!(
-            Value::decode_json(b"null", &Type::Dynamic).unwrap(),
-            Value::Null
-        );
+        assert_eq!(v, Value::object([("a", Value::List(vec![1.into(), 2.into()]))]));
+        assert_eq!(Value::decode_json(b"null", &Type::Dynamic).unwrap(), Value::Null);
         assert!(Value::decode_json(br#"{"value":1}"#, &Type::Dynamic).is_err());
-        assert!(
-            Value::decode_json(br#"{"value":1,"type":"number","x":1}"#, &Type::Dynamic).is_err()
-        );
+        assert!(Value::decode_json(br#"{"value":1,"type":"number","x":1}"#, &Type::Dynamic).is_err());
         // msgpack type JSON may come as str as well as bin.
         let mut bytes = vec![0x92, 0xa8];
         bytes.extend_from_slice(b"\"number\"");
         bytes.push(0x05);
-        assert_eq!(
-            Value::decode_msgpack(&bytes, &Type::Dynamic).unwrap(),
-            5.into()
-        );
+        assert_eq!(Value::decode_msgpack(&bytes, &Type::Dynamic).unwrap(), 5.into());
         assert!(Value::decode_msgpack(&[0x91, 0xc0], &Type::Dynamic).is_err());
         // A chain of dynamic-in-dynamic wrappers stops at the depth limit, not the stack.
         let mut deep = Vec::new();
@@ -1893,10 +1735,7 @@ mod tests {
         ]);
         assert_eq!(
             v.implied_type(),
-            Type::list(Type::object([
-                ("a", Type::String),
-                ("b", Type::list(Type::Number))
-            ]))
+            Type::list(Type::object([("a", Type::String), ("b", Type::list(Type::Number))]))
         );
         assert_eq!(
             Value::List(vec![1.into(), "x".into()]).implied_type(),
@@ -1928,11 +1767,7 @@ mod tests {
             b"7",
             br#"[]"#,
         ] {
-            assert!(
-                Type::from_json_bytes(bad).is_err(),
-                "{}",
-                String::from_utf8_lossy(bad)
-            );
+            assert!(Type::from_json_bytes(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
         assert_eq!(Type::list(Type::String).friendly_name(), "list of string");
     }
@@ -1956,8 +1791,7 @@ mod tests {
                 inner.clone().prop_map(Type::list),
                 inner.clone().prop_map(Type::set),
                 inner.clone().prop_map(Type::map),
-                prop::collection::btree_map("[a-z_]{1,8}", inner.clone(), 0..4)
-                    .prop_map(Type::Object),
+                prop::collection::btree_map("[a-z_]{1,8}", inner.clone(), 0..4).prop_map(Type::Object),
                 prop::collection::vec(inner, 0..4).prop_map(Type::Tuple),
             ]
         })
@@ -1967,10 +1801,7 @@ mod tests {
         prop_oneof![
             any::<i64>().prop_map(Number::from_i64),
             any::<u64>().prop_map(Number::from_u64),
-            any::<f64>().prop_filter_map("finite", |f| f
-                .is_finite()
-                .then(|| Number::from_f64(f))
-                .flatten()),
+            any::<f64>().prop_filter_map("finite", |f| f.is_finite().then(|| Number::from_f64(f)).flatten()),
             "-?[0-9]{1,40}(\\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?".prop_map(|s| num(&s)),
         ]
     }
@@ -1981,9 +1812,7 @@ mod tests {
             Type::Number => arb_number().prop_map(Value::Number).boxed(),
             Type::String => ".{0,10}".prop_map(Value::String).boxed(),
             // What sits in a dynamic slot has some static type of its own.
-            Type::Dynamic => arb_type(false)
-                .prop_flat_map(move |t| arb_value(&t, unknowns))
-                .boxed(),
+            Type::Dynamic => arb_type(false).prop_flat_map(move |t| arb_value(&t, unknowns)).boxed(),
             Type::List(et) => prop::collection::vec(arb_value(et, unknowns), 0..4)
                 .prop_map(Value::List)
                 .boxed(),

@@ -46,15 +46,13 @@ impl PluginProvider for HyperpodProvider {
     ) -> Result<(AwsClient, Diagnostics), Diagnostics> {
         tracing::debug!(terraform_version, "configuring the provider");
         let settings = settings::parse(config)?;
-        let client = crate::aws::config::connect(&settings)
-            .await
-            .map_err(|err| {
-                Diagnostics::from(Diagnostic::error(
-                    AttributePath::root(),
-                    "Cannot configure the hyperpod provider",
-                    err.to_string(),
-                ))
-            })?;
+        let client = crate::aws::config::connect(&settings).await.map_err(|err| {
+            Diagnostics::from(Diagnostic::error(
+                AttributePath::root(),
+                "Cannot configure the hyperpod provider",
+                err.to_string(),
+            ))
+        })?;
         Ok((client, Diagnostics::new()))
     }
 
@@ -65,14 +63,10 @@ impl PluginProvider for HyperpodProvider {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
-        vec![Arc::new(
-            crate::data_sources::cluster::ClusterDataSource::default(),
-        )]
+        vec![Arc::new(crate::data_sources::cluster::ClusterDataSource::default())]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
-        vec![Arc::new(
-            crate::functions::team_namespace::TeamNamespace::default(),
-        )]
+        vec![Arc::new(crate::functions::team_namespace::TeamNamespace::default())]
     }
 }

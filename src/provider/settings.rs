@@ -96,12 +96,8 @@ pub fn schema() -> Schema {
 
 /// Cross-attribute checks that need no AWS.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
-    let allowed = config
-        .get_attr("allowed_account_ids")
-        .is_some_and(|v| !v.is_null());
-    let forbidden = config
-        .get_attr("forbidden_account_ids")
-        .is_some_and(|v| !v.is_null());
+    let allowed = config.get_attr("allowed_account_ids").is_some_and(|v| !v.is_null());
+    let forbidden = config.get_attr("forbidden_account_ids").is_some_and(|v| !v.is_null());
     if allowed && forbidden {
         diagnostics.push(Diagnostic::error(
             AttributePath::attr("forbidden_account_ids"),
@@ -116,13 +112,7 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
     let mut diagnostics = Diagnostics::new();
     let region = string(config, "region").and_then(|r| {
         RegionName::parse(&r)
-            .map_err(|e| {
-                diagnostics.push(Diagnostic::error(
-                    AttributePath::attr("region"),
-                    "Invalid region",
-                    e,
-                ))
-            })
+            .map_err(|e| diagnostics.push(Diagnostic::error(AttributePath::attr("region"), "Invalid region", e)))
             .ok()
     });
     let account_ids = |name: &str, diagnostics: &mut Diagnostics| -> Vec<AccountId> {
@@ -131,11 +121,7 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
             .filter_map(|id| {
                 AccountId::parse(id)
                     .map_err(|e| {
-                        diagnostics.push(Diagnostic::error(
-                            AttributePath::attr(name),
-                            "Invalid account ID",
-                            e,
-                        ))
+                        diagnostics.push(Diagnostic::error(AttributePath::attr(name), "Invalid account ID", e))
                     })
                     .ok()
             })
@@ -283,10 +269,7 @@ mod tests {
             ("region", text("us-west-2")),
             ("profile", text("capacity")),
             ("max_retries", crate::protocol::object::int(5)),
-            (
-                "allowed_account_ids",
-                Value::Set(vec![text("123456789012")]),
-            ),
+            ("allowed_account_ids", Value::Set(vec![text("123456789012")])),
             (
                 "assume_role",
                 object([
@@ -311,10 +294,7 @@ mod tests {
             ),
             (
                 "default_tags",
-                object([(
-                    "tags",
-                    Value::Map([("team".to_string(), text("ml"))].into()),
-                )]),
+                object([("tags", Value::Map([("team".to_string(), text("ml"))].into()))]),
             ),
         ]);
         let settings = parse(&value).unwrap();
@@ -323,10 +303,7 @@ mod tests {
         assert_eq!(settings.allowed_account_ids[0].as_str(), "123456789012");
         let role = settings.assume_role.unwrap();
         assert_eq!(role.duration, Some(std::time::Duration::from_secs(1800)));
-        assert_eq!(
-            settings.endpoints.sagemaker.as_deref(),
-            Some("http://127.0.0.1:4599")
-        );
+        assert_eq!(settings.endpoints.sagemaker.as_deref(), Some("http://127.0.0.1:4599"));
         assert_eq!(settings.default_tags["team"], "ml");
     }
 
@@ -342,10 +319,7 @@ mod tests {
             .validate(&value, &AttributePath::root(), &mut diagnostics);
         let paths: Vec<String> = diagnostics.iter().map(|d| d.path.to_string()).collect();
         assert!(paths.contains(&"region".to_string()), "{paths:?}");
-        assert!(
-            paths.contains(&"allowed_account_ids".to_string()),
-            "{paths:?}"
-        );
+        assert!(paths.contains(&"allowed_account_ids".to_string()), "{paths:?}");
     }
 
     #[test]
@@ -353,10 +327,7 @@ mod tests {
         let mut diagnostics = Diagnostics::new();
         let ids = Value::Set(vec![text("123456789012")]);
         validate(
-            &config(&[
-                ("allowed_account_ids", ids.clone()),
-                ("forbidden_account_ids", ids),
-            ]),
+            &config(&[("allowed_account_ids", ids.clone()), ("forbidden_account_ids", ids)]),
             &mut diagnostics,
         );
         assert!(diagnostics.has_errors());

@@ -5,20 +5,18 @@ mod model;
 mod schema;
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{
-    self as sm, Orchestrator, find_cluster, find_scheduler_config,
-    find_scheduler_config_for_cluster,
+    self as sm, Orchestrator, find_cluster, find_scheduler_config, find_scheduler_config_for_cluster,
 };
 use crate::aws::{AwsClient, AwsError, api_error};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{
-    elements, object, string, string_map, text, text_map, timeout, unknowns_to_null,
-};
+use crate::protocol::object::{elements, object, string, string_map, text, text_map, timeout, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
@@ -33,6 +31,10 @@ const UPDATE_ATTEMPTS: usize = 3;
 pub struct SchedulingPolicy {
     schema: Schema,
     identity: IdentitySchema,
+    /// Scheduler configs this provider process has seen in Terraform's state (refreshed or planned). A replacement
+    /// (tainted object, forced new name) is planned as a create with no prior state; this is how its plan tells the
+    /// config being replaced from a foreign one that would block the create.
+    managed_ids: Mutex<HashSet<String>>,
 }
 
 impl Default for SchedulingPolicy {
@@ -40,6 +42,7 @@ impl Default for SchedulingPolicy {
         Self {
             schema: schema::schema(),
             identity: schema::identity_schema(),
+            managed_ids: Mutex::new(HashSet::new()),
         }
     }
 }
@@ -61,19 +64,21 @@ impl SchedulingPolicy {
         client: &AwsClient,
         cluster_name: &str,
     ) -> Result<sm::HyperPodCluster, Diagnostics> {
-        let cluster = find_cluster(&client.sagemaker, cluster_name).await.map_err(|err| match err {
-            AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
-                cluster_path(),
-                format!("{cluster_name:?}"),
-                &format!(
-                    "no HyperPod cluster of that name exists in account {} region {}",
-                    client.account_id,
-                    client.region.as_str()
-                ),
-                "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
-            )),
-            other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
-        })?;
+        let cluster = find_cluster(&client.sagemaker, cluster_name)
+            .await
+            .map_err(|err| match err {
+                AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
+                    cluster_path(),
+                    format!("{cluster_name:?}"),
+                    &format!(
+                        "no HyperPod cluster of that name exists in account {} region {}",
+                        client.account_id,
+                        client.region.as_str()
+                    ),
+                    "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
+                )),
+                other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
+            })?;
         if cluster.orchestrator == Orchestrator::Slurm {
             return Err(Diagnostic::invalid_value(
                 cluster_path(),
@@ -103,13 +108,17 @@ impl SchedulingPolicy {
     ) -> Result<Value, AwsError> {
         let tags = sm::list_tags(&client.sagemaker, &record.arn).await?;
         let cluster_name = string(planned, "cluster_name").unwrap_or_default();
-        Ok(flatten(
-            &record,
-            &cluster_name,
-            &tags,
-            &client.default_tags,
-            planned,
-        ))
+        Ok(flatten(&record, &cluster_name, &tags, &client.default_tags, planned))
+    }
+
+    fn remember(&self, id: &str) {
+        if let Ok(mut ids) = self.managed_ids.lock() {
+            ids.insert(id.to_string());
+        }
+    }
+
+    fn is_managed(&self, id: &str) -> bool {
+        self.managed_ids.lock().is_ok_and(|ids| ids.contains(id))
     }
 
     async fn update_policy(
@@ -117,9 +126,19 @@ impl SchedulingPolicy {
         client: &AwsClient,
         id: &str,
         spec: &PolicySpec,
+        wait: Duration,
+        context: &OperationContext,
     ) -> Result<(), AwsError> {
         for attempt in 1..=UPDATE_ATTEMPTS {
-            let current = find_scheduler_config(&client.sagemaker, id).await?;
+            let mut current = find_scheduler_config(&client.sagemaker, id).await?;
+            if matches!(current.status.as_str(), "Creating" | "Updating") {
+                // SageMaker refuses updates while another change is in flight; let it settle first. A settle that
+                // ends in a failed state is fine: the update below is what repairs it.
+                current = match sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, context).await {
+                    Ok(settled) => settled,
+                    Err(_) => find_scheduler_config(&client.sagemaker, id).await?,
+                };
+            }
             let result = client
                 .sagemaker
                 .update_cluster_scheduler_config()
@@ -132,14 +151,13 @@ impl SchedulingPolicy {
                 .map_err(|err| api_error("UpdateClusterSchedulerConfig", err));
             match result {
                 Ok(_) => return Ok(()),
-                Err(err)
-                    if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS =>
-                {
+                Err(err) if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS => {
                     tracing::warn!(
                         id,
                         attempt,
                         "scheduler config changed concurrently; re-reading its version"
                     );
+                    tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
                 }
                 Err(err) => return Err(err),
             }
@@ -169,9 +187,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 && !seen.insert(name.clone())
             {
                 diagnostics.push(Diagnostic::invalid_value(
-                    AttributePath::attr("priority_class")
-                        .index(index)
-                        .push_attr("name"),
+                    AttributePath::attr("priority_class").index(index).push_attr("name"),
                     format!("{name:?}"),
                     "another priority_class already has this name",
                     "give every priority class a distinct name",
@@ -180,11 +196,10 @@ impl Resource<AwsClient> for SchedulingPolicy {
         }
     }
 
-    async fn modify_plan(
-        &self,
-        client: &AwsClient,
-        change: &mut PlannedChange,
-    ) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+        if let Some(id) = change.prior.as_ref().and_then(|prior| string(prior, "id")) {
+            self.remember(&id);
+        }
         let cluster_name = string(&change.planned, "cluster_name");
         if let Some(cluster_name) = &cluster_name
             && change.config_attr("name").is_null()
@@ -199,8 +214,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         let Some(cluster_name) = cluster_name else {
             return Ok(()); // Unknown until another resource is applied; checked at apply.
         };
-        let cluster_changed =
-            change.prior_attr("cluster_name") != Some(change.planned_attr("cluster_name"));
+        let cluster_changed = change.prior_attr("cluster_name") != Some(change.planned_attr("cluster_name"));
         if !cluster_changed {
             return Ok(());
         }
@@ -209,12 +223,8 @@ impl Resource<AwsClient> for SchedulingPolicy {
         // A cluster has one scheduler config: creating a second fails at apply, so say so now.
         if let Some(existing) = find_scheduler_config_for_cluster(&client.sagemaker, &cluster.arn)
             .await
-            .map_err(|err| {
-                err.diagnostics(
-                    cluster_path(),
-                    "Cannot list the cluster's scheduler configs",
-                )
-            })?
+            .map_err(|err| err.diagnostics(cluster_path(), "Cannot list the cluster's scheduler configs"))?
+            && !self.is_managed(&existing)
         {
             return Err(Diagnostic::error(
                 cluster_path(),
@@ -230,12 +240,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         Ok(())
     }
 
-    async fn create(
-        &self,
-        client: &AwsClient,
-        planned: &Value,
-        context: &OperationContext,
-    ) -> Applied {
+    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
         let cluster_name = string(planned, "cluster_name").unwrap_or_default();
         let cluster = match self.governed_cluster(client, &cluster_name).await {
             Ok(cluster) => cluster,
@@ -262,37 +267,24 @@ impl Resource<AwsClient> for SchedulingPolicy {
             Ok(created) => created,
             Err(err) => {
                 return err
-                    .diagnostics(
-                        AttributePath::root(),
-                        "Creating the scheduling policy failed",
-                    )
+                    .diagnostics(AttributePath::root(), "Creating the scheduling policy failed")
                     .into();
             }
         };
-        let id = created
-            .cluster_scheduler_config_id()
-            .unwrap_or_default()
-            .to_string();
-        let arn = created
-            .cluster_scheduler_config_arn()
-            .unwrap_or_default()
-            .to_string();
+        let id = created.cluster_scheduler_config_id().unwrap_or_default().to_string();
+        let arn = created.cluster_scheduler_config_arn().unwrap_or_default().to_string();
         // From here on the object exists: failures return its id so Terraform taints it instead of forgetting it.
         let partial = || self.partial_state(planned, &id, &arn);
         let wait = timeout(planned, "create", DEFAULT_TIMEOUT);
-        let record =
-            match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
-                Ok(record) => record,
-                Err(err) => {
-                    return Applied::failed(
-                        Some(partial()),
-                        err.diagnostics(
-                            AttributePath::root(),
-                            "The scheduling policy did not become ready",
-                        ),
-                    );
-                }
-            };
+        let record = match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
+            Ok(record) => record,
+            Err(err) => {
+                return Applied::failed(
+                    Some(partial()),
+                    err.diagnostics(AttributePath::root(), "The scheduling policy did not become ready"),
+                );
+            }
+        };
         match self.refreshed_state(client, record, planned).await {
             Ok(state) => Applied::ok(state),
             Err(err) => Applied::failed(
@@ -309,14 +301,12 @@ impl Resource<AwsClient> for SchedulingPolicy {
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
         let id = string(current, "id").unwrap_or_default();
+        self.remember(&id);
         let record = match find_scheduler_config(&client.sagemaker, &id).await {
             Ok(record) => record,
             Err(err) if err.is_not_found() => return Ok(None),
             Err(err) => {
-                return Err(err.diagnostics(
-                    AttributePath::root(),
-                    "Reading the scheduling policy failed",
-                ));
+                return Err(err.diagnostics(AttributePath::root(), "Reading the scheduling policy failed"));
             }
         };
         let mut prior = current.clone();
@@ -324,56 +314,36 @@ impl Resource<AwsClient> for SchedulingPolicy {
             // Imported by ARN or id: name the cluster from its ARN via SageMaker.
             let cluster = find_cluster(&client.sagemaker, &record.cluster_arn)
                 .await
-                .map_err(|err| {
-                    err.diagnostics(cluster_path(), "Reading the policy's cluster failed")
-                })?;
+                .map_err(|err| err.diagnostics(cluster_path(), "Reading the policy's cluster failed"))?;
             set_attr(&mut prior, "cluster_name", text(cluster.name));
         }
         match self.refreshed_state(client, record, &prior).await {
             Ok(state) => Ok(Some(state)),
             Err(err) if crate::aws::is_not_found_error(&err) => Ok(None),
-            Err(err) => Err(err.diagnostics(
-                AttributePath::root(),
-                "Reading the scheduling policy's tags failed",
-            )),
+            Err(err) => Err(err.diagnostics(AttributePath::root(), "Reading the scheduling policy's tags failed")),
         }
     }
 
-    async fn update(
-        &self,
-        client: &AwsClient,
-        prior: &Value,
-        planned: &Value,
-        context: &OperationContext,
-    ) -> Applied {
+    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
         let id = string(prior, "id").unwrap_or_default();
         let arn = string(prior, "arn").unwrap_or_default();
         let wanted = PolicySpec::from_value(planned);
         if wanted != PolicySpec::from_value(prior) {
-            if let Err(err) = self.update_policy(client, &id, &wanted).await {
-                let summary = "Updating the scheduling policy failed";
-                return Applied::failed(
-                    Some(prior.clone()),
-                    err.diagnostics(AttributePath::root(), summary),
-                );
-            }
             let wait = timeout(planned, "update", DEFAULT_TIMEOUT);
-            if let Err(err) =
-                sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await
-            {
+            if let Err(err) = self.update_policy(client, &id, &wanted, wait, context).await {
+                let summary = "Updating the scheduling policy failed";
+                return Applied::failed(Some(prior.clone()), err.diagnostics(AttributePath::root(), summary));
+            }
+            if let Err(err) = sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
                 // The update was accepted; what state it ended in is unknown until the next refresh reads it.
                 let summary = "The scheduling policy update did not complete";
-                return Applied::failed(
-                    Some(prior.clone()),
-                    err.diagnostics(AttributePath::root(), summary),
-                );
+                return Applied::failed(Some(prior.clone()), err.diagnostics(AttributePath::root(), summary));
             }
         }
         let wanted_tags = string_map(planned, "tags_all");
         let prior_tags: BTreeMap<_, _> = string_map(prior, "tags_all");
         if wanted_tags != prior_tags
-            && let Err(err) =
-                sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
+            && let Err(err) = sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
         {
             return Applied::failed(
                 Some(prior.clone()),
@@ -394,12 +364,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         }
     }
 
-    async fn delete(
-        &self,
-        client: &AwsClient,
-        prior: &Value,
-        context: &OperationContext,
-    ) -> Result<(), Diagnostics> {
+    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
         let id = string(prior, "id").unwrap_or_default();
         let deleted = client
             .sagemaker
@@ -412,21 +377,13 @@ impl Resource<AwsClient> for SchedulingPolicy {
             Ok(_) => {}
             Err(err) if crate::aws::is_not_found_error(&err) => return Ok(()),
             Err(err) => {
-                return Err(err.diagnostics(
-                    AttributePath::root(),
-                    "Deleting the scheduling policy failed",
-                ));
+                return Err(err.diagnostics(AttributePath::root(), "Deleting the scheduling policy failed"));
             }
         }
         let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
         sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, context)
             .await
-            .map_err(|err| {
-                err.diagnostics(
-                    AttributePath::root(),
-                    "The scheduling policy was not deleted",
-                )
-            })
+            .map_err(|err| err.diagnostics(AttributePath::root(), "The scheduling policy was not deleted"))
     }
 
     async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
@@ -456,29 +413,21 @@ impl Resource<AwsClient> for SchedulingPolicy {
             return Err(Diagnostics::error(
                 AttributePath::root(),
                 "Missing import ID",
-                format!(
-                    "Import {TYPE_NAME} by the HyperPod cluster's name or ARN, e.g. `ml-capacity`."
-                ),
+                format!("Import {TYPE_NAME} by the HyperPod cluster's name or ARN, e.g. `ml-capacity`."),
             ));
         }
-        let cluster = find_cluster(&client.sagemaker, &cluster_ref)
-            .await
-            .map_err(|err| {
-                let detail = if err.is_not_found() {
-                    format!(
-                        "No HyperPod cluster {cluster_ref:?} exists in account {} region {}.",
-                        client.account_id,
-                        client.region.as_str()
-                    )
-                } else {
-                    err.to_string()
-                };
-                Diagnostics::error(
-                    AttributePath::root(),
-                    "Cannot import the scheduling policy",
-                    detail,
+        let cluster = find_cluster(&client.sagemaker, &cluster_ref).await.map_err(|err| {
+            let detail = if err.is_not_found() {
+                format!(
+                    "No HyperPod cluster {cluster_ref:?} exists in account {} region {}.",
+                    client.account_id,
+                    client.region.as_str()
                 )
-            })?;
+            } else {
+                err.to_string()
+            };
+            Diagnostics::error(AttributePath::root(), "Cannot import the scheduling policy", detail)
+        })?;
         let id = find_scheduler_config_for_cluster(&client.sagemaker, &cluster.arn)
             .await
             .map_err(|err| err.diagnostics(AttributePath::root(), "Cannot list the cluster's scheduler configs"))?
@@ -486,17 +435,14 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 Diagnostics::error(
                     AttributePath::root(),
                     "Nothing to import",
-                    format!("HyperPod cluster {:?} has no scheduling policy (cluster scheduler config).", cluster.name),
+                    format!(
+                        "HyperPod cluster {:?} has no scheduling policy (cluster scheduler config).",
+                        cluster.name
+                    ),
                 )
             })?;
         // Read fills in the rest; every attribute must be present, so start from nulls.
-        let mut state = object(
-            self.schema
-                .block
-                .attributes
-                .iter()
-                .map(|a| (a.name, Value::Null)),
-        );
+        let mut state = object(self.schema.block.attributes.iter().map(|a| (a.name, Value::Null)));
         for nested in &self.schema.block.blocks {
             set_attr(&mut state, nested.name, Value::Null);
         }
@@ -527,11 +473,7 @@ mod tests {
         let pattern = crate::protocol::validators::Matches::new(schema::ENTITY_NAME, "");
         assert_eq!(default_name("ml-capacity"), "ml-capacity-policy");
         let long = "a".repeat(63);
-        assert!(
-            pattern.is_match(&default_name(&long)),
-            "{}",
-            default_name(&long)
-        );
+        assert!(pattern.is_match(&default_name(&long)), "{}", default_name(&long));
         let hyphen_at_cut = format!("{}-b", "a".repeat(55));
         assert!(pattern.is_match(&default_name(&hyphen_at_cut)));
     }
@@ -539,16 +481,8 @@ mod tests {
     #[test]
     fn duplicate_priority_class_names_are_refused_with_their_path() {
         let resource = SchedulingPolicy::default();
-        let class = |name: &str| {
-            object([
-                ("name", text(name)),
-                ("weight", crate::protocol::object::int(1)),
-            ])
-        };
-        let config = object([(
-            "priority_class",
-            Value::List(vec![class("a"), class("b"), class("a")]),
-        )]);
+        let class = |name: &str| object([("name", text(name)), ("weight", crate::protocol::object::int(1))]);
+        let config = object([("priority_class", Value::List(vec![class("a"), class("b"), class("a")]))]);
         let mut diagnostics = Diagnostics::new();
         resource.validate(&config, &mut diagnostics);
         assert_eq!(diagnostics.0.len(), 1);

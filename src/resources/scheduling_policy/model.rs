@@ -51,13 +51,10 @@ impl PolicySpec {
             .collect();
         aws_sdk_sagemaker::types::SchedulerConfig::builder()
             .set_priority_classes(Some(classes))
-            .set_fair_share(self.fair_share.map(|on| {
-                if on {
-                    FairShare::Enabled
-                } else {
-                    FairShare::Disabled
-                }
-            }))
+            .set_fair_share(
+                self.fair_share
+                    .map(|on| if on { FairShare::Enabled } else { FairShare::Disabled }),
+            )
             .set_idle_resource_sharing(self.idle_resource_sharing.map(|on| {
                 if on {
                     IdleResourceSharing::Enabled
@@ -77,9 +74,7 @@ pub fn split_tags(
     prior_tags: &BTreeMap<String, String>,
 ) -> BTreeMap<String, String> {
     live.iter()
-        .filter(|(key, value)| {
-            prior_tags.contains_key(*key) || default_tags.get(*key) != Some(*value)
-        })
+        .filter(|(key, value)| prior_tags.contains_key(*key) || default_tags.get(*key) != Some(*value))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
@@ -121,15 +116,10 @@ pub fn flatten(
             "description",
             optional_text(config.description.clone().filter(|d| !d.is_empty())),
         ),
-        (
-            "fair_share",
-            config.fair_share.map_or(Value::Null, Value::Bool),
-        ),
+        ("fair_share", config.fair_share.map_or(Value::Null, Value::Bool)),
         (
             "idle_resource_sharing",
-            config
-                .idle_resource_sharing
-                .map_or(Value::Null, Value::Bool),
+            config.idle_resource_sharing.map_or(Value::Null, Value::Bool),
         ),
         ("tags", tags_value),
         ("tags_all", text_map(live_tags)),
@@ -141,19 +131,11 @@ pub fn flatten(
                 config
                     .priority_classes
                     .iter()
-                    .map(|class| {
-                        object([
-                            ("name", text(&class.name)),
-                            ("weight", int(i64::from(class.weight))),
-                        ])
-                    })
+                    .map(|class| object([("name", text(&class.name)), ("weight", int(i64::from(class.weight)))]))
                     .collect(),
             ),
         ),
-        (
-            "timeouts",
-            prior.get_attr("timeouts").cloned().unwrap_or(Value::Null),
-        ),
+        ("timeouts", prior.get_attr("timeouts").cloned().unwrap_or(Value::Null)),
     ])
 }
 
@@ -162,24 +144,15 @@ mod tests {
     use super::*;
 
     fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
     fn default_tags_stay_out_of_tags_unless_configured() {
         let live = tags(&[("team", "ml"), ("env", "prod")]);
         let defaults = tags(&[("env", "prod")]);
-        assert_eq!(
-            split_tags(&live, &defaults, &tags(&[])),
-            tags(&[("team", "ml")])
-        );
-        assert_eq!(
-            split_tags(&live, &defaults, &tags(&[("env", "prod")])),
-            live
-        );
+        assert_eq!(split_tags(&live, &defaults, &tags(&[])), tags(&[("team", "ml")]));
+        assert_eq!(split_tags(&live, &defaults, &tags(&[("env", "prod")])), live);
         // A default key overridden with another value is the resource's own tag.
         let overridden = tags(&[("env", "dev")]);
         assert_eq!(split_tags(&overridden, &defaults, &tags(&[])), overridden);
@@ -187,10 +160,7 @@ mod tests {
 
     #[test]
     fn own_tags_win_over_default_tags() {
-        let merged = merge_tags(
-            &tags(&[("env", "prod"), ("a", "1")]),
-            &tags(&[("env", "dev")]),
-        );
+        let merged = merge_tags(&tags(&[("env", "prod"), ("a", "1")]), &tags(&[("env", "dev")]));
         assert_eq!(merged, tags(&[("env", "dev"), ("a", "1")]));
     }
 
@@ -198,8 +168,7 @@ mod tests {
     fn spec_round_trips_through_state() {
         let record = SchedulerConfig {
             id: "abcdef123456".into(),
-            arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster-scheduler-config/abcdef123456"
-                .into(),
+            arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster-scheduler-config/abcdef123456".into(),
             name: "ml-capacity-policy".into(),
             cluster_arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster/aaaaaaaaaaaa".into(),
             description: None,
@@ -219,13 +188,7 @@ mod tests {
             fair_share: Some(true),
             idle_resource_sharing: Some(false),
         };
-        let state = flatten(
-            &record,
-            "ml-capacity",
-            &BTreeMap::new(),
-            &BTreeMap::new(),
-            &Value::Null,
-        );
+        let state = flatten(&record, "ml-capacity", &BTreeMap::new(), &BTreeMap::new(), &Value::Null);
         let spec = PolicySpec::from_value(&state);
         assert_eq!(spec.priority_classes, record.priority_classes);
         assert_eq!(spec.fair_share, Some(true));

@@ -21,25 +21,24 @@ fn entity_name() -> Matches {
 }
 
 pub fn schema() -> Schema {
-    let priority_class = Block::new(
-        "A priority class tasks can name. Higher weights are scheduled first and may preempt lower ones.",
-    )
-    .attribute(
-        Attribute::string("name")
-            .required()
-            .describe("Priority class name, referenced by tenants' `priority_class`.")
-            .validate(Matches::new(
-                PRIORITY_CLASS_NAME,
-                "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
-            ))
-            .validate(LengthBetween { min: 1, max: 40 }),
-    )
-    .attribute(
-        Attribute::number("weight")
-            .required()
-            .describe("Scheduling weight of the class.")
-            .validate(IntBetween { min: 0, max: 100 }),
-    );
+    let priority_class =
+        Block::new("A priority class tasks can name. Higher weights are scheduled first and may preempt lower ones.")
+            .attribute(
+                Attribute::string("name")
+                    .required()
+                    .describe("Priority class name, referenced by tenants' `priority_class`.")
+                    .validate(Matches::new(
+                        PRIORITY_CLASS_NAME,
+                        "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+                    ))
+                    .validate(LengthBetween { min: 1, max: 40 }),
+            )
+            .attribute(
+                Attribute::number("weight")
+                    .required()
+                    .describe("Scheduling weight of the class.")
+                    .validate(IntBetween { min: 0, max: 100 }),
+            );
 
     Schema {
         version: 0,
@@ -120,7 +119,11 @@ pub fn schema() -> Schema {
                 .computed()
                 .describe("`ClusterSchedulerConfigVersion`; every update increments it."),
         )
-        .attribute(Attribute::string("status").computed().describe("Status reported by SageMaker, e.g. `Created`."))
+        .attribute(
+            Attribute::string("status")
+                .computed()
+                .describe("Status reported by SageMaker, e.g. `Created`."),
+        )
         .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
         .block(timeouts_block(&["create", "update", "delete"], "10m")),
     }
@@ -133,22 +136,19 @@ pub fn identity_schema() -> IdentitySchema {
             IdentityAttribute {
                 name: "cluster_name",
                 ty: Type::String,
-                description: "Name of the HyperPod cluster whose scheduling policy this is."
-                    .to_string(),
+                description: "Name of the HyperPod cluster whose scheduling policy this is.".to_string(),
                 required_for_import: true,
             },
             IdentityAttribute {
                 name: "account_id",
                 ty: Type::String,
-                description: "Account of the cluster. Defaults to the provider's account."
-                    .to_string(),
+                description: "Account of the cluster. Defaults to the provider's account.".to_string(),
                 required_for_import: false,
             },
             IdentityAttribute {
                 name: "region",
                 ty: Type::String,
-                description: "Region of the cluster. Defaults to the provider's region."
-                    .to_string(),
+                description: "Region of the cluster. Defaults to the provider's region.".to_string(),
                 required_for_import: false,
             },
         ],
