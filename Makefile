@@ -7,7 +7,7 @@ export HYPERPOD_PROVIDER_DIR ?= $(CARGO_TARGET_DIR)/release
 PYTHON := $(HYPERPOD_VENV)/bin/python
 SANDBOX_PORT ?= 4599
 
-.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state
+.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state docs
 
 all: build
 
@@ -49,3 +49,7 @@ fmt:
 ## Handshake time, schema latency, idle RSS, binary size -> bench/out/results.{json,md}
 bench: build
 	bash bench/run.sh
+
+## Registry docs (docs/) from the provider schema and examples/; tests/docs.rs fails when they are stale.
+docs:
+	UPDATE_DOCS=1 cargo test --release --locked --test docs

@@ -6,6 +6,7 @@
 
 pub mod aws;
 pub mod data_sources;
+pub mod docs;
 pub mod functions;
 pub mod protocol;
 pub mod provider;

@@ -15,6 +15,11 @@ COMMON = ("-no-color", "-input=false")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # commands without -no-color (e.g. providers schema) still colour errors
 
 
+def flat(text: str) -> str:
+    """Terraform wraps diagnostics and aligns plan columns; compare text with whitespace folded."""
+    return " ".join(text.split())
+
+
 @dataclass
 class Result:
     args: tuple

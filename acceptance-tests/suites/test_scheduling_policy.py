@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from harness import flat
+
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_scheduling_policy.capacity"
@@ -34,11 +36,6 @@ resource "hyperpod_scheduling_policy" "capacity" {{
 {blocks}
 }}
 """
-
-
-def flat(text):
-    """Terraform wraps diagnostics and aligns plan columns; compare text with whitespace folded."""
-    return " ".join(text.split())
 
 
 def live_configs(sandbox, cluster_arn=None):
@@ -367,20 +364,3 @@ def test_function_refuses_a_bad_team_name(tf):
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("not a valid team name") in flat(result.stderr)
-
-
-def test_wrong_account_fails_configuration(tf):
-    tf.write(PROVIDER.replace('region = "us-west-2"', 'region = "us-west-2"\n  allowed_account_ids = ["111122223333"]')
-             + 'data "hyperpod_cluster" "c" {\n  name = "ml-capacity"\n}\n')
-    result = tf.plan(check=False)
-    assert result.rc == 1
-    assert flat("account 123456789012, which is not in allowed_account_ids") in flat(result.stderr)
-
-
-def test_invalid_provider_settings_fail_validation_with_paths(tf):
-    tf.write(PROVIDER.replace('region = "us-west-2"', 'region = "mars"\n  max_retries = 100')
-             + 'data "hyperpod_cluster" "c" {\n  name = "ml-capacity"\n}\n')
-    result = tf.plan(check=False)
-    assert result.rc == 1
-    assert flat('"mars" is not an AWS region name') in flat(result.stderr)
-    assert flat("max_retries: the value is out of range. Observed: 100") in flat(result.stderr)

@@ -94,13 +94,28 @@ where
             .message()
             .map(str::to_string)
             .unwrap_or_else(|| DisplayErrorContext(&err).to_string()),
-        _ => DisplayErrorContext(&err).to_string(),
+        // Connection failures: the chain of causes reads well; the debug dump of the response does not.
+        _ => error_chain(&err),
     };
     AwsError::Api {
         operation,
         code,
         message,
     }
+}
+
+/// "outer: cause: root cause", without repeating a cause that its parent already prints.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if parts.last().is_none_or(|last| !last.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
 }
 
 /// SageMaker reports a missing object as `ResourceNotFound`, or as a `ValidationException` that says so.

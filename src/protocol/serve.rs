@@ -67,9 +67,12 @@ pub struct SocketDir {
 
 impl SocketDir {
     pub fn new() -> io::Result<Self> {
-        // tempfile creates the directory with mode 0700: only this user can reach the socket.
+        use std::os::unix::fs::PermissionsExt;
+        // Mode 0700, so only this user can reach the socket. tempfile's default for directories is 0777 less the
+        // umask (usually 0755), which would let anyone on the machine connect to the socket.
         let dir = tempfile::Builder::new()
             .prefix("terraform-provider-hyperpod-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()?;
         Ok(Self { dir })
     }

@@ -1,0 +1,13 @@
+data "hyperpod_cluster" "capacity" {
+  name = "ml-capacity"
+}
+
+# Scheduling policies and task governance need an EKS-orchestrated cluster.
+output "is_eks" {
+  value = data.hyperpod_cluster.capacity.orchestrator == "eks"
+}
+
+# Instances per group, e.g. { "gpu-workers" = 4 }.
+output "instances" {
+  value = { for group in data.hyperpod_cluster.capacity.instance_groups : group.name => group.current_count }
+}
