@@ -15,7 +15,7 @@ def main(argv=None):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("HYPERPOD_SANDBOX_PORT", "4599")),
                         help="0 = any free port (default: $HYPERPOD_SANDBOX_PORT or 4599)")
-    parser.add_argument("--seed", default=str(seed.DEFAULT_SEED), help="seed file (default: %(default)s)")
+    parser.add_argument("--seed", default=str(seed.DEFAULT_SEED), help="seed directory (default: %(default)s)")
     args = parser.parse_args(argv)
 
     install()
@@ -28,7 +28,7 @@ def main(argv=None):
     app = AdminMiddleware(DomainDispatcherApplication(create_backend_app), args.seed)
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     os.environ.setdefault("MOTO_PORT", str(server.server_port))  # moto builds some URLs from it
-    clusters = ", ".join(f"{name}={arn}" for name, arn in app.seeded["hyperpod_clusters"].items())
+    clusters = ", ".join(f"{name}={arn}" for name, arn in app.seeded["sagemaker"]["hyperpod_clusters"].items())
     print(f"hyperpod-sandbox ready on http://{args.host}:{server.server_port} "
           f"(moto {moto.__version__}; seeded {clusters})", flush=True)
     try:

@@ -307,3 +307,13 @@ def install():
     for fn in (create_cluster_scheduler_config, describe_cluster_scheduler_config, update_cluster_scheduler_config,
                delete_cluster_scheduler_config, list_cluster_scheduler_configs):
         setattr(SageMakerResponse, fn.__name__, fn)
+
+
+def apply_seed(data: dict, account: dict) -> dict:
+    """HyperPod clusters from seed_data/sagemaker.json, with fixed ids so ARNs survive resets."""
+    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    clusters = {}
+    for c in data.get("hyperpod_clusters", []):
+        params = {k: v for k, v in c.items() if k != "ClusterId"}
+        clusters[c["ClusterName"]] = create_hyperpod_cluster(backend, params, cluster_id=c["ClusterId"]).arn
+    return {"hyperpod_clusters": clusters}

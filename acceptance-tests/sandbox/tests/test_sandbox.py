@@ -79,7 +79,7 @@ def make_eks_cluster(sm, name):
 def test_health_reports_seed(sandbox):
     health = sandbox.health()
     assert health["status"] == "ok" and health["moto"] == "5.2.5"
-    assert health["seed"]["hyperpod_clusters"] == {"ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN}
+    assert health["seed"]["sagemaker"]["hyperpod_clusters"] == {"ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN}
 
 
 def test_seeded_eks_cluster_by_name_and_arn(sm, sandbox):
