@@ -214,7 +214,8 @@ configurations need no arguments at all. In order of precedence:
    `AWS_PROFILE`.
 3. The shared credentials and config files (`~/.aws/credentials`, `~/.aws/config`), including SSO and
    `credential_process` profiles.
-4. Container credentials (ECS, EKS Pod Identity) and the EC2 instance profile (IMDSv2).
+4. Web identity (`AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN`, as EKS IAM roles for service accounts set
+   them), container credentials (ECS, EKS Pod Identity) and the EC2 instance profile (IMDSv2).
 
 The provider block has no arguments for static access keys: keep secrets out of configuration and use a profile,
 environment variables or a role instead.
@@ -735,7 +736,7 @@ Required:
 
 Optional:
 
-- `create` (String) Time allowed for create, e.g. `30m`. Defaults to `5m`. A duration such as `30s`, `10m` or `1h30m`.
+- `create` (String) Time allowed for create. Defaults to `5m`. A duration such as `30s`, `10m` or `1h30m`.
 
 <a id=\"nestedobjatt--objects\"></a>
 ### Nested Schema for `objects`

@@ -35,7 +35,7 @@ impl Default for ClusterDataSource {
                     .attribute(Attribute::string("name").required().describe("Cluster name or ARN."))
                     .attribute(Attribute::string("arn").computed().describe("Cluster ARN."))
                     .attribute(Attribute::string("status").computed().describe("Cluster status, e.g. `InService`."))
-                    .attribute(Attribute::string("orchestrator").computed().describe("`eks` or `slurm`."))
+                    .attribute(Attribute::string("orchestrator").computed().describe("Which orchestrator runs the cluster: `eks` or `slurm`."))
                     .attribute(
                         Attribute::string("eks_cluster_arn")
                             .computed()
@@ -44,7 +44,7 @@ impl Default for ClusterDataSource {
                     .attribute(
                         Attribute::nested("instance_groups", Nesting::List, instance_group)
                             .computed()
-                            .describe("The cluster's instance groups, with their counts (the capacity WKL-3 checks quotas against)."),
+                            .describe("The cluster's instance groups with their instance counts: the capacity that team quotas share."),
                     ),
             },
         }

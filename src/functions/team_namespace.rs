@@ -17,7 +17,7 @@ impl Default for TeamNamespace {
     fn default() -> Self {
         Self {
             signature: FunctionSignature {
-                summary: "The namespace HyperPod creates for a team".to_string(),
+                summary: "The namespace HyperPod creates for a team.".to_string(),
                 description: "Returns `hyperpod-ns-<team>`, the Kubernetes namespace that HyperPod task governance \
                               creates with a team's compute quota, after checking the team name is one SageMaker \
                               accepts."

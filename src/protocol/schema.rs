@@ -357,9 +357,7 @@ pub fn timeouts_block(operations: &[&'static str], default: &str) -> NestedBlock
             block.attribute(
                 Attribute::string(operation)
                     .optional()
-                    .describe(format!(
-                        "Time allowed for {operation}, e.g. `30m`. Defaults to `{default}`."
-                    ))
+                    .describe(format!("Time allowed for {operation}. Defaults to `{default}`."))
                     .validate(super::validators::IsDuration),
             )
         },

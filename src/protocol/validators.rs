@@ -62,7 +62,12 @@ impl Matches {
 
 impl Validator for Matches {
     fn description(&self) -> String {
-        format!("{}.", self.meaning)
+        let mut chars = self.meaning.chars();
+        let sentence: String = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        format!("{sentence}.")
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         let Value::String(text) = value else { return };
@@ -85,7 +90,11 @@ pub struct LengthBetween {
 
 impl Validator for LengthBetween {
     fn description(&self) -> String {
-        format!("From {} to {} characters.", self.min, self.max)
+        if self.min == 0 {
+            format!("At most {} characters.", self.max)
+        } else {
+            format!("From {} to {} characters.", self.min, self.max)
+        }
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         let Value::String(text) = value else { return };

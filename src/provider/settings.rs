@@ -17,7 +17,7 @@ pub fn schema() -> Schema {
             block.attribute(
                 Attribute::string(service)
                     .optional()
-                    .describe(format!("Endpoint URL for {}.", service.to_uppercase()))
+                    .describe(format!("Endpoint URL for {}.", service_name(service)))
                     .validate(IsUrl),
             )
         },
@@ -31,7 +31,7 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::string("region")
                 .optional()
-                .describe("AWS region of the HyperPod capacity account, e.g. `us-west-2`. Defaults to `AWS_REGION` or the profile's region.")
+                .describe("AWS region of the HyperPod capacity account. Defaults to `AWS_REGION` or the profile's region.")
                 .validate(IsRegion),
         )
         .attribute(Attribute::string("profile").optional().describe("Named profile from the shared config and credentials files."))
@@ -67,13 +67,13 @@ pub fn schema() -> Schema {
             NestedBlock::single(
                 "assume_role",
                 Block::new("A role to assume with the base credentials before any call.")
-                    .attribute(Attribute::string("role_arn").required().describe("ARN of the role to assume.").validate(IsArn))
+                    .attribute(Attribute::string("role_arn").required().describe("The role to assume.").validate(IsArn))
                     .attribute(Attribute::string("session_name").optional().describe("Session name. Defaults to `terraform-provider-hyperpod`."))
                     .attribute(Attribute::string("external_id").optional().describe("External ID the role's trust policy requires."))
                     .attribute(
                         Attribute::string("duration")
                             .optional()
-                            .describe("Session length, e.g. `1h`. Defaults to 1 hour.")
+                            .describe("Session length. Defaults to 1 hour.")
                             .validate(IsDuration),
                     ),
             )
@@ -91,6 +91,18 @@ pub fn schema() -> Schema {
             )
             .max_items(1),
         ),
+    }
+}
+
+/// How AWS names the service in prose.
+fn service_name(service: &str) -> &'static str {
+    match service {
+        "datazone" => "Amazon DataZone (SageMaker Unified Studio)",
+        "eks" => "Amazon EKS",
+        "iam" => "AWS IAM",
+        "kms" => "AWS KMS",
+        "sagemaker" => "Amazon SageMaker",
+        _ => "AWS STS",
     }
 }
 
@@ -184,7 +196,7 @@ impl Validator for IsRegion {
 struct IsArn;
 impl Validator for IsArn {
     fn description(&self) -> String {
-        "An ARN.".to_string()
+        "A full ARN, e.g. `arn:aws:iam::123456789012:role/terraform`.".to_string()
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         if let Value::String(text) = value

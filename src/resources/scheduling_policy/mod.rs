@@ -490,6 +490,25 @@ mod tests {
     }
 
     #[test]
+    fn state_of_the_current_version_upgrades_and_other_versions_are_refused() {
+        let resource = SchedulingPolicy::default();
+        let json = br#"{"id":"abcdef123456","cluster_name":"ml-capacity","version":3,
+            "priority_class":[{"name":"production","weight":90}],"tags":{"team":"ml"}}"#;
+        let state = resource.upgrade_state(0, json).expect("current version decodes");
+        assert_eq!(string(&state, "id").as_deref(), Some("abcdef123456"));
+        assert_eq!(crate::protocol::object::integer(&state, "version"), Some(3));
+        assert_eq!(
+            state.get_attr("arn"),
+            Some(&Value::Null),
+            "absent attributes decode as null"
+        );
+        let err = resource
+            .upgrade_state(7, json)
+            .expect_err("unknown versions are refused");
+        assert!(err.0[0].detail.contains("schema version 7"));
+    }
+
+    #[test]
     fn schema_declares_every_attribute_with_a_description() {
         let schema = schema::schema();
         for attribute in &schema.block.attributes {

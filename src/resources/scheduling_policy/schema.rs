@@ -26,7 +26,7 @@ pub fn schema() -> Schema {
             .attribute(
                 Attribute::string("name")
                     .required()
-                    .describe("Priority class name, referenced by tenants' `priority_class`.")
+                    .describe("Priority class name; workloads and team quotas refer to it by this name (rule WKL-4 checks they exist).")
                     .validate(Matches::new(
                         PRIORITY_CLASS_NAME,
                         "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
@@ -45,8 +45,7 @@ pub fn schema() -> Schema {
         block: Block::new(
             "The cluster policy of an EKS-orchestrated HyperPod cluster (a SageMaker *cluster scheduler config*): \
              priority classes, fair share and idle-resource sharing. A cluster has exactly one; import an existing \
-             one by cluster name. Tenants' priority classes (WKL-4) and fair-share weights (WKL-6) are checked \
-             against it.",
+             one by cluster name.",
         )
         .attribute(
             Attribute::string("id")
@@ -92,7 +91,7 @@ pub fn schema() -> Schema {
                 .use_state_for_unknown()
                 .describe(
                     "Whether idle capacity is shared by fair-share weight across teams (`FairShare`). When unset, \
-                     the service default applies and is recorded.",
+                     SageMaker's default applies (documented as enabled) and is recorded.",
                 ),
         )
         .attribute(
@@ -115,9 +114,9 @@ pub fn schema() -> Schema {
                 .describe("All tags on the scheduler config, `default_tags` included."),
         )
         .attribute(
-            Attribute::number("version")
-                .computed()
-                .describe("`ClusterSchedulerConfigVersion`; every update increments it."),
+            Attribute::number("version").computed().describe(
+                "Version of the scheduler config (`ClusterSchedulerConfigVersion`); every update increments it.",
+            ),
         )
         .attribute(
             Attribute::string("status")
