@@ -9,7 +9,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::protocol::provider::attribute_description;
+use crate::protocol::convert::attribute_description;
 use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
 use crate::protocol::schema::{
     Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting, Presence, Schema,
