@@ -7,7 +7,7 @@ once the socket is bound and the seed is applied.
 import argparse
 import os
 
-from . import install, seed
+from . import install, kubernetes, seed
 
 
 def main(argv=None):
@@ -25,14 +25,17 @@ def main(argv=None):
 
     from .admin import AdminMiddleware
 
+    k8s_port = kubernetes.start()  # before the seed, so seeded clusters know their Kubernetes endpoint
     app = AdminMiddleware(DomainDispatcherApplication(create_backend_app), args.seed)
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     os.environ.setdefault("MOTO_PORT", str(server.server_port))  # moto builds some URLs from it
     clusters = ", ".join(f"{name}={arn}" for name, arn in app.seeded["sagemaker"]["hyperpod_clusters"].items())
     print(f"hyperpod-sandbox ready on http://{args.host}:{server.server_port} "
-          f"(moto {moto.__version__}; seeded {clusters})", flush=True)
+          f"(moto {moto.__version__}; seeded {clusters}; kubernetes https://127.0.0.1:{k8s_port})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+    finally:
+        kubernetes.stop()
     return 0

@@ -355,7 +355,7 @@ output "slurm_orchestrator" {
     assert eks["orchestrator"] == "eks"
     assert eks["eks_cluster_arn"].endswith(":cluster/ml-capacity-eks")
     assert {g["instance_type"]: g["current_count"] for g in eks["instance_groups"]} == {
-        "ml.p5.48xlarge": 4, "ml.g5.8xlarge": 8}
+        "ml.p5.48xlarge": 8, "ml.g5.8xlarge": 4}
     assert tf.output("slurm_orchestrator") == "slurm"
 
 

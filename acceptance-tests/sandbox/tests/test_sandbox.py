@@ -88,8 +88,8 @@ def test_seeded_eks_cluster_by_name_and_arn(sm, sandbox):
     assert by_name["ClusterArn"] == ML_ARN and by_name["ClusterStatus"] == "InService"
     assert by_name["Orchestrator"] == {"Eks": {"ClusterArn": EKS_ARN}}
     groups = {g["InstanceType"]: g for g in by_name["InstanceGroups"]}
-    assert groups["ml.p5.48xlarge"]["CurrentCount"] == groups["ml.p5.48xlarge"]["TargetCount"] == 4
-    assert groups["ml.g5.8xlarge"]["CurrentCount"] == 8 and groups["ml.g5.8xlarge"]["Status"] == "InService"
+    assert groups["ml.p5.48xlarge"]["CurrentCount"] == groups["ml.p5.48xlarge"]["TargetCount"] == 8
+    assert groups["ml.g5.8xlarge"]["CurrentCount"] == 4 and groups["ml.g5.8xlarge"]["Status"] == "InService"
     # The EKS cluster the HyperPod cluster points at exists in the same sandbox.
     assert sandbox.client("eks").describe_cluster(name="ml-capacity-eks")["cluster"]["arn"] == EKS_ARN
 

@@ -1,0 +1,771 @@
+"""DataZone (SageMaker Unified Studio) in the sandbox: a new moto service, since moto has none.
+
+Registered with moto on import (`sys.modules["moto.datazone"]` + a host pattern appended in place to
+`moto.backend_index.backend_url_patterns`), so `install()` in `sandbox/__init__.py` only imports it.
+Requests are parsed and responses/errors serialised by moto from the botocore `datazone` model
+(rest-json: status codes 201/202/204, ResourceNotFoundException 404, ConflictException 409,
+ValidationException 400); this file holds the state and AWS's business rules:
+
+* domains (each with a root domain unit and a managed "Tooling" environment blueprint), domain units,
+  project profiles, projects (`domainUnitId`, `projectStatus` ACTIVE), environments;
+* a project created from a profile gets one environment per ON_CREATE environment configuration; a
+  "Tooling" environment carries the project user role as provisioned resource `userRoleArn`
+  (created in moto's IAM), which is how Studio tooling finds the project role;
+* connections: HYPERPOD resolves `clusterName` against moto's own SageMaker clusters (same process;
+  account/region from `awsLocation`, else the environment), IAM and S3 are kept as given;
+* project memberships (users and groups with designations) and policy grants on domain units.
+
+State lives in the backend's `__dict__`, which moto's reset wipes; the seed is `seed_data/datazone.json`.
+"""
+import base64
+import copy
+import functools
+import json
+import re
+import secrets
+import string
+import sys
+import threading
+from urllib.parse import unquote
+
+import moto.backend_index as backend_index
+from moto.core.base_backend import BackendDict, BaseBackend
+from moto.core.exceptions import ServiceException
+from moto.core.responses import ActionResult, BaseResponse, EmptyResult
+from moto.core.utils import utcnow
+
+_lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
+_LOWER = string.ascii_lowercase + string.digits
+_GRANT = string.ascii_letters + string.digits
+TOOLING = "Tooling"
+SAGEMAKER_PROVIDER = "Amazon SageMaker"
+# Policy types whose grants live on another entity type than a domain unit.
+_NOT_ON_DOMAIN_UNITS = {"CREATE_ENVIRONMENT_PROFILE", "DELEGATE_CREATE_ENVIRONMENT_PROFILE", "CREATE_ENVIRONMENT",
+                        "CREATE_ENVIRONMENT_FROM_BLUEPRINT", "USE_ASSET_TYPE"}
+# Input props member -> ConnectionType for the connection kinds the sandbox keeps.
+_CONNECTION_TYPES = {"hyperPodProperties": "HYPERPOD", "iamProperties": "IAM", "s3Properties": "S3"}
+
+
+class ResourceNotFoundException(ServiceException):
+    code = "ResourceNotFoundException"
+
+
+class ConflictException(ServiceException):
+    code = "ConflictException"
+
+
+class ValidationException(ServiceException):
+    code = "ValidationException"
+
+
+def new_id(n: int = 14) -> str:
+    """DataZone ids are 14 lowercase alphanumerics (domains add `dzd_`)."""
+    return "".join(secrets.choice(_LOWER) for _ in range(n))
+
+
+def _camel(policy_type: str) -> str:
+    """CREATE_PROJECT_FROM_PROJECT_PROFILE -> createProjectFromProjectProfile (the PolicyGrantDetail member)."""
+    first, *rest = policy_type.lower().split("_")
+    return first + "".join(w.capitalize() for w in rest)
+
+
+def _plain(value):
+    """Parsed params as plain dicts/lists, without members the parser left empty."""
+    if hasattr(value, "original_dict"):
+        value = value.original_dict()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _required(p: dict, *names: str) -> None:
+    """Required members the model validation would reject, in AWS's words (for when it is off)."""
+    for name in names:
+        if p.get(name) in (None, {}):
+            raise ValidationException(f"1 validation error detected: Value null at '{name}' "
+                                      "failed to satisfy constraint: Member must not be null")
+
+
+def _one_member(p: dict, name: str) -> tuple[str, object]:
+    """The single member of a union parameter."""
+    union = p.get(name) or {}
+    if len(union) != 1:
+        raise ValidationException(f"Exactly one member of '{name}' must be set, got {sorted(union) or 'none'}")
+    return next(iter(union.items()))
+
+
+def _page(items: list, p: dict) -> tuple[list, str | None]:
+    start = 0
+    if p.get("nextToken"):
+        try:
+            start = int(base64.urlsafe_b64decode(p["nextToken"].encode()).decode())
+        except ValueError:
+            raise ValidationException(f"Invalid nextToken: {p['nextToken']}")
+    end = start + (p.get("maxResults") or 50)
+    token = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
+    return items[start:end], token
+
+
+def _listing(key: str, items: list, p: dict) -> dict:
+    page, token = _page(items, p)
+    out = {key: page}
+    if token:
+        out["nextToken"] = token
+    return out
+
+
+def _sort_by_name(items: list, p: dict, name=lambda x: x["name"]) -> list:
+    if p.get("sortBy") == "NAME" or p.get("sortOrder"):
+        return sorted(items, key=name, reverse=p.get("sortOrder") == "DESCENDING")
+    return items
+
+
+class Domain:
+    """One domain and everything in it (plain class: moto's BaseModel metaclass wants a moto.* module)."""
+
+    def __init__(self, record: dict):
+        self.record = record
+        self.units: dict[str, dict] = {}
+        self.blueprints: dict[str, dict] = {}
+        self.profiles: dict[str, dict] = {}
+        self.projects: dict[str, dict] = {}
+        self.environments: dict[str, dict] = {}
+        self.connections: dict[str, dict] = {}
+        self.memberships: dict[str, list] = {}  # project id -> members
+        self.grants: dict[tuple, list] = {}  # (entityType, entityIdentifier) -> grants
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+    def unit(self, unit_id: str) -> dict:
+        if unit_id not in self.units:
+            raise ResourceNotFoundException(f"Domain unit {unit_id} not found in domain {self.id}")
+        return self.units[unit_id]
+
+    def project(self, project_id: str) -> dict:
+        if project_id not in self.projects:
+            raise ResourceNotFoundException(f"Project {project_id} not found in domain {self.id}")
+        return self.projects[project_id]
+
+    def profile(self, profile_id: str) -> dict:
+        if profile_id not in self.profiles:
+            raise ResourceNotFoundException(f"Project profile {profile_id} not found in domain {self.id}")
+        return self.profiles[profile_id]
+
+    def blueprint(self, blueprint_id: str) -> dict:
+        if blueprint_id not in self.blueprints:
+            raise ResourceNotFoundException(f"Environment blueprint {blueprint_id} not found in domain {self.id}")
+        return self.blueprints[blueprint_id]
+
+    def environment(self, environment_id: str) -> dict:
+        if environment_id not in self.environments:
+            raise ResourceNotFoundException(f"Environment {environment_id} not found in domain {self.id}")
+        return self.environments[environment_id]
+
+    def connection(self, connection_id: str) -> dict:
+        if connection_id not in self.connections:
+            raise ResourceNotFoundException(f"Connection {connection_id} not found in domain {self.id}")
+        return self.connections[connection_id]
+
+    def user_role(self, environment: dict | None) -> str | None:
+        for resource in (environment or {}).get("provisionedResources", []):
+            if resource.get("name") == "userRoleArn":
+                return resource["value"]
+        return None
+
+
+class DataZoneBackend(BaseBackend):
+    def __init__(self, region_name, account_id):
+        super().__init__(region_name, account_id)
+        self.domains: dict[str, Domain] = {}
+
+    @property
+    def _url_module(self):
+        # moto derives "<package>.urls" from the module name; url_bases/url_paths live here instead.
+        return sys.modules[__name__]
+
+    def _domain(self, domain_id: str) -> Domain:
+        if domain_id not in self.domains:
+            raise ResourceNotFoundException(f"Domain {domain_id} not found")
+        return self.domains[domain_id]
+
+    def _caller(self) -> str:
+        return self.account_id  # DataZone reports the caller's user profile; the sandbox has none
+
+    # ---- domains ---------------------------------------------------------------------
+    def create_domain(self, p, domain_id=None, root_unit_id=None, tooling_blueprint_id=None):
+        _required(p, "name")
+        if any(d.record["name"] == p["name"] for d in self.domains.values()):
+            raise ConflictException(f"Domain with name {p['name']} already exists")
+        domain_id = domain_id or f"dzd_{new_id()}"
+        version = p.get("domainVersion", "V1")
+        now = utcnow()
+        record = {
+            "id": domain_id, "name": p["name"], "description": p.get("description"),
+            "singleSignOn": p.get("singleSignOn") or {"type": "DISABLED"},
+            "domainExecutionRole": p.get("domainExecutionRole") or p.get("serviceRole") or
+            f"arn:aws:iam::{self.account_id}:role/service-role/AmazonDataZoneDomainExecution",
+            "serviceRole": p.get("serviceRole"), "kmsKeyIdentifier": p.get("kmsKeyIdentifier"),
+            "arn": f"arn:aws:datazone:{self.region_name}:{self.account_id}:domain/{domain_id}",
+            "status": "AVAILABLE", "domainVersion": version, "managedAccountId": self.account_id,
+            "portalUrl": f"https://{domain_id}.{'sagemaker' if version == 'V2' else 'datazone'}"
+                         f".{self.region_name}.on.aws",
+            "tags": p.get("tags"), "createdAt": now, "lastUpdatedAt": now,
+        }
+        domain = Domain(record)
+        root = self._new_unit(domain, p["name"], None, None, root_unit_id)
+        record["rootDomainUnitId"] = root["id"]
+        blueprint_id = tooling_blueprint_id or new_id()
+        domain.blueprints[blueprint_id] = {
+            "id": blueprint_id, "name": TOOLING, "provider": SAGEMAKER_PROVIDER, "blueprintCategory": "TOOLING",
+            "description": "Project tooling: the project's user role, network and storage", "managed": True,
+            "provisioningProperties": {"cloudFormation": {
+                "templateUrl": f"https://datazone-blueprints-{self.region_name}.s3.amazonaws.com/tooling.yaml"}},
+            "userParameters": [], "createdAt": now, "updatedAt": now}
+        self.domains[domain_id] = domain
+        return record
+
+    def get_domain(self, p):
+        return self._domain(p["identifier"]).record
+
+    def list_domains(self, p):
+        items = [d.record for d in self.domains.values() if p.get("status") in (None, d.record["status"])]
+        return _listing("items", items, {**p, "maxResults": p.get("maxResults") or 25})
+
+    def delete_domain(self, p):
+        domain = self._domain(p["identifier"])
+        if domain.projects and not p.get("skipDeletionCheck"):
+            raise ConflictException(f"Domain {domain.id} still has {len(domain.projects)} project(s); "
+                                    "delete them first or set skipDeletionCheck")
+        for project_id in list(domain.projects):
+            self.delete_project({"domainIdentifier": domain.id, "identifier": project_id})
+        del self.domains[domain.id]
+        return {"status": "DELETING"}
+
+    # ---- domain units ----------------------------------------------------------------
+    def _new_unit(self, domain, name, parent, description, unit_id=None):
+        if parent and any(u["name"] == name and u.get("parentDomainUnitId") == parent["id"]
+                          for u in domain.units.values()):
+            raise ConflictException(f"Domain unit {name} already exists under {parent['id']}")
+        now = utcnow()
+        unit = {"id": unit_id or new_id(), "domainId": domain.id, "name": name, "description": description,
+                "parentDomainUnitId": parent["id"] if parent else None,
+                "ancestorDomainUnitIds": (parent["ancestorDomainUnitIds"] + [parent["id"]]) if parent else [],
+                "owners": [], "createdAt": now, "lastUpdatedAt": now, "createdBy": self._caller(),
+                "lastUpdatedBy": self._caller()}
+        domain.units[unit["id"]] = unit
+        return unit
+
+    def create_domain_unit(self, p, unit_id=None):
+        _required(p, "name", "parentDomainUnitIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        return self._new_unit(domain, p["name"], domain.unit(p["parentDomainUnitIdentifier"]),
+                              p.get("description"), unit_id)
+
+    def get_domain_unit(self, p):
+        return self._domain(p["domainIdentifier"]).unit(p["identifier"])
+
+    def list_domain_units_for_parent(self, p):
+        _required(p, "parentDomainUnitIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        parent = domain.unit(p["parentDomainUnitIdentifier"])
+        items = [u for u in domain.units.values() if u.get("parentDomainUnitId") == parent["id"]]
+        return _listing("items", items, {**p, "maxResults": p.get("maxResults") or 25})
+
+    def delete_domain_unit(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        unit = domain.unit(p["identifier"])
+        if unit["id"] == domain.record["rootDomainUnitId"]:
+            raise ValidationException(f"The root domain unit {unit['id']} of domain {domain.id} cannot be deleted")
+        if any(u.get("parentDomainUnitId") == unit["id"] for u in domain.units.values()):
+            raise ConflictException(f"Domain unit {unit['id']} has child domain units")
+        if any(pr["domainUnitId"] == unit["id"] for pr in domain.projects.values()):
+            raise ConflictException(f"Domain unit {unit['id']} has projects")
+        del domain.units[unit["id"]]
+        domain.grants.pop(("DOMAIN_UNIT", unit["id"]), None)
+
+    # ---- environment blueprints --------------------------------------------------------
+    def list_environment_blueprints(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        items = [b for b in domain.blueprints.values()
+                 if p.get("managed") in (None, b["managed"]) and (not p.get("name") or p["name"] in b["name"])]
+        return _listing("items", items, p)
+
+    def get_environment_blueprint(self, p):
+        return self._domain(p["domainIdentifier"]).blueprint(p["identifier"])
+
+    # ---- project profiles --------------------------------------------------------------
+    def create_project_profile(self, p, profile_id=None):
+        _required(p, "name")
+        domain = self._domain(p["domainIdentifier"])
+        if any(pp["name"] == p["name"] for pp in domain.profiles.values()):
+            raise ConflictException(f"Project profile {p['name']} already exists in domain {domain.id}")
+        unit = domain.unit(p.get("domainUnitIdentifier") or domain.record["rootDomainUnitId"])
+        configs = copy.deepcopy(p.get("environmentConfigurations") or [])
+        for config in configs:
+            domain.blueprint(config["environmentBlueprintId"])
+            config.setdefault("id", new_id())
+            config.setdefault("deploymentMode", "ON_CREATE")
+        now = utcnow()
+        profile = {**{k: v for k, v in p.items() if k not in ("domainIdentifier", "domainUnitIdentifier", "clientToken")},
+                   "id": profile_id or new_id(), "domainId": domain.id, "domainUnitId": unit["id"],
+                   "status": p.get("status", "ENABLED"), "environmentConfigurations": configs,
+                   "createdBy": self._caller(), "createdAt": now, "lastUpdatedAt": now}
+        domain.profiles[profile["id"]] = profile
+        return profile
+
+    def get_project_profile(self, p):
+        return self._domain(p["domainIdentifier"]).profile(p["identifier"])
+
+    def list_project_profiles(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        items = [pp for pp in domain.profiles.values() if not p.get("name") or p["name"] in pp["name"]]
+        return _listing("items", _sort_by_name(items, p), p)
+
+    def delete_project_profile(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        profile = domain.profile(p["identifier"])
+        if any(pr.get("projectProfileId") == profile["id"] for pr in domain.projects.values()):
+            raise ValidationException(f"Project profile {profile['id']} is used by projects")
+        del domain.profiles[profile["id"]]
+
+    # ---- projects ----------------------------------------------------------------------
+    def create_project(self, p, project_id=None, deploy_environments=True):
+        _required(p, "name")
+        domain = self._domain(p["domainIdentifier"])
+        if any(pr["name"] == p["name"] for pr in domain.projects.values()):
+            raise ConflictException(f"Project with name {p['name']} already exists in domain {domain.id}")
+        unit = domain.unit(p.get("domainUnitId") or domain.record["rootDomainUnitId"])
+        profile = domain.profile(p["projectProfileId"]) if p.get("projectProfileId") else None
+        if profile and profile["status"] != "ENABLED":
+            raise ValidationException(f"Project profile {profile['id']} is {profile['status']}")
+        assignments = p.get("membershipAssignments") or []
+        members = [self._member(a["member"], a.get("designation"), a.get("userCreatedDesignationId"))
+                   for a in assignments]
+        now = utcnow()
+        project = {
+            "id": project_id or new_id(), "domainId": domain.id, "name": p["name"],
+            "description": p.get("description"), "projectStatus": "ACTIVE", "domainUnitId": unit["id"],
+            "projectProfileId": p.get("projectProfileId"), "projectCategory": p.get("projectCategory"),
+            "glossaryTerms": p.get("glossaryTerms"), "userParameters": p.get("userParameters"),
+            "resourceTags": [{"key": k, "value": v, "source": "PROJECT"}
+                             for k, v in (p.get("resourceTags") or {}).items()] or None,
+            "createdBy": self._caller(), "createdAt": now, "lastUpdatedAt": now, "updatedAt": now}
+        domain.projects[project["id"]] = project
+        domain.memberships[project["id"]] = members
+        if profile and deploy_environments:
+            for config in profile["environmentConfigurations"]:
+                if config.get("deploymentMode") != "ON_DEMAND":
+                    self._new_environment(domain, project, config["name"], domain.blueprint(config["environmentBlueprintId"]),
+                                          config=config)
+            project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
+        return project
+
+    def get_project(self, p):
+        return self._domain(p["domainIdentifier"]).project(p["identifier"])
+
+    def list_projects(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        wanted = {("user", p["userIdentifier"])} if p.get("userIdentifier") else set()
+        wanted |= {("group", p["groupIdentifier"])} if p.get("groupIdentifier") else set()
+        items = [pr for pr in domain.projects.values()
+                 if (not p.get("name") or p["name"] in pr["name"])
+                 and p.get("projectCategory") in (None, pr.get("projectCategory"))
+                 and (not wanted or wanted & {(m["kind"], m["id"]) for m in domain.memberships[pr["id"]]})]
+        return _listing("items", items, p)
+
+    def delete_project(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        project = domain.project(p["identifier"])
+        # The project's environments (and their user roles), connections and memberships go with it.
+        for env in [e for e in domain.environments.values() if e["projectId"] == project["id"]]:
+            self._delete_environment(domain, env)
+        for cid in [c for c, conn in domain.connections.items() if conn.get("projectId") == project["id"]]:
+            del domain.connections[cid]
+        del domain.memberships[project["id"]]
+        del domain.projects[project["id"]]
+
+    # ---- environments ------------------------------------------------------------------
+    def _new_environment(self, domain, project, name, blueprint, config=None, environment_id=None,
+                         user_role_arn=None, account=None, region=None, description=None, extra_resources=()):
+        env_id = environment_id or new_id()
+        resources = []
+        if blueprint["name"] == TOOLING:
+            if user_role_arn is None:
+                user_role_arn = self._create_user_role(f"datazone_usr_role_{project['id']}_{env_id}", project)
+            resources.append({"provider": "IAM", "name": "userRoleArn", "value": user_role_arn, "type": "IAMRole"})
+        resources.extend(copy.deepcopy(list(extra_resources)))
+        now = utcnow()
+        env = {"id": env_id, "domainId": domain.id, "projectId": project["id"], "name": name,
+               "description": description, "provider": blueprint["provider"], "status": "ACTIVE",
+               "awsAccountId": account or self.account_id, "awsAccountRegion": region or self.region_name,
+               "environmentBlueprintId": blueprint["id"], "provisionedResources": resources,
+               "environmentActions": [], "userParameters": [],
+               "lastDeployment": {"deploymentId": new_id(), "deploymentType": "CREATE",
+                                  "deploymentStatus": "SUCCESSFUL", "isDeploymentComplete": True},
+               "createdBy": self._caller(), "createdAt": now, "updatedAt": now}
+        if config:
+            env.update(environmentConfigurationId=config["id"], environmentConfigurationName=config["name"])
+        domain.environments[env_id] = env
+        return env
+
+    def _create_user_role(self, role_name, project):
+        """The project user role a Tooling environment's stack creates (kept in moto's IAM)."""
+        from moto.iam.models import iam_backends
+        iam = iam_backends[self.account_id][self.partition]
+        trust = {"Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Principal": {"Service": ["datazone.amazonaws.com", "sagemaker.amazonaws.com"]},
+            "Action": ["sts:AssumeRole", "sts:TagSession", "sts:SetContext"]}]}
+        role = iam.create_role(role_name=role_name, assume_role_policy_document=json.dumps(trust), path="/",
+                               permissions_boundary=None, description=f"DataZone project {project['name']} user role",
+                               tags=[{"Key": "AmazonDataZoneProject", "Value": project["id"]}],
+                               max_session_duration=None)
+        role.sandbox_datazone_owned = True
+        return role.arn
+
+    def _delete_environment(self, domain, env):
+        from moto.iam.models import iam_backends
+        iam = iam_backends[self.account_id][self.partition]
+        role_arn = domain.user_role(env)
+        for role in list(iam.roles.values()):
+            if role.arn == role_arn and getattr(role, "sandbox_datazone_owned", False):
+                del iam.roles[role.id]  # seeded roles (not created here) stay
+        del domain.environments[env["id"]]
+
+    def create_environment(self, p):
+        _required(p, "name", "projectIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        project = domain.project(p["projectIdentifier"])
+        if any(e["projectId"] == project["id"] and e["name"] == p["name"] for e in domain.environments.values()):
+            raise ConflictException(f"Environment {p['name']} already exists in project {project['id']}")
+        config = None
+        if p.get("environmentConfigurationId"):
+            profile = domain.profiles.get(project.get("projectProfileId")) or {}
+            config = next((c for c in profile.get("environmentConfigurations", [])
+                           if c["id"] == p["environmentConfigurationId"]), None)
+            if config is None:
+                raise ResourceNotFoundException(f"Environment configuration {p['environmentConfigurationId']} "
+                                                f"not found in the profile of project {project['id']}")
+            blueprint = domain.blueprint(config["environmentBlueprintId"])
+        elif p.get("environmentBlueprintIdentifier"):
+            blueprint = domain.blueprint(p["environmentBlueprintIdentifier"])
+        elif p.get("environmentProfileIdentifier"):
+            raise ResourceNotFoundException(f"Environment profile {p['environmentProfileIdentifier']} not found")
+        else:
+            raise ValidationException("One of environmentConfigurationId, environmentBlueprintIdentifier or "
+                                      "environmentProfileIdentifier is required")
+        return self._new_environment(domain, project, p["name"], blueprint, config=config,
+                                     account=p.get("environmentAccountIdentifier"),
+                                     region=p.get("environmentAccountRegion"), description=p.get("description"))
+
+    def get_environment(self, p):
+        return self._domain(p["domainIdentifier"]).environment(p["identifier"])
+
+    def list_environments(self, p):
+        _required(p, "projectIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        filters = {"projectId": p.get("projectIdentifier"), "environmentBlueprintId": p.get("environmentBlueprintIdentifier"),
+                   "status": p.get("status"), "provider": p.get("provider"), "name": p.get("name"),
+                   "awsAccountId": p.get("awsAccountId"), "awsAccountRegion": p.get("awsAccountRegion")}
+        items = [e for e in domain.environments.values()
+                 if all(v is None or e.get(k) == v for k, v in filters.items())]
+        if p.get("environmentProfileIdentifier"):
+            items = []  # no environment profiles in the sandbox
+        return _listing("items", items, p)
+
+    # ---- connections -------------------------------------------------------------------
+    def _hyperpod(self, props, account, region):
+        """Resolve the HyperPod cluster in moto's own SageMaker backend."""
+        from moto.sagemaker.models import sagemaker_backends
+        name = props.get("clusterName")
+        cluster = sagemaker_backends[account][region].clusters.get(name) if name else None
+        if cluster is None:
+            raise ResourceNotFoundException(f"HyperPod cluster {name} not found in account {account} region {region}")
+        orchestrator = cluster.describe().get("Orchestrator") or {}
+        return {"clusterName": name, "clusterArn": cluster.arn, "orchestrator": "EKS" if "Eks" in orchestrator else "SLURM"}
+
+    def create_connection(self, p):
+        _required(p, "name")
+        domain = self._domain(p["domainIdentifier"])
+        if any(c["name"] == p["name"] for c in domain.connections.values()):
+            raise ConflictException(f"Connection with name {p['name']} already exists in domain {domain.id}")
+        env = domain.environment(p["environmentIdentifier"]) if p.get("environmentIdentifier") else None
+        project = domain.projects[env["projectId"]] if env else None
+        scope = p.get("scope") or ("PROJECT" if env else "DOMAIN")
+        if scope == "PROJECT" and env is None:
+            raise ValidationException("environmentIdentifier is required for a connection with scope PROJECT")
+        member, props = _one_member(p, "props")
+        if member not in _CONNECTION_TYPES:
+            raise NotImplementedError(f"connections with props.{member}")
+        location = dict(p.get("awsLocation") or {})
+        location.setdefault("awsAccountId", env["awsAccountId"] if env else self.account_id)
+        location.setdefault("awsRegion", env["awsAccountRegion"] if env else self.region_name)
+        if member == "hyperPodProperties":
+            out = self._hyperpod(props, location["awsAccountId"], location["awsRegion"])
+        elif member == "iamProperties":
+            out = {"environmentId": env["id"] if env else None, "glueLineageSyncEnabled": props.get("glueLineageSyncEnabled")}
+        else:
+            out = {**props, "status": "READY"}
+        conn = {"connectionId": new_id(), "domainId": domain.id,
+                "domainUnitId": project["domainUnitId"] if project else domain.record["rootDomainUnitId"],
+                "environmentId": env["id"] if env else None, "projectId": project["id"] if project else None,
+                "name": p["name"], "description": p.get("description"), "type": _CONNECTION_TYPES[member],
+                "scope": scope, "configurations": p.get("configurations"), "props": {member: out},
+                "physicalEndpoints": [{"awsLocation": location,
+                                       "enableTrustedIdentityPropagation": p.get("enableTrustedIdentityPropagation")}]}
+        domain.connections[conn["connectionId"]] = conn
+        return conn
+
+    def get_connection(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        conn = domain.connection(p["identifier"])
+        return {**conn, "environmentUserRole": domain.user_role(domain.environments.get(conn.get("environmentId")))}
+
+    def update_connection(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        conn = domain.connection(p["identifier"])
+        if p.get("props"):
+            member, patch = _one_member(p, "props")
+            if member not in conn["props"]:
+                raise ValidationException(f"props.{member} cannot be applied to a {conn['type']} connection")
+            conn["props"][member].update(patch)
+        if "description" in p:
+            conn["description"] = p["description"]
+        if "configurations" in p:
+            conn["configurations"] = p["configurations"]
+        if "awsLocation" in p:
+            for endpoint in conn["physicalEndpoints"]:
+                endpoint["awsLocation"].update(p["awsLocation"])
+        return conn
+
+    def delete_connection(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        del domain.connections[domain.connection(p["identifier"])["connectionId"]]
+        return {"status": "DELETING"}
+
+    def list_connections(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        filters = {"projectId": p.get("projectIdentifier"), "environmentId": p.get("environmentIdentifier"),
+                   "type": p.get("type"), "scope": p.get("scope"), "name": p.get("name")}
+        items = [c for c in domain.connections.values() if all(v is None or c.get(k) == v for k, v in filters.items())]
+        return _listing("items", _sort_by_name(items, p), p)
+
+    # ---- project memberships -----------------------------------------------------------
+    @staticmethod
+    def _member(member, designation, user_created_designation_id=None):
+        kind, identifier = _one_member({"member": member}, "member")
+        _required({"designation": designation}, "designation")
+        if designation == "USER_CREATED_DESIGNATION" and not user_created_designation_id:
+            raise ValidationException("userCreatedDesignationId is required for designation USER_CREATED_DESIGNATION")
+        return {"kind": "user" if kind == "userIdentifier" else "group", "id": identifier,
+                "designation": designation, "userCreatedDesignationId": user_created_designation_id}
+
+    def create_project_membership(self, p):
+        _required(p, "member", "designation")
+        domain = self._domain(p["domainIdentifier"])
+        project = domain.project(p["projectIdentifier"])
+        new = self._member(p["member"], p["designation"], p.get("userCreatedDesignationId"))
+        members = domain.memberships[project["id"]]
+        for existing in members:
+            if (existing["kind"], existing["id"]) == (new["kind"], new["id"]):
+                if existing["designation"] != new["designation"]:
+                    raise ValidationException(f"{new['kind'].capitalize()} {new['id']} is already a member of project "
+                                              f"{project['id']} as {existing['designation']}")
+                return {}
+        members.append(new)
+        return {}
+
+    def list_project_memberships(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        project = domain.project(p["projectIdentifier"])
+        members = _sort_by_name(domain.memberships[project["id"]], p, name=lambda m: m["id"])
+        items = [{"memberDetails": {m["kind"]: {f"{m['kind']}Id": m["id"]}}, "designation": m["designation"],
+                  "userCreatedDesignationId": m["userCreatedDesignationId"]} for m in members]
+        return _listing("members", items, p)
+
+    def delete_project_membership(self, p):
+        _required(p, "member")
+        domain = self._domain(p["domainIdentifier"])
+        project = domain.project(p["projectIdentifier"])
+        kind, identifier = _one_member(p, "member")
+        kind = "user" if kind == "userIdentifier" else "group"
+        members = domain.memberships[project["id"]]
+        for existing in members:
+            if (existing["kind"], existing["id"]) == (kind, identifier):
+                members.remove(existing)
+                return None
+        raise ResourceNotFoundException(f"{kind.capitalize()} {identifier} is not a member of project {project['id']}")
+
+    # ---- policy grants -----------------------------------------------------------------
+    def _grant_entity(self, p) -> tuple[Domain, tuple]:
+        domain = self._domain(p["domainIdentifier"])
+        if p["entityType"] != "DOMAIN_UNIT":
+            raise NotImplementedError(f"policy grants on {p['entityType']}")
+        domain.unit(p["entityIdentifier"])
+        return domain, (p["entityType"], p["entityIdentifier"])
+
+    def _check_grant(self, domain, p):
+        if p["policyType"] in _NOT_ON_DOMAIN_UNITS:
+            raise ValidationException(f"Policy type {p['policyType']} cannot be granted on a DOMAIN_UNIT")
+        kind, principal = _one_member(p, "principal")
+        if kind == "project" and principal.get("projectIdentifier"):
+            domain.project(principal["projectIdentifier"])
+        if kind == "domainUnit" and principal.get("domainUnitIdentifier"):
+            domain.unit(principal["domainUnitIdentifier"])
+        detail_kind, detail = _one_member(p, "detail")
+        if detail_kind != _camel(p["policyType"]):
+            raise ValidationException(f"detail.{detail_kind} does not match policyType {p['policyType']} "
+                                      f"(expected detail.{_camel(p['policyType'])})")
+        for profile_id in (detail or {}).get("projectProfiles", []):
+            domain.profile(profile_id)
+
+    def add_policy_grant(self, p):
+        _required(p, "policyType", "principal", "detail")
+        domain, key = self._grant_entity(p)
+        self._check_grant(domain, p)
+        grants = domain.grants.setdefault(key, [])
+        for grant in grants:
+            if (grant["policyType"], grant["principal"], grant["detail"]) == (p["policyType"], p["principal"], p["detail"]):
+                raise ConflictException(f"This policy grant already exists ({grant['grantId']})")
+        grant = {"grantId": "".join(secrets.choice(_GRANT) for _ in range(10)), "policyType": p["policyType"],
+                 "principal": p["principal"], "detail": p["detail"], "createdAt": utcnow(), "createdBy": self._caller()}
+        grants.append(grant)
+        return {"grantId": grant["grantId"]}
+
+    def list_policy_grants(self, p):
+        _required(p, "policyType")
+        domain, key = self._grant_entity(p)
+        items = [g for g in domain.grants.get(key, []) if g["policyType"] == p["policyType"]]
+        return _listing("grantList", items, {**p, "maxResults": p.get("maxResults") or 25})
+
+    def remove_policy_grant(self, p):
+        _required(p, "policyType", "principal")
+        domain, key = self._grant_entity(p)
+        grants = domain.grants.get(key, [])
+        # Removing a grant that is not there succeeds, as the model has no ResourceNotFound for it.
+        grants[:] = [g for g in grants if not (g["policyType"] == p["policyType"] and g["principal"] == p["principal"]
+                                               and p.get("grantIdentifier") in (None, g["grantId"]))]
+
+
+datazone_backends = BackendDict(DataZoneBackend, "datazone")
+
+OPERATIONS = [name for name, fn in vars(DataZoneBackend).items() if callable(fn) and not name.startswith("_")]
+
+
+@functools.cache
+def _routes() -> list:
+    """(method, path regex, operation) for every DataZone operation, from the model's request URIs."""
+    from moto.core.utils import get_service_model
+    model = get_service_model("datazone")
+    routes = []
+    for name in model.operation_names:
+        http = model.operation_model(name).http
+        path = re.escape(http["requestUri"].split("?")[0])  # labels {name}, greedy {name+}
+        path = re.sub(r"\\\{(\w+)\\\+\\\}", r"(?P<\1>.+)", path)
+        path = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", path)
+        routes.append((http["method"], re.compile(path), name))
+    return routes
+
+
+class DataZoneResponse(BaseResponse):
+    def __init__(self):
+        super().__init__(service_name="datazone")
+        self.automated_parameter_parsing = True  # params parsed from the botocore model
+
+    @property
+    def backend(self) -> DataZoneBackend:
+        return datazone_backends[self.current_account][self.region]
+
+    def _get_action_from_method_and_request_uri(self, request):
+        """moto's router also requires an operation's required query parameters (e.g. ListPolicyGrants
+        `policyType`) to be present, and answers a bare 404 without them; AWS routes on method and path
+        and rejects the request with a ValidationException. Route like AWS; validation does the rest."""
+        action = super()._get_action_from_method_and_request_uri(request)
+        if action is None:
+            path = request.raw_path.split("?")[0]
+            found = [(name, m.groupdict()) for method, rx, name in _routes()
+                     if method == request.method and (m := rx.fullmatch(path))]
+            if len(found) == 1:
+                action, labels = found[0]
+                self.uri_match = {k: unquote(v) for k, v in labels.items()}
+        return action
+
+
+def _handler(name):
+    def handler(self):
+        with _lock:
+            result = getattr(self.backend, name)(_plain(self.params))
+        return EmptyResult() if result is None else ActionResult(result)
+    handler.__name__ = name
+    return handler
+
+
+for _name in OPERATIONS:
+    setattr(DataZoneResponse, _name, _handler(_name))
+
+
+# moto's server synthesises the host "datazone.<region>.amazonaws.com" from the SigV4 scope and matches it
+# against url_bases; moto's Smithy router then picks the operation from the model, so one path serves all.
+url_bases = [r"https?://datazone\.(.+)\.amazonaws\.com", r"https?://datazone\.(.+)\.api\.aws"]
+url_paths = {"{0}/v2/(?P<path>.*)$": DataZoneResponse.dispatch}
+
+
+def _register():
+    """Make `moto.backends.get_backend("datazone")` and the host dispatcher find this module."""
+    if sys.modules.get("moto.datazone") is sys.modules[__name__]:
+        return
+    sys.modules["moto.datazone"] = sys.modules[__name__]
+    for base in url_bases:  # moto's dispatcher holds this very list: append in place
+        backend_index.backend_url_patterns.append(("datazone", re.compile(base)))
+
+
+_register()
+
+
+# ---- seed ------------------------------------------------------------------------------------
+def apply_seed(data: dict, account: dict) -> dict:
+    """Domains from seed_data/datazone.json with fixed ids (domain, units, profiles, projects, environments),
+    so ids survive resets. Tooling environments take `userRoleArn` as given (the IAM seed holds those roles)."""
+    backend = datazone_backends[account["account_id"]][account["region"]]
+    summary = {}
+    with _lock:
+        for d in data.get("domains", []):
+            params = {k: v for k, v in d.items() if k not in ("id", "rootDomainUnitId", "toolingBlueprintId",
+                                                               "domainUnits", "projectProfiles", "projects")}
+            domain_id = backend.create_domain(params, d["id"], d["rootDomainUnitId"], d["toolingBlueprintId"])["id"]
+            domain = backend.domains[domain_id]
+            units = {domain.units[d["rootDomainUnitId"]]["name"]: d["rootDomainUnitId"]}
+            for u in d.get("domainUnits", []):
+                parent = units[u["parent"]] if u.get("parent") else d["rootDomainUnitId"]
+                units[u["name"]] = backend.create_domain_unit(
+                    {"domainIdentifier": domain_id, "name": u["name"], "parentDomainUnitIdentifier": parent,
+                     "description": u.get("description")}, u["id"])["id"]
+            profiles = {}
+            for pp in d.get("projectProfiles", []):
+                params = {k: v for k, v in pp.items() if k not in ("id", "domainUnit")}
+                params.update(domainIdentifier=domain_id,
+                              domainUnitIdentifier=units[pp["domainUnit"]] if pp.get("domainUnit") else d["rootDomainUnitId"])
+                profiles[pp["name"]] = backend.create_project_profile(params, pp["id"])["id"]
+            projects, roles = {}, {}
+            for pr in d.get("projects", []):
+                params = {k: v for k, v in pr.items() if k not in ("id", "domainUnit", "projectProfile", "environments")}
+                params.update(domainIdentifier=domain_id, domainUnitId=units[pr["domainUnit"]],
+                              projectProfileId=profiles[pr["projectProfile"]])
+                project = backend.create_project(params, pr["id"], deploy_environments=False)
+                projects[pr["name"]] = project["id"]
+                profile = domain.profiles[project["projectProfileId"]]
+                for e in pr.get("environments", []):
+                    config = next(c for c in profile["environmentConfigurations"] if c["name"] == e["configuration"])
+                    env = backend._new_environment(domain, project, e.get("name", config["name"]),
+                                                   domain.blueprint(config["environmentBlueprintId"]), config=config,
+                                                   environment_id=e["id"], user_role_arn=e.get("userRoleArn"),
+                                                   extra_resources=e.get("provisionedResources", ()))
+                    if e.get("userRoleArn"):
+                        roles[pr["name"]] = {"environmentId": env["id"], "userRoleArn": e["userRoleArn"]}
+                project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
+            summary[d["name"]] = {"domainId": domain_id, "domainUnits": units, "projectProfiles": profiles,
+                                  "projects": projects, "toolingEnvironments": roles}
+    return {"domains": summary}
