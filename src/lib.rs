@@ -8,6 +8,7 @@ pub mod aws;
 pub mod data_sources;
 pub mod docs;
 pub mod functions;
+pub mod governance;
 pub mod protocol;
 pub mod provider;
 pub mod resources;

@@ -47,6 +47,7 @@ pub struct AwsSettings {
     pub allowed_account_ids: Vec<AccountId>,
     pub forbidden_account_ids: Vec<AccountId>,
     pub default_tags: BTreeMap<String, String>,
+    pub strict: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -110,13 +111,23 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     if let Some(url) = &settings.endpoints.sagemaker {
         sagemaker_config = sagemaker_config.endpoint_url(url);
     }
-    let sagemaker = aws_sdk_sagemaker::Client::from_conf(sagemaker_config.build());
+    let mut datazone_config = aws_sdk_datazone::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.datazone {
+        datazone_config = datazone_config.endpoint_url(url);
+    }
+    let mut iam_config = aws_sdk_iam::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.iam {
+        iam_config = iam_config.endpoint_url(url);
+    }
     Ok(AwsClient {
-        sagemaker,
+        sagemaker: aws_sdk_sagemaker::Client::from_conf(sagemaker_config.build()),
+        datazone: aws_sdk_datazone::Client::from_conf(datazone_config.build()),
+        iam: aws_sdk_iam::Client::from_conf(iam_config.build()),
         account_id,
         region,
         caller_arn: identity.arn().unwrap_or_default().to_string(),
         default_tags: settings.default_tags.clone(),
+        strict: settings.strict,
     })
 }
 

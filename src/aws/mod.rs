@@ -2,6 +2,8 @@
 //! `wait_*` helpers. Resources call the SDK for mutations and these helpers for reads and waits.
 
 pub mod config;
+pub mod datazone;
+pub mod iam;
 pub mod ids;
 pub mod sagemaker;
 pub mod wait;
@@ -18,6 +20,8 @@ use ids::{AccountId, RegionName};
 /// Everything a resource needs to talk to AWS, built once by `ConfigureProvider`.
 pub struct AwsClient {
     pub sagemaker: aws_sdk_sagemaker::Client,
+    pub datazone: aws_sdk_datazone::Client,
+    pub iam: aws_sdk_iam::Client,
     /// The account the provider's credentials belong to (checked against allowed/forbidden accounts).
     pub account_id: AccountId,
     pub region: RegionName,
@@ -25,6 +29,8 @@ pub struct AwsClient {
     pub caller_arn: String,
     /// The provider's `default_tags`, merged under every taggable resource's own tags.
     pub default_tags: BTreeMap<String, String>,
+    /// Governance warnings fail the plan (provider `strict`; a resource may also opt in).
+    pub strict: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

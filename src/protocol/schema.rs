@@ -178,8 +178,15 @@ impl NestedBlock {
             ..Self::list(name, block)
         }
     }
+    /// For list and set blocks. (Single blocks are optional with 0/0, required with 1/1: see `required`.)
     pub fn max_items(mut self, max: i64) -> Self {
         self.max_items = max;
+        self
+    }
+    /// A single block the configuration must contain (Terraform wants min = max = 1 for it).
+    pub fn required(mut self) -> Self {
+        self.min_items = 1;
+        self.max_items = 1;
         self
     }
     pub fn value_type(&self) -> Type {

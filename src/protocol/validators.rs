@@ -157,6 +157,88 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
     Some(std::time::Duration::from_secs_f64(total))
 }
 
+/// One of a fixed set of strings.
+pub struct OneOf(pub &'static [&'static str]);
+
+impl OneOf {
+    fn allowed(&self) -> String {
+        self.0.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl Validator for OneOf {
+    fn description(&self) -> String {
+        format!("One of {}.", self.allowed())
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        if !self.0.contains(&text.as_str()) {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                "the value is not one of the allowed values",
+                &format!("use one of {}", self.allowed()),
+            ));
+        }
+    }
+}
+
+/// Every element of a list or set of strings is one of a fixed set.
+pub struct EachOneOf(pub &'static [&'static str]);
+
+impl Validator for EachOneOf {
+    fn description(&self) -> String {
+        format!("Each one of {}.", OneOf(self.0).allowed())
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        each_string(value, |text| {
+            OneOf(self.0).validate(path, &Value::String(text.to_string()), diagnostics)
+        });
+    }
+}
+
+/// Calls `f` with each known string element of a list or set (sets have no index Terraform can point at).
+pub fn each_string(value: &Value, mut f: impl FnMut(&str)) {
+    if let Value::List(items) | Value::Set(items) = value {
+        for item in items {
+            if let Value::String(text) = item {
+                f(text);
+            }
+        }
+    }
+}
+
+/// A calendar date written `YYYY-MM-DD`.
+pub struct IsDate;
+
+impl Validator for IsDate {
+    fn description(&self) -> String {
+        "A date, `YYYY-MM-DD`.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        if parse_date(text).is_none() {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                "the value is not a calendar date",
+                "write the date as YYYY-MM-DD, e.g. \"2026-11-01\"",
+            ));
+        }
+    }
+}
+
+/// Parses `YYYY-MM-DD` into a real calendar date (so `2026-02-30` is refused).
+pub fn parse_date(text: &str) -> Option<time::Date> {
+    let mut parts = text.splitn(3, '-');
+    let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+    if year.len() != 4 || month.len() != 2 || day.len() != 2 {
+        return None;
+    }
+    let month = time::Month::try_from(month.parse::<u8>().ok()?).ok()?;
+    time::Date::from_calendar_date(year.parse().ok()?, month, day.parse().ok()?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +278,29 @@ mod tests {
         assert_eq!(parse_duration("ten minutes"), None);
         assert_eq!(parse_duration(""), None);
         assert!(run(&IsDuration, Value::String("5x".into())).has_errors());
+    }
+
+    #[test]
+    fn one_of_and_dates() {
+        let orchestrator = OneOf(&["eks", "slurm"]);
+        assert!(run(&orchestrator, Value::String("eks".into())).is_empty());
+        let wrong = run(&orchestrator, Value::String("k8s".into()));
+        assert!(wrong.0[0].detail.contains("use one of `eks`, `slurm`"));
+        let each = EachOneOf(&["a", "b"]);
+        assert!(
+            run(
+                &each,
+                Value::Set(vec![Value::String("a".into()), Value::String("c".into())])
+            )
+            .has_errors()
+        );
+        assert_eq!(
+            parse_date("2026-11-01"),
+            time::Date::from_calendar_date(2026, time::Month::November, 1).ok()
+        );
+        assert_eq!(parse_date("2026-02-30"), None);
+        assert_eq!(parse_date("26-11-01"), None);
+        assert!(run(&IsDate, Value::String("yesterday".into())).has_errors());
     }
 
     #[test]

@@ -57,9 +57,10 @@ impl PluginProvider for HyperpodProvider {
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource<AwsClient>>> {
-        vec![Arc::new(
-            crate::resources::scheduling_policy::SchedulingPolicy::default(),
-        )]
+        vec![
+            Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
+            Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
+        ]
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {

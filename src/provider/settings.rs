@@ -1,12 +1,13 @@
 //! The provider block: schema, validation (no I/O) and parsing into `AwsSettings`.
 
 use crate::aws::config::{AssumeRole, AwsSettings, Endpoints};
-use crate::aws::ids::{AccountId, Arn, RegionName};
+use crate::aws::ids::{AccountId, RegionName};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{elements, integer, nested, string, string_map, strings};
-use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema, Validator};
+use crate::protocol::object::{integer, nested, string, string_map, strings};
+use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema};
 use crate::protocol::validators::{IntBetween, IsDuration, parse_duration};
 use crate::protocol::value::{Type, Value};
+use crate::resources::validators::{AccountIds, IsArn, IsRegion, IsUrl};
 
 const ENDPOINT_SERVICES: [&str; 6] = ["datazone", "eks", "iam", "kms", "sagemaker", "sts"];
 
@@ -63,6 +64,14 @@ pub fn schema() -> Schema {
                 .describe("How many times a throttled or failed AWS call is retried. Defaults to the SDK's standard mode (2).")
                 .validate(IntBetween { min: 0, max: 25 }),
         )
+        .attribute(
+            Attribute::bool("strict")
+                .optional()
+                .describe(
+                    "Treat governance warnings (rules of severity W, such as an overdue review, LIF-1) as errors, for \
+                     CI pipelines that must not merge a plan with open findings. Defaults to `false`.",
+                ),
+        )
         .block(
             NestedBlock::single(
                 "assume_role",
@@ -76,8 +85,7 @@ pub fn schema() -> Schema {
                             .describe("Session length. Defaults to 1 hour.")
                             .validate(IsDuration),
                     ),
-            )
-            .max_items(1),
+            ),
         )
         .block(NestedBlock::single("endpoints", endpoints).max_items(1))
         .block(
@@ -88,8 +96,7 @@ pub fn schema() -> Schema {
                         .optional()
                         .describe("Tags as key/value pairs."),
                 ),
-            )
-            .max_items(1),
+            ),
         ),
     }
 }
@@ -167,91 +174,12 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
         max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
         allowed_account_ids,
         forbidden_account_ids,
+        strict: crate::protocol::object::boolean(config, "strict").unwrap_or(false),
         default_tags: nested(config, "default_tags")
             .map(|d| string_map(d, "tags"))
             .unwrap_or_default(),
     };
     diagnostics.into_result(settings)
-}
-
-struct IsRegion;
-impl Validator for IsRegion {
-    fn description(&self) -> String {
-        "A region name such as `us-west-2`.".to_string()
-    }
-    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-        if let Value::String(text) = value
-            && let Err(problem) = RegionName::parse(text)
-        {
-            diagnostics.push(Diagnostic::invalid_value(
-                path.clone(),
-                format!("{text:?}"),
-                &problem,
-                "use a region name such as \"us-west-2\"",
-            ));
-        }
-    }
-}
-
-struct IsArn;
-impl Validator for IsArn {
-    fn description(&self) -> String {
-        "A full ARN, e.g. `arn:aws:iam::123456789012:role/terraform`.".to_string()
-    }
-    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-        if let Value::String(text) = value
-            && let Err(problem) = Arn::parse(text)
-        {
-            diagnostics.push(Diagnostic::invalid_value(
-                path.clone(),
-                format!("{text:?}"),
-                &problem,
-                "use a full ARN such as \"arn:aws:iam::123456789012:role/name\"",
-            ));
-        }
-    }
-}
-
-struct IsUrl;
-impl Validator for IsUrl {
-    fn description(&self) -> String {
-        "An `http://` or `https://` URL.".to_string()
-    }
-    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-        if let Value::String(text) = value
-            && !(text.starts_with("https://") || text.starts_with("http://"))
-        {
-            diagnostics.push(Diagnostic::invalid_value(
-                path.clone(),
-                format!("{text:?}"),
-                "the value is not a URL",
-                "use a URL such as \"https://sagemaker.us-west-2.amazonaws.com\"",
-            ));
-        }
-    }
-}
-
-struct AccountIds;
-impl Validator for AccountIds {
-    fn description(&self) -> String {
-        "Each a 12-digit account ID.".to_string()
-    }
-    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-        let wrapper = crate::protocol::object::object([("ids", value.clone())]);
-        // Set elements have no index Terraform can point at, so the diagnostic names the set and the element.
-        for item in elements(&wrapper, "ids") {
-            if let Value::String(text) = item
-                && let Err(problem) = AccountId::parse(text)
-            {
-                diagnostics.push(Diagnostic::invalid_value(
-                    path.clone(),
-                    format!("{text:?}"),
-                    &problem,
-                    "use the 12-digit account ID",
-                ));
-            }
-        }
-    }
 }
 
 #[cfg(test)]

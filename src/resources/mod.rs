@@ -1,2 +1,4 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
+pub mod connection_contract;
 pub mod scheduling_policy;
+pub mod validators;

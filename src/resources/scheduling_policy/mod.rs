@@ -4,6 +4,8 @@
 mod model;
 mod schema;
 
+pub use schema::ENTITY_NAME;
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;

@@ -1,0 +1,90 @@
+//! DataZone (SageMaker Unified Studio) reads: projects and the project's tooling-environment user role.
+
+use aws_sdk_datazone::Client;
+
+use super::{AwsError, api_error, is_not_found_error};
+
+#[derive(Clone, Debug)]
+pub struct Project {
+    pub id: String,
+    pub name: String,
+    pub domain_unit_id: Option<String>,
+}
+
+pub async fn find_project(client: &Client, domain_id: &str, project_id: &str) -> Result<Project, AwsError> {
+    let output = client
+        .get_project()
+        .domain_identifier(domain_id)
+        .identifier(project_id)
+        .send()
+        .await
+        .map_err(|err| api_error("GetProject", err))
+        .map_err(|err| not_found_as("Unified Studio project", project_id, err))?;
+    Ok(Project {
+        id: output.id().to_string(),
+        name: output.name().to_string(),
+        domain_unit_id: output.domain_unit_id().map(str::to_string),
+    })
+}
+
+/// Studio's blueprints for a project's tooling environment, in the order Studio itself tries them.
+const TOOLING_BLUEPRINTS: [&str; 2] = ["Tooling", "ToolingLite"];
+
+/// The project user role: `userRoleArn` among the provisioned resources of the project's tooling environment (the
+/// path the SageMaker Studio library takes). `None` when the project has no tooling environment.
+pub async fn find_tooling_user_role(
+    client: &Client,
+    domain_id: &str,
+    project_id: &str,
+) -> Result<Option<String>, AwsError> {
+    for blueprint_name in TOOLING_BLUEPRINTS {
+        let blueprints = client
+            .list_environment_blueprints()
+            .domain_identifier(domain_id)
+            .managed(true)
+            .name(blueprint_name)
+            .send()
+            .await
+            .map_err(|err| api_error("ListEnvironmentBlueprints", err))?;
+        for blueprint in blueprints.items().iter().filter(|b| b.name() == blueprint_name) {
+            let environments = client
+                .list_environments()
+                .domain_identifier(domain_id)
+                .project_identifier(project_id)
+                .environment_blueprint_identifier(blueprint.id())
+                .send()
+                .await
+                .map_err(|err| api_error("ListEnvironments", err))?;
+            for summary in environments.items() {
+                let Some(environment_id) = summary.id() else { continue };
+                let environment = client
+                    .get_environment()
+                    .domain_identifier(domain_id)
+                    .identifier(environment_id)
+                    .send()
+                    .await
+                    .map_err(|err| api_error("GetEnvironment", err))?;
+                let role = environment
+                    .provisioned_resources()
+                    .iter()
+                    .find(|resource| resource.name() == Some("userRoleArn"))
+                    .map(|resource| resource.value().to_string());
+                if role.is_some() {
+                    return Ok(role);
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn not_found_as(kind: &'static str, id: &str, err: AwsError) -> AwsError {
+    if is_not_found_error(&err) {
+        AwsError::NotFound {
+            kind,
+            id: id.to_string(),
+        }
+    } else {
+        err
+    }
+}

@@ -1,0 +1,148 @@
+//! IAM reads: a role's attached and inline policy documents, for static permission checks (PRJ-2).
+
+use aws_sdk_iam::Client;
+
+use super::ids::Arn;
+use super::{AwsError, api_error, is_not_found_error};
+
+/// One policy that applies to a role: an attached managed policy or an inline one.
+#[derive(Clone, Debug)]
+pub struct RolePolicy {
+    pub name: String,
+    /// Set for attached managed policies.
+    pub managed_arn: Option<String>,
+    pub document: serde_json::Value,
+}
+
+/// Every policy document on a role. Fails with `NotFound` when the role does not exist, and with the API error (e.g.
+/// `AccessDenied`) when the provider may not read it — callers report that as an unverified check, not a pass.
+pub async fn find_role_policies(client: &Client, role_arn: &str) -> Result<Vec<RolePolicy>, AwsError> {
+    let role_name = Arn::parse(role_arn)
+        .map(|arn| arn.resource_id().to_string())
+        .map_err(|message| AwsError::Api {
+            operation: "GetRole",
+            code: "InvalidArn".to_string(),
+            message,
+        })?;
+    client
+        .get_role()
+        .role_name(&role_name)
+        .send()
+        .await
+        .map_err(|err| api_error("GetRole", err))
+        .map_err(|err| {
+            if is_not_found_error(&err) {
+                AwsError::NotFound {
+                    kind: "IAM role",
+                    id: role_arn.to_string(),
+                }
+            } else {
+                err
+            }
+        })?;
+    let mut policies = Vec::new();
+
+    let mut attached = client
+        .list_attached_role_policies()
+        .role_name(&role_name)
+        .into_paginator()
+        .send();
+    while let Some(page) = attached.next().await {
+        let page = page.map_err(|err| api_error("ListAttachedRolePolicies", err))?;
+        for policy in page.attached_policies() {
+            let Some(arn) = policy.policy_arn() else { continue };
+            let version = client
+                .get_policy()
+                .policy_arn(arn)
+                .send()
+                .await
+                .map_err(|err| api_error("GetPolicy", err))?
+                .policy()
+                .and_then(|p| p.default_version_id().map(str::to_string));
+            let document = match version {
+                Some(version) => client
+                    .get_policy_version()
+                    .policy_arn(arn)
+                    .version_id(version)
+                    .send()
+                    .await
+                    .map_err(|err| api_error("GetPolicyVersion", err))?
+                    .policy_version()
+                    .and_then(|v| v.document().map(parse_document))
+                    .unwrap_or(serde_json::Value::Null),
+                None => serde_json::Value::Null,
+            };
+            policies.push(RolePolicy {
+                name: policy.policy_name().unwrap_or(arn).to_string(),
+                managed_arn: Some(arn.to_string()),
+                document,
+            });
+        }
+    }
+
+    let mut inline = client
+        .list_role_policies()
+        .role_name(&role_name)
+        .into_paginator()
+        .send();
+    while let Some(page) = inline.next().await {
+        let page = page.map_err(|err| api_error("ListRolePolicies", err))?;
+        for name in page.policy_names() {
+            let output = client
+                .get_role_policy()
+                .role_name(&role_name)
+                .policy_name(name)
+                .send()
+                .await
+                .map_err(|err| api_error("GetRolePolicy", err))?;
+            policies.push(RolePolicy {
+                name: name.clone(),
+                managed_arn: None,
+                document: parse_document(output.policy_document()),
+            });
+        }
+    }
+    Ok(policies)
+}
+
+/// IAM returns policy documents URL-encoded (RFC 3986); some emulators return them plain. Accept both.
+fn parse_document(text: &str) -> serde_json::Value {
+    serde_json::from_str(text)
+        .or_else(|_| serde_json::from_str(&percent_decode(text)))
+        .unwrap_or(serde_json::Value::Null)
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((high * 16 + low) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_parse_plain_and_url_encoded() {
+        let plain = r#"{"Version":"2012-10-17","Statement":[]}"#;
+        assert_eq!(parse_document(plain)["Version"], "2012-10-17");
+        let encoded = "%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%5B%5D%7D";
+        assert_eq!(parse_document(encoded)["Version"], "2012-10-17");
+        assert_eq!(parse_document("not json"), serde_json::Value::Null);
+        assert_eq!(percent_decode("100%"), "100%");
+    }
+}

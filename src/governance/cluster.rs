@@ -1,0 +1,281 @@
+//! Cluster rules (CLU-*): the cluster's real orchestrator, who sees which tasks, and how its API is reached.
+
+use super::arns::same_role;
+use super::catalog::RuleId;
+use super::cidr::Cidr;
+use super::finding::{Check, Finding};
+use super::model::{
+    AccessEntry, AccessScope, ClusterView, Contract, EksCluster, Fact, LiveCluster, Setting, TaskViewRestriction,
+    Tenant,
+};
+use super::paths;
+use crate::protocol::diagnostics::AttributePath;
+
+/// Cluster-scoped EKS access policies that defeat a task view restriction (CLU-3). `AmazonEKSAdminViewPolicy` is
+/// not in the catalog's list but is a cluster-wide view too, so it defeats the restriction the same way.
+pub const CLUSTER_WIDE_VIEW_POLICIES: &[&str] = &[
+    "AmazonEKSViewPolicy",
+    "AmazonEKSEditPolicy",
+    "AmazonEKSAdminPolicy",
+    "AmazonEKSClusterAdminPolicy",
+    "AmazonEKSAdminViewPolicy",
+];
+
+/// The policies that make a principal a cluster admin, for CLU-6's list of admin roles.
+pub const CLUSTER_ADMIN_POLICIES: &[&str] = &["AmazonEKSAdminPolicy", "AmazonEKSClusterAdminPolicy"];
+
+fn policy_name(arn: &str) -> &str {
+    arn.rsplit('/').next().unwrap_or(arn)
+}
+
+/// Principals with a cluster-scoped admin access policy: the cluster-admin roles CLU-6 keeps workloads away from.
+pub fn cluster_admin_principals(entries: &[AccessEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|entry| {
+            entry.policies.iter().any(|policy| {
+                policy.scope == AccessScope::Cluster
+                    && CLUSTER_ADMIN_POLICIES.contains(&policy_name(&policy.policy_arn))
+            })
+        })
+        .map(|entry| entry.principal_arn.clone())
+        .collect()
+}
+
+/// CLU-1: the contract's orchestrator is the cluster's. `Known(None)`: the cluster was not found (ORG-3 fails).
+pub fn clu_1(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check {
+    let rule = RuleId::Clu1;
+    let declared = contract.cluster.orchestrator;
+    let live = match cluster {
+        Fact::Known(Some(live)) => live,
+        Fact::Known(None) => return Check::unavailable(rule, "the cluster was not found (see ORG-3)"),
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    let findings = if live.orchestrator == declared {
+        Vec::new()
+    } else {
+        vec![Finding::new(
+            rule,
+            paths::contract::cluster("orchestrator"),
+            format!(
+                "cluster {:?} is orchestrated by {}",
+                contract.cluster.name, live.orchestrator
+            ),
+            format!("the contract says {declared}"),
+            format!(
+                "set cluster.orchestrator = \"{}\" and the matching access scope",
+                live.orchestrator
+            ),
+        )]
+    };
+    Check::from_findings(rule, findings, format!("the cluster is {declared}-orchestrated"))
+}
+
+/// CLU-2: once a cluster has a second project or tenant, every project on it has a task view restriction. `at` is
+/// the attribute of the resource being planned that carries the finding.
+pub fn clu_2(view: &ClusterView, at: AttributePath) -> Check {
+    let rule = RuleId::Clu2;
+    let (projects, projects_missing) = view.projects.merged(|p| p.project_id.clone());
+    let (tenants, tenants_missing) = view.tenants.merged(|t| t.team.clone());
+    let (restrictions, restrictions_missing) = view.restrictions.merged(|r| r.project_role_arn.clone());
+    let shared = projects.len() >= 2 || tenants.len() >= 2;
+    let counts = format!(
+        "{} project(s) and {} tenant(s) on cluster {:?}",
+        projects.len(),
+        tenants.len(),
+        view.cluster_name
+    );
+    let mut unknown = Vec::new();
+    let mut findings = Vec::new();
+    if shared {
+        for project in &projects {
+            let Some(role) = project.project_role_arn.as_deref() else {
+                unknown.push(format!("the project role of project {:?}", project.project_id));
+                continue;
+            };
+            let restricted = restrictions
+                .iter()
+                .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
+            if !restricted {
+                findings.push(Finding::new(
+                    rule,
+                    at.clone(),
+                    format!(
+                        "project {:?} (role {role}) has no task view restriction; {counts}",
+                        project.project_id
+                    ),
+                    "Studio users of that project would see every team's tasks",
+                    "add a hyperpod_task_view_restriction for that project role, limited to its namespaces",
+                ));
+            }
+        }
+    }
+    if !findings.is_empty() {
+        return Check::from_findings(rule, findings, "");
+    }
+    if let Some(reason) = projects_missing.or(tenants_missing).or(restrictions_missing) {
+        return Check::unavailable(rule, reason);
+    }
+    if !unknown.is_empty() {
+        return Check::unknowns(rule, &unknown);
+    }
+    if shared {
+        Check::passed(rule, format!("every project has a task view restriction; {counts}"))
+    } else {
+        Check::passed(rule, format!("no second project or tenant yet; {counts}"))
+    }
+}
+
+/// CLU-3: the restricted project role has no cluster-scoped view/edit/admin access policy.
+pub fn clu_3(restriction: &TaskViewRestriction, entries: &Fact<Vec<AccessEntry>>) -> Check {
+    let rule = RuleId::Clu3;
+    let at = paths::restriction::project_role_arn();
+    let Some(role) = restriction.project_role_arn.as_deref() else {
+        return Check::unknown(rule, at.to_string());
+    };
+    let entries = match entries {
+        Fact::Known(entries) => entries,
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    let findings = entries
+        .iter()
+        .filter(|entry| same_role(&entry.principal_arn, role))
+        .flat_map(|entry| entry.policies.iter())
+        .filter(|p| p.scope == AccessScope::Cluster && CLUSTER_WIDE_VIEW_POLICIES.contains(&policy_name(&p.policy_arn)))
+        .map(|p| {
+            Finding::new(
+                rule,
+                at.clone(),
+                format!("{} is associated with {role} at cluster scope", p.policy_arn),
+                "a cluster-wide access policy lets the restricted role see every namespace, defeating the restriction",
+                format!(
+                    "disassociate it (aws eks disassociate-access-policy --policy-arn {}) or scope it to the \
+                     allowed namespaces",
+                    p.policy_arn
+                ),
+            )
+        })
+        .collect();
+    Check::from_findings(
+        rule,
+        findings,
+        "no cluster-wide view, edit or admin policy on the restricted role",
+    )
+}
+
+/// CLU-4: the EKS cluster admits access entries.
+pub fn clu_4(eks: &Fact<EksCluster>, at: AttributePath) -> Check {
+    let rule = RuleId::Clu4;
+    let eks = match eks {
+        Fact::Known(eks) => eks,
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    let mode = eks.authentication_mode.as_str();
+    let findings = if matches!(mode, "API" | "API_AND_CONFIG_MAP") {
+        Vec::new()
+    } else {
+        vec![Finding::new(
+            rule,
+            at,
+            format!("authenticationMode {mode:?}"),
+            "the EKS cluster does not accept access entries, which HyperPod and the task view restriction rely on",
+            "switch it with aws eks update-cluster-config --access-config authenticationMode=API_AND_CONFIG_MAP",
+        )]
+    };
+    Check::from_findings(rule, findings, format!("authentication mode {mode}"))
+}
+
+/// CLU-5 (warning): the EKS endpoint is private, or public only from the contract's approved CIDRs. An empty
+/// public CIDR list on a public endpoint means 0.0.0.0/0, as EKS defaults it.
+pub fn clu_5(contract: &Contract, eks: &Fact<EksCluster>) -> Check {
+    let rule = RuleId::Clu5;
+    let eks = match eks {
+        Fact::Known(eks) => eks,
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    if !eks.endpoint_public {
+        return Check::passed(rule, "the API endpoint is private");
+    }
+    // Malformed approved CIDRs are CON-1's finding; here they approve nothing.
+    let approved: Vec<Cidr> = contract
+        .approved_public_cidrs
+        .iter()
+        .filter_map(|c| c.parse().ok())
+        .collect();
+    let public: Vec<&str> = match eks.public_cidrs.as_slice() {
+        [] => vec!["0.0.0.0/0"],
+        cidrs => cidrs.iter().map(String::as_str).collect(),
+    };
+    let findings: Vec<Finding> = public
+        .iter()
+        .filter(|cidr| match cidr.parse::<Cidr>() {
+            Ok(cidr) => !approved.iter().any(|a| a.contains(&cidr)),
+            Err(_) => true,
+        })
+        .map(|cidr| {
+            Finding::new(
+                rule,
+                paths::contract::attr(paths::contract::APPROVED_PUBLIC_CIDRS),
+                format!(
+                    "the EKS endpoint is public to {cidr}; approved: {:?}",
+                    contract.approved_public_cidrs
+                ),
+                "the API endpoint is reachable from networks the contract does not approve",
+                "make the endpoint private, narrow its publicAccessCidrs, or approve the range in the contract",
+            )
+        })
+        .collect();
+    Check::from_findings(rule, findings, format!("public only from approved CIDRs {public:?}"))
+}
+
+/// CLU-6: a tenant's workload roles (Pod Identity role and target role) are neither project-facing roles (the
+/// project role, the connection's access role) nor cluster-admin roles.
+pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String]) -> Check {
+    let rule = RuleId::Clu6;
+    let mut unknown = Vec::new();
+    let mut workload_roles = Vec::new();
+    match &tenant.workload_role_arn {
+        Some(arn) => workload_roles.push(("role_arn", arn.as_str())),
+        None => unknown.push(paths::tenant::workload("role_arn").to_string()),
+    }
+    match &tenant.target_role_arn {
+        Setting::Set(arn) => workload_roles.push(("target_role_arn", arn.as_str())),
+        Setting::Unknown => unknown.push(paths::tenant::workload("target_role_arn").to_string()),
+        Setting::Unset => {}
+    }
+    let mut forbidden: Vec<(String, &str)> = Vec::new();
+    for (what, arn) in [
+        ("the project role", &contract.project_role_arn),
+        ("the connection access role", &contract.access_role_arn),
+    ] {
+        match arn {
+            Some(arn) => forbidden.push((what.to_string(), arn.as_str())),
+            None => unknown.push(format!("the contract's {what}")),
+        }
+    }
+    forbidden.extend(
+        cluster_admin_roles
+            .iter()
+            .map(|arn| ("a cluster-admin role".to_string(), arn.as_str())),
+    );
+    let mut findings = Vec::new();
+    for (field, arn) in &workload_roles {
+        if let Some((what, _)) = forbidden.iter().find(|(_, other)| same_role(arn, other)) {
+            findings.push(Finding::new(
+                rule,
+                paths::tenant::workload(field),
+                *arn,
+                format!("the workload role is {what}"),
+                "give the tenant its own workload role; admin and project identities never run workloads",
+            ));
+        }
+    }
+    if findings.is_empty() && !unknown.is_empty() {
+        return Check::unknowns(rule, &unknown);
+    }
+    Check::from_findings(rule, findings, "the workload roles are the tenant's own")
+}
+
+#[cfg(test)]
+#[path = "cluster_tests.rs"]
+mod tests;

@@ -1,0 +1,165 @@
+//! Tests of the CLU-* rules (kept apart so cluster.rs stays readable).
+
+use super::*;
+use crate::governance::model::{AssociatedPolicy, Orchestrator, ProjectOnCluster};
+use crate::governance::testing::{PROJECT_ROLE, TARGET_ROLE, WORKLOAD_ROLE, contract, slurm_contract, tenant, view};
+
+fn live(orchestrator: Orchestrator) -> Fact<Option<LiveCluster>> {
+    Fact::Known(Some(LiveCluster {
+        account_id: "111122223333".into(),
+        region: "us-west-2".into(),
+        orchestrator,
+        instance_groups: Vec::new(),
+    }))
+}
+
+fn eks(mode: &str, public: bool, cidrs: &[&str]) -> Fact<EksCluster> {
+    Fact::Known(EksCluster {
+        authentication_mode: mode.into(),
+        endpoint_public: public,
+        endpoint_private: !public,
+        public_cidrs: cidrs.iter().map(|c| c.to_string()).collect(),
+    })
+}
+
+fn entry(principal: &str, policy: &str, scope: AccessScope) -> AccessEntry {
+    AccessEntry {
+        principal_arn: principal.into(),
+        policies: vec![AssociatedPolicy {
+            policy_arn: format!("arn:aws:eks::aws:cluster-access-policy/{policy}"),
+            scope,
+        }],
+    }
+}
+
+fn restriction() -> TaskViewRestriction {
+    TaskViewRestriction {
+        project_role_arn: Some(PROJECT_ROLE.into()),
+        namespaces: vec!["hyperpod-ns-research".into()],
+    }
+}
+
+#[test]
+fn clu_1_compares_orchestrators() {
+    assert!(clu_1(&contract(), &live(Orchestrator::Eks)).is_passed());
+    let check = clu_1(&slurm_contract(), &live(Orchestrator::Eks));
+    assert_eq!(check.findings()[0].path.to_string(), "cluster.orchestrator");
+    assert!(check.findings()[0].fix.contains("\"eks\""));
+    assert!(clu_1(&contract(), &Fact::Known(None)).is_skipped());
+    assert!(clu_1(&contract(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+}
+
+#[test]
+fn clu_2_requires_restrictions_once_a_cluster_is_shared() {
+    // Two tenants (research planned, platform live) and one restricted project.
+    assert!(clu_2(&view(), AttributePath::attr("team")).is_passed());
+    let mut second_project = view();
+    second_project.projects.planned.push(ProjectOnCluster {
+        project_id: "prj-marketing".into(),
+        project_role_arn: Some("arn:aws:iam::111122223333:role/datazone_usr_role_mkt".into()),
+    });
+    let check = clu_2(&second_project, AttributePath::attr("team"));
+    assert_eq!(check.findings().len(), 1);
+    assert!(check.findings()[0].observed.starts_with("project \"prj-marketing\""));
+    assert_eq!(check.findings()[0].path.to_string(), "team");
+    let mut unrestricted = view();
+    unrestricted.restrictions.planned.clear();
+    assert!(clu_2(&unrestricted, AttributePath::root()).is_failed());
+}
+
+#[test]
+fn clu_2_passes_a_single_tenant_cluster_and_skips_on_unread_inventory() {
+    let mut alone = view();
+    alone.tenants.live = Fact::Known(Vec::new());
+    alone.restrictions.planned.clear();
+    assert!(clu_2(&alone, AttributePath::root()).is_passed());
+    alone.projects.live = Fact::Unavailable("AccessDenied on ListConnections".into());
+    assert!(clu_2(&alone, AttributePath::root()).is_skipped());
+    let mut unknown_role = view();
+    unknown_role.projects.planned[0].project_role_arn = None;
+    assert!(clu_2(&unknown_role, AttributePath::root()).is_skipped());
+}
+
+#[test]
+fn clu_3_refuses_cluster_wide_policies_on_the_restricted_role() {
+    let scoped = entry(
+        PROJECT_ROLE,
+        "AmazonEKSViewPolicy",
+        AccessScope::Namespaces(vec!["hyperpod-ns-research".into()]),
+    );
+    let user_cluster = entry(
+        PROJECT_ROLE,
+        "AmazonSagemakerHyperpodUserClusterPolicy",
+        AccessScope::Cluster,
+    );
+    let someone_else = entry(
+        "arn:aws:iam::111122223333:role/admin",
+        "AmazonEKSClusterAdminPolicy",
+        AccessScope::Cluster,
+    );
+    assert!(clu_3(&restriction(), &Fact::Known(vec![scoped, user_cluster, someone_else])).is_passed());
+    let wide = entry(PROJECT_ROLE, "AmazonEKSClusterAdminPolicy", AccessScope::Cluster);
+    let check = clu_3(&restriction(), &Fact::Known(vec![wide]));
+    assert_eq!(check.findings()[0].path.to_string(), "project_role_arn");
+    assert!(check.findings()[0].observed.contains("AmazonEKSClusterAdminPolicy"));
+    assert!(clu_3(&restriction(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+    let unknown = TaskViewRestriction {
+        project_role_arn: None,
+        ..restriction()
+    };
+    assert!(clu_3(&unknown, &Fact::Known(Vec::new())).is_skipped());
+}
+
+#[test]
+fn clu_4_needs_an_access_entry_authentication_mode() {
+    let at = paths::contract::cluster("name");
+    assert!(clu_4(&eks("API", false, &[]), at.clone()).is_passed());
+    assert!(clu_4(&eks("API_AND_CONFIG_MAP", false, &[]), at.clone()).is_passed());
+    let check = clu_4(&eks("CONFIG_MAP", false, &[]), at.clone());
+    assert_eq!(check.findings()[0].path.to_string(), "cluster.name");
+    assert!(clu_4(&Fact::Unavailable("AccessDenied".into()), at).is_skipped());
+}
+
+#[test]
+fn clu_5_accepts_private_or_approved_public_endpoints() {
+    assert!(clu_5(&contract(), &eks("API", false, &["0.0.0.0/0"])).is_passed());
+    assert!(clu_5(&contract(), &eks("API", true, &["203.0.113.64/26"])).is_passed());
+    let check = clu_5(&contract(), &eks("API", true, &["203.0.113.0/24", "0.0.0.0/0"]));
+    assert_eq!(check.findings().len(), 1);
+    assert_eq!(check.findings()[0].path.to_string(), "approved_public_cidrs");
+    assert_eq!(
+        check.findings()[0].severity,
+        crate::protocol::diagnostics::Severity::Warning
+    );
+    assert!(
+        clu_5(&contract(), &eks("API", true, &[])).is_failed(),
+        "no CIDRs means 0.0.0.0/0"
+    );
+    assert!(clu_5(&contract(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+}
+
+#[test]
+fn clu_6_keeps_workload_roles_apart_from_project_and_admin_roles() {
+    assert!(clu_6(&tenant(), &contract(), &[]).is_passed());
+    let mut project_role = tenant();
+    project_role.workload_role_arn = Some(PROJECT_ROLE.into());
+    assert_eq!(
+        clu_6(&project_role, &contract(), &[]).findings()[0].path.to_string(),
+        "workload.role_arn"
+    );
+    let admins = cluster_admin_principals(&[
+        entry(TARGET_ROLE, "AmazonEKSClusterAdminPolicy", AccessScope::Cluster),
+        entry(
+            WORKLOAD_ROLE,
+            "AmazonEKSAdminPolicy",
+            AccessScope::Namespaces(vec!["a".into()]),
+        ),
+    ]);
+    assert_eq!(admins, [TARGET_ROLE]);
+    let check = clu_6(&tenant(), &contract(), &admins);
+    assert_eq!(check.findings()[0].path.to_string(), "workload.target_role_arn");
+    assert!(check.findings()[0].problem.contains("cluster-admin"));
+    let mut unknown = tenant();
+    unknown.workload_role_arn = None;
+    assert!(clu_6(&unknown, &contract(), &[]).is_skipped());
+}

@@ -1,0 +1,292 @@
+//! What a rule returns: a [`Check`] per rule with an [`Outcome`] (passed, failed with [`Finding`]s, or skipped with
+//! a reason), and the [`Report`] a resource turns into diagnostics and a reviewer's checklist.
+
+use time::Date;
+
+use super::catalog::RuleId;
+use super::model::Exception;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+
+/// One broken rule at one attribute: what was seen, why it is wrong, and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: RuleId,
+    pub severity: Severity,
+    /// Relative to the resource the rule checked (see `paths`); the empty path is the whole block.
+    pub path: AttributePath,
+    pub observed: String,
+    pub problem: String,
+    pub fix: String,
+}
+
+impl Finding {
+    /// A finding at the rule's catalog severity.
+    pub fn new(
+        rule: RuleId,
+        path: AttributePath,
+        observed: impl Into<String>,
+        problem: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Self {
+            rule,
+            severity: rule.default_severity(),
+            path,
+            observed: observed.into(),
+            problem: problem.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// `path: problem. Observed: …. Fix: …`, the path left out when the finding is about the whole block.
+    pub fn detail(&self) -> String {
+        let problem = self.problem.trim_end_matches('.');
+        let fix = self.fix.trim_end_matches('.');
+        let body = format!("{problem}. Observed: {}. Fix: {fix}", self.observed);
+        if self.path.is_root() {
+            body
+        } else {
+            format!("{}: {body}", self.path)
+        }
+    }
+
+    /// `strict` turns warnings into errors (for CI pipelines that want every governance warning to fail the plan).
+    pub fn to_diagnostic(&self, strict: bool) -> Diagnostic {
+        let severity = if strict { Severity::Error } else { self.severity };
+        Diagnostic {
+            severity,
+            summary: format!("[{}] {}", self.rule.id(), self.rule.title()),
+            detail: self.detail(),
+            path: self.path.clone(),
+        }
+    }
+}
+
+/// Why a check did not run. Only [`SkipCause::Unavailable`] becomes a warning: a value unknown until apply is
+/// visible as such in the plan, but an unread fact (no permission, service error) would otherwise look like a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipCause {
+    UnknownUntilApply,
+    Unavailable,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Passed { detail: String },
+    Failed(Vec<Finding>),
+    Skipped { reason: String, cause: SkipCause },
+}
+
+/// The result of one rule; a check that could not run is `Skipped` with its reason, never a silent pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub rule: RuleId,
+    pub outcome: Outcome,
+}
+
+impl Check {
+    pub fn passed(rule: RuleId, detail: impl Into<String>) -> Self {
+        Self {
+            rule,
+            outcome: Outcome::Passed { detail: detail.into() },
+        }
+    }
+    /// A rule that does not apply to these facts (e.g. WKL-8 on a Slurm tenant) passes and says why.
+    pub fn not_applicable(rule: RuleId, why: impl AsRef<str>) -> Self {
+        Self::passed(rule, format!("not applicable: {}", why.as_ref()))
+    }
+    /// Failed with `findings`, or passed with `detail` when there are none.
+    pub fn from_findings(rule: RuleId, findings: Vec<Finding>, detail: impl Into<String>) -> Self {
+        if findings.is_empty() {
+            Self::passed(rule, detail)
+        } else {
+            Self {
+                rule,
+                outcome: Outcome::Failed(findings),
+            }
+        }
+    }
+    /// `what` names the value, e.g. "project_role_arn"; the reason reads "project_role_arn is not known until apply".
+    pub fn unknown(rule: RuleId, what: impl AsRef<str>) -> Self {
+        Self {
+            rule,
+            outcome: Outcome::Skipped {
+                reason: format!("{} is not known until apply", what.as_ref()),
+                cause: SkipCause::UnknownUntilApply,
+            },
+        }
+    }
+    /// Several values at once: "a, b and c are not known until apply".
+    pub fn unknowns(rule: RuleId, names: &[String]) -> Self {
+        let what = match names {
+            [] => return Self::passed(rule, ""),
+            [one] => return Self::unknown(rule, one),
+            [init @ .., last] => format!("{} and {last} are", init.join(", ")),
+        };
+        Self {
+            rule,
+            outcome: Outcome::Skipped {
+                reason: format!("{what} not known until apply"),
+                cause: SkipCause::UnknownUntilApply,
+            },
+        }
+    }
+    /// A live fact that could not be read; `reason` comes from the resource, e.g. "AccessDenied reading role X".
+    pub fn unavailable(rule: RuleId, reason: impl Into<String>) -> Self {
+        Self {
+            rule,
+            outcome: Outcome::Skipped {
+                reason: reason.into(),
+                cause: SkipCause::Unavailable,
+            },
+        }
+    }
+    pub fn is_failed(&self) -> bool {
+        matches!(self.outcome, Outcome::Failed(_))
+    }
+    pub fn is_passed(&self) -> bool {
+        matches!(self.outcome, Outcome::Passed { .. })
+    }
+    pub fn is_skipped(&self) -> bool {
+        matches!(self.outcome, Outcome::Skipped { .. })
+    }
+    pub fn findings(&self) -> &[Finding] {
+        match &self.outcome {
+            Outcome::Failed(findings) => findings,
+            _ => &[],
+        }
+    }
+}
+
+/// One line of the reviewer's checklist a resource exposes as a computed attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChecklistRow {
+    pub rule: &'static str,
+    /// `passed`, `failed` or `skipped`.
+    pub status: &'static str,
+    pub detail: String,
+}
+
+/// The checks one resource ran, in the order it ran them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn push(&mut self, check: Check) {
+        self.checks.push(check);
+    }
+    pub fn check(&self, rule: RuleId) -> Option<&Check> {
+        self.checks.iter().find(|check| check.rule == rule)
+    }
+
+    /// Findings as diagnostics, plus a warning for every check skipped because a fact could not be read.
+    pub fn diagnostics(&self, strict: bool) -> Diagnostics {
+        let mut diagnostics = Diagnostics::new();
+        for check in &self.checks {
+            match &check.outcome {
+                Outcome::Failed(findings) => findings
+                    .iter()
+                    .for_each(|finding| diagnostics.push(finding.to_diagnostic(strict))),
+                Outcome::Skipped {
+                    reason,
+                    cause: SkipCause::Unavailable,
+                } => diagnostics.push(Diagnostic {
+                    severity: if strict { Severity::Error } else { Severity::Warning },
+                    summary: format!("[{}] {} (not checked)", check.rule.id(), check.rule.title()),
+                    detail: format!(
+                        "{}. This rule could not be verified in this plan; grant the provider's identity read \
+                         access or fix the cause, and plan again.",
+                        reason.trim_end_matches('.')
+                    ),
+                    path: AttributePath::root(),
+                }),
+                _ => {}
+            }
+        }
+        diagnostics
+    }
+
+    pub fn has_errors(&self, strict: bool) -> bool {
+        self.diagnostics(strict).has_errors()
+    }
+
+    /// The plan-time checklist: one row per check.
+    pub fn checklist(&self) -> Vec<ChecklistRow> {
+        self.checks
+            .iter()
+            .map(|check| {
+                let (status, detail) = match &check.outcome {
+                    Outcome::Passed { detail } => ("passed", detail.clone()),
+                    Outcome::Failed(findings) => (
+                        "failed",
+                        findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | "),
+                    ),
+                    Outcome::Skipped { reason, .. } => ("skipped", reason.clone()),
+                };
+                ChecklistRow {
+                    rule: check.rule.id(),
+                    status,
+                    detail,
+                }
+            })
+            .collect()
+    }
+
+    /// Failed checks whose rule has a valid exception (owned, unexpired; EXC-1 judges the exceptions themselves)
+    /// become passed rows that name the exception and what it waives. EXC-1 itself can never be waived.
+    pub fn with_exceptions(mut self, exceptions: &[Exception], today: Date) -> Self {
+        for check in &mut self.checks {
+            let Outcome::Failed(findings) = &check.outcome else {
+                continue;
+            };
+            let Some(exception) = exceptions
+                .iter()
+                .find(|exception| exception.rule == check.rule && exception.is_valid(today))
+            else {
+                continue;
+            };
+            let waived: Vec<String> = findings.iter().map(Finding::detail).collect();
+            check.outcome = Outcome::Passed {
+                detail: format!(
+                    "passed with exception (owner {}, expires {}: {}); waived: {}",
+                    exception.owner,
+                    exception.expires,
+                    exception.reason,
+                    waived.join(" | ")
+                ),
+            };
+        }
+        self
+    }
+
+    /// Moves every finding's path under `prefix`, for facts a resource holds inside one of its attributes (a
+    /// tenant checking its contract through its `contract` attribute).
+    pub fn under(mut self, prefix: &AttributePath) -> Self {
+        for check in &mut self.checks {
+            if let Outcome::Failed(findings) = &mut check.outcome {
+                for finding in findings {
+                    let steps: Vec<PathStep> = prefix.0.iter().chain(finding.path.0.iter()).cloned().collect();
+                    finding.path = AttributePath(steps);
+                }
+            }
+        }
+        self
+    }
+}
+
+impl FromIterator<Check> for Report {
+    fn from_iter<I: IntoIterator<Item = Check>>(iter: I) -> Self {
+        Self {
+            checks: iter.into_iter().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "finding_tests.rs"]
+mod tests;

@@ -1,0 +1,124 @@
+//! Tests of findings, diagnostics, the checklist and exceptions.
+
+use super::*;
+use crate::governance::testing::date;
+
+fn finding(rule: RuleId, path: AttributePath) -> Finding {
+    Finding::new(
+        rule,
+        path,
+        "\"Lend\"",
+        "Slurm has no lend/borrow model.",
+        "remove the sharing block",
+    )
+}
+
+#[test]
+fn diagnostics_name_the_rule_path_observation_and_fix() {
+    let diagnostic = finding(RuleId::Wkl2, AttributePath::attr("sharing").push_attr("strategy")).to_diagnostic(false);
+    assert_eq!(diagnostic.severity, Severity::Error);
+    assert!(diagnostic.summary.starts_with("[WKL-2] Lend/borrow"));
+    assert_eq!(
+        diagnostic.detail,
+        "sharing.strategy: Slurm has no lend/borrow model. Observed: \"Lend\". Fix: remove the sharing block"
+    );
+    let root = finding(RuleId::Wkl2, AttributePath::root()).detail();
+    assert!(root.starts_with("Slurm has no"), "{root}");
+}
+
+#[test]
+fn strict_turns_warnings_into_errors() {
+    let warning = finding(RuleId::Lif1, AttributePath::attr("review"));
+    assert_eq!(warning.to_diagnostic(false).severity, Severity::Warning);
+    assert_eq!(warning.to_diagnostic(true).severity, Severity::Error);
+    let report: Report = [Check::from_findings(RuleId::Lif1, vec![warning], "")]
+        .into_iter()
+        .collect();
+    assert!(!report.has_errors(false));
+    assert!(report.has_errors(true));
+}
+
+#[test]
+fn skips_for_unreadable_facts_warn_but_unknown_values_do_not() {
+    let report: Report = [
+        Check::unavailable(
+            RuleId::Prj2,
+            "AccessDenied reading role arn:aws:iam::111122223333:role/p",
+        ),
+        Check::unknown(RuleId::Org1, "unified_studio.project_id"),
+    ]
+    .into_iter()
+    .collect();
+    let diagnostics = report.diagnostics(false);
+    assert_eq!(diagnostics.0.len(), 1);
+    assert_eq!(diagnostics.0[0].severity, Severity::Warning);
+    assert!(diagnostics.0[0].summary.contains("[PRJ-2]") && diagnostics.0[0].detail.contains("AccessDenied"));
+    assert!(report.has_errors(true));
+    let rows = report.checklist();
+    assert_eq!(rows[1].status, "skipped");
+    assert_eq!(rows[1].detail, "unified_studio.project_id is not known until apply");
+}
+
+#[test]
+fn checklist_rows_read_like_a_review() {
+    let report: Report = [
+        Check::passed(RuleId::Con1, "all fields well-formed"),
+        Check::from_findings(
+            RuleId::Wkl2,
+            vec![finding(RuleId::Wkl2, AttributePath::attr("sharing"))],
+            "",
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let rows = report.checklist();
+    assert_eq!((rows[0].rule, rows[0].status), ("CON-1", "passed"));
+    assert_eq!((rows[1].rule, rows[1].status), ("WKL-2", "failed"));
+    assert!(rows[1].detail.starts_with("sharing: Slurm"));
+}
+
+#[test]
+fn valid_exceptions_turn_failures_into_passed_rows() {
+    let failed = || Check::from_findings(RuleId::Wkl8, vec![finding(RuleId::Wkl8, AttributePath::root())], "");
+    let exception = |owner: &str, expires| Exception {
+        rule: RuleId::Wkl8,
+        owner: owner.into(),
+        expires,
+        reason: "NCCL needs open pod-to-pod traffic".into(),
+    };
+    let today = date(2026, 6, 1);
+    let report: Report = [failed()].into_iter().collect();
+    let excepted = report
+        .clone()
+        .with_exceptions(&[exception("net-team", date(2026, 9, 1))], today);
+    assert!(excepted.checks[0].is_passed());
+    assert!(
+        excepted.checklist()[0]
+            .detail
+            .contains("passed with exception (owner net-team")
+    );
+    assert!(excepted.diagnostics(true).is_empty());
+    // Expired or ownerless exceptions waive nothing (EXC-1 reports them).
+    for invalid in [
+        exception("net-team", date(2026, 5, 31)),
+        exception(" ", date(2026, 9, 1)),
+    ] {
+        assert!(report.clone().with_exceptions(&[invalid], today).checks[0].is_failed());
+    }
+}
+
+#[test]
+fn findings_move_under_a_prefix() {
+    let report: Report = [Check::from_findings(
+        RuleId::Wkl1,
+        vec![finding(RuleId::Wkl1, AttributePath::attr("eks_namespaces").index(0))],
+        "",
+    )]
+    .into_iter()
+    .collect();
+    let moved = report.under(&AttributePath::attr("contract"));
+    assert_eq!(
+        moved.checks[0].findings()[0].path.to_string(),
+        "contract.eks_namespaces[0]"
+    );
+}

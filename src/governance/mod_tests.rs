@@ -1,0 +1,271 @@
+//! Engine-level tests: every catalog rule is wired to a function that reports under its own ID, and the `check_*`
+//! runners assemble the right rules.
+
+use super::*;
+use crate::governance::testing::*;
+use crate::protocol::diagnostics::{AttributePath, Severity};
+use serde_json::json;
+
+fn role(arn: &str, actions: &[&str]) -> Fact<RolePermissions> {
+    Fact::Known(RolePermissions {
+        role_arn: arn.into(),
+        policies: vec![PolicyDocument {
+            name: "studio".into(),
+            managed_arn: None,
+            document: json!({"Statement": {"Effect": "Allow", "Action": actions, "Resource": "*"}}),
+        }],
+    })
+}
+
+fn live() -> ContractLiveFacts {
+    ContractLiveFacts {
+        cluster: Fact::Known(Some(LiveCluster {
+            account_id: CAPACITY_ACCOUNT.into(),
+            region: "us-west-2".into(),
+            orchestrator: Orchestrator::Eks,
+            instance_groups: vec![capacity("ml.p5.48xlarge", 4)],
+        })),
+        project: Fact::Known(LiveProject {
+            domain_unit_id: "research_unit".into(),
+            tooling_user_role_arn: Some(PROJECT_ROLE.into()),
+        }),
+        project_role: role(PROJECT_ROLE, &["sagemaker:DescribeCluster"]),
+        access_role: role(ACCESS_ROLE, &["sagemaker:DescribeCluster"]),
+        eks: Some(Fact::Known(EksCluster {
+            authentication_mode: "API_AND_CONFIG_MAP".into(),
+            endpoint_public: false,
+            endpoint_private: true,
+            public_cidrs: Vec::new(),
+        })),
+        observability_addon: Some(Fact::Known(Some(Addon {
+            name: "amazon-cloudwatch-observability".into(),
+            version: "v2.4.0-eksbuild.1".into(),
+            status: "ACTIVE".into(),
+        }))),
+    }
+}
+
+fn caller() -> Fact<String> {
+    Fact::Known("arn:aws:sts::111122223333:assumed-role/ci-deployer/run-1".into())
+}
+
+/// Runs one rule through its function on the fixtures. The match is exhaustive: a rule added to the catalog does
+/// not compile until it is wired here.
+fn run(rule: RuleId) -> Check {
+    let (c, t, b, v, l) = (contract(), tenant(), binding(), view(), live());
+    let restriction = TaskViewRestriction {
+        project_role_arn: Some(PROJECT_ROLE.into()),
+        namespaces: c.eks_namespaces.clone(),
+    };
+    let eks = l.eks.clone().expect("eks facts");
+    use RuleId::*;
+    match rule {
+        Con1 => contract::con_1(&c),
+        Con2 => contract::con_2(&c),
+        Con3 => contract::con_3(&c),
+        Org1 => organization::org_1(&c, &l.project),
+        Org2 => organization::org_2(&t, &c),
+        Org3 => organization::org_3(&c, &l.cluster),
+        Prj1 => project::prj_1(&b),
+        Prj2 => project::prj_2(&c, &l.project_role, &l.access_role),
+        Prj3 => project::prj_3(&b, &c, today()),
+        Prj4 => project::prj_4(&c, Some(&b), &l.project),
+        Clu1 => cluster::clu_1(&c, &l.cluster),
+        Clu2 => cluster::clu_2(&v, AttributePath::root()),
+        Clu3 => cluster::clu_3(&restriction, &Fact::Known(Vec::new())),
+        Clu4 => cluster::clu_4(&eks, AttributePath::root()),
+        Clu5 => cluster::clu_5(&c, &eks),
+        Clu6 => cluster::clu_6(&t, &c, &[]),
+        Wkl1 => workload::wkl_1(&t, &c),
+        Wkl2 => workload::wkl_2(&t),
+        Wkl3 => workload::wkl_3(&v, AttributePath::root()),
+        Wkl4 => workload::wkl_4(&t, &v.scheduling_policy),
+        Wkl5 => workload::wkl_5(&t, &v),
+        Wkl6 => workload::wkl_6(&t, &v.scheduling_policy),
+        Wkl7 => workload_access::wkl_7(&t),
+        Wkl8 => workload_access::wkl_8(&t),
+        Wkl9 => workload_access::wkl_9(&t),
+        Wkl10 => workload_access::wkl_10(&t),
+        Wkl11 => workload_access::wkl_11(&t, &c),
+        Exc1 => exceptions::exc_1(&c, today()),
+        Obs1 => observability::obs_1(l.observability_addon.as_ref().expect("addon"), AttributePath::root()),
+        Lif1 => lifecycle::lif_1(&c, today()),
+        Lif2 => lifecycle::lif_2(&c, Some(&c)),
+        Lif3 => lifecycle::lif_3(&c, AttributePath::root()),
+        Lif4 => lifecycle::lif_4(&c, &caller()),
+    }
+}
+
+#[test]
+fn every_rule_is_wired_and_passes_on_the_agreeing_fixtures() {
+    for rule in RuleId::ALL {
+        let check = run(*rule);
+        assert_eq!(check.rule, *rule, "{} reports under another ID", rule.id());
+        assert!(check.is_passed(), "{}: {:?}", rule.id(), check.outcome);
+        assert!(
+            rule_function(*rule)
+                .rsplit("::")
+                .next()
+                .unwrap()
+                .replace('_', "-")
+                .eq_ignore_ascii_case(rule.id())
+        );
+    }
+}
+
+#[test]
+fn check_contract_passes_an_agreeing_contract_and_lists_every_contract_rule() {
+    let report = check_contract(&contract(), &live(), &caller(), today(), None);
+    let rows: Vec<(&str, &str)> = report.checklist().iter().map(|row| (row.rule, row.status)).collect();
+    let ids: Vec<&str> = rows.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids,
+        [
+            "CON-1", "CON-2", "CON-3", "ORG-1", "ORG-3", "PRJ-2", "PRJ-4", "CLU-1", "CLU-4", "CLU-5", "OBS-1", "EXC-1",
+            "LIF-1", "LIF-2", "LIF-4"
+        ]
+    );
+    assert!(rows.iter().all(|(_, status)| *status == "passed"), "{rows:?}");
+    assert!(report.diagnostics(true).is_empty());
+}
+
+#[test]
+fn check_contract_reports_a_lifecycle_role_and_a_slurm_contract_with_namespaces() {
+    let mut facts = live();
+    facts.project_role = role(
+        PROJECT_ROLE,
+        &["sagemaker:CreateCluster", "sagemaker:UpdateClusterSoftware"],
+    );
+    let mut slurm = slurm_contract();
+    slurm.eks_namespaces = vec!["hyperpod-ns-research".into()];
+    let report = check_contract(&slurm, &facts, &caller(), today(), None);
+    let diagnostics = report.diagnostics(false);
+    let summaries: Vec<(&str, String)> = diagnostics
+        .iter()
+        .map(|d| (&d.summary[..7], d.path.to_string()))
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            ("[CON-2]", "eks_namespaces".to_string()),
+            ("[PRJ-2]", "project_role_arn".to_string()),
+            ("[CLU-1]", "cluster.orchestrator".to_string())
+        ]
+    );
+    assert!(diagnostics.has_errors());
+    assert!(report.check(RuleId::Clu5).is_none(), "no EKS rules on a Slurm contract");
+}
+
+#[test]
+fn check_contract_warns_for_what_it_could_not_read_and_strict_fails_an_overdue_review() {
+    let report = check_contract(
+        &contract(),
+        &ContractLiveFacts::unread("AccessDenied"),
+        &caller(),
+        today(),
+        None,
+    );
+    let skipped: Vec<&str> = report
+        .checklist()
+        .into_iter()
+        .filter(|r| r.status == "skipped")
+        .map(|r| r.rule)
+        .collect();
+    assert_eq!(skipped, ["ORG-1", "ORG-3", "PRJ-2", "PRJ-4", "CLU-1"]);
+    let diagnostics = report.diagnostics(false);
+    assert_eq!(diagnostics.0.len(), 5);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.severity == Severity::Warning && d.summary.ends_with("(not checked)"))
+    );
+
+    let overdue = check_contract(&contract(), &live(), &caller(), date(2026, 9, 1), None);
+    assert!(!overdue.has_errors(false));
+    let strict = overdue.diagnostics(true);
+    assert_eq!(strict.0.len(), 1);
+    assert!(strict.0[0].summary.starts_with("[LIF-1]") && strict.0[0].severity == Severity::Error);
+}
+
+#[test]
+fn check_contract_applies_valid_exceptions() {
+    let mut facts = live();
+    facts.eks = Some(Fact::Known(EksCluster {
+        authentication_mode: "API".into(),
+        endpoint_public: true,
+        endpoint_private: false,
+        public_cidrs: vec!["0.0.0.0/0".into()],
+    }));
+    let mut excepted = contract();
+    excepted.exceptions.push(Exception {
+        rule: RuleId::Clu5,
+        owner: "network-team".into(),
+        expires: date(2026, 12, 31),
+        reason: "VPN rollout".into(),
+    });
+    let report = check_contract(&excepted, &facts, &caller(), today(), None);
+    assert!(report.check(RuleId::Clu5).unwrap().is_passed());
+    assert!(report.diagnostics(true).is_empty());
+    excepted.exceptions[0].expires = date(2026, 5, 1);
+    let report = check_contract(&excepted, &facts, &caller(), today(), None);
+    assert!(report.check(RuleId::Clu5).unwrap().is_failed());
+    assert!(report.check(RuleId::Exc1).unwrap().is_failed());
+}
+
+#[test]
+fn check_tenant_binding_and_restriction_run_their_rules() {
+    let tenant_report = check_tenant(&tenant(), &contract(), &view(), &[], today());
+    assert_eq!(tenant_report.checks.len(), 15);
+    assert!(
+        tenant_report.checks.iter().all(Check::is_passed),
+        "{:?}",
+        tenant_report.checklist()
+    );
+    let open = Tenant {
+        default_deny_network_policy: false,
+        ..tenant()
+    };
+    let mut with_exception = contract();
+    with_exception.exceptions.push(Exception {
+        rule: RuleId::Wkl8,
+        owner: "network-team".into(),
+        expires: date(2026, 7, 1),
+        reason: "NCCL".into(),
+    });
+    assert!(check_tenant(&open, &contract(), &view(), &[], today()).has_errors(false));
+    assert!(!check_tenant(&open, &with_exception, &view(), &[], today()).has_errors(false));
+
+    let project = Fact::Known(LiveProject {
+        domain_unit_id: "research_unit".into(),
+        tooling_user_role_arn: Some(PROJECT_ROLE.into()),
+    });
+    let binding_report = check_binding(&binding(), &contract(), &project, &view(), today());
+    assert!(
+        binding_report.checks.iter().all(Check::is_passed),
+        "{:?}",
+        binding_report.checklist()
+    );
+    let revoked = Contract {
+        lifecycle: LifecycleState::Revoked,
+        ..contract()
+    };
+    let failed: Vec<&str> = check_binding(&binding(), &revoked, &project, &view(), today())
+        .checks
+        .iter()
+        .filter(|c| c.is_failed())
+        .map(|c| c.rule.id())
+        .collect();
+    assert_eq!(failed, ["PRJ-3", "LIF-3"]);
+
+    let restriction = TaskViewRestriction {
+        project_role_arn: Some(PROJECT_ROLE.into()),
+        namespaces: vec!["hyperpod-ns-research".into()],
+    };
+    let eks = live().eks.unwrap();
+    assert!(
+        check_restriction(&restriction, &Fact::Known(Vec::new()), &eks, &view())
+            .checks
+            .iter()
+            .all(Check::is_passed)
+    );
+}

@@ -1,0 +1,280 @@
+//! Typed facts about the four layers. Resources build these from configuration and AWS reads; rules only read them.
+//!
+//! Two kinds of "not known": a configuration value that is unknown at plan time is `None` in an `Option` (the rule
+//! is skipped "… is not known until apply"); a live fact the resource could not read is [`Fact::Unavailable`] with
+//! the resource's reason (the rule is skipped and the plan warns). Free text stays `String`; identifiers stay
+//! `String` too, because CON-1 is the rule that judges whether they are well-formed.
+
+use std::fmt;
+use std::str::FromStr;
+
+use time::{Date, Duration};
+
+use super::catalog::RuleId;
+
+/// A live fact, or why the resource could not read it (e.g. "AccessDenied reading role arn:…").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact<T> {
+    Known(T),
+    Unavailable(String),
+}
+
+impl<T> Fact<T> {
+    pub fn known(&self) -> Option<&T> {
+        match self {
+            Fact::Known(value) => Some(value),
+            Fact::Unavailable(_) => None,
+        }
+    }
+}
+
+/// An optional configuration value: not set, set but unknown until apply, or set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Setting<T> {
+    #[default]
+    Unset,
+    Unknown,
+    Set(T),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Orchestrator {
+    Eks,
+    Slurm,
+}
+
+impl fmt::Display for Orchestrator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Orchestrator::Eks => "eks",
+            Orchestrator::Slurm => "slurm",
+        })
+    }
+}
+
+impl FromStr for Orchestrator {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "eks" => Ok(Orchestrator::Eks),
+            "slurm" => Ok(Orchestrator::Slurm),
+            _ => Err(format!("{text:?} is not an orchestrator (\"eks\" or \"slurm\")")),
+        }
+    }
+}
+
+/// The contract's lifecycle state as the record states it. "Operating" and "under review" are derived
+/// (`lifecycle::review_status`), not declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LifecycleState {
+    Approved,
+    Revoked,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owners {
+    pub business: String,
+    pub operations: String,
+    pub cost: String,
+}
+
+impl Owners {
+    /// The owner fields that are blank, by attribute name.
+    pub fn missing(&self) -> Vec<&'static str> {
+        [
+            ("business", &self.business),
+            ("operations", &self.operations),
+            ("cost", &self.cost),
+        ]
+        .into_iter()
+        .filter(|(_, value)| value.trim().is_empty())
+        .map(|(name, _)| name)
+        .collect()
+    }
+}
+
+/// Unified Studio identifiers; `None` when they reference resources created in the same run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnifiedStudio {
+    pub domain_id: Option<String>,
+    pub domain_unit_id: Option<String>,
+    pub project_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterRef {
+    pub account_id: String,
+    pub region: String,
+    pub name: String,
+    pub orchestrator: Orchestrator,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlurmScope {
+    pub accounts: Vec<String>,
+    pub partitions: Vec<String>,
+}
+
+impl SlurmScope {
+    pub fn is_empty(&self) -> bool {
+        self.accounts.is_empty() && self.partitions.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheduling {
+    pub policy: String,
+    pub exception_owner: String,
+}
+
+/// A monitored signal and who acts on it (CON-3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signal {
+    pub name: String,
+    pub owner: String,
+    pub response: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    pub interval_days: i64,
+    pub last_reviewed: Date,
+    pub approved_by: String,
+}
+
+impl Review {
+    /// `last_reviewed + interval_days`; saturates instead of overflowing on absurd intervals (CON-1 reports those).
+    pub fn next_review_date(&self) -> Date {
+        self.last_reviewed
+            .checked_add(Duration::days(self.interval_days.max(0)))
+            .unwrap_or(Date::MAX)
+    }
+}
+
+/// A waiver of one rule for this contract, owned and dated (EXC-1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exception {
+    pub rule: RuleId,
+    pub owner: String,
+    pub expires: Date,
+    pub reason: String,
+}
+
+impl Exception {
+    /// Owned, not past its expiry date (valid through that day), and not waiving EXC-1 itself.
+    pub fn is_valid(&self, today: Date) -> bool {
+        !self.owner.trim().is_empty() && self.expires >= today && self.rule != RuleId::Exc1
+    }
+}
+
+/// The connection contract: one approved project-to-cluster connection (`governance-model.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contract {
+    pub name: String,
+    pub owners: Owners,
+    pub unified_studio: UnifiedStudio,
+    pub cluster: ClusterRef,
+    pub project_role_arn: Option<String>,
+    pub access_role_arn: Option<String>,
+    pub approved_workload_types: Vec<String>,
+    pub data_classification: String,
+    pub eks_namespaces: Vec<String>,
+    pub slurm: SlurmScope,
+    pub scheduling: Scheduling,
+    pub monitoring: Vec<Signal>,
+    pub support: String,
+    pub decommission: String,
+    /// Consumer and data accounts whose roles tenants may reach through Pod Identity target roles (ORG-2).
+    pub approved_account_ids: Vec<String>,
+    /// CIDRs the EKS API endpoint may be public to (CLU-5).
+    pub approved_public_cidrs: Vec<String>,
+    pub review: Review,
+    pub lifecycle: LifecycleState,
+    pub exceptions: Vec<Exception>,
+}
+
+// ---- live facts -------------------------------------------------------------------------------------------------
+
+/// An amount of one instance type: a quota's guaranteed share, or an instance group's size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    pub instance_type: String,
+    pub count: i64,
+}
+
+/// `sagemaker:DescribeCluster`, as far as the rules need it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveCluster {
+    pub account_id: String,
+    pub region: String,
+    pub orchestrator: Orchestrator,
+    pub instance_groups: Vec<Capacity>,
+}
+
+/// DataZone `GetProject` plus the tooling environment's `userRoleArn` (None: no tooling environment yet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveProject {
+    pub domain_unit_id: String,
+    pub tooling_user_role_arn: Option<String>,
+}
+
+/// One policy on a role: inline (`managed_arn` None) or attached managed. `document` is the policy JSON, or a JSON
+/// string holding it; `Value::Null` when only the attachment is known (AmazonSageMakerFullAccess is judged by ARN).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyDocument {
+    pub name: String,
+    pub managed_arn: Option<String>,
+    pub document: serde_json::Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RolePermissions {
+    pub role_arn: String,
+    pub policies: Vec<PolicyDocument>,
+}
+
+/// `eks:DescribeCluster`: `accessConfig` and `resourcesVpcConfig`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EksCluster {
+    pub authentication_mode: String,
+    pub endpoint_public: bool,
+    pub endpoint_private: bool,
+    pub public_cidrs: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccessScope {
+    Cluster,
+    Namespaces(Vec<String>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssociatedPolicy {
+    pub policy_arn: String,
+    pub scope: AccessScope,
+}
+
+/// An EKS access entry and its associated access policies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessEntry {
+    pub principal_arn: String,
+    pub policies: Vec<AssociatedPolicy>,
+}
+
+/// `eks:DescribeAddon` (the caller passes `Fact::Known(None)` when the add-on is not installed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Addon {
+    pub name: String,
+    pub version: String,
+    pub status: String,
+}
+
+/// The cluster's scheduler config, from a `hyperpod_scheduling_policy` in the same run or a live read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedulingPolicy {
+    pub priority_classes: Vec<String>,
+    pub fair_share: bool,
+}
+
+// Tenants, bindings, restrictions and the cluster view live in `tenancy.rs`; one `model` namespace for both.
+pub use super::tenancy::*;

@@ -1,0 +1,187 @@
+//! Tests of WKL-1..6.
+
+use super::*;
+use crate::governance::model::{Sharing, TenantCapacity};
+use crate::governance::testing::{capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view};
+
+fn paths(check: &Check) -> Vec<String> {
+    check.findings().iter().map(|f| f.path.to_string()).collect()
+}
+
+fn with_quota(count: i64) -> ClusterView {
+    let mut view = view();
+    let mut research = tenant();
+    research.quota = vec![capacity("ml.p5.48xlarge", count)];
+    view.tenants.planned = vec![research.capacity()];
+    view
+}
+
+#[test]
+fn wkl_1_keeps_tenants_inside_the_contract_scope() {
+    assert!(wkl_1(&tenant(), &contract()).is_passed());
+    let mut outside = tenant();
+    outside.team = "marketing".into();
+    outside.namespace = Tenant::namespace_for("marketing");
+    let check = wkl_1(&outside, &contract());
+    assert_eq!(paths(&check), ["team"]);
+    assert!(check.findings()[0].observed.contains("hyperpod-ns-marketing"));
+    assert!(wkl_1(&slurm_tenant(), &slurm_contract()).is_passed());
+    assert!(
+        wkl_1(
+            &Tenant {
+                team: "ops".into(),
+                ..slurm_tenant()
+            },
+            &slurm_contract()
+        )
+        .is_failed()
+    );
+    let mut partitions_only = slurm_contract();
+    partitions_only.slurm.accounts.clear();
+    assert!(wkl_1(&slurm_tenant(), &partitions_only).is_passed());
+}
+
+#[test]
+fn wkl_2_refuses_lend_borrow_on_slurm() {
+    assert!(wkl_2(&slurm_tenant()).is_passed());
+    assert!(wkl_2(&tenant()).is_passed(), "EKS may lend and borrow");
+    let lending = Tenant {
+        sharing: tenant().sharing,
+        ..slurm_tenant()
+    };
+    assert_eq!(paths(&wkl_2(&lending)), ["sharing.strategy"]);
+    let dont_lend_with_limit = Tenant {
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::DontLend,
+            borrow_limit: Some(10),
+        }),
+        ..slurm_tenant()
+    };
+    assert_eq!(paths(&wkl_2(&dont_lend_with_limit)), ["sharing.borrow_limit"]);
+    let dont_lend = Tenant {
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::DontLend,
+            borrow_limit: None,
+        }),
+        ..slurm_tenant()
+    };
+    assert!(wkl_2(&dont_lend).is_passed());
+}
+
+#[test]
+fn wkl_3_sums_planned_and_live_quotas_against_instance_groups() {
+    assert!(wkl_3(&view(), path::quota()).is_passed());
+    let check = wkl_3(&with_quota(3), path::quota());
+    assert_eq!(paths(&check), ["quota"]);
+    assert_eq!(
+        check.findings()[0].observed,
+        "ml.p5.48xlarge: 5 guaranteed (research 3, platform 2) but the instance groups have 4"
+    );
+    // A planned update of a live tenant replaces it rather than adding to it.
+    let mut replanned = view();
+    replanned.tenants.planned.push(TenantCapacity {
+        team: "platform".into(),
+        quota: vec![capacity("ml.p5.48xlarge", 1)],
+        sharing: None,
+    });
+    assert!(wkl_3(&replanned, path::quota()).is_passed());
+    let mut unknown_type = view();
+    unknown_type.tenants.planned[0].quota = vec![capacity("ml.g5.xlarge", 1)];
+    assert!(wkl_3(&unknown_type, path::quota()).is_failed());
+}
+
+#[test]
+fn wkl_3_two_new_tenants_overcommit_on_the_first_plan() {
+    let mut fresh = with_quota(3);
+    fresh.tenants.live = Fact::Known(Vec::new());
+    fresh.tenants.planned.push(TenantCapacity {
+        team: "vision".into(),
+        quota: vec![capacity("ml.p5.48xlarge", 2)],
+        sharing: None,
+    });
+    assert!(wkl_3(&fresh, path::quota()).is_failed());
+    // Unread live quotas: a planned overcommit still fails; otherwise the check is skipped, not passed.
+    fresh.tenants.live = Fact::Unavailable("AccessDenied on ListComputeQuotas".into());
+    assert!(wkl_3(&fresh, path::quota()).is_failed());
+    let mut fits = view();
+    fits.tenants.live = Fact::Unavailable("AccessDenied on ListComputeQuotas".into());
+    assert!(wkl_3(&fits, path::quota()).is_skipped());
+    let mut no_groups = view();
+    no_groups.instance_groups = Fact::Unavailable("AccessDenied on DescribeCluster".into());
+    assert!(wkl_3(&no_groups, path::quota()).is_skipped());
+}
+
+#[test]
+fn wkl_4_priority_class_must_exist() {
+    let known = |classes: &[&str]| Fact::Known(Some(policy(classes, true)));
+    assert!(wkl_4(&tenant(), &known(&["production", "research"])).is_passed());
+    assert_eq!(paths(&wkl_4(&tenant(), &known(&["production"]))), ["priority_class"]);
+    assert!(
+        wkl_4(&tenant(), &Fact::Known(None)).is_failed(),
+        "no policy, no classes"
+    );
+    assert!(wkl_4(&tenant(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+    assert!(
+        wkl_4(
+            &Tenant {
+                priority_class: None,
+                ..tenant()
+            },
+            &Fact::Known(None)
+        )
+        .is_passed()
+    );
+    assert!(wkl_4(&slurm_tenant(), &Fact::Known(None)).is_passed());
+}
+
+#[test]
+fn wkl_5_borrow_limits_and_lenders() {
+    assert!(wkl_5(&tenant(), &view()).is_passed(), "platform lends");
+    let mut limit_without_borrow = tenant();
+    limit_without_borrow.sharing = Some(Sharing {
+        strategy: SharingStrategy::Lend,
+        borrow_limit: Some(600),
+    });
+    assert_eq!(
+        paths(&wkl_5(&limit_without_borrow, &view())),
+        ["sharing.borrow_limit", "sharing.borrow_limit"]
+    );
+    let mut no_lender = view();
+    no_lender.tenants.live = Fact::Known(Vec::new());
+    assert_eq!(paths(&wkl_5(&tenant(), &no_lender)), ["sharing.strategy"]);
+    no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
+    assert!(wkl_5(&tenant(), &no_lender).is_skipped());
+    assert!(
+        wkl_5(
+            &Tenant {
+                sharing: None,
+                ..tenant()
+            },
+            &no_lender
+        )
+        .is_passed()
+    );
+}
+
+#[test]
+fn wkl_6_warns_when_fair_share_is_disabled() {
+    assert!(wkl_6(&tenant(), &Fact::Known(Some(policy(&["research"], true)))).is_passed());
+    assert!(wkl_6(&tenant(), &Fact::Known(None)).is_passed());
+    let check = wkl_6(&tenant(), &Fact::Known(Some(policy(&["research"], false))));
+    assert_eq!(paths(&check), ["fair_share_weight"]);
+    assert_eq!(
+        check.findings()[0].severity,
+        crate::protocol::diagnostics::Severity::Warning
+    );
+    assert!(wkl_6(&tenant(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+    assert!(
+        wkl_6(
+            &Tenant {
+                fair_share_weight: None,
+                ..tenant()
+            },
+            &Fact::Known(Some(policy(&[], false)))
+        )
+        .is_passed()
+    );
+}

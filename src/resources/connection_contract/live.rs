@@ -1,0 +1,102 @@
+//! Reads what the contract is checked against, at plan time, with the provider's credentials. Anything that cannot
+//! be read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
+//! as passed.
+
+use crate::aws::sagemaker::{self, find_cluster};
+use crate::aws::{AwsClient, AwsError, datazone, iam};
+use crate::governance::{
+    Capacity, Contract, ContractLiveFacts, Fact, LiveCluster, LiveProject, Orchestrator, PolicyDocument,
+    RolePermissions,
+};
+
+fn unavailable(what: &str, err: &AwsError) -> String {
+    format!("could not read {what}: {err}")
+}
+
+pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFacts {
+    let (cluster, project, project_role, access_role) = tokio::join!(
+        cluster_fact(client, contract),
+        project_fact(client, contract),
+        role_fact(client, contract.project_role_arn.as_deref()),
+        role_fact(client, contract.access_role_arn.as_deref()),
+    );
+    ContractLiveFacts {
+        cluster,
+        project,
+        project_role,
+        access_role,
+        eks: None,
+        observability_addon: None,
+    }
+}
+
+/// The cluster as SageMaker in the provider's account and region sees it. A contract for another account or region
+/// cannot be verified with these credentials: that is reported, not guessed.
+async fn cluster_fact(client: &AwsClient, contract: &Contract) -> Fact<Option<LiveCluster>> {
+    let (account, region) = (client.account_id.as_str(), client.region.as_str());
+    if contract.cluster.account_id != account || contract.cluster.region != region {
+        return Fact::Unavailable(format!(
+            "the provider's credentials are for account {account} in {region}, not the contract's capacity account \
+             {} in {}; plan with a provider configured for the capacity account to verify the cluster",
+            contract.cluster.account_id, contract.cluster.region
+        ));
+    }
+    match find_cluster(&client.sagemaker, &contract.cluster.name).await {
+        Ok(cluster) => Fact::Known(Some(LiveCluster {
+            account_id: account.to_string(),
+            region: region.to_string(),
+            orchestrator: match cluster.orchestrator {
+                sagemaker::Orchestrator::Eks { .. } => Orchestrator::Eks,
+                sagemaker::Orchestrator::Slurm => Orchestrator::Slurm,
+            },
+            instance_groups: cluster
+                .instance_groups
+                .iter()
+                .map(|group| Capacity {
+                    instance_type: group.instance_type.clone(),
+                    count: i64::from(group.current_count),
+                })
+                .collect(),
+        })),
+        Err(err) if err.is_not_found() => Fact::Known(None),
+        Err(err) => Fact::Unavailable(unavailable("the HyperPod cluster", &err)),
+    }
+}
+
+async fn project_fact(client: &AwsClient, contract: &Contract) -> Fact<LiveProject> {
+    let studio = &contract.unified_studio;
+    let (Some(domain_id), Some(project_id)) = (&studio.domain_id, &studio.project_id) else {
+        return Fact::Unavailable("the domain or project is not known until apply".to_string());
+    };
+    let project = match datazone::find_project(&client.datazone, domain_id, project_id).await {
+        Ok(project) => project,
+        Err(err) => return Fact::Unavailable(unavailable("the Unified Studio project", &err)),
+    };
+    match datazone::find_tooling_user_role(&client.datazone, domain_id, project_id).await {
+        Ok(tooling_user_role_arn) => Fact::Known(LiveProject {
+            domain_unit_id: project.domain_unit_id.unwrap_or_default(),
+            tooling_user_role_arn,
+        }),
+        Err(err) => Fact::Unavailable(unavailable("the project's tooling environment", &err)),
+    }
+}
+
+async fn role_fact(client: &AwsClient, role_arn: Option<&str>) -> Fact<RolePermissions> {
+    let Some(role_arn) = role_arn else {
+        return Fact::Unavailable("the role is not known until apply".to_string());
+    };
+    match iam::find_role_policies(&client.iam, role_arn).await {
+        Ok(policies) => Fact::Known(RolePermissions {
+            role_arn: role_arn.to_string(),
+            policies: policies
+                .into_iter()
+                .map(|policy| PolicyDocument {
+                    name: policy.name,
+                    managed_arn: policy.managed_arn,
+                    document: policy.document,
+                })
+                .collect(),
+        }),
+        Err(err) => Fact::Unavailable(unavailable(&format!("role {role_arn}"), &err)),
+    }
+}

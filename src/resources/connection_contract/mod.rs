@@ -1,0 +1,229 @@
+//! `hyperpod_connection_contract`: the governance record for one project-to-cluster connection. No AWS object of its
+//! own; at plan time it gathers live facts and asks the governance engine, and its computed attributes (review
+//! status, the checklist, the `governance` facts) are known before apply.
+
+mod live;
+mod model;
+mod schema;
+
+use async_trait::async_trait;
+
+use crate::aws::AwsClient;
+use crate::governance::{Contract, Fact, Finding, ReviewStatus, RuleId, check_contract, paths, review_status};
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{boolean, object, string, text, unknowns_to_null};
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
+use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
+use crate::protocol::value::{Type, Value};
+use model::{checks_value, contract_from_value, governance_value};
+
+pub const TYPE_NAME: &str = "hyperpod_connection_contract";
+/// The attributes the provider derives at plan time.
+const DERIVED: [&str; 4] = ["review_status", "next_review_date", "checks", "governance"];
+
+pub struct ConnectionContract {
+    schema: Schema,
+    identity: IdentitySchema,
+}
+
+impl Default for ConnectionContract {
+    fn default() -> Self {
+        Self {
+            schema: schema::schema(),
+            identity: IdentitySchema {
+                version: 0,
+                attributes: vec![IdentityAttribute {
+                    name: "name",
+                    ty: Type::String,
+                    description: "The contract's name.".to_string(),
+                    required_for_import: true,
+                }],
+            },
+        }
+    }
+}
+
+fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
+}
+
+/// True when the review fields show a new approval since `prior`.
+fn reapproved(prior: &Contract, contract: &Contract) -> bool {
+    contract.review.last_reviewed > prior.review.last_reviewed
+        || contract.review.approved_by != prior.review.approved_by
+}
+
+impl ConnectionContract {
+    /// Judges the contract in `value` (planned or applied) and fills the derived attributes. Errors fail the plan;
+    /// warnings are returned for the reviewer.
+    async fn evaluate(
+        &self,
+        client: &AwsClient,
+        value: &mut Value,
+        prior: Option<&Value>,
+    ) -> Result<Diagnostics, Diagnostics> {
+        if let Some(name) = string(value, "name") {
+            set_attr(value, "id", text(name));
+        }
+        let Some(contract) = contract_from_value(value) else {
+            // A value the rules need comes from a resource not created yet: judge it at apply.
+            for name in DERIVED {
+                set_attr(value, name, Value::Unknown);
+            }
+            return Ok(Diagnostics::new());
+        };
+        let prior_contract = prior.and_then(contract_from_value);
+        let today = today();
+        let live = live::gather(client, &contract).await;
+        let report = check_contract(
+            &contract,
+            &live,
+            &Fact::Known(client.caller_arn.clone()),
+            today,
+            prior_contract.as_ref(),
+        );
+        let (mut status, next_review) = review_status(&contract, today, prior_contract.as_ref());
+        let mut findings = Vec::new();
+        // LIF-2 holds until re-approval: a change applied without one keeps the contract "review required".
+        let still_required = prior
+            .and_then(|p| string(p, "review_status"))
+            .is_some_and(|s| s == ReviewStatus::ReviewRequired.as_str())
+            && prior_contract.as_ref().is_some_and(|p| !reapproved(p, &contract));
+        if still_required && !matches!(status, ReviewStatus::Revoked | ReviewStatus::ReviewRequired) {
+            status = ReviewStatus::ReviewRequired;
+            findings.push(Finding::new(
+                RuleId::Lif2,
+                paths::contract::review("last_reviewed"),
+                contract.review.last_reviewed.to_string(),
+                "the contract changed materially since its last approval and has not been re-approved".to_string(),
+                "have the accountable administrator review the change, then update review.last_reviewed and \
+                 review.approved_by",
+            ));
+        }
+        let excepted: Vec<String> = contract
+            .exceptions
+            .iter()
+            .filter(|exception| exception.is_valid(today))
+            .map(|exception| exception.rule.id().to_string())
+            .collect();
+        set_attr(value, "review_status", text(status.as_str()));
+        set_attr(value, "next_review_date", text(next_review.to_string()));
+        set_attr(value, "checks", checks_value(&report.checklist()));
+        set_attr(
+            value,
+            "governance",
+            governance_value(&contract, status.as_str(), &excepted),
+        );
+
+        let strict = boolean(value, "strict").unwrap_or(client.strict);
+        let mut diagnostics = report.diagnostics(strict);
+        for finding in findings {
+            diagnostics.push(finding.to_diagnostic(strict));
+        }
+        if diagnostics.has_errors() {
+            Err(diagnostics)
+        } else {
+            Ok(diagnostics)
+        }
+    }
+}
+
+#[async_trait]
+impl Resource<AwsClient> for ConnectionContract {
+    fn type_name(&self) -> &'static str {
+        TYPE_NAME
+    }
+
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn identity_schema(&self) -> Option<&IdentitySchema> {
+        Some(&self.identity)
+    }
+
+    /// The configuration-only rules run here too, so `terraform validate` catches a malformed contract without
+    /// credentials.
+    fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        if let Some(contract) = contract_from_value(config) {
+            let report: crate::governance::Report = [
+                crate::governance::contract::con_1(&contract),
+                crate::governance::contract::con_2(&contract),
+                crate::governance::contract::con_3(&contract),
+            ]
+            .into_iter()
+            .collect();
+            diagnostics.extend(report.diagnostics(false));
+        }
+    }
+
+    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+        let warnings = self
+            .evaluate(client, &mut change.planned, change.prior.as_ref())
+            .await?;
+        change.diagnostics.extend(warnings);
+        Ok(())
+    }
+
+    async fn create(&self, client: &AwsClient, planned: &Value, _: &OperationContext) -> Applied {
+        self.record(client, planned, None).await
+    }
+
+    async fn read(&self, _: &AwsClient, current: &Value, _: &OperationContext) -> Result<Option<Value>, Diagnostics> {
+        // The record lives in state; there is nothing in AWS to refresh it from.
+        Ok(Some(current.clone()))
+    }
+
+    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+        self.record(client, planned, Some(prior)).await
+    }
+
+    async fn delete(&self, _: &AwsClient, _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+        Ok(())
+    }
+
+    async fn import(&self, _: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+        let name = match target {
+            ImportTarget::Id(id) => id,
+            ImportTarget::Identity(identity) => string(&identity, "name").unwrap_or_default(),
+        };
+        if name.trim().is_empty() {
+            return Err(Diagnostics::error(
+                AttributePath::root(),
+                "Missing import ID",
+                format!("Import {TYPE_NAME} by the contract's name."),
+            ));
+        }
+        // The contract exists only in configuration and state: import records its name, and the next apply fills
+        // in the rest from the configuration (no AWS call).
+        let mut state = object(self.schema.block.attributes.iter().map(|a| (a.name, Value::Null)));
+        for nested in &self.schema.block.blocks {
+            set_attr(&mut state, nested.name, Value::Null);
+        }
+        set_attr(&mut state, "id", text(&name));
+        set_attr(&mut state, "name", text(&name));
+        Ok(state)
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        Some(object([("name", text(string(state, "name")?))]))
+    }
+}
+
+impl ConnectionContract {
+    /// Apply writes the planned record; values unknown at plan (references to new resources) are judged now.
+    async fn record(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
+        if planned.is_wholly_known() {
+            return Applied::ok(planned.clone());
+        }
+        let mut value = planned.clone();
+        match self.evaluate(client, &mut value, prior).await {
+            Ok(warnings) => Applied {
+                state: Some(unknowns_to_null(value)),
+                diagnostics: warnings,
+            },
+            Err(errors) => Applied::failed(None, errors),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! From the resource's value to the governance engine's `Contract`, and the computed attributes back.
+
+use std::str::FromStr;
+
+use crate::governance::{
+    ChecklistRow, ClusterRef, Contract, Exception, LifecycleState, Orchestrator, Owners, Review, RuleId, Scheduling,
+    Signal, SlurmScope, UnifiedStudio,
+};
+use crate::protocol::object::{elements, integer, nested, object, string, strings, text, text_list};
+use crate::protocol::validators::parse_date;
+use crate::protocol::value::Value;
+
+/// A known string (None while unknown or null).
+fn known(value: &Value, name: &str) -> Option<String> {
+    string(value, name)
+}
+
+/// A required free-text value: unknown means the contract cannot be judged yet.
+fn text_of(value: &Value, name: &str) -> Option<String> {
+    match value.get_attr(name) {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Null) => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// The engine's view of the contract, or `None` while a value the rules need is unknown (a reference to a resource
+/// not yet created); the resource then plans the derived attributes as unknown and judges them at apply.
+pub fn contract_from_value(value: &Value) -> Option<Contract> {
+    let owners = nested(value, "owners")?;
+    let studio = nested(value, "unified_studio")?;
+    let cluster = nested(value, "cluster")?;
+    let scheduling = nested(value, "scheduling")?;
+    let review = nested(value, "review")?;
+    let monitoring = nested(value, "monitoring");
+    let slurm = nested(value, "slurm");
+    let exceptions = elements(value, "exception")
+        .iter()
+        .map(|exception| {
+            Some(Exception {
+                rule: RuleId::from_str(&known(exception, "rule")?).ok()?,
+                owner: text_of(exception, "owner")?,
+                expires: parse_date(&known(exception, "expires")?)?,
+                reason: text_of(exception, "reason")?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Contract {
+        name: known(value, "name")?,
+        owners: Owners {
+            business: text_of(owners, "business")?,
+            operations: text_of(owners, "operations")?,
+            cost: text_of(owners, "cost")?,
+        },
+        unified_studio: UnifiedStudio {
+            domain_id: known(studio, "domain_id"),
+            domain_unit_id: known(studio, "domain_unit_id"),
+            project_id: known(studio, "project_id"),
+        },
+        cluster: ClusterRef {
+            account_id: text_of(cluster, "account_id")?,
+            region: text_of(cluster, "region")?,
+            name: text_of(cluster, "name")?,
+            orchestrator: Orchestrator::from_str(&known(cluster, "orchestrator")?).ok()?,
+        },
+        project_role_arn: known(value, "project_role_arn"),
+        access_role_arn: known(value, "access_role_arn"),
+        approved_workload_types: strings(value, "approved_workload_types"),
+        data_classification: text_of(value, "data_classification")?,
+        eks_namespaces: strings(value, "eks_namespaces"),
+        slurm: SlurmScope {
+            accounts: slurm.map(|s| strings(s, "accounts")).unwrap_or_default(),
+            partitions: slurm.map(|s| strings(s, "partitions")).unwrap_or_default(),
+        },
+        scheduling: Scheduling {
+            policy: text_of(scheduling, "policy")?,
+            exception_owner: text_of(scheduling, "exception_owner")?,
+        },
+        monitoring: monitoring
+            .map(|m| {
+                elements(m, "signal")
+                    .iter()
+                    .map(|signal| {
+                        Some(Signal {
+                            name: text_of(signal, "name")?,
+                            owner: text_of(signal, "owner")?,
+                            response: text_of(signal, "response")?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()
+            })
+            .unwrap_or(Some(Vec::new()))?,
+        support: text_of(value, "support")?,
+        decommission: text_of(value, "decommission")?,
+        approved_account_ids: strings(value, "approved_account_ids"),
+        approved_public_cidrs: strings(value, "approved_public_cidrs"),
+        review: Review {
+            interval_days: integer(review, "interval_days")?,
+            last_reviewed: parse_date(&known(review, "last_reviewed")?)?,
+            approved_by: text_of(review, "approved_by")?,
+        },
+        lifecycle: match known(value, "lifecycle_state").as_deref() {
+            Some("revoked") => LifecycleState::Revoked,
+            Some(_) => LifecycleState::Approved,
+            None => return None,
+        },
+        exceptions,
+    })
+}
+
+/// The `governance` attribute: what dependents check against, derived from configuration.
+pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules: &[String]) -> Value {
+    let orchestrator = contract.cluster.orchestrator.to_string();
+    let optional = |v: &Option<String>| v.clone().map_or(Value::Unknown, Value::String);
+    object([
+        ("contract", text(&contract.name)),
+        (
+            "lifecycle_state",
+            text(match contract.lifecycle {
+                LifecycleState::Approved => "approved",
+                LifecycleState::Revoked => "revoked",
+            }),
+        ),
+        ("review_status", text(review_status)),
+        ("domain_id", optional(&contract.unified_studio.domain_id)),
+        ("project_id", optional(&contract.unified_studio.project_id)),
+        ("cluster_account_id", text(&contract.cluster.account_id)),
+        ("cluster_region", text(&contract.cluster.region)),
+        ("cluster_name", text(&contract.cluster.name)),
+        ("orchestrator", text(orchestrator)),
+        ("project_role_arn", optional(&contract.project_role_arn)),
+        ("access_role_arn", optional(&contract.access_role_arn)),
+        ("eks_namespaces", text_list(&contract.eks_namespaces)),
+        ("slurm_accounts", text_list(&contract.slurm.accounts)),
+        ("slurm_partitions", text_list(&contract.slurm.partitions)),
+        ("approved_account_ids", text_list(&contract.approved_account_ids)),
+        ("excepted_rules", text_list(excepted_rules)),
+    ])
+}
+
+/// The `checks` attribute: the reviewer's checklist.
+pub fn checks_value(rows: &[ChecklistRow]) -> Value {
+    Value::List(
+        rows.iter()
+            .map(|row| {
+                object([
+                    ("rule", text(row.rule)),
+                    ("status", text(row.status)),
+                    ("detail", text(&row.detail)),
+                ])
+            })
+            .collect(),
+    )
+}

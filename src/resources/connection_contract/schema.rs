@@ -1,0 +1,295 @@
+//! `hyperpod_connection_contract` schema: every field of the connection contract, plus what the provider derives
+//! from it at plan time (review status, the reviewer's checklist, the facts dependents check against).
+
+use crate::protocol::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
+use crate::protocol::validators::{EachOneOf, IsDate, LengthBetween, Matches, OneOf};
+use crate::protocol::value::{Type, Value};
+use crate::resources::validators::RuleIds;
+
+pub const ORCHESTRATORS: [&str; 2] = ["eks", "slurm"];
+pub const LIFECYCLE_STATES: [&str; 2] = ["approved", "revoked"];
+pub const DATA_CLASSIFICATIONS: [&str; 4] = ["public", "internal", "confidential", "restricted"];
+pub const WORKLOAD_TYPES: [&str; 5] = ["training", "fine-tuning", "inference", "interactive", "batch"];
+
+fn strings() -> Type {
+    Type::List(Box::new(Type::String))
+}
+
+fn string_set() -> Type {
+    Type::Set(Box::new(Type::String))
+}
+
+/// Free text; blank values are CON-1 findings (with the rule ID), so no validator here.
+fn required_text(name: &'static str, description: &str) -> Attribute {
+    Attribute::string(name).required().describe(description)
+}
+
+fn single(name: &'static str, block: Block) -> NestedBlock {
+    NestedBlock::single(name, block).required()
+}
+
+pub fn schema() -> Schema {
+    let owners = Block::new("The three accountable owners; a contract without them cannot back a binding (LIF-3).")
+        .attribute(required_text("business", "Owner of the business purpose."))
+        .attribute(required_text(
+            "operations",
+            "Owner of day-to-day operation and incidents.",
+        ))
+        .attribute(required_text("cost", "Owner of the capacity's cost."));
+    let unified_studio = Block::new("Where the project lives in SageMaker Unified Studio (Amazon DataZone).")
+        .attribute(
+            Attribute::string("domain_id")
+                .required()
+                .describe("Domain ID, e.g. `dzd_abc123`."),
+        )
+        .attribute(
+            Attribute::string("domain_unit_id")
+                .required()
+                .describe("Domain unit the project must belong to (ORG-1)."),
+        )
+        .attribute(Attribute::string("project_id").required().describe("Project ID."));
+    let cluster = Block::new("The HyperPod cluster the project may use, in the central capacity account.")
+        .attribute(
+            Attribute::string("account_id")
+                .required()
+                .describe("Capacity account, 12 digits (ORG-3)."),
+        )
+        .attribute(
+            Attribute::string("region")
+                .required()
+                .describe("Region of the cluster (ORG-3)."),
+        )
+        .attribute(Attribute::string("name").required().describe("Cluster name."))
+        .attribute(
+            Attribute::string("orchestrator")
+                .required()
+                .describe("The cluster's orchestrator, checked against the real cluster (CLU-1).")
+                .validate(OneOf(&ORCHESTRATORS)),
+        );
+    let slurm = Block::new("The Slurm access scope (Slurm clusters only; CON-2).")
+        .attribute(
+            Attribute::new("accounts", strings())
+                .optional()
+                .describe("Slurm accounts the project may use."),
+        )
+        .attribute(
+            Attribute::new("partitions", strings())
+                .optional()
+                .describe("Slurm partitions the project may use."),
+        );
+    let scheduling = Block::new("The scheduling policy the project works under, and who owns exceptions to it.")
+        .attribute(required_text(
+            "policy",
+            "The policy in words, e.g. \"borrow idle capacity at low priority\".",
+        ))
+        .attribute(required_text(
+            "exception_owner",
+            "Who decides exceptions to the policy.",
+        ));
+    let signal = Block::new("A monitored signal: what is watched, who owns it, what happens when it fires (CON-3).")
+        .attribute(required_text("name", "Signal name, e.g. `team-utilization`."))
+        .attribute(required_text("owner", "Who owns the signal."))
+        .attribute(required_text("response", "What the owner does when the signal fires."));
+    let monitoring =
+        Block::new("The observability feedback loop for this connection.").block(NestedBlock::list("signal", signal));
+    let review = Block::new("The review schedule and the current approval.")
+        .attribute(
+            Attribute::number("interval_days")
+                .required()
+                .describe("Days between reviews, 1 to 730 (LIF-1)."),
+        )
+        .attribute(
+            Attribute::string("last_reviewed")
+                .required()
+                .describe("Date of the last review, `YYYY-MM-DD`.")
+                .validate(IsDate),
+        )
+        .attribute(required_text(
+            "approved_by",
+            "The accountable administrator who approved the contract; not the identity running the apply (LIF-4).",
+        ));
+    let exception = Block::new("An owned, dated exception to one rule (EXC-1); expired exceptions fail the plan.")
+        .attribute(
+            Attribute::string("rule")
+                .required()
+                .describe("Rule ID, e.g. `WKL-8`.")
+                .validate(RuleIds),
+        )
+        .attribute(required_text("owner", "Who owns the exception."))
+        .attribute(
+            Attribute::string("expires")
+                .required()
+                .describe("Expiry date, `YYYY-MM-DD`.")
+                .validate(IsDate),
+        )
+        .attribute(required_text("reason", "Why the exception is needed."));
+
+    let check = vec![
+        Attribute::string("rule").computed().describe("Rule ID."),
+        Attribute::string("status")
+            .computed()
+            .describe("`passed`, `failed`, `skipped` or `excepted`."),
+        Attribute::string("detail")
+            .computed()
+            .describe("What was checked, what was found, or why it was skipped."),
+    ];
+    let governance = vec![
+        Attribute::string("contract")
+            .computed()
+            .describe("Contract name (the `hyperpod:contract` tag value)."),
+        Attribute::string("lifecycle_state")
+            .computed()
+            .describe("`approved` or `revoked`."),
+        Attribute::string("review_status")
+            .computed()
+            .describe("Review status at plan time."),
+        Attribute::string("domain_id")
+            .computed()
+            .describe("Unified Studio domain."),
+        Attribute::string("project_id")
+            .computed()
+            .describe("Unified Studio project."),
+        Attribute::string("cluster_account_id")
+            .computed()
+            .describe("Capacity account."),
+        Attribute::string("cluster_region")
+            .computed()
+            .describe("Cluster region."),
+        Attribute::string("cluster_name").computed().describe("Cluster name."),
+        Attribute::string("orchestrator")
+            .computed()
+            .describe("`eks` or `slurm`."),
+        Attribute::string("project_role_arn")
+            .computed()
+            .describe("Project role."),
+        Attribute::string("access_role_arn")
+            .computed()
+            .describe("Connection access role."),
+        Attribute::new("eks_namespaces", strings())
+            .computed()
+            .describe("Namespaces tenants may use."),
+        Attribute::new("slurm_accounts", strings())
+            .computed()
+            .describe("Slurm accounts."),
+        Attribute::new("slurm_partitions", strings())
+            .computed()
+            .describe("Slurm partitions."),
+        Attribute::new("approved_account_ids", strings())
+            .computed()
+            .describe("Approved consumer and data accounts."),
+        Attribute::new("excepted_rules", strings())
+            .computed()
+            .describe("Rules with a valid exception."),
+    ];
+
+    Schema {
+        version: 0,
+        block: Block::new(
+            "The connection contract: the governance record a reviewer approves for one Unified Studio project's use \
+             of one HyperPod cluster. It creates no AWS object; it lives in state and in version control. At plan \
+             time it is checked against the live account (cluster, orchestrator, project, project role and its \
+             permissions, approver) and its `checks` list reads like the reviewer's checklist. Resources that \
+             depend on it take `governance`, which is known at plan time.",
+        )
+        .attribute(
+            Attribute::string("id")
+                .computed()
+                .use_state_for_unknown()
+                .describe("The contract's name, also its ID."),
+        )
+        .attribute(
+            Attribute::string("name")
+                .required()
+                .requires_replace()
+                .describe("Contract name; objects other resources create carry it in the `hyperpod:contract` tag.")
+                .validate(Matches::new(
+                    "[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?",
+                    "letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit",
+                ))
+                .validate(LengthBetween { min: 1, max: 128 }),
+        )
+        .attribute(
+            Attribute::string("project_role_arn")
+                .required()
+                .describe("The project role (PRJ-2, PRJ-4)."),
+        )
+        .attribute(
+            Attribute::string("access_role_arn")
+                .required()
+                .describe("The role the HyperPod connection uses (PRJ-2)."),
+        )
+        .attribute(
+            Attribute::new("approved_workload_types", string_set())
+                .required()
+                .describe("Workload types the project may run.")
+                .validate(EachOneOf(&WORKLOAD_TYPES)),
+        )
+        .attribute(
+            Attribute::string("data_classification")
+                .required()
+                .describe("Highest classification of data the workloads touch.")
+                .validate(OneOf(&DATA_CLASSIFICATIONS)),
+        )
+        .attribute(
+            Attribute::new("eks_namespaces", strings())
+                .optional()
+                .describe("EKS namespaces the project's tenants may use (EKS clusters only; CON-2, WKL-1)."),
+        )
+        .attribute(required_text(
+            "support",
+            "Support expectations: who to call, response times.",
+        ))
+        .attribute(required_text(
+            "decommission",
+            "How and when the connection is taken down.",
+        ))
+        .attribute(
+            Attribute::new("approved_account_ids", strings())
+                .optional()
+                .describe("Consumer and data accounts whose roles tenants may reach (ORG-2)."),
+        )
+        .attribute(
+            Attribute::new("approved_public_cidrs", strings())
+                .optional()
+                .describe("CIDRs from which the EKS API endpoint may be public (CLU-5)."),
+        )
+        .attribute(
+            Attribute::string("lifecycle_state")
+                .default_value(Value::String("approved".into()))
+                .describe("`approved`, or `revoked` to withdraw the connection (LIF-3).")
+                .validate(OneOf(&LIFECYCLE_STATES)),
+        )
+        .attribute(
+            Attribute::bool("strict")
+                .optional()
+                .describe("Governance warnings on this contract fail the plan. Defaults to the provider's `strict`."),
+        )
+        .attribute(Attribute::string("review_status").computed().describe(
+            "`current`, `due_soon` (within 14 days), `overdue`, `review_required` (a material change since the last \
+             approval, LIF-2) or `revoked`.",
+        ))
+        .attribute(
+            Attribute::string("next_review_date")
+                .computed()
+                .describe("`last_reviewed` plus the interval."),
+        )
+        .attribute(
+            Attribute::nested("checks", Nesting::List, check)
+                .computed()
+                .describe("Every rule checked at plan time, in catalog order, with its outcome."),
+        )
+        .attribute(
+            Attribute::nested("governance", Nesting::Single, governance)
+                .computed()
+                .describe("The facts dependent resources check against; known at plan time."),
+        )
+        .block(single("owners", owners))
+        .block(single("unified_studio", unified_studio))
+        .block(single("cluster", cluster))
+        .block(NestedBlock::single("slurm", slurm))
+        .block(single("scheduling", scheduling))
+        .block(single("monitoring", monitoring))
+        .block(single("review", review))
+        .block(NestedBlock::list("exception", exception)),
+    }
+}
