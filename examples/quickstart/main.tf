@@ -40,6 +40,65 @@ variable "cluster_name" {
   default     = "ml-capacity"
 }
 
+# The contract the reviewer approves: the research project may use the cluster for training and notebooks, in
+# its own namespace, under the capacity policy below. `terraform plan` verifies it against the live account.
+resource "hyperpod_connection_contract" "research" {
+  name = "research-on-${var.cluster_name}"
+
+  owners {
+    business   = "head-of-research@example.com"
+    operations = "ml-platform-oncall@example.com"
+    cost       = "finance-ml@example.com"
+  }
+
+  unified_studio {
+    domain_id      = "dzd_capacity01"
+    domain_unit_id = "mlplatform0001"
+    project_id     = "research000001"
+  }
+
+  cluster {
+    account_id   = var.capacity_account_id
+    region       = var.region
+    name         = var.cluster_name
+    orchestrator = "eks"
+  }
+
+  project_role_arn        = "arn:aws:iam::${var.capacity_account_id}:role/datazone_usr_role_research"
+  access_role_arn         = "arn:aws:iam::${var.capacity_account_id}:role/hyperpod-connection-access"
+  approved_workload_types = ["training", "interactive"]
+  data_classification     = "internal"
+  eks_namespaces          = [provider::hyperpod::team_namespace("research")]
+
+  scheduling {
+    policy          = "borrow idle capacity at low priority; preempted when production needs it"
+    exception_owner = "ml-platform-leads@example.com"
+  }
+
+  monitoring {
+    signal {
+      name     = "team-utilization"
+      owner    = "research-leads@example.com"
+      response = "rebalance quotas at the monthly capacity review"
+    }
+  }
+
+  support      = "ml-platform on-call, business hours"
+  decommission = "remove the binding, then the tenant; keep data 90 days"
+
+  review {
+    interval_days = 90
+    last_reviewed = var.last_reviewed
+    approved_by   = "security-lead@example.com"
+  }
+}
+
+variable "last_reviewed" {
+  description = "When the accountable administrator last reviewed the research contract."
+  type        = string
+  default     = "2026-11-20"
+}
+
 # What the cluster offers: its orchestrator and instance groups.
 data "hyperpod_cluster" "capacity" {
   name = var.cluster_name
@@ -87,7 +146,12 @@ output "scheduling_policy" {
   }
 }
 
-output "research_namespace" {
-  description = "Where the research team's tasks run once it has a quota."
-  value       = provider::hyperpod::team_namespace("research")
+output "research_contract" {
+  description = "The research contract's review status and the reviewer's checklist."
+  value = {
+    review_status    = hyperpod_connection_contract.research.review_status
+    next_review_date = hyperpod_connection_contract.research.next_review_date
+    checks           = { for c in hyperpod_connection_contract.research.checks : c.rule => c.status }
+    namespaces       = hyperpod_connection_contract.research.governance.eks_namespaces
+  }
 }

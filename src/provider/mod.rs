@@ -68,6 +68,10 @@ impl PluginProvider for HyperpodProvider {
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
-        vec![Arc::new(crate::functions::team_namespace::TeamNamespace::default())]
+        vec![
+            Arc::new(crate::functions::review_status::NextReviewDate::default()),
+            Arc::new(crate::functions::review_status::ReviewStatusFunction::default()),
+            Arc::new(crate::functions::team_namespace::TeamNamespace::default()),
+        ]
     }
 }

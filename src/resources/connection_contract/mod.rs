@@ -9,7 +9,7 @@ mod schema;
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;
-use crate::governance::{Contract, Fact, Finding, ReviewStatus, RuleId, check_contract, paths, review_status};
+use crate::governance::{Fact, Finding, ReviewStatus, RuleId, check_contract, paths, reapproved, review_status};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{boolean, object, string, text, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -46,12 +46,6 @@ impl Default for ConnectionContract {
 
 fn today() -> time::Date {
     time::OffsetDateTime::now_utc().date()
-}
-
-/// True when the review fields show a new approval since `prior`.
-fn reapproved(prior: &Contract, contract: &Contract) -> bool {
-    contract.review.last_reviewed > prior.review.last_reviewed
-        || contract.review.approved_by != prior.review.approved_by
 }
 
 impl ConnectionContract {

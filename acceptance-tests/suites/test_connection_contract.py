@@ -1,0 +1,291 @@
+"""hyperpod_connection_contract through a real Terraform against the sandbox's seeded capacity account: create,
+empty second plan, update, import, the reviewer's checklist, and one failing plan per rule the contract enforces
+(rule ID and attribute path in the output)."""
+import datetime
+
+import pytest
+
+from harness import flat
+
+pytestmark = pytest.mark.provider
+
+ADDR = "hyperpod_connection_contract.research"
+ACCOUNT = "123456789012"
+ROLE = f"arn:aws:iam::{ACCOUNT}:role"
+
+
+def days_ago(days: int) -> str:
+    return (datetime.date.today() - datetime.timedelta(days=days)).isoformat()
+
+
+def contract(**overrides) -> str:
+    """The research team's contract for `ml-capacity`, valid against the seed; `overrides` replace HCL fragments."""
+    fields = {
+        "provider": 'region = "us-west-2"',
+        "name": "research-on-ml-capacity",
+        "domain_unit_id": "mlplatform0001",
+        "project_id": "research000001",
+        "account_id": ACCOUNT,
+        "cluster_name": "ml-capacity",
+        "orchestrator": "eks",
+        "project_role_arn": f"{ROLE}/datazone_usr_role_research",
+        "access_role_arn": f"{ROLE}/hyperpod-connection-access",
+        "scope": 'eks_namespaces = ["hyperpod-ns-research"]',
+        "signal_owner": "research-leads@example.com",
+        "support": "ml-platform on-call, business hours",
+        "interval_days": 90,
+        "last_reviewed": days_ago(10),
+        "approved_by": "security-lead@example.com",
+        "extra": "",
+    }
+    fields.update(overrides)
+    return f"""
+terraform {{
+  required_providers {{
+    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+  }}
+}}
+
+provider "hyperpod" {{
+  {fields["provider"]}
+}}
+
+resource "hyperpod_connection_contract" "research" {{
+  name = "{fields["name"]}"
+
+  owners {{
+    business   = "head-of-research@example.com"
+    operations = "ml-platform-oncall@example.com"
+    cost       = "finance-ml@example.com"
+  }}
+
+  unified_studio {{
+    domain_id      = "dzd_capacity01"
+    domain_unit_id = "{fields["domain_unit_id"]}"
+    project_id     = "{fields["project_id"]}"
+  }}
+
+  cluster {{
+    account_id   = "{fields["account_id"]}"
+    region       = "us-west-2"
+    name         = "{fields["cluster_name"]}"
+    orchestrator = "{fields["orchestrator"]}"
+  }}
+
+  project_role_arn        = "{fields["project_role_arn"]}"
+  access_role_arn         = "{fields["access_role_arn"]}"
+  approved_workload_types = ["training", "interactive"]
+  data_classification     = "internal"
+  {fields["scope"]}
+
+  scheduling {{
+    policy          = "borrow idle capacity at low priority"
+    exception_owner = "ml-platform-leads@example.com"
+  }}
+
+  monitoring {{
+    signal {{
+      name     = "team-utilization"
+      owner    = "{fields["signal_owner"]}"
+      response = "rebalance quotas at the monthly review"
+    }}
+  }}
+
+  support      = "{fields["support"]}"
+  decommission = "remove the binding, then the tenant; archive data for 90 days"
+
+  review {{
+    interval_days = {fields["interval_days"]}
+    last_reviewed = "{fields["last_reviewed"]}"
+    approved_by   = "{fields["approved_by"]}"
+  }}
+{fields["extra"]}
+}}
+"""
+
+
+def state(tf):
+    for resource in tf.show_json()["values"]["root_module"]["resources"]:
+        if resource["address"] == ADDR:
+            return resource["values"]
+    raise AssertionError(f"{ADDR} not in state")
+
+
+def checks(values) -> dict:
+    return {row["rule"]: row for row in values["checks"]}
+
+
+def plan_fails_with(tf, rule: str, path: str, observed: str = ""):
+    result = tf.plan(check=False)
+    assert result.rc == 1, result.stdout
+    text = flat(result.stderr)
+    assert f"[{rule}]" in text, result.stderr
+    assert flat(path) in text, result.stderr
+    assert flat(observed) in text, result.stderr
+    return result
+
+
+def test_create_records_the_checklist_and_a_second_plan_is_empty(tf):
+    tf.write(contract())
+    plan = tf.plan()
+    # Known at plan time, so dependents planned in the same run can check against it.
+    assert flat('contract = "research-on-ml-capacity"') in flat(plan.stdout)
+    assert flat('review_status = "current"') in flat(plan.stdout)
+    tf.apply()
+    values = state(tf)
+    assert values["id"] == "research-on-ml-capacity"
+    assert values["review_status"] == "current"
+    rows = checks(values)
+    for rule in ("CON-1", "CON-2", "CON-3", "ORG-1", "ORG-3", "PRJ-2", "PRJ-4", "CLU-1", "EXC-1", "LIF-1", "LIF-2",
+                 "LIF-4"):
+        assert rows[rule]["status"] == "passed", rows[rule]
+    assert values["governance"]["eks_namespaces"] == ["hyperpod-ns-research"]
+    assert values["governance"]["project_role_arn"] == f"{ROLE}/datazone_usr_role_research"
+    result = tf.plan()
+    assert result.rc == 0, result.stdout
+
+
+def test_update_in_place_and_material_change_requires_review(tf):
+    tf.write(contract())
+    tf.apply()
+    tf.write(contract(support="ml-platform on-call, 24x7"))
+    plan = tf.plan()
+    assert "will be updated in-place" in plan.stdout
+    tf.apply()
+    assert state(tf)["support"] == "ml-platform on-call, 24x7"
+    assert state(tf)["review_status"] == "current"  # support is not a material change
+    # A new access role is material (LIF-2): a warning, and the status stays review_required until re-approval.
+    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=f"{ROLE}/datazone_usr_role_research"))
+    plan = tf.plan()
+    assert "[LIF-2]" in flat(plan.stdout + plan.stderr)
+    tf.apply()
+    assert state(tf)["review_status"] == "review_required"
+    plan = tf.plan()
+    assert "[LIF-2]" in flat(plan.stdout + plan.stderr)
+    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=f"{ROLE}/datazone_usr_role_research",
+                      last_reviewed=days_ago(0), approved_by="ciso@example.com"))
+    tf.apply()
+    assert state(tf)["review_status"] == "current"
+
+
+def test_import_by_name_then_apply_fills_the_record(tf):
+    tf.write(contract())
+    tf.import_(ADDR, "research-on-ml-capacity")
+    plan = tf.plan()
+    assert "will be updated in-place" in plan.stdout
+    tf.apply()
+    assert state(tf)["review_status"] == "current"
+    assert tf.plan().rc == 0
+
+
+def test_con_1_malformed_account_id(tf):
+    tf.write(contract(account_id="12345"))
+    plan_fails_with(tf, "CON-1", "cluster.account_id", '"12345"')
+
+
+def test_con_2_slurm_contract_with_eks_namespaces(tf):
+    tf.write(contract(cluster_name="slurm-capacity", orchestrator="slurm"))
+    plan_fails_with(tf, "CON-2", "eks_namespaces")
+
+
+def test_con_3_signal_without_owner(tf):
+    tf.write(contract(signal_owner=""))
+    plan_fails_with(tf, "CON-3", "monitoring.signal[0].owner")
+
+
+def test_org_1_project_outside_the_domain_unit(tf):
+    tf.write(contract(domain_unit_id="capgovroot0001"))
+    plan_fails_with(tf, "ORG-1", "unified_studio.domain_unit_id", "mlplatform0001")
+
+
+def test_org_3_cluster_missing_from_the_capacity_account(tf):
+    tf.write(contract(cluster_name="no-such-cluster"))
+    plan_fails_with(tf, "ORG-3", "cluster.name", "no-such-cluster")
+
+
+def test_clu_1_orchestrator_differs_from_the_cluster(tf):
+    tf.write(contract(orchestrator="slurm", scope='slurm {\n    accounts = ["research"]\n  }'))
+    plan_fails_with(tf, "CLU-1", "cluster.orchestrator")
+
+
+def test_prj_2_lifecycle_permissions_on_the_project_role(tf):
+    tf.write(contract(project_role_arn=f"{ROLE}/overprivileged-project-role"))
+    result = plan_fails_with(tf, "PRJ-2", "project_role_arn", "overprivileged-project-role")
+    text = flat(result.stderr)
+    assert "AmazonSageMakerFullAccess" in text or "sagemaker:CreateCluster" in text
+
+
+def test_prj_4_project_role_is_not_the_projects_tooling_role(tf):
+    tf.write(contract(project_role_arn=f"{ROLE}/datazone_usr_role_production"))
+    plan_fails_with(tf, "PRJ-4", "project_role_arn", "datazone_usr_role_production")
+
+
+def test_lif_4_approver_is_the_identity_running_the_apply(tf):
+    tf.write(contract(approved_by=f"arn:aws:sts::{ACCOUNT}:user/moto"))
+    plan_fails_with(tf, "LIF-4", "review.approved_by")
+
+
+def test_exc_1_expired_exception(tf):
+    extra = f"""
+  exception {{
+    rule    = "WKL-8"
+    owner   = "ml-platform-leads@example.com"
+    expires = "{days_ago(1)}"
+    reason  = "legacy jobs need open egress"
+  }}"""
+    tf.write(contract(extra=extra))
+    plan_fails_with(tf, "EXC-1", "exception[0].expires")
+
+
+def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
+    tf.write(contract(last_reviewed=days_ago(200)))
+    plan = tf.plan()
+    assert "[LIF-1]" in flat(plan.stdout + plan.stderr)
+    tf.apply()
+    assert state(tf)["review_status"] == "overdue"
+    tf.write(contract(last_reviewed=days_ago(200), extra="  strict = true"))
+    plan_fails_with(tf, "LIF-1", "review.last_reviewed")
+    tf.write(contract(last_reviewed=days_ago(200), provider='region = "us-west-2"\n  strict = true'))
+    plan_fails_with(tf, "LIF-1", "review.last_reviewed")
+
+
+def test_what_could_not_be_verified_is_a_warning_not_a_silent_pass(tf, sandbox):
+    # The contract names another capacity account: with these credentials the cluster cannot be checked.
+    tf.write(contract(account_id="111122223333"))
+    plan = tf.plan()
+    assert plan.rc == 2
+    text = flat(plan.stdout + plan.stderr)
+    assert "[ORG-3]" in text and "(not checked)" in text
+    assert "not the contract's capacity account 111122223333" in text
+    tf.apply()
+    assert checks(state(tf))["ORG-3"]["status"] == "skipped"
+
+
+@pytest.mark.sandbox_only
+def test_unreadable_role_is_reported_as_not_checked(tf, sandbox):
+    sandbox.fault("GetRole", "error", code="AccessDenied", status=403, count=50, service="iam")
+    tf.write(contract())
+    plan = tf.plan()
+    text = flat(plan.stdout + plan.stderr)
+    assert "[PRJ-2]" in text and "(not checked)" in text and "AccessDenied" in text
+
+
+def test_review_functions(tf):
+    tf.write("""
+terraform {
+  required_providers {
+    hyperpod = { source = "hyperpod-governance/hyperpod" }
+  }
+}
+
+output "due" {
+  value = provider::hyperpod::next_review_date("2026-11-01", 90)
+}
+
+output "status" {
+  value = provider::hyperpod::review_status("2026-11-01", 90, "2027-01-25T00:00:00Z")
+}
+""")
+    tf.apply()
+    assert tf.output("due") == "2027-01-30"
+    assert tf.output("status") == "due_soon"
