@@ -8,7 +8,7 @@ use time::Date;
 use super::arns::role_identity;
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::model::{Contract, Fact, LifecycleState};
+use super::model::{Contract, Fact, LifecycleState, Review};
 use super::paths::contract as path;
 use crate::aws::ids::Arn;
 use crate::protocol::diagnostics::AttributePath;
@@ -142,14 +142,23 @@ pub fn review_status(contract: &Contract, today: Date, prior: Option<&Contract>)
         ReviewStatus::Revoked
     } else if prior.is_some_and(|prior| !material_changes(prior, contract).is_empty() && !reapproved(prior, contract)) {
         ReviewStatus::ReviewRequired
-    } else if today > due {
+    } else {
+        schedule_status(&contract.review, today)
+    };
+    (status, due)
+}
+
+/// Where the review schedule alone stands on `today`: overdue, due soon (within 14 days) or current. Also behind the
+/// `review_status` provider function.
+pub fn schedule_status(review: &Review, today: Date) -> ReviewStatus {
+    let due = review.next_review_date();
+    if today > due {
         ReviewStatus::Overdue
     } else if (due - today).whole_days() <= DUE_SOON_DAYS {
         ReviewStatus::DueSoon
     } else {
         ReviewStatus::Current
-    };
-    (status, due)
+    }
 }
 
 /// LIF-1 (warning; strict: error): the contract is not past its review date, and its last review is not dated in

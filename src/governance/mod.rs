@@ -40,7 +40,7 @@ mod testing;
 pub use catalog::{Layer, Needs, RuleId};
 pub use cidr::Cidr;
 pub use finding::{Check, ChecklistRow, Finding, Outcome, Report, SkipCause};
-pub use lifecycle::{ReviewStatus, material_changes, review_status};
+pub use lifecycle::{ReviewStatus, material_changes, reapproved, review_status, schedule_status};
 pub use model::*;
 
 use time::Date;
