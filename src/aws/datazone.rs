@@ -2,7 +2,7 @@
 
 use aws_sdk_datazone::Client;
 
-use super::{AwsError, api_error, is_not_found_error};
+use super::{AwsError, api_error, not_found_as};
 
 #[derive(Clone, Debug)]
 pub struct Project {
@@ -76,15 +76,4 @@ pub async fn find_tooling_user_role(
         }
     }
     Ok(None)
-}
-
-fn not_found_as(kind: &'static str, id: &str, err: AwsError) -> AwsError {
-    if is_not_found_error(&err) {
-        AwsError::NotFound {
-            kind,
-            id: id.to_string(),
-        }
-    } else {
-        err
-    }
 }

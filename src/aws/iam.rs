@@ -3,7 +3,7 @@
 use aws_sdk_iam::Client;
 
 use super::ids::Arn;
-use super::{AwsError, api_error, is_not_found_error};
+use super::{AwsError, api_error, not_found_as};
 
 /// One policy that applies to a role: an attached managed policy or an inline one.
 #[derive(Clone, Debug)]
@@ -29,17 +29,7 @@ pub async fn find_role_policies(client: &Client, role_arn: &str) -> Result<Vec<R
         .role_name(&role_name)
         .send()
         .await
-        .map_err(|err| api_error("GetRole", err))
-        .map_err(|err| {
-            if is_not_found_error(&err) {
-                AwsError::NotFound {
-                    kind: "IAM role",
-                    id: role_arn.to_string(),
-                }
-            } else {
-                err
-            }
-        })?;
+        .map_err(|err| not_found_as("IAM role", role_arn, api_error("GetRole", err)))?;
     let mut policies = Vec::new();
 
     let mut attached = client

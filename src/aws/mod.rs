@@ -110,6 +110,18 @@ where
     }
 }
 
+/// Turns a service's way of saying "not found" into the typed `NotFound`; other errors pass through.
+pub fn not_found_as(kind: &'static str, id: &str, err: AwsError) -> AwsError {
+    if is_not_found_error(&err) {
+        AwsError::NotFound {
+            kind,
+            id: id.to_string(),
+        }
+    } else {
+        err
+    }
+}
+
 /// "outer: cause: root cause", without repeating a cause that its parent already prints.
 fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = vec![err.to_string()];

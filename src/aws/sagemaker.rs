@@ -7,7 +7,7 @@ use aws_sdk_sagemaker::Client;
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing, SchedulerResourceStatus};
 
 use super::wait::{HasStatus, WaitSpec, wait_for_status};
-use super::{AwsError, api_error, is_not_found_error};
+use super::{AwsError, api_error, not_found_as};
 use crate::protocol::resource::OperationContext;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,17 +80,6 @@ pub async fn find_cluster(client: &Client, name_or_arn: &str) -> Result<HyperPod
             })
             .collect(),
     })
-}
-
-fn not_found_as(kind: &'static str, id: &str, err: AwsError) -> AwsError {
-    if is_not_found_error(&err) {
-        AwsError::NotFound {
-            kind,
-            id: id.to_string(),
-        }
-    } else {
-        err
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

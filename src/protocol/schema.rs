@@ -225,6 +225,18 @@ impl Block {
                 .chain(self.blocks.iter().map(|b| (b.name, b.value_type()))),
         )
     }
+    /// An object of this block's type with every attribute and nested block null: the start of an imported state.
+    pub fn null_value(&self) -> Value {
+        Value::Object(
+            self.attributes
+                .iter()
+                .map(|a| a.name)
+                .chain(self.blocks.iter().map(|b| b.name))
+                .map(|name| (name.to_string(), Value::Null))
+                .collect(),
+        )
+    }
+
     pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }

@@ -191,10 +191,7 @@ impl Resource<AwsClient> for ConnectionContract {
         }
         // The contract exists only in configuration and state: import records its name, and the next apply fills
         // in the rest from the configuration (no AWS call).
-        let mut state = object(self.schema.block.attributes.iter().map(|a| (a.name, Value::Null)));
-        for nested in &self.schema.block.blocks {
-            set_attr(&mut state, nested.name, Value::Null);
-        }
+        let mut state = self.schema.block.null_value();
         set_attr(&mut state, "id", text(&name));
         set_attr(&mut state, "name", text(&name));
         Ok(state)

@@ -18,7 +18,7 @@ use crate::aws::sagemaker::{
 };
 use crate::aws::{AwsClient, AwsError, api_error};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{elements, object, string, string_map, text, text_map, timeout, unknowns_to_null};
+use crate::protocol::object::{elements, string, string_map, text, text_map, timeout, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
@@ -444,10 +444,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 )
             })?;
         // Read fills in the rest; every attribute must be present, so start from nulls.
-        let mut state = object(self.schema.block.attributes.iter().map(|a| (a.name, Value::Null)));
-        for nested in &self.schema.block.blocks {
-            set_attr(&mut state, nested.name, Value::Null);
-        }
+        let mut state = self.schema.block.null_value();
         set_attr(&mut state, "priority_class", Value::List(Vec::new()));
         set_attr(&mut state, "id", text(id));
         set_attr(&mut state, "cluster_name", text(&cluster.name));
