@@ -1,4 +1,5 @@
-"""Handle on a running sandbox: started here as a subprocess, or found via HYPERPOD_SANDBOX_URL."""
+"""Handle on a running sandbox: started here as a subprocess, or found via HYPERPOD_SANDBOX_URL; or, with
+HYPERPOD_REAL_AWS=1, on a real AWS account (`RealAws`: nothing is started or reset, sandbox-only features skip)."""
 import json
 import os
 import re
@@ -18,7 +19,14 @@ ACCEPTANCE_DIR = Path(__file__).resolve().parent.parent
 _READY = re.compile(r"hyperpod-sandbox ready on (http://\S+)")
 
 
+def real_aws() -> bool:
+    """HYPERPOD_REAL_AWS=1: run against the real AWS account of the caller's credentials instead of the sandbox."""
+    return os.environ.get("HYPERPOD_REAL_AWS", "").lower() not in ("", "0", "false", "no")
+
+
 class Sandbox:
+    real = False
+
     def __init__(self, url: str, process: subprocess.Popen | None = None, log_path: Path | None = None):
         self.url = url.rstrip("/")
         self.process = process
@@ -86,16 +94,31 @@ class Sandbox:
         return self.admin("GET", "health")
 
     def reset(self) -> dict:
-        """Back to exactly the seed; also disarms faults."""
+        """Back to exactly the seed; also disarms faults and zeroes the call counters."""
         return self.admin("POST", "reset")
 
-    def fault(self, operation: str, mode: str = "error", count: int = 1, **fields) -> dict:
-        """Arm a fault, e.g. fault("CreateClusterSchedulerConfig", "async_failure", failure_reason="boom")
-        or fault("DescribeCluster", code="ThrottlingException", status=400, count=2)."""
-        return self.admin("POST", "faults", {"operation": operation, "mode": mode, "count": count, **fields})
+    def fault(self, operation: str | None = None, mode: str = "error", count: int | None = 1, *,
+              nth: int | None = None, service: str | None = None, **fields) -> dict:
+        """Arm a fault (see sandbox/faults.py); `count=None` = every matching call until cleared,
+        `nth=N` = let N-1 matching calls through first.  Examples:
+        fault("CreateClusterSchedulerConfig", "async_failure", failure_reason="boom")
+        fault("DescribeCluster", code="ThrottlingException", status=400, count=2)
+        fault("DescribeCluster", "server_error", status=503, nth=3)
+        fault("*", "latency", count=None, ms=200, service="sagemaker")
+        fault(mode="eventual_consistency", role_name="new-role", count=2)   # invisible to the next 2 reads"""
+        body = {"mode": mode, "count": count, **fields}
+        body.update({k: v for k, v in (("operation", operation), ("nth", nth), ("service", service)) if v is not None})
+        return self.admin("POST", "faults", body)
 
     def clear_faults(self) -> None:
         self.admin("DELETE", "faults")
+
+    def calls(self) -> dict:
+        """AWS calls per operation since start, reset or reset_calls(): {"sagemaker.DescribeCluster": 3, ...}."""
+        return self.admin("GET", "calls")
+
+    def reset_calls(self) -> None:
+        self.admin("DELETE", "calls")
 
     def client(self, service: str, validate: bool = True, **config):
         """boto3 client on the sandbox.  One attempt, no retries, so injected faults surface;
@@ -108,3 +131,45 @@ class Sandbox:
         return {"AWS_ENDPOINT_URL": self.url, "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION,
                 "AWS_ACCESS_KEY_ID": DUMMY_KEYS["aws_access_key_id"],
                 "AWS_SECRET_ACCESS_KEY": DUMMY_KEYS["aws_secret_access_key"], "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+class RealAws:
+    """What the `sandbox` fixture is with HYPERPOD_REAL_AWS=1: the caller's AWS account (credentials, profile and
+    region from the usual AWS_* variables and files).  Nothing is started or reset; tests that need the sandbox's
+    admin API are marked `sandbox_only` and skip, and calling it anyway skips too."""
+    real = True
+    url = None
+    process = None
+    log_path = None
+
+    def __init__(self):
+        if os.environ.get("HYPERPOD_SANDBOX_URL"):
+            raise RuntimeError("HYPERPOD_REAL_AWS=1 and HYPERPOD_SANDBOX_URL are both set: unset one of them")
+        self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or REGION
+
+    def stop(self) -> None:
+        pass
+
+    def reset(self) -> dict:
+        """Nothing to reset in a real account: every test cleans up what it creates."""
+        return {}
+
+    def health(self) -> dict:
+        identity = self.client("sts").get_caller_identity()
+        return {"status": "real-aws", "account": identity["Account"], "arn": identity["Arn"], "region": self.region}
+
+    def client(self, service: str, validate: bool = True, **config):
+        cfg = Config(retries={"mode": "standard"}, parameter_validation=validate, **config)
+        return boto3.client(service, region_name=self.region, config=cfg)
+
+    def env(self) -> dict:
+        """The caller's AWS_* settings (credentials, profile, shared files, region), passed through to Terraform."""
+        env = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
+        env.setdefault("AWS_REGION", self.region)
+        return env
+
+    def _sandbox_only(self, *_, **__):
+        import pytest
+        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters) with HYPERPOD_REAL_AWS=1")
+
+    admin = fault = clear_faults = calls = reset_calls = wait_healthy = _sandbox_only

@@ -4,36 +4,97 @@
 service's Flask app lazily, from the (patched) response classes and URL maps.
 Everything here uses moto internals, hence the exact `moto==5.2.5` pin.
 """
-import json
+import importlib
+import logging
+import traceback
 
-# Services whose requests are checked against the botocore model before moto sees them.
-VALIDATED_SERVICES = {"sagemaker"}
+# Services whose requests are checked against the botocore model before moto sees them: all the sandbox serves.
+VALIDATED_SERVICES = {"iam", "sts", "kms", "eks", "sagemaker", "datazone", "ssm"}
+log = logging.getLogger("sandbox")
 
 
 def install():
-    from moto.core.responses import ActionResult, BaseResponse
+    """The front door first, then each service's extension: one line per service (append yours)."""
+    _install_front_door()
+    _extension("iam").install()
+    _extension("kms").install()
+    _extension("ssm").install()
+    _extension("sagemaker").install()
+    _extension("eks").install()
+    _extension("datazone")  # a new moto service: registers itself with moto on import
 
-    from . import faults, sagemaker
-    from .validation import validation_error
 
-    sagemaker.install()
+def _extension(name: str):
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def _install_front_door():
+    """Wrap moto's `BaseResponse.call_action`, which every AWS request of every service passes through:
+    call counters, faults, model validation, then moto (or our extension); JSON/XML 501 for what is not implemented
+    and an AWS-shaped 500 for a crash, never moto's HTML 500 (SDKs retry 500s)."""
+    from moto.core.responses import BaseResponse
+
+    if getattr(BaseResponse.call_action, "sandbox_front_door", False):
+        return  # installed already
+    from . import faults
+    from .validation import aws_error, validation_error
+
     moto_call_action = BaseResponse.call_action
 
     def call_action(self):
-        service, operation = self.boto3_service_name, self._get_action()
-        fault = faults.take(service, operation, "error")
-        if fault:
-            _, headers, body = self.serialized(ActionResult(faults.InjectedFault(fault["code"], fault["message"])))
-            return fault["status"], headers, body
+        service, operation = self.boto3_service_name, self._get_action() or "UnknownOperation"
+        faults.count_call(service, operation)
+        faults.delay(service, operation)
+        failure = faults.failure_response(service, operation)
+        if failure:
+            return aws_error(service, *failure)
+        if service in ("iam", "sts"):
+            invisible = faults.invisible_role(service, operation, _param(self, "RoleName"), _param(self, "RoleArn"))
+            if invisible:
+                return aws_error(service, *invisible)
         if service in VALIDATED_SERVICES:
             error = validation_error(self)
             if error:
-                return self.serialized(ActionResult(error))
+                return error
         try:
-            return moto_call_action(self)
+            status, headers, body = moto_call_action(self)
         except NotImplementedError as e:
-            # moto answers HTML 500, which SDKs retry with backoff; AWS-style JSON 501 is final.
-            return 501, {"Content-Type": "application/json", "x-amzn-ErrorType": "NotImplemented"}, \
-                json.dumps({"__type": "NotImplemented", "message": f"sandbox: {operation} is not implemented ({e})"})
+            return aws_error(service, "NotImplemented", f"sandbox: {operation} is not implemented ({e})", 501)
+        except Exception as e:  # noqa: BLE001 - a sandbox bug: say so in AWS's shape, keep the traceback in the log
+            log.error("sandbox: %s.%s crashed:\n%s", service, operation, traceback.format_exc())
+            return aws_error(service, "InternalFailure", f"sandbox: {operation} crashed: {e!r}", 500)
+        if service == "iam" and operation == "CreateRole" and status == 200:
+            faults.role_created(_param(self, "RoleName"))
+        return status, _json_content_type(self, headers, body), body
 
+    call_action.sandbox_front_door = True
     BaseResponse.call_action = call_action
+
+
+def _param(resp, name):
+    try:
+        value = resp._get_param(name)
+    except Exception:  # noqa: BLE001 - no parsed params (e.g. an unknown operation)
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _json_content_type(resp, headers, body):
+    """moto's hand-written JSON responses (KMS, SSM, ...) say text/html; AWS says application/x-amz-json-1.1."""
+    content_type = str(headers.get("Content-Type") or headers.get("content-type") or "")
+    if (content_type.startswith("text/html") or not content_type) and isinstance(body, (str, bytes)) \
+            and body[:1] in ("{", b"{"):
+        from moto.core.utils import get_service_model
+        try:
+            model = get_service_model(resp.boto3_service_name)
+        except Exception:  # noqa: BLE001
+            return headers
+        if model.protocol == "json":
+            headers = dict(headers)
+            headers.pop("content-type", None)
+            headers["Content-Type"] = f"application/x-amz-json-{model.metadata.get('jsonVersion', '1.1')}"
+        elif model.protocol == "rest-json":
+            headers = dict(headers)
+            headers.pop("content-type", None)
+            headers["Content-Type"] = "application/json"
+    return headers

@@ -1,19 +1,30 @@
 """The sandbox's admin API, served under /_sandbox/ on the same port as the AWS APIs.
 
 GET    /_sandbox/health   liveness + what was seeded
-POST   /_sandbox/reset    moto reset, re-seed, clear faults
+POST   /_sandbox/reset    moto reset, re-seed, clear faults and call counters
 GET    /_sandbox/faults   armed faults
 POST   /_sandbox/faults   arm a fault (see faults.py)
 DELETE /_sandbox/faults   disarm all faults
+GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker.DescribeCluster": 3, ...}
+DELETE /_sandbox/calls    zero the call counters
+GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
 """
 import json
+import logging
+import re
+import sys
+import traceback
 
 import moto
+from moto import backends
 from moto.moto_api._internal.models import moto_api_backend
 
-from . import faults, seed
+from . import faults, kubernetes, seed
+from .validation import aws_error
 
 PREFIX = "/_sandbox/"
+log = logging.getLogger("sandbox")
+_SCOPE = re.compile(r"Credential=[^/]+/[^/]+/[^/]+/([^/]+)/aws4_request")
 
 
 class AdminMiddleware:
@@ -27,13 +38,14 @@ class AdminMiddleware:
     def reset(self) -> dict:
         moto_api_backend.reset()  # what POST /moto-api/reset does: every backend starts empty
         faults.clear()
+        faults.reset_calls()
         self.seeded = seed.apply(self.seed_path)
         return self.seeded
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
         if not path.startswith(PREFIX):
-            return self.moto_app(environ, start_response)
+            return self._aws(environ, start_response)
         method, route = environ["REQUEST_METHOD"], path[len(PREFIX):].rstrip("/")
         try:
             status, body = self._route(method, route, environ)
@@ -58,7 +70,63 @@ class AdminMiddleware:
             if method == "DELETE":
                 faults.clear()
                 return 200, {"faults": []}
+        if route == "calls":
+            if method == "GET":
+                return 200, faults.calls()
+            if method == "DELETE":
+                faults.reset_calls()
+                return 200, {}
+        if method == "GET" and route.startswith("kubernetes/"):  # a cluster's Kubernetes objects (kubernetes.py)
+            dumped = kubernetes.dump(route[len("kubernetes/"):])
+            return (200, dumped) if dumped is not None else (404, {"error": f"no EKS cluster {route[11:]}"})
         return 404, {"error": f"no admin route {method} {PREFIX}{route}"}
+
+    def _aws(self, environ, start_response):
+        """moto, but never an HTML error page: moto answers a request it has no route for with Flask's HTML 404,
+        and a service it does not know with an HTML 500; SDKs cannot parse those (and retry 500s)."""
+        captured = {}
+
+        def capture(status, headers, exc_info=None):
+            captured["status"], captured["headers"] = status, headers
+            return lambda data: None
+
+        try:
+            chunks = self.moto_app(environ, capture)
+            try:
+                body = b"".join(chunks)
+            finally:
+                getattr(chunks, "close", lambda: None)()
+        except Exception as e:  # noqa: BLE001 - e.g. moto's dispatcher finds no backend for the service
+            known = _service(environ) in backends.list_of_moto_modules() or f"moto.{_service(environ)}" in sys.modules
+            if known:
+                log.error("sandbox: %s %s crashed:\n%s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"),
+                          traceback.format_exc())
+            return self._error(environ, start_response, 500 if known else 501, repr(e))
+        status = int(captured["status"].split()[0])
+        content_type = next((v for k, v in captured["headers"] if k.lower() == "content-type"), "")
+        if status in (404, 405, 500) and content_type.startswith("text/html") \
+                and body.lstrip()[:15].lower().startswith((b"<!doctype", b"<html")):
+            return self._error(environ, start_response, 501 if status != 500 else 500, None)
+        start_response(captured["status"], captured["headers"])
+        return [body]
+
+    def _error(self, environ, start_response, status, detail):
+        service = _service(environ)
+        what = f"{environ.get('REQUEST_METHOD')} {environ.get('PATH_INFO')}"
+        if status == 501:
+            code, message = "NotImplemented", f"sandbox: {service} {what} is not implemented"
+        else:
+            code, message = "InternalFailure", f"sandbox: {service} {what} crashed: {detail}"
+        status, headers, body = aws_error(service, code, message, status)
+        payload = body.encode()
+        start_response(f"{status} Error", [*headers.items(), ("Content-Length", str(len(payload)))])
+        return [payload]
+
+
+def _service(environ) -> str:
+    """The service a request is for, from its SigV4 credential scope (what moto routes on too)."""
+    match = _SCOPE.search(environ.get("HTTP_AUTHORIZATION", ""))
+    return match.group(1) if match else "unknown"
 
 
 def _json_body(environ) -> dict:

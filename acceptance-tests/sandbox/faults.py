@@ -1,68 +1,197 @@
-"""Faults injected through the admin API (`POST /_sandbox/faults`).
+"""Faults injected through the admin API (`POST /_sandbox/faults`), and per-operation call counters.
 
-Two modes, each armed for the next `count` matching calls:
-* ``error``: the call fails outright with `code`/`status` (e.g. ThrottlingException, 400)
-  before validation or any state change, as AWS front ends throttle.
-* ``async_failure``: the write succeeds, but the resource's asynchronous
-  transition ends in ``*Failed`` with `failure_reason` (consumed by sagemaker.py).
+Modes (each fault matches `operation` — an API name, or "*" for any — optionally narrowed by `service`):
+* ``error``: the call fails outright with `code`/`status`/`message` (default ThrottlingException 400; `Throttling`
+  for the query services IAM/STS, as they name it) before validation or any state change, as AWS front ends throttle.
+* ``server_error``: the same with a 5xx `status` (default 500): code `InternalFailure`, or `ServiceUnavailable` for 503.
+* ``latency``: the call is delayed by `ms` milliseconds, then handled normally (other faults still apply).
+* ``async_failure``: the write succeeds, but the resource's asynchronous transition ends in ``*Failed`` with
+  `failure_reason` (consumed by sagemaker.py).
+* ``eventual_consistency``: the next IAM CreateRole of `role_name` (or of the role `resource` names, by name or
+  ARN; any role if neither is given) succeeds, but the role stays invisible to the next `count` reads of it:
+  IAM calls naming it (GetRole, GetRolePolicy, ListAttachedRolePolicies, PutRolePolicy, ... — all but
+  Create/DeleteRole) answer 404 NoSuchEntity, STS AssumeRole of it answers 403 AccessDenied, as AWS does while a
+  new role propagates.
+
+`count` (default 1) is how many matching calls the fault affects; `null` = every matching call until the faults are
+cleared. `nth` (default 1) lets the first nth-1 matching calls through and starts with the nth.
 """
+import collections
 import threading
+import time
 
 from moto.core.exceptions import ServiceException
 
-MODES = ("error", "async_failure")
+MODES = ("error", "server_error", "latency", "async_failure", "eventual_consistency")
+QUERY_SERVICES = ("iam", "sts")
+# IAM operations that name a role but are not reads of an existing one.
+_NOT_ROLE_READS = ("CreateRole", "DeleteRole", "CreateServiceLinkedRole")
 
 
 class InjectedFault(ServiceException):
     """Defined outside moto's package on purpose: moto's serializer looks up the service
     model from an exception's `moto.<service>` module, and would fail on `moto.core`."""
+
+
 _lock = threading.Lock()
 _armed: list[dict] = []
+_calls: collections.Counter = collections.Counter()
+
+
+def _positive_int(spec, name, default):
+    value = spec.get(name, default)
+    if value is None and name == "count":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"'{name}' must be a positive integer" + (" or null (always)" if name == "count" else ""))
+    return value
 
 
 def add(spec: dict) -> dict:
     """Arm a fault; returns the normalised spec.  Raises ValueError on bad input."""
-    op = spec.get("operation")
     mode = spec.get("mode", "error")
-    count = spec.get("count", 1)
-    if not isinstance(op, str) or not op:
-        raise ValueError("'operation' (e.g. CreateClusterSchedulerConfig) is required")
     if mode not in MODES:
         raise ValueError(f"'mode' must be one of {list(MODES)}")
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise ValueError("'count' must be a positive integer")
-    fault = {"operation": op, "mode": mode, "count": count}
+    op = spec.get("operation", "CreateRole" if mode == "eventual_consistency" else None)
+    if not isinstance(op, str) or not op:
+        raise ValueError("'operation' (an API name such as CreateClusterSchedulerConfig, or \"*\") is required")
+    fault = {"operation": op, "mode": mode, "count": _positive_int(spec, "count", 1),
+             "nth": _positive_int(spec, "nth", 1), "seen": 0}
     if spec.get("service"):  # disambiguates e.g. CreateCluster (eks vs sagemaker)
         fault["service"] = spec["service"]
-    if mode == "error":
-        fault["code"] = spec.get("code", "ThrottlingException")
-        fault["status"] = int(spec.get("status", 400))
-        fault["message"] = spec.get("message", f"Injected {fault['code']} (sandbox fault)")
-    else:
+    if mode in ("error", "server_error"):
+        status = spec.get("status", 400 if mode == "error" else 500)
+        if not isinstance(status, int) or not (400 <= status <= 599) or (mode == "server_error" and status < 500):
+            raise ValueError("'status' must be an HTTP error status" + (" (5xx)" if mode == "server_error" else ""))
+        default_code = {503: "ServiceUnavailable"}.get(status, "InternalFailure") if status >= 500 else None
+        fault["code"] = spec.get("code", default_code)  # None: ThrottlingException (Throttling for IAM/STS)
+        fault["status"] = status
+        fault["message"] = spec.get("message")
+    elif mode == "latency":
+        ms = spec.get("ms")
+        if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not (0 <= ms <= 600_000):
+            raise ValueError("'ms' (milliseconds to add, 0..600000) is required for latency")
+        fault["ms"] = ms
+    elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
+    else:
+        if op != "CreateRole" or fault["nth"] != 1 or fault["count"] is None:
+            raise ValueError("eventual_consistency takes `role_name` or `resource` and a `count` of reads "
+                             "(operation CreateRole, no nth)")
+        target = spec.get("role_name") or spec.get("resource")
+        if target is not None and (not isinstance(target, str) or not target):
+            raise ValueError("'role_name'/'resource' must be a role name or ARN")
+        fault["service"] = "iam"
+        fault["role_name"] = target.rsplit("/", 1)[-1] if target else None
+        fault["active"] = False  # becomes True when the role is created
     with _lock:
         _armed.append(fault)
-    return dict(fault)
+    return _public(fault)
 
 
-def take(service: str, operation: str, mode: str):
-    """Consume one armed fault matching the call, or return None."""
+def _public(fault: dict) -> dict:
+    return {k: v for k, v in fault.items() if v is not None or k in ("count", "code")}
+
+
+def _matches(fault, service, operation, modes):
+    return (fault["mode"] in modes and fault["operation"] in (operation, "*")
+            and fault.get("service", service) == service)
+
+
+def _consume(fault):
+    if fault["count"] is not None:
+        fault["count"] -= 1
+        if fault["count"] == 0:
+            _armed.remove(fault)
+
+
+def take(service: str, operation: str, mode):
+    """Consume one armed fault of `mode` (a name or a tuple of names) matching the call, or return None.
+    Called once per call and mode; every matching fault counts the call towards its `nth`."""
+    modes = (mode,) if isinstance(mode, str) else tuple(mode)
+    chosen = None
+    with _lock:
+        for fault in list(_armed):
+            if not _matches(fault, service, operation, modes):
+                continue
+            fault["seen"] += 1
+            if fault["seen"] >= fault["nth"] and chosen is None:
+                chosen = fault
+        if chosen is None:
+            return None
+        _consume(chosen)
+        return dict(chosen)
+
+
+def failure_response(service: str, operation: str):
+    """An `error`/`server_error` fault's (code, message, status) for this call, or None."""
+    fault = take(service, operation, ("error", "server_error"))
+    if fault is None:
+        return None
+    code = fault["code"] or ("Throttling" if service in QUERY_SERVICES else "ThrottlingException")
+    message = fault["message"] or ("Rate exceeded" if "Throttl" in code else f"Injected {code} (sandbox fault)")
+    return code, message, fault["status"]
+
+
+def delay(service: str, operation: str) -> float:
+    """Sleep for an armed `latency` fault; returns the seconds slept."""
+    fault = take(service, operation, "latency")
+    if fault is None:
+        return 0.0
+    time.sleep(fault["ms"] / 1000.0)
+    return fault["ms"] / 1000.0
+
+
+# ---- IAM eventual consistency --------------------------------------------------------------------------------
+def role_created(role_name: str) -> None:
+    """CreateRole of `role_name` succeeded: start the invisibility window of a waiting fault."""
     with _lock:
         for fault in _armed:
-            if (fault["operation"] == operation and fault["mode"] == mode
-                    and fault.get("service", service) == service):
-                fault["count"] -= 1
-                if fault["count"] == 0:
-                    _armed.remove(fault)
-                return dict(fault)
+            if (fault["mode"] == "eventual_consistency" and not fault["active"]
+                    and fault["role_name"] in (None, role_name)):
+                fault["active"], fault["role_name"] = True, role_name
+                return
+
+
+def invisible_role(service: str, operation: str, role_name: str | None, role_arn: str | None):
+    """(code, message, status) if this call reads a role that is still invisible (and counts the read), else None."""
+    if service == "iam" and role_name and operation not in _NOT_ROLE_READS:
+        name, answer = role_name, ("NoSuchEntity", f"The role with name {role_name} cannot be found.", 404)
+    elif service == "sts" and operation.startswith("AssumeRole") and role_arn and ":role/" in role_arn:
+        name = role_arn.rsplit("/", 1)[-1]
+        answer = ("AccessDenied", f"User is not authorized to perform: sts:AssumeRole on resource: {role_arn}", 403)
+    else:
+        return None
+    with _lock:
+        for fault in _armed:
+            if fault["mode"] == "eventual_consistency" and fault["active"] and fault["role_name"] == name:
+                _consume(fault)
+                return answer
     return None
 
 
+# ---- admin -----------------------------------------------------------------------------------------------------------
 def armed() -> list:
     with _lock:
-        return [dict(f) for f in _armed]
+        return [_public(f) for f in _armed]
 
 
 def clear() -> None:
     with _lock:
         _armed.clear()
+
+
+# ---- call counters ---------------------------------------------------------------------------------------------------
+def count_call(service: str, operation: str) -> None:
+    with _lock:
+        _calls[f"{service}.{operation}"] += 1
+
+
+def calls() -> dict:
+    with _lock:
+        return dict(sorted(_calls.items()))
+
+
+def reset_calls() -> None:
+    with _lock:
+        _calls.clear()

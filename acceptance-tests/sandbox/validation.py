@@ -1,18 +1,37 @@
-"""Server-side request validation against the botocore service model.
+"""Server-side request validation against the botocore service model, and AWS-shaped error responses.
 
-botocore's ParamValidator checks required members, types, `min`, unions and
-documents.  AWS also enforces `max`, `pattern` and `enum`; this subclass adds
-those and renders errors the way AWS does ("N validation errors detected: ...").
-The Rust SDK validates nothing client-side, so without this the sandbox would
-accept requests that AWS rejects.
+AWS front ends check every request against the service model before any handler runs: required members, types,
+length/size/value ranges, enums and patterns (matched against the WHOLE value; the model's patterns are unanchored,
+but `Name="-bad"` is rejected by AWS).  botocore's client-side ParamValidator only does required/type/min, and
+the Rust SDK validates nothing, so without this the sandbox would accept requests that AWS rejects.
+
+Errors are rendered the way the AWS (Coral) front end renders them:
+
+    2 validation errors detected: Value 'x y' at 'roleName' failed to satisfy constraint: Member must satisfy
+    regular expression pattern: [\\w+=,.@-]+; Value null at 'tags.1.member.value' failed to satisfy constraint:
+    Member must not be null
+
+member paths are lowerCamelCase, list items are `<list>.<1-based index>.member`, constraints on the items of a
+scalar list / the keys or values of a map are reported once at the collection ("Member must satisfy constraint:
+[...]", "Map keys must satisfy constraint: [...]").  Code and HTTP status per service: see `ERROR_CODES`.
 """
+import json
+import uuid
+from datetime import datetime
+from xml.sax.saxutils import escape
+
 import regex  # unlike `re`, supports the \p{L}-style classes used in AWS patterns
-from botocore.validate import ParamValidator
-from moto.core.exceptions import ServiceException
 from moto.core.parse import PROTOCOL_PARSERS, UNDEFINED
 from moto.core.request import determine_request_protocol
 from moto.core.responses import BaseResponse
 from moto.core.utils import get_service_model
+
+# Service (boto3 name) -> error code AWS answers for a constraint violation (HTTP 400 everywhere).  Coral JSON
+# services (SageMaker, KMS, SSM) send the namespaced `__type` shown; SDKs strip the namespace.
+ERROR_CODES = {"iam": "ValidationError", "sts": "ValidationError", "eks": "InvalidParameterException"}
+DEFAULT_ERROR_CODE = "ValidationException"
+CORAL_JSON_NAMESPACE = {"ValidationException": "com.amazon.coral.validate#",
+                        "SerializationException": "com.amazon.coral.service#"}
 
 _RX = {}
 
@@ -23,83 +42,193 @@ def _rx(pattern):
     return _RX[pattern]
 
 
-class ValidationException(ServiceException):
-    code = "ValidationException"
+# ---- AWS-shaped error responses -------------------------------------------------------------------------------
+def aws_error(service: str, code: str, message: str, status: int = 400, extra: dict | None = None):
+    """(status, headers, body) of an AWS error for `service` (boto3 name), shaped by its protocol:
+    query -> XML ErrorResponse (Type Sender for 4xx, Receiver for 5xx); json -> `__type` + `message`;
+    rest-json -> `x-amzn-ErrorType` header + `message` (+ `extra` members, e.g. EKS `clusterName`)."""
+    request_id = str(uuid.uuid4())
+    try:
+        model = get_service_model(service)
+        protocol, meta = model.protocol, model.metadata
+    except Exception:  # unknown service: JSON is what most AWS APIs speak
+        protocol, meta = "rest-json", {}
+    headers = {"x-amzn-RequestId": request_id}
+    if protocol in ("query", "ec2"):
+        xmlns = meta.get("xmlNamespace", "")
+        fault = "Sender" if status < 500 else "Receiver"
+        body = (f'<ErrorResponse xmlns="{xmlns}"><Error><Type>{fault}</Type><Code>{escape(code)}</Code>'
+                f"<Message>{escape(message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>")
+        headers["Content-Type"] = "text/xml"
+    elif protocol == "json":
+        body = json.dumps({"__type": CORAL_JSON_NAMESPACE.get(code, "") + code, "message": message, **(extra or {})})
+        headers["Content-Type"] = f"application/x-amz-json-{meta.get('jsonVersion', '1.1')}"
+    else:  # rest-json (EKS, DataZone) and anything else
+        body = json.dumps({"message": message, **(extra or {})})
+        headers["Content-Type"] = "application/json"
+        headers["x-amzn-ErrorType"] = code
+    return status, headers, body
 
 
-class StrictParamValidator(ParamValidator):
-    VALIDATED_METADATA_ATTRS = ParamValidator.VALIDATED_METADATA_ATTRS | {"max", "pattern", "enum"}
+# ---- Validation ----------------------------------------------------------------------------------------------------
+def coral_name(member: str) -> str:
+    """The member name AWS uses in validation messages: lowerCamelCase (`KMSKeyId` -> `kmsKeyId`)."""
+    n = 0
+    while n < len(member) and member[n].isupper():
+        n += 1
+    if n <= 1 or n == len(member):
+        return member[:n].lower() + member[n:]
+    return member[:n - 1].lower() + member[n - 1:]  # "KMSKey" -> "kms" + "Key"
 
-    def _max(self, name, n, shape, errors, what):
-        if "max" in shape.metadata and n > shape.metadata["max"]:
-            errors.report(name, "max " + what, max_allowed=shape.metadata["max"], param=n)
 
-    def _validate_string(self, param, shape, errors, name):
-        super()._validate_string(param, shape, errors, name)
-        if not isinstance(param, str):
+def _join(path: str, member: str) -> str:
+    return f"{path}.{coral_name(member)}" if path else coral_name(member)
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+_TYPES = {"string": (str,), "integer": (int,), "long": (int,), "boolean": (bool,), "float": (int, float),
+          "double": (int, float), "timestamp": (datetime, str, int, float), "blob": (bytes, bytearray, str)}
+
+
+class Report:
+    def __init__(self):
+        self.errors: list[str] = []  # constraint violations, in AWS's words
+        self.malformed: list[str] = []  # wrong JSON types: AWS answers SerializationException
+
+    def add(self, value, path, constraint, show_value=True):
+        shown = "null" if value is None else (f"'{_show(value)}'" if show_value else None)
+        value = f"{shown} " if shown else ""
+        self.errors.append(f"Value {value}at '{path}' failed to satisfy constraint: {constraint}")
+
+
+def _scalar_problems(value, shape) -> list[str] | None:
+    """Constraint violations of one scalar value ("Member must ..."), or None if it has the wrong type."""
+    t = shape.type_name
+    ok = _TYPES.get(t)
+    if ok and (not isinstance(value, ok) or (t in ("integer", "long", "float", "double") and isinstance(value, bool))):
+        return None
+    meta, out = shape.metadata, []
+    if t in ("string", "blob"):
+        size = len(value)
+        if "min" in meta and size < meta["min"]:
+            out.append(f"Member must have length greater than or equal to {meta['min']}")
+        if "max" in meta and size > meta["max"]:
+            out.append(f"Member must have length less than or equal to {meta['max']}")
+        if t == "string":
+            if meta.get("enum") and value not in meta["enum"]:
+                out.append(f"Member must satisfy enum value set: [{', '.join(meta['enum'])}]")
+            if meta.get("pattern") and not _rx(meta["pattern"]).fullmatch(value):
+                out.append(f"Member must satisfy regular expression pattern: {meta['pattern']}")
+    elif t in ("integer", "long", "float", "double"):
+        if "min" in meta and value < meta["min"]:
+            out.append(f"Member must have value greater than or equal to {meta['min']}")
+        if "max" in meta and value > meta["max"]:
+            out.append(f"Member must have value less than or equal to {meta['max']}")
+    return out
+
+
+def _check(value, shape, path, report: Report):
+    t = shape.type_name
+    if shape.metadata.get("document"):
+        return
+    if t == "structure":
+        if not isinstance(value, dict):
+            report.malformed.append(path)
             return
-        self._max(name, len(param), shape, errors, "length")
-        enum = shape.metadata.get("enum")
-        if enum and param not in enum:
-            errors.report(name, "enum", param=param, allowed=enum)
-        pattern = shape.metadata.get("pattern")
-        # Smithy says patterns are unanchored, but AWS (Coral) front ends reject
-        # anything that does not match the whole value (e.g. Name="-bad").
-        if pattern and not _rx(pattern).fullmatch(param):
-            errors.report(name, "pattern", param=param, pattern=pattern)
-
-    def _validate_list(self, param, shape, errors, name):
-        super()._validate_list(param, shape, errors, name)
-        if isinstance(param, (list, tuple)):
-            self._max(name, len(param), shape, errors, "length")
-
-    def _validate_map(self, param, shape, errors, name):
-        super()._validate_map(param, shape, errors, name)
-        if isinstance(param, dict):
-            self._max(name, len(param), shape, errors, "length")
-
-    def _validate_integer(self, param, shape, errors, name):
-        super()._validate_integer(param, shape, errors, name)
-        if isinstance(param, int):
-            self._max(name, param, shape, errors, "value")
-
-    _validate_long = _validate_integer
-
-
-def _aws_message(errors):
-    """Render botocore ValidationErrors the way AWS (Coral) does."""
-    out = []
-    for reason, name, kw in errors._errors:
-        path = name.lstrip(".") or "input"
-        if reason == "missing required field":
-            path = f"{path}.{kw['required_name']}" if name else kw["required_name"]
-            out.append(f"Value null at '{path}' failed to satisfy constraint: Member must not be null")
-        elif reason == "invalid length":
-            out.append(f"Value at '{path}' failed to satisfy constraint: "
-                       f"Member must have length greater than or equal to {kw['min_allowed']}")
-        elif reason == "max length":
-            out.append(f"Value at '{path}' failed to satisfy constraint: "
-                       f"Member must have length less than or equal to {kw['max_allowed']}")
-        elif reason == "invalid range":
-            out.append(f"Value '{kw['param']}' at '{path}' failed to satisfy constraint: "
-                       f"Member must have value greater than or equal to {kw['min_allowed']}")
-        elif reason == "max value":
-            out.append(f"Value '{kw['param']}' at '{path}' failed to satisfy constraint: "
-                       f"Member must have value less than or equal to {kw['max_allowed']}")
-        elif reason == "enum":
-            out.append(f"Value '{kw['param']}' at '{path}' failed to satisfy constraint: "
-                       f"Member must satisfy enum value set: [{', '.join(kw['allowed'])}]")
-        elif reason == "pattern":
-            out.append(f"Value '{kw['param']}' at '{path}' failed to satisfy constraint: "
-                       f"Member must satisfy regular expression pattern: {kw['pattern']}")
-        else:  # type errors, unions
-            out.append(f"{reason} at '{path}'")
-    n = len(out)
-    return f"{n} validation error{'s' if n > 1 else ''} detected: " + "; ".join(out)
+        for name in shape.required_members:
+            if value.get(name) is None:
+                report.add(None, _join(path, name), "Member must not be null")
+        if shape.metadata.get("union"):
+            set_members = [k for k, v in value.items() if v is not None]
+            if len(set_members) != 1:
+                report.add(None if not set_members else _show(sorted(set_members)), path or "input",
+                           "Member must have exactly one member set", show_value=False)
+        for name, member_value in value.items():
+            if name in shape.members and member_value is not None:
+                _check(member_value, shape.members[name], _join(path, name), report)
+    elif t == "list":
+        if not isinstance(value, (list, tuple)):
+            report.malformed.append(path)
+            return
+        _collection_size(value, shape, path, report)
+        member = shape.member
+        if member.type_name in ("structure", "list", "map"):
+            for i, item in enumerate(value):
+                if item is not None:
+                    _check(item, member, f"{path}.{i + 1}.member", report)
+            return
+        problems = _item_problems(value, member, path, report)
+        if problems:
+            report.add(value, path, f"Member must satisfy constraint: [{', '.join(problems)}]",
+                       show_value=not member.metadata.get("sensitive"))
+    elif t == "map":
+        if not isinstance(value, dict):
+            report.malformed.append(path)
+            return
+        _collection_size(value, shape, path, report)
+        problems = _item_problems(list(value), shape.key, path, report)
+        if problems:
+            report.add(None, path, f"Map keys must satisfy constraint: [{', '.join(problems)}]", show_value=False)
+        if shape.value.type_name in ("structure", "list", "map"):
+            for key, item in value.items():
+                if item is not None:
+                    _check(item, shape.value, f"{path}.{key}", report)
+        else:
+            problems = _item_problems(list(value.values()), shape.value, path, report)
+            if problems:
+                report.add(None, path, f"Map value must satisfy constraint: [{', '.join(problems)}]", show_value=False)
+    else:
+        problems = _scalar_problems(value, shape)
+        if problems is None:
+            report.malformed.append(path)
+            return
+        hide = shape.metadata.get("sensitive") or t == "blob"
+        for problem in problems:
+            report.add(value, path, problem, show_value=not hide)
 
 
+def _collection_size(value, shape, path, report):
+    meta = shape.metadata
+    if "min" in meta and len(value) < meta["min"]:
+        report.add(None, path, f"Member must have length greater than or equal to {meta['min']}", show_value=False)
+    if "max" in meta and len(value) > meta["max"]:
+        report.add(None, path, f"Member must have length less than or equal to {meta['max']}", show_value=False)
+
+
+def _item_problems(items, shape, path, report) -> list[str]:
+    problems = []
+    for item in items:
+        found = _scalar_problems(item, shape) if item is not None else []
+        if found is None:
+            report.malformed.append(path)
+            continue
+        problems += [p for p in found if p not in problems]
+    return problems
+
+
+def validate(params: dict, input_shape) -> Report:
+    report = Report()
+    _check(params, input_shape, "", report)
+    return report
+
+
+def render(errors: list[str]) -> str:
+    n = len(errors)
+    return f"{n} validation error{'s' if n > 1 else ''} detected: " + "; ".join(errors)
+
+
+# ---- Hook for moto responses --------------------------------------------------------------------------------------
 def _clean(v):
     """Drop members the parser filled with None/UNDEFINED (absent uri labels etc.)."""
+    if hasattr(v, "original_dict"):
+        v = v.original_dict()
     if isinstance(v, dict):
         return {k: _clean(x) for k, x in v.items() if x is not None and x is not UNDEFINED}
     if isinstance(v, list):
@@ -107,29 +236,40 @@ def _clean(v):
     return v
 
 
-def _operation(resp: BaseResponse):
-    sm = get_service_model(resp.boto3_service_name)
-    action = resp._get_action()
-    if not action or action not in sm.operation_names:
-        return sm, None
-    return sm, sm.operation_model(action)
-
-
 def _model_params(resp: BaseResponse, sm, op) -> dict:
     """The request's input parsed with the botocore model (for any moto response)."""
     if resp.automated_parameter_parsing and hasattr(resp, "params"):
-        params = resp.params
-        return _clean(dict(params.original_dict() if hasattr(params, "original_dict") else params))
+        return _clean(resp.params)
     req = resp.normalized_request
     parser = PROTOCOL_PARSERS[determine_request_protocol(sm, req.content_type)](op)
-    return _clean(dict(parser.parse({"method": req.method, "values": req.values, "headers": req.headers,
-                                     "body": req.data, "url_path": req.path, "url_params": resp.uri_match})))
+    return _clean(parser.parse({"method": req.method, "values": req.values, "headers": req.headers,
+                                "body": req.data, "url_path": req.path, "url_params": resp.uri_match}))
 
 
 def validation_error(resp: BaseResponse):
-    """An AWS-style ValidationException for an invalid request, else None."""
-    sm, op = _operation(resp)
-    if op is None or op.input_shape is None:
+    """The AWS error response (status, headers, body) for an invalid request, else None."""
+    service = resp.boto3_service_name
+    sm = get_service_model(service)
+    action = resp._get_action()
+    if not action or action not in sm.operation_names:
         return None
-    errors = StrictParamValidator().validate(_model_params(resp, sm, op), op.input_shape)
-    return ValidationException(_aws_message(errors)) if errors.has_errors() else None
+    op = sm.operation_model(action)
+    if op.input_shape is None:
+        return None
+    try:
+        params = _model_params(resp, sm, op)
+    except Exception as e:  # a value the model's parser cannot read (e.g. "abc" for an integer)
+        return _malformed(service, sm, f"Could not read the request: {e}")
+    report = validate(params, op.input_shape)
+    if report.errors:
+        return aws_error(service, ERROR_CODES.get(service, DEFAULT_ERROR_CODE), render(report.errors))
+    if report.malformed:
+        return _malformed(service, sm, f"Unexpected value type at '{report.malformed[0] or 'input'}'")
+    return None
+
+
+def _malformed(service, sm, message):
+    """Wrong types: JSON front ends answer SerializationException; query ones a ValidationError."""
+    if sm.protocol in ("json", "rest-json"):
+        return aws_error(service, "SerializationException", message)
+    return aws_error(service, ERROR_CODES.get(service, DEFAULT_ERROR_CODE), message)

@@ -37,6 +37,7 @@ def test_region_and_credentials_from_the_environment(tf):
     assert tf.output("arn") == CLUSTER_ARN
 
 
+@pytest.mark.sandbox_only(reason="dummy credentials that only the sandbox accepts")
 def test_profile_from_shared_config_and_credentials_files(tf):
     config = tf.write_file("aws-config", "[profile capacity]\nregion = us-west-2\n")
     credentials = tf.write_file("aws-credentials", "[capacity]\naws_access_key_id = AKIDCAPACITY\n"
@@ -60,6 +61,7 @@ def test_missing_region_is_a_clear_error(tf):
     assert flat("no AWS region is configured: set `region` in the provider block") in flat(result.stderr)
 
 
+@pytest.mark.sandbox_only(reason="assumes a role in a made-up account")
 def test_assume_role_is_used_for_every_call(tf):
     # The sandbox's STS hands out credentials for the role's account, so the account guard sees the assumed identity.
     tf.write(provider('  region              = "us-west-2"\n'
@@ -76,6 +78,7 @@ def test_assume_role_is_used_for_every_call(tf):
         in flat(result.stderr)
 
 
+@pytest.mark.sandbox_only(reason="points endpoints at the sandbox's URL")
 def test_per_service_endpoints_override_the_global_one(tf, sandbox):
     tf.env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"  # nothing listens there
     tf.write(provider('  region = "us-west-2"\n'

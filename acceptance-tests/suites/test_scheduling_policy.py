@@ -292,6 +292,7 @@ def test_second_policy_on_a_cluster_is_refused_at_plan_with_import_advice(tf, sa
     assert flat("terraform import hyperpod_scheduling_policy.<name> ml-capacity") in flat(result.stderr)
 
 
+@pytest.mark.sandbox_only(reason="injects an asynchronous failure")
 def test_asynchronous_create_failure_surfaces_the_reason_and_the_next_apply_replaces(tf, sandbox):
     sandbox.fault("CreateClusterSchedulerConfig", "async_failure", failure_reason="Insufficient capacity for Kueue")
     tf.write(policy())
@@ -310,6 +311,7 @@ def test_asynchronous_create_failure_surfaces_the_reason_and_the_next_apply_repl
     assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [resource_state(tf)["id"]]
 
 
+@pytest.mark.sandbox_only(reason="injects a ConflictException")
 def test_update_retries_after_a_concurrent_version_bump(tf, sandbox):
     tf.write(policy())
     tf.apply()
@@ -320,6 +322,7 @@ def test_update_retries_after_a_concurrent_version_bump(tf, sandbox):
     assert live["SchedulerConfig"]["PriorityClasses"][0]["Weight"] == 70
 
 
+@pytest.mark.sandbox_only(reason="injects throttling")
 def test_throttling_is_retried(tf, sandbox):
     sandbox.fault("DescribeCluster", "error", code="ThrottlingException", status=400, count=2)
     tf.write(policy())

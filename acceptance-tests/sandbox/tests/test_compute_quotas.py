@@ -184,19 +184,19 @@ def test_update_keeps_what_it_omits_and_replaces_what_it_sends(sm):
 # ---- rejections -----------------------------------------------------------------------
 @pytest.mark.parametrize("change, fragment", [
     ({"ComputeQuotaTarget": {"TeamName": "research", "FairShareWeight": 101}},
-     "Value '101' at 'ComputeQuotaTarget.FairShareWeight' failed to satisfy constraint: "
+     "Value '101' at 'computeQuotaTarget.fairShareWeight' failed to satisfy constraint: "
      "Member must have value less than or equal to 100"),
     ({"ComputeQuotaTarget": {"TeamName": "Research_Team"}},
-     "Value 'Research_Team' at 'ComputeQuotaTarget.TeamName' failed to satisfy constraint: "
+     "Value 'Research_Team' at 'computeQuotaTarget.teamName' failed to satisfy constraint: "
      "Member must satisfy regular expression pattern"),
-    ({"ComputeQuotaTarget": {"TeamName": "-research"}}, "at 'ComputeQuotaTarget.TeamName'"),
+    ({"ComputeQuotaTarget": {"TeamName": "-research"}}, "at 'computeQuotaTarget.teamName'"),
     ({"ComputeQuotaConfig": {"ResourceSharingConfig": {"Strategy": "Borrow"}}},
-     "Value 'Borrow' at 'ComputeQuotaConfig.ResourceSharingConfig.Strategy' failed to satisfy constraint: "
+     "Value 'Borrow' at 'computeQuotaConfig.resourceSharingConfig.strategy' failed to satisfy constraint: "
      "Member must satisfy enum value set: [Lend, DontLend, LendAndBorrow]"),
     ({"ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.49xlarge", "Count": 1}]}},
-     "at 'ComputeQuotaConfig.ComputeQuotaResources[0].InstanceType'"),
-    ({"ComputeQuotaTarget": None}, "Value null at 'ComputeQuotaTarget' failed to satisfy constraint"),
-    ({"ActivationState": "On"}, "at 'ActivationState'"),
+     "at 'computeQuotaConfig.computeQuotaResources.1.member.instanceType'"),
+    ({"ComputeQuotaTarget": None}, "Value null at 'computeQuotaTarget' failed to satisfy constraint"),
+    ({"ActivationState": "On"}, "at 'activationState'"),
 ], ids=["fair-share-weight-101", "team-name-pattern", "team-name-leading-dash", "strategy-enum",
         "instance-type-enum", "missing-target", "activation-enum"])
 def test_model_validation(raw_sm, change, fragment):

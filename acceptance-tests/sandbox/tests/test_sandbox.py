@@ -183,15 +183,15 @@ def test_unknown_config_id(sm):
 
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"SchedulerConfig": {"PriorityClasses": [{"Name": "p", "Weight": 101}]}},
-     "Value '101' at 'SchedulerConfig.PriorityClasses[0].Weight' failed to satisfy constraint: "
+     "Value '101' at 'schedulerConfig.priorityClasses.1.member.weight' failed to satisfy constraint: "
      "Member must have value less than or equal to 100"),
     ({"SchedulerConfig": {"PriorityClasses": [{"Name": f"p{i}", "Weight": i} for i in range(11)]}},
-     "at 'SchedulerConfig.PriorityClasses' failed to satisfy constraint: Member must have length less than or equal to 10"),
-    ({"Name": "-bad"}, "Value '-bad' at 'Name' failed to satisfy constraint: Member must satisfy regular expression pattern"),
+     "at 'schedulerConfig.priorityClasses' failed to satisfy constraint: Member must have length less than or equal to 10"),
+    ({"Name": "-bad"}, "Value '-bad' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern"),
     ({"SchedulerConfig": {"FairShare": "On"}},
-     "Value 'On' at 'SchedulerConfig.FairShare' failed to satisfy constraint: Member must satisfy enum value set: [Enabled, Disabled]"),
-    ({"Name": None}, "Value null at 'Name' failed to satisfy constraint: Member must not be null"),
-    ({"ClusterArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/ml-capacity"}, "at 'ClusterArn'"),
+     "Value 'On' at 'schedulerConfig.fairShare' failed to satisfy constraint: Member must satisfy enum value set: [Enabled, Disabled]"),
+    ({"Name": None}, "Value null at 'name' failed to satisfy constraint: Member must not be null"),
+    ({"ClusterArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/ml-capacity"}, "at 'clusterArn'"),
 ], ids=["weight-101", "11-priority-classes", "name-pattern", "enum", "missing-name", "name-style-arn"])
 def test_validation(raw_sm, kwargs, fragment):
     request = {"Name": "ok", "ClusterArn": ML_ARN, "SchedulerConfig": POLICY, **kwargs}

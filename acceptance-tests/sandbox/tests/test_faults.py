@@ -1,0 +1,185 @@
+"""Faults on demand (every mode of POST /_sandbox/faults) and the per-operation call counters."""
+import json
+import time
+import urllib.error
+
+import pytest
+from botocore.exceptions import ClientError
+
+ACCOUNT = "123456789012"
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}]})
+
+
+@pytest.fixture(autouse=True)
+def fresh(sandbox):
+    sandbox.reset()
+
+
+def outcome(call, **kwargs):
+    """'ok', or (code, HTTP status, message) of the error."""
+    try:
+        call(**kwargs)
+        return "ok"
+    except ClientError as e:
+        return e.response["Error"]["Code"], e.response["ResponseMetadata"]["HTTPStatusCode"], \
+            e.response["Error"].get("Message", "")
+
+
+def describe(sm):
+    return outcome(sm.describe_cluster, ClusterName="ml-capacity")
+
+
+def test_error_defaults_to_throttling_in_each_protocols_words(sandbox):
+    sandbox.fault("DescribeCluster")
+    assert describe(sandbox.client("sagemaker")) == ("ThrottlingException", 400, "Rate exceeded")
+    sandbox.fault("GetRole")
+    assert outcome(sandbox.client("iam").get_role, RoleName="ml-capacity-node-role") == ("Throttling", 400,
+                                                                                          "Rate exceeded")
+
+
+@pytest.mark.parametrize("status, code", [(500, "InternalFailure"), (503, "ServiceUnavailable")])
+def test_server_error(sandbox, status, code):
+    sm = sandbox.client("sagemaker")
+    armed = sandbox.fault("DescribeCluster", "server_error", status=status)["armed"]
+    assert (armed["status"], armed["code"]) == (status, code)
+    got = describe(sm)
+    assert got[:2] == (code, status)
+    assert describe(sm) == "ok"
+
+
+def test_server_error_on_a_query_service_is_a_receiver_fault(sandbox):
+    sts = sandbox.client("sts")
+    bodies = []
+    sts.meta.events.register("after-call.sts.*", lambda http_response, **_: bodies.append(http_response.text))
+    sandbox.fault("GetCallerIdentity", "server_error", status=503, message="Service is unavailable")
+    assert outcome(sts.get_caller_identity) == ("ServiceUnavailable", 503, "Service is unavailable")
+    assert "<Type>Receiver</Type><Code>ServiceUnavailable</Code>" in bodies[-1]
+
+
+def test_nth_call_fails(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("DescribeCluster", "server_error", status=500, nth=3, count=2)
+    results = [describe(sm) for _ in range(5)]
+    assert [r if r == "ok" else r[0] for r in results] == ["ok", "ok", "InternalFailure", "InternalFailure", "ok"]
+
+
+def test_nth_counts_only_matching_calls(sandbox):
+    sm, eks = sandbox.client("sagemaker"), sandbox.client("eks")
+    sandbox.fault("DescribeCluster", service="sagemaker", nth=2)
+    eks.describe_cluster(name="ml-capacity-eks")  # eks.DescribeCluster does not match
+    assert describe(sm) == "ok"
+    assert describe(sm)[0] == "ThrottlingException"
+    assert eks.describe_cluster(name="ml-capacity-eks")["cluster"]["name"] == "ml-capacity-eks"
+
+
+def test_count_null_fails_every_call_until_cleared(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("DescribeCluster", count=None, code="AccessDeniedException", message="nope")
+    assert [describe(sm) for _ in range(3)] == [("AccessDeniedException", 400, "nope")] * 3
+    assert sandbox.admin("GET", "faults")["faults"][0]["count"] is None
+    sandbox.clear_faults()
+    assert describe(sm) == "ok"
+
+
+def test_latency(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("*", "latency", service="sagemaker", ms=400, count=2)
+    started = time.monotonic()
+    assert describe(sm) == "ok"
+    sm.list_clusters()
+    slow = time.monotonic() - started
+    started = time.monotonic()
+    describe(sm)
+    fast = time.monotonic() - started
+    assert slow >= 0.8 and fast < 0.4
+
+
+def test_latency_then_error_on_the_same_call(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("DescribeCluster", "latency", ms=300)
+    sandbox.fault("DescribeCluster", "server_error", status=503)
+    started = time.monotonic()
+    assert describe(sm)[:2] == ("ServiceUnavailable", 503)
+    assert time.monotonic() - started >= 0.3
+
+
+def test_async_failure(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("CreateClusterSchedulerConfig", "async_failure", failure_reason="Kueue not ready")
+    cid = sm.create_cluster_scheduler_config(
+        Name="p", ClusterArn=f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/mlcapeks0001",
+        SchedulerConfig={"FairShare": "Enabled"})["ClusterSchedulerConfigId"]
+    deadline = time.monotonic() + 10
+    while (desc := sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid))["Status"] == "Creating":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert (desc["Status"], desc["FailureReason"]) == ("CreateFailed", "Kueue not ready")
+
+
+def test_iam_eventual_consistency(sandbox):
+    iam, sts = sandbox.client("iam"), sandbox.client("sts")
+    armed = sandbox.fault(mode="eventual_consistency", role_name="fresh-role", count=3)["armed"]
+    assert armed["operation"] == "CreateRole" and armed["active"] is False
+    assert iam.get_role(RoleName="ml-capacity-node-role")["Role"]["RoleName"] == "ml-capacity-node-role"  # others fine
+    arn = iam.create_role(RoleName="fresh-role", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    assert outcome(iam.get_role, RoleName="fresh-role") == (
+        "NoSuchEntity", 404, "The role with name fresh-role cannot be found.")
+    assert outcome(iam.put_role_policy, RoleName="fresh-role", PolicyName="p", PolicyDocument=TRUST)[:2] == (
+        "NoSuchEntity", 404)
+    assert outcome(sts.assume_role, RoleArn=arn, RoleSessionName="early")[:2] == ("AccessDenied", 403)
+    assert iam.get_role(RoleName="fresh-role")["Role"]["Arn"] == arn  # propagated after 3 reads
+    assert sts.assume_role(RoleArn=arn, RoleSessionName="later")["AssumedRoleUser"]["Arn"].endswith("/later")
+    assert sandbox.admin("GET", "faults")["faults"] == []
+
+
+def test_eventual_consistency_by_resource_arn(sandbox):
+    iam = sandbox.client("iam")
+    sandbox.fault(mode="eventual_consistency", resource=f"arn:aws:iam::{ACCOUNT}:role/team/path-role")
+    iam.create_role(RoleName="path-role", Path="/team/", AssumeRolePolicyDocument=TRUST)
+    assert outcome(iam.list_attached_role_policies, RoleName="path-role")[:2] == ("NoSuchEntity", 404)
+    assert iam.list_attached_role_policies(RoleName="path-role")["AttachedPolicies"] == []
+
+
+def test_error_fault_comes_before_validation_and_writes_nothing(sandbox):
+    iam = sandbox.client("iam", validate=False)
+    sandbox.fault("CreateRole", "server_error", status=500)
+    assert outcome(iam.create_role, RoleName="bad name", AssumeRolePolicyDocument=TRUST)[:2] == (
+        "InternalFailure", 500)
+    assert outcome(iam.get_role, RoleName="bad name")[:2] == ("ValidationError", 400)
+
+
+@pytest.mark.parametrize("spec", [
+    {"operation": "DescribeCluster", "mode": "sometimes"},
+    {"operation": "DescribeCluster", "mode": "latency"},  # no ms
+    {"operation": "DescribeCluster", "mode": "server_error", "status": 429},
+    {"operation": "DescribeCluster", "nth": 0},
+    {"operation": "DescribeCluster", "count": 0},
+    {"mode": "error"},  # no operation
+    {"mode": "eventual_consistency", "role_name": "r", "count": None},
+], ids=["mode", "latency-ms", "server-status", "nth", "count", "operation", "ec-count"])
+def test_bad_fault_specs_are_rejected(sandbox, spec):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        sandbox.admin("POST", "faults", spec)
+    assert info.value.code == 400 and "error" in json.loads(info.value.read())
+
+
+# ---- call counters -------------------------------------------------------------------------------------------------
+def test_call_counters(sandbox):
+    sm, iam = sandbox.client("sagemaker"), sandbox.client("iam", validate=False)
+    assert sandbox.calls() == {}  # reset zeroes them
+    for _ in range(3):
+        sm.describe_cluster(ClusterName="ml-capacity")
+    sm.list_clusters()
+    sandbox.fault("ListClusters")
+    outcome(sm.list_clusters)  # failed calls count too: the client made them
+    outcome(iam.get_role, RoleName="bad name")  # and rejected ones
+    sandbox.client("eks").describe_cluster(name="ml-capacity-eks")
+    assert sandbox.calls() == {"eks.DescribeCluster": 1, "iam.GetRole": 1, "sagemaker.DescribeCluster": 3,
+                               "sagemaker.ListClusters": 2}
+    sandbox.reset_calls()
+    assert sandbox.calls() == {}
+    sm.describe_cluster(ClusterName="ml-capacity")
+    assert sandbox.admin("GET", "calls") == {"sagemaker.DescribeCluster": 1}
+    sandbox.reset()
+    assert sandbox.calls() == {}
