@@ -1,48 +1,21 @@
 //! Tests of the CLU-* rules (kept apart so cluster.rs stays readable).
 
 use super::*;
-use crate::governance::model::{AssociatedPolicy, Orchestrator, ProjectOnCluster};
-use crate::governance::testing::{PROJECT_ROLE, TARGET_ROLE, WORKLOAD_ROLE, contract, slurm_contract, tenant, view};
+use crate::governance::catalog::RuleId;
+use crate::governance::examples::{
+    self, CAPACITY_ACCOUNT, PROJECT_ROLE, TARGET_ROLE, WORKLOAD_ROLE, access_entry as entry, clu_2_view, contract, eks,
+    live_cluster, restriction, tenant, view,
+};
+use crate::governance::model::Orchestrator;
 
 fn live(orchestrator: Orchestrator) -> Fact<Option<LiveCluster>> {
-    Fact::Known(Some(LiveCluster {
-        account_id: "111122223333".into(),
-        region: "us-west-2".into(),
-        orchestrator,
-        instance_groups: Vec::new(),
-    }))
-}
-
-fn eks(mode: &str, public: bool, cidrs: &[&str]) -> Fact<EksCluster> {
-    Fact::Known(EksCluster {
-        authentication_mode: mode.into(),
-        endpoint_public: public,
-        endpoint_private: !public,
-        public_cidrs: cidrs.iter().map(|c| c.to_string()).collect(),
-    })
-}
-
-fn entry(principal: &str, policy: &str, scope: AccessScope) -> AccessEntry {
-    AccessEntry {
-        principal_arn: principal.into(),
-        policies: vec![AssociatedPolicy {
-            policy_arn: format!("arn:aws:eks::aws:cluster-access-policy/{policy}"),
-            scope,
-        }],
-    }
-}
-
-fn restriction() -> TaskViewRestriction {
-    TaskViewRestriction {
-        project_role_arn: Some(PROJECT_ROLE.into()),
-        namespaces: vec!["hyperpod-ns-research".into()],
-    }
+    live_cluster(CAPACITY_ACCOUNT, "us-west-2", orchestrator)
 }
 
 #[test]
 fn clu_1_compares_orchestrators() {
     assert!(clu_1(&contract(), &live(Orchestrator::Eks)).is_passed());
-    let check = clu_1(&slurm_contract(), &live(Orchestrator::Eks));
+    let check = examples::failing(RuleId::Clu1);
     assert_eq!(check.findings()[0].path.to_string(), "cluster.orchestrator");
     assert!(check.findings()[0].fix.contains("\"eks\""));
     assert!(clu_1(&contract(), &Fact::Known(None)).is_skipped());
@@ -53,12 +26,7 @@ fn clu_1_compares_orchestrators() {
 fn clu_2_requires_restrictions_once_a_cluster_is_shared() {
     // Two tenants (research planned, platform live) and one restricted project.
     assert!(clu_2(&view(), AttributePath::attr("team")).is_passed());
-    let mut second_project = view();
-    second_project.projects.planned.push(ProjectOnCluster {
-        project_id: "prj-marketing".into(),
-        project_role_arn: Some("arn:aws:iam::111122223333:role/datazone_usr_role_mkt".into()),
-    });
-    let check = clu_2(&second_project, AttributePath::attr("team"));
+    let check = clu_2(&clu_2_view(), AttributePath::attr("team"));
     assert_eq!(check.findings().len(), 1);
     assert!(check.findings()[0].observed.starts_with("project \"prj-marketing\""));
     assert_eq!(check.findings()[0].path.to_string(), "team");
@@ -98,8 +66,7 @@ fn clu_3_refuses_cluster_wide_policies_on_the_restricted_role() {
         AccessScope::Cluster,
     );
     assert!(clu_3(&restriction(), &Fact::Known(vec![scoped, user_cluster, someone_else])).is_passed());
-    let wide = entry(PROJECT_ROLE, "AmazonEKSClusterAdminPolicy", AccessScope::Cluster);
-    let check = clu_3(&restriction(), &Fact::Known(vec![wide]));
+    let check = examples::failing(RuleId::Clu3);
     assert_eq!(check.findings()[0].path.to_string(), "project_role_arn");
     assert!(check.findings()[0].observed.contains("AmazonEKSClusterAdminPolicy"));
     assert!(clu_3(&restriction(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
@@ -115,7 +82,7 @@ fn clu_4_needs_an_access_entry_authentication_mode() {
     let at = paths::contract::cluster("name");
     assert!(clu_4(&eks("API", false, &[]), at.clone()).is_passed());
     assert!(clu_4(&eks("API_AND_CONFIG_MAP", false, &[]), at.clone()).is_passed());
-    let check = clu_4(&eks("CONFIG_MAP", false, &[]), at.clone());
+    let check = clu_4(&examples::clu_4_eks(), at.clone());
     assert_eq!(check.findings()[0].path.to_string(), "cluster.name");
     assert!(clu_4(&Fact::Unavailable("AccessDenied".into()), at).is_skipped());
 }
@@ -124,7 +91,7 @@ fn clu_4_needs_an_access_entry_authentication_mode() {
 fn clu_5_accepts_private_or_approved_public_endpoints() {
     assert!(clu_5(&contract(), &eks("API", false, &["0.0.0.0/0"])).is_passed());
     assert!(clu_5(&contract(), &eks("API", true, &["203.0.113.64/26"])).is_passed());
-    let check = clu_5(&contract(), &eks("API", true, &["203.0.113.0/24", "0.0.0.0/0"]));
+    let check = examples::failing(RuleId::Clu5);
     assert_eq!(check.findings().len(), 1);
     assert_eq!(check.findings()[0].path.to_string(), "approved_public_cidrs");
     assert_eq!(
@@ -141,10 +108,8 @@ fn clu_5_accepts_private_or_approved_public_endpoints() {
 #[test]
 fn clu_6_keeps_workload_roles_apart_from_project_and_admin_roles() {
     assert!(clu_6(&tenant(), &contract(), &[]).is_passed());
-    let mut project_role = tenant();
-    project_role.workload_role_arn = Some(PROJECT_ROLE.into());
     assert_eq!(
-        clu_6(&project_role, &contract(), &[]).findings()[0].path.to_string(),
+        examples::failing(RuleId::Clu6).findings()[0].path.to_string(),
         "workload.role_arn"
     );
     let admins = cluster_admin_principals(&[

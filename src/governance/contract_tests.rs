@@ -1,8 +1,9 @@
 //! Tests of CON-1..3.
 
 use super::*;
+use crate::governance::catalog::RuleId;
+use crate::governance::examples::{self, con_1_contract, con_3_contract, contract, slurm_contract};
 use crate::governance::finding::Outcome;
-use crate::governance::testing::{contract, slurm_contract};
 
 fn paths(check: &Check) -> Vec<String> {
     check.findings().iter().map(|f| f.path.to_string()).collect()
@@ -16,9 +17,8 @@ fn con_1_passes_a_complete_contract() {
 
 #[test]
 fn con_1_reports_each_missing_or_malformed_field() {
-    let mut broken = contract();
+    let mut broken = con_1_contract(); // cluster.account_id "11112222333"
     broken.owners.cost = " ".into();
-    broken.cluster.account_id = "11112222333".into();
     broken.cluster.region = "US-WEST-2".into();
     broken.cluster.name = "-bad".into();
     broken.project_role_arn = Some("arn:aws:iam::111122223333:user/alice".into());
@@ -77,9 +77,7 @@ fn con_1_skips_when_identifiers_are_unknown_but_still_fails_what_it_sees() {
 fn con_2_matches_scope_to_orchestrator() {
     assert!(con_2(&contract()).is_passed());
     assert!(con_2(&slurm_contract()).is_passed());
-    let mut slurm_with_namespaces = slurm_contract();
-    slurm_with_namespaces.eks_namespaces = vec!["hyperpod-ns-research".into()];
-    assert_eq!(paths(&con_2(&slurm_with_namespaces)), ["eks_namespaces"]);
+    assert_eq!(paths(&examples::failing(RuleId::Con2)), ["eks_namespaces"]);
     let mut empty_slurm = slurm_contract();
     empty_slurm.slurm.accounts.clear();
     empty_slurm.slurm.partitions.clear();
@@ -93,8 +91,11 @@ fn con_2_matches_scope_to_orchestrator() {
 #[test]
 fn con_3_needs_owner_and_response_per_signal() {
     assert!(con_3(&contract()).is_passed());
-    let mut broken = contract();
-    broken.monitoring[0].response.clear();
+    assert_eq!(
+        paths(&examples::failing(RuleId::Con3)),
+        ["monitoring.signal[0].response"]
+    );
+    let mut broken = con_3_contract();
     broken.monitoring.push(broken.monitoring[0].clone());
     broken.monitoring[1].owner = " ".into();
     assert_eq!(

@@ -53,17 +53,7 @@ pub fn exc_1(contract: &Contract, today: Date) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::model::Exception;
-    use crate::governance::testing::{contract, date, today};
-
-    fn exception(rule: RuleId, owner: &str, expires: Date) -> Exception {
-        Exception {
-            rule,
-            owner: owner.into(),
-            expires,
-            reason: "NCCL traffic between tenants during the migration".into(),
-        }
-    }
+    use crate::governance::examples::{contract, date, exc_1_contract, exception, today};
 
     #[test]
     fn exc_1_passes_owned_unexpired_exceptions() {
@@ -75,11 +65,8 @@ mod tests {
 
     #[test]
     fn exc_1_fails_ownerless_expired_and_self_waiving_exceptions() {
-        let mut broken = contract();
+        let mut broken = exc_1_contract(); // a CLU-5 exception that expired on 2026-05-31
         broken.exceptions.push(exception(RuleId::Wkl8, " ", date(2026, 9, 1)));
-        broken
-            .exceptions
-            .push(exception(RuleId::Clu5, "network-team", date(2026, 5, 31)));
         broken
             .exceptions
             .push(exception(RuleId::Exc1, "network-team", date(2026, 9, 1)));
@@ -87,10 +74,10 @@ mod tests {
         let paths: Vec<String> = check.findings().iter().map(|f| f.path.to_string()).collect();
         assert_eq!(
             paths,
-            ["exception[0].owner", "exception[1].expires", "exception[2].rule"]
+            ["exception[0].expires", "exception[1].owner", "exception[2].rule"]
         );
         assert!(
-            check.findings()[1]
+            check.findings()[0]
                 .observed
                 .contains("CLU-5 exception expired on 2026-05-31")
         );

@@ -1,7 +1,7 @@
 //! Tests of findings, diagnostics, the checklist and exceptions.
 
 use super::*;
-use crate::governance::testing::date;
+use crate::governance::examples::date;
 
 fn finding(rule: RuleId, path: AttributePath) -> Finding {
     Finding::new(

@@ -1,8 +1,8 @@
 //! Tests of review status, material changes and LIF-1..4.
 
 use super::*;
+use crate::governance::examples::{self, caller, contract, date, lif_2_contract, lif_4_contract, today};
 use crate::governance::model::{LifecycleState, Signal};
-use crate::governance::testing::{contract, date, today};
 
 #[test]
 fn review_status_walks_from_current_to_overdue() {
@@ -85,7 +85,7 @@ fn material_changes_require_a_new_review() {
 #[test]
 fn lif_1_warns_when_overdue() {
     assert!(lif_1(&contract(), today()).is_passed());
-    let check = lif_1(&contract(), date(2026, 8, 10));
+    let check = examples::failing(RuleId::Lif1); // on 2026-08-10
     let finding = &check.findings()[0];
     assert_eq!(finding.path.to_string(), "review.last_reviewed");
     assert_eq!(
@@ -114,11 +114,10 @@ fn lif_1_warns_when_overdue() {
 fn lif_2_flags_unapproved_material_changes() {
     assert!(lif_2(&contract(), None).is_passed());
     assert!(lif_2(&contract(), Some(&contract())).is_passed());
-    let mut changed = contract();
-    changed.cluster.account_id = "999988887777".into();
-    let check = lif_2(&changed, Some(&contract()));
+    let check = examples::failing(RuleId::Lif2); // cluster.account_id changed
     assert_eq!(check.findings()[0].path.to_string(), "review.last_reviewed");
     assert!(check.findings()[0].observed.starts_with("changed cluster.account_id;"));
+    let mut changed = lif_2_contract();
     changed.review.approved_by = "bob@example.com".into();
     assert!(lif_2(&changed, Some(&contract())).is_passed());
 }
@@ -127,11 +126,10 @@ fn lif_2_flags_unapproved_material_changes() {
 fn lif_3_refuses_revoked_or_ownerless_contracts() {
     let at = crate::governance::paths::tenant::contract();
     assert!(lif_3(&contract(), at.clone()).is_passed());
-    let revoked = Contract {
-        lifecycle: LifecycleState::Revoked,
-        ..contract()
-    };
-    assert_eq!(lif_3(&revoked, at.clone()).findings()[0].path.to_string(), "contract");
+    assert_eq!(
+        examples::failing(RuleId::Lif3).findings()[0].path.to_string(),
+        "contract"
+    );
     let mut ownerless = contract();
     ownerless.owners.business.clear();
     assert!(
@@ -168,14 +166,12 @@ fn approver_and_caller_are_compared_as_identities() {
 
 #[test]
 fn lif_4_separates_approver_from_applier() {
-    let ci = Fact::Known("arn:aws:sts::111122223333:assumed-role/ci-deployer/run-42".to_string());
-    assert!(lif_4(&contract(), &ci).is_passed());
-    let mut self_approved = contract();
-    self_approved.review.approved_by = "arn:aws:iam::111122223333:role/ci-deployer".into();
+    assert!(lif_4(&contract(), &caller()).is_passed());
     assert_eq!(
-        lif_4(&self_approved, &ci).findings()[0].path.to_string(),
+        examples::failing(RuleId::Lif4).findings()[0].path.to_string(),
         "review.approved_by"
     );
+    assert!(lif_4(&lif_4_contract(), &Fact::Unavailable("no credentials".into())).is_skipped());
     let mut unrecorded = contract();
     unrecorded.review.approved_by = " ".into();
     assert!(lif_4(&unrecorded, &Fact::Unavailable("no credentials".into())).is_failed());

@@ -14,7 +14,8 @@
 //! ORG-* in [`organization`], PRJ-* in [`project`] (IAM evaluation in [`iam_policy`]), CLU-* in [`cluster`]
 //! (CIDRs in [`cidr`]), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
 //! in [`observability`], LIF-* in [`lifecycle`]. [`rule_function`] maps every rule to its function; the `check_*`
-//! functions below run the rules that belong to one resource's plan.
+//! functions below run the rules that belong to one resource's plan. [`examples`] holds agreeing facts and one failing
+//! configuration per rule, shared by the unit tests and the docs.
 
 pub mod arns;
 pub mod catalog;
@@ -34,8 +35,7 @@ pub mod tenancy;
 pub mod workload;
 pub mod workload_access;
 
-#[cfg(test)]
-mod testing;
+pub(crate) mod examples;
 
 pub use catalog::{Layer, Needs, RuleId};
 pub use cidr::Cidr;

@@ -2,61 +2,26 @@
 //! runners assemble the right rules.
 
 use super::*;
-use crate::governance::testing::*;
+use crate::governance::examples::*;
 use crate::protocol::diagnostics::{AttributePath, Severity};
-use serde_json::json;
 
-fn role(arn: &str, actions: &[&str]) -> Fact<RolePermissions> {
-    Fact::Known(RolePermissions {
-        role_arn: arn.into(),
-        policies: vec![PolicyDocument {
-            name: "studio".into(),
-            managed_arn: None,
-            document: json!({"Statement": {"Effect": "Allow", "Action": actions, "Resource": "*"}}),
-        }],
-    })
-}
-
+/// What the contract reads at plan time, agreeing with the fixture contract.
 fn live() -> ContractLiveFacts {
     ContractLiveFacts {
-        cluster: Fact::Known(Some(LiveCluster {
-            account_id: CAPACITY_ACCOUNT.into(),
-            region: "us-west-2".into(),
-            orchestrator: Orchestrator::Eks,
-            instance_groups: vec![capacity("ml.p5.48xlarge", 4)],
-        })),
-        project: Fact::Known(LiveProject {
-            domain_unit_id: "research_unit".into(),
-            tooling_user_role_arn: Some(PROJECT_ROLE.into()),
-        }),
-        project_role: role(PROJECT_ROLE, &["sagemaker:DescribeCluster"]),
-        access_role: role(ACCESS_ROLE, &["sagemaker:DescribeCluster"]),
-        eks: Some(Fact::Known(EksCluster {
-            authentication_mode: "API_AND_CONFIG_MAP".into(),
-            endpoint_public: false,
-            endpoint_private: true,
-            public_cidrs: Vec::new(),
-        })),
-        observability_addon: Some(Fact::Known(Some(Addon {
-            name: "amazon-cloudwatch-observability".into(),
-            version: "v2.4.0-eksbuild.1".into(),
-            status: "ACTIVE".into(),
-        }))),
+        cluster: live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
+        project: live_project("research_unit", Some(PROJECT_ROLE)),
+        project_role: read_only_role(PROJECT_ROLE),
+        access_role: read_only_role(ACCESS_ROLE),
+        eks: Some(eks("API_AND_CONFIG_MAP", false, &[])),
+        observability_addon: Some(addon("v2.4.0-eksbuild.1", "ACTIVE")),
     }
-}
-
-fn caller() -> Fact<String> {
-    Fact::Known("arn:aws:sts::111122223333:assumed-role/ci-deployer/run-1".into())
 }
 
 /// Runs one rule through its function on the fixtures. The match is exhaustive: a rule added to the catalog does
 /// not compile until it is wired here.
 fn run(rule: RuleId) -> Check {
     let (c, t, b, v, l) = (contract(), tenant(), binding(), view(), live());
-    let restriction = TaskViewRestriction {
-        project_role_arn: Some(PROJECT_ROLE.into()),
-        namespaces: c.eks_namespaces.clone(),
-    };
+    let restriction = restriction();
     let eks = l.eks.clone().expect("eks facts");
     use RuleId::*;
     match rule {
@@ -136,8 +101,7 @@ fn check_contract_reports_a_lifecycle_role_and_a_slurm_contract_with_namespaces(
         PROJECT_ROLE,
         &["sagemaker:CreateCluster", "sagemaker:UpdateClusterSoftware"],
     );
-    let mut slurm = slurm_contract();
-    slurm.eks_namespaces = vec!["hyperpod-ns-research".into()];
+    let slurm = con_2_contract(); // a Slurm contract with EKS namespaces
     let report = check_contract(&slurm, &facts, &caller(), today(), None);
     let diagnostics = report.diagnostics(false);
     let summaries: Vec<(&str, String)> = diagnostics
@@ -221,10 +185,7 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
         "{:?}",
         tenant_report.checklist()
     );
-    let open = Tenant {
-        default_deny_network_policy: false,
-        ..tenant()
-    };
+    let open = wkl_8_tenant();
     let mut with_exception = contract();
     with_exception.exceptions.push(Exception {
         rule: RuleId::Wkl8,
@@ -235,10 +196,7 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
     assert!(check_tenant(&open, &contract(), &view(), &[], today()).has_errors(false));
     assert!(!check_tenant(&open, &with_exception, &view(), &[], today()).has_errors(false));
 
-    let project = Fact::Known(LiveProject {
-        domain_unit_id: "research_unit".into(),
-        tooling_user_role_arn: Some(PROJECT_ROLE.into()),
-    });
+    let project = live().project;
     let binding_report = check_binding(&binding(), &contract(), &project, &view(), today());
     assert!(
         binding_report.checks.iter().all(Check::is_passed),
@@ -257,13 +215,9 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
         .collect();
     assert_eq!(failed, ["PRJ-3", "LIF-3"]);
 
-    let restriction = TaskViewRestriction {
-        project_role_arn: Some(PROJECT_ROLE.into()),
-        namespaces: vec!["hyperpod-ns-research".into()],
-    };
     let eks = live().eks.unwrap();
     assert!(
-        check_restriction(&restriction, &Fact::Known(Vec::new()), &eks, &view())
+        check_restriction(&restriction(), &Fact::Known(Vec::new()), &eks, &view())
             .checks
             .iter()
             .all(Check::is_passed)

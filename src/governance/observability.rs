@@ -73,14 +73,8 @@ pub fn obs_1(addon: &Fact<Option<Addon>>, at: AttributePath) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn addon(version: &str, status: &str) -> Fact<Option<Addon>> {
-        Fact::Known(Some(Addon {
-            name: OBSERVABILITY_ADDON.into(),
-            version: version.into(),
-            status: status.into(),
-        }))
-    }
+    use crate::governance::catalog::RuleId;
+    use crate::governance::examples::{self, addon};
 
     #[test]
     fn versions_parse_like_eks_writes_them() {
@@ -97,12 +91,7 @@ mod tests {
         let at = AttributePath::root();
         assert!(obs_1(&addon("v2.4.0-eksbuild.1", "ACTIVE"), at.clone()).is_passed());
         assert!(obs_1(&addon("v3.0.0-eksbuild.2", "ACTIVE"), at.clone()).is_passed());
-        assert_eq!(
-            obs_1(&addon("v2.3.9-eksbuild.1", "ACTIVE"), at.clone())
-                .findings()
-                .len(),
-            1
-        );
+        assert_eq!(examples::failing(RuleId::Obs1).findings().len(), 1, "v2.3.9, ACTIVE");
         assert_eq!(
             obs_1(&addon("v2.3.9-eksbuild.1", "DEGRADED"), at.clone())
                 .findings()

@@ -117,20 +117,19 @@ pub fn org_3(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::governance::examples::{
+        self, CAPACITY_ACCOUNT, contract, live_cluster as live, live_project, org_2_tenant, tenant,
+    };
     use crate::governance::model::Orchestrator;
-    use crate::governance::testing::{CAPACITY_ACCOUNT, contract, tenant};
 
     fn project(domain_unit: &str) -> Fact<LiveProject> {
-        Fact::Known(LiveProject {
-            domain_unit_id: domain_unit.into(),
-            tooling_user_role_arn: None,
-        })
+        live_project(domain_unit, None)
     }
 
     #[test]
     fn org_1_compares_domain_units() {
         assert!(org_1(&contract(), &project("research_unit")).is_passed());
-        let failed = org_1(&contract(), &project("marketing_unit"));
+        let failed = examples::failing(RuleId::Org1);
         assert_eq!(failed.findings()[0].path.to_string(), "unified_studio.domain_unit_id");
         assert!(failed.findings()[0].observed.contains("marketing_unit"));
         assert!(org_1(&contract(), &Fact::Unavailable("AccessDenied on GetProject".into())).is_skipped());
@@ -149,8 +148,7 @@ mod tests {
         let mut none = tenant();
         none.target_role_arn = Setting::Unset;
         assert!(org_2(&none, &contract).is_passed());
-        let mut foreign = tenant();
-        foreign.target_role_arn = Setting::Set("arn:aws:iam::999988887777:role/x".into());
+        let mut foreign = org_2_tenant(); // a target role in 999988887777
         let failed = org_2(&foreign, &contract);
         assert_eq!(failed.findings()[0].path.to_string(), "workload.target_role_arn");
         assert!(failed.findings()[0].fix.contains("999988887777"));
@@ -162,16 +160,8 @@ mod tests {
 
     #[test]
     fn org_3_checks_existence_account_and_region() {
-        let live = |account: &str, region: &str| {
-            Fact::Known(Some(LiveCluster {
-                account_id: account.into(),
-                region: region.into(),
-                orchestrator: Orchestrator::Eks,
-                instance_groups: Vec::new(),
-            }))
-        };
-        assert!(org_3(&contract(), &live(CAPACITY_ACCOUNT, "us-west-2")).is_passed());
-        let moved = org_3(&contract(), &live("999988887777", "eu-west-1"));
+        assert!(org_3(&contract(), &live(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks)).is_passed());
+        let moved = examples::failing(RuleId::Org3); // in 999988887777, eu-west-1
         let paths: Vec<String> = moved.findings().iter().map(|f| f.path.to_string()).collect();
         assert_eq!(paths, ["cluster.account_id", "cluster.region"]);
         assert_eq!(

@@ -228,42 +228,19 @@ pub fn prj_4(contract: &Contract, binding: Option<&Binding>, project: &Fact<Live
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::model::{Member, PolicyDocument};
-    use crate::governance::testing::{ACCESS_ROLE, PROJECT_ROLE, binding, contract, date, today};
-    use serde_json::json;
+    use crate::governance::examples::{
+        self, ACCESS_ROLE, PROJECT_ROLE, binding, contract, date, live_project, prj_3_binding, prj_4_binding,
+        read_only_role as read_only, role, today,
+    };
 
-    fn role(arn: &str, actions: &[&str]) -> Fact<RolePermissions> {
-        Fact::Known(RolePermissions {
-            role_arn: arn.into(),
-            policies: vec![PolicyDocument {
-                name: "studio".into(),
-                managed_arn: None,
-                document: json!({"Statement": [
-                    {"Sid": "Studio", "Effect": "Allow", "Action": actions, "Resource": "*"}
-                ]}),
-            }],
-        })
-    }
-    fn read_only(arn: &str) -> Fact<RolePermissions> {
-        role(arn, &["sagemaker:DescribeCluster", "eks:DescribeCluster"])
-    }
     fn project(tooling: Option<&str>) -> Fact<LiveProject> {
-        Fact::Known(LiveProject {
-            domain_unit_id: "research_unit".into(),
-            tooling_user_role_arn: tooling.map(str::to_string),
-        })
+        live_project("research_unit", tooling)
     }
 
     #[test]
     fn prj_1_warns_about_user_members() {
         assert!(prj_1(&binding()).is_passed());
-        let mut with_user = binding();
-        with_user.members.push(Member {
-            kind: MemberKind::User,
-            name: "alice".into(),
-            designation: "PROJECT_OWNER".into(),
-        });
-        let check = prj_1(&with_user);
+        let check = examples::failing(RuleId::Prj1); // alice joins as a user
         assert_eq!(check.findings()[0].path.to_string(), "member[1].name");
         assert_eq!(
             check.findings()[0].severity,
@@ -278,8 +255,7 @@ mod tests {
 
     #[test]
     fn prj_2_names_role_policy_statement_and_actions() {
-        let lifecycle = role(PROJECT_ROLE, &["sagemaker:DescribeCluster", "sagemaker:UpdateCluster*"]);
-        let check = prj_2(&contract(), &lifecycle, &read_only(ACCESS_ROLE));
+        let check = examples::failing(RuleId::Prj2); // the project role may sagemaker:UpdateCluster*
         let finding = &check.findings()[0];
         assert_eq!(finding.path.to_string(), "project_role_arn");
         assert_eq!(
@@ -320,8 +296,11 @@ mod tests {
     #[test]
     fn prj_3_needs_an_approved_current_contract_for_the_same_project_and_cluster() {
         assert!(prj_3(&binding(), &contract(), today()).is_passed());
-        let mut elsewhere = binding();
-        elsewhere.project_id = Some("prj-marketing".into());
+        assert_eq!(
+            examples::failing(RuleId::Prj3).findings()[0].path.to_string(),
+            "project_id"
+        );
+        let mut elsewhere = prj_3_binding(); // prj-marketing
         elsewhere.cluster_name = "other".into();
         let paths: Vec<String> = prj_3(&elsewhere, &contract(), today())
             .findings()
@@ -361,10 +340,16 @@ mod tests {
     #[test]
     fn prj_4_binding_half_compares_with_the_contract() {
         assert!(prj_4(&contract(), Some(&binding()), &project(Some(PROJECT_ROLE))).is_passed());
-        let mut wrong = binding();
-        wrong.project_role_arn = Some(ACCESS_ROLE.into());
-        let check = prj_4(&contract(), Some(&wrong), &Fact::Unavailable("AccessDenied".into()));
+        let check = examples::failing(RuleId::Prj4); // the binding names the access role
+        assert_eq!(check.findings().len(), 1);
         assert_eq!(check.findings()[0].path.to_string(), "project_role_arn");
+        let mut wrong = prj_4_binding();
+        let unread = prj_4(&contract(), Some(&wrong), &Fact::Unavailable("AccessDenied".into()));
+        assert_eq!(
+            unread.findings(),
+            check.findings(),
+            "an unread project hides no finding"
+        );
         wrong.project_role_arn = None;
         assert!(prj_4(&contract(), Some(&wrong), &project(Some(PROJECT_ROLE))).is_skipped());
     }

@@ -54,10 +54,13 @@ pub fn wkl_2(tenant: &Tenant) -> Check {
             vec![Finding::new(
                 rule,
                 path::sharing(at),
-                format!(
-                    "strategy {:?}, borrow_limit {:?} on a Slurm cluster",
-                    sharing.strategy, sharing.borrow_limit
-                ),
+                match sharing.borrow_limit {
+                    Some(limit) => format!(
+                        "strategy {:?}, borrow_limit {limit} on a Slurm cluster",
+                        sharing.strategy
+                    ),
+                    None => format!("strategy {:?} on a Slurm cluster", sharing.strategy),
+                },
                 "Slurm has no lend/borrow model",
                 "remove the sharing block; on Slurm, share capacity through QoS, priority and fair-share",
             )]

@@ -162,7 +162,7 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::testing::{PROJECT_ROLE, WORKLOAD_ROLE, contract, slurm_tenant, tenant};
+    use crate::governance::examples::{self, WORKLOAD_ROLE, contract, slurm_tenant, tenant, wkl_9_tenant};
 
     fn paths(check: &Check) -> Vec<String> {
         check.findings().iter().map(|f| f.path.to_string()).collect()
@@ -171,9 +171,7 @@ mod tests {
     #[test]
     fn wkl_7_viewers_only_read() {
         assert!(wkl_7(&tenant()).is_passed());
-        let mut acting = tenant();
-        acting.viewer_verbs.extend(["create".to_string(), "*".to_string()]);
-        let check = wkl_7(&acting);
+        let check = examples::failing(RuleId::Wkl7); // viewers may create, and *
         assert_eq!(paths(&check), ["viewer_verbs"]);
         assert_eq!(check.findings()[0].observed, "[\"create\", \"*\"]");
     }
@@ -181,11 +179,7 @@ mod tests {
     #[test]
     fn wkl_8_needs_default_deny_on_eks() {
         assert!(wkl_8(&tenant()).is_passed());
-        let open = Tenant {
-            default_deny_network_policy: false,
-            ..tenant()
-        };
-        assert_eq!(paths(&wkl_8(&open)), ["network_policy.default_deny"]);
+        assert_eq!(paths(&examples::failing(RuleId::Wkl8)), ["network_policy.default_deny"]);
         assert!(
             wkl_8(&Tenant {
                 default_deny_network_policy: false,
@@ -198,9 +192,11 @@ mod tests {
     #[test]
     fn wkl_9_session_policy_needs_session_tags_disabled() {
         assert!(wkl_9(&tenant()).is_passed());
-        let mut with_policy = tenant();
-        with_policy.pod_identity.session_policy = Some("{\"Version\":\"2012-10-17\",\"Statement\":[]}".into());
-        assert_eq!(paths(&wkl_9(&with_policy)), ["workload.disable_session_tags"]);
+        assert_eq!(
+            paths(&examples::failing(RuleId::Wkl9)),
+            ["workload.disable_session_tags"]
+        );
+        let mut with_policy = wkl_9_tenant();
         with_policy.pod_identity.disable_session_tags = true;
         assert!(wkl_9(&with_policy).is_passed());
     }
@@ -215,12 +211,7 @@ mod tests {
             })
             .is_passed()
         );
-        let bare = Tenant {
-            viewer_groups: Vec::new(),
-            operator_groups: Vec::new(),
-            ..tenant()
-        };
-        assert_eq!(paths(&wkl_10(&bare)), ["operator_groups"]);
+        assert_eq!(paths(&examples::failing(RuleId::Wkl10)), ["operator_groups"]);
     }
 
     #[test]
@@ -229,9 +220,7 @@ mod tests {
         let mut to_workload = tenant();
         to_workload.data_grants.grantee_role_arn = Some(WORKLOAD_ROLE.into());
         assert!(wkl_11(&to_workload, &contract()).is_passed());
-        let mut to_project = tenant();
-        to_project.data_grants.grantee_role_arn = Some(PROJECT_ROLE.into());
-        let check = wkl_11(&to_project, &contract());
+        let check = examples::failing(RuleId::Wkl11); // granted to the project role
         assert_eq!(paths(&check), ["data.grantee_role_arn"]);
         assert!(check.findings()[0].problem.contains("project role"));
         let mut to_stranger = tenant();

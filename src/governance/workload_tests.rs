@@ -1,28 +1,21 @@
 //! Tests of WKL-1..6.
 
 use super::*;
+use crate::governance::catalog::RuleId;
+use crate::governance::examples::{
+    self, capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view, view_with_quota as with_quota,
+    wkl_5_view,
+};
 use crate::governance::model::{Sharing, TenantCapacity};
-use crate::governance::testing::{capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view};
 
 fn paths(check: &Check) -> Vec<String> {
     check.findings().iter().map(|f| f.path.to_string()).collect()
 }
 
-fn with_quota(count: i64) -> ClusterView {
-    let mut view = view();
-    let mut research = tenant();
-    research.quota = vec![capacity("ml.p5.48xlarge", count)];
-    view.tenants.planned = vec![research.capacity()];
-    view
-}
-
 #[test]
 fn wkl_1_keeps_tenants_inside_the_contract_scope() {
     assert!(wkl_1(&tenant(), &contract()).is_passed());
-    let mut outside = tenant();
-    outside.team = "marketing".into();
-    outside.namespace = Tenant::namespace_for("marketing");
-    let check = wkl_1(&outside, &contract());
+    let check = examples::failing(RuleId::Wkl1); // team marketing
     assert_eq!(paths(&check), ["team"]);
     assert!(check.findings()[0].observed.contains("hyperpod-ns-marketing"));
     assert!(wkl_1(&slurm_tenant(), &slurm_contract()).is_passed());
@@ -45,11 +38,7 @@ fn wkl_1_keeps_tenants_inside_the_contract_scope() {
 fn wkl_2_refuses_lend_borrow_on_slurm() {
     assert!(wkl_2(&slurm_tenant()).is_passed());
     assert!(wkl_2(&tenant()).is_passed(), "EKS may lend and borrow");
-    let lending = Tenant {
-        sharing: tenant().sharing,
-        ..slurm_tenant()
-    };
-    assert_eq!(paths(&wkl_2(&lending)), ["sharing.strategy"]);
+    assert_eq!(paths(&examples::failing(RuleId::Wkl2)), ["sharing.strategy"]);
     let dont_lend_with_limit = Tenant {
         sharing: Some(Sharing {
             strategy: SharingStrategy::DontLend,
@@ -71,7 +60,7 @@ fn wkl_2_refuses_lend_borrow_on_slurm() {
 #[test]
 fn wkl_3_sums_planned_and_live_quotas_against_instance_groups() {
     assert!(wkl_3(&view(), path::quota()).is_passed());
-    let check = wkl_3(&with_quota(3), path::quota());
+    let check = examples::failing(RuleId::Wkl3); // research guaranteed 3
     assert_eq!(paths(&check), ["quota"]);
     assert_eq!(
         check.findings()[0].observed,
@@ -115,7 +104,7 @@ fn wkl_3_two_new_tenants_overcommit_on_the_first_plan() {
 fn wkl_4_priority_class_must_exist() {
     let known = |classes: &[&str]| Fact::Known(Some(policy(classes, true)));
     assert!(wkl_4(&tenant(), &known(&["production", "research"])).is_passed());
-    assert_eq!(paths(&wkl_4(&tenant(), &known(&["production"]))), ["priority_class"]);
+    assert_eq!(paths(&examples::failing(RuleId::Wkl4)), ["priority_class"]);
     assert!(
         wkl_4(&tenant(), &Fact::Known(None)).is_failed(),
         "no policy, no classes"
@@ -146,9 +135,8 @@ fn wkl_5_borrow_limits_and_lenders() {
         paths(&wkl_5(&limit_without_borrow, &view())),
         ["sharing.borrow_limit", "sharing.borrow_limit"]
     );
-    let mut no_lender = view();
-    no_lender.tenants.live = Fact::Known(Vec::new());
-    assert_eq!(paths(&wkl_5(&tenant(), &no_lender)), ["sharing.strategy"]);
+    assert_eq!(paths(&examples::failing(RuleId::Wkl5)), ["sharing.strategy"]);
+    let mut no_lender = wkl_5_view();
     no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
     assert!(wkl_5(&tenant(), &no_lender).is_skipped());
     assert!(
@@ -167,7 +155,7 @@ fn wkl_5_borrow_limits_and_lenders() {
 fn wkl_6_warns_when_fair_share_is_disabled() {
     assert!(wkl_6(&tenant(), &Fact::Known(Some(policy(&["research"], true)))).is_passed());
     assert!(wkl_6(&tenant(), &Fact::Known(None)).is_passed());
-    let check = wkl_6(&tenant(), &Fact::Known(Some(policy(&["research"], false))));
+    let check = examples::failing(RuleId::Wkl6); // fair share disabled
     assert_eq!(paths(&check), ["fair_share_weight"]);
     assert_eq!(
         check.findings()[0].severity,

@@ -466,6 +466,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::object::object;
 
     #[test]
     fn default_names_fit_the_entity_name_pattern() {
