@@ -27,8 +27,9 @@ demo: bootstrap build
 sandbox: bootstrap
 	cd acceptance-tests && $(PYTHON) -m sandbox --port $(SANDBOX_PORT)
 
-## Everything: formatting, lints, unit/property/transport tests, sandbox tests, Terraform acceptance tests.
-test: bootstrap lint test-unit test-sandbox test-acceptance
+## Everything. The sandbox's own smoke tests run first, so a drift in moto or botocore's models fails loudly before
+## anything is judged against it; then formatting and lints, unit/property/transport tests, Terraform acceptance.
+test: bootstrap test-sandbox lint test-unit test-acceptance
 
 test-unit:
 	cargo test --release --locked

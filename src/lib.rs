@@ -2,13 +2,15 @@
 //! for SageMaker Unified Studio projects.
 //!
 //! Layout: `protocol` (the plugin protocol, no AWS), `provider` (the provider block and registry), `resources`,
-//! `data_sources` and `functions` (one module each), `aws` (clients, `find_*` / `wait_*` helpers, typed errors).
+//! `data_sources` and `functions` (one module each), `aws` (clients, `find_*` / `wait_*` helpers, typed errors),
+//! `kubernetes` (an EKS cluster's API: a JSON client, paths, namespace helpers).
 
 pub mod aws;
 pub mod data_sources;
 pub mod docs;
 pub mod functions;
 pub mod governance;
+pub mod kubernetes;
 pub mod protocol;
 pub mod provider;
 pub mod resources;

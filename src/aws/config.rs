@@ -119,10 +119,19 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     if let Some(url) = &settings.endpoints.iam {
         iam_config = iam_config.endpoint_url(url);
     }
+    let mut eks_config = aws_sdk_eks::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.eks {
+        eks_config = eks_config.endpoint_url(url);
+    }
+    let eks_tokens = super::eks::TokenSource::from_config(&config, settings.endpoints.sts.as_deref())
+        .await
+        .map_err(ConfigError::Identity)?;
     Ok(AwsClient {
         sagemaker: aws_sdk_sagemaker::Client::from_conf(sagemaker_config.build()),
         datazone: aws_sdk_datazone::Client::from_conf(datazone_config.build()),
         iam: aws_sdk_iam::Client::from_conf(iam_config.build()),
+        eks: aws_sdk_eks::Client::from_conf(eks_config.build()),
+        eks_tokens,
         account_id,
         region,
         caller_arn: identity.arn().unwrap_or_default().to_string(),

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod datazone;
+pub mod eks;
 pub mod iam;
 pub mod ids;
 pub mod sagemaker;
@@ -22,6 +23,9 @@ pub struct AwsClient {
     pub sagemaker: aws_sdk_sagemaker::Client,
     pub datazone: aws_sdk_datazone::Client,
     pub iam: aws_sdk_iam::Client,
+    pub eks: aws_sdk_eks::Client,
+    /// Signs Kubernetes API bearer tokens for EKS clusters (`eks::token`).
+    pub eks_tokens: eks::TokenSource,
     /// The account the provider's credentials belong to (checked against allowed/forbidden accounts).
     pub account_id: AccountId,
     pub region: RegionName,
