@@ -221,27 +221,14 @@ pub fn presign_token(
     let mut presigned = url;
     for (name, value) in instructions.params() {
         presigned.push('&');
-        presigned.push_str(&query_escape(name));
+        presigned.push_str(&crate::kubernetes::paths::segment(name));
         presigned.push('=');
-        presigned.push_str(&query_escape(value));
+        presigned.push_str(&crate::kubernetes::paths::segment(value));
     }
     Ok(format!(
         "{TOKEN_PREFIX}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(presigned)
     ))
-}
-
-/// RFC 3986 query escaping (unreserved characters stay), as SigV4 canonicalises query strings.
-fn query_escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -50,8 +50,9 @@ pub fn namespace(name: &str) -> String {
     cluster_scoped(CORE_V1, "namespaces", name)
 }
 
-/// Percent-escapes everything but RFC 3986 unreserved characters.
-fn segment(value: &str) -> String {
+/// Percent-escapes everything but RFC 3986 unreserved characters (path segments here, SigV4 query values in the
+/// EKS token).
+pub(crate) fn segment(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for byte in value.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {

@@ -13,7 +13,9 @@ import urllib.error
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from botocore.exceptions import ClientError
+
+import helpers
+from helpers import error_of
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
 ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"  # 8 x ml.p5.48xlarge, 4 x ml.g5.8xlarge
@@ -41,33 +43,13 @@ def raw_sm(sandbox):
     return sandbox.client("sagemaker", validate=False)
 
 
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ClientError) as info:
-        call(*args, **kwargs)
-    err = info.value.response
-    return err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"], err["Error"].get("Message", "")
-
 
 def wait_status(sm, quota_id, want, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        desc = sm.describe_compute_quota(ComputeQuotaId=quota_id)
-        if desc["Status"] == want or time.monotonic() > deadline:
-            assert desc["Status"] == want, desc
-            return desc
-        time.sleep(0.1)
+    return helpers.wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id), want, timeout)
 
 
 def wait_gone(sm, quota_id, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            sm.describe_compute_quota(ComputeQuotaId=quota_id)
-        except ClientError as e:
-            assert e.response["Error"]["Code"] == "ResourceNotFound"
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{quota_id} still exists after {timeout}s")
+    helpers.wait_gone(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id), quota_id, timeout)
 
 
 def create_quota(sm, name="research-quota", team="research", resources=({"InstanceType": P5, "Count": 2},),

@@ -6,7 +6,8 @@ Tests marked `model_validation` need DataZone in the sandbox's VALIDATED_SERVICE
 import re
 
 import pytest
-from botocore.exceptions import ClientError
+
+from helpers import error_of
 
 from sandbox import VALIDATED_SERVICES
 
@@ -45,11 +46,6 @@ def raw_dz(sandbox):
     return sandbox.client("datazone", validate=False)
 
 
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ClientError) as info:
-        call(*args, **kwargs)
-    err = info.value.response
-    return err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"], err["Error"].get("Message", "")
 
 
 def status_of(response):

@@ -8,7 +8,8 @@ import json
 import re
 
 import pytest
-from botocore.exceptions import ClientError
+
+from helpers import error_of
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
 SEEDED = "ml-capacity-eks"
@@ -33,11 +34,6 @@ def eks(sandbox):
     return sandbox.client("eks")
 
 
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ClientError) as info:
-        call(*args, **kwargs)
-    err = info.value.response
-    return err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"], err["Error"].get("Message", "")
 
 
 def make_cluster(eks, name="extra", mode=None, bootstrap=None, **vpc):

@@ -4,11 +4,12 @@ Run: $VENV/bin/python -m pytest sandbox/tests   (from acceptance-tests/)
 Status transitions use the sandbox's HYPERPOD_SANDBOX_ASYNC_SECONDS (default 1.0).
 """
 import re
-import time
 import urllib.error
 
 import pytest
-from botocore.exceptions import ClientError
+
+import helpers
+from helpers import error_of
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
 ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"
@@ -34,33 +35,13 @@ def raw_sm(sandbox):
     return sandbox.client("sagemaker", validate=False)
 
 
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ClientError) as info:
-        call(*args, **kwargs)
-    err = info.value.response
-    return err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"], err["Error"].get("Message", "")
-
 
 def wait_status(sm, config_id, want, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        desc = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-        if desc["Status"] == want or time.monotonic() > deadline:
-            assert desc["Status"] == want, desc
-            return desc
-        time.sleep(0.1)
+    return helpers.wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), want, timeout)
 
 
 def wait_gone(sm, config_id, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-        except ClientError as e:
-            assert e.response["Error"]["Code"] == "ResourceNotFound"
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{config_id} still exists after {timeout}s")
+    helpers.wait_gone(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), config_id, timeout)
 
 
 def create_policy(sm, name="cluster-policy", cluster_arn=ML_ARN, **extra):
