@@ -31,6 +31,7 @@ def contract(**overrides) -> str:
         "project_role_arn": f"{ROLE}/datazone_usr_role_research",
         "access_role_arn": f"{ROLE}/hyperpod-connection-access",
         "scope": 'eks_namespaces = ["hyperpod-ns-research"]',
+        "cidrs": '["203.0.113.0/24"]',  # the seeded EKS endpoint is public to this range
         "signal_owner": "research-leads@example.com",
         "support": "ml-platform on-call, business hours",
         "interval_days": 90,
@@ -76,6 +77,7 @@ resource "hyperpod_connection_contract" "research" {{
   access_role_arn         = "{fields["access_role_arn"]}"
   approved_workload_types = ["training", "interactive"]
   data_classification     = "internal"
+  approved_public_cidrs   = {fields["cidrs"]}
   {fields["scope"]}
 
   scheduling {{
@@ -259,6 +261,31 @@ def test_what_could_not_be_verified_is_a_warning_not_a_silent_pass(tf, sandbox):
     assert "not the contract's capacity account 111122223333" in text
     tf.apply()
     assert checks(state(tf))["ORG-3"]["status"] == "skipped"
+
+
+def test_clu_5_public_endpoint_outside_the_approved_cidrs(tf):
+    tf.write(contract(cidrs="[]"))
+    plan = tf.plan()
+    assert plan.rc == 2  # a warning: the plan goes ahead
+    assert "[CLU-5]" in flat(plan.stdout + plan.stderr)
+    assert "the EKS endpoint is public to 203.0.113.0/24" in flat(plan.stdout + plan.stderr)
+    tf.write(contract(cidrs="[]", extra="  strict = true"))
+    plan_fails_with(tf, "CLU-5", "approved_public_cidrs", "203.0.113.0/24")
+
+
+@pytest.mark.sandbox_only
+def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
+    tf.write(contract())
+    plan = tf.plan()
+    assert "[OBS-1]" in flat(plan.stdout + plan.stderr)
+    assert "v2.3.0-eksbuild.1" in flat(plan.stdout + plan.stderr)
+    eks = sandbox.client("eks")
+    eks.update_addon(clusterName="ml-capacity-eks", addonName="amazon-cloudwatch-observability",
+                     addonVersion="v2.4.0-eksbuild.1")
+    plan = tf.plan()
+    assert "[OBS-1]" not in flat(plan.stdout + plan.stderr)
+    tf.apply()
+    assert checks(state(tf))["OBS-1"]["status"] == "passed"
 
 
 @pytest.mark.sandbox_only

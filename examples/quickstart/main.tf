@@ -69,6 +69,7 @@ resource "hyperpod_connection_contract" "research" {
   approved_workload_types = ["training", "interactive"]
   data_classification     = "internal"
   eks_namespaces          = [provider::hyperpod::team_namespace("research")]
+  approved_public_cidrs   = ["203.0.113.0/24"]
 
   scheduling {
     policy          = "borrow idle capacity at low priority; preempted when production needs it"

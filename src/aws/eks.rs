@@ -79,6 +79,44 @@ pub async fn find_cluster(client: &Client, name: &str) -> Result<EksCluster, Aws
     })
 }
 
+/// An installed EKS add-on's version and status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstalledAddon {
+    pub name: String,
+    pub version: String,
+    pub status: String,
+}
+
+/// Describes an add-on; `Ok(None)` when the cluster does not have it installed.
+pub async fn find_addon(
+    client: &Client,
+    cluster_name: &str,
+    addon_name: &str,
+) -> Result<Option<InstalledAddon>, AwsError> {
+    let output = match client
+        .describe_addon()
+        .cluster_name(cluster_name)
+        .addon_name(addon_name)
+        .send()
+        .await
+    {
+        Ok(output) => output,
+        Err(err) => {
+            let err = api_error("DescribeAddon", err);
+            return if crate::aws::is_not_found_error(&err) {
+                Ok(None)
+            } else {
+                Err(err)
+            };
+        }
+    };
+    Ok(output.addon().map(|addon| InstalledAddon {
+        name: addon.addon_name().unwrap_or(addon_name).to_string(),
+        version: addon.addon_version().unwrap_or_default().to_string(),
+        status: addon.status().map(|s| s.as_str().to_string()).unwrap_or_default(),
+    }))
+}
+
 fn invalid_response(name: &str, message: String) -> AwsError {
     AwsError::Api {
         operation: "DescribeCluster",

@@ -2,37 +2,81 @@
 //! be read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
 //! as passed.
 
-use crate::aws::sagemaker::{self, find_cluster};
-use crate::aws::{AwsClient, AwsError, datazone, iam};
+use crate::aws::ids::Arn;
+use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
+use crate::aws::{AwsClient, AwsError, datazone, eks, iam};
 use crate::governance::{
-    Capacity, Contract, ContractLiveFacts, Fact, LiveCluster, LiveProject, Orchestrator, PolicyDocument,
-    RolePermissions,
+    Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveProject, Orchestrator,
+    PolicyDocument, RolePermissions,
 };
+
+/// The add-on behind HyperPod's EKS metrics views (OBS-1).
+const OBSERVABILITY_ADDON: &str = "amazon-cloudwatch-observability";
 
 fn unavailable(what: &str, err: &AwsError) -> String {
     format!("could not read {what}: {err}")
 }
 
 pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFacts {
-    let (cluster, project, project_role, access_role) = tokio::join!(
-        cluster_fact(client, contract),
+    let (hyperpod, project, project_role, access_role) = tokio::join!(
+        hyperpod_cluster(client, contract),
         project_fact(client, contract),
         role_fact(client, contract.project_role_arn.as_deref()),
         role_fact(client, contract.access_role_arn.as_deref()),
     );
+    // The EKS cluster behind an EKS-orchestrated HyperPod cluster: authentication mode (CLU-4), endpoint access
+    // (CLU-5) and the observability add-on (OBS-1).
+    let (eks, observability_addon) = match &hyperpod {
+        Fact::Known(Some(HyperPodCluster {
+            orchestrator: sagemaker::Orchestrator::Eks { eks_cluster_arn },
+            ..
+        })) => {
+            let (eks, addon) = eks_facts(client, eks_cluster_arn).await;
+            (Some(eks), Some(addon))
+        }
+        _ => (None, None),
+    };
     ContractLiveFacts {
-        cluster,
+        cluster: cluster_fact(client, hyperpod),
         project,
         project_role,
         access_role,
-        eks: None,
-        observability_addon: None,
+        eks,
+        observability_addon,
     }
 }
 
-/// The cluster as SageMaker in the provider's account and region sees it. A contract for another account or region
-/// cannot be verified with these credentials: that is reported, not guessed.
-async fn cluster_fact(client: &AwsClient, contract: &Contract) -> Fact<Option<LiveCluster>> {
+async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
+    let name = Arn::parse(eks_cluster_arn)
+        .map(|arn| arn.resource_id().to_string())
+        .unwrap_or_else(|_| eks_cluster_arn.to_string());
+    let (cluster, addon) = tokio::join!(
+        eks::find_cluster(&client.eks, &name),
+        eks::find_addon(&client.eks, &name, OBSERVABILITY_ADDON)
+    );
+    let cluster = match cluster {
+        Ok(cluster) => Fact::Known(EksCluster {
+            authentication_mode: cluster.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
+            endpoint_public: cluster.endpoint_public,
+            endpoint_private: cluster.endpoint_private,
+            public_cidrs: cluster.public_access_cidrs,
+        }),
+        Err(err) => Fact::Unavailable(unavailable(&format!("EKS cluster {name}"), &err)),
+    };
+    let addon = match addon {
+        Ok(addon) => Fact::Known(addon.map(|a| Addon {
+            name: a.name,
+            version: a.version,
+            status: a.status,
+        })),
+        Err(err) => Fact::Unavailable(unavailable(&format!("the {OBSERVABILITY_ADDON} add-on"), &err)),
+    };
+    (cluster, addon)
+}
+
+/// The HyperPod cluster as SageMaker in the provider's account and region sees it. A contract for another account
+/// or region cannot be verified with these credentials: that is reported, not guessed.
+async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Option<HyperPodCluster>> {
     let (account, region) = (client.account_id.as_str(), client.region.as_str());
     if contract.cluster.account_id != account || contract.cluster.region != region {
         return Fact::Unavailable(format!(
@@ -42,9 +86,17 @@ async fn cluster_fact(client: &AwsClient, contract: &Contract) -> Fact<Option<Li
         ));
     }
     match find_cluster(&client.sagemaker, &contract.cluster.name).await {
-        Ok(cluster) => Fact::Known(Some(LiveCluster {
-            account_id: account.to_string(),
-            region: region.to_string(),
+        Ok(cluster) => Fact::Known(Some(cluster)),
+        Err(err) if err.is_not_found() => Fact::Known(None),
+        Err(err) => Fact::Unavailable(unavailable("the HyperPod cluster", &err)),
+    }
+}
+
+fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> Fact<Option<LiveCluster>> {
+    match hyperpod {
+        Fact::Known(Some(cluster)) => Fact::Known(Some(LiveCluster {
+            account_id: client.account_id.as_str().to_string(),
+            region: client.region.as_str().to_string(),
             orchestrator: match cluster.orchestrator {
                 sagemaker::Orchestrator::Eks { .. } => Orchestrator::Eks,
                 sagemaker::Orchestrator::Slurm => Orchestrator::Slurm,
@@ -58,8 +110,8 @@ async fn cluster_fact(client: &AwsClient, contract: &Contract) -> Fact<Option<Li
                 })
                 .collect(),
         })),
-        Err(err) if err.is_not_found() => Fact::Known(None),
-        Err(err) => Fact::Unavailable(unavailable("the HyperPod cluster", &err)),
+        Fact::Known(None) => Fact::Known(None),
+        Fact::Unavailable(reason) => Fact::Unavailable(reason),
     }
 }
 
