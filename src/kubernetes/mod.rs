@@ -191,15 +191,7 @@ impl KubeClient {
     pub async fn create(&self, path: &str, body: &Value) -> Result<Value, KubeError> {
         self.request(Method::POST, path, Some(body))
             .await
-            .map_err(|err| match err {
-                KubeError::Api {
-                    code: 409,
-                    path,
-                    message,
-                    ..
-                } => KubeError::AlreadyExists { path, message },
-                other => other,
-            })
+            .map_err(|err| on_conflict(err, |path, message| KubeError::AlreadyExists { path, message }))
     }
 
     /// PUTs `body` to the object at `path`; 409 (a stale `metadata.resourceVersion`) is `Conflict`. Without a
@@ -207,15 +199,7 @@ impl KubeClient {
     pub async fn replace(&self, path: &str, body: &Value) -> Result<Value, KubeError> {
         self.request(Method::PUT, path, Some(body))
             .await
-            .map_err(|err| match err {
-                KubeError::Api {
-                    code: 409,
-                    path,
-                    message,
-                    ..
-                } => KubeError::Conflict { path, message },
-                other => other,
-            })
+            .map_err(|err| on_conflict(err, |path, message| KubeError::Conflict { path, message }))
     }
 
     /// DELETEs the object at `path`; an object already gone (404) is success.
@@ -357,6 +341,19 @@ fn pem_certificates(pem: &str) -> Result<Vec<CertificateDer<'static>>, KubeError
         ));
     }
     Ok(out)
+}
+
+/// A 409 means "already exists" for a create and "stale resourceVersion" for a replace; `typed` says which.
+fn on_conflict(err: KubeError, typed: impl FnOnce(String, String) -> KubeError) -> KubeError {
+    match err {
+        KubeError::Api {
+            code: 409,
+            path,
+            message,
+            ..
+        } => typed(path, message),
+        other => other,
+    }
 }
 
 #[cfg(test)]

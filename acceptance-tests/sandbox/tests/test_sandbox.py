@@ -24,17 +24,6 @@ def fresh(sandbox):
     sandbox.reset()
 
 
-@pytest.fixture
-def sm(sandbox):
-    return sandbox.client("sagemaker")
-
-
-@pytest.fixture
-def raw_sm(sandbox):
-    """No client-side validation: requests reach the sandbox's own model validation."""
-    return sandbox.client("sagemaker", validate=False)
-
-
 
 def wait_status(sm, config_id, want, timeout=10.0):
     return helpers.wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), want, timeout)
