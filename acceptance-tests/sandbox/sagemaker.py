@@ -195,11 +195,15 @@ def _configs(backend) -> dict:
     return _settle(backend, "cluster_scheduler_configs")
 
 
+def _or_404(found: dict, kind: str, ident: str):
+    """The object with this id, or the ResourceNotFound AWS answers for it."""
+    if ident not in found:
+        raise ResourceNotFound(f"{kind} {ident} not found")
+    return found[ident]
+
+
 def _config_or_404(backend, cid):
-    cfg = _configs(backend).get(cid)
-    if cfg is None:
-        raise ResourceNotFound(f"ClusterSchedulerConfig {cid} not found")
-    return cfg
+    return _or_404(_configs(backend), "ClusterSchedulerConfig", cid)
 
 
 def _governed_cluster(backend, cluster_arn):
@@ -422,10 +426,7 @@ def _quotas(backend) -> dict:
 
 
 def _quota_or_404(backend, qid):
-    quota = _quotas(backend).get(qid)
-    if quota is None:
-        raise ResourceNotFound(f"ComputeQuota {qid} not found")
-    return quota
+    return _or_404(_quotas(backend), "ComputeQuota", qid)
 
 
 def _settle_quotas_later(backend):

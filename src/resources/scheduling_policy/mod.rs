@@ -244,9 +244,13 @@ impl Resource<AwsClient> for SchedulingPolicy {
 
     async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
         let cluster_name = string(planned, "cluster_name").unwrap_or_default();
-        let cluster = match self.governed_cluster(client, &cluster_name).await {
-            Ok(cluster) => cluster,
-            Err(diagnostics) => return diagnostics.into(),
+        // The plan already resolved and checked the cluster; look it up only when its name was unknown then.
+        let cluster_arn = match string(planned, "cluster_arn") {
+            Some(arn) => arn,
+            None => match self.governed_cluster(client, &cluster_name).await {
+                Ok(cluster) => cluster.arn,
+                Err(diagnostics) => return diagnostics.into(),
+            },
         };
         let spec = PolicySpec::from_value(planned);
         let name = string(planned, "name").unwrap_or_else(|| default_name(&cluster_name));
@@ -258,7 +262,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
             .sagemaker
             .create_cluster_scheduler_config()
             .name(&name)
-            .cluster_arn(&cluster.arn)
+            .cluster_arn(&cluster_arn)
             .scheduler_config(spec.to_sdk())
             .set_description(spec.description.clone())
             .set_tags((!tags.is_empty()).then_some(tags))
