@@ -123,6 +123,10 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     if let Some(url) = &settings.endpoints.eks {
         eks_config = eks_config.endpoint_url(url);
     }
+    let mut kms_config = aws_sdk_kms::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.kms {
+        kms_config = kms_config.endpoint_url(url);
+    }
     let eks_tokens = super::eks::TokenSource::from_config(&config, settings.endpoints.sts.as_deref())
         .await
         .map_err(ConfigError::Identity)?;
@@ -131,6 +135,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         datazone: aws_sdk_datazone::Client::from_conf(datazone_config.build()),
         iam: aws_sdk_iam::Client::from_conf(iam_config.build()),
         eks: aws_sdk_eks::Client::from_conf(eks_config.build()),
+        kms: aws_sdk_kms::Client::from_conf(kms_config.build()),
         eks_tokens,
         account_id,
         region,

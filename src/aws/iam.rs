@@ -1,9 +1,16 @@
-//! IAM reads: a role's attached and inline policy documents, for static permission checks (PRJ-2).
+//! IAM reads: a role's attached and inline policy documents, for static permission checks (PRJ-2). The roles the
+//! provider creates are managed in `iam_roles` (re-exported here).
 
 use aws_sdk_iam::Client;
 
 use super::ids::Arn;
 use super::{AwsError, api_error, not_found_as};
+
+// The roles the provider owns live in `iam_roles`; callers may reach them from here too.
+pub use super::iam_roles::{
+    IAM_ROLE, IAM_ROLE_POLICY, Role, create_role, delete_role, delete_role_policy, find_role, find_role_policy,
+    list_role_policy_names, put_role_policy, set_role_tags, update_assume_role_policy,
+};
 
 /// One policy that applies to a role: an attached managed policy or an inline one.
 #[derive(Clone, Debug)]
@@ -102,6 +109,15 @@ fn parse_document(text: &str) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
+/// A policy document as text: IAM's URL-encoded form decoded, a plain one (from an emulator) as it is.
+pub(super) fn decode_document(text: &str) -> String {
+    if serde_json::from_str::<serde_json::Value>(text).is_ok() {
+        text.to_string()
+    } else {
+        percent_decode(text)
+    }
+}
+
 fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -134,5 +150,10 @@ mod tests {
         assert_eq!(parse_document(encoded)["Version"], "2012-10-17");
         assert_eq!(parse_document("not json"), serde_json::Value::Null);
         assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(decode_document(encoded), plain);
+        assert_eq!(decode_document(plain), plain);
+        // A plain document whose text contains an escape-like sequence is left alone.
+        let with_percent = r#"{"Sid":"100%41"}"#;
+        assert_eq!(decode_document(with_percent), with_percent);
     }
 }

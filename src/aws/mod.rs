@@ -1,11 +1,16 @@
 //! Thin AWS layer: the configured clients, typed errors (not-found is its own variant), and per-service `find_*` /
 //! `wait_*` helpers. Resources call the SDK for mutations and these helpers for reads and waits.
 
+pub mod compute_quota;
 pub mod config;
 pub mod datazone;
 pub mod eks;
+pub mod eks_access;
 pub mod iam;
+pub mod iam_roles;
 pub mod ids;
+pub mod kms;
+pub mod retry;
 pub mod sagemaker;
 pub mod wait;
 
@@ -24,6 +29,7 @@ pub struct AwsClient {
     pub datazone: aws_sdk_datazone::Client,
     pub iam: aws_sdk_iam::Client,
     pub eks: aws_sdk_eks::Client,
+    pub kms: aws_sdk_kms::Client,
     /// Signs Kubernetes API bearer tokens for EKS clusters (`eks::token`).
     pub eks_tokens: eks::TokenSource,
     /// The account the provider's credentials belong to (checked against allowed/forbidden accounts).
@@ -140,7 +146,8 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// SageMaker reports a missing object as `ResourceNotFound`, or as a `ValidationException` that says so.
+/// SageMaker reports a missing object as `ResourceNotFound`, or as a `ValidationException` that says so; EKS and
+/// DataZone as `ResourceNotFoundException`, IAM as `NoSuchEntity`, KMS as `NotFoundException`.
 pub fn is_not_found_error(err: &AwsError) -> bool {
     match err {
         AwsError::NotFound { .. } => true,
@@ -148,11 +155,45 @@ pub fn is_not_found_error(err: &AwsError) -> bool {
             code == "ResourceNotFound"
                 || code == "ResourceNotFoundException"
                 || code == "NoSuchEntity"
+                || code == "NotFoundException"
                 || (code == "ValidationException"
                     && ["not found", "does not exist", "could not find"]
                         .iter()
                         .any(|needle| message.to_ascii_lowercase().contains(needle)))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: &str, message: &str) -> AwsError {
+        AwsError::Api {
+            operation: "Describe",
+            code: code.to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    #[test]
+    fn each_service_says_not_found_its_own_way() {
+        for code in [
+            "ResourceNotFound",
+            "ResourceNotFoundException",
+            "NoSuchEntity",
+            "NotFoundException",
+        ] {
+            assert!(is_not_found_error(&api(code, "gone")), "{code}");
+        }
+        assert!(is_not_found_error(&api(
+            "ValidationException",
+            "Cluster x does not exist"
+        )));
+        assert!(!is_not_found_error(&api("ValidationException", "Name is too long")));
+        assert!(!is_not_found_error(&api("AccessDeniedException", "not found")));
+        let typed = not_found_as("thing", "t-1", api("NotFoundException", "Key 'k' does not exist"));
+        assert!(matches!(typed, AwsError::NotFound { kind: "thing", .. }));
     }
 }

@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 use super::AwsError;
 use crate::protocol::resource::OperationContext;
 
+/// Retrying through IAM propagation is a wait of its own kind; it lives in `retry`.
+pub use super::retry::{is_propagation_error, retry_propagation};
+
 pub struct WaitSpec<'a> {
     pub kind: &'static str,
     pub id: &'a str,

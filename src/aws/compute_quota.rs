@@ -1,0 +1,453 @@
+//! SageMaker compute quotas (task governance): one per team and cluster, versioned like scheduler configs, with
+//! asynchronous `Creating`/`Updating`/`Deleting` transitions.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use aws_sdk_sagemaker::Client;
+use aws_sdk_sagemaker::types::{
+    ActivationState, ClusterInstanceType, ComputeQuotaConfig, ComputeQuotaResourceConfig, ComputeQuotaSummary,
+    ComputeQuotaTarget, PreemptTeamTasks, ResourceSharingConfig, ResourceSharingStrategy, SchedulerResourceStatus,
+};
+
+use super::sagemaker::to_sdk_tag;
+use super::wait::{HasStatus, WaitSpec, wait_for_status};
+use super::{AwsError, api_error, not_found_as};
+use crate::protocol::resource::OperationContext;
+
+pub const COMPUTE_QUOTA: &str = "compute quota";
+
+/// One instance type's allocation: whole instances (`count`) or amounts of accelerators, vCPU and memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuotaResource {
+    pub instance_type: String,
+    pub count: Option<i32>,
+    pub accelerators: Option<i32>,
+    /// The API carries vCPU and memory as 32-bit floats; see `widen`.
+    pub vcpu: Option<f64>,
+    pub memory_gib: Option<f64>,
+}
+
+/// What a create or update writes. An update replaces the whole config and target, so every field is sent each time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuotaSpec {
+    pub name: String,
+    pub cluster_arn: String,
+    pub team_name: String,
+    pub description: Option<String>,
+    pub resources: Vec<QuotaResource>,
+    /// `Lend`, `DontLend` or `LendAndBorrow` (the API's default).
+    pub sharing_strategy: Option<String>,
+    pub borrow_limit: Option<i32>,
+    /// `Never` or `LowerPriority` (the API's default).
+    pub preempt_team_tasks: Option<String>,
+    pub fair_share_weight: Option<i32>,
+    /// `Enabled` (the API's default) or `Disabled`.
+    pub activation_state: Option<String>,
+    /// Applied on create only; later changes go through `sagemaker::update_tags`.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A compute quota as `DescribeComputeQuota` (or a `ListComputeQuotas` summary) returns it. Defaults the service
+/// fills in (sharing strategy, borrow limit, vCPU/memory derived from accelerators) show up here.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComputeQuota {
+    pub id: String,
+    pub arn: String,
+    pub name: String,
+    pub cluster_arn: String,
+    /// Not in list summaries (`None` there).
+    pub description: Option<String>,
+    pub version: i32,
+    pub status: String,
+    pub failure_reason: Option<String>,
+    pub team_name: String,
+    pub resources: Vec<QuotaResource>,
+    pub sharing_strategy: Option<String>,
+    pub borrow_limit: Option<i32>,
+    pub preempt_team_tasks: Option<String>,
+    pub fair_share_weight: Option<i32>,
+    pub activation_state: Option<String>,
+}
+
+impl HasStatus for ComputeQuota {
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn failure_reason(&self) -> Option<&str> {
+        self.failure_reason.as_deref()
+    }
+}
+
+/// Describes a compute quota; one that is deleted counts as not found.
+pub async fn find_compute_quota(client: &Client, id: &str) -> Result<ComputeQuota, AwsError> {
+    let output = client
+        .describe_compute_quota()
+        .compute_quota_id(id)
+        .send()
+        .await
+        .map_err(|err| api_error("DescribeComputeQuota", err))
+        .map_err(|err| not_found_as(COMPUTE_QUOTA, id, err))?;
+    let status = output.status().map(|s| s.as_str().to_string()).unwrap_or_default();
+    if status == SchedulerResourceStatus::Deleted.as_str() {
+        return Err(AwsError::NotFound {
+            kind: COMPUTE_QUOTA,
+            id: id.to_string(),
+        });
+    }
+    let mut quota = ComputeQuota {
+        id: output.compute_quota_id().unwrap_or(id).to_string(),
+        arn: output.compute_quota_arn().unwrap_or_default().to_string(),
+        name: output.name().unwrap_or_default().to_string(),
+        cluster_arn: output.cluster_arn().unwrap_or_default().to_string(),
+        description: output.description().map(str::to_string),
+        version: output.compute_quota_version().unwrap_or(0),
+        status,
+        failure_reason: output.failure_reason().map(str::to_string),
+        activation_state: output.activation_state().map(|a| a.as_str().to_string()),
+        ..empty_quota()
+    };
+    apply_config(&mut quota, output.compute_quota_config(), output.compute_quota_target());
+    Ok(quota)
+}
+
+/// The live compute quotas of a cluster (deleted and deleting ones left out), from the list summaries alone.
+pub async fn list_compute_quotas(client: &Client, cluster_arn: &str) -> Result<Vec<ComputeQuota>, AwsError> {
+    let mut quotas = Vec::new();
+    let mut pages = client
+        .list_compute_quotas()
+        .cluster_arn(cluster_arn)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|err| api_error("ListComputeQuotas", err))?;
+        for summary in page.compute_quota_summaries() {
+            let live = !matches!(
+                summary.status(),
+                Some(SchedulerResourceStatus::Deleted | SchedulerResourceStatus::Deleting)
+            );
+            // The filter is the service's; checking again keeps another cluster's quotas out whatever it does.
+            if live && summary.cluster_arn() == Some(cluster_arn) {
+                quotas.push(from_summary(summary));
+            }
+        }
+    }
+    Ok(quotas)
+}
+
+/// Creates a compute quota; returns its id and ARN. It starts `Creating`: follow with `wait_compute_quota_ready`.
+pub async fn create_compute_quota(client: &Client, spec: &QuotaSpec) -> Result<(String, String), AwsError> {
+    let tags: Vec<_> = spec.tags.iter().map(|(k, v)| to_sdk_tag(k, v)).collect();
+    let output = client
+        .create_compute_quota()
+        .name(&spec.name)
+        .cluster_arn(&spec.cluster_arn)
+        .set_description(spec.description.clone())
+        .compute_quota_config(to_sdk_config(spec))
+        .compute_quota_target(to_sdk_target(spec))
+        .set_activation_state(spec.activation_state.as_deref().map(ActivationState::from))
+        .set_tags((!tags.is_empty()).then_some(tags))
+        .send()
+        .await
+        .map_err(|err| api_error("CreateComputeQuota", err))?;
+    Ok((
+        output.compute_quota_id().unwrap_or_default().to_string(),
+        output.compute_quota_arn().unwrap_or_default().to_string(),
+    ))
+}
+
+/// Writes config, target, activation state and description as a new version; `target_version` is the version the
+/// change was computed against (a `ConflictException` means someone else wrote in between). Returns the new version.
+/// The quota's name, cluster and team cannot change.
+pub async fn update_compute_quota(
+    client: &Client,
+    id: &str,
+    target_version: i32,
+    spec: &QuotaSpec,
+) -> Result<i32, AwsError> {
+    let output = client
+        .update_compute_quota()
+        .compute_quota_id(id)
+        .target_version(target_version)
+        .compute_quota_config(to_sdk_config(spec))
+        .compute_quota_target(to_sdk_target(spec))
+        .activation_state(ActivationState::from(
+            spec.activation_state
+                .as_deref()
+                .unwrap_or(ActivationState::Enabled.as_str()),
+        ))
+        // Omitting the description keeps the stored one; an empty one clears it.
+        .description(spec.description.clone().unwrap_or_default())
+        .send()
+        .await
+        .map_err(|err| api_error("UpdateComputeQuota", err))
+        .map_err(|err| not_found_as(COMPUTE_QUOTA, id, err))?;
+    Ok(output.compute_quota_version().unwrap_or(target_version + 1))
+}
+
+/// Starts deleting a compute quota; one that is already gone is fine. Follow with `wait_compute_quota_deleted`.
+pub async fn delete_compute_quota(client: &Client, id: &str) -> Result<(), AwsError> {
+    match client.delete_compute_quota().compute_quota_id(id).send().await {
+        Ok(_) => Ok(()),
+        Err(err) => match not_found_as(COMPUTE_QUOTA, id, api_error("DeleteComputeQuota", err)) {
+            err if err.is_not_found() => Ok(()),
+            err => Err(err),
+        },
+    }
+}
+
+/// Waits for a create or update to settle (`Created` / `Updated`); failure states surface `FailureReason`.
+pub async fn wait_compute_quota_ready(
+    client: &Client,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+) -> Result<ComputeQuota, AwsError> {
+    let spec = WaitSpec {
+        kind: COMPUTE_QUOTA,
+        id,
+        pending: &["Creating", "Updating"],
+        target: &["Created", "Updated"],
+        timeout,
+    };
+    wait_for_status(spec, context, || find_compute_quota(client, id)).await
+}
+
+/// Waits until the compute quota is gone.
+pub async fn wait_compute_quota_deleted(
+    client: &Client,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+) -> Result<(), AwsError> {
+    let spec = WaitSpec {
+        kind: COMPUTE_QUOTA,
+        id,
+        pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
+        target: &[],
+        timeout,
+    };
+    match wait_for_status(spec, context, || find_compute_quota(client, id)).await {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_not_found() => Ok(()),
+        Err(err) => Err(err),
+    }
+}
+
+/// A list summary carries everything but the description and the failure reason.
+pub fn from_summary(summary: &ComputeQuotaSummary) -> ComputeQuota {
+    let mut quota = ComputeQuota {
+        id: summary.compute_quota_id().unwrap_or_default().to_string(),
+        arn: summary.compute_quota_arn().unwrap_or_default().to_string(),
+        name: summary.name().unwrap_or_default().to_string(),
+        cluster_arn: summary.cluster_arn().unwrap_or_default().to_string(),
+        version: summary.compute_quota_version().unwrap_or(0),
+        status: summary.status().map(|s| s.as_str().to_string()).unwrap_or_default(),
+        activation_state: summary.activation_state().map(|a| a.as_str().to_string()),
+        ..empty_quota()
+    };
+    apply_config(
+        &mut quota,
+        summary.compute_quota_config(),
+        summary.compute_quota_target(),
+    );
+    quota
+}
+
+fn empty_quota() -> ComputeQuota {
+    ComputeQuota {
+        id: String::new(),
+        arn: String::new(),
+        name: String::new(),
+        cluster_arn: String::new(),
+        description: None,
+        version: 0,
+        status: String::new(),
+        failure_reason: None,
+        team_name: String::new(),
+        resources: Vec::new(),
+        sharing_strategy: None,
+        borrow_limit: None,
+        preempt_team_tasks: None,
+        fair_share_weight: None,
+        activation_state: None,
+    }
+}
+
+fn apply_config(quota: &mut ComputeQuota, config: Option<&ComputeQuotaConfig>, target: Option<&ComputeQuotaTarget>) {
+    if let Some(config) = config {
+        quota.resources = config.compute_quota_resources().iter().map(from_sdk_resource).collect();
+        let sharing = config.resource_sharing_config();
+        quota.sharing_strategy = sharing.and_then(|s| s.strategy()).map(|s| s.as_str().to_string());
+        quota.borrow_limit = sharing.and_then(|s| s.borrow_limit());
+        quota.preempt_team_tasks = config.preempt_team_tasks().map(|p| p.as_str().to_string());
+    }
+    if let Some(target) = target {
+        quota.team_name = target.team_name().unwrap_or_default().to_string();
+        quota.fair_share_weight = target.fair_share_weight();
+    }
+}
+
+fn from_sdk_resource(resource: &ComputeQuotaResourceConfig) -> QuotaResource {
+    QuotaResource {
+        instance_type: resource
+            .instance_type()
+            .map(|t| t.as_str().to_string())
+            .unwrap_or_default(),
+        count: resource.count(),
+        accelerators: resource.accelerators(),
+        vcpu: resource.v_cpu().map(widen),
+        memory_gib: resource.memory_in_gib().map(widen),
+    }
+}
+
+/// The f64 nearest the decimal the service sent: `0.1_f32 as f64` is 0.10000000149011612, which would show as drift
+/// against a configured `0.1`; the shortest decimal that round-trips the f32 is "0.1".
+fn widen(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(f64::from(value))
+}
+
+/// The config as the API takes it. A borrow limit without a strategy goes with `LendAndBorrow`, the only strategy
+/// that borrows (and the API's default).
+pub fn to_sdk_config(spec: &QuotaSpec) -> ComputeQuotaConfig {
+    let resources = spec
+        .resources
+        .iter()
+        .map(|r| {
+            ComputeQuotaResourceConfig::builder()
+                .instance_type(ClusterInstanceType::from(r.instance_type.as_str()))
+                .set_count(r.count)
+                .set_accelerators(r.accelerators)
+                .set_v_cpu(r.vcpu.map(|v| v as f32))
+                .set_memory_in_gib(r.memory_gib.map(|m| m as f32))
+                .build()
+        })
+        .collect();
+    let strategy = match (&spec.sharing_strategy, spec.borrow_limit) {
+        (Some(strategy), _) => Some(ResourceSharingStrategy::from(strategy.as_str())),
+        (None, Some(_)) => Some(ResourceSharingStrategy::Lendandborrow),
+        (None, None) => None,
+    };
+    ComputeQuotaConfig::builder()
+        .set_compute_quota_resources(Some(resources))
+        .set_resource_sharing_config(strategy.map(|strategy| {
+            ResourceSharingConfig::builder()
+                .strategy(strategy)
+                .set_borrow_limit(spec.borrow_limit)
+                .build()
+        }))
+        .set_preempt_team_tasks(spec.preempt_team_tasks.as_deref().map(PreemptTeamTasks::from))
+        .build()
+}
+
+pub fn to_sdk_target(spec: &QuotaSpec) -> ComputeQuotaTarget {
+    ComputeQuotaTarget::builder()
+        .team_name(&spec.team_name)
+        .set_fair_share_weight(spec.fair_share_weight)
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> QuotaSpec {
+        QuotaSpec {
+            name: "research-quota".into(),
+            cluster_arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc".into(),
+            team_name: "research".into(),
+            resources: vec![
+                QuotaResource {
+                    instance_type: "ml.p5.48xlarge".into(),
+                    count: Some(2),
+                    accelerators: None,
+                    vcpu: None,
+                    memory_gib: None,
+                },
+                QuotaResource {
+                    instance_type: "ml.g5.8xlarge".into(),
+                    count: None,
+                    accelerators: None,
+                    vcpu: Some(0.1),
+                    memory_gib: Some(12.5),
+                },
+            ],
+            borrow_limit: Some(50),
+            preempt_team_tasks: Some("Never".into()),
+            fair_share_weight: Some(10),
+            ..QuotaSpec::default()
+        }
+    }
+
+    #[test]
+    fn spec_maps_to_the_api_shape() {
+        let config = to_sdk_config(&spec());
+        let resources = config.compute_quota_resources();
+        assert_eq!(resources.len(), 2);
+        assert_eq!(resources[0].instance_type().unwrap().as_str(), "ml.p5.48xlarge");
+        assert_eq!(resources[0].count(), Some(2));
+        assert_eq!(resources[0].v_cpu(), None);
+        assert_eq!(resources[1].v_cpu(), Some(0.1_f32));
+        let sharing = config.resource_sharing_config().unwrap();
+        assert_eq!(sharing.strategy().unwrap().as_str(), "LendAndBorrow");
+        assert_eq!(sharing.borrow_limit(), Some(50));
+        assert_eq!(config.preempt_team_tasks().unwrap().as_str(), "Never");
+        let target = to_sdk_target(&spec());
+        assert_eq!(target.team_name(), Some("research"));
+        assert_eq!(target.fair_share_weight(), Some(10));
+
+        let plain = QuotaSpec {
+            borrow_limit: None,
+            ..spec()
+        };
+        assert!(to_sdk_config(&plain).resource_sharing_config().is_none());
+        let lend = QuotaSpec {
+            sharing_strategy: Some("Lend".into()),
+            borrow_limit: None,
+            ..spec()
+        };
+        let config = to_sdk_config(&lend);
+        assert_eq!(
+            config.resource_sharing_config().unwrap().strategy().unwrap().as_str(),
+            "Lend"
+        );
+        assert_eq!(config.resource_sharing_config().unwrap().borrow_limit(), None);
+    }
+
+    #[test]
+    fn summaries_map_back_with_decimal_floats() {
+        let spec = spec();
+        let summary = ComputeQuotaSummary::builder()
+            .compute_quota_id("q-1")
+            .compute_quota_arn("arn:aws:sagemaker:us-west-2:123456789012:compute-quota/q-1")
+            .name(&spec.name)
+            .cluster_arn(&spec.cluster_arn)
+            .compute_quota_version(3)
+            .status(SchedulerResourceStatus::Updated)
+            .activation_state(ActivationState::Enabled)
+            .compute_quota_config(to_sdk_config(&spec))
+            .compute_quota_target(to_sdk_target(&spec))
+            .build();
+        let quota = from_summary(&summary);
+        assert_eq!(quota.id, "q-1");
+        assert_eq!(quota.version, 3);
+        assert_eq!(quota.status, "Updated");
+        assert_eq!(quota.team_name, "research");
+        assert_eq!(quota.fair_share_weight, Some(10));
+        assert_eq!(quota.activation_state.as_deref(), Some("Enabled"));
+        assert_eq!(quota.sharing_strategy.as_deref(), Some("LendAndBorrow"));
+        assert_eq!(quota.borrow_limit, Some(50));
+        assert_eq!(quota.preempt_team_tasks.as_deref(), Some("Never"));
+        assert_eq!(quota.resources, spec.resources, "0.1 and 12.5 come back as written");
+        assert_eq!(quota.description, None);
+        assert_eq!(quota.failure_reason, None);
+    }
+
+    #[test]
+    fn widening_keeps_the_decimal() {
+        assert_eq!(widen(0.1), 0.1);
+        assert_eq!(widen(96.0), 96.0);
+        assert_eq!(widen(1.3), 1.3);
+        assert_ne!(f64::from(0.1_f32), 0.1, "the plain widening is what `widen` avoids");
+    }
+}
