@@ -120,6 +120,12 @@ class Sandbox:
     def reset_calls(self) -> None:
         self.admin("DELETE", "calls")
 
+    def inventory(self) -> dict:
+        """Deterministic snapshot of IAM roles, compute quotas and scheduler configs, EKS access entries and Pod
+        Identity associations, KMS grants and Kubernetes objects (sandbox/inventory.py): equal before an apply and
+        after its destroy when nothing was orphaned."""
+        return self.admin("GET", "inventory")
+
     def client(self, service: str, validate: bool = True, **config):
         """boto3 client on the sandbox.  One attempt, no retries, so injected faults surface;
         validate=False turns off boto3's client-side checks to exercise the sandbox's own."""
@@ -170,6 +176,6 @@ class RealAws:
 
     def _sandbox_only(self, *_, **__):
         import pytest
-        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters) with HYPERPOD_REAL_AWS=1")
+        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
 
-    admin = fault = clear_faults = calls = reset_calls = wait_healthy = _sandbox_only
+    admin = fault = clear_faults = calls = reset_calls = inventory = wait_healthy = _sandbox_only

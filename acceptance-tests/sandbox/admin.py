@@ -8,6 +8,7 @@ DELETE /_sandbox/faults   disarm all faults
 GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker.DescribeCluster": 3, ...}
 DELETE /_sandbox/calls    zero the call counters
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
+GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 """
 import json
 import logging
@@ -19,7 +20,7 @@ import moto
 from moto import backends
 from moto.moto_api._internal.models import moto_api_backend
 
-from . import faults, kubernetes, seed
+from . import faults, inventory, kubernetes, seed
 from .validation import aws_error
 
 PREFIX = "/_sandbox/"
@@ -76,6 +77,8 @@ class AdminMiddleware:
             if method == "DELETE":
                 faults.reset_calls()
                 return 200, {}
+        if (method, route) == ("GET", "inventory"):
+            return 200, inventory.snapshot()
         if method == "GET" and route.startswith("kubernetes/"):  # a cluster's Kubernetes objects (kubernetes.py)
             dumped = kubernetes.dump(route[len("kubernetes/"):])
             return (200, dumped) if dumped is not None else (404, {"error": f"no EKS cluster {route[11:]}"})

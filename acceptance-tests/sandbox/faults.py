@@ -15,8 +15,22 @@ Modes (each fault matches `operation` — an API name, or "*" for any — option
 
 `count` (default 1) is how many matching calls the fault affects; `null` = every matching call until the faults are
 cleared. `nth` (default 1) lets the first nth-1 matching calls through and starts with the nth.
+
+Kubernetes API requests (kubernetes.py, every EKS cluster's API) have operation names of their own, always with the
+`kubernetes.` prefix: `kubernetes.<verb>.<resource>`, where verb is what the API server calls it (`get`, `list`,
+`create` = POST, `update` = PUT, `patch` = PATCH of any content type, server-side apply included, `delete`) and
+resource the plural lower-case name in the URL (`namespaces`, `serviceaccounts`, `roles`, `rolebindings`,
+`clusterroles`, `clusterrolebindings`, `networkpolicies`); `kubernetes.get.discovery` (/api, /apis, ...) and
+`kubernetes.get.version` (/version).  E.g. `kubernetes.create.networkpolicies`.  Kubernetes names may use shell
+wildcards (`kubernetes.*.networkpolicies`, `kubernetes.create.*`, `kubernetes.*`); a bare "*" matches AWS calls only.
+Kubernetes faults take the modes `error` (default 429 TooManyRequests), `server_error` (500 InternalError, 503
+ServiceUnavailable) and `latency`; `code` is the Status `reason` (e.g. "Forbidden" with status 403).  They apply on
+every EKS cluster, before authentication, and answer a Kubernetes `Status` object.  The call counters count them
+under the same names ("kubernetes.create.networkpolicies").
 """
 import collections
+import fnmatch
+import re
 import threading
 import time
 
@@ -26,6 +40,14 @@ MODES = ("error", "server_error", "latency", "async_failure", "eventual_consiste
 QUERY_SERVICES = ("iam", "sts")
 # IAM operations that name a role but are not reads of an existing one.
 _NOT_ROLE_READS = ("CreateRole", "DeleteRole", "CreateServiceLinkedRole")
+KUBERNETES = "kubernetes"  # the `service` of Kubernetes API requests; their operation names start with "kubernetes."
+KUBERNETES_VERBS = ("get", "list", "create", "update", "patch", "delete")
+KUBERNETES_MODES = ("error", "server_error", "latency")
+# Status reasons the Kubernetes API server gives per HTTP status (k8s.io/apimachinery metav1.StatusReason).
+KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
+                      409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType", 422: "Invalid",
+                      429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
+_KUBERNETES_NAME = re.compile(r"kubernetes\.(get\.(discovery|version)|(" + "|".join(KUBERNETES_VERBS) + r")\.[a-z]+)")
 
 
 class InjectedFault(ServiceException):
@@ -59,11 +81,17 @@ def add(spec: dict) -> dict:
              "nth": _positive_int(spec, "nth", 1), "seen": 0}
     if spec.get("service"):  # disambiguates e.g. CreateCluster (eks vs sagemaker)
         fault["service"] = spec["service"]
+    kubernetes = op.startswith(KUBERNETES + ".") or spec.get("service") == KUBERNETES
+    if kubernetes:
+        _check_kubernetes_fault(op, mode, spec.get("service"))
+        fault["service"] = KUBERNETES
     if mode in ("error", "server_error"):
-        status = spec.get("status", 400 if mode == "error" else 500)
+        status = spec.get("status", (429 if kubernetes else 400) if mode == "error" else 500)
         if not isinstance(status, int) or not (400 <= status <= 599) or (mode == "server_error" and status < 500):
             raise ValueError("'status' must be an HTTP error status" + (" (5xx)" if mode == "server_error" else ""))
         default_code = {503: "ServiceUnavailable"}.get(status, "InternalFailure") if status >= 500 else None
+        if kubernetes:
+            default_code = KUBERNETES_REASONS.get(status, "InternalError" if status >= 500 else "BadRequest")
         fault["code"] = spec.get("code", default_code)  # None: ThrottlingException (Throttling for IAM/STS)
         fault["status"] = status
         fault["message"] = spec.get("message")
@@ -89,13 +117,31 @@ def add(spec: dict) -> dict:
     return _public(fault)
 
 
+def _check_kubernetes_fault(op: str, mode: str, service) -> None:
+    if service not in (None, KUBERNETES) or not op.startswith(KUBERNETES + "."):
+        raise ValueError("Kubernetes faults name a `kubernetes.<verb>.<resource>` operation (e.g. "
+                         "kubernetes.create.networkpolicies; wildcards allowed) and no other service")
+    if mode not in KUBERNETES_MODES:
+        raise ValueError(f"Kubernetes faults take the modes {list(KUBERNETES_MODES)}, not {mode!r}")
+    from .kubernetes import KINDS  # here: kubernetes.py calls into this module
+    m = _KUBERNETES_NAME.fullmatch(op)
+    known = m is not None and (m.group(2) is not None or op.rsplit(".", 1)[1] in {k.resource for k in KINDS})
+    if not any(c in op for c in "*?[") and not known:
+        raise ValueError(f"{op!r} is not a Kubernetes operation name: kubernetes.<verb>.<resource> with verb one of "
+                         f"{', '.join(KUBERNETES_VERBS)} (e.g. kubernetes.create.networkpolicies), "
+                         "kubernetes.get.discovery or kubernetes.get.version")
+
+
 def _public(fault: dict) -> dict:
     return {k: v for k, v in fault.items() if v is not None or k in ("count", "code")}
 
 
 def _matches(fault, service, operation, modes):
-    return (fault["mode"] in modes and fault["operation"] in (operation, "*")
-            and fault.get("service", service) == service)
+    if fault["mode"] not in modes:
+        return False
+    if service == KUBERNETES or fault.get("service") == KUBERNETES:  # Kubernetes names: shell wildcards allowed
+        return service == fault.get("service") and fnmatch.fnmatchcase(operation, fault["operation"])
+    return fault["operation"] in (operation, "*") and fault.get("service", service) == service
 
 
 def _consume(fault):
@@ -131,6 +177,20 @@ def failure_response(service: str, operation: str):
     code = fault["code"] or ("Throttling" if service in QUERY_SERVICES else "ThrottlingException")
     message = fault["message"] or ("Rate exceeded" if "Throttl" in code else f"Injected {code} (sandbox fault)")
     return code, message, fault["status"]
+
+
+def kubernetes_call(operation: str):
+    """Front door of a Kubernetes API request named `operation` ("kubernetes.create.networkpolicies"): count it,
+    apply latency, and return an armed error's (reason, message, status), or None."""
+    count_call(KUBERNETES, operation[len(KUBERNETES) + 1:])
+    delay(KUBERNETES, operation)
+    fault = take(KUBERNETES, operation, ("error", "server_error"))
+    if fault is None:
+        return None
+    reason = fault["code"]
+    message = fault["message"] or ("Too many requests, please try again later." if reason == "TooManyRequests"
+                                   else f"Injected {reason} (sandbox fault)")
+    return reason, message, fault["status"]
 
 
 def delay(service: str, operation: str) -> float:

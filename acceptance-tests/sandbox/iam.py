@@ -4,7 +4,10 @@ Fixes (all responses stay moto's):
 * Policy documents come back URL-encoded (RFC 3986, `/` too) wherever AWS encodes them: CreateRole, GetRole and
   ListRoles `AssumeRolePolicyDocument`, GetRolePolicy `PolicyDocument`, GetPolicyVersion `Document` (moto sent the
   last two plain, and left `/` unencoded).  boto3 decodes them for you; the Rust SDK does not.
-* GetRole of a missing role says what AWS says: "The role with name X cannot be found." (404 NoSuchEntity).
+* GetRole of a missing role says what AWS says: "The role with name X cannot be found." (404 NoSuchEntity); so does
+  GetRolePolicy of a missing inline policy: "The role policy with name P cannot be found." (moto: "Policy Document P
+  not attached to role R").
+* ListRolePolicies lists the inline policy names in alphabetical order, as IAM does (moto: insertion order).
 
 Seed: roles (trust policy, inline and attached policies, tags) and customer managed policies in each account of
 account.json (`account_id`, `consumer_account_id`, `data_account_id`).  Strings may use `${account_id}`,
@@ -42,10 +45,23 @@ def _get_role(self, role_name):
     raise NotFoundException(f"The role with name {role_name} cannot be found.")
 
 
+def _get_role_policy(self, role_name, policy_name):
+    role = self.get_role(role_name)
+    if policy_name not in role.policies:
+        raise NotFoundException(f"The role policy with name {policy_name} cannot be found.")
+    return policy_name, role.policies[policy_name]
+
+
+def _list_role_policies(self, role_name):
+    return sorted(self.get_role(role_name).policies)
+
+
 def install():
     IamResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER = {
         **IamResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER, **{path: url_encode for path in _ENCODED}}
     iam_models.IAMBackend.get_role = _get_role
+    iam_models.IAMBackend.get_role_policy = _get_role_policy
+    iam_models.IAMBackend.list_role_policies = _list_role_policies
 
 
 # ---- seed ----------------------------------------------------------------------------------------------------------

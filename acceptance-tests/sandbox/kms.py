@@ -6,11 +6,20 @@ Fixes:
 * ListGrants: `KeyId` is the key ARN, with `CreationDate` and `IssuingAccount`; unset members are omitted, not null.
 * A key ARN of another account or region (e.g. the data account's key, used from the capacity account) is looked up
   in that account's KMS, as AWS does for cross-account keys.  Key policies are not evaluated.
+* CreateGrant, ListGrants, RevokeGrant and RetireGrant (by id) of a key that does not exist answer NotFoundException
+  ("Key '<arn>' does not exist", or "Alias <arn> is not found."; moto crashed with a KeyError).
+* CreateGrant with a `Name` is idempotent, as AWS documents: the same name, grantee, operations, constraints and
+  retiring principal return the existing grant's `GrantId` (with a new token) instead of a duplicate grant.
+* ListGrants filters by `GranteePrincipal` and pages (`Limit` 1-1000, default 50; `NextMarker`, `Truncated`); a
+  `GrantId` that is not a grant of the key answers NotFoundException ("Grant ID <id> not found"), as RevokeGrant does.
 """
+import base64
+import json
 import re
 import secrets
 
 from moto.core.utils import unix_time
+from moto.kms import exceptions as kms_exceptions
 from moto.kms import models as kms_models
 from moto.kms.responses import KmsResponse
 
@@ -20,6 +29,13 @@ _orig_backend = KmsResponse.kms_backend
 
 
 def _add_grant(self, name, grantee_principal, operations, constraints, retiring_principal):
+    if name:  # AWS: retrying a named CreateGrant with identical parameters returns the original grant
+        for existing in self.grants.values():
+            if (existing.name, existing.grantee_principal, sorted(existing.operations or []),
+                    existing.constraints or None, existing.retiring_principal) == \
+                    (name, grantee_principal, sorted(operations or []), constraints or None, retiring_principal):
+                existing.token = secrets.token_urlsafe(96)
+                return existing
     grant = _orig_add_grant(self, name, grantee_principal, operations, constraints, retiring_principal)
     del self.grants[grant.id]
     grant.id = secrets.token_hex(32)
@@ -50,10 +66,55 @@ def _kms_backend(self):
     return _orig_backend.fget(self)
 
 
+def _existing_key(fn):
+    """Grant operations on a key that does not exist: moto's NotFoundException, not a KeyError crash."""
+    def wrapper(self):
+        self._validate_key_id(self._get_param("KeyId"))
+        return fn(self)
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+def _list_grants(self):
+    grant_id, grantee = self._get_param("GrantId"), self._get_param("GranteePrincipal")
+    grants = self.kms_backend.list_grants(key_id=self._get_param("KeyId"), grant_id=grant_id)
+    if grant_id and not grants:
+        raise kms_exceptions.NotFoundException(f"Grant ID {grant_id} not found")
+    if grantee:
+        grants = [g for g in grants if g.grantee_principal == grantee]
+    start = _marker(self._get_param("Marker"))
+    end = start + (self._get_param("Limit") or 50)
+    out = {"Grants": [g.to_json() for g in grants[start:end]], "Truncated": end < len(grants)}
+    if out["Truncated"]:
+        out["NextMarker"] = base64.urlsafe_b64encode(str(end).encode()).decode()
+    return json.dumps(out)
+
+
+def _marker(marker):
+    if not marker:
+        return 0
+    try:
+        return int(base64.urlsafe_b64decode(marker.encode()).decode())
+    except ValueError:
+        raise kms_exceptions.ValidationException(f"Invalid marker {marker}")
+
+
 def install():
     kms_models.Key.add_grant = _add_grant
     kms_models.Grant.to_json = _grant_json
     KmsResponse.kms_backend = _kms_backend
+    KmsResponse.list_grants = _list_grants
+    for name in ("create_grant", "list_grants", "revoke_grant"):
+        setattr(KmsResponse, name, _existing_key(getattr(KmsResponse, name)))
+    KmsResponse.retire_grant = _retire_grant_checked(KmsResponse.retire_grant)
+
+
+def _retire_grant_checked(fn):
+    def retire_grant(self):
+        if self._get_param("KeyId") and not self._get_param("GrantToken"):
+            self._validate_key_id(self._get_param("KeyId"))
+        return fn(self)
+    return retire_grant
 
 
 def apply_seed(data: dict, account: dict) -> dict:
@@ -79,5 +140,4 @@ def apply_seed(data: dict, account: dict) -> dict:
 
 
 def _json(value):
-    import json
     return json.dumps(value, indent=2)

@@ -33,6 +33,9 @@ Contract (what a client such as the provider sees):
   with fieldManager and force, application/merge-patch+json, application/strategic-merge-patch+json treated as
   a merge patch), DELETE (namespaces: 200 + the object, phase Terminating, gone at once with their contents;
   others: 200 + Status Success).  `dryRun=All` is honoured.  No watch, no protobuf.
+* Faults and call counters (faults.py) see every request but health checks, before authentication, under the names
+  `kubernetes.<verb>.<resource>` (`kubernetes.create.networkpolicies`), `kubernetes.get.discovery`,
+  `kubernetes.get.version`; an injected error answers a `Status` with the fault's reason and code.
 
 For other sandbox modules: `ensure_namespace(eks_cluster_arn, name, labels)` and `delete_namespace(eks_cluster_arn,
 name)`.  Tests and the harness: `token_for(cluster_name, boto3_session)`.  Objects live on moto's EKS Cluster object
@@ -905,6 +908,13 @@ class KubernetesApp:
         if not m:
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         cluster_name, path = m.group(1), (m.group(2) or "/").rstrip("/") or "/"
+        operation = self.operation(request.method, path)
+        if operation is not None:  # faults.py: counters, latency and injected errors, before anything else
+            from . import faults
+            failure = faults.kubernetes_call(operation)
+            if failure is not None:
+                reason, message, code = failure
+                return _json_response(ApiError(code, reason, message).status(), code)
         with _lock:
             cluster = eks.find_cluster(name=cluster_name)
             if cluster is None:
@@ -933,6 +943,21 @@ class KubernetesApp:
                                                             "resource")
                 return _json_response(discovery)
             return self.resource_request(request, cluster, caller, path)
+
+    def operation(self, method, path):
+        """The request's name for faults and call counters: `kubernetes.<verb>.<resource>`,
+        `kubernetes.get.discovery`, `kubernetes.get.version`; None for health checks and unknown paths."""
+        if path == "/version":
+            return "kubernetes.get.version"
+        if path in ("/api", "/apis") or re.fullmatch(r"/api/v1|/apis/[^/]+(/[^/]+)?", path):
+            return "kubernetes.get.discovery"
+        try:
+            kind, _, name = self._route(path)
+        except ApiError:
+            return None
+        verb = {"GET": "get" if name else "list", "POST": "create", "PUT": "update", "PATCH": "patch",
+                "DELETE": "delete"}.get(method)
+        return f"kubernetes.{verb}.{kind.resource}" if verb else None
 
     # ---- discovery
     def discovery(self, path):

@@ -1,109 +1,14 @@
 """hyperpod_connection_contract through a real Terraform against the sandbox's seeded capacity account: create,
 empty second plan, update, import, the reviewer's checklist, and one failing plan per rule the contract enforces
 (rule ID and attribute path in the output)."""
-import datetime
-
 import pytest
 
 from harness import flat
+from hcl import ACCOUNT, ROLE, contract, days_ago, exception
 
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_connection_contract.research"
-ACCOUNT = "123456789012"
-ROLE = f"arn:aws:iam::{ACCOUNT}:role"
-
-
-def days_ago(days: int) -> str:
-    return (datetime.date.today() - datetime.timedelta(days=days)).isoformat()
-
-
-def contract(**overrides) -> str:
-    """The research team's contract for `ml-capacity`, valid against the seed; `overrides` replace HCL fragments."""
-    fields = {
-        "provider": 'region = "us-west-2"',
-        "name": "research-on-ml-capacity",
-        "domain_unit_id": "mlplatform0001",
-        "project_id": "research000001",
-        "account_id": ACCOUNT,
-        "cluster_name": "ml-capacity",
-        "orchestrator": "eks",
-        "project_role_arn": f"{ROLE}/datazone_usr_role_research",
-        "access_role_arn": f"{ROLE}/hyperpod-connection-access",
-        "scope": 'eks_namespaces = ["hyperpod-ns-research"]',
-        "cidrs": '["203.0.113.0/24"]',  # the seeded EKS endpoint is public to this range
-        "signal_owner": "research-leads@example.com",
-        "support": "ml-platform on-call, business hours",
-        "interval_days": 90,
-        "last_reviewed": days_ago(10),
-        "approved_by": "security-lead@example.com",
-        "extra": "",
-    }
-    fields.update(overrides)
-    return f"""
-terraform {{
-  required_providers {{
-    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
-  }}
-}}
-
-provider "hyperpod" {{
-  {fields["provider"]}
-}}
-
-resource "hyperpod_connection_contract" "research" {{
-  name = "{fields["name"]}"
-
-  owners {{
-    business   = "head-of-research@example.com"
-    operations = "ml-platform-oncall@example.com"
-    cost       = "finance-ml@example.com"
-  }}
-
-  unified_studio {{
-    domain_id      = "dzd_capacity01"
-    domain_unit_id = "{fields["domain_unit_id"]}"
-    project_id     = "{fields["project_id"]}"
-  }}
-
-  cluster {{
-    account_id   = "{fields["account_id"]}"
-    region       = "us-west-2"
-    name         = "{fields["cluster_name"]}"
-    orchestrator = "{fields["orchestrator"]}"
-  }}
-
-  project_role_arn        = "{fields["project_role_arn"]}"
-  access_role_arn         = "{fields["access_role_arn"]}"
-  approved_workload_types = ["training", "interactive"]
-  data_classification     = "internal"
-  approved_public_cidrs   = {fields["cidrs"]}
-  {fields["scope"]}
-
-  scheduling {{
-    policy          = "borrow idle capacity at low priority"
-    exception_owner = "ml-platform-leads@example.com"
-  }}
-
-  monitoring {{
-    signal {{
-      name     = "team-utilization"
-      owner    = "{fields["signal_owner"]}"
-      response = "rebalance quotas at the monthly review"
-    }}
-  }}
-
-  support      = "{fields["support"]}"
-  decommission = "remove the binding, then the tenant; archive data for 90 days"
-
-  review {{
-    interval_days = {fields["interval_days"]}
-    last_reviewed = "{fields["last_reviewed"]}"
-    approved_by   = "{fields["approved_by"]}"
-  }}
-{fields["extra"]}
-}}
-"""
 
 
 def state(tf):
@@ -228,14 +133,7 @@ def test_lif_4_approver_is_the_identity_running_the_apply(tf):
 
 
 def test_exc_1_expired_exception(tf):
-    extra = f"""
-  exception {{
-    rule    = "WKL-8"
-    owner   = "ml-platform-leads@example.com"
-    expires = "{days_ago(1)}"
-    reason  = "legacy jobs need open egress"
-  }}"""
-    tf.write(contract(extra=extra))
+    tf.write(contract(extra=exception("WKL-8", expires=days_ago(1))))
     plan_fails_with(tf, "EXC-1", "exception[0].expires")
 
 
@@ -247,7 +145,7 @@ def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
     assert state(tf)["review_status"] == "overdue"
     tf.write(contract(last_reviewed=days_ago(200), extra="  strict = true"))
     plan_fails_with(tf, "LIF-1", "review.last_reviewed")
-    tf.write(contract(last_reviewed=days_ago(200), provider='region = "us-west-2"\n  strict = true'))
+    tf.write(contract(last_reviewed=days_ago(200), provider_settings='region = "us-west-2"\n  strict = true'))
     plan_fails_with(tf, "LIF-1", "review.last_reviewed")
 
 

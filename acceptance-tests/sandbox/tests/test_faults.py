@@ -183,3 +183,71 @@ def test_call_counters(sandbox):
     assert sandbox.admin("GET", "calls") == {"sagemaker.DescribeCluster": 1}
     sandbox.reset()
     assert sandbox.calls() == {}
+
+
+# ---- Kubernetes API requests ---------------------------------------------------------------------------------------
+SA_PATH = "/api/v1/namespaces/default/serviceaccounts"
+SA = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "trainer"}}
+
+
+@pytest.fixture
+def kube(sandbox, tmp_path):
+    from harness.kube import Kube
+    return Kube(sandbox, tmp_path)
+
+
+def test_kubernetes_error_defaults_to_too_many_requests(sandbox, kube):
+    armed = sandbox.fault("kubernetes.create.serviceaccounts")["armed"]
+    assert (armed["service"], armed["status"], armed["code"]) == ("kubernetes", 429, "TooManyRequests")
+    code, body = kube.post(SA_PATH, SA)
+    assert (code, body["kind"], body["status"], body["reason"], body["code"]) == (
+        429, "Status", "Failure", "TooManyRequests", 429)
+    assert body["message"] == "Too many requests, please try again later."
+    assert kube.post(SA_PATH, SA)[0] == 201
+
+
+def test_kubernetes_faults_by_verb_resource_and_wildcard(sandbox, kube):
+    sandbox.fault("kubernetes.*.serviceaccounts", code="Forbidden", status=403, count=2, message="no")
+    assert kube.get("/api/v1/namespaces/default")[0] == 200  # another resource
+    assert kube.get(SA_PATH)[1]["reason"] == "Forbidden"  # list
+    assert kube.post(SA_PATH, SA)[:1] == (403,)
+    assert kube.post(SA_PATH, SA)[0] == 201
+    sandbox.fault("kubernetes.delete.serviceaccounts", "server_error", status=503)
+    code, body = kube.delete(f"{SA_PATH}/trainer")
+    assert (code, body["reason"]) == (503, "ServiceUnavailable")
+    assert kube.get(f"{SA_PATH}/trainer")[0] == 200  # the failed delete deleted nothing
+    sandbox.fault("kubernetes.get.version", "server_error")
+    assert kube.get("/version")[1]["reason"] == "InternalError"
+    sandbox.fault("kubernetes.get.discovery", code="Forbidden", status=403)
+    assert kube.get("/apis")[0] == 403
+
+
+def test_a_bare_star_is_for_aws_calls_only(sandbox, kube):
+    sandbox.fault("*", count=None)
+    assert kube.post(SA_PATH, SA)[0] == 201
+    assert outcome(sandbox.client("sts").get_caller_identity)[0] == "Throttling"
+
+
+def test_kubernetes_latency_and_call_counters(sandbox, kube):
+    sandbox.fault("kubernetes.create.*", "latency", ms=300)
+    started = time.monotonic()
+    assert kube.post(SA_PATH, SA)[0] == 201
+    assert time.monotonic() - started >= 0.3
+    kube.get(f"{SA_PATH}/trainer")
+    kube.get("/api/v1/namespaces/default/serviceaccounts")
+    calls = sandbox.calls()
+    assert (calls["kubernetes.create.serviceaccounts"], calls["kubernetes.get.serviceaccounts"],
+            calls["kubernetes.list.serviceaccounts"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("spec", [
+    {"operation": "kubernetes.create.serviceaccount"},  # singular: not a resource the API serves
+    {"operation": "kubernetes.watch.serviceaccounts"},
+    {"operation": "kubernetes.create.networkpolicies", "mode": "async_failure"},
+    {"operation": "kubernetes.create.networkpolicies", "service": "eks"},
+    {"operation": "CreateRole", "service": "kubernetes"},
+], ids=["resource", "verb", "mode", "service", "aws-name"])
+def test_bad_kubernetes_fault_specs_are_rejected(sandbox, spec):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        sandbox.admin("POST", "faults", spec)
+    assert info.value.code == 400 and "error" in json.loads(info.value.read())

@@ -16,7 +16,9 @@ FULL_ACCESS = "arn:aws:iam::aws:policy/AmazonSageMakerFullAccess"
 CAPACITY_ROLES = ["datazone_usr_role_production", "datazone_usr_role_research", "hyperpod-connection-access",
                   "overprivileged-project-role", "ml-capacity-cluster-admin", "ml-capacity-eks-cluster-role",
                   "ml-capacity-node-role", "slurm-capacity-node-role", "service-role/AmazonSageMakerDomainExecution",
-                  "service-role/AmazonSageMakerDomainService"]
+                  "service-role/AmazonSageMakerDomainService", "research-viewers", "research-operators",
+                  "production-viewers", "production-operators"]
+TENANT_PRINCIPALS = ["research-viewers", "research-operators", "production-viewers", "production-operators"]
 
 
 @pytest.fixture(autouse=True)
@@ -120,6 +122,16 @@ def test_consumer_and_data_account_roles(sandbox):
     assert trust[1]["Principal"] == {"AWS": f"arn:aws:iam::{ACCOUNT}:role/datazone_usr_role_research"}
     read = data.get_role_policy(RoleName="research-datasets", PolicyName="read-datasets")["PolicyDocument"]
     assert read["Statement"][1]["Resource"] == DATA_KEY
+
+
+@pytest.mark.parametrize("name", TENANT_PRINCIPALS)
+def test_tenant_viewer_and_operator_principals(iam, sandbox, name):
+    role = iam.get_role(RoleName=name)["Role"]
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}
+    assert role_policies(iam, name) == {}
+    arn = f"arn:aws:iam::{ACCOUNT}:role/{name}"
+    assert sandbox.client("sts").assume_role(RoleArn=arn, RoleSessionName="alice")["AssumedRoleUser"]["Arn"] == \
+        f"arn:aws:sts::{ACCOUNT}:assumed-role/{name}/alice"
 
 
 def test_role_ids_survive_a_reset(iam, sandbox):

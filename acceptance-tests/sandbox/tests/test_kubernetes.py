@@ -12,6 +12,7 @@ import boto3
 import pytest
 import requests
 
+from harness.kube import Kube
 from sandbox import kubernetes
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
@@ -76,39 +77,6 @@ def user_session(sandbox, name):
     key = iam.create_access_key(UserName=name)["AccessKey"]
     return boto3.session.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
                                  region_name=REGION), f"arn:aws:iam::{ACCOUNT}:user/{name}"
-
-
-class Kube:
-    """A minimal Kubernetes client for one cluster, configured only from DescribeCluster (like the provider)."""
-
-    def __init__(self, sandbox, tmp_path, cluster=SEEDED, session=None, token=None):
-        desc = sandbox.client("eks").describe_cluster(name=cluster)["cluster"]
-        self.endpoint = desc["endpoint"]
-        self.ca = tmp_path / f"ca-{cluster}.pem"
-        self.ca.write_bytes(base64.b64decode(desc["certificateAuthority"]["data"]))
-        self.token = token or kubernetes.token_for(cluster, session or dummy_session(), endpoint_url=sandbox.url)
-
-    def call(self, method, path, body=None, ctype="application/json", params=None, token=None, headers=None):
-        hdrs = {"Authorization": f"Bearer {token or self.token}", "Content-Type": ctype, **(headers or {})}
-        r = requests.request(method, self.endpoint + path, json=body, params=params, headers=hdrs, verify=str(self.ca),
-                             timeout=10)
-        return r.status_code, (r.json() if r.headers.get("Content-Type") == "application/json" else r.text)
-
-    def get(self, path, **kw):
-        return self.call("GET", path, **kw)
-
-    def post(self, path, body, **kw):
-        return self.call("POST", path, body, **kw)
-
-    def put(self, path, body, **kw):
-        return self.call("PUT", path, body, **kw)
-
-    def delete(self, path, **kw):
-        return self.call("DELETE", path, **kw)
-
-    def apply(self, path, body, manager="hyperpod-provider", force=False, **kw):
-        params = {"fieldManager": manager, **({"force": "true"} if force else {})}
-        return self.call("PATCH", path, body, ctype="application/apply-patch+yaml", params=params, **kw)
 
 
 @pytest.fixture

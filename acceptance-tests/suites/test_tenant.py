@@ -1,0 +1,533 @@
+"""hyperpod_tenant through a real Terraform against the sandbox, written from the tenant spec: the post's example (two
+contracts, the cluster's scheduling policy, tenants production and research on ml-capacity) composes exactly what
+its state records and its destroy leaves the account as it found it; a fault at each composition step fails the
+apply and the next apply converges; out-of-band deletions show in the plan and apply restores them; import by
+`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path); a Slurm tenant's accounting artefacts.
+
+"Nothing orphaned" is the sandbox inventory (`GET /_sandbox/inventory`, docs/sandbox.md) flattened to names:
+`inventory_keys`.  The task view restrictions CLU-2 demands are EKS access entries made here with boto3 (the
+restriction resource does not exist yet).
+"""
+import json
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+from harness import flat
+from harness.kube import Kube
+from hcl import ACCOUNT, ROLE, contract_resource, days_ago, days_ahead, exception, provider
+
+pytestmark = pytest.mark.provider
+
+CLUSTER, EKS = "ml-capacity", "ml-capacity-eks"
+P5, G5 = "ml.p5.48xlarge", "ml.g5.8xlarge"
+CONSUMER_ROLE = "arn:aws:iam::444455556666:role/research-consumer"
+KEY = f"arn:aws:kms:us-west-2:{ACCOUNT}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
+RESEARCH = "hyperpod_tenant.research"
+NETPOL = "/apis/networking.k8s.io/v1/namespaces/hyperpod-ns-research/networkpolicies/hyperpod-tenant-default-deny"
+
+CONTRACTS = {  # hcl.contract_resource overrides, per team (projects and roles from seed_data/datazone.json, iam.json)
+    "production": {"name": "production-on-ml-capacity", "project_id": "production0001",
+                   "project_role_arn": f"{ROLE}/datazone_usr_role_production",
+                   "scope": 'eks_namespaces = ["hyperpod-ns-production"]'},
+    "research": {"name": "research-on-ml-capacity", "project_id": "research000001",
+                 "project_role_arn": f"{ROLE}/datazone_usr_role_research",
+                 "scope": 'eks_namespaces       = ["hyperpod-ns-research"]\n'
+                          '  approved_account_ids = ["444455556666", "777788889999"]'},
+}
+
+
+# ---- HCL -----------------------------------------------------------------------------------------------------------
+def workload(service_account="research-jobs", target=None, extra="") -> str:
+    target_line = f'\n    target_role_arn = "{target}"' if target else ""
+    return f'workload {{\n    service_account = "{service_account}"{target_line}\n    {extra}\n  }}'
+
+
+def access(team: str) -> str:
+    return (f'viewer_groups           = ["{team}-viewers"]\n'
+            f'  viewer_principal_arns   = ["{ROLE}/{team}-viewers"]\n'
+            f'  operator_groups         = ["{team}-operators"]\n'
+            f'  operator_principal_arns = ["{ROLE}/{team}-operators"]')
+
+
+TENANTS = {  # the post's example; each value an HCL fragment of the tenant block
+    "production": {"team": "production", "quota": ((P5, 5), (G5, 2)),
+                   "sharing": 'sharing {\n    strategy = "Lend"\n  }',
+                   "settings": 'preempt_team_tasks = "LowerPriority"\n  priority_class     = "production"',
+                   "access": access("production"), "network": "", "workload": workload("production-jobs"),
+                   "data": "", "extra": ""},
+    "research": {"team": "research", "quota": ((P5, 2),),
+                 "sharing": 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }',
+                 "settings": 'preempt_team_tasks = "Never"\n  priority_class     = "research"',
+                 "access": access("research"), "network": "", "workload": workload(target=CONSUMER_ROLE),
+                 "data": f'data {{\n    kms_keys = ["{KEY}"]\n  }}', "extra": ""},
+}
+
+
+def tenant(label: str, **overrides) -> str:
+    f = {**TENANTS[label], **overrides}
+    quota = "\n  ".join(f'quota {{\n    instance_type = "{t}"\n    count         = {n}\n  }}' for t, n in f["quota"])
+    lines = [f"contract          = hyperpod_connection_contract.{label}.governance",
+             "scheduling_policy = hyperpod_scheduling_policy.capacity.governance", f'team              = "{f["team"]}"',
+             quota, f["sharing"], f["settings"], f["access"], f["network"], f["workload"], f["data"], f["extra"]]
+    body = "\n\n  ".join(line for line in lines if line)
+    return f'\nresource "hyperpod_tenant" "{label}" {{\n  {body}\n}}\n'
+
+
+def scheduling_policy(fair_share: bool = True) -> str:
+    classes = "".join(f'\n  priority_class {{\n    name   = "{name}"\n    weight = {weight}\n  }}\n'
+                      for name, weight in (("production", 90), ("research", 10)))
+    return (f'\nresource "hyperpod_scheduling_policy" "capacity" {{\n  cluster_name = "{CLUSTER}"\n'
+            f'  fair_share   = {str(fair_share).lower()}\n{classes}}}\n')
+
+
+def example(production=None, research=None, research_contract=None, fair_share=True) -> str:
+    """The post's example; `production`/`research`: tenant overrides, `research_contract`: contract overrides."""
+    return (provider() + contract_resource("production", **CONTRACTS["production"])
+            + contract_resource("research", **{**CONTRACTS["research"], **(research_contract or {})})
+            + scheduling_policy(fair_share) + tenant("production", **(production or {}))
+            + tenant("research", **(research or {})))
+
+
+def slurm_example(sharing: str = "") -> str:
+    """The research team on slurm-capacity: a Slurm contract and tenant (no AWS writes)."""
+    contract = contract_resource("research", cluster_name="slurm-capacity", orchestrator="slurm",
+                                 scope='slurm {\n    accounts   = ["research"]\n    partitions = ["gpu"]\n  }')
+    return provider() + contract + f"""
+resource "hyperpod_tenant" "research" {{
+  contract        = hyperpod_connection_contract.research.governance
+  team            = "research"
+  viewer_groups   = ["research-viewers"]
+  operator_groups = ["research-operators"]
+  {sharing}
+
+  slurm {{
+    partitions   = ["gpu"]
+    qos_priority = 100
+    preempt_qos  = ["research"]
+    fairshare    = 10
+    max_wall     = "24:00:00"
+    users        = ["alice"]
+    private_data = ["jobs", "usage", "users"]
+  }}
+}}
+"""
+
+
+# ---- task view restrictions (CLU-2), made with boto3 ------------------------------------------------------------
+def project_role(team: str) -> str:
+    return f"{ROLE}/datazone_usr_role_{team}"
+
+
+def restrict(sandbox, team: str) -> None:
+    """A task view restriction for the team's project role: an access entry with only a namespace-scoped policy."""
+    eks = sandbox.client("eks")
+    eks.create_access_entry(clusterName=EKS, principalArn=project_role(team))
+    eks.associate_access_policy(clusterName=EKS, principalArn=project_role(team), policyArn=TRAINING_POLICY,
+                                accessScope={"type": "namespace", "namespaces": [f"hyperpod-ns-{team}"]})
+
+
+def unrestrict(sandbox, team: str) -> None:
+    try:
+        sandbox.client("eks").delete_access_entry(clusterName=EKS, principalArn=project_role(team))
+    except ClientError as e:
+        if e.response["Error"]["Code"] != "ResourceNotFoundException":
+            raise
+
+
+@pytest.fixture
+def restricted(tf, sandbox):
+    """Both project roles restricted (after `tf` reset the sandbox); removed again afterwards."""
+    for team in ("production", "research"):
+        restrict(sandbox, team)
+    yield
+    for team in ("production", "research"):
+        unrestrict(sandbox, team)
+
+
+# ---- state and plans ------------------------------------------------------------------------------------------------
+def resources(tf) -> dict:
+    """address -> values of every resource in state."""
+    return {r["address"]: r["values"] for r in tf.show_json()["values"]["root_module"]["resources"]}
+
+
+def tenants(state: dict) -> list:
+    return [values for address, values in state.items() if address.startswith("hyperpod_tenant.")]
+
+
+def block(values: dict, name: str) -> dict:
+    """A single nested block's values (rendered as an object, or as a list of one), {} when absent."""
+    value = values.get(name)
+    if isinstance(value, list):
+        return value[0] if value else {}
+    return value or {}
+
+
+def assert_no_changes(tf):
+    result = tf.plan()
+    assert result.rc == 0, f"expected an empty plan, got:\n{result.stdout}"
+
+
+def plan_fails_with(tf, rule: str, path: str, observed: str = ""):
+    result = tf.plan(check=False)
+    assert result.rc == 1, result.stdout
+    text = flat(result.stderr)
+    assert f"[{rule}]" in text, result.stderr
+    assert flat(path) in text, result.stderr
+    assert flat(observed) in text, result.stderr
+    return result
+
+
+# ---- the inventory as names -------------------------------------------------------------------------------------
+def _iam_keys(inv) -> set:
+    keys = set()
+    for account, roles in inv["iam_roles"].items():
+        for name, role in roles.items():
+            keys.add(f"iam_role {account} {name}")
+            keys |= {f"iam_policy {account} {name} {policy}" for policy in role["inline_policies"]}
+    return keys
+
+
+def _sagemaker_keys(inv) -> set:
+    return ({f"compute_quota {q['cluster']} {q['name']} {q['team']}" for q in inv["sagemaker"]["compute_quotas"]}
+            | {f"scheduler_config {c['cluster']} {c['name']}" for c in inv["sagemaker"]["scheduler_configs"]})
+
+
+def _eks_keys(inv) -> set:
+    keys = set()
+    for cluster, eks in inv["eks"].items():
+        for principal, entry in eks["access_entries"].items():
+            keys.add(f"access_entry {cluster} {principal} {','.join(entry['kubernetes_groups'])}")
+            keys |= {f"access_policy {cluster} {principal} {arn} {scope['type']} {','.join(scope['namespaces'])}"
+                     for arn, scope in entry["policies"].items()}
+        keys |= {f"pod_identity {cluster} {ns_sa}" for ns_sa in eks["pod_identity_associations"]}
+    return keys
+
+
+def inventory_keys(inv) -> set:
+    """Every object of an inventory as one name: the unit of "created" and "left behind"."""
+    kms = {f"kms_grant {key} {g['name']} {g['grantee']}" for key, grants in inv["kms_grants"].items() for g in grants}
+    kube = {f"kubernetes {cluster} {name}" for cluster, objects in inv["kubernetes"].items() for name in objects}
+    return _iam_keys(inv) | _sagemaker_keys(inv) | _eks_keys(inv) | kms | kube
+
+
+def assert_inventory_settles(sandbox, expected: dict, timeout: float = 15.0):
+    """The inventory becomes `expected` (deletions SageMaker finishes asynchronously may take a moment)."""
+    deadline = time.monotonic() + timeout
+    while (inv := sandbox.inventory()) != expected and time.monotonic() < deadline:
+        time.sleep(0.25)
+    left, missing = inventory_keys(inv) - inventory_keys(expected), inventory_keys(expected) - inventory_keys(inv)
+    assert (left, missing) == (set(), set()), f"left behind: {sorted(left)}; missing: {sorted(missing)}"
+    assert inv == expected
+
+
+# ---- what the state says it composed, in the same names ---------------------------------------------------------
+def component_keys(component: str, values: dict) -> set:
+    team, cluster = values["team"], values["cluster_name"]
+    role, ns = f"hyperpod-{cluster}-{team}", f"hyperpod-ns-{team}"
+    kind, _, rest = component.partition("/")
+    if component == "iam_role":
+        return {f"iam_role {ACCOUNT} {role}"}
+    if kind == "iam_policy":
+        return {f"iam_policy {ACCOUNT} {role} {rest}"}
+    if component == "compute_quota":  # HyperPod makes the team namespace with the quota
+        return {f"compute_quota {cluster} {team}-quota {team}", f"kubernetes {EKS} Namespace/{ns}"}
+    if kind == "kubernetes":
+        return {f"kubernetes {EKS} {rest.split('/')[0]}/{ns}/{rest.split('/')[1]}"}
+    if component == "pod_identity_association":
+        return {f"pod_identity {EKS} {ns}/{block(values, 'workload')['service_account']}"}
+    if kind == "access_entry":
+        return set()  # with its groups and policy, from `access_entries`
+    if kind == "kms_grant":
+        grantee = block(values, "data").get("grantee_role_arn") or f"{ROLE}/{role}"
+        return {f"kms_grant {rest} {role} {grantee}"}
+    raise AssertionError(f"component {component!r} is not one the spec lists")
+
+
+def access_entry_keys(values: dict) -> set:
+    keys = set()
+    for e in values["access_entries"]:
+        keys.add(f"access_entry {EKS} {e['principal_arn']} {','.join(sorted(e['kubernetes_groups']))}")
+        keys.add(f"access_policy {EKS} {e['principal_arn']} {e['policy_arn']} namespace "
+                 f"{','.join(sorted(e['namespaces']))}")
+    return keys
+
+
+def assert_lists_match_components(values: dict):
+    """`kubernetes_manifests`, `access_entries` and `kms_grants` name the same objects as `components`."""
+    components = values["components"]
+    manifests = [json.loads(m) for m in values["kubernetes_manifests"]]
+    assert {f"kubernetes/{m['kind']}/{m['metadata']['name']}" for m in manifests} == {
+        c for c in components if c.startswith("kubernetes/")}
+    assert {m["metadata"]["namespace"] for m in manifests} == {values["namespace"]}
+    assert {f"access_entry/{e['principal_arn']}" for e in values["access_entries"]} == {
+        c for c in components if c.startswith("access_entry/")}
+    assert {f"kms_grant/{key}" for key in values["kms_grants"]} == {c for c in components if c.startswith("kms_grant/")}
+    assert all(values["kms_grants"].values()) and all(components.values())
+
+
+def composed_keys(state: dict) -> set:
+    """Everything the configuration's state says exists: each tenant's components, and the scheduling policy."""
+    keys = {f"scheduler_config {CLUSTER} {state['hyperpod_scheduling_policy.capacity']['name']}"}
+    for values in tenants(state):
+        assert_lists_match_components(values)
+        keys |= access_entry_keys(values)
+        for component in values["components"]:
+            keys |= component_keys(component, values)
+    return keys
+
+
+# ---- a. the post's example ----------------------------------------------------------------------------------------
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
+def test_the_posts_example_creates_exactly_its_components_and_destroy_leaves_the_seed(tf, sandbox):
+    seed = sandbox.inventory()
+    for team in ("production", "research"):
+        restrict(sandbox, team)
+    before = sandbox.inventory()
+    tf.write(example())
+    tf.apply()
+    assert_no_changes(tf)
+
+    state, after = resources(tf), sandbox.inventory()
+    assert inventory_keys(before) - inventory_keys(after) == set()
+    assert inventory_keys(after) - inventory_keys(before) == composed_keys(state)
+    research = state[RESEARCH]
+    assert (research["id"], research["cluster_name"], research["namespace"]) == (
+        "ml-capacity/research", CLUSTER, "hyperpod-ns-research")
+    assert {"iam_policy/hyperpod-tenant-target", "iam_policy/hyperpod-tenant-data", f"kms_grant/{KEY}",
+            "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"} <= set(research["components"])
+    assert not [row for values in tenants(state) for row in values["checks"] if row["status"] == "failed"]
+    assert_live_objects(sandbox, after)
+
+    tf.destroy()
+    assert_inventory_settles(sandbox, before)
+    for team in ("production", "research"):
+        unrestrict(sandbox, team)
+    assert_inventory_settles(sandbox, seed)
+
+
+def quota_config(sandbox, team: str) -> dict:
+    sm = sandbox.client("sagemaker")
+    (summary,) = [q for q in sm.list_compute_quotas()["ComputeQuotaSummaries"] if q["Name"] == f"{team}-quota"]
+    return summary["ComputeQuotaConfig"]
+
+
+def assert_live_objects(sandbox, inv: dict):
+    """What the example asked for, as SageMaker, EKS, IAM and Kubernetes hold it."""
+    research, production = quota_config(sandbox, "research"), quota_config(sandbox, "production")
+    assert (research["ComputeQuotaResources"], research["ResourceSharingConfig"], research["PreemptTeamTasks"]) == (
+        [{"InstanceType": P5, "Count": 2}], {"Strategy": "LendAndBorrow", "BorrowLimit": 50}, "Never")
+    assert (production["ComputeQuotaResources"], production["ResourceSharingConfig"]["Strategy"],
+            production["PreemptTeamTasks"]) == ([{"InstanceType": P5, "Count": 5}, {"InstanceType": G5, "Count": 2}],
+                                                "Lend", "LowerPriority")
+    association = inv["eks"][EKS]["pod_identity_associations"]["hyperpod-ns-research/research-jobs"]
+    assert (association["role_arn"], association["target_role_arn"]) == (
+        f"{ROLE}/hyperpod-ml-capacity-research", CONSUMER_ROLE)
+    tags = inv["iam_roles"][ACCOUNT]["hyperpod-ml-capacity-research"]["tags"]
+    assert {k: tags.get(k) for k in ("hyperpod:contract", "hyperpod:tenant", "hyperpod:cluster")} == {
+        "hyperpod:contract": "research-on-ml-capacity", "hyperpod:tenant": "research", "hyperpod:cluster": CLUSTER}
+    deny = inv["kubernetes"][EKS]["NetworkPolicy/hyperpod-ns-research/hyperpod-tenant-default-deny"]
+    assert {k: deny["metadata"]["labels"].get(k) for k in ("app.kubernetes.io/managed-by",
+                                                           "hyperpod.governance/tenant")} == {
+        "app.kubernetes.io/managed-by": "terraform-provider-hyperpod", "hyperpod.governance/tenant": "research"}
+
+
+# ---- b. a fault at each composition step -----------------------------------------------------------------------
+STEP_FAULTS = {  # operation -> (service, code, HTTP status): refusals the SDKs do not retry
+    "CreateRole": ("iam", "AccessDenied", 403),
+    "PutRolePolicy": ("iam", "AccessDenied", 403),
+    "CreateComputeQuota": ("sagemaker", "AccessDeniedException", 400),
+    "kubernetes.create.networkpolicies": ("kubernetes", "Forbidden", 403),
+    "CreatePodIdentityAssociation": ("eks", "AccessDeniedException", 403),
+    "CreateAccessEntry": ("eks", "AccessDeniedException", 403),
+    "AssociateAccessPolicy": ("eks", "AccessDeniedException", 403),
+    "CreateGrant": ("kms", "AccessDeniedException", 400),
+}
+
+
+@pytest.mark.sandbox_only(reason="injects faults")
+@pytest.mark.parametrize("operation", list(STEP_FAULTS))
+def test_a_failed_step_fails_the_apply_and_the_next_apply_converges(tf, sandbox, restricted, operation):
+    before = sandbox.inventory()
+    tf.write(example())
+    service, code, status = STEP_FAULTS[operation]
+    message = f"sandbox fault: {operation} denied"
+    sandbox.fault(operation, code=code, status=status, message=message, count=None, service=service)
+    failed = tf.apply(check=False)
+    assert failed.rc == 1, failed.stdout
+    assert flat(message) in flat(failed.stderr), failed.stderr
+    assert sandbox.calls()[operation if service == "kubernetes" else f"{service}.{operation}"] >= 1
+    sandbox.clear_faults()
+    tf.apply()
+    assert_no_changes(tf)
+    tf.destroy()
+    assert_inventory_settles(sandbox, before)
+
+
+# ---- c. drift ------------------------------------------------------------------------------------------------------
+def test_out_of_band_deletions_show_in_the_plan_and_apply_restores_them(tf, sandbox, restricted, tmp_path):
+    tf.write(example())
+    tf.apply()
+    eks = sandbox.client("eks")
+    (association,) = eks.list_pod_identity_associations(clusterName=EKS, namespace="hyperpod-ns-research",
+                                                        serviceAccount="research-jobs")["associations"]
+    eks.delete_pod_identity_association(clusterName=EKS, associationId=association["associationId"])
+    assert Kube(sandbox, tmp_path, EKS).delete(NETPOL)[0] == 200
+
+    plan = tf.plan()
+    assert plan.rc == 2
+    text = flat(plan.stdout)
+    assert "pod_identity_association" in text and "hyperpod-tenant-default-deny" in text, plan.stdout
+    assert flat(f"{RESEARCH} will be updated in-place") in text, plan.stdout
+    tf.apply()
+    restored = eks.list_pod_identity_associations(clusterName=EKS, namespace="hyperpod-ns-research",
+                                                  serviceAccount="research-jobs")["associations"]
+    assert len(restored) == 1
+    assert eks.describe_pod_identity_association(clusterName=EKS, associationId=restored[0]["associationId"])[
+        "association"]["targetRoleArn"] == CONSUMER_ROLE
+    assert Kube(sandbox, tmp_path, EKS).get(NETPOL)[0] == 200  # a fresh token: the first may have expired
+    assert_no_changes(tf)
+
+
+# ---- d. import -------------------------------------------------------------------------------------------------------
+IMPORT_BLOCK = f"""
+import {{
+  to = {RESEARCH}
+  id = "ml-capacity/research"
+}}
+"""
+
+
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
+@pytest.mark.parametrize("how", ["terraform import", "import block"])
+def test_import_by_cluster_and_team(tf, sandbox, restricted, how):
+    tf.write(example())
+    tf.apply()
+    before = sandbox.inventory()
+    tf.run("state", "rm", RESEARCH)
+    if how == "terraform import":
+        tf.import_(RESEARCH, "ml-capacity/research")
+        assert resources(tf)[RESEARCH]["id"] == "ml-capacity/research"
+    else:
+        tf.write(example() + IMPORT_BLOCK)
+    plan = tf.plan()
+    text = flat(plan.stdout)
+    # Only what AWS cannot hold (the contract and policy facts passed in) may be filled in, in place.
+    assert plan.rc == 0 or ("0 to add" in text and "0 to destroy" in text), plan.stdout
+    if how == "import block":
+        assert "1 to import" in text, plan.stdout
+    tf.apply()
+    assert_no_changes(tf)
+    assert sandbox.inventory() == before  # found, not recreated
+
+
+# ---- e. one failing plan per rule ----------------------------------------------------------------------------------
+def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
+    tf.write(example(research={"workload": workload(target="arn:aws:iam::999999999999:role/research-consumer")}))
+    plan_fails_with(tf, "ORG-2", "workload.target_role_arn", "999999999999")
+
+
+def test_clu_2_project_role_without_a_task_view_restriction(tf, sandbox):
+    restrict(sandbox, "production")  # none for research's project role
+    tf.write(example())
+    plan_fails_with(tf, "CLU-2", "team", "datazone_usr_role_research")
+
+
+def test_clu_6_target_role_is_the_project_role(tf, restricted):
+    tf.write(example(research={"workload": workload(target=project_role("research"))}))
+    plan_fails_with(tf, "CLU-6", "workload.target_role_arn", "datazone_usr_role_research")
+
+
+def test_wkl_1_team_outside_the_contracts_namespaces(tf, restricted):
+    tf.write(example(research={"team": "finance"}))
+    plan_fails_with(tf, "WKL-1", "team", "hyperpod-ns-finance")
+
+
+def test_wkl_2_sharing_on_a_slurm_cluster(tf):
+    tf.write(slurm_example(sharing='sharing {\n    strategy = "Lend"\n  }'))
+    plan_fails_with(tf, "WKL-2", "sharing.strategy")
+
+
+def test_wkl_3_two_new_tenants_overcommit_the_p5_group_on_the_first_plan(tf, restricted):
+    tf.write(example(research={"quota": ((P5, 4),)}))  # 5 + 4 > 8
+    plan_fails_with(tf, "WKL-3", "quota", P5)
+
+
+def test_wkl_4_priority_class_missing_from_the_cluster_policy(tf, restricted):
+    tf.write(example(research={"settings": 'preempt_team_tasks = "Never"\n  priority_class     = "urgent"'}))
+    plan_fails_with(tf, "WKL-4", "priority_class", "urgent")
+
+
+def test_wkl_5_borrow_limit_without_lend_and_borrow(tf, restricted):
+    tf.write(example(research={"sharing": 'sharing {\n    strategy     = "Lend"\n    borrow_limit = 50\n  }'}))
+    plan_fails_with(tf, "WKL-5", "sharing.borrow_limit")
+
+
+def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
+    settings = TENANTS["research"]["settings"] + "\n  fair_share_weight  = 10"
+    tf.write(example(research={"settings": settings}, fair_share=False))
+    plan = tf.plan()
+    assert plan.rc == 2
+    text = flat(plan.stdout + plan.stderr)
+    assert "[WKL-6]" in text and "fair_share_weight" in text, text
+
+
+def test_wkl_7_viewer_verbs_that_act(tf, restricted):
+    tf.write(example(research={"extra": 'viewer_verbs = ["get", "list", "create"]'}))
+    plan_fails_with(tf, "WKL-7", "viewer_verbs", "create")
+
+
+NO_DEFAULT_DENY = 'network_policy {\n    default_deny = false\n  }'
+
+
+def test_wkl_8_no_default_deny_unless_the_contract_has_an_exception(tf, restricted):
+    tf.write(example(research={"network": NO_DEFAULT_DENY}))
+    plan_fails_with(tf, "WKL-8", "network_policy.default_deny")
+    tf.write(example(research={"network": NO_DEFAULT_DENY},
+                     research_contract={"extra": exception("WKL-8", expires=days_ahead(30))}))
+    plan = tf.plan(check=False)
+    assert plan.rc == 2, plan.stderr
+
+
+def test_wkl_9_session_policy_with_session_tags(tf, restricted):
+    policy = ('session_policy = jsonencode({ Version = "2012-10-17", Statement = [{ Effect = "Allow", '
+              'Action = "s3:GetObject", Resource = "arn:aws:s3:::research-datasets/*" }] })')
+    tf.write(example(research={"workload": workload(target=CONSUMER_ROLE, extra=policy)}))
+    plan_fails_with(tf, "WKL-9", "workload.disable_session_tags")
+
+
+def test_wkl_10_no_viewer_or_operator_groups(tf, restricted):
+    tf.write(example(research={"access": ""}))
+    plan_fails_with(tf, "WKL-10", "operator_groups")
+
+
+def test_wkl_11_data_granted_to_the_project_role(tf, restricted):
+    data = f'data {{\n    kms_keys         = ["{KEY}"]\n    grantee_role_arn = "{project_role("research")}"\n  }}'
+    tf.write(example(research={"data": data}))
+    plan_fails_with(tf, "WKL-11", "data.grantee_role_arn", "datazone_usr_role_research")
+
+
+def test_exc_1_expired_exception(tf, restricted):
+    tf.write(example(research={"network": NO_DEFAULT_DENY},
+                     research_contract={"extra": exception("WKL-8", expires=days_ago(1))}))
+    plan_fails_with(tf, "EXC-1", "exception[0].expires")
+
+
+def test_lif_3_revoked_contract(tf, restricted):
+    tf.write(example(research_contract={"extra": '  lifecycle_state = "revoked"'}))
+    plan_fails_with(tf, "LIF-3", "contract", "revoked")
+
+
+# ---- f. Slurm ------------------------------------------------------------------------------------------------------
+def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sandbox):
+    before = None if sandbox.real else sandbox.inventory()
+    tf.write(slurm_example())
+    tf.apply()
+    assert_no_changes(tf)
+    artefacts = resources(tf)[RESEARCH]["slurm_artefacts"]
+    assert any("add account research" in line for line in artefacts["sacctmgr_commands"]), artefacts
+    assert "PrivateData=" in artefacts["slurm_conf"], artefacts
+    if before is not None:
+        assert sandbox.inventory() == before  # no AWS writes
