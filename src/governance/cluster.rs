@@ -119,11 +119,15 @@ pub fn clu_2(view: &ClusterView, at: AttributePath) -> Check {
     if !unknown.is_empty() {
         return Check::unknowns(rule, &unknown);
     }
-    if shared {
-        Check::passed(rule, format!("every project has a task view restriction; {counts}"))
-    } else {
-        Check::passed(rule, format!("no second project or tenant yet; {counts}"))
-    }
+    // One wording whether or not the cluster is shared yet: a plan made before another tenant exists and the
+    // re-plan at apply after it does must agree (Terraform rejects a final plan that differs).
+    Check::passed(
+        rule,
+        format!(
+            "every project sharing cluster {:?} has a task view restriction",
+            view.cluster_name
+        ),
+    )
 }
 
 /// CLU-3: the restricted project role has no cluster-scoped view/edit/admin access policy.
@@ -235,11 +239,11 @@ pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String
     let mut unknown = Vec::new();
     let mut workload_roles = Vec::new();
     match &tenant.workload_role_arn {
-        Some(arn) => workload_roles.push(("role_arn", arn.as_str())),
-        None => unknown.push(paths::tenant::workload("role_arn").to_string()),
+        Some(arn) => workload_roles.push((paths::tenant::workload_role_arn(), arn.as_str())),
+        None => unknown.push(paths::tenant::workload_role_arn().to_string()),
     }
     match &tenant.target_role_arn {
-        Setting::Set(arn) => workload_roles.push(("target_role_arn", arn.as_str())),
+        Setting::Set(arn) => workload_roles.push((paths::tenant::workload("target_role_arn"), arn.as_str())),
         Setting::Unknown => unknown.push(paths::tenant::workload("target_role_arn").to_string()),
         Setting::Unset => {}
     }
@@ -259,11 +263,11 @@ pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String
             .map(|arn| ("a cluster-admin role".to_string(), arn.as_str())),
     );
     let mut findings = Vec::new();
-    for (field, arn) in &workload_roles {
+    for (at, arn) in &workload_roles {
         if let Some((what, _)) = forbidden.iter().find(|(_, other)| same_role(arn, other)) {
             findings.push(Finding::new(
                 rule,
-                paths::tenant::workload(field),
+                at.clone(),
                 *arn,
                 format!("the workload role is {what}"),
                 "give the tenant its own workload role; admin and project identities never run workloads",

@@ -110,7 +110,7 @@ fn clu_6_keeps_workload_roles_apart_from_project_and_admin_roles() {
     assert!(clu_6(&tenant(), &contract(), &[]).is_passed());
     assert_eq!(
         examples::failing(RuleId::Clu6).findings()[0].path.to_string(),
-        "workload.role_arn"
+        "workload_role_arn"
     );
     let admins = cluster_admin_principals(&[
         entry(TARGET_ROLE, "AmazonEKSClusterAdminPolicy", AccessScope::Cluster),

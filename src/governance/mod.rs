@@ -110,7 +110,7 @@ pub fn check_contract(
     report.with_exceptions(&contract.exceptions, today)
 }
 
-/// A tenant's rules: WKL-1..11, ORG-2, CLU-2, CLU-6 and LIF-3. Paths point into `hyperpod_tenant`; the contract is
+/// A tenant's rules: WKL-1..11, ORG-2, CLU-2, CLU-6, LIF-3 and EXC-1 (on the contract's exceptions). Paths point into `hyperpod_tenant`; the contract is
 /// the one the tenant references, `view` its cluster (with this tenant among `tenants.planned`).
 pub fn check_tenant(
     tenant: &Tenant,
@@ -139,6 +139,10 @@ pub fn check_tenant(
     ]
     .into_iter()
     .collect();
+    // The exceptions a tenant relies on live in its contract: judge them here too, pointing into `contract`.
+    let exceptions = Report::from_iter([exceptions::exc_1(contract, today)]).under(&paths::tenant::contract());
+    let mut report = report;
+    report.checks.extend(exceptions.checks);
     report.with_exceptions(&contract.exceptions, today)
 }
 

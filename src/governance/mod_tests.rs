@@ -179,7 +179,11 @@ fn check_contract_applies_valid_exceptions() {
 #[test]
 fn check_tenant_binding_and_restriction_run_their_rules() {
     let tenant_report = check_tenant(&tenant(), &contract(), &view(), &[], today());
-    assert_eq!(tenant_report.checks.len(), 15);
+    assert_eq!(tenant_report.checks.len(), 16);
+    assert!(
+        tenant_report.check(RuleId::Exc1).is_some(),
+        "EXC-1 judges the contract's exceptions too"
+    );
     assert!(
         tenant_report.checks.iter().all(Check::is_passed),
         "{:?}",
@@ -195,6 +199,12 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
     });
     assert!(check_tenant(&open, &contract(), &view(), &[], today()).has_errors(false));
     assert!(!check_tenant(&open, &with_exception, &view(), &[], today()).has_errors(false));
+    // An expired exception waives nothing, and EXC-1 points into the tenant's `contract` argument.
+    with_exception.exceptions[0].expires = date(2026, 5, 1);
+    let expired = check_tenant(&open, &with_exception, &view(), &[], today());
+    assert!(expired.check(RuleId::Wkl8).is_some_and(Check::is_failed));
+    let exc = expired.check(RuleId::Exc1).expect("EXC-1 ran");
+    assert_eq!(exc.findings()[0].path.to_string(), "contract.exception[0].expires");
 
     let project = live().project;
     let binding_report = check_binding(&binding(), &contract(), &project, &view(), today());

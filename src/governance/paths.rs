@@ -105,9 +105,13 @@ pub mod tenant {
     pub fn default_deny() -> AttributePath {
         nested("network_policy", "default_deny")
     }
-    /// `workload.role_arn`, `.target_role_arn`, `.disable_session_tags`, `.session_policy`.
+    /// `workload.service_account`, `.target_role_arn`, `.disable_session_tags`, `.session_policy`.
     pub fn workload(field: &str) -> AttributePath {
         nested("workload", field)
+    }
+    /// The tenant workload role the provider creates (the Pod Identity `roleArn`).
+    pub fn workload_role_arn() -> AttributePath {
+        AttributePath::attr("workload_role_arn")
     }
     /// `data.buckets`, `data.kms_keys`, `data.grantee_role_arn`.
     pub fn data(field: &str) -> AttributePath {

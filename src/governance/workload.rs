@@ -121,7 +121,14 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
             format!("{reason}; the tenants planned in this run fit on their own"),
         );
     }
-    Check::passed(rule, format!("{} tenant(s) fit the instance groups", tenants.len()))
+    // No count in the wording: the plan and the re-plan at apply may see different numbers of tenants.
+    Check::passed(
+        rule,
+        format!(
+            "the guaranteed quotas on cluster {:?} fit its instance groups",
+            view.cluster_name
+        ),
+    )
 }
 
 /// WKL-4: the tenant's priority class exists in the cluster's scheduling policy (`Known(None)`: no policy).

@@ -197,8 +197,12 @@ impl Validator for EachOneOf {
     }
 }
 
-/// Calls `f` with each known string element of a list or set (sets have no index Terraform can point at).
+/// Calls `f` with each known string element of a list or set (sets have no index Terraform can point at), or with
+/// the string itself.
 pub fn each_string(value: &Value, mut f: impl FnMut(&str)) {
+    if let Value::String(text) = value {
+        f(text);
+    }
     if let Value::List(items) | Value::Set(items) = value {
         for item in items {
             if let Value::String(text) = item {

@@ -60,6 +60,7 @@ impl PluginProvider for HyperpodProvider {
         vec![
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
+            Arc::new(crate::resources::tenant::Tenant::default()),
         ]
     }
 

@@ -1,4 +1,6 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
 pub mod connection_contract;
+pub mod planned;
 pub mod scheduling_policy;
+pub mod tenant;
 pub mod validators;

@@ -35,16 +35,17 @@ impl Validator for IsArn {
         "A full ARN, e.g. `arn:aws:iam::123456789012:role/terraform`.".to_string()
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-        if let Value::String(text) = value
-            && let Err(problem) = Arn::parse(text)
-        {
-            diagnostics.push(Diagnostic::invalid_value(
-                path.clone(),
-                format!("{text:?}"),
-                &problem,
-                "use a full ARN such as \"arn:aws:iam::123456789012:role/name\"",
-            ));
-        }
+        // A single ARN, or each element of a list of them.
+        each_string(value, |text| {
+            if let Err(problem) = Arn::parse(text) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    path.clone(),
+                    format!("{text:?}"),
+                    &problem,
+                    "use a full ARN such as \"arn:aws:iam::123456789012:role/name\"",
+                ));
+            }
+        });
     }
 }
 

@@ -6,6 +6,9 @@ mod live;
 mod model;
 mod schema;
 
+pub use model::contract_from_governance;
+pub use schema::governance_type;
+
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;

@@ -135,6 +135,31 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
         ("slurm_partitions", text_list(&contract.slurm.partitions)),
         ("approved_account_ids", text_list(&contract.approved_account_ids)),
         ("excepted_rules", text_list(excepted_rules)),
+        (
+            "owners",
+            object([
+                ("business", text(&contract.owners.business)),
+                ("operations", text(&contract.owners.operations)),
+                ("cost", text(&contract.owners.cost)),
+            ]),
+        ),
+        (
+            "exception",
+            Value::List(
+                contract
+                    .exceptions
+                    .iter()
+                    .map(|exception| {
+                        object([
+                            ("rule", text(exception.rule.id())),
+                            ("owner", text(&exception.owner)),
+                            ("expires", text(exception.expires.to_string())),
+                            ("reason", text(&exception.reason)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
     ])
 }
 
@@ -151,4 +176,82 @@ pub fn checks_value(rows: &[ChecklistRow]) -> Value {
             })
             .collect(),
     )
+}
+
+/// The engine's view of a contract as a dependent sees it: the `governance` facts it took as its `contract`
+/// argument. Fields dependents' rules never read (review, monitoring, Unified Studio domain) are neutral. `None`
+/// while a fact is unknown (the contract itself waits on a resource not created yet).
+pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
+    let lists_known = [
+        "eks_namespaces",
+        "slurm_accounts",
+        "approved_account_ids",
+        "exception",
+        "lifecycle_state",
+    ]
+    .iter()
+    .all(|name| facts.get_attr(name).is_some_and(Value::is_wholly_known));
+    if !lists_known {
+        return None;
+    }
+    let owners = nested(facts, "owners");
+    let owner = |field: &str| owners.and_then(|o| string(o, field)).unwrap_or_default();
+    let exceptions = elements(facts, "exception")
+        .iter()
+        .filter_map(|exception| {
+            Some(Exception {
+                rule: RuleId::from_str(&known(exception, "rule")?).ok()?,
+                owner: known(exception, "owner").unwrap_or_default(),
+                expires: parse_date(&known(exception, "expires")?)?,
+                reason: known(exception, "reason").unwrap_or_default(),
+            })
+        })
+        .collect();
+    Some(Contract {
+        name: known(facts, "contract")?,
+        owners: Owners {
+            business: owner("business"),
+            operations: owner("operations"),
+            cost: owner("cost"),
+        },
+        unified_studio: UnifiedStudio {
+            domain_id: known(facts, "domain_id"),
+            domain_unit_id: None,
+            project_id: known(facts, "project_id"),
+        },
+        cluster: ClusterRef {
+            account_id: known(facts, "cluster_account_id")?,
+            region: known(facts, "cluster_region")?,
+            name: known(facts, "cluster_name")?,
+            orchestrator: Orchestrator::from_str(&known(facts, "orchestrator")?).ok()?,
+        },
+        project_role_arn: known(facts, "project_role_arn"),
+        access_role_arn: known(facts, "access_role_arn"),
+        approved_workload_types: Vec::new(),
+        data_classification: String::new(),
+        eks_namespaces: strings(facts, "eks_namespaces"),
+        slurm: SlurmScope {
+            accounts: strings(facts, "slurm_accounts"),
+            partitions: strings(facts, "slurm_partitions"),
+        },
+        scheduling: Scheduling {
+            policy: String::new(),
+            exception_owner: String::new(),
+        },
+        monitoring: Vec::new(),
+        support: String::new(),
+        decommission: String::new(),
+        approved_account_ids: strings(facts, "approved_account_ids"),
+        approved_public_cidrs: Vec::new(),
+        review: Review {
+            interval_days: 0,
+            last_reviewed: time::Date::MIN,
+            approved_by: String::new(),
+        },
+        lifecycle: match known(facts, "lifecycle_state").as_deref() {
+            Some("revoked") => LifecycleState::Revoked,
+            _ => LifecycleState::Approved,
+        },
+        exceptions,
+    })
 }

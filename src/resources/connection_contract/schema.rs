@@ -133,54 +133,7 @@ pub fn schema() -> Schema {
             .computed()
             .describe("What was checked, what was found, or why it was skipped."),
     ];
-    let governance = vec![
-        Attribute::string("contract")
-            .computed()
-            .describe("Contract name (the `hyperpod:contract` tag value)."),
-        Attribute::string("lifecycle_state")
-            .computed()
-            .describe("`approved` or `revoked`."),
-        Attribute::string("review_status")
-            .computed()
-            .describe("Review status at plan time."),
-        Attribute::string("domain_id")
-            .computed()
-            .describe("Unified Studio domain."),
-        Attribute::string("project_id")
-            .computed()
-            .describe("Unified Studio project."),
-        Attribute::string("cluster_account_id")
-            .computed()
-            .describe("Capacity account."),
-        Attribute::string("cluster_region")
-            .computed()
-            .describe("Cluster region."),
-        Attribute::string("cluster_name").computed().describe("Cluster name."),
-        Attribute::string("orchestrator")
-            .computed()
-            .describe("`eks` or `slurm`."),
-        Attribute::string("project_role_arn")
-            .computed()
-            .describe("Project role."),
-        Attribute::string("access_role_arn")
-            .computed()
-            .describe("Connection access role."),
-        Attribute::new("eks_namespaces", strings())
-            .computed()
-            .describe("Namespaces tenants may use."),
-        Attribute::new("slurm_accounts", strings())
-            .computed()
-            .describe("Slurm accounts."),
-        Attribute::new("slurm_partitions", strings())
-            .computed()
-            .describe("Slurm partitions."),
-        Attribute::new("approved_account_ids", strings())
-            .computed()
-            .describe("Approved consumer and data accounts."),
-        Attribute::new("excepted_rules", strings())
-            .computed()
-            .describe("Rules with a valid exception."),
-    ];
+    let governance = governance_attributes();
 
     Schema {
         version: 0,
@@ -292,4 +245,83 @@ pub fn schema() -> Schema {
         .block(single("review", review))
         .block(NestedBlock::list("exception", exception)),
     }
+}
+
+fn owners_type() -> Type {
+    Type::Object(
+        ["business", "operations", "cost"]
+            .map(|k| (k.to_string(), Type::String))
+            .into(),
+    )
+}
+
+fn exception_type() -> Type {
+    Type::Object(
+        ["rule", "owner", "expires", "reason"]
+            .map(|k| (k.to_string(), Type::String))
+            .into(),
+    )
+}
+
+/// The `governance` attribute's fields: what tenants, bindings and restrictions check against.
+pub fn governance_attributes() -> Vec<Attribute> {
+    vec![
+        Attribute::string("contract")
+            .computed()
+            .describe("Contract name (the `hyperpod:contract` tag value)."),
+        Attribute::string("lifecycle_state")
+            .computed()
+            .describe("`approved` or `revoked`."),
+        Attribute::string("review_status")
+            .computed()
+            .describe("Review status at plan time."),
+        Attribute::string("domain_id")
+            .computed()
+            .describe("Unified Studio domain."),
+        Attribute::string("project_id")
+            .computed()
+            .describe("Unified Studio project."),
+        Attribute::string("cluster_account_id")
+            .computed()
+            .describe("Capacity account."),
+        Attribute::string("cluster_region")
+            .computed()
+            .describe("Cluster region."),
+        Attribute::string("cluster_name").computed().describe("Cluster name."),
+        Attribute::string("orchestrator")
+            .computed()
+            .describe("`eks` or `slurm`."),
+        Attribute::string("project_role_arn")
+            .computed()
+            .describe("Project role."),
+        Attribute::string("access_role_arn")
+            .computed()
+            .describe("Connection access role."),
+        Attribute::new("eks_namespaces", strings())
+            .computed()
+            .describe("Namespaces tenants may use."),
+        Attribute::new("slurm_accounts", strings())
+            .computed()
+            .describe("Slurm accounts."),
+        Attribute::new("slurm_partitions", strings())
+            .computed()
+            .describe("Slurm partitions."),
+        Attribute::new("approved_account_ids", strings())
+            .computed()
+            .describe("Approved consumer and data accounts."),
+        Attribute::new("excepted_rules", strings())
+            .computed()
+            .describe("Rules with a valid exception."),
+        Attribute::new("owners", owners_type())
+            .computed()
+            .describe("The accountable owners (`business`, `operations`, `cost`), for LIF-3."),
+        Attribute::new("exception", Type::list(exception_type()))
+            .computed()
+            .describe("Every exception as written (`rule`, `owner`, `expires`, `reason`), for EXC-1 in dependents."),
+    ]
+}
+
+/// The type of `governance`, which dependents take as their `contract` argument.
+pub fn governance_type() -> Type {
+    Attribute::nested("governance", Nesting::Single, governance_attributes()).value_type()
 }

@@ -4,6 +4,7 @@
 mod model;
 mod schema;
 
+pub use model::governance_type;
 pub use schema::ENTITY_NAME;
 
 use std::collections::{BTreeMap, HashSet};
@@ -213,6 +214,8 @@ impl Resource<AwsClient> for SchedulingPolicy {
             let all = merge_tags(&client.default_tags, &string_map(&change.planned, "tags"));
             change.set("tags_all", text_map(&all));
         }
+        let facts = model::governance_value(&change.planned);
+        change.set("governance", facts);
         let Some(cluster_name) = cluster_name else {
             return Ok(()); // Unknown until another resource is applied; checked at apply.
         };

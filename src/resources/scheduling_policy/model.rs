@@ -8,7 +8,8 @@ use crate::aws::sagemaker::{PriorityClass, SchedulerConfig};
 use crate::protocol::object::{
     boolean, elements, int, integer, object, optional_text, string, string_map, text, text_map,
 };
-use crate::protocol::value::Value;
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::{Type, Value};
 
 /// The user-controlled parts of a scheduling policy.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,7 +107,7 @@ pub fn flatten(
     } else {
         text_map(&tags)
     };
-    object([
+    let mut state = object([
         ("id", text(&config.id)),
         ("arn", text(&config.arn)),
         ("cluster_name", text(cluster_name)),
@@ -136,7 +137,47 @@ pub fn flatten(
             ),
         ),
         ("timeouts", prior.get_attr("timeouts").cloned().unwrap_or(Value::Null)),
+    ]);
+    let facts = governance_value(&state);
+    set_attr(&mut state, "governance", facts);
+    state
+}
+
+/// The `governance` attribute, derived from the policy's own attributes so it is known at plan time: what a
+/// `hyperpod_tenant` checks its priority class (WKL-4) and fair-share weight (WKL-6) against. An unknown
+/// `fair_share` (unset, SageMaker's default applies) stays unknown.
+pub fn governance_value(policy: &Value) -> Value {
+    let classes: Option<Vec<Value>> = match policy.get_attr("priority_class") {
+        Some(Value::List(classes)) => classes
+            .iter()
+            .map(|class| string(class, "name").map(Value::String))
+            .collect(),
+        Some(Value::Null) | None => Some(Vec::new()),
+        Some(_) => None,
+    };
+    object([
+        (
+            "cluster_name",
+            policy.get_attr("cluster_name").cloned().unwrap_or(Value::Null),
+        ),
+        ("priority_classes", classes.map_or(Value::Unknown, Value::List)),
+        (
+            "fair_share",
+            policy.get_attr("fair_share").cloned().unwrap_or(Value::Null),
+        ),
     ])
+}
+
+/// The type of `governance`.
+pub fn governance_type() -> Type {
+    Type::Object(
+        [
+            ("cluster_name".to_string(), Type::String),
+            ("priority_classes".to_string(), Type::list(Type::String)),
+            ("fair_share".to_string(), Type::Bool),
+        ]
+        .into(),
+    )
 }
 
 #[cfg(test)]

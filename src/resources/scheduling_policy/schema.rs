@@ -123,6 +123,14 @@ pub fn schema() -> Schema {
                 .computed()
                 .describe("Status reported by SageMaker, e.g. `Created`."),
         )
+        .attribute(
+            Attribute::new("governance", super::model::governance_type())
+                .computed()
+                .describe(
+                    "The facts a `hyperpod_tenant` checks against (`cluster_name`, `priority_classes`, `fair_share`), \
+                     known at plan time: pass it as the tenant's `scheduling_policy`.",
+                ),
+        )
         .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
         .block(timeouts_block(&["create", "update", "delete"], "10m")),
     }

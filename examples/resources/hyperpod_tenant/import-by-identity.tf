@@ -1,0 +1,7 @@
+import {
+  to = hyperpod_tenant.research
+  identity = {
+    cluster_name = "ml-capacity"
+    team         = "research"
+  }
+}

@@ -1,0 +1,49 @@
+# The research team on the shared cluster `ml-capacity`: a guaranteed share of two p5 instances, borrowing idle
+# capacity at low priority (and preempted when production needs it back), its own namespace, workload identity,
+# network isolation and data grants. `terraform plan` shows every object below before anything is created.
+resource "hyperpod_tenant" "research" {
+  contract          = hyperpod_connection_contract.research.governance
+  scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  team              = "research"
+
+  quota {
+    instance_type = "ml.p5.48xlarge"
+    count         = 2
+  }
+
+  sharing {
+    strategy     = "LendAndBorrow"
+    borrow_limit = 50
+  }
+
+  preempt_team_tasks = "Never"
+  fair_share_weight  = 10
+  priority_class     = "research"
+
+  # Seeing and acting are separate grants, to groups (WKL-7, WKL-10).
+  viewer_groups           = ["research-viewers"]
+  viewer_principal_arns   = ["arn:aws:iam::123456789012:role/research-viewers"]
+  operator_groups         = ["research-operators"]
+  operator_principal_arns = ["arn:aws:iam::123456789012:role/research-operators"]
+
+  # Default deny, plus DNS and pod-to-pod traffic inside the namespace for distributed training (WKL-8).
+  network_policy {
+    egress_cidrs = ["10.20.0.0/16"]
+  }
+
+  # Pods run as `research-jobs`, mapped by EKS Pod Identity to the tenant's own role, chained to the consumer
+  # account's role (its account must be approved in the contract: ORG-2).
+  workload {
+    service_account = "research-jobs"
+    target_role_arn = "arn:aws:iam::444455556666:role/research-consumer"
+  }
+
+  # Data goes to the workload role, never to the project role (WKL-11).
+  data {
+    kms_keys = ["arn:aws:kms:us-west-2:123456789012:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
+  }
+
+  tags = {
+    "cost-center" = "research"
+  }
+}

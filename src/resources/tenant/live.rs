@@ -1,0 +1,219 @@
+//! What a tenant's plan reads from AWS: the cluster (instance groups, orchestrator), the other teams' compute quotas
+//! (WKL-3, WKL-5, and through their tags the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6)
+//! and the EKS access entries (cluster-admin principals for CLU-6, task view restrictions for CLU-2).
+
+use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
+use crate::aws::eks_access::{find_access_entry, list_access_entries};
+use crate::aws::ids::Arn;
+use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
+use crate::aws::{AwsClient, AwsError};
+use crate::governance::{
+    AccessEntry, AccessScope, AssociatedPolicy, Capacity, Contract, Fact, ProjectOnCluster, SchedulingPolicy, Sharing,
+    SharingStrategy, TaskViewRestriction, TenantCapacity,
+};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+
+pub const PROJECT_TAG: &str = "hyperpod:project";
+pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
+
+/// A tenant as the horizontal rules see it, with the project behind it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TenantOnCluster {
+    pub capacity: TenantCapacity,
+    pub project: Option<ProjectOnCluster>,
+}
+
+pub struct ClusterFacts {
+    pub cluster: HyperPodCluster,
+    pub tenants: Fact<Vec<TenantOnCluster>>,
+    pub scheduling_policy: Fact<Option<SchedulingPolicy>>,
+    pub access_entries: Fact<Vec<AccessEntry>>,
+}
+
+fn unavailable(what: &str, err: &AwsError) -> String {
+    format!("could not read {what}: {err}")
+}
+
+pub fn contract_path() -> AttributePath {
+    AttributePath::attr("contract")
+}
+
+/// Finds the contract's cluster; a cluster that does not exist where the contract says fails the plan.
+pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> Result<HyperPodCluster, Diagnostics> {
+    let wanted = &contract.cluster;
+    let (account, region) = (client.account_id.as_str(), client.region.as_str());
+    if wanted.account_id != account || wanted.region != region {
+        return Err(Diagnostic::invalid_value(
+            contract_path().push_attr("cluster_account_id"),
+            format!("{} in {}", wanted.account_id, wanted.region),
+            &format!("the provider is configured for account {account} in {region}"),
+            "plan tenants with a provider configured for the contract's capacity account and region",
+        )
+        .into());
+    }
+    find_cluster(&client.sagemaker, &wanted.name).await.map_err(|err| {
+        if err.is_not_found() {
+            Diagnostics::from(Diagnostic::invalid_value(
+                contract_path().push_attr("cluster_name"),
+                format!("{:?}", wanted.name),
+                &format!("no HyperPod cluster of that name exists in account {account} region {region}"),
+                "fix the contract's cluster, or create the cluster first",
+            ))
+        } else {
+            err.diagnostics(contract_path(), "Cannot read the HyperPod cluster")
+        }
+    })
+}
+
+pub async fn gather(client: &AwsClient, cluster: HyperPodCluster) -> ClusterFacts {
+    let eks_cluster_name = match &cluster.orchestrator {
+        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
+            Arn::parse(eks_cluster_arn)
+                .map(|arn| arn.resource_id().to_string())
+                .unwrap_or_else(|_| eks_cluster_arn.clone()),
+        ),
+        sagemaker::Orchestrator::Slurm => None,
+    };
+    let Some(eks_name) = eks_cluster_name else {
+        // Slurm: no compute quotas, no cluster policy, no access entries; the rules that need them do not apply.
+        return ClusterFacts {
+            cluster,
+            tenants: Fact::Known(Vec::new()),
+            scheduling_policy: Fact::Known(None),
+            access_entries: Fact::Known(Vec::new()),
+        };
+    };
+    let (tenants, policy, entries) = tokio::join!(
+        live_tenants(client, &cluster.arn),
+        live_policy(client, &cluster.arn),
+        live_access_entries(client, &eks_name),
+    );
+    ClusterFacts {
+        cluster,
+        tenants,
+        scheduling_policy: policy,
+        access_entries: entries,
+    }
+}
+
+pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
+    TenantCapacity {
+        team: quota.team_name.clone(),
+        quota: quota
+            .resources
+            .iter()
+            .filter_map(|r| {
+                r.count.map(|count| Capacity {
+                    instance_type: r.instance_type.clone(),
+                    count: i64::from(count),
+                })
+            })
+            .collect(),
+        sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
+            strategy: match strategy {
+                "Lend" => SharingStrategy::Lend,
+                "DontLend" => SharingStrategy::DontLend,
+                _ => SharingStrategy::LendAndBorrow,
+            },
+            borrow_limit: quota.borrow_limit.map(i64::from),
+        }),
+    }
+}
+
+async fn live_tenants(client: &AwsClient, cluster_arn: &str) -> Fact<Vec<TenantOnCluster>> {
+    let quotas = match list_compute_quotas(&client.sagemaker, cluster_arn).await {
+        Ok(quotas) => quotas,
+        Err(err) => return Fact::Unavailable(unavailable("the cluster's compute quotas", &err)),
+    };
+    let mut tenants = Vec::new();
+    for quota in &quotas {
+        // The project behind a quota is in the tags this provider writes; foreign quotas have none.
+        let tags = sagemaker::list_tags(&client.sagemaker, &quota.arn)
+            .await
+            .unwrap_or_default();
+        let project = tags.get(PROJECT_TAG).map(|project_id| ProjectOnCluster {
+            project_id: project_id.clone(),
+            project_role_arn: tags.get(PROJECT_ROLE_TAG).cloned(),
+        });
+        tenants.push(TenantOnCluster {
+            capacity: capacity_of(quota),
+            project,
+        });
+    }
+    Fact::Known(tenants)
+}
+
+async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<SchedulingPolicy>> {
+    let read = async {
+        let Some(id) = sagemaker::find_scheduler_config_for_cluster(&client.sagemaker, cluster_arn).await? else {
+            return Ok(None);
+        };
+        let config = sagemaker::find_scheduler_config(&client.sagemaker, &id).await?;
+        Ok::<_, AwsError>(Some(SchedulingPolicy {
+            priority_classes: config.priority_classes.into_iter().map(|class| class.name).collect(),
+            fair_share: config.fair_share.unwrap_or(true),
+        }))
+    };
+    match read.await {
+        Ok(policy) => Fact::Known(policy),
+        Err(err) => Fact::Unavailable(unavailable("the cluster's scheduling policy", &err)),
+    }
+}
+
+async fn live_access_entries(client: &AwsClient, eks_name: &str) -> Fact<Vec<AccessEntry>> {
+    let read = async {
+        let mut entries = Vec::new();
+        for principal in list_access_entries(&client.eks, eks_name).await? {
+            let record = match find_access_entry(&client.eks, eks_name, &principal).await {
+                Ok(record) => record,
+                Err(err) if err.is_not_found() => continue, // deleted while listing
+                Err(err) => return Err(err),
+            };
+            entries.push(AccessEntry {
+                principal_arn: record.principal_arn,
+                policies: record
+                    .policies
+                    .into_iter()
+                    .map(|policy| AssociatedPolicy {
+                        policy_arn: policy.policy_arn,
+                        scope: if policy.scope_type == "namespace" {
+                            AccessScope::Namespaces(policy.namespaces)
+                        } else {
+                            AccessScope::Cluster
+                        },
+                    })
+                    .collect(),
+            });
+        }
+        Ok::<_, AwsError>(entries)
+    };
+    match read.await {
+        Ok(entries) => Fact::Known(entries),
+        Err(err) => Fact::Unavailable(unavailable("the EKS access entries", &err)),
+    }
+}
+
+/// Task view restrictions as they exist: principals whose access is namespace-scoped only.
+pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
+    entries
+        .iter()
+        .filter(|entry| !entry.policies.is_empty())
+        .filter(|entry| {
+            entry
+                .policies
+                .iter()
+                .all(|p| matches!(p.scope, AccessScope::Namespaces(_)))
+        })
+        .map(|entry| TaskViewRestriction {
+            project_role_arn: Some(entry.principal_arn.clone()),
+            namespaces: entry
+                .policies
+                .iter()
+                .flat_map(|p| match &p.scope {
+                    AccessScope::Namespaces(namespaces) => namespaces.clone(),
+                    AccessScope::Cluster => Vec::new(),
+                })
+                .collect(),
+        })
+        .collect()
+}

@@ -1,0 +1,334 @@
+//! The Kubernetes objects of an EKS tenant, rendered at plan time so the reviewer reads exactly what apply writes:
+//! the service account, viewer and operator RBAC bound to groups, and default-deny NetworkPolicies with explicit
+//! allows. `normalize` turns a live object back into the same shape, so out-of-band changes show as a diff.
+
+use serde_json::{Value as Json, json};
+
+use super::model::TenantSpec;
+
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY: &str = "terraform-provider-hyperpod";
+pub const TENANT_LABEL: &str = "hyperpod.governance/tenant";
+pub const VIEWER: &str = "hyperpod-tenant-viewer";
+pub const OPERATOR: &str = "hyperpod-tenant-operator";
+pub const DEFAULT_DENY: &str = "hyperpod-tenant-default-deny";
+pub const ALLOW_DNS: &str = "hyperpod-tenant-allow-dns";
+pub const ALLOW_SAME_NAMESPACE: &str = "hyperpod-tenant-allow-same-namespace";
+pub const ALLOW_EGRESS: &str = "hyperpod-tenant-allow-egress";
+
+const RBAC: &str = "rbac.authorization.k8s.io";
+const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
+const NETWORKING_V1: &str = "networking.k8s.io/v1";
+
+/// What the tenant's groups work with: tasks and what they need to follow them. Viewer and operator get the same
+/// resources with different verbs, so seeing and acting stay separate grants (WKL-7).
+const TASK_RESOURCES: &[(&str, &[&str])] = &[
+    ("", &["pods", "pods/log", "events", "services", "configmaps"]),
+    ("batch", &["jobs", "cronjobs"]),
+    ("kubeflow.org", &["pytorchjobs", "mpijobs"]),
+    ("kueue.x-k8s.io", &["workloads"]),
+];
+
+/// One rendered object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// The API's plural resource name, for request paths.
+    pub resource: &'static str,
+    pub name: String,
+    pub body: Json,
+}
+
+impl Manifest {
+    /// The `components` key: `kubernetes/<Kind>/<name>`.
+    pub fn component(&self) -> String {
+        format!("kubernetes/{}/{}", self.kind, self.name)
+    }
+    /// Canonical JSON (keys sorted), as `kubernetes_manifests` holds it.
+    pub fn to_json(&self) -> String {
+        self.body.to_string()
+    }
+}
+
+fn metadata(name: &str, namespace: &str, team: &str) -> Json {
+    json!({
+        "name": name,
+        "namespace": namespace,
+        "labels": { MANAGED_BY_LABEL: MANAGED_BY, TENANT_LABEL: team },
+    })
+}
+
+fn role(name: &str, namespace: &str, team: &str, verbs: &[String]) -> Manifest {
+    let rules: Vec<Json> = TASK_RESOURCES
+        .iter()
+        .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": verbs }))
+        .collect();
+    Manifest {
+        api_version: RBAC_V1,
+        kind: "Role",
+        resource: "roles",
+        name: name.to_string(),
+        body: json!({ "apiVersion": RBAC_V1, "kind": "Role", "metadata": metadata(name, namespace, team), "rules": rules }),
+    }
+}
+
+fn role_binding(name: &str, namespace: &str, team: &str, groups: &[String]) -> Manifest {
+    let subjects: Vec<Json> = groups
+        .iter()
+        .map(|group| json!({ "apiGroup": RBAC, "kind": "Group", "name": group }))
+        .collect();
+    Manifest {
+        api_version: RBAC_V1,
+        kind: "RoleBinding",
+        resource: "rolebindings",
+        name: name.to_string(),
+        body: json!({
+            "apiVersion": RBAC_V1,
+            "kind": "RoleBinding",
+            "metadata": metadata(name, namespace, team),
+            "roleRef": { "apiGroup": RBAC, "kind": "Role", "name": name },
+            "subjects": subjects,
+        }),
+    }
+}
+
+fn network_policy(name: &str, namespace: &str, team: &str, spec: Json) -> Manifest {
+    Manifest {
+        api_version: NETWORKING_V1,
+        kind: "NetworkPolicy",
+        resource: "networkpolicies",
+        name: name.to_string(),
+        body: json!({
+            "apiVersion": NETWORKING_V1,
+            "kind": "NetworkPolicy",
+            "metadata": metadata(name, namespace, team),
+            "spec": spec,
+        }),
+    }
+}
+
+/// Every object of the tenant, in apply order (deletion runs in reverse).
+pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
+    let namespace = spec.namespace();
+    let team = spec.team.as_str();
+    let mut out = Vec::new();
+    if let Some(workload) = &spec.workload {
+        out.push(Manifest {
+            api_version: "v1",
+            kind: "ServiceAccount",
+            resource: "serviceaccounts",
+            name: workload.service_account.clone(),
+            body: json!({
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": metadata(&workload.service_account, &namespace, team),
+            }),
+        });
+    }
+    for (name, groups, verbs) in [
+        (VIEWER, &spec.viewer_groups, &spec.viewer_verbs),
+        (OPERATOR, &spec.operator_groups, &spec.operator_verbs),
+    ] {
+        if !groups.is_empty() {
+            out.push(role(name, &namespace, team, verbs));
+            out.push(role_binding(name, &namespace, team, groups));
+        }
+    }
+    // Without default deny there is nothing to allow: an allow policy alone would isolate the pods it selects.
+    if spec.network.default_deny {
+        out.push(network_policy(
+            DEFAULT_DENY,
+            &namespace,
+            team,
+            json!({ "podSelector": {}, "policyTypes": ["Ingress", "Egress"] }),
+        ));
+        if spec.network.allow_dns {
+            out.push(network_policy(
+                ALLOW_DNS,
+                &namespace,
+                team,
+                json!({
+                    "podSelector": {},
+                    "policyTypes": ["Egress"],
+                    "egress": [{
+                        "to": [{
+                            "namespaceSelector": { "matchLabels": { "kubernetes.io/metadata.name": "kube-system" } },
+                            "podSelector": { "matchLabels": { "k8s-app": "kube-dns" } },
+                        }],
+                        "ports": [{ "port": 53, "protocol": "UDP" }, { "port": 53, "protocol": "TCP" }],
+                    }],
+                }),
+            ));
+        }
+        if spec.network.allow_same_namespace {
+            out.push(network_policy(
+                ALLOW_SAME_NAMESPACE,
+                &namespace,
+                team,
+                json!({
+                    "podSelector": {},
+                    "policyTypes": ["Ingress", "Egress"],
+                    "ingress": [{ "from": [{ "podSelector": {} }] }],
+                    "egress": [{ "to": [{ "podSelector": {} }] }],
+                }),
+            ));
+        }
+        if !spec.network.egress_cidrs.is_empty() {
+            let to: Vec<Json> = spec
+                .network
+                .egress_cidrs
+                .iter()
+                .map(|cidr| json!({ "ipBlock": { "cidr": cidr } }))
+                .collect();
+            out.push(network_policy(
+                ALLOW_EGRESS,
+                &namespace,
+                team,
+                json!({ "podSelector": {}, "policyTypes": ["Egress"], "egress": [{ "to": to }] }),
+            ));
+        }
+    }
+    out
+}
+
+/// A live object in the rendered shape: identity, the labels the provider sets, and the fields it manages (`rules`,
+/// `roleRef` and `subjects`, `spec`). Server-managed metadata and foreign labels are left out.
+pub fn normalize(live: &Json) -> Json {
+    let mut out = serde_json::Map::new();
+    for field in ["apiVersion", "kind"] {
+        if let Some(value) = live.get(field) {
+            out.insert(field.to_string(), value.clone());
+        }
+    }
+    let meta = live.get("metadata").cloned().unwrap_or(Json::Null);
+    let mut labels = serde_json::Map::new();
+    if let Some(live_labels) = meta.get("labels").and_then(Json::as_object) {
+        for key in [MANAGED_BY_LABEL, TENANT_LABEL] {
+            if let Some(value) = live_labels.get(key) {
+                labels.insert(key.to_string(), value.clone());
+            }
+        }
+    }
+    let mut metadata = serde_json::Map::new();
+    for field in ["name", "namespace"] {
+        if let Some(value) = meta.get(field) {
+            metadata.insert(field.to_string(), value.clone());
+        }
+    }
+    if !labels.is_empty() {
+        metadata.insert("labels".to_string(), Json::Object(labels));
+    }
+    out.insert("metadata".to_string(), Json::Object(metadata));
+    for field in ["rules", "roleRef", "subjects", "spec"] {
+        if let Some(value) = live.get(field) {
+            out.insert(field.to_string(), value.clone());
+        }
+    }
+    Json::Object(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::governance::Setting;
+    use crate::resources::tenant::model::{DataSpec, NetworkSpec, WorkloadSpec};
+
+    pub fn spec() -> TenantSpec {
+        TenantSpec {
+            team: "research".into(),
+            quota: Vec::new(),
+            sharing: None,
+            preempt_team_tasks: "LowerPriority".into(),
+            fair_share_weight: None,
+            priority_class: None,
+            activation_state: "Enabled".into(),
+            viewer_groups: vec!["research-viewers".into()],
+            operator_groups: vec!["research-operators".into()],
+            viewer_principal_arns: Vec::new(),
+            operator_principal_arns: Vec::new(),
+            viewer_verbs: vec!["get".into(), "list".into(), "watch".into()],
+            operator_verbs: vec!["create".into(), "delete".into()],
+            network: NetworkSpec {
+                default_deny: true,
+                allow_dns: true,
+                allow_same_namespace: true,
+                egress_cidrs: vec!["10.0.0.0/16".into()],
+            },
+            workload: Some(WorkloadSpec {
+                service_account: "research-jobs".into(),
+                target_role_arn: Setting::Unset,
+                disable_session_tags: false,
+                session_policy: None,
+            }),
+            data: DataSpec::default(),
+            slurm: None,
+            tags: Default::default(),
+        }
+    }
+
+    fn names(manifests: &[Manifest]) -> Vec<String> {
+        manifests.iter().map(Manifest::component).collect()
+    }
+
+    #[test]
+    fn renders_identity_rbac_and_network_isolation_in_apply_order() {
+        let manifests = render(&spec());
+        assert_eq!(
+            names(&manifests),
+            [
+                "kubernetes/ServiceAccount/research-jobs",
+                "kubernetes/Role/hyperpod-tenant-viewer",
+                "kubernetes/RoleBinding/hyperpod-tenant-viewer",
+                "kubernetes/Role/hyperpod-tenant-operator",
+                "kubernetes/RoleBinding/hyperpod-tenant-operator",
+                "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny",
+                "kubernetes/NetworkPolicy/hyperpod-tenant-allow-dns",
+                "kubernetes/NetworkPolicy/hyperpod-tenant-allow-same-namespace",
+                "kubernetes/NetworkPolicy/hyperpod-tenant-allow-egress",
+            ]
+        );
+        for manifest in &manifests {
+            assert_eq!(manifest.body["metadata"]["namespace"], "hyperpod-ns-research");
+            assert_eq!(manifest.body["metadata"]["labels"][TENANT_LABEL], "research");
+        }
+        let viewer = &manifests[1].body;
+        assert_eq!(viewer["rules"][0]["verbs"], json!(["get", "list", "watch"]));
+        let binding = &manifests[2].body;
+        assert_eq!(binding["subjects"][0]["kind"], "Group");
+        assert_eq!(binding["subjects"][0]["name"], "research-viewers");
+        assert_eq!(manifests[5].body["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
+        assert_eq!(
+            manifests[8].body["spec"]["egress"][0]["to"][0]["ipBlock"]["cidr"],
+            "10.0.0.0/16"
+        );
+    }
+
+    #[test]
+    fn no_groups_no_rbac_and_no_default_deny_no_policies() {
+        let mut open = spec();
+        open.viewer_groups.clear();
+        open.network.default_deny = false;
+        assert_eq!(
+            names(&render(&open)),
+            [
+                "kubernetes/ServiceAccount/research-jobs",
+                "kubernetes/Role/hyperpod-tenant-operator",
+                "kubernetes/RoleBinding/hyperpod-tenant-operator"
+            ]
+        );
+    }
+
+    #[test]
+    fn normalize_keeps_managed_fields_and_drops_server_metadata() {
+        let rendered = render(&spec()).remove(5).body;
+        let mut live = rendered.clone();
+        live["metadata"]["uid"] = json!("1234");
+        live["metadata"]["resourceVersion"] = json!("7");
+        live["metadata"]["labels"]["someone-else"] = json!("x");
+        live["status"] = json!({});
+        assert_eq!(normalize(&live), rendered);
+        live["spec"]["policyTypes"] = json!(["Ingress"]);
+        assert_ne!(normalize(&live), rendered, "a changed spec is drift");
+    }
+}

@@ -1,0 +1,361 @@
+//! `hyperpod_tenant`: one team on a shared HyperPod cluster, with everything the governance model asks for it.
+//!
+//! - `schema.rs`: arguments and computed attributes; `model.rs`: the typed spec and the engine's `Tenant`.
+//! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `live.rs` and the tenants planned in this
+//!   run from `resources::planned`) and every predicted object.
+//! - `compose.rs`: apply (create and update share one reconciler) and destroy; `manifests.rs` renders the Kubernetes
+//!   objects, `slurm.rs` the Slurm accounting artefacts.
+//! - `refresh.rs`: read (drift) and import.
+
+mod compose;
+mod live;
+mod manifests;
+mod model;
+mod plan;
+mod refresh;
+mod schema;
+mod slurm;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::aws::AwsClient;
+use crate::governance::Contract;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{string, string_map, text, text_map, timeout, unknowns_to_null};
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
+use crate::protocol::schema::{IdentitySchema, Schema};
+use crate::protocol::value::Value;
+use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::planned::PlannedInventory;
+use compose::{Composer, Target};
+use live::TenantOnCluster;
+use model::TenantSpec;
+
+pub const TYPE_NAME: &str = "hyperpod_tenant";
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
+
+pub struct Tenant {
+    schema: Schema,
+    identity: IdentitySchema,
+    /// Tenants planned by this provider process, per cluster (WKL-3, WKL-5, CLU-2 on the first plan).
+    planned: PlannedInventory<TenantOnCluster>,
+}
+
+impl Default for Tenant {
+    fn default() -> Self {
+        Self {
+            schema: schema::schema(),
+            identity: schema::identity_schema(),
+            planned: PlannedInventory::default(),
+        }
+    }
+}
+
+fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
+}
+
+/// The contract and spec in `value`, or `None` while either depends on a resource not created yet.
+fn inputs(value: &Value) -> Option<(Contract, TenantSpec)> {
+    let contract = contract_from_governance(value.get_attr("contract")?)?;
+    let spec = TenantSpec::from_value(value)?;
+    Some((contract, spec))
+}
+
+/// The workload role name the user chose, if any (from configuration, or kept from state).
+fn chosen_role_name(config: &Value, prior: Option<&Value>) -> Option<String> {
+    string(config, "workload_role_name").or_else(|| prior.and_then(|p| string(p, "workload_role_name")))
+}
+
+impl Tenant {
+    /// Everything apply needs from the planned value. Apply re-derives (and re-judges) when the plan could not.
+    async fn target(
+        &self,
+        client: &AwsClient,
+        planned: &Value,
+        prior: Option<&Value>,
+        operation: &str,
+    ) -> Result<(Target, Value), Diagnostics> {
+        let Some((contract, spec)) = inputs(planned) else {
+            return Err(Diagnostics::error(
+                AttributePath::attr("contract"),
+                "The tenant's inputs are still unknown",
+                "A value the tenant depends on was not known after its dependencies were applied.",
+            ));
+        };
+        let mut value = planned.clone();
+        // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
+        if planned.get_attr("checks").is_none_or(|checks| !checks.is_known())
+            || string(planned, "cluster_arn").is_none()
+        {
+            let derived = plan::derive(
+                client,
+                &self.planned,
+                planned,
+                prior,
+                &spec,
+                &contract,
+                chosen_role_name(planned, prior),
+                today(),
+            )
+            .await?;
+            for (name, derived_value) in derived.attributes {
+                let keep = value.get_attr(name).is_some_and(|v| v.is_known() && !v.is_null());
+                if !keep {
+                    set_attr(&mut value, name, derived_value);
+                }
+            }
+        }
+        let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
+        let cluster = crate::aws::sagemaker::find_cluster(&client.sagemaker, &cluster_arn)
+            .await
+            .map_err(|err| err.diagnostics(AttributePath::attr("cluster_arn"), "Cannot read the HyperPod cluster"))?;
+        let target = Target {
+            eks_cluster_name: refresh::eks_name(&cluster).unwrap_or_default(),
+            cluster_name: cluster.name,
+            cluster_arn,
+            role_name: string(&value, "workload_role_name").unwrap_or_default(),
+            role_arn: string(&value, "workload_role_arn").unwrap_or_default(),
+            tags: string_map(&value, "tags_all"),
+            partition: client.region.partition().to_string(),
+            timeout: timeout(planned, operation, DEFAULT_TIMEOUT),
+            spec,
+        };
+        Ok((target, value))
+    }
+
+    /// The state after a reconcile, complete or not: the planned value with what now exists.
+    fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
+        let mut state = value.clone();
+        let components = &composer.components;
+        let optional = |key: &str| components.get(key).map_or(Value::Null, text);
+        set_attr(&mut state, "components", text_map(components));
+        set_attr(&mut state, "compute_quota_id", optional(compose::QUOTA));
+        set_attr(
+            &mut state,
+            "compute_quota_arn",
+            match (&composer.quota_arn, components.contains_key(compose::QUOTA)) {
+                (Some(arn), true) => text(arn),
+                _ => Value::Null,
+            },
+        );
+        set_attr(
+            &mut state,
+            "pod_identity_association_id",
+            optional(compose::POD_IDENTITY),
+        );
+        let grants: BTreeMap<String, String> = components
+            .iter()
+            .filter_map(|(key, id)| Some((key.strip_prefix("kms_grant/")?.to_string(), id.clone())))
+            .collect();
+        set_attr(&mut state, "kms_grants", text_map(&grants));
+        unknowns_to_null(state)
+    }
+
+    fn is_eks(value: &Value) -> bool {
+        value.get_attr("slurm_artefacts").is_none_or(Value::is_null)
+    }
+}
+
+#[async_trait]
+impl Resource<AwsClient> for Tenant {
+    fn type_name(&self) -> &'static str {
+        TYPE_NAME
+    }
+
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn identity_schema(&self) -> Option<&IdentitySchema> {
+        Some(&self.identity)
+    }
+
+    fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        let quota = crate::protocol::object::elements(config, "quota");
+        for (index, entry) in quota.iter().enumerate() {
+            let amounts = ["count", "accelerators", "vcpu", "memory_gib"];
+            if entry.is_wholly_known() && amounts.iter().all(|f| entry.get_attr(f).is_none_or(Value::is_null)) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    AttributePath::attr("quota").index(index),
+                    format!(
+                        "{:?} with no amount",
+                        string(entry, "instance_type").unwrap_or_default()
+                    ),
+                    "a quota entry needs an amount",
+                    "set count (whole instances), or accelerators, vcpu or memory_gib",
+                ));
+            }
+        }
+    }
+
+    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+        let Some((contract, spec)) = inputs(&change.planned) else {
+            for name in plan::DERIVED {
+                if change.config_attr(name).is_null() {
+                    change.set(name, Value::Unknown);
+                }
+            }
+            return Ok(());
+        };
+        let role_name = chosen_role_name(&change.config, change.prior.as_ref());
+        let derived = plan::derive(
+            client,
+            &self.planned,
+            &change.planned,
+            change.prior.as_ref(),
+            &spec,
+            &contract,
+            role_name,
+            today(),
+        )
+        .await?;
+        for (name, value) in derived.attributes {
+            change.set(name, value);
+        }
+        // A checklist whose wording moved with the live facts is not a change to apply: keep the recorded one
+        // unless something else changes too (the diagnostics above come from the fresh report either way).
+        if let Some(prior) = &change.prior {
+            let mut without = change.planned.clone();
+            set_attr(
+                &mut without,
+                "checks",
+                prior.get_attr("checks").cloned().unwrap_or(Value::Null),
+            );
+            if &without == prior {
+                change.planned = without;
+            }
+        }
+        change.diagnostics.extend(derived.warnings);
+        Ok(())
+    }
+
+    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
+        let (target, value) = match self.target(client, planned, None, "create").await {
+            Ok(resolved) => resolved,
+            Err(diagnostics) => return diagnostics.into(),
+        };
+        if !Self::is_eks(&value) {
+            return Applied::ok(unknowns_to_null(value));
+        }
+        let mut composer = Composer {
+            client,
+            context,
+            target: &target,
+            components: BTreeMap::new(),
+            quota_arn: None,
+        };
+        match composer.reconcile(None).await {
+            Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
+            // Whatever exists is in state: Terraform taints it, and the next apply replaces it cleanly.
+            Err(diagnostics) if composer.components.is_empty() => diagnostics.into(),
+            Err(diagnostics) => Applied::failed(Some(Self::state_after(&value, &composer)), diagnostics),
+        }
+    }
+
+    async fn read(
+        &self,
+        client: &AwsClient,
+        current: &Value,
+        _: &OperationContext,
+    ) -> Result<Option<Value>, Diagnostics> {
+        refresh::refresh(client, current).await
+    }
+
+    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+        let (target, value) = match self.target(client, planned, Some(prior), "update").await {
+            Ok(resolved) => resolved,
+            Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
+        };
+        if !Self::is_eks(&value) {
+            return Applied::ok(unknowns_to_null(value));
+        }
+        let mut composer = Composer {
+            client,
+            context,
+            target: &target,
+            components: string_map(prior, "components"),
+            quota_arn: string(prior, "compute_quota_arn"),
+        };
+        let prior_spec = TenantSpec::from_value(prior);
+        match composer.reconcile(prior_spec.as_ref()).await {
+            Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
+            Err(diagnostics) => {
+                // Keep the prior arguments (so the next plan still shows the change as pending) with what exists.
+                Applied::failed(Some(Self::state_after(prior, &composer)), diagnostics)
+            }
+        }
+    }
+
+    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+        let components = string_map(prior, "components");
+        if components.is_empty() {
+            return Ok(());
+        }
+        let cluster_arn = string(prior, "cluster_arn").unwrap_or_default();
+        let eks_cluster_name = match crate::aws::sagemaker::find_cluster(&client.sagemaker, &cluster_arn).await {
+            Ok(cluster) => refresh::eks_name(&cluster).unwrap_or_default(),
+            Err(err) if err.is_not_found() => String::new(),
+            Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
+        };
+        let Some(spec) = TenantSpec::from_value(prior) else {
+            return Err(Diagnostics::error(
+                AttributePath::root(),
+                "Cannot read the tenant's state",
+                "The recorded tenant is incomplete; refresh and try again.",
+            ));
+        };
+        let target = Target {
+            cluster_name: string(prior, "cluster_name").unwrap_or_default(),
+            cluster_arn,
+            eks_cluster_name,
+            role_name: string(prior, "workload_role_name").unwrap_or_default(),
+            role_arn: string(prior, "workload_role_arn").unwrap_or_default(),
+            tags: string_map(prior, "tags_all"),
+            partition: client.region.partition().to_string(),
+            timeout: timeout(prior, "delete", DEFAULT_TIMEOUT),
+            spec,
+        };
+        let mut composer = Composer {
+            client,
+            context,
+            target: &target,
+            components,
+            quota_arn: None,
+        };
+        composer.remove_all().await
+    }
+
+    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+        let (cluster, team) = match &target {
+            ImportTarget::Id(id) => match id.trim().split_once('/') {
+                Some((cluster, team)) if !cluster.is_empty() && !team.is_empty() => {
+                    (cluster.to_string(), team.to_string())
+                }
+                _ => {
+                    return Err(Diagnostics::error(
+                        AttributePath::root(),
+                        "Invalid import ID",
+                        format!("Import {TYPE_NAME} as `<cluster>/<team>`, e.g. `ml-capacity/research`; got {id:?}."),
+                    ));
+                }
+            },
+            ImportTarget::Identity(identity) => (
+                string(identity, "cluster_name").unwrap_or_default(),
+                string(identity, "team").unwrap_or_default(),
+            ),
+        };
+        refresh::import(client, self.schema.block.null_value(), &cluster, &team).await
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        Some(schema::identity(
+            &string(state, "cluster_name")?,
+            &string(state, "team")?,
+        ))
+    }
+}

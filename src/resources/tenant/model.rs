@@ -1,0 +1,329 @@
+//! From the resource's value to a typed tenant spec, and from the spec to the governance engine's `Tenant`.
+
+use std::collections::BTreeMap;
+
+use crate::governance::{
+    Capacity, Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy,
+    Tenant,
+};
+use crate::protocol::object::{boolean, elements, integer, nested, string, string_map, strings};
+use crate::protocol::value::Value;
+
+/// One quota entry as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuotaEntry {
+    pub instance_type: String,
+    pub count: Option<i64>,
+    pub accelerators: Option<i64>,
+    pub vcpu: Option<f64>,
+    pub memory_gib: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkSpec {
+    pub default_deny: bool,
+    pub allow_dns: bool,
+    pub allow_same_namespace: bool,
+    pub egress_cidrs: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadSpec {
+    pub service_account: String,
+    pub target_role_arn: Setting<String>,
+    pub disable_session_tags: bool,
+    pub session_policy: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataSpec {
+    pub buckets: Vec<String>,
+    pub kms_keys: Vec<String>,
+    pub grantee_role_arn: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlurmSpec {
+    pub partitions: Vec<String>,
+    pub users: Vec<String>,
+    pub qos_priority: Option<i64>,
+    pub preempt_qos: Vec<String>,
+    pub fairshare: Option<i64>,
+    pub max_wall: Option<String>,
+    pub private_data: Vec<String>,
+}
+
+/// Everything the user wrote about the tenant, typed; `None` from [`TenantSpec::from_value`] while a value the
+/// composition depends on is unknown (a reference to a resource not created yet).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TenantSpec {
+    pub team: String,
+    pub quota: Vec<QuotaEntry>,
+    pub sharing: Option<Sharing>,
+    pub preempt_team_tasks: String,
+    pub fair_share_weight: Option<i64>,
+    pub priority_class: Option<String>,
+    pub activation_state: String,
+    pub viewer_groups: Vec<String>,
+    pub operator_groups: Vec<String>,
+    pub viewer_principal_arns: Vec<String>,
+    pub operator_principal_arns: Vec<String>,
+    pub viewer_verbs: Vec<String>,
+    pub operator_verbs: Vec<String>,
+    pub network: NetworkSpec,
+    pub workload: Option<WorkloadSpec>,
+    pub data: DataSpec,
+    pub slurm: Option<SlurmSpec>,
+    pub tags: BTreeMap<String, String>,
+}
+
+fn number_f64(value: &Value, name: &str) -> Option<f64> {
+    match value.get_attr(name) {
+        Some(Value::Number(number)) => number.as_str().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A list attribute that must be known: `Some(vec)` (empty when null), `None` when unknown.
+fn known_strings(value: &Value, name: &str) -> Option<Vec<String>> {
+    match value.get_attr(name) {
+        Some(v) if !v.is_wholly_known() => None,
+        _ => Some(strings(value, name)),
+    }
+}
+
+fn known_opt_string(value: &Value, name: &str) -> Option<Option<String>> {
+    match value.get_attr(name) {
+        Some(Value::Unknown) => None,
+        _ => Some(string(value, name)),
+    }
+}
+
+impl TenantSpec {
+    pub fn from_value(value: &Value) -> Option<Self> {
+        let quota = elements(value, "quota")
+            .iter()
+            .map(|entry| {
+                entry.is_wholly_known().then(|| QuotaEntry {
+                    instance_type: string(entry, "instance_type").unwrap_or_default(),
+                    count: integer(entry, "count"),
+                    accelerators: integer(entry, "accelerators"),
+                    vcpu: number_f64(entry, "vcpu"),
+                    memory_gib: number_f64(entry, "memory_gib"),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let sharing = match nested(value, "sharing") {
+            Some(block) if !block.is_wholly_known() => return None,
+            Some(block) => Some(Sharing {
+                strategy: match string(block, "strategy").as_deref() {
+                    Some("Lend") => SharingStrategy::Lend,
+                    Some("DontLend") => SharingStrategy::DontLend,
+                    _ => SharingStrategy::LendAndBorrow,
+                },
+                borrow_limit: integer(block, "borrow_limit"),
+            }),
+            None => None,
+        };
+        let network = match nested(value, "network_policy") {
+            Some(block) if !block.is_wholly_known() => return None,
+            block => NetworkSpec {
+                default_deny: block.and_then(|b| boolean(b, "default_deny")).unwrap_or(true),
+                allow_dns: block.and_then(|b| boolean(b, "allow_dns")).unwrap_or(true),
+                allow_same_namespace: block.and_then(|b| boolean(b, "allow_same_namespace")).unwrap_or(true),
+                egress_cidrs: block.map(|b| strings(b, "egress_cidrs")).unwrap_or_default(),
+            },
+        };
+        let workload = match nested(value, "workload") {
+            Some(block) => Some(WorkloadSpec {
+                service_account: string(block, "service_account")?,
+                target_role_arn: match block.get_attr("target_role_arn") {
+                    Some(Value::Unknown) => Setting::Unknown,
+                    Some(Value::String(arn)) => Setting::Set(arn.clone()),
+                    _ => Setting::Unset,
+                },
+                disable_session_tags: match block.get_attr("disable_session_tags") {
+                    Some(Value::Unknown) => return None,
+                    _ => boolean(block, "disable_session_tags").unwrap_or(false),
+                },
+                session_policy: known_opt_string(block, "session_policy")?,
+            }),
+            None => None,
+        };
+        let data = match nested(value, "data") {
+            Some(block) => DataSpec {
+                buckets: known_strings(block, "buckets")?,
+                kms_keys: known_strings(block, "kms_keys")?,
+                grantee_role_arn: known_opt_string(block, "grantee_role_arn")?,
+            },
+            None => DataSpec::default(),
+        };
+        let slurm = match nested(value, "slurm") {
+            Some(block) if !block.is_wholly_known() => return None,
+            Some(block) => Some(SlurmSpec {
+                partitions: strings(block, "partitions"),
+                users: strings(block, "users"),
+                qos_priority: integer(block, "qos_priority"),
+                preempt_qos: strings(block, "preempt_qos"),
+                fairshare: integer(block, "fairshare"),
+                max_wall: string(block, "max_wall"),
+                private_data: strings(block, "private_data"),
+            }),
+            None => None,
+        };
+        let tags = match value.get_attr("tags") {
+            Some(tags) if !tags.is_wholly_known() => return None,
+            _ => string_map(value, "tags"),
+        };
+        Some(Self {
+            team: string(value, "team")?,
+            quota,
+            sharing,
+            preempt_team_tasks: string(value, "preempt_team_tasks").unwrap_or_else(|| "LowerPriority".into()),
+            fair_share_weight: match value.get_attr("fair_share_weight") {
+                Some(Value::Unknown) => return None,
+                _ => integer(value, "fair_share_weight"),
+            },
+            priority_class: known_opt_string(value, "priority_class")?,
+            activation_state: string(value, "activation_state").unwrap_or_else(|| "Enabled".into()),
+            viewer_groups: known_strings(value, "viewer_groups")?,
+            operator_groups: known_strings(value, "operator_groups")?,
+            viewer_principal_arns: known_strings(value, "viewer_principal_arns")?,
+            operator_principal_arns: known_strings(value, "operator_principal_arns")?,
+            viewer_verbs: known_strings(value, "viewer_verbs")?,
+            operator_verbs: known_strings(value, "operator_verbs")?,
+            network,
+            workload,
+            data,
+            slurm,
+            tags,
+        })
+    }
+
+    /// The namespace HyperPod creates for the team.
+    pub fn namespace(&self) -> String {
+        Tenant::namespace_for(&self.team)
+    }
+
+    /// The engine's tenant. `workload_role_arn` is the role the provider creates (known at plan time).
+    pub fn to_governance(&self, orchestrator: Orchestrator, workload_role_arn: Option<String>) -> Tenant {
+        let (target_role_arn, pod_identity) = match &self.workload {
+            Some(workload) => (
+                workload.target_role_arn.clone(),
+                PodIdentity {
+                    disable_session_tags: workload.disable_session_tags,
+                    session_policy: workload.session_policy.clone(),
+                },
+            ),
+            None => (Setting::Unset, PodIdentity::default()),
+        };
+        let grantee_role_arn = self.data.grantee_role_arn.clone().or_else(|| workload_role_arn.clone());
+        Tenant {
+            team: self.team.clone(),
+            namespace: self.namespace(),
+            orchestrator,
+            quota: self
+                .quota
+                .iter()
+                .filter_map(|entry| {
+                    entry.count.map(|count| Capacity {
+                        instance_type: entry.instance_type.clone(),
+                        count,
+                    })
+                })
+                .collect(),
+            sharing: self.sharing.clone(),
+            priority_class: self.priority_class.clone(),
+            fair_share_weight: self.fair_share_weight,
+            viewer_groups: self.viewer_groups.clone(),
+            operator_groups: self.operator_groups.clone(),
+            viewer_verbs: self.viewer_verbs.clone(),
+            operator_verbs: self.operator_verbs.clone(),
+            default_deny_network_policy: self.network.default_deny,
+            workload_role_arn,
+            target_role_arn,
+            pod_identity,
+            data_grants: DataGrants {
+                buckets: self.data.buckets.clone(),
+                kms_keys: self.data.kms_keys.clone(),
+                grantee_role_arn,
+            },
+        }
+    }
+}
+
+/// The cluster policy from the `scheduling_policy` argument: `None` when not given (read it live instead);
+/// `Some(None)` while it is unknown.
+pub fn policy_from_value(value: &Value) -> Option<Option<SchedulingPolicy>> {
+    let facts = value.get_attr("scheduling_policy")?;
+    if facts.is_null() {
+        return None;
+    }
+    let classes = match facts.get_attr("priority_classes") {
+        Some(classes) if classes.is_wholly_known() => strings(facts, "priority_classes"),
+        _ => return Some(None),
+    };
+    // Unset `fair_share` means SageMaker's default, which is enabled.
+    let fair_share = match facts.get_attr("fair_share") {
+        Some(Value::Bool(enabled)) => *enabled,
+        _ => true,
+    };
+    Some(Some(SchedulingPolicy {
+        priority_classes: classes,
+        fair_share,
+    }))
+}
+
+/// The workload role's default name: `hyperpod-<cluster>-<team>`, shortened to IAM's 64 characters with a stable
+/// suffix so two long names do not collide.
+pub fn default_role_name(cluster_name: &str, team: &str) -> String {
+    let name = format!("hyperpod-{cluster_name}-{team}");
+    if name.len() <= 64 {
+        return name;
+    }
+    let digest = fnv1a(&name);
+    let stem: String = name.chars().take(64 - 9).collect();
+    format!("{}-{:08x}", stem.trim_end_matches('-'), digest as u32)
+}
+
+/// A small stable hash for name suffixes (not security relevant).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The governance tags every composed AWS object carries, under the user's tags and the provider's default tags.
+pub fn tags_all(
+    default_tags: &BTreeMap<String, String>,
+    tags: &BTreeMap<String, String>,
+    contract: &Contract,
+    team: &str,
+) -> BTreeMap<String, String> {
+    let mut all = default_tags.clone();
+    all.extend(tags.clone());
+    all.insert("hyperpod:contract".into(), contract.name.clone());
+    all.insert("hyperpod:cluster".into(), contract.cluster.name.clone());
+    all.insert("hyperpod:tenant".into(), team.to_string());
+    if let Some(project) = &contract.unified_studio.project_id {
+        all.insert("hyperpod:project".into(), project.clone());
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_names_fit_iam_and_stay_distinct() {
+        assert_eq!(
+            default_role_name("ml-capacity", "research"),
+            "hyperpod-ml-capacity-research"
+        );
+        let long_a = default_role_name(&"c".repeat(63), "team-a");
+        let long_b = default_role_name(&"c".repeat(63), "team-b");
+        assert!(long_a.len() <= 64 && long_b.len() <= 64);
+        assert_ne!(long_a, long_b);
+    }
+}

@@ -1,0 +1,361 @@
+//! Plan time: judge the tenant against its contract, its cluster and every other tenant on it, and predict every
+//! object apply will compose, so the reviewer sees names, ARNs and rendered Kubernetes objects before anything
+//! exists.
+
+use std::collections::BTreeMap;
+
+use super::compose::{
+    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
+    role_policies,
+};
+use super::live::{self, ClusterFacts, TenantOnCluster};
+use super::manifests;
+use super::model::{self, TenantSpec, policy_from_value};
+use super::slurm;
+use crate::aws::AwsClient;
+use crate::governance::{
+    Capacity, ClusterView, Contract, Fact, Inventory, Orchestrator, ProjectOnCluster, Report, RuleId, check_tenant,
+    cluster::cluster_admin_principals,
+};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{object, string_map, text, text_list, text_map};
+use crate::protocol::value::Value;
+use crate::resources::planned::PlannedInventory;
+
+/// The attributes derived at plan time; unknown while the contract or the spec is.
+pub const DERIVED: [&str; 16] = [
+    "id",
+    "cluster_name",
+    "cluster_arn",
+    "namespace",
+    "workload_role_arn",
+    "tags_all",
+    "compute_quota_id",
+    "compute_quota_arn",
+    "pod_identity_association_id",
+    "kubernetes_manifests",
+    "access_entries",
+    "kms_grants",
+    "components",
+    "slurm_artefacts",
+    "checks",
+    "workload_role_name",
+];
+
+/// How long a borrowing tenant waits for a lender planned in the same run (WKL-5).
+const LENDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The planned value's derived attributes, or the diagnostics that fail the plan.
+pub struct Derived {
+    pub attributes: BTreeMap<&'static str, Value>,
+    pub warnings: Diagnostics,
+}
+
+fn checks_value(report: &Report) -> Value {
+    Value::List(
+        report
+            .checklist()
+            .iter()
+            .map(|row| {
+                object([
+                    ("rule", text(row.rule)),
+                    ("status", text(row.status)),
+                    ("detail", text(&row.detail)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// `arn:<partition>:iam::<cluster account>:role/<name>`.
+pub fn role_arn(partition: &str, account: &str, role_name: &str) -> String {
+    format!("arn:{partition}:iam::{account}:role/{role_name}")
+}
+
+/// The components the tenant will have: recorded values where the prior state has them, else predictions (names
+/// and ARNs known now) or unknown (IDs AWS assigns).
+pub fn predicted_components(
+    spec: &TenantSpec,
+    role_name: &str,
+    role_arn: &str,
+    partition: &str,
+    prior: &BTreeMap<String, String>,
+) -> BTreeMap<String, Value> {
+    let namespace = spec.namespace();
+    let mut out: BTreeMap<String, Value> = BTreeMap::new();
+    let mut add = |key: String, predicted: Option<String>| {
+        let value = match (prior.get(&key), predicted) {
+            (_, Some(predicted)) => text(predicted),
+            (Some(recorded), None) => text(recorded),
+            (None, None) => Value::Unknown,
+        };
+        out.insert(key, value);
+    };
+    add(ROLE.to_string(), Some(role_arn.to_string()));
+    for name in role_policies(spec, partition).keys() {
+        add(policy_component(name), Some(format!("{role_name}/{name}")));
+    }
+    add(QUOTA.to_string(), None);
+    for manifest in manifests::render(spec) {
+        add(manifest.component(), Some(format!("{namespace}/{}", manifest.name)));
+    }
+    if spec.workload.is_some() {
+        add(POD_IDENTITY.to_string(), None);
+    }
+    for entry in desired_entries(spec) {
+        add(access_entry_component(&entry.principal_arn), Some(entry.principal_arn));
+    }
+    for key in &spec.data.kms_keys {
+        add(grant_component(key), None);
+    }
+    out
+}
+
+pub fn access_entries_value(spec: &TenantSpec) -> Value {
+    Value::List(
+        desired_entries(spec)
+            .into_iter()
+            .map(|entry| {
+                object([
+                    ("principal_arn", text(entry.principal_arn)),
+                    ("kubernetes_groups", text_list(&entry.kubernetes_groups)),
+                    ("policy_arn", text(entry.policy_arn)),
+                    ("namespaces", text_list(&entry.namespaces)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+pub fn manifests_value(spec: &TenantSpec) -> Value {
+    Value::List(manifests::render(spec).iter().map(|m| text(m.to_json())).collect())
+}
+
+fn slurm_value(spec: &TenantSpec, contract: &Contract) -> Value {
+    let artefacts = slurm::render(spec, &contract.name);
+    object([
+        ("account", text(artefacts.account)),
+        ("sacctmgr_commands", text_list(&artefacts.sacctmgr_commands)),
+        ("slurm_conf", text(artefacts.slurm_conf)),
+    ])
+}
+
+fn project_of(contract: &Contract) -> Option<ProjectOnCluster> {
+    contract
+        .unified_studio
+        .project_id
+        .as_ref()
+        .map(|project_id| ProjectOnCluster {
+            project_id: project_id.clone(),
+            project_role_arn: contract.project_role_arn.clone(),
+        })
+}
+
+/// The horizontal view of the tenant's cluster: live reads plus what this process planned.
+fn cluster_view(
+    facts: &ClusterFacts,
+    planned: Vec<TenantOnCluster>,
+    policy: Option<Option<crate::governance::SchedulingPolicy>>,
+) -> ClusterView {
+    let instance_groups = facts
+        .cluster
+        .instance_groups
+        .iter()
+        .map(|group| Capacity {
+            instance_type: group.instance_type.clone(),
+            count: i64::from(group.current_count),
+        })
+        .collect();
+    let mut planned_projects: Vec<ProjectOnCluster> = Vec::new();
+    for project in planned.iter().filter_map(|t| t.project.clone()) {
+        if !planned_projects.iter().any(|p| p.project_id == project.project_id) {
+            planned_projects.push(project);
+        }
+    }
+    let (live_tenants, live_projects) = match &facts.tenants {
+        Fact::Known(tenants) => (
+            Fact::Known(tenants.iter().map(|t| t.capacity.clone()).collect()),
+            Fact::Known(tenants.iter().filter_map(|t| t.project.clone()).collect()),
+        ),
+        Fact::Unavailable(reason) => (Fact::Unavailable(reason.clone()), Fact::Unavailable(reason.clone())),
+    };
+    let scheduling_policy = match policy {
+        Some(Some(policy)) => Fact::Known(Some(policy)),
+        Some(None) => Fact::Unavailable("the scheduling_policy argument is not known until apply".to_string()),
+        None => facts.scheduling_policy.clone(),
+    };
+    ClusterView {
+        cluster_name: facts.cluster.name.clone(),
+        instance_groups: Fact::Known(instance_groups),
+        scheduling_policy,
+        tenants: Inventory {
+            planned: planned.into_iter().map(|t| t.capacity).collect(),
+            live: live_tenants,
+        },
+        projects: Inventory {
+            planned: planned_projects,
+            live: live_projects,
+        },
+        restrictions: Inventory {
+            planned: Vec::new(),
+            live: match &facts.access_entries {
+                Fact::Known(entries) => Fact::Known(live::restrictions_of(entries)),
+                Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
+            },
+        },
+    }
+}
+
+/// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
+#[allow(clippy::too_many_arguments)]
+pub async fn derive(
+    client: &AwsClient,
+    planned_tenants: &PlannedInventory<TenantOnCluster>,
+    value: &Value,
+    prior: Option<&Value>,
+    spec: &TenantSpec,
+    contract: &Contract,
+    config_role_name: Option<String>,
+    today: time::Date,
+) -> Result<Derived, Diagnostics> {
+    let cluster = live::find_contract_cluster(client, contract).await?;
+    let real = match cluster.orchestrator {
+        crate::aws::sagemaker::Orchestrator::Eks { .. } => Orchestrator::Eks,
+        crate::aws::sagemaker::Orchestrator::Slurm => Orchestrator::Slurm,
+    };
+    if real != contract.cluster.orchestrator {
+        return Err(Diagnostic::invalid_value(
+            live::contract_path().push_attr("orchestrator"),
+            format!("{:?}", contract.cluster.orchestrator.to_string()),
+            &format!("[CLU-1] cluster {:?} is orchestrated by {real}", cluster.name),
+            "fix the contract's cluster.orchestrator (the contract's own plan reports CLU-1 too)",
+        )
+        .into());
+    }
+    let eks = real == Orchestrator::Eks;
+    if eks && spec.workload.is_none() {
+        return Err(Diagnostic::error(
+            AttributePath::attr("workload"),
+            "Missing workload block",
+            "An EKS tenant needs its workload identity: add `workload { service_account = \"...\" }` (the Pod \
+             Identity association maps it to the tenant's own IAM role).",
+        )
+        .into());
+    }
+    if !eks && spec.workload.is_some() {
+        return Err(Diagnostic::error(
+            AttributePath::attr("workload"),
+            "Pod Identity needs an EKS cluster",
+            format!(
+                "Cluster {:?} is Slurm-orchestrated: remove the workload block; Slurm tenants use OS identities \
+                 (slurm.users).",
+                cluster.name
+            ),
+        )
+        .into());
+    }
+    let partition = client.region.partition();
+    let account = contract.cluster.account_id.clone();
+    let role_name = config_role_name.unwrap_or_else(|| model::default_role_name(&cluster.name, &spec.team));
+    let role_arn = role_arn(partition, &account, &role_name);
+    let tags_all = model::tags_all(&client.default_tags, &spec.tags, contract, &spec.team);
+    let mut tags_all = tags_all;
+    if let Some(role) = &contract.project_role_arn {
+        tags_all.insert(live::PROJECT_ROLE_TAG.to_string(), role.clone());
+    }
+
+    let cluster_arn = cluster.arn.clone();
+    let cluster_name = cluster.name.clone();
+    let tenant = spec.to_governance(real, eks.then(|| role_arn.clone()));
+    let me = TenantOnCluster {
+        capacity: tenant.capacity(),
+        project: project_of(contract),
+    };
+    // Recorded before the slow reads, so tenants planned alongside see this one as early as possible.
+    let mut planned = planned_tenants.record(&cluster_arn, &spec.team, me);
+    let facts = live::gather(client, cluster).await;
+    let admins = facts
+        .access_entries
+        .known()
+        .map(|entries| cluster_admin_principals(entries))
+        .unwrap_or_default();
+    let judge = |planned: Vec<TenantOnCluster>| {
+        let view = cluster_view(&facts, planned, policy_from_value(value));
+        check_tenant(&tenant, contract, &view, &admins, today)
+    };
+    let mut report = judge(planned.clone());
+    // WKL-5 fails on the *absence* of a lending team. Terraform plans independent tenants concurrently, so a lender
+    // in the same configuration may simply not be planned yet: give it a moment before concluding.
+    let deadline = tokio::time::Instant::now() + LENDER_GRACE;
+    while report.check(RuleId::Wkl5).is_some_and(|check| check.is_failed()) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let now = planned_tenants.snapshot(&cluster_arn);
+        if now.len() != planned.len() {
+            planned = now;
+            report = judge(planned.clone());
+        }
+    }
+    let diagnostics = report.diagnostics(client.strict);
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+
+    let prior_components: BTreeMap<String, String> = prior.map(|p| string_map(p, "components")).unwrap_or_default();
+    let mut attributes: BTreeMap<&'static str, Value> = BTreeMap::new();
+    attributes.insert("id", text(format!("{cluster_name}/{}", spec.team)));
+    attributes.insert("cluster_name", text(&cluster_name));
+    attributes.insert("cluster_arn", text(&cluster_arn));
+    attributes.insert("tags_all", text_map(&tags_all));
+    attributes.insert("checks", checks_value(&report));
+    if eks {
+        let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
+        let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
+        let quota_known = prior_components.contains_key(QUOTA);
+        attributes.insert("namespace", text(spec.namespace()));
+        attributes.insert("workload_role_name", text(&role_name));
+        attributes.insert("workload_role_arn", text(&role_arn));
+        attributes.insert("compute_quota_id", recorded(QUOTA));
+        attributes.insert(
+            "compute_quota_arn",
+            match (quota_known, prior.and_then(|p| p.get_attr("compute_quota_arn"))) {
+                (true, Some(arn @ Value::String(_))) => arn.clone(),
+                _ => Value::Unknown,
+            },
+        );
+        attributes.insert("pod_identity_association_id", recorded(POD_IDENTITY));
+        attributes.insert("kubernetes_manifests", manifests_value(spec));
+        attributes.insert("access_entries", access_entries_value(spec));
+        attributes.insert(
+            "kms_grants",
+            Value::Map(
+                spec.data
+                    .kms_keys
+                    .iter()
+                    .map(|key| (key.clone(), recorded(&grant_component(key))))
+                    .collect(),
+            ),
+        );
+        attributes.insert("components", Value::Map(components));
+        attributes.insert("slurm_artefacts", Value::Null);
+    } else {
+        for name in [
+            "namespace",
+            "workload_role_name",
+            "workload_role_arn",
+            "compute_quota_id",
+            "compute_quota_arn",
+            "pod_identity_association_id",
+        ] {
+            attributes.insert(name, Value::Null);
+        }
+        attributes.insert("kubernetes_manifests", Value::List(Vec::new()));
+        attributes.insert("access_entries", Value::List(Vec::new()));
+        attributes.insert("kms_grants", Value::Map(BTreeMap::new()));
+        attributes.insert("components", Value::Map(BTreeMap::new()));
+        attributes.insert("slurm_artefacts", slurm_value(spec, contract));
+    }
+    Ok(Derived {
+        attributes,
+        warnings: diagnostics,
+    })
+}

@@ -1,0 +1,462 @@
+//! Read and import: what of the tenant still exists, as it is. A component deleted out of band drops out of
+//! `components` (and its detail attributes), a changed one shows its live shape, so the next plan shows the drift and
+//! apply repairs it. Only when nothing of the tenant is left does it leave state.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::compose::{self, POD_IDENTITY, QUOTA, ROLE, kube_client};
+use super::manifests;
+use crate::aws::compute_quota::{self as cq, ComputeQuota};
+use crate::aws::eks_access as access;
+use crate::aws::sagemaker::{self, HyperPodCluster};
+use crate::aws::{AwsClient, AwsError, iam, kms};
+use crate::kubernetes::paths;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{elements, int, nested, object, string, string_map, strings, text, text_list, text_map};
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::Value;
+
+fn failed(summary: &str, err: impl std::fmt::Display) -> Diagnostics {
+    Diagnostics::error(AttributePath::root(), summary, err.to_string())
+}
+
+/// The EKS cluster name behind a HyperPod cluster, `None` for Slurm.
+pub fn eks_name(cluster: &HyperPodCluster) -> Option<String> {
+    match &cluster.orchestrator {
+        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
+            crate::aws::ids::Arn::parse(eks_cluster_arn)
+                .map(|arn| arn.resource_id().to_string())
+                .unwrap_or_else(|_| eks_cluster_arn.clone()),
+        ),
+        sagemaker::Orchestrator::Slurm => None,
+    }
+}
+
+/// Missing is fine (the component is gone); other errors fail the read.
+fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, Diagnostics> {
+    match result {
+        Ok(found) => Ok(Some(found)),
+        Err(err) if err.is_not_found() => Ok(None),
+        Err(err) => Err(failed(&format!("Reading {what} failed"), err)),
+    }
+}
+
+/// The state with what exists now; `None` when nothing of the tenant is left.
+pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+    let cluster_ref = string(current, "cluster_arn")
+        .or_else(|| string(current, "cluster_name"))
+        .unwrap_or_default();
+    let cluster = match present(
+        sagemaker::find_cluster(&client.sagemaker, &cluster_ref).await,
+        "the cluster",
+    )? {
+        Some(cluster) => cluster,
+        None => return Ok(None), // the cluster is gone, and every tenant object with it
+    };
+    let Some(eks_cluster) = eks_name(&cluster) else {
+        return Ok(Some(current.clone())); // Slurm: rendered artefacts only, nothing in AWS to refresh
+    };
+    let prior = string_map(current, "components");
+    let mut state = current.clone();
+    let mut live: BTreeMap<String, String> = BTreeMap::new();
+
+    let role_name = string(current, "workload_role_name").unwrap_or_default();
+    if prior.contains_key(ROLE)
+        && let Some(role) = present(iam::find_role(&client.iam, &role_name).await, "the workload role")?
+    {
+        live.insert(ROLE.to_string(), role.arn);
+        for (key, value) in prior.iter().filter(|(k, _)| k.starts_with("iam_policy/")) {
+            let name = key.trim_start_matches("iam_policy/");
+            if present(
+                iam::find_role_policy(&client.iam, &role_name, name).await,
+                "a role policy",
+            )?
+            .is_some()
+            {
+                live.insert(key.clone(), value.clone());
+            }
+        }
+    }
+
+    if let Some(id) = prior.get(QUOTA)
+        && let Some(quota) = present(cq::find_compute_quota(&client.sagemaker, id).await, "the compute quota")?
+    {
+        live.insert(QUOTA.to_string(), quota.id.clone());
+        set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
+        flatten_quota(&mut state, &quota);
+    }
+
+    let namespace = string(current, "namespace").unwrap_or_default();
+    let rendered: Vec<Json> = strings(current, "kubernetes_manifests")
+        .iter()
+        .filter_map(|m| serde_json::from_str(m).ok())
+        .collect();
+    let mut manifests_now = Vec::new();
+    if rendered.iter().any(|m| prior.contains_key(&component_of(m))) {
+        match kube_client(client, &eks_cluster).await {
+            Ok(kube) => {
+                for manifest in &rendered {
+                    let key = component_of(manifest);
+                    let kind = manifest["kind"].as_str().unwrap_or_default();
+                    let name = manifest
+                        .pointer("/metadata/name")
+                        .and_then(Json::as_str)
+                        .unwrap_or_default();
+                    let Some((api_version, resource)) = compose::kind_path(kind) else {
+                        continue;
+                    };
+                    if !prior.contains_key(&key) {
+                        continue;
+                    }
+                    let path = paths::namespaced(api_version, resource, &namespace, name);
+                    match kube.get(&path).await {
+                        Ok(Some(object)) => {
+                            live.insert(key, format!("{namespace}/{name}"));
+                            manifests_now.push(text(manifests::normalize(&object).to_string()));
+                        }
+                        Ok(None) => {}
+                        Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
+                    }
+                }
+            }
+            Err(err) => return Err(failed("Cannot reach the cluster's Kubernetes API", err)),
+        }
+    }
+    set_attr(&mut state, "kubernetes_manifests", Value::List(manifests_now));
+
+    if let Some(id) = prior.get(POD_IDENTITY)
+        && let Some(association) = present(
+            access::find_pod_identity_association(&client.eks, &eks_cluster, id).await,
+            "the Pod Identity association",
+        )?
+    {
+        live.insert(POD_IDENTITY.to_string(), association.id.clone());
+        if let Some(Value::Object(workload)) = state.get_attr("workload").cloned() {
+            let mut workload = Value::Object(workload);
+            set_attr(
+                &mut workload,
+                "target_role_arn",
+                optional(association.target_role_arn.clone()),
+            );
+            let tags_were_set = nested(current, "workload").and_then(|w| w.get_attr("disable_session_tags"));
+            if association.disable_session_tags || tags_were_set.is_some_and(|v| !v.is_null()) {
+                set_attr(
+                    &mut workload,
+                    "disable_session_tags",
+                    Value::Bool(association.disable_session_tags),
+                );
+            }
+            set_attr(&mut workload, "session_policy", optional(association.policy.clone()));
+            set_attr(&mut state, "workload", workload);
+        }
+    }
+    set_attr(
+        &mut state,
+        "pod_identity_association_id",
+        optional(live.get(POD_IDENTITY).cloned()),
+    );
+
+    let mut entries_now = Vec::new();
+    for entry in elements(current, "access_entries") {
+        let principal = string(entry, "principal_arn").unwrap_or_default();
+        let key = compose::access_entry_component(&principal);
+        if !prior.contains_key(&key) {
+            continue;
+        }
+        let Some(record) = present(
+            access::find_access_entry(&client.eks, &eks_cluster, &principal).await,
+            "an access entry",
+        )?
+        else {
+            continue;
+        };
+        live.insert(key, principal.clone());
+        let policy_arn = string(entry, "policy_arn").unwrap_or_default();
+        let namespaces = record
+            .policies
+            .iter()
+            .find(|p| p.policy_arn == policy_arn)
+            .map(|p| {
+                if p.scope_type == "namespace" {
+                    p.namespaces.clone()
+                } else {
+                    vec!["*".to_string()]
+                }
+            })
+            .unwrap_or_default();
+        entries_now.push(object([
+            ("principal_arn", text(&principal)),
+            ("kubernetes_groups", text_list(&record.kubernetes_groups)),
+            ("policy_arn", text(policy_arn)),
+            ("namespaces", text_list(&namespaces)),
+        ]));
+    }
+    set_attr(&mut state, "access_entries", Value::List(entries_now));
+
+    let mut grants_now = BTreeMap::new();
+    for (key, id) in prior.iter().filter(|(k, _)| k.starts_with("kms_grant/")) {
+        let key_arn = key.trim_start_matches("kms_grant/");
+        if present(kms::find_grant(&client.kms, key_arn, id).await, "a KMS grant")?.is_some() {
+            live.insert(key.clone(), id.clone());
+            grants_now.insert(key_arn.to_string(), id.clone());
+        }
+    }
+    set_attr(&mut state, "kms_grants", text_map(&grants_now));
+
+    if live.is_empty() {
+        return Ok(None);
+    }
+    set_attr(&mut state, "compute_quota_id", optional(live.get(QUOTA).cloned()));
+    set_attr(&mut state, "components", text_map(&live));
+    Ok(Some(state))
+}
+
+fn optional(value: Option<String>) -> Value {
+    value.map_or(Value::Null, Value::String)
+}
+
+fn component_of(manifest: &Json) -> String {
+    format!(
+        "kubernetes/{}/{}",
+        manifest["kind"].as_str().unwrap_or_default(),
+        manifest
+            .pointer("/metadata/name")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+    )
+}
+
+/// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
+/// as drift. Fields the user left to SageMaker's defaults stay null.
+pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
+    let prior = state.clone();
+    if let Some(preempt) = &quota.preempt_team_tasks {
+        set_attr(state, "preempt_team_tasks", text(preempt));
+    }
+    if let Some(activation) = &quota.activation_state {
+        set_attr(state, "activation_state", text(activation));
+    }
+    let weight = quota.fair_share_weight.unwrap_or(0);
+    if prior.get_attr("fair_share_weight").is_some_and(|v| !v.is_null()) || weight != 0 {
+        set_attr(state, "fair_share_weight", int(i64::from(weight)));
+    }
+    if let Some(Value::Object(sharing)) = prior.get_attr("sharing").cloned() {
+        let mut sharing = Value::Object(sharing);
+        if let Some(strategy) = &quota.sharing_strategy {
+            set_attr(&mut sharing, "strategy", text(strategy));
+        }
+        let limit_set = sharing.get_attr("borrow_limit").is_some_and(|v| !v.is_null());
+        if limit_set || quota.sharing_strategy.as_deref() != Some("LendAndBorrow") {
+            set_attr(
+                &mut sharing,
+                "borrow_limit",
+                quota.borrow_limit.map_or(Value::Null, |l| int(i64::from(l))),
+            );
+        }
+        set_attr(state, "sharing", sharing);
+    }
+    let entries = elements(&prior, "quota");
+    let same_shape = entries.len() == quota.resources.len()
+        && entries
+            .iter()
+            .zip(&quota.resources)
+            .all(|(entry, live)| string(entry, "instance_type").as_deref() == Some(live.instance_type.as_str()));
+    let flattened: Vec<Value> = quota
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(index, live)| {
+            let written = if same_shape { entries.get(index) } else { None };
+            let keep = |field: &str| written.is_some_and(|e| e.get_attr(field).is_some_and(|v| !v.is_null()));
+            let count_shown = keep("count") || !same_shape;
+            object([
+                ("instance_type", text(&live.instance_type)),
+                (
+                    "count",
+                    live.count
+                        .filter(|_| count_shown)
+                        .map_or(Value::Null, |c| int(i64::from(c))),
+                ),
+                (
+                    "accelerators",
+                    live.accelerators
+                        .filter(|_| keep("accelerators"))
+                        .map_or(Value::Null, |c| int(i64::from(c))),
+                ),
+                (
+                    "vcpu",
+                    if keep("vcpu") {
+                        written.and_then(|e| e.get_attr("vcpu").cloned()).unwrap_or(Value::Null)
+                    } else {
+                        Value::Null
+                    },
+                ),
+                (
+                    "memory_gib",
+                    if keep("memory_gib") {
+                        written
+                            .and_then(|e| e.get_attr("memory_gib").cloned())
+                            .unwrap_or(Value::Null)
+                    } else {
+                        Value::Null
+                    },
+                ),
+            ])
+        })
+        .collect();
+    set_attr(state, "quota", Value::List(flattened));
+}
+
+/// Import by `<cluster>/<team>`: finds the team's quota and the objects the tenant composes by their deterministic
+/// names and this provider's tags; read then fills in the rest. Config-only arguments (`contract`, `priority_class`)
+/// come from the configuration at the next plan, which shows them as an in-place update.
+pub async fn import(
+    client: &AwsClient,
+    block_null: Value,
+    cluster_ref: &str,
+    team: &str,
+) -> Result<Value, Diagnostics> {
+    let cluster = sagemaker::find_cluster(&client.sagemaker, cluster_ref)
+        .await
+        .map_err(|err| failed("Cannot import the tenant", err))?;
+    let quotas = cq::list_compute_quotas(&client.sagemaker, &cluster.arn)
+        .await
+        .map_err(|err| failed("Listing the cluster's compute quotas failed", err))?;
+    let quota = quotas.into_iter().find(|q| q.team_name == team).ok_or_else(|| {
+        Diagnostics::error(
+            AttributePath::root(),
+            "Nothing to import",
+            format!(
+                "HyperPod cluster {:?} has no compute quota for team {team:?}.",
+                cluster.name
+            ),
+        )
+    })?;
+    let mut state = block_null;
+    let role_name = super::model::default_role_name(&cluster.name, team);
+    let namespace = crate::governance::Tenant::namespace_for(team);
+    let mut components = BTreeMap::new();
+    components.insert(QUOTA.to_string(), quota.id.clone());
+    let ours = |tags: &BTreeMap<String, String>| {
+        tags.get("hyperpod:tenant").map(String::as_str) == Some(team)
+            && tags.get("hyperpod:cluster") == Some(&cluster.name)
+    };
+    if let Some(role) = present(iam::find_role(&client.iam, &role_name).await, "the workload role")?
+        && ours(&role.tags)
+    {
+        components.insert(ROLE.to_string(), role.arn.clone());
+        for name in [compose::TARGET_POLICY, compose::DATA_POLICY] {
+            if present(
+                iam::find_role_policy(&client.iam, &role_name, name).await,
+                "a role policy",
+            )?
+            .is_some()
+            {
+                components.insert(compose::policy_component(name), format!("{role_name}/{name}"));
+            }
+        }
+    }
+    let mut manifests_found = Vec::new();
+    let mut workload = None;
+    let mut entries = Vec::new();
+    if let Some(eks_cluster) = eks_name(&cluster) {
+        let role_arn = components.get(ROLE).cloned();
+        let associations = access::list_pod_identity_associations(&client.eks, &eks_cluster, &namespace)
+            .await
+            .map_err(|err| failed("Listing Pod Identity associations failed", err))?;
+        if let Some(association) = associations
+            .into_iter()
+            .find(|a| Some(&a.role_arn) == role_arn.as_ref())
+        {
+            components.insert(POD_IDENTITY.to_string(), association.id.clone());
+            workload = Some(object([
+                ("service_account", text(&association.service_account)),
+                ("target_role_arn", optional(association.target_role_arn.clone())),
+                (
+                    "disable_session_tags",
+                    if association.disable_session_tags {
+                        Value::Bool(true)
+                    } else {
+                        Value::Null
+                    },
+                ),
+                ("session_policy", optional(association.policy.clone())),
+            ]));
+            manifests_found.push(("ServiceAccount", association.service_account.clone()));
+        }
+        for name in [manifests::VIEWER, manifests::OPERATOR] {
+            manifests_found.push(("Role", name.to_string()));
+            manifests_found.push(("RoleBinding", name.to_string()));
+        }
+        for name in [
+            manifests::DEFAULT_DENY,
+            manifests::ALLOW_DNS,
+            manifests::ALLOW_SAME_NAMESPACE,
+            manifests::ALLOW_EGRESS,
+        ] {
+            manifests_found.push(("NetworkPolicy", name.to_string()));
+        }
+        let kube = kube_client(client, &eks_cluster)
+            .await
+            .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
+        let mut rendered = Vec::new();
+        for (kind, name) in manifests_found {
+            let Some((api_version, resource)) = compose::kind_path(kind) else {
+                continue;
+            };
+            if let Ok(Some(found)) = kube
+                .get(&paths::namespaced(api_version, resource, &namespace, &name))
+                .await
+            {
+                components.insert(format!("kubernetes/{kind}/{name}"), format!("{namespace}/{name}"));
+                rendered.push(text(manifests::normalize(&found).to_string()));
+            }
+        }
+        set_attr(&mut state, "kubernetes_manifests", Value::List(rendered));
+        let principals = access::list_access_entries(&client.eks, &eks_cluster)
+            .await
+            .map_err(|err| failed("Listing access entries failed", err))?;
+        for principal in principals {
+            let Some(record) = present(
+                access::find_access_entry(&client.eks, &eks_cluster, &principal).await,
+                "an access entry",
+            )?
+            else {
+                continue;
+            };
+            if !ours(&record.tags) {
+                continue;
+            }
+            let Some(policy) = record.policies.iter().find(|p| p.namespaces.contains(&namespace)) else {
+                continue;
+            };
+            components.insert(compose::access_entry_component(&principal), principal.clone());
+            entries.push(object([
+                ("principal_arn", text(&principal)),
+                ("kubernetes_groups", text_list(&record.kubernetes_groups)),
+                ("policy_arn", text(&policy.policy_arn)),
+                ("namespaces", text_list(&policy.namespaces)),
+            ]));
+        }
+    }
+    set_attr(&mut state, "id", text(format!("{}/{team}", cluster.name)));
+    set_attr(&mut state, "team", text(team));
+    set_attr(&mut state, "cluster_name", text(&cluster.name));
+    set_attr(&mut state, "cluster_arn", text(&cluster.arn));
+    set_attr(&mut state, "namespace", text(&namespace));
+    set_attr(&mut state, "workload_role_name", text(&role_name));
+    set_attr(&mut state, "workload_role_arn", optional(components.get(ROLE).cloned()));
+    set_attr(&mut state, "compute_quota_id", text(&quota.id));
+    set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
+    set_attr(&mut state, "quota", Value::List(Vec::new()));
+    if let Some(workload) = workload {
+        set_attr(&mut state, "workload", workload);
+    }
+    set_attr(&mut state, "access_entries", Value::List(entries));
+    set_attr(&mut state, "kms_grants", Value::Map(BTreeMap::new()));
+    set_attr(&mut state, "components", text_map(&components));
+    flatten_quota(&mut state, &quota);
+    Ok(state)
+}

@@ -1,0 +1,482 @@
+//! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
+//! identity and data; and, computed at plan time, every object apply will compose.
+
+use crate::protocol::object::object;
+use crate::protocol::schema::{
+    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
+};
+use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf};
+use crate::protocol::value::{Type, Value};
+use crate::resources::validators::{IsArn, IsCidr};
+
+/// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
+pub const TEAM_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
+/// A Kubernetes object name (DNS subdomain, as ServiceAccounts use).
+pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
+pub const SHARING_STRATEGIES: [&str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
+pub const PREEMPT_TEAM_TASKS: [&str; 2] = ["Never", "LowerPriority"];
+pub const ACTIVATION_STATES: [&str; 2] = ["Enabled", "Disabled"];
+pub const MAX_QUOTA_RESOURCES: i64 = 15;
+pub const PRIVATE_DATA: [&str; 6] = ["accounts", "events", "jobs", "reservations", "usage", "users"];
+/// Kubernetes verbs, for the viewer and operator grants.
+pub const VERBS: [&str; 9] = [
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "*",
+];
+pub const DEFAULT_VIEWER_VERBS: [&str; 3] = ["get", "list", "watch"];
+pub const DEFAULT_OPERATOR_VERBS: [&str; 7] = ["create", "delete", "get", "list", "patch", "update", "watch"];
+
+fn strings() -> Type {
+    Type::list(Type::String)
+}
+
+fn string_list(items: &[&str]) -> Value {
+    Value::List(items.iter().map(|item| Value::String(item.to_string())).collect())
+}
+
+fn computed(name: &'static str, ty: Type, description: &str) -> Attribute {
+    Attribute::new(name, ty).computed().describe(description)
+}
+
+fn quota_block() -> Block {
+    Block::new(
+        "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, or \
+         `accelerators`, `vcpu` and `memory_gib`. WKL-3 sums `count` over every tenant of the cluster.",
+    )
+    .attribute(
+        Attribute::string("instance_type")
+            .required()
+            .describe("Instance type of a cluster instance group, e.g. `ml.p5.48xlarge`.")
+            .validate(Matches::new(
+                r"ml\.[a-z0-9-]+\.[a-z0-9-]+",
+                "an instance type such as \"ml.p5.48xlarge\"",
+            )),
+    )
+    .attribute(
+        Attribute::number("count")
+            .optional()
+            .describe("Whole instances guaranteed to the team.")
+            .validate(IntBetween {
+                min: 0,
+                max: 10_000_000,
+            }),
+    )
+    .attribute(
+        Attribute::number("accelerators")
+            .optional()
+            .describe("Accelerators (GPUs, Trainium chips) guaranteed; SageMaker fills vCPU and memory by ratio.")
+            .validate(IntBetween {
+                min: 0,
+                max: 10_000_000,
+            }),
+    )
+    .attribute(Attribute::number("vcpu").optional().describe("vCPUs guaranteed."))
+    .attribute(
+        Attribute::number("memory_gib")
+            .optional()
+            .describe("Memory guaranteed, in GiB."),
+    )
+}
+
+fn sharing_block() -> Block {
+    Block::new(
+        "How the team shares idle capacity (`ResourceSharingConfig`). EKS only: Slurm has no lend/borrow (WKL-2).",
+    )
+    .attribute(
+        Attribute::string("strategy")
+            .required()
+            .describe("`Lend`, `DontLend` or `LendAndBorrow`. Borrowing needs another team that lends (WKL-5).")
+            .validate(OneOf(&SHARING_STRATEGIES)),
+    )
+    .attribute(Attribute::number("borrow_limit").optional().describe(
+        "How much idle capacity the team may borrow, 1 to 500 percent of its quota; only with `LendAndBorrow` \
+             (WKL-5).",
+    ))
+}
+
+fn network_policy_block() -> Block {
+    Block::new(
+        "The tenant namespace's NetworkPolicies. Without this block: default deny, DNS and same-namespace traffic \
+         allowed.",
+    )
+    .attribute(Attribute::bool("default_deny").optional().describe(
+        "Deny all ingress and egress unless allowed below (default `true`). `false` needs an owned, dated WKL-8 \
+         exception in the contract.",
+    ))
+    .attribute(
+        Attribute::bool("allow_dns")
+            .optional()
+            .describe("Allow DNS to kube-dns in kube-system (default `true`)."),
+    )
+    .attribute(Attribute::bool("allow_same_namespace").optional().describe(
+        "Allow pod-to-pod traffic inside the namespace, which distributed training (NCCL, EFA) needs (default \
+         `true`).",
+    ))
+    .attribute(
+        Attribute::new("egress_cidrs", strings())
+            .optional()
+            .describe("Further egress destinations, as CIDR blocks.")
+            .validate(IsCidr),
+    )
+}
+
+fn workload_block() -> Block {
+    Block::new(
+        "The tenant's workload identity: a service account in the tenant namespace, mapped by EKS Pod Identity to a \
+         tenant-only IAM role in the cluster account, optionally chained to a role in a consumer or data account.",
+    )
+    .attribute(
+        Attribute::string("service_account")
+            .required()
+            .describe("Service account name in `hyperpod-ns-<team>`.")
+            .validate(Matches::new(KUBERNETES_NAME, "a Kubernetes name: lowercase letters, digits, `-` and `.`"))
+            .validate(LengthBetween { min: 1, max: 253 }),
+    )
+    .attribute(
+        Attribute::string("target_role_arn")
+            .optional()
+            .describe("Role in a consumer or data account the pods reach (`targetRoleArn`); its account must be approved in the contract (ORG-2).")
+            .validate(IsArn),
+    )
+    .attribute(Attribute::bool("disable_session_tags").optional().describe(
+        "Turn off the Pod Identity session tags (`disableSessionTags`, default `false`); required with a session \
+         policy (WKL-9).",
+    ))
+    .attribute(
+        Attribute::string("session_policy")
+            .optional()
+            .describe("Session policy JSON that narrows the target role's permissions (`policy`)."),
+    )
+}
+
+fn data_block() -> Block {
+    Block::new("Tenant data: granted to the tenant's workload role only, never to a project role (WKL-11).")
+        .attribute(
+            Attribute::new("buckets", strings())
+                .optional()
+                .describe("S3 bucket names the workload reads and writes (an inline policy on the workload role)."),
+        )
+        .attribute(
+            Attribute::new("kms_keys", strings())
+                .optional()
+                .describe("KMS key ARNs; each gets a KMS grant to the grantee role.")
+                .validate(IsArn),
+        )
+        .attribute(
+            Attribute::string("grantee_role_arn")
+                .optional()
+                .describe("Who the grants name. Defaults to the workload role; may be the target role.")
+                .validate(IsArn),
+        )
+}
+
+fn slurm_block() -> Block {
+    Block::new(
+        "Slurm tenants (contracts with `orchestrator = \"slurm\"`): the accounting the provider renders into \
+         `slurm_artefacts` for the cluster's lifecycle scripts. The team is the Slurm account.",
+    )
+    .attribute(
+        Attribute::new("partitions", strings())
+            .optional()
+            .describe("Partitions the account may use; inside the contract's Slurm scope."),
+    )
+    .attribute(
+        Attribute::new("users", strings())
+            .optional()
+            .describe("OS users associated with the account."),
+    )
+    .attribute(
+        Attribute::number("qos_priority")
+            .optional()
+            .describe("Priority of the team's QoS (default 0).")
+            .validate(IntBetween {
+                min: 0,
+                max: 4_294_967_294,
+            }),
+    )
+    .attribute(
+        Attribute::new("preempt_qos", strings())
+            .optional()
+            .describe("QoS names this team's QoS may preempt (with `PreemptType=preempt/qos`)."),
+    )
+    .attribute(
+        Attribute::number("fairshare")
+            .optional()
+            .describe("Fair-share shares of the account (default 1).")
+            .validate(IntBetween { min: 1, max: 1_000_000 }),
+    )
+    .attribute(
+        Attribute::string("max_wall")
+            .optional()
+            .describe("Longest job, Slurm time format, e.g. `24:00:00` or `2-00:00:00`.")
+            .validate(Matches::new(
+                r"(\d+-)?\d{1,2}(:\d{2}){0,2}",
+                "a Slurm time such as \"24:00:00\"",
+            )),
+    )
+    .attribute(
+        Attribute::new("private_data", strings())
+            .optional()
+            .describe("`PrivateData` values: what users see only of their own (default jobs, usage, users).")
+            .validate(EachOneOf(&PRIVATE_DATA)),
+    )
+}
+
+fn access_entry_type() -> Type {
+    Attribute::nested(
+        "access_entry",
+        Nesting::Single,
+        vec![
+            Attribute::string("principal_arn").computed(),
+            Attribute::new("kubernetes_groups", strings()).computed(),
+            Attribute::string("policy_arn").computed(),
+            Attribute::new("namespaces", strings()).computed(),
+        ],
+    )
+    .value_type()
+}
+
+fn slurm_artefacts_type() -> Type {
+    Type::Object(
+        [
+            ("account".to_string(), Type::String),
+            ("sacctmgr_commands".to_string(), strings()),
+            ("slurm_conf".to_string(), Type::String),
+        ]
+        .into(),
+    )
+}
+
+fn check_type() -> Type {
+    Type::Object(
+        ["rule", "status", "detail"]
+            .map(|k| (k.to_string(), Type::String))
+            .into(),
+    )
+}
+
+pub fn schema() -> Schema {
+    let team_pattern = Matches::new(
+        TEAM_NAME,
+        "1 to 40 lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+    );
+    let block = Block::new(
+        "A governed team on a shared HyperPod cluster. On EKS it composes, in order: the tenant workload IAM role, \
+         the SageMaker compute quota (which creates `hyperpod-ns-<team>`), the service account, viewer and operator \
+         RBAC, default-deny NetworkPolicies, the EKS Pod Identity association, EKS access entries for the groups' \
+         principals and the KMS grants on tenant data. On Slurm it renders the accounting artefacts. The plan shows \
+         every object (`components`, `kubernetes_manifests`, `access_entries`) and the rules checked (`checks`).",
+    )
+    .attribute(
+        Attribute::string("id")
+            .computed()
+            .describe("`<cluster>/<team>`, also the import ID."),
+    )
+    .attribute(
+        Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .required()
+            .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
+    )
+    .attribute(
+        Attribute::new(
+            "scheduling_policy",
+            crate::resources::scheduling_policy::governance_type(),
+        )
+        .optional()
+        .describe(
+            "The cluster policy's facts, `hyperpod_scheduling_policy.<name>.governance`, for WKL-4 and WKL-6 on \
+                 the first plan. Unset: the cluster's live policy is read.",
+        ),
+    )
+    .attribute(
+        Attribute::string("team")
+            .required()
+            .requires_replace()
+            .describe("Team name (`TeamName`); the namespace is `hyperpod-ns-<team>`, the Slurm account is the team.")
+            .validate(team_pattern),
+    )
+    .attribute(
+        Attribute::string("priority_class")
+            .optional()
+            .describe("Priority class of the team's tasks; must exist in the cluster policy (WKL-4)."),
+    )
+    .attribute(
+        Attribute::string("preempt_team_tasks")
+            .default_value(Value::String("LowerPriority".into()))
+            .describe("`LowerPriority` (default) lets the team's tasks preempt lower-priority ones; `Never`.")
+            .validate(OneOf(&PREEMPT_TEAM_TASKS)),
+    )
+    .attribute(
+        Attribute::number("fair_share_weight")
+            .optional()
+            .describe("Fair-share weight, 0 to 100; applies only when the cluster policy enables fair share (WKL-6).")
+            .validate(IntBetween { min: 0, max: 100 }),
+    )
+    .attribute(
+        Attribute::string("activation_state")
+            .default_value(Value::String("Enabled".into()))
+            .describe("`Enabled` (default) or `Disabled`.")
+            .validate(OneOf(&ACTIVATION_STATES)),
+    )
+    .attribute(
+        Attribute::new("viewer_groups", strings())
+            .optional()
+            .describe("Kubernetes groups bound to the viewer Role (get/list/watch)."),
+    )
+    .attribute(
+        Attribute::new("operator_groups", strings())
+            .optional()
+            .describe("Kubernetes groups bound to the operator Role (create, update, delete)."),
+    )
+    .attribute(
+        Attribute::new("viewer_principal_arns", strings())
+            .optional()
+            .describe("IAM roles of the viewer groups: EKS access entries with `AmazonEKSViewPolicy` on the namespace.")
+            .validate(IsArn),
+    )
+    .attribute(
+        Attribute::new("operator_principal_arns", strings())
+            .optional()
+            .describe(
+                "IAM roles of the operator groups: EKS access entries with `AmazonEKSEditPolicy` on the namespace.",
+            )
+            .validate(IsArn),
+    )
+    .attribute(
+        Attribute::new("viewer_verbs", strings())
+            .default_value(string_list(&DEFAULT_VIEWER_VERBS))
+            .describe("Verbs of the viewer Role; only get, list and watch (WKL-7).")
+            .validate(EachOneOf(&VERBS)),
+    )
+    .attribute(
+        Attribute::new("operator_verbs", strings())
+            .default_value(string_list(&DEFAULT_OPERATOR_VERBS))
+            .describe("Verbs of the operator Role.")
+            .validate(EachOneOf(&VERBS)),
+    )
+    .attribute(
+        Attribute::new("tags", Type::Map(Box::new(Type::String)))
+            .optional()
+            .describe("Tags for the AWS objects. The provider's `default_tags` and the governance tags are added."),
+    )
+    .attribute(computed(
+        "tags_all",
+        Type::Map(Box::new(Type::String)),
+        "All tags on the AWS objects.",
+    ))
+    .attribute(computed("cluster_name", Type::String, "The contract's cluster."))
+    .attribute(
+        Attribute::string("cluster_arn")
+            .computed()
+            .use_state_for_unknown()
+            .describe("The HyperPod cluster's ARN, resolved at plan time."),
+    )
+    .attribute(computed(
+        "namespace",
+        Type::String,
+        "`hyperpod-ns-<team>` on EKS, created by HyperPod with the quota.",
+    ))
+    .attribute(
+        Attribute::string("workload_role_name")
+            .optional_computed()
+            .requires_replace()
+            .describe("Name of the tenant workload role. Defaults to `hyperpod-<cluster>-<team>`, shortened to 64.")
+            .validate(LengthBetween { min: 1, max: 64 }),
+    )
+    .attribute(computed(
+        "workload_role_arn",
+        Type::String,
+        "ARN of the tenant workload role (the Pod Identity `roleArn`), known at plan time.",
+    ))
+    .attribute(
+        Attribute::string("compute_quota_id")
+            .computed()
+            .use_state_for_unknown()
+            .describe("ID of the SageMaker compute quota."),
+    )
+    .attribute(
+        Attribute::string("compute_quota_arn")
+            .computed()
+            .use_state_for_unknown()
+            .describe("ARN of the SageMaker compute quota."),
+    )
+    .attribute(computed(
+        "pod_identity_association_id",
+        Type::String,
+        "ID of the EKS Pod Identity association.",
+    ))
+    .attribute(computed(
+        "kubernetes_manifests",
+        strings(),
+        "Every Kubernetes object applied in the tenant namespace, as JSON, rendered at plan time.",
+    ))
+    .attribute(computed(
+        "access_entries",
+        Type::list(access_entry_type()),
+        "The EKS access entries and their namespace-scoped access policies.",
+    ))
+    .attribute(computed(
+        "kms_grants",
+        Type::Map(Box::new(Type::String)),
+        "KMS grant IDs by key ARN.",
+    ))
+    .attribute(computed(
+        "components",
+        Type::Map(Box::new(Type::String)),
+        "Every object the tenant composes, by component (`iam_role`, `compute_quota`, `kubernetes/<Kind>/<name>`, \
+         `pod_identity_association`, `access_entry/<principal>`, `kms_grant/<key>`, …) with its name, ARN or ID. \
+         A component missing here after refresh was deleted out of band; apply restores it.",
+    ))
+    .attribute(computed(
+        "slurm_artefacts",
+        slurm_artefacts_type(),
+        "Slurm only: `account`, `sacctmgr_commands` and a `slurm_conf` fragment for the lifecycle scripts.",
+    ))
+    .attribute(computed(
+        "checks",
+        Type::list(check_type()),
+        "Every rule checked at plan time, with its outcome.",
+    ))
+    .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
+    .block(NestedBlock::single("sharing", sharing_block()))
+    .block(NestedBlock::single("network_policy", network_policy_block()))
+    .block(NestedBlock::single("workload", workload_block()))
+    .block(NestedBlock::single("data", data_block()))
+    .block(NestedBlock::single("slurm", slurm_block()))
+    .block(timeouts_block(&["create", "update", "delete"], "20m"));
+    Schema { version: 0, block }
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![
+            IdentityAttribute {
+                name: "cluster_name",
+                ty: Type::String,
+                description: "Name of the HyperPod cluster.".to_string(),
+                required_for_import: true,
+            },
+            IdentityAttribute {
+                name: "team",
+                ty: Type::String,
+                description: "The team.".to_string(),
+                required_for_import: true,
+            },
+        ],
+    }
+}
+
+pub fn identity(cluster_name: &str, team: &str) -> Value {
+    object([
+        ("cluster_name", Value::String(cluster_name.to_string())),
+        ("team", Value::String(team.to_string())),
+    ])
+}
