@@ -2,210 +2,25 @@
 //! says and records it in `components` as soon as it exists, so a failure at any step leaves state that names
 //! exactly what was made: the next apply resumes from it (update) or removes it (a tainted create is replaced), and
 //! destroy removes what `components` names and nothing else. Identity and access come before scheduling, as the
-//! governance model orders them; the order is the order of `STEPS`.
+//! governance model orders them; the order is the order of `Composer::reconcile`. The
+//! Kubernetes, Pod Identity, access-entry and KMS steps are in `compose_access.rs`; what is wanted, in `desired.rs`.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value as Json;
-
-use super::manifests::{self, Manifest};
+use super::compose_access::delete_manifest;
+use super::desired::*;
 use super::model::TenantSpec;
-use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
-use crate::aws::eks_access::{self as access, PodIdentitySpec};
+use crate::aws::compute_quota::{self as cq, QuotaSpec};
+use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, eks, iam, kms};
-use crate::kubernetes::{KubeClient, KubeError, namespaces, paths};
+use crate::kubernetes::{KubeClient, KubeError, namespaces};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::resource::OperationContext;
 
-pub const ROLE: &str = "iam_role";
-pub const QUOTA: &str = "compute_quota";
-pub const POD_IDENTITY: &str = "pod_identity_association";
-pub const TARGET_POLICY: &str = "hyperpod-tenant-target";
-pub const DATA_POLICY: &str = "hyperpod-tenant-data";
-pub const VIEW_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy";
-pub const EDIT_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy";
-pub const GRANT_OPERATIONS: [&str; 4] = ["Decrypt", "Encrypt", "GenerateDataKey", "DescribeKey"];
 /// How long a just-created IAM role may take to be usable by EKS and KMS.
-const PROPAGATION: Duration = Duration::from_secs(120);
+pub(super) const PROPAGATION: Duration = Duration::from_secs(120);
 const QUOTA_UPDATE_ATTEMPTS: usize = 3;
-
-pub fn policy_component(name: &str) -> String {
-    format!("iam_policy/{name}")
-}
-pub fn access_entry_component(principal: &str) -> String {
-    format!("access_entry/{principal}")
-}
-pub fn grant_component(key_arn: &str) -> String {
-    format!("kms_grant/{key_arn}")
-}
-
-/// An access entry the tenant wants: the principal, its Kubernetes groups, and one namespace-scoped policy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DesiredEntry {
-    pub principal_arn: String,
-    pub kubernetes_groups: Vec<String>,
-    pub policy_arn: String,
-    pub namespaces: Vec<String>,
-}
-
-/// Viewers get the view policy, operators the edit policy, both on the tenant namespace only. A principal listed
-/// as both is an operator (the edit policy includes viewing).
-pub fn desired_entries(spec: &TenantSpec) -> Vec<DesiredEntry> {
-    let namespace = spec.namespace();
-    let mut out: Vec<DesiredEntry> = Vec::new();
-    for principal in &spec.operator_principal_arns {
-        out.push(DesiredEntry {
-            principal_arn: principal.clone(),
-            kubernetes_groups: spec.operator_groups.clone(),
-            policy_arn: EDIT_POLICY.to_string(),
-            namespaces: vec![namespace.clone()],
-        });
-    }
-    for principal in &spec.viewer_principal_arns {
-        if !out.iter().any(|entry| &entry.principal_arn == principal) {
-            out.push(DesiredEntry {
-                principal_arn: principal.clone(),
-                kubernetes_groups: spec.viewer_groups.clone(),
-                policy_arn: VIEW_POLICY.to_string(),
-                namespaces: vec![namespace.clone()],
-            });
-        }
-    }
-    out
-}
-
-/// The workload role's trust policy: only EKS Pod Identity may assume it (and tag the session).
-pub fn trust_policy() -> String {
-    serde_json::json!({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Sid": "EksPodIdentity",
-            "Effect": "Allow",
-            "Principal": { "Service": "pods.eks.amazonaws.com" },
-            "Action": ["sts:AssumeRole", "sts:TagSession"],
-        }],
-    })
-    .to_string()
-}
-
-/// Inline policies of the workload role, by name: chaining to the target role, and the tenant's data.
-pub fn role_policies(spec: &TenantSpec, partition: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    if let Some(target) = spec.workload.as_ref().and_then(|w| match &w.target_role_arn {
-        crate::governance::Setting::Set(arn) => Some(arn.clone()),
-        _ => None,
-    }) {
-        out.insert(
-            TARGET_POLICY.to_string(),
-            serde_json::json!({
-                "Version": "2012-10-17",
-                "Statement": [{
-                    "Sid": "AssumeTenantTargetRole",
-                    "Effect": "Allow",
-                    "Action": ["sts:AssumeRole", "sts:TagSession"],
-                    "Resource": target,
-                }],
-            })
-            .to_string(),
-        );
-    }
-    let data = &spec.data;
-    if !data.buckets.is_empty() || !data.kms_keys.is_empty() {
-        let mut statements = Vec::new();
-        if !data.buckets.is_empty() {
-            let buckets: Vec<String> = data
-                .buckets
-                .iter()
-                .map(|b| format!("arn:{partition}:s3:::{b}"))
-                .collect();
-            let objects: Vec<String> = buckets.iter().map(|b| format!("{b}/*")).collect();
-            statements.push(serde_json::json!({
-                "Sid": "TenantBuckets",
-                "Effect": "Allow",
-                "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
-                "Resource": buckets,
-            }));
-            statements.push(serde_json::json!({
-                "Sid": "TenantObjects",
-                "Effect": "Allow",
-                "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
-                "Resource": objects,
-            }));
-        }
-        if !data.kms_keys.is_empty() {
-            statements.push(serde_json::json!({
-                "Sid": "TenantKeys",
-                "Effect": "Allow",
-                "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
-                "Resource": data.kms_keys,
-            }));
-        }
-        out.insert(
-            DATA_POLICY.to_string(),
-            serde_json::json!({ "Version": "2012-10-17", "Statement": statements }).to_string(),
-        );
-    }
-    out
-}
-
-/// The compute quota request the spec asks for.
-pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
-    let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
-    QuotaSpec {
-        name: format!("{}-quota", spec.team),
-        cluster_arn: cluster_arn.to_string(),
-        team_name: spec.team.clone(),
-        description: Some(format!("hyperpod_tenant {}", spec.team)),
-        resources: spec
-            .quota
-            .iter()
-            .map(|entry| QuotaResource {
-                instance_type: entry.instance_type.clone(),
-                count: entry.count.map(to_i32),
-                accelerators: entry.accelerators.map(to_i32),
-                vcpu: entry.vcpu,
-                memory_gib: entry.memory_gib,
-            })
-            .collect(),
-        sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy.to_string()),
-        borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),
-        preempt_team_tasks: Some(spec.preempt_team_tasks.clone()),
-        fair_share_weight: spec.fair_share_weight.map(to_i32),
-        activation_state: Some(spec.activation_state.clone()),
-        tags: tags.clone(),
-    }
-}
-
-/// Whether the live quota already is what `wanted` asks for (fields the user left to SageMaker are not compared).
-pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
-    let resources_match = wanted.resources.len() == live.resources.len()
-        && wanted.resources.iter().zip(&live.resources).all(|(w, l)| {
-            w.instance_type == l.instance_type
-                && (w.count.is_none() || w.count == l.count)
-                && (w.accelerators.is_none() || w.accelerators == l.accelerators)
-                && (w.vcpu.is_none() || w.vcpu == l.vcpu)
-                && (w.memory_gib.is_none() || w.memory_gib == l.memory_gib)
-        });
-    let optional = |w: &Option<String>, l: &Option<String>| w.is_none() || w == l;
-    resources_match
-        && optional(&wanted.sharing_strategy, &live.sharing_strategy)
-        && (wanted.borrow_limit.is_none() || wanted.borrow_limit == live.borrow_limit)
-        && optional(&wanted.preempt_team_tasks, &live.preempt_team_tasks)
-        && wanted.fair_share_weight.unwrap_or(0) == live.fair_share_weight.unwrap_or(0)
-        && optional(&wanted.activation_state, &live.activation_state)
-}
-
-/// The API version and plural resource of a kind the tenant manages (for a `components` key of a stale object).
-pub fn kind_path(kind: &str) -> Option<(&'static str, &'static str)> {
-    match kind {
-        "ServiceAccount" => Some((paths::CORE_V1, "serviceaccounts")),
-        "Role" => Some((paths::RBAC_V1, "roles")),
-        "RoleBinding" => Some((paths::RBAC_V1, "rolebindings")),
-        "NetworkPolicy" => Some((paths::NETWORKING_V1, "networkpolicies")),
-        _ => None,
-    }
-}
 
 /// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
 pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
@@ -240,16 +55,16 @@ pub struct Composer<'a> {
     pub quota_arn: Option<String>,
 }
 
-fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
+pub(super) fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
     Diagnostics::error(AttributePath::root(), summary, detail.to_string())
 }
 
-fn kube_failed(summary: &str, err: KubeError) -> Diagnostics {
+pub(super) fn kube_failed(summary: &str, err: KubeError) -> Diagnostics {
     failed(summary, err)
 }
 
 impl<'a> Composer<'a> {
-    fn tagged_as_ours(&self, tags: &BTreeMap<String, String>) -> bool {
+    pub(super) fn tagged_as_ours(&self, tags: &BTreeMap<String, String>) -> bool {
         tags.get("hyperpod:tenant") == Some(&self.target.spec.team)
             && tags.get("hyperpod:cluster") == Some(&self.target.cluster_name)
     }
@@ -422,7 +237,7 @@ impl<'a> Composer<'a> {
         unreachable!("the last attempt returns")
     }
 
-    async fn kube(&self) -> Result<KubeClient, Diagnostics> {
+    pub(super) async fn kube(&self) -> Result<KubeClient, Diagnostics> {
         kube_client(self.client, &self.target.eks_cluster_name)
             .await
             .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))
@@ -435,238 +250,6 @@ impl<'a> Composer<'a> {
             .await
             .map(|_| ())
             .map_err(|err| kube_failed("The tenant namespace did not appear", err))
-    }
-
-    async fn ensure_manifests(&mut self) -> Result<(), Diagnostics> {
-        let namespace = self.target.spec.namespace();
-        let wanted = manifests::render(&self.target.spec);
-        let kube = self.kube().await?;
-        for manifest in &wanted {
-            apply_manifest(&kube, &namespace, manifest).await?;
-            self.components
-                .insert(manifest.component(), format!("{namespace}/{}", manifest.name));
-        }
-        let keep: Vec<String> = wanted.iter().map(Manifest::component).collect();
-        let stale: Vec<String> = self
-            .components
-            .keys()
-            .filter(|key| key.starts_with("kubernetes/") && !keep.contains(key))
-            .cloned()
-            .collect();
-        for key in stale {
-            delete_manifest(&kube, &namespace, &key).await?;
-            self.components.remove(&key);
-        }
-        Ok(())
-    }
-
-    fn pod_identity_spec(&self) -> Option<PodIdentitySpec> {
-        let workload = self.target.spec.workload.as_ref()?;
-        Some(PodIdentitySpec {
-            namespace: self.target.spec.namespace(),
-            service_account: workload.service_account.clone(),
-            role_arn: self.target.role_arn.clone(),
-            target_role_arn: match &workload.target_role_arn {
-                crate::governance::Setting::Set(arn) => Some(arn.clone()),
-                _ => None,
-            },
-            disable_session_tags: workload.disable_session_tags,
-            policy: workload.session_policy.clone(),
-            tags: self.target.tags.clone(),
-        })
-    }
-
-    async fn ensure_pod_identity(&mut self) -> Result<(), Diagnostics> {
-        let eks_name = &self.target.eks_cluster_name;
-        let Some(wanted) = self.pod_identity_spec() else {
-            return Ok(());
-        };
-        let eks = &self.client.eks;
-        let mut existing = None;
-        if let Some(id) = self.components.get(POD_IDENTITY).cloned() {
-            match access::find_pod_identity_association(eks, eks_name, &id).await {
-                Ok(found) => existing = Some(found),
-                Err(err) if err.is_not_found() => {
-                    self.components.remove(POD_IDENTITY);
-                }
-                Err(err) => return Err(failed("Reading the Pod Identity association failed", err)),
-            }
-        }
-        if existing.is_none() {
-            let found =
-                access::find_pod_identity_association_for(eks, eks_name, &wanted.namespace, &wanted.service_account)
-                    .await
-                    .map_err(|err| failed("Listing Pod Identity associations failed", err))?;
-            if let Some(found) = found {
-                if found.role_arn != wanted.role_arn {
-                    return Err(failed(
-                        "The service account is already mapped to another role",
-                        format!(
-                            "Pod Identity association {} maps {}/{} to {}; the tenant maps it to {}. Remove that \
-                             association or choose another workload.service_account.",
-                            found.id, wanted.namespace, wanted.service_account, found.role_arn, wanted.role_arn
-                        ),
-                    ));
-                }
-                existing = Some(found);
-            }
-        }
-        let association = match existing {
-            Some(found) => {
-                let differs = found.target_role_arn != wanted.target_role_arn
-                    || found.disable_session_tags != wanted.disable_session_tags
-                    || found.policy != wanted.policy;
-                if differs {
-                    access::update_pod_identity_association(eks, eks_name, &found.id, &wanted)
-                        .await
-                        .map_err(|err| failed("Updating the Pod Identity association failed", err))?;
-                }
-                found.id
-            }
-            None => {
-                let created = crate::aws::wait::retry_propagation("the Pod Identity association", PROPAGATION, || {
-                    access::create_pod_identity_association(eks, eks_name, &wanted)
-                })
-                .await
-                .map_err(|err| failed("Creating the Pod Identity association failed", err))?;
-                created.id
-            }
-        };
-        self.components.insert(POD_IDENTITY.to_string(), association);
-        Ok(())
-    }
-
-    async fn ensure_access_entries(&mut self) -> Result<(), Diagnostics> {
-        let eks_name = &self.target.eks_cluster_name;
-        let eks = &self.client.eks;
-        let wanted = desired_entries(&self.target.spec);
-        for entry in &wanted {
-            let key = access_entry_component(&entry.principal_arn);
-            let live = match access::find_access_entry(eks, eks_name, &entry.principal_arn).await {
-                Ok(live) => Some(live),
-                Err(err) if err.is_not_found() => None,
-                Err(err) => return Err(failed("Reading an access entry failed", err)),
-            };
-            match live {
-                Some(live) if self.components.contains_key(&key) || self.tagged_as_ours(&live.tags) => {
-                    if live.kubernetes_groups != entry.kubernetes_groups {
-                        access::update_access_entry_groups(
-                            eks,
-                            eks_name,
-                            &entry.principal_arn,
-                            &entry.kubernetes_groups,
-                        )
-                        .await
-                        .map_err(|err| failed("Updating an access entry failed", err))?;
-                    }
-                }
-                Some(_) => {
-                    return Err(Diagnostic::invalid_value(
-                        AttributePath::attr(if entry.policy_arn == EDIT_POLICY {
-                            "operator_principal_arns"
-                        } else {
-                            "viewer_principal_arns"
-                        }),
-                        format!("{:?}", entry.principal_arn),
-                        "the principal already has an EKS access entry that this tenant did not create (EKS allows \
-                         one per principal per cluster)",
-                        "give each tenant group its own IAM role, or remove the principal from this tenant",
-                    )
-                    .into());
-                }
-                None => {
-                    access::create_access_entry(
-                        eks,
-                        eks_name,
-                        &entry.principal_arn,
-                        &entry.kubernetes_groups,
-                        &self.target.tags,
-                    )
-                    .await
-                    .map_err(|err| failed("Creating an access entry failed", err))?;
-                }
-            }
-            self.components.insert(key, entry.principal_arn.clone());
-            access::associate_access_policy(
-                eks,
-                eks_name,
-                &entry.principal_arn,
-                &entry.policy_arn,
-                &entry.namespaces,
-            )
-            .await
-            .map_err(|err| failed("Associating the access policy failed", err))?;
-        }
-        let keep: Vec<String> = wanted
-            .iter()
-            .map(|e| access_entry_component(&e.principal_arn))
-            .collect();
-        let stale: Vec<(String, String)> = self
-            .components
-            .iter()
-            .filter(|(key, _)| key.starts_with("access_entry/") && !keep.contains(key))
-            .map(|(key, principal)| (key.clone(), principal.clone()))
-            .collect();
-        for (key, principal) in stale {
-            access::delete_access_entry(eks, eks_name, &principal)
-                .await
-                .map_err(|err| failed("Deleting an access entry failed", err))?;
-            self.components.remove(&key);
-        }
-        Ok(())
-    }
-
-    fn grantee(&self) -> String {
-        self.target
-            .spec
-            .data
-            .grantee_role_arn
-            .clone()
-            .unwrap_or_else(|| self.target.role_arn.clone())
-    }
-
-    async fn ensure_grants(&mut self) -> Result<(), Diagnostics> {
-        let grantee = self.grantee();
-        let name = self.target.role_name.clone();
-        let keys = self.target.spec.data.kms_keys.clone();
-        for key in &keys {
-            let component = grant_component(key);
-            if let Some(id) = self.components.get(&component).cloned() {
-                match kms::find_grant(&self.client.kms, key, &id).await {
-                    Ok(grant) if grant.grantee_principal == grantee => continue,
-                    Ok(_) => {
-                        // The grantee changed: grants are immutable, so revoke and grant again.
-                        kms::revoke_grant(&self.client.kms, key, &id)
-                            .await
-                            .map_err(|err| failed("Revoking a KMS grant failed", err))?;
-                    }
-                    Err(err) if err.is_not_found() => {}
-                    Err(err) => return Err(failed("Reading a KMS grant failed", err)),
-                }
-                self.components.remove(&component);
-            }
-            let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
-                kms::create_grant(&self.client.kms, key, &grantee, &name, &GRANT_OPERATIONS)
-            })
-            .await
-            .map_err(|err| failed(&format!("Granting {grantee} use of KMS key {key} failed"), err))?;
-            self.components.insert(component, id);
-        }
-        let stale: Vec<(String, String)> = self
-            .components
-            .iter()
-            .filter_map(|(component, id)| {
-                let key = component.strip_prefix("kms_grant/")?;
-                (!keys.iter().any(|k| k == key)).then(|| (key.to_string(), id.clone()))
-            })
-            .collect();
-        for (key, id) in stale {
-            kms::revoke_grant(&self.client.kms, &key, &id)
-                .await
-                .map_err(|err| failed("Revoking a KMS grant failed", err))?;
-            self.components.remove(&grant_component(&key));
-        }
-        Ok(())
     }
 
     /// Destroy: every recorded component, in reverse order; objects already gone are fine.
@@ -742,95 +325,5 @@ fn delete_rank(component: &str) -> u8 {
         Some("RoleBinding") => 1,
         Some("Role") => 2,
         _ => 3,
-    }
-}
-
-/// Creates the object, or replaces it when its managed fields drifted.
-async fn apply_manifest(kube: &KubeClient, namespace: &str, manifest: &Manifest) -> Result<(), Diagnostics> {
-    let path = paths::namespaced(manifest.api_version, manifest.resource, namespace, &manifest.name);
-    let what = format!("{} {namespace}/{}", manifest.kind, manifest.name);
-    let live = kube
-        .get(&path)
-        .await
-        .map_err(|err| kube_failed(&format!("Reading {what} failed"), err))?;
-    match live {
-        None => {
-            let collection = paths::namespaced_collection(manifest.api_version, manifest.resource, namespace);
-            match kube.create(&collection, &manifest.body).await {
-                Ok(_) => Ok(()),
-                // Created meanwhile (an earlier, interrupted apply that the API saw): replace it with ours.
-                Err(KubeError::AlreadyExists { .. }) => kube
-                    .replace(&path, &manifest.body)
-                    .await
-                    .map(|_| ())
-                    .map_err(|err| kube_failed(&format!("Replacing {what} failed"), err)),
-                Err(err) => Err(kube_failed(&format!("Creating {what} failed"), err)),
-            }
-        }
-        Some(live) if manifests::normalize(&live) == manifest.body => Ok(()),
-        Some(live) => {
-            let mut body = manifest.body.clone();
-            if let (Some(version), Some(meta)) = (
-                live.pointer("/metadata/resourceVersion").cloned(),
-                body.get_mut("metadata").and_then(Json::as_object_mut),
-            ) {
-                meta.insert("resourceVersion".to_string(), version);
-            }
-            kube.replace(&path, &body)
-                .await
-                .map(|_| ())
-                .map_err(|err| kube_failed(&format!("Replacing {what} failed"), err))
-        }
-    }
-}
-
-async fn delete_manifest(kube: &KubeClient, namespace: &str, component: &str) -> Result<(), Diagnostics> {
-    let mut parts = component.splitn(3, '/');
-    let (_, kind, name) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let Some((api_version, resource)) = kind_path(kind) else {
-        return Ok(());
-    };
-    kube.delete(&paths::namespaced(api_version, resource, namespace, name))
-        .await
-        .map_err(|err| kube_failed(&format!("Deleting {kind} {namespace}/{name} failed"), err))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::resources::tenant::manifests::tests::spec;
-
-    #[test]
-    fn operators_get_edit_viewers_get_view_and_both_only_on_the_namespace() {
-        let mut spec = spec();
-        spec.viewer_principal_arns = vec!["arn:aws:iam::1:role/v".into(), "arn:aws:iam::1:role/o".into()];
-        spec.operator_principal_arns = vec!["arn:aws:iam::1:role/o".into()];
-        let entries = desired_entries(&spec);
-        assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].policy_arn, EDIT_POLICY);
-        assert_eq!(entries[0].kubernetes_groups, ["research-operators"]);
-        assert_eq!(entries[1].policy_arn, VIEW_POLICY);
-        assert!(entries.iter().all(|e| e.namespaces == ["hyperpod-ns-research"]));
-    }
-
-    #[test]
-    fn role_policies_follow_the_target_role_and_the_data() {
-        let mut spec = spec();
-        assert!(role_policies(&spec, "aws").is_empty());
-        if let Some(workload) = spec.workload.as_mut() {
-            workload.target_role_arn = crate::governance::Setting::Set("arn:aws:iam::444455556666:role/t".into());
-        }
-        spec.data.buckets = vec!["research-datasets".into()];
-        let policies = role_policies(&spec, "aws");
-        assert_eq!(policies.keys().collect::<Vec<_>>(), [DATA_POLICY, TARGET_POLICY]);
-        assert!(policies[DATA_POLICY].contains("arn:aws:s3:::research-datasets/*"));
-        assert!(policies[TARGET_POLICY].contains("arn:aws:iam::444455556666:role/t"));
-    }
-
-    #[test]
-    fn trust_is_only_pod_identity() {
-        let trust: Json = serde_json::from_str(&trust_policy()).unwrap_or_default();
-        assert_eq!(trust["Statement"][0]["Principal"]["Service"], "pods.eks.amazonaws.com");
-        assert_eq!(trust["Statement"].as_array().map(Vec::len), Some(1));
     }
 }

@@ -3,11 +3,13 @@
 //! - `schema.rs`: arguments and computed attributes; `model.rs`: the typed spec and the engine's `Tenant`.
 //! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `live.rs` and the tenants planned in this
 //!   run from `resources::planned`) and every predicted object.
-//! - `compose.rs`: apply (create and update share one reconciler) and destroy; `manifests.rs` renders the Kubernetes
-//!   objects, `slurm.rs` the Slurm accounting artefacts.
+//! - `compose.rs` and `compose_access.rs`: apply (create and update share one reconciler) and destroy, towards what
+//!   `desired.rs` computes; `manifests.rs` renders the Kubernetes objects, `slurm.rs` the Slurm accounting artefacts.
 //! - `refresh.rs`: read (drift) and import.
 
 mod compose;
+mod compose_access;
+mod desired;
 mod live;
 mod manifests;
 mod model;
@@ -134,11 +136,11 @@ impl Tenant {
         let components = &composer.components;
         let optional = |key: &str| components.get(key).map_or(Value::Null, text);
         set_attr(&mut state, "components", text_map(components));
-        set_attr(&mut state, "compute_quota_id", optional(compose::QUOTA));
+        set_attr(&mut state, "compute_quota_id", optional(desired::QUOTA));
         set_attr(
             &mut state,
             "compute_quota_arn",
-            match (&composer.quota_arn, components.contains_key(compose::QUOTA)) {
+            match (&composer.quota_arn, components.contains_key(desired::QUOTA)) {
                 (Some(arn), true) => text(arn),
                 _ => Value::Null,
             },
@@ -146,7 +148,7 @@ impl Tenant {
         set_attr(
             &mut state,
             "pod_identity_association_id",
-            optional(compose::POD_IDENTITY),
+            optional(desired::POD_IDENTITY),
         );
         let grants: BTreeMap<String, String> = components
             .iter()

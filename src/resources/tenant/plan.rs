@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::compose::{
+use super::desired::{
     POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
     role_policies,
 };

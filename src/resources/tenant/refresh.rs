@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::compose::{self, POD_IDENTITY, QUOTA, ROLE, kube_client};
+use super::compose::kube_client;
+use super::desired::{self, POD_IDENTITY, QUOTA, ROLE};
 use super::manifests;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
@@ -104,7 +105,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
                         .pointer("/metadata/name")
                         .and_then(Json::as_str)
                         .unwrap_or_default();
-                    let Some((api_version, resource)) = compose::kind_path(kind) else {
+                    let Some((api_version, resource)) = desired::kind_path(kind) else {
                         continue;
                     };
                     if !prior.contains_key(&key) {
@@ -161,7 +162,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     let mut entries_now = Vec::new();
     for entry in elements(current, "access_entries") {
         let principal = string(entry, "principal_arn").unwrap_or_default();
-        let key = compose::access_entry_component(&principal);
+        let key = desired::access_entry_component(&principal);
         if !prior.contains_key(&key) {
             continue;
         }
@@ -347,14 +348,14 @@ pub async fn import(
         && ours(&role.tags)
     {
         components.insert(ROLE.to_string(), role.arn.clone());
-        for name in [compose::TARGET_POLICY, compose::DATA_POLICY] {
+        for name in [desired::TARGET_POLICY, desired::DATA_POLICY] {
             if present(
                 iam::find_role_policy(&client.iam, &role_name, name).await,
                 "a role policy",
             )?
             .is_some()
             {
-                components.insert(compose::policy_component(name), format!("{role_name}/{name}"));
+                components.insert(desired::policy_component(name), format!("{role_name}/{name}"));
             }
         }
     }
@@ -403,7 +404,7 @@ pub async fn import(
             .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
         let mut rendered = Vec::new();
         for (kind, name) in manifests_found {
-            let Some((api_version, resource)) = compose::kind_path(kind) else {
+            let Some((api_version, resource)) = desired::kind_path(kind) else {
                 continue;
             };
             if let Ok(Some(found)) = kube
@@ -432,7 +433,7 @@ pub async fn import(
             let Some(policy) = record.policies.iter().find(|p| p.namespaces.contains(&namespace)) else {
                 continue;
             };
-            components.insert(compose::access_entry_component(&principal), principal.clone());
+            components.insert(desired::access_entry_component(&principal), principal.clone());
             entries.push(object([
                 ("principal_arn", text(&principal)),
                 ("kubernetes_groups", text_list(&record.kubernetes_groups)),

@@ -1,0 +1,235 @@
+//! What the tenant wants, as pure values: component keys, the workload role's trust and inline policies, the
+//! compute quota request, the access entries. Shared by the plan (predictions) and apply (the reconciler).
+
+use std::collections::BTreeMap;
+
+use super::model::TenantSpec;
+use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
+use crate::kubernetes::paths;
+
+pub const ROLE: &str = "iam_role";
+pub const QUOTA: &str = "compute_quota";
+pub const POD_IDENTITY: &str = "pod_identity_association";
+pub const TARGET_POLICY: &str = "hyperpod-tenant-target";
+pub const DATA_POLICY: &str = "hyperpod-tenant-data";
+pub const VIEW_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy";
+pub const EDIT_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy";
+pub const GRANT_OPERATIONS: [&str; 4] = ["Decrypt", "Encrypt", "GenerateDataKey", "DescribeKey"];
+
+pub fn policy_component(name: &str) -> String {
+    format!("iam_policy/{name}")
+}
+pub fn access_entry_component(principal: &str) -> String {
+    format!("access_entry/{principal}")
+}
+pub fn grant_component(key_arn: &str) -> String {
+    format!("kms_grant/{key_arn}")
+}
+
+/// An access entry the tenant wants: the principal, its Kubernetes groups, and one namespace-scoped policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DesiredEntry {
+    pub principal_arn: String,
+    pub kubernetes_groups: Vec<String>,
+    pub policy_arn: String,
+    pub namespaces: Vec<String>,
+}
+
+/// Viewers get the view policy, operators the edit policy, both on the tenant namespace only. A principal listed
+/// as both is an operator (the edit policy includes viewing).
+pub fn desired_entries(spec: &TenantSpec) -> Vec<DesiredEntry> {
+    let namespace = spec.namespace();
+    let mut out: Vec<DesiredEntry> = Vec::new();
+    for principal in &spec.operator_principal_arns {
+        out.push(DesiredEntry {
+            principal_arn: principal.clone(),
+            kubernetes_groups: spec.operator_groups.clone(),
+            policy_arn: EDIT_POLICY.to_string(),
+            namespaces: vec![namespace.clone()],
+        });
+    }
+    for principal in &spec.viewer_principal_arns {
+        if !out.iter().any(|entry| &entry.principal_arn == principal) {
+            out.push(DesiredEntry {
+                principal_arn: principal.clone(),
+                kubernetes_groups: spec.viewer_groups.clone(),
+                policy_arn: VIEW_POLICY.to_string(),
+                namespaces: vec![namespace.clone()],
+            });
+        }
+    }
+    out
+}
+
+/// The workload role's trust policy: only EKS Pod Identity may assume it (and tag the session).
+pub fn trust_policy() -> String {
+    serde_json::json!({
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Sid": "EksPodIdentity",
+            "Effect": "Allow",
+            "Principal": { "Service": "pods.eks.amazonaws.com" },
+            "Action": ["sts:AssumeRole", "sts:TagSession"],
+        }],
+    })
+    .to_string()
+}
+
+/// Inline policies of the workload role, by name: chaining to the target role, and the tenant's data.
+pub fn role_policies(spec: &TenantSpec, partition: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if let Some(target) = spec.workload.as_ref().and_then(|w| match &w.target_role_arn {
+        crate::governance::Setting::Set(arn) => Some(arn.clone()),
+        _ => None,
+    }) {
+        out.insert(
+            TARGET_POLICY.to_string(),
+            serde_json::json!({
+                "Version": "2012-10-17",
+                "Statement": [{
+                    "Sid": "AssumeTenantTargetRole",
+                    "Effect": "Allow",
+                    "Action": ["sts:AssumeRole", "sts:TagSession"],
+                    "Resource": target,
+                }],
+            })
+            .to_string(),
+        );
+    }
+    let data = &spec.data;
+    if !data.buckets.is_empty() || !data.kms_keys.is_empty() {
+        let mut statements = Vec::new();
+        if !data.buckets.is_empty() {
+            let buckets: Vec<String> = data
+                .buckets
+                .iter()
+                .map(|b| format!("arn:{partition}:s3:::{b}"))
+                .collect();
+            let objects: Vec<String> = buckets.iter().map(|b| format!("{b}/*")).collect();
+            statements.push(serde_json::json!({
+                "Sid": "TenantBuckets",
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+                "Resource": buckets,
+            }));
+            statements.push(serde_json::json!({
+                "Sid": "TenantObjects",
+                "Effect": "Allow",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+                "Resource": objects,
+            }));
+        }
+        if !data.kms_keys.is_empty() {
+            statements.push(serde_json::json!({
+                "Sid": "TenantKeys",
+                "Effect": "Allow",
+                "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
+                "Resource": data.kms_keys,
+            }));
+        }
+        out.insert(
+            DATA_POLICY.to_string(),
+            serde_json::json!({ "Version": "2012-10-17", "Statement": statements }).to_string(),
+        );
+    }
+    out
+}
+
+/// The compute quota request the spec asks for.
+pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
+    let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
+    QuotaSpec {
+        name: format!("{}-quota", spec.team),
+        cluster_arn: cluster_arn.to_string(),
+        team_name: spec.team.clone(),
+        description: Some(format!("hyperpod_tenant {}", spec.team)),
+        resources: spec
+            .quota
+            .iter()
+            .map(|entry| QuotaResource {
+                instance_type: entry.instance_type.clone(),
+                count: entry.count.map(to_i32),
+                accelerators: entry.accelerators.map(to_i32),
+                vcpu: entry.vcpu,
+                memory_gib: entry.memory_gib,
+            })
+            .collect(),
+        sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy.to_string()),
+        borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),
+        preempt_team_tasks: Some(spec.preempt_team_tasks.clone()),
+        fair_share_weight: spec.fair_share_weight.map(to_i32),
+        activation_state: Some(spec.activation_state.clone()),
+        tags: tags.clone(),
+    }
+}
+
+/// Whether the live quota already is what `wanted` asks for (fields the user left to SageMaker are not compared).
+pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
+    let resources_match = wanted.resources.len() == live.resources.len()
+        && wanted.resources.iter().zip(&live.resources).all(|(w, l)| {
+            w.instance_type == l.instance_type
+                && (w.count.is_none() || w.count == l.count)
+                && (w.accelerators.is_none() || w.accelerators == l.accelerators)
+                && (w.vcpu.is_none() || w.vcpu == l.vcpu)
+                && (w.memory_gib.is_none() || w.memory_gib == l.memory_gib)
+        });
+    let optional = |w: &Option<String>, l: &Option<String>| w.is_none() || w == l;
+    resources_match
+        && optional(&wanted.sharing_strategy, &live.sharing_strategy)
+        && (wanted.borrow_limit.is_none() || wanted.borrow_limit == live.borrow_limit)
+        && optional(&wanted.preempt_team_tasks, &live.preempt_team_tasks)
+        && wanted.fair_share_weight.unwrap_or(0) == live.fair_share_weight.unwrap_or(0)
+        && optional(&wanted.activation_state, &live.activation_state)
+}
+
+/// The API version and plural resource of a kind the tenant manages (for a `components` key of a stale object).
+pub fn kind_path(kind: &str) -> Option<(&'static str, &'static str)> {
+    match kind {
+        "ServiceAccount" => Some((paths::CORE_V1, "serviceaccounts")),
+        "Role" => Some((paths::RBAC_V1, "roles")),
+        "RoleBinding" => Some((paths::RBAC_V1, "rolebindings")),
+        "NetworkPolicy" => Some((paths::NETWORKING_V1, "networkpolicies")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::tenant::manifests::tests::spec;
+    use serde_json::Value as Json;
+
+    #[test]
+    fn operators_get_edit_viewers_get_view_and_both_only_on_the_namespace() {
+        let mut spec = spec();
+        spec.viewer_principal_arns = vec!["arn:aws:iam::1:role/v".into(), "arn:aws:iam::1:role/o".into()];
+        spec.operator_principal_arns = vec!["arn:aws:iam::1:role/o".into()];
+        let entries = desired_entries(&spec);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].policy_arn, EDIT_POLICY);
+        assert_eq!(entries[0].kubernetes_groups, ["research-operators"]);
+        assert_eq!(entries[1].policy_arn, VIEW_POLICY);
+        assert!(entries.iter().all(|e| e.namespaces == ["hyperpod-ns-research"]));
+    }
+
+    #[test]
+    fn role_policies_follow_the_target_role_and_the_data() {
+        let mut spec = spec();
+        assert!(role_policies(&spec, "aws").is_empty());
+        if let Some(workload) = spec.workload.as_mut() {
+            workload.target_role_arn = crate::governance::Setting::Set("arn:aws:iam::444455556666:role/t".into());
+        }
+        spec.data.buckets = vec!["research-datasets".into()];
+        let policies = role_policies(&spec, "aws");
+        assert_eq!(policies.keys().collect::<Vec<_>>(), [DATA_POLICY, TARGET_POLICY]);
+        assert!(policies[DATA_POLICY].contains("arn:aws:s3:::research-datasets/*"));
+        assert!(policies[TARGET_POLICY].contains("arn:aws:iam::444455556666:role/t"));
+    }
+
+    #[test]
+    fn trust_is_only_pod_identity() {
+        let trust: Json = serde_json::from_str(&trust_policy()).unwrap_or_default();
+        assert_eq!(trust["Statement"][0]["Principal"]["Service"], "pods.eks.amazonaws.com");
+        assert_eq!(trust["Statement"].as_array().map(Vec::len), Some(1));
+    }
+}
