@@ -32,8 +32,8 @@ provider_installation {
 }
 TFRC
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
-export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-west-2 AWS_ACCESS_KEY_ID=sandbox \
-  AWS_SECRET_ACCESS_KEY=sandbox AWS_EC2_METADATA_DISABLED=true
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-west-2 AWS_ACCESS_KEY_ID=testing \
+  AWS_SECRET_ACCESS_KEY=testing AWS_EC2_METADATA_DISABLED=true
 unset AWS_PROFILE AWS_SESSION_TOKEN
 terraform="$venv/bin/terraform"
 cd "$work"
@@ -49,14 +49,26 @@ echo
 echo "== terraform plan (again: must report no changes)"
 "$terraform" plan -input=false -no-color -detailed-exitcode >"$work/second-plan.txt" && echo "No changes: the sandbox matches the configuration."
 echo
-echo "== the sandbox's view (aws sagemaker list-cluster-scheduler-configs)"
+echo "== the sandbox's view (scheduler configs and compute quotas)"
 "$venv/bin/python" - "$AWS_ENDPOINT_URL" <<'PY'
 import json, sys, boto3
 sm = boto3.client("sagemaker", endpoint_url=sys.argv[1], region_name="us-west-2",
-                  aws_access_key_id="sandbox", aws_secret_access_key="sandbox")
+                  aws_access_key_id="testing", aws_secret_access_key="testing")
 for s in sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"]:
     live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=s["ClusterSchedulerConfigId"])
     print(json.dumps({k: live[k] for k in ("Name", "ClusterArn", "Status", "ClusterSchedulerConfigVersion", "SchedulerConfig")}, indent=2))
+for q in sm.list_compute_quotas()["ComputeQuotaSummaries"]:
+    print(json.dumps({k: q.get(k) for k in ("Name", "Status", "ComputeQuotaConfig", "ComputeQuotaTarget")}, indent=2))
+PY
+echo
+echo "== the research tenant's namespace in the cluster's Kubernetes API"
+"$venv/bin/python" - "$AWS_ENDPOINT_URL" <<'PY'
+import json, sys, urllib.request
+cluster = json.load(urllib.request.urlopen(f"{sys.argv[1]}/_sandbox/kubernetes/ml-capacity-eks"))
+for obj in cluster["objects"]:
+    meta = obj["metadata"]
+    if "hyperpod-ns-research" in (meta.get("namespace"), meta.get("name")):
+        print(f'{obj["kind"]}/{meta["name"]}')
 PY
 echo
 echo "Demo complete. Working directory (state, plan, logs): $work"

@@ -69,6 +69,7 @@ resource "hyperpod_connection_contract" "research" {
   approved_workload_types = ["training", "interactive"]
   data_classification     = "internal"
   eks_namespaces          = [provider::hyperpod::team_namespace("research")]
+  approved_account_ids    = ["444455556666"] # the research consumer account its workloads reach
   approved_public_cidrs   = ["203.0.113.0/24"]
 
   scheduling {
@@ -127,6 +128,42 @@ resource "hyperpod_scheduling_policy" "capacity" {
   }
 }
 
+# The research team on the cluster: its guaranteed share, who may see and act, network isolation, workload identity
+# (chained to the consumer account) and its data key. The plan lists every object it composes.
+resource "hyperpod_tenant" "research" {
+  contract          = hyperpod_connection_contract.research.governance
+  scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  team              = "research"
+
+  quota {
+    instance_type = "ml.p5.48xlarge"
+    count         = 2
+  }
+
+  # Research lends its idle share; borrowing waits until another team lends (WKL-5).
+  sharing {
+    strategy = "Lend"
+  }
+
+  preempt_team_tasks = "Never"
+  fair_share_weight  = 10
+  priority_class     = "research"
+
+  viewer_groups           = ["research-viewers"]
+  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/research-viewers"]
+  operator_groups         = ["research-operators"]
+  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/research-operators"]
+
+  workload {
+    service_account = "research-jobs"
+    target_role_arn = "arn:aws:iam::444455556666:role/research-consumer"
+  }
+
+  data {
+    kms_keys = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
+  }
+}
+
 output "cluster" {
   description = "The governed cluster."
   value = {
@@ -154,5 +191,16 @@ output "research_contract" {
     next_review_date = hyperpod_connection_contract.research.next_review_date
     checks           = { for c in hyperpod_connection_contract.research.checks : c.rule => c.status }
     namespaces       = hyperpod_connection_contract.research.governance.eks_namespaces
+  }
+}
+
+output "research_tenant" {
+  description = "What the research tenant composed, and the rules its plan checked."
+  value = {
+    namespace     = hyperpod_tenant.research.namespace
+    compute_quota = hyperpod_tenant.research.compute_quota_arn
+    workload_role = hyperpod_tenant.research.workload_role_arn
+    components    = keys(hyperpod_tenant.research.components)
+    checks        = { for c in hyperpod_tenant.research.checks : c.rule => c.status }
   }
 }
