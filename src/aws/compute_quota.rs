@@ -50,7 +50,7 @@ pub struct QuotaSpec {
 
 /// A compute quota as `DescribeComputeQuota` (or a `ListComputeQuotas` summary) returns it. Defaults the service
 /// fills in (sharing strategy, borrow limit, vCPU/memory derived from accelerators) show up here.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ComputeQuota {
     pub id: String,
     pub arn: String,

@@ -61,6 +61,13 @@ impl Composer<'_> {
         let mut existing = None;
         if let Some(id) = self.components.get(POD_IDENTITY).cloned() {
             match access::find_pod_identity_association(eks, eks_name, &id).await {
+                // Namespace and service account are immutable: a renamed service account needs a new association.
+                Ok(found) if found.namespace != wanted.namespace || found.service_account != wanted.service_account => {
+                    access::delete_pod_identity_association(eks, eks_name, &found.id)
+                        .await
+                        .map_err(|err| failed("Replacing the Pod Identity association failed", err))?;
+                    self.components.remove(POD_IDENTITY);
+                }
                 Ok(found) => existing = Some(found),
                 Err(err) if err.is_not_found() => {
                     self.components.remove(POD_IDENTITY);
@@ -125,6 +132,14 @@ impl Composer<'_> {
             };
             match live {
                 Some(live) if self.components.contains_key(&key) || self.tagged_as_ours(&live.tags) => {
+                    // A principal that moved between viewers and operators keeps only its new policy.
+                    for stale in live.policies.iter().filter(|p| {
+                        [VIEW_POLICY, EDIT_POLICY].contains(&p.policy_arn.as_str()) && p.policy_arn != entry.policy_arn
+                    }) {
+                        access::disassociate_access_policy(eks, eks_name, &entry.principal_arn, &stale.policy_arn)
+                            .await
+                            .map_err(|err| failed("Removing a stale access policy failed", err))?;
+                    }
                     if live.kubernetes_groups != entry.kubernetes_groups {
                         access::update_access_entry_groups(
                             eks,

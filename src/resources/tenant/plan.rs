@@ -359,3 +359,51 @@ pub async fn derive(
         warnings: diagnostics,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::tenant::manifests::tests::spec;
+
+    const ROLE_ARN: &str = "arn:aws:iam::123456789012:role/hyperpod-ml-capacity-research";
+
+    #[test]
+    fn predictions_name_every_object_and_leave_aws_ids_unknown() {
+        let mut spec = spec();
+        spec.viewer_principal_arns = vec!["arn:aws:iam::123456789012:role/research-viewers".into()];
+        spec.data.kms_keys = vec!["arn:aws:kms:us-west-2:123456789012:key/k".into()];
+        let components = predicted_components(
+            &spec,
+            "hyperpod-ml-capacity-research",
+            ROLE_ARN,
+            "aws",
+            &BTreeMap::new(),
+        );
+        assert_eq!(components["iam_role"], text(ROLE_ARN));
+        assert_eq!(
+            components["iam_policy/hyperpod-tenant-data"],
+            text("hyperpod-ml-capacity-research/hyperpod-tenant-data")
+        );
+        assert_eq!(
+            components["kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"],
+            text("hyperpod-ns-research/hyperpod-tenant-default-deny")
+        );
+        assert_eq!(components["compute_quota"], Value::Unknown);
+        assert_eq!(components["pod_identity_association"], Value::Unknown);
+        assert_eq!(
+            components["kms_grant/arn:aws:kms:us-west-2:123456789012:key/k"],
+            Value::Unknown
+        );
+        assert!(components.contains_key("access_entry/arn:aws:iam::123456789012:role/research-viewers"));
+    }
+
+    #[test]
+    fn recorded_ids_are_kept_and_a_missing_component_is_planned_again() {
+        let spec = spec();
+        let prior: BTreeMap<String, String> = [("compute_quota".to_string(), "abcdef123456".to_string())].into();
+        let components = predicted_components(&spec, "r", ROLE_ARN, "aws", &prior);
+        assert_eq!(components["compute_quota"], text("abcdef123456"));
+        // Deleted out of band: not in the recorded components, so the plan shows it (unknown until re-created).
+        assert_eq!(components["pod_identity_association"], Value::Unknown);
+    }
+}

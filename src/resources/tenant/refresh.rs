@@ -249,7 +249,8 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
             set_attr(&mut sharing, "strategy", text(strategy));
         }
         let limit_set = sharing.get_attr("borrow_limit").is_some_and(|v| !v.is_null());
-        if limit_set || quota.sharing_strategy.as_deref() != Some("LendAndBorrow") {
+        // SageMaker fills in a default limit (50) when none is written: only a limit the user set is compared.
+        if limit_set {
             set_attr(
                 &mut sharing,
                 "borrow_limit",
@@ -460,4 +461,77 @@ pub async fn import(
     set_attr(&mut state, "components", text_map(&components));
     flatten_quota(&mut state, &quota);
     Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aws::compute_quota::QuotaResource;
+
+    fn quota() -> ComputeQuota {
+        ComputeQuota {
+            team_name: "research".into(),
+            resources: vec![QuotaResource {
+                instance_type: "ml.p5.48xlarge".into(),
+                count: Some(3),
+                accelerators: Some(24),
+                vcpu: Some(192.0),
+                memory_gib: Some(2048.0),
+            }],
+            sharing_strategy: Some("LendAndBorrow".into()),
+            borrow_limit: Some(50),
+            preempt_team_tasks: Some("LowerPriority".into()),
+            fair_share_weight: Some(0),
+            activation_state: Some("Enabled".into()),
+            ..ComputeQuota::default()
+        }
+    }
+
+    fn state() -> Value {
+        object([
+            (
+                "quota",
+                Value::List(vec![object([
+                    ("instance_type", text("ml.p5.48xlarge")),
+                    ("count", int(2)),
+                    ("accelerators", Value::Null),
+                    ("vcpu", Value::Null),
+                    ("memory_gib", Value::Null),
+                ])]),
+            ),
+            (
+                "sharing",
+                object([("strategy", text("LendAndBorrow")), ("borrow_limit", Value::Null)]),
+            ),
+            ("preempt_team_tasks", text("Never")),
+            ("fair_share_weight", Value::Null),
+            ("activation_state", text("Enabled")),
+        ])
+    }
+
+    #[test]
+    fn live_changes_to_what_the_user_manages_show_and_service_defaults_do_not() {
+        let mut state = state();
+        flatten_quota(&mut state, &quota());
+        let entry = &elements(&state, "quota")[0];
+        assert_eq!(entry.get_attr("count"), Some(&int(3)), "a changed count is drift");
+        assert_eq!(
+            entry.get_attr("accelerators"),
+            Some(&Value::Null),
+            "filled in by SageMaker, not written"
+        );
+        assert_eq!(entry.get_attr("vcpu"), Some(&Value::Null));
+        assert_eq!(string(&state, "preempt_team_tasks").as_deref(), Some("LowerPriority"));
+        assert_eq!(
+            state.get_attr("fair_share_weight"),
+            Some(&Value::Null),
+            "the default weight 0 stays unset"
+        );
+        let sharing = nested(&state, "sharing").cloned().unwrap_or(Value::Null);
+        assert_eq!(
+            sharing.get_attr("borrow_limit"),
+            Some(&Value::Null),
+            "the default borrow limit stays unset"
+        );
+    }
 }
