@@ -11,7 +11,7 @@ use aws_sdk_sagemaker::types::{
 };
 
 use super::sagemaker::to_sdk_tag;
-use super::wait::{HasStatus, WaitSpec, wait_for_status};
+use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
 use crate::protocol::resource::OperationContext;
 
@@ -203,14 +203,8 @@ pub async fn wait_compute_quota_ready(
     timeout: Duration,
     context: &OperationContext,
 ) -> Result<ComputeQuota, AwsError> {
-    let spec = WaitSpec {
-        kind: COMPUTE_QUOTA,
-        id,
-        pending: &["Creating", "Updating"],
-        target: &["Created", "Updated"],
-        timeout,
-    };
-    wait_for_status(spec, context, || find_compute_quota(client, id)).await
+    super::wait::wait_scheduler_resource_ready(COMPUTE_QUOTA, id, timeout, context, || find_compute_quota(client, id))
+        .await
 }
 
 /// Waits until the compute quota is gone.
@@ -220,18 +214,8 @@ pub async fn wait_compute_quota_deleted(
     timeout: Duration,
     context: &OperationContext,
 ) -> Result<(), AwsError> {
-    let spec = WaitSpec {
-        kind: COMPUTE_QUOTA,
-        id,
-        pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
-        target: &[],
-        timeout,
-    };
-    match wait_for_status(spec, context, || find_compute_quota(client, id)).await {
-        Ok(_) => Ok(()),
-        Err(err) if err.is_not_found() => Ok(()),
-        Err(err) => Err(err),
-    }
+    super::wait::wait_scheduler_resource_deleted(COMPUTE_QUOTA, id, timeout, context, || find_compute_quota(client, id))
+        .await
 }
 
 /// A list summary carries everything but the description and the failure reason.

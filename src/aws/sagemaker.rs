@@ -6,7 +6,7 @@ use std::time::Duration;
 use aws_sdk_sagemaker::Client;
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing, SchedulerResourceStatus};
 
-use super::wait::{HasStatus, WaitSpec, wait_for_status};
+use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
 use crate::protocol::resource::OperationContext;
 
@@ -190,14 +190,10 @@ pub async fn wait_scheduler_config_ready(
     timeout: Duration,
     context: &OperationContext,
 ) -> Result<SchedulerConfig, AwsError> {
-    let spec = WaitSpec {
-        kind: SCHEDULER_CONFIG,
-        id,
-        pending: &["Creating", "Updating"],
-        target: &["Created", "Updated"],
-        timeout,
-    };
-    wait_for_status(spec, context, || find_scheduler_config(client, id)).await
+    super::wait::wait_scheduler_resource_ready(SCHEDULER_CONFIG, id, timeout, context, || {
+        find_scheduler_config(client, id)
+    })
+    .await
 }
 
 /// Waits until the scheduler config is gone.
@@ -207,18 +203,10 @@ pub async fn wait_scheduler_config_deleted(
     timeout: Duration,
     context: &OperationContext,
 ) -> Result<(), AwsError> {
-    let spec = WaitSpec {
-        kind: SCHEDULER_CONFIG,
-        id,
-        pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
-        target: &[],
-        timeout,
-    };
-    match wait_for_status(spec, context, || find_scheduler_config(client, id)).await {
-        Ok(_) => Ok(()),
-        Err(err) if err.is_not_found() => Ok(()),
-        Err(err) => Err(err),
-    }
+    super::wait::wait_scheduler_resource_deleted(SCHEDULER_CONFIG, id, timeout, context, || {
+        find_scheduler_config(client, id)
+    })
+    .await
 }
 
 /// The tags on a SageMaker resource.

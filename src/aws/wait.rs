@@ -79,6 +79,57 @@ where
     }
 }
 
+/// SageMaker's task-governance objects (cluster scheduler configs, compute quotas) share one status enum
+/// (`SchedulerResourceStatus`): waits for a create or update to settle; failure states surface `FailureReason`.
+pub async fn wait_scheduler_resource_ready<T, F, Fut>(
+    kind: &'static str,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+    describe: F,
+) -> Result<T, AwsError>
+where
+    T: HasStatus,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, AwsError>>,
+{
+    let spec = WaitSpec {
+        kind,
+        id,
+        pending: &["Creating", "Updating"],
+        target: &["Created", "Updated"],
+        timeout,
+    };
+    wait_for_status(spec, context, describe).await
+}
+
+/// Waits until a task-governance object is gone (`describe` reports `Deleted` as not found).
+pub async fn wait_scheduler_resource_deleted<T, F, Fut>(
+    kind: &'static str,
+    id: &str,
+    timeout: Duration,
+    context: &OperationContext,
+    describe: F,
+) -> Result<(), AwsError>
+where
+    T: HasStatus,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, AwsError>>,
+{
+    let spec = WaitSpec {
+        kind,
+        id,
+        pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
+        target: &[],
+        timeout,
+    };
+    match wait_for_status(spec, context, describe).await {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_not_found() => Ok(()),
+        Err(err) => Err(err),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

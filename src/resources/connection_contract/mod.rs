@@ -6,7 +6,7 @@ mod live;
 mod model;
 mod schema;
 
-pub use model::contract_from_governance;
+pub use model::{checks_value, contract_from_governance};
 pub use schema::governance_type;
 
 use async_trait::async_trait;
@@ -19,7 +19,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
 use crate::protocol::value::{Type, Value};
-use model::{checks_value, contract_from_value, governance_value};
+use model::{contract_from_value, governance_value};
 
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 /// The attributes the provider derives at plan time.

@@ -14,12 +14,13 @@ use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
 use crate::aws::AwsClient;
 use crate::governance::{
-    Capacity, ClusterView, Contract, Fact, Inventory, Orchestrator, ProjectOnCluster, Report, RuleId, check_tenant,
+    Capacity, ClusterView, Contract, Fact, Inventory, Orchestrator, ProjectOnCluster, RuleId, check_tenant,
     cluster::cluster_admin_principals,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
+use crate::resources::connection_contract::checks_value;
 use crate::resources::planned::PlannedInventory;
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
@@ -49,22 +50,6 @@ const LENDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 pub struct Derived {
     pub attributes: BTreeMap<&'static str, Value>,
     pub warnings: Diagnostics,
-}
-
-fn checks_value(report: &Report) -> Value {
-    Value::List(
-        report
-            .checklist()
-            .iter()
-            .map(|row| {
-                object([
-                    ("rule", text(row.rule)),
-                    ("status", text(row.status)),
-                    ("detail", text(&row.detail)),
-                ])
-            })
-            .collect(),
-    )
 }
 
 /// `arn:<partition>:iam::<cluster account>:role/<name>`.
@@ -306,7 +291,7 @@ pub async fn derive(
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));
-    attributes.insert("checks", checks_value(&report));
+    attributes.insert("checks", checks_value(&report.checklist()));
     if eks {
         let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
