@@ -122,12 +122,8 @@ pub async fn list_compute_quotas(client: &Client, cluster_arn: &str) -> Result<V
     while let Some(page) = pages.next().await {
         let page = page.map_err(|err| api_error("ListComputeQuotas", err))?;
         for summary in page.compute_quota_summaries() {
-            let live = !matches!(
-                summary.status(),
-                Some(SchedulerResourceStatus::Deleted | SchedulerResourceStatus::Deleting)
-            );
             // The filter is the service's; checking again keeps another cluster's quotas out whatever it does.
-            if live && summary.cluster_arn() == Some(cluster_arn) {
+            if super::sagemaker::is_live(summary.status()) && summary.cluster_arn() == Some(cluster_arn) {
                 quotas.push(from_summary(summary));
             }
         }

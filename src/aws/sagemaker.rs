@@ -161,6 +161,14 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
     })
 }
 
+/// A task-governance object (scheduler config, compute quota) that is neither deleted nor being deleted.
+pub fn is_live(status: Option<&SchedulerResourceStatus>) -> bool {
+    !matches!(
+        status,
+        Some(SchedulerResourceStatus::Deleted | SchedulerResourceStatus::Deleting)
+    )
+}
+
 /// The id of the cluster's live scheduler config, if it has one (a cluster has at most one).
 pub async fn find_scheduler_config_for_cluster(client: &Client, cluster_arn: &str) -> Result<Option<String>, AwsError> {
     let mut pages = client
@@ -171,11 +179,7 @@ pub async fn find_scheduler_config_for_cluster(client: &Client, cluster_arn: &st
     while let Some(page) = pages.next().await {
         let page = page.map_err(|err| api_error("ListClusterSchedulerConfigs", err))?;
         for summary in page.cluster_scheduler_config_summaries() {
-            let live = !matches!(
-                summary.status(),
-                Some(SchedulerResourceStatus::Deleted | SchedulerResourceStatus::Deleting)
-            );
-            if live && summary.cluster_arn() == Some(cluster_arn) {
+            if is_live(summary.status()) && summary.cluster_arn() == Some(cluster_arn) {
                 return Ok(summary.cluster_scheduler_config_id().map(str::to_string));
             }
         }
