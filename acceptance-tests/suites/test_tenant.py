@@ -1,8 +1,11 @@
 """hyperpod_tenant through a real Terraform against the sandbox, written from the tenant spec: the post's example (two
 contracts, the cluster's scheduling policy, tenants production and research on ml-capacity) composes exactly what
 its state records and its destroy leaves the account as it found it; a fault at each composition step fails the
-apply and the next apply converges; out-of-band deletions show in the plan and apply restores them; import by
-`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path); a Slurm tenant's accounting artefacts.
+apply and the next apply converges; an update in place while another team's quota is edited; out-of-band deletions
+and changes show in the plan and apply restores them, also when everything of the tenants disappeared; import by
+`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path), and a lender planned in the same run
+satisfies WKL-5 whatever the order; a Slurm tenant's accounting artefacts; an IAM role of the workload role's name
+is never taken over.
 
 "Nothing orphaned" is the sandbox inventory (`GET /_sandbox/inventory`, docs/sandbox.md) flattened to names:
 `inventory_keys`.  The task view restrictions CLU-2 demands are EKS access entries made here with boto3 (the
@@ -27,6 +30,10 @@ KEY = f"arn:aws:kms:us-west-2:{ACCOUNT}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
 TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
 RESEARCH = "hyperpod_tenant.research"
 NETPOL = "/apis/networking.k8s.io/v1/namespaces/hyperpod-ns-research/networkpolicies/hyperpod-tenant-default-deny"
+EGRESS = NETPOL.replace("hyperpod-tenant-default-deny", "hyperpod-tenant-allow-egress")
+VIEWER_BINDING = ("/apis/rbac.authorization.k8s.io/v1/namespaces/hyperpod-ns-research/rolebindings/"
+                  "hyperpod-tenant-viewer")
+PRODUCTION = "hyperpod_tenant.production"
 
 CONTRACTS = {  # hcl.contract_resource overrides, per team (projects and roles from seed_data/datazone.json, iam.json)
     "production": {"name": "production-on-ml-capacity", "project_id": "production0001",
@@ -45,8 +52,8 @@ def workload(service_account="research-jobs", target=None, extra="") -> str:
     return f'workload {{\n    service_account = "{service_account}"{target_line}\n    {extra}\n  }}'
 
 
-def access(team: str) -> str:
-    return (f'viewer_groups           = ["{team}-viewers"]\n'
+def access(team: str, viewer_groups: str = "") -> str:
+    return (f'viewer_groups           = ["{viewer_groups or f"{team}-viewers"}"]\n'
             f'  viewer_principal_arns   = ["{ROLE}/{team}-viewers"]\n'
             f'  operator_groups         = ["{team}-operators"]\n'
             f'  operator_principal_arns = ["{ROLE}/{team}-operators"]')
@@ -314,6 +321,29 @@ def quota_config(sandbox, team: str) -> dict:
     return summary["ComputeQuotaConfig"]
 
 
+def describe_quota(sandbox, team: str) -> dict:
+    """DescribeComputeQuota of the team's quota once it has settled (Created or Updated): config, target, version."""
+    sm = sandbox.client("sagemaker")
+    (summary,) = [q for q in sm.list_compute_quotas()["ComputeQuotaSummaries"] if q["Name"] == f"{team}-quota"]
+    deadline = time.monotonic() + 15
+    while (quota := sm.describe_compute_quota(ComputeQuotaId=summary["ComputeQuotaId"]))["Status"] not in (
+            "Created", "Updated") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert quota["Status"] in ("Created", "Updated"), quota
+    return quota
+
+
+def edit_quota_out_of_band(sandbox, team: str, **request) -> dict:
+    """UpdateComputeQuota as the console or another pipeline sends it (TargetVersion = the version it read), with
+    `request` (ComputeQuotaConfig, ComputeQuotaTarget, ActivationState); the quota as it settles, one version on."""
+    current = describe_quota(sandbox, team)
+    sandbox.client("sagemaker").update_compute_quota(ComputeQuotaId=current["ComputeQuotaId"],
+                                                     TargetVersion=current["ComputeQuotaVersion"], **request)
+    edited = describe_quota(sandbox, team)
+    assert edited["ComputeQuotaVersion"] == current["ComputeQuotaVersion"] + 1, edited
+    return edited
+
+
 def assert_live_objects(sandbox, inv: dict):
     """What the example asked for, as SageMaker, EKS, IAM and Kubernetes hold it."""
     research, production = quota_config(sandbox, "research"), quota_config(sandbox, "production")
@@ -366,7 +396,7 @@ def test_a_failed_step_fails_the_apply_and_the_next_apply_converges(tf, sandbox,
     assert_inventory_settles(sandbox, before)
 
 
-# ---- c. drift ------------------------------------------------------------------------------------------------------
+# ---- c. updates and drift ------------------------------------------------------------------------------------------
 def test_out_of_band_deletions_show_in_the_plan_and_apply_restores_them(tf, sandbox, restricted, tmp_path):
     tf.write(example())
     tf.apply()
@@ -389,6 +419,128 @@ def test_out_of_band_deletions_show_in_the_plan_and_apply_restores_them(tf, sand
         "association"]["targetRoleArn"] == CONSUMER_ROLE
     assert Kube(sandbox, tmp_path, EKS).get(NETPOL)[0] == 200  # a fresh token: the first may have expired
     assert_no_changes(tf)
+
+
+RESEARCH_CHANGED = {  # research's in-place update: more guaranteed capacity, more borrowing, a weight, egress, viewers
+    "quota": ((P5, 3),),  # 5 + 3 = the 8 instances of the p5 group (WKL-3 holds)
+    "sharing": 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 100\n  }',
+    "extra": "fair_share_weight = 20",
+    "network": 'network_policy {\n    egress_cidrs = ["10.20.0.0/16"]\n  }',
+    "access": access("research", viewer_groups="research-analysts"),
+}
+
+
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
+def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restricted, tmp_path):
+    tf.write(example())
+    tf.apply()
+    before, inv_before = resources(tf)[RESEARCH], sandbox.inventory()
+    research_version = describe_quota(sandbox, "research")["ComputeQuotaVersion"]
+    # Someone edits production's quota in the console: its version moves, its state shows the edit (20 -> null).
+    edit_quota_out_of_band(sandbox, "production", ComputeQuotaTarget={"TeamName": "production", "FairShareWeight": 20})
+
+    tf.write(example(research=RESEARCH_CHANGED))
+    plan = tf.plan(extra=["-out=update.tfplan"])
+    text = flat(plan.stdout)
+    assert plan.rc == 2
+    assert f"{RESEARCH} will be updated in-place" in text, plan.stdout
+    assert f"{PRODUCTION} will be updated in-place" in text and "fair_share_weight = 20 -> null" in text, plan.stdout
+    assert "0 to add, 2 to change, 0 to destroy" in text, plan.stdout
+    assert "must be replaced" not in text, plan.stdout
+    # ...and edits it again after the plan: the update must send the version it reads, not the one it planned with.
+    moved = edit_quota_out_of_band(sandbox, "production", ActivationState="Disabled")
+    tf.apply("update.tfplan")
+
+    research, production = describe_quota(sandbox, "research"), describe_quota(sandbox, "production")
+    assert research["ComputeQuotaId"] == before["compute_quota_id"]  # updated, not replaced
+    assert research["ComputeQuotaVersion"] > research_version
+    config = research["ComputeQuotaConfig"]
+    assert (config["ComputeQuotaResources"], config["ResourceSharingConfig"], config["PreemptTeamTasks"],
+            research["ComputeQuotaTarget"]["FairShareWeight"]) == (
+        [{"InstanceType": P5, "Count": 3}], {"Strategy": "LendAndBorrow", "BorrowLimit": 100}, "Never", 20)
+    # Production's quota is what its configuration says again: both edits repaired, on top of the moved version.
+    assert production["ComputeQuotaVersion"] > moved["ComputeQuotaVersion"]
+    assert (production["ComputeQuotaTarget"].get("FairShareWeight", 0), production["ActivationState"],
+            production["ComputeQuotaConfig"]["ComputeQuotaResources"],
+            production["ComputeQuotaConfig"]["ResourceSharingConfig"]["Strategy"]) == (
+        0, "Enabled", [{"InstanceType": P5, "Count": 5}, {"InstanceType": G5, "Count": 2}], "Lend")
+
+    kube = Kube(sandbox, tmp_path, EKS)
+    status, egress = kube.get(EGRESS)
+    assert status == 200, egress
+    assert (egress["spec"]["policyTypes"], egress["spec"]["egress"]) == (
+        ["Egress"], [{"to": [{"ipBlock": {"cidr": "10.20.0.0/16"}}]}])
+    status, binding = kube.get(VIEWER_BINDING)
+    assert status == 200, binding
+    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                    "name": "research-analysts"}]
+    entry = sandbox.client("eks").describe_access_entry(clusterName=EKS, principalArn=f"{ROLE}/research-viewers")
+    assert entry["accessEntry"]["kubernetesGroups"] == ["research-analysts"]
+
+    # Nothing else came or went: the same role, association and grant; one new NetworkPolicy, the viewers' groups.
+    after = resources(tf)[RESEARCH]
+    assert {k: after[k] for k in ("workload_role_arn", "pod_identity_association_id", "kms_grants")} == {
+        k: before[k] for k in ("workload_role_arn", "pod_identity_association_id", "kms_grants")}
+    assert after["components"]["kubernetes/NetworkPolicy/hyperpod-tenant-allow-egress"] == (
+        "hyperpod-ns-research/hyperpod-tenant-allow-egress")
+    keys_before, keys_after = inventory_keys(inv_before), inventory_keys(sandbox.inventory())
+    viewers = f"access_entry {EKS} {ROLE}/research-viewers"
+    assert keys_after - keys_before == {
+        f"kubernetes {EKS} NetworkPolicy/hyperpod-ns-research/hyperpod-tenant-allow-egress",
+        f"{viewers} research-analysts"}
+    assert keys_before - keys_after == {f"{viewers} research-viewers"}
+    assert_no_changes(tf)
+
+
+def test_out_of_band_changes_show_in_the_plan_and_apply_restores_them(tf, sandbox, restricted, tmp_path):
+    tf.write(example())
+    tf.apply()
+    config = describe_quota(sandbox, "research")["ComputeQuotaConfig"]
+    edit_quota_out_of_band(sandbox, "research", ComputeQuotaConfig={**config, "PreemptTeamTasks": "LowerPriority"})
+    kube = Kube(sandbox, tmp_path, EKS)
+    status, deny = kube.get(NETPOL)
+    assert status == 200, deny
+    deny["spec"]["policyTypes"] = ["Ingress"]  # egress no longer denied
+    status, body = kube.put(NETPOL, deny)
+    assert status == 200, body
+
+    plan = tf.plan(extra=["-out=drift.tfplan"])
+    text = flat(plan.stdout)
+    assert plan.rc == 2
+    assert f"{RESEARCH} will be updated in-place" in text and "0 to add, 1 to change, 0 to destroy" in text, plan.stdout
+    assert 'preempt_team_tasks = "LowerPriority" -> "Never"' in text, plan.stdout
+    assert '~ policyTypes = [ "Ingress", + "Egress", ]' in text, plan.stdout
+    (change,) = [c["change"] for c in tf.show_json("drift.tfplan")["resource_changes"] if c["address"] == RESEARCH]
+    deny = {side: [m["spec"]["policyTypes"] for m in map(json.loads, change[side]["kubernetes_manifests"])
+                   if m["metadata"]["name"] == "hyperpod-tenant-default-deny"] for side in ("before", "after")}
+    assert deny == {"before": [["Ingress"]], "after": [["Ingress", "Egress"]]}
+    tf.apply("drift.tfplan")
+
+    assert describe_quota(sandbox, "research")["ComputeQuotaConfig"]["PreemptTeamTasks"] == "Never"
+    status, deny = Kube(sandbox, tmp_path, EKS).get(NETPOL)  # a fresh token: the first may have expired
+    assert status == 200, deny
+    assert deny["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    assert_no_changes(tf)
+
+
+@pytest.mark.sandbox_only(reason="resets the sandbox under the state")
+def test_when_everything_disappeared_the_plan_creates_it_again(tf, sandbox, restricted):
+    tf.write(example())
+    tf.apply()
+    sandbox.reset()  # every object the tenants and the policy made is gone, and the restrictions with them
+    for team in ("production", "research"):
+        restrict(sandbox, team)
+    before = sandbox.inventory()
+
+    plan = tf.plan()
+    text = flat(plan.stdout)
+    assert plan.rc == 2
+    for address in (RESEARCH, PRODUCTION, "hyperpod_scheduling_policy.capacity"):
+        assert f"{address} will be created" in text, plan.stdout
+    assert "Plan: 3 to add, 0 to change, 0 to destroy" in text, plan.stdout  # the contracts: unchanged
+    tf.apply()
+    assert_no_changes(tf)
+    assert inventory_keys(sandbox.inventory()) - inventory_keys(before) == composed_keys(resources(tf))
 
 
 # ---- d. import -------------------------------------------------------------------------------------------------------
@@ -465,6 +617,35 @@ def test_wkl_5_borrow_limit_without_lend_and_borrow(tf, restricted):
     plan_fails_with(tf, "WKL-5", "sharing.borrow_limit")
 
 
+def test_wkl_5_borrowing_while_no_other_team_lends(tf, restricted):
+    tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}))
+    result = plan_fails_with(tf, "WKL-5", "sharing.strategy", "no other team")
+    text = flat(result.stderr)
+    assert f"with {RESEARCH}," in text and f"with {PRODUCTION}," not in text, result.stderr  # the borrower's
+
+
+LENDER_ORDER_BUG = ("WKL-5 waits for a lender planned in the same run (plan.rs LENDER_GRACE) inside "
+                    "PlanResourceChange, holding Terraform's only parallelism slot: when research is planned before "
+                    "production, production cannot be planned during the wait and research fails [WKL-5] "
+                    "(about half the plans)")
+
+
+@pytest.mark.parametrize("parallelism, runs", [
+    pytest.param((), 3, id="default"),
+    # The outcome hangs on which tenant Terraform plans first (about one plan in two fails): 10 runs, not 3, so the
+    # expected failure shows every time (all 10 pass by chance about once in a thousand).
+    pytest.param(("-parallelism=1",), 10, id="parallelism=1",
+                 marks=pytest.mark.xfail(strict=True, reason=LENDER_ORDER_BUG)),
+])
+def test_wkl_5_a_lender_in_the_same_configuration_satisfies_the_borrower_in_any_order(tf, restricted, parallelism,
+                                                                                    runs):
+    tf.write(example())  # production lends, research borrows; neither exists yet
+    for run in range(1, runs + 1):
+        plan = tf.plan(extra=parallelism, check=False)
+        assert plan.rc == 2, f"plan {run} of {runs} {' '.join(parallelism)} failed:\n{plan.stderr}"
+        assert "[WKL-5]" not in plan.stdout + plan.stderr
+
+
 def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
     settings = TENANTS["research"]["settings"] + "\n  fair_share_weight  = 10"
     tf.write(example(research={"settings": settings}, fair_share=False))
@@ -531,3 +712,61 @@ def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sa
     assert "PrivateData=" in artefacts["slurm_conf"], artefacts
     if before is not None:
         assert sandbox.inventory() == before  # no AWS writes
+
+
+# ---- g. ownership --------------------------------------------------------------------------------------------------
+def iam_role_snapshot(sandbox, name: str) -> dict:
+    """Everything of an IAM role a takeover would change: trust, tags, inline and attached policies."""
+    iam = sandbox.client("iam")
+    role = iam.get_role(RoleName=name)["Role"]
+    return {"arn": role["Arn"], "trust": role["AssumeRolePolicyDocument"], "tags": role.get("Tags", []),
+            "description": role.get("Description"), "inline": iam.list_role_policies(RoleName=name)["PolicyNames"],
+            "attached": iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]}
+
+
+@pytest.fixture
+def foreign_role(tf, sandbox):
+    """An IAM role of research's default workload role name that the provider did not create (no tenant tags)."""
+    name = "hyperpod-ml-capacity-research"
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                     "Principal": {"Service": "ec2.amazonaws.com"}}]}
+    iam = sandbox.client("iam")
+    iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Description="someone else's",
+                    Tags=[{"Key": "owner", "Value": "platform"}])
+    yield name
+    for policy in iam.list_role_policies(RoleName=name)["PolicyNames"]:  # none, unless the test failed
+        iam.delete_role_policy(RoleName=name, PolicyName=policy)
+    for policy in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]:
+        iam.detach_role_policy(RoleName=name, PolicyArn=policy["PolicyArn"])
+    iam.delete_role(RoleName=name)
+
+
+def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sandbox, restricted, foreign_role):
+    name = foreign_role
+    theirs = iam_role_snapshot(sandbox, name)
+
+    tf.write(example())
+    failed = tf.apply(check=False)
+    assert failed.rc == 1, failed.stdout
+    text = flat(failed.stderr)
+    assert f"with {RESEARCH}," in text and "workload_role_name" in text and "not this tenant's" in text, failed.stderr
+    assert f'"{name}"' in text, failed.stderr
+    assert RESEARCH not in resources(tf)  # nothing of research was composed, so nothing is recorded
+    assert iam_role_snapshot(sandbox, name) == theirs
+    tf.destroy()  # production, the policy and the contracts
+    assert iam_role_snapshot(sandbox, name) == theirs
+
+    tf.write(example(research={"extra": 'workload_role_name = "research-workload"'}))
+    tf.apply()
+    assert_no_changes(tf)
+    research = resources(tf)[RESEARCH]
+    assert (research["workload_role_name"], research["workload_role_arn"]) == (
+        "research-workload", f"{ROLE}/research-workload")
+    association = sandbox.client("eks").describe_pod_identity_association(
+        clusterName=EKS, associationId=research["pod_identity_association_id"])["association"]
+    assert association["roleArn"] == f"{ROLE}/research-workload"
+    assert iam_role_snapshot(sandbox, name) == theirs
+    tf.destroy()
+    assert iam_role_snapshot(sandbox, name) == theirs
+    with pytest.raises(ClientError, match="NoSuchEntity"):
+        sandbox.client("iam").get_role(RoleName="research-workload")
