@@ -198,13 +198,25 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
         match (lender, live_missing) {
             (Some(_), _) => {}
             (None, Some(reason)) => missing = Some(reason),
-            (None, None) => findings.push(Finding::new(
-                rule,
-                path::sharing("strategy"),
-                format!("LendAndBorrow; no other team on cluster {:?} lends", view.cluster_name),
-                "borrowing needs another team that lends idle capacity",
-                "set a lending strategy on another tenant, or use strategy = \"DontLend\" until one exists",
-            )),
+            (None, None) => {
+                // Alone in what this plan sees: a lender in the same configuration may simply be planned later
+                // (Terraform plans independent resources in no fixed order), so say how to order them.
+                let alone = tenants.iter().all(|other| other.team == tenant.team);
+                let fix = if alone {
+                    "set a lending strategy on another tenant, or use strategy = \"DontLend\" until one exists; if \
+                     the lending tenant is in this configuration, add depends_on = [<that hyperpod_tenant>] here so \
+                     it is planned first"
+                } else {
+                    "set a lending strategy on another tenant, or use strategy = \"DontLend\" until one exists"
+                };
+                findings.push(Finding::new(
+                    rule,
+                    path::sharing("strategy"),
+                    format!("LendAndBorrow; no other team on cluster {:?} lends", view.cluster_name),
+                    "borrowing needs another team that lends idle capacity",
+                    fix,
+                ))
+            }
         }
     }
     if findings.is_empty()

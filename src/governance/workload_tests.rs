@@ -136,6 +136,20 @@ fn wkl_5_borrow_limits_and_lenders() {
         ["sharing.borrow_limit", "sharing.borrow_limit"]
     );
     assert_eq!(paths(&examples::failing(RuleId::Wkl5)), ["sharing.strategy"]);
+    // Seen alone, the fix says how to have a lender in the same configuration planned first.
+    let alone = wkl_5(&tenant(), &wkl_5_view());
+    assert!(alone.findings()[0].fix.contains("depends_on"), "{:?}", alone.findings());
+    let mut beside_a_non_lender = wkl_5_view();
+    beside_a_non_lender.tenants.planned.push(TenantCapacity {
+        team: "finance".into(),
+        quota: Vec::new(),
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::DontLend,
+            borrow_limit: None,
+        }),
+    });
+    let check = wkl_5(&tenant(), &beside_a_non_lender);
+    assert!(check.is_failed() && !check.findings()[0].fix.contains("depends_on"));
     let mut no_lender = wkl_5_view();
     no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
     assert!(wkl_5(&tenant(), &no_lender).is_skipped());
