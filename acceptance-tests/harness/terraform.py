@@ -90,6 +90,21 @@ class Terraform:
         """rc 0 = no changes, 2 = changes (both fine with check=True), 1 = error."""
         return self.run("plan", "-detailed-exitcode", *COMMON, *extra, check=check, ok_codes=(0, 2))
 
+    def assert_no_changes(self) -> None:
+        """The next plan is empty: what exists matches the configuration."""
+        result = self.plan()
+        assert result.rc == 0, f"expected an empty plan, got:\n{result.stdout}"
+
+    def plan_fails_with(self, rule: str, path: str, observed: str = "") -> Result:
+        """The plan fails with a diagnostic naming the rule ID, the attribute path and the observed value."""
+        result = self.plan(check=False)
+        assert result.rc == 1, result.stdout
+        text = flat(result.stderr)
+        assert f"[{rule}]" in text, result.stderr
+        assert flat(path) in text, result.stderr
+        assert flat(observed) in text, result.stderr
+        return result
+
     def apply(self, *extra: str, check: bool = True) -> Result:
         return self.run("apply", "-auto-approve", *COMMON, *extra, check=check)
 

@@ -22,15 +22,6 @@ def checks(values) -> dict:
     return {row["rule"]: row for row in values["checks"]}
 
 
-def plan_fails_with(tf, rule: str, path: str, observed: str = ""):
-    result = tf.plan(check=False)
-    assert result.rc == 1, result.stdout
-    text = flat(result.stderr)
-    assert f"[{rule}]" in text, result.stderr
-    assert flat(path) in text, result.stderr
-    assert flat(observed) in text, result.stderr
-    return result
-
 
 def test_create_records_the_checklist_and_a_second_plan_is_empty(tf):
     tf.write(contract())
@@ -87,54 +78,54 @@ def test_import_by_name_then_apply_fills_the_record(tf):
 
 def test_con_1_malformed_account_id(tf):
     tf.write(contract(account_id="12345"))
-    plan_fails_with(tf, "CON-1", "cluster.account_id", '"12345"')
+    tf.plan_fails_with("CON-1", "cluster.account_id", '"12345"')
 
 
 def test_con_2_slurm_contract_with_eks_namespaces(tf):
     tf.write(contract(cluster_name="slurm-capacity", orchestrator="slurm"))
-    plan_fails_with(tf, "CON-2", "eks_namespaces")
+    tf.plan_fails_with("CON-2", "eks_namespaces")
 
 
 def test_con_3_signal_without_owner(tf):
     tf.write(contract(signal_owner=""))
-    plan_fails_with(tf, "CON-3", "monitoring.signal[0].owner")
+    tf.plan_fails_with("CON-3", "monitoring.signal[0].owner")
 
 
 def test_org_1_project_outside_the_domain_unit(tf):
     tf.write(contract(domain_unit_id="capgovroot0001"))
-    plan_fails_with(tf, "ORG-1", "unified_studio.domain_unit_id", "mlplatform0001")
+    tf.plan_fails_with("ORG-1", "unified_studio.domain_unit_id", "mlplatform0001")
 
 
 def test_org_3_cluster_missing_from_the_capacity_account(tf):
     tf.write(contract(cluster_name="no-such-cluster"))
-    plan_fails_with(tf, "ORG-3", "cluster.name", "no-such-cluster")
+    tf.plan_fails_with("ORG-3", "cluster.name", "no-such-cluster")
 
 
 def test_clu_1_orchestrator_differs_from_the_cluster(tf):
     tf.write(contract(orchestrator="slurm", scope='slurm {\n    accounts = ["research"]\n  }'))
-    plan_fails_with(tf, "CLU-1", "cluster.orchestrator")
+    tf.plan_fails_with("CLU-1", "cluster.orchestrator")
 
 
 def test_prj_2_lifecycle_permissions_on_the_project_role(tf):
     tf.write(contract(project_role_arn=f"{ROLE}/overprivileged-project-role"))
-    result = plan_fails_with(tf, "PRJ-2", "project_role_arn", "overprivileged-project-role")
+    result = tf.plan_fails_with("PRJ-2", "project_role_arn", "overprivileged-project-role")
     text = flat(result.stderr)
     assert "AmazonSageMakerFullAccess" in text or "sagemaker:CreateCluster" in text
 
 
 def test_prj_4_project_role_is_not_the_projects_tooling_role(tf):
     tf.write(contract(project_role_arn=f"{ROLE}/datazone_usr_role_production"))
-    plan_fails_with(tf, "PRJ-4", "project_role_arn", "datazone_usr_role_production")
+    tf.plan_fails_with("PRJ-4", "project_role_arn", "datazone_usr_role_production")
 
 
 def test_lif_4_approver_is_the_identity_running_the_apply(tf):
     tf.write(contract(approved_by=f"arn:aws:sts::{ACCOUNT}:user/moto"))
-    plan_fails_with(tf, "LIF-4", "review.approved_by")
+    tf.plan_fails_with("LIF-4", "review.approved_by")
 
 
 def test_exc_1_expired_exception(tf):
     tf.write(contract(extra=exception("WKL-8", expires=days_ago(1))))
-    plan_fails_with(tf, "EXC-1", "exception[0].expires")
+    tf.plan_fails_with("EXC-1", "exception[0].expires")
 
 
 def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
@@ -144,9 +135,9 @@ def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
     tf.apply()
     assert state(tf)["review_status"] == "overdue"
     tf.write(contract(last_reviewed=days_ago(200), extra="  strict = true"))
-    plan_fails_with(tf, "LIF-1", "review.last_reviewed")
+    tf.plan_fails_with("LIF-1", "review.last_reviewed")
     tf.write(contract(last_reviewed=days_ago(200), provider_settings='region = "us-west-2"\n  strict = true'))
-    plan_fails_with(tf, "LIF-1", "review.last_reviewed")
+    tf.plan_fails_with("LIF-1", "review.last_reviewed")
 
 
 def test_what_could_not_be_verified_is_a_warning_not_a_silent_pass(tf, sandbox):
@@ -168,7 +159,7 @@ def test_clu_5_public_endpoint_outside_the_approved_cidrs(tf):
     assert "[CLU-5]" in flat(plan.stdout + plan.stderr)
     assert "the EKS endpoint is public to 203.0.113.0/24" in flat(plan.stdout + plan.stderr)
     tf.write(contract(cidrs="[]", extra="  strict = true"))
-    plan_fails_with(tf, "CLU-5", "approved_public_cidrs", "203.0.113.0/24")
+    tf.plan_fails_with("CLU-5", "approved_public_cidrs", "203.0.113.0/24")
 
 
 @pytest.mark.sandbox_only

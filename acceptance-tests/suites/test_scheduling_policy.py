@@ -53,10 +53,6 @@ def resource_state(tf):
     raise AssertionError(f"{ADDR} not in state")
 
 
-def assert_no_changes(tf):
-    result = tf.plan()
-    assert result.rc == 0, f"expected an empty plan, got:\n{result.stdout}"
-
 
 def cluster_arn(sandbox, name="ml-capacity"):
     return sandbox.client("sagemaker").describe_cluster(ClusterName=name)["ClusterArn"]
@@ -98,7 +94,7 @@ def test_basic_create_then_empty_plan(tf, sandbox):
     ]
     assert live["SchedulerConfig"]["FairShare"] == "Enabled"
     assert live["ClusterArn"] == cluster_arn(sandbox)
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_update_in_place_bumps_the_version(tf, sandbox):
@@ -116,7 +112,7 @@ def test_update_in_place_bumps_the_version(tf, sandbox):
     live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=second["id"])
     assert [c["Name"] for c in live["SchedulerConfig"]["PriorityClasses"]] == ["production", "research", "batch"]
     assert live["Description"] == "capacity policy"
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_tags_merge_default_tags_and_update(tf, sandbox):
@@ -129,12 +125,12 @@ def test_tags_merge_default_tags_and_update(tf, sandbox):
     assert state["tags"] == {"team": "capacity"}
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
     assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "capacity"}
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     tf.write(config.replace('team = "capacity"', 'team = "ml-platform"'))
     tf.apply()
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
     assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "ml-platform"}
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_import_by_cluster_name_matches_state(tf, sandbox):
@@ -151,7 +147,7 @@ def test_import_by_cluster_name_matches_state(tf, sandbox):
     assert state["id"] == created["ClusterSchedulerConfigId"]
     assert state["cluster_name"] == "ml-capacity"
     assert [c["name"] for c in state["priority_class"]] == ["production", "research"]
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_import_block_by_identity(tf, sandbox):
@@ -202,7 +198,7 @@ def test_out_of_band_change_shows_as_drift_and_apply_repairs_it(tf, sandbox):
     assert repaired["SchedulerConfig"]["PriorityClasses"] == [
         {"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}]
     assert repaired["SchedulerConfig"]["FairShare"] == "Enabled"
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_disappears_is_recreated(tf, sandbox):

@@ -172,19 +172,6 @@ def block(values: dict, name: str) -> dict:
     return value or {}
 
 
-def assert_no_changes(tf):
-    result = tf.plan()
-    assert result.rc == 0, f"expected an empty plan, got:\n{result.stdout}"
-
-
-def plan_fails_with(tf, rule: str, path: str, observed: str = ""):
-    result = tf.plan(check=False)
-    assert result.rc == 1, result.stdout
-    text = flat(result.stderr)
-    assert f"[{rule}]" in text, result.stderr
-    assert flat(path) in text, result.stderr
-    assert flat(observed) in text, result.stderr
-    return result
 
 
 # ---- the inventory as names -------------------------------------------------------------------------------------
@@ -295,7 +282,7 @@ def test_the_posts_example_creates_exactly_its_components_and_destroy_leaves_the
     before = sandbox.inventory()
     tf.write(example())
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
     state, after = resources(tf), sandbox.inventory()
     assert inventory_keys(before) - inventory_keys(after) == set()
@@ -391,7 +378,7 @@ def test_a_failed_step_fails_the_apply_and_the_next_apply_converges(tf, sandbox,
     assert sandbox.calls()[operation if service == "kubernetes" else f"{service}.{operation}"] >= 1
     sandbox.clear_faults()
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     tf.destroy()
     assert_inventory_settles(sandbox, before)
 
@@ -418,7 +405,7 @@ def test_out_of_band_deletions_show_in_the_plan_and_apply_restores_them(tf, sand
     assert eks.describe_pod_identity_association(clusterName=EKS, associationId=restored[0]["associationId"])[
         "association"]["targetRoleArn"] == CONSUMER_ROLE
     assert Kube(sandbox, tmp_path, EKS).get(NETPOL)[0] == 200  # a fresh token: the first may have expired
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 RESEARCH_CHANGED = {  # research's in-place update: more guaranteed capacity, more borrowing, a weight, egress, viewers
@@ -489,7 +476,7 @@ def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restri
         f"kubernetes {EKS} NetworkPolicy/hyperpod-ns-research/hyperpod-tenant-allow-egress",
         f"{viewers} research-analysts"}
     assert keys_before - keys_after == {f"{viewers} research-viewers"}
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 def test_out_of_band_changes_show_in_the_plan_and_apply_restores_them(tf, sandbox, restricted, tmp_path):
@@ -520,7 +507,7 @@ def test_out_of_band_changes_show_in_the_plan_and_apply_restores_them(tf, sandbo
     status, deny = Kube(sandbox, tmp_path, EKS).get(NETPOL)  # a fresh token: the first may have expired
     assert status == 200, deny
     assert deny["spec"]["policyTypes"] == ["Ingress", "Egress"]
-    assert_no_changes(tf)
+    tf.assert_no_changes()
 
 
 @pytest.mark.sandbox_only(reason="resets the sandbox under the state")
@@ -539,7 +526,7 @@ def test_when_everything_disappeared_the_plan_creates_it_again(tf, sandbox, rest
         assert f"{address} will be created" in text, plan.stdout
     assert "Plan: 3 to add, 0 to change, 0 to destroy" in text, plan.stdout  # the contracts: unchanged
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     assert inventory_keys(sandbox.inventory()) - inventory_keys(before) == composed_keys(resources(tf))
 
 
@@ -571,55 +558,55 @@ def test_import_by_cluster_and_team(tf, sandbox, restricted, how):
     if how == "import block":
         assert "1 to import" in text, plan.stdout
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     assert sandbox.inventory() == before  # found, not recreated
 
 
 # ---- e. one failing plan per rule ----------------------------------------------------------------------------------
 def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
     tf.write(example(research={"workload": workload(target="arn:aws:iam::999999999999:role/research-consumer")}))
-    plan_fails_with(tf, "ORG-2", "workload.target_role_arn", "999999999999")
+    tf.plan_fails_with("ORG-2", "workload.target_role_arn", "999999999999")
 
 
 def test_clu_2_project_role_without_a_task_view_restriction(tf, sandbox):
     restrict(sandbox, "production")  # none for research's project role
     tf.write(example())
-    plan_fails_with(tf, "CLU-2", "team", "datazone_usr_role_research")
+    tf.plan_fails_with("CLU-2", "team", "datazone_usr_role_research")
 
 
 def test_clu_6_target_role_is_the_project_role(tf, restricted):
     tf.write(example(research={"workload": workload(target=project_role("research"))}))
-    plan_fails_with(tf, "CLU-6", "workload.target_role_arn", "datazone_usr_role_research")
+    tf.plan_fails_with("CLU-6", "workload.target_role_arn", "datazone_usr_role_research")
 
 
 def test_wkl_1_team_outside_the_contracts_namespaces(tf, restricted):
     tf.write(example(research={"team": "finance"}))
-    plan_fails_with(tf, "WKL-1", "team", "hyperpod-ns-finance")
+    tf.plan_fails_with("WKL-1", "team", "hyperpod-ns-finance")
 
 
 def test_wkl_2_sharing_on_a_slurm_cluster(tf):
     tf.write(slurm_example(sharing='sharing {\n    strategy = "Lend"\n  }'))
-    plan_fails_with(tf, "WKL-2", "sharing.strategy")
+    tf.plan_fails_with("WKL-2", "sharing.strategy")
 
 
 def test_wkl_3_two_new_tenants_overcommit_the_p5_group_on_the_first_plan(tf, restricted):
     tf.write(example(research={"quota": ((P5, 4),)}))  # 5 + 4 > 8
-    plan_fails_with(tf, "WKL-3", "quota", P5)
+    tf.plan_fails_with("WKL-3", "quota", P5)
 
 
 def test_wkl_4_priority_class_missing_from_the_cluster_policy(tf, restricted):
     tf.write(example(research={"settings": 'preempt_team_tasks = "Never"\n  priority_class     = "urgent"'}))
-    plan_fails_with(tf, "WKL-4", "priority_class", "urgent")
+    tf.plan_fails_with("WKL-4", "priority_class", "urgent")
 
 
 def test_wkl_5_borrow_limit_without_lend_and_borrow(tf, restricted):
     tf.write(example(research={"sharing": 'sharing {\n    strategy     = "Lend"\n    borrow_limit = 50\n  }'}))
-    plan_fails_with(tf, "WKL-5", "sharing.borrow_limit")
+    tf.plan_fails_with("WKL-5", "sharing.borrow_limit")
 
 
 def test_wkl_5_borrowing_while_no_other_team_lends(tf, restricted):
     tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}))
-    result = plan_fails_with(tf, "WKL-5", "sharing.strategy", "no other team")
+    result = tf.plan_fails_with("WKL-5", "sharing.strategy", "no other team")
     text = flat(result.stderr)
     assert f"with {RESEARCH}," in text and f"with {PRODUCTION}," not in text, result.stderr  # the borrower's
 
@@ -655,7 +642,7 @@ def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
 
 def test_wkl_7_viewer_verbs_that_act(tf, restricted):
     tf.write(example(research={"extra": 'viewer_verbs = ["get", "list", "create"]'}))
-    plan_fails_with(tf, "WKL-7", "viewer_verbs", "create")
+    tf.plan_fails_with("WKL-7", "viewer_verbs", "create")
 
 
 NO_DEFAULT_DENY = 'network_policy {\n    default_deny = false\n  }'
@@ -663,7 +650,7 @@ NO_DEFAULT_DENY = 'network_policy {\n    default_deny = false\n  }'
 
 def test_wkl_8_no_default_deny_unless_the_contract_has_an_exception(tf, restricted):
     tf.write(example(research={"network": NO_DEFAULT_DENY}))
-    plan_fails_with(tf, "WKL-8", "network_policy.default_deny")
+    tf.plan_fails_with("WKL-8", "network_policy.default_deny")
     tf.write(example(research={"network": NO_DEFAULT_DENY},
                      research_contract={"extra": exception("WKL-8", expires=days_ahead(30))}))
     plan = tf.plan(check=False)
@@ -674,29 +661,29 @@ def test_wkl_9_session_policy_with_session_tags(tf, restricted):
     policy = ('session_policy = jsonencode({ Version = "2012-10-17", Statement = [{ Effect = "Allow", '
               'Action = "s3:GetObject", Resource = "arn:aws:s3:::research-datasets/*" }] })')
     tf.write(example(research={"workload": workload(target=CONSUMER_ROLE, extra=policy)}))
-    plan_fails_with(tf, "WKL-9", "workload.disable_session_tags")
+    tf.plan_fails_with("WKL-9", "workload.disable_session_tags")
 
 
 def test_wkl_10_no_viewer_or_operator_groups(tf, restricted):
     tf.write(example(research={"access": ""}))
-    plan_fails_with(tf, "WKL-10", "operator_groups")
+    tf.plan_fails_with("WKL-10", "operator_groups")
 
 
 def test_wkl_11_data_granted_to_the_project_role(tf, restricted):
     data = f'data {{\n    kms_keys         = ["{KEY}"]\n    grantee_role_arn = "{project_role("research")}"\n  }}'
     tf.write(example(research={"data": data}))
-    plan_fails_with(tf, "WKL-11", "data.grantee_role_arn", "datazone_usr_role_research")
+    tf.plan_fails_with("WKL-11", "data.grantee_role_arn", "datazone_usr_role_research")
 
 
 def test_exc_1_expired_exception(tf, restricted):
     tf.write(example(research={"network": NO_DEFAULT_DENY},
                      research_contract={"extra": exception("WKL-8", expires=days_ago(1))}))
-    plan_fails_with(tf, "EXC-1", "exception[0].expires")
+    tf.plan_fails_with("EXC-1", "exception[0].expires")
 
 
 def test_lif_3_revoked_contract(tf, restricted):
     tf.write(example(research_contract={"extra": '  lifecycle_state = "revoked"'}))
-    plan_fails_with(tf, "LIF-3", "contract", "revoked")
+    tf.plan_fails_with("LIF-3", "contract", "revoked")
 
 
 # ---- f. Slurm ------------------------------------------------------------------------------------------------------
@@ -704,7 +691,7 @@ def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sa
     before = None if sandbox.real else sandbox.inventory()
     tf.write(slurm_example())
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     artefacts = resources(tf)[RESEARCH]["slurm_artefacts"]
     assert any("add account research" in line for line in artefacts["sacctmgr_commands"]), artefacts
     assert "PrivateData=" in artefacts["slurm_conf"], artefacts
@@ -756,7 +743,7 @@ def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sand
 
     tf.write(example(research={"extra": 'workload_role_name = "research-workload"'}))
     tf.apply()
-    assert_no_changes(tf)
+    tf.assert_no_changes()
     research = resources(tf)[RESEARCH]
     assert (research["workload_role_name"], research["workload_role_arn"]) == (
         "research-workload", f"{ROLE}/research-workload")
