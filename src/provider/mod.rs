@@ -17,12 +17,15 @@ pub const PROVIDER_ADDRESS: &str = "registry.terraform.io/hyperpod-governance/hy
 
 pub struct HyperpodProvider {
     schema: Schema,
+    /// What the workload resources planned in this process, shared so each sees the others (CLU-2, WKL-3, WKL-5).
+    plans: Arc<crate::resources::planned::ClusterPlans>,
 }
 
 impl Default for HyperpodProvider {
     fn default() -> Self {
         Self {
             schema: settings::schema(),
+            plans: Arc::default(),
         }
     }
 }
@@ -60,7 +63,7 @@ impl PluginProvider for HyperpodProvider {
         vec![
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
-            Arc::new(crate::resources::tenant::Tenant::default()),
+            Arc::new(crate::resources::tenant::Tenant::new(self.plans.clone())),
         ]
     }
 

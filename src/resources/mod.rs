@@ -1,4 +1,5 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
+pub mod cluster_facts;
 pub mod connection_contract;
 pub mod planned;
 pub mod scheduling_policy;

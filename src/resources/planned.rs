@@ -7,6 +7,27 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use crate::governance::{ProjectOnCluster, TaskViewRestriction, TenantCapacity};
+
+/// A tenant as the horizontal rules see it, with the project behind it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TenantOnCluster {
+    pub capacity: TenantCapacity,
+    pub project: Option<ProjectOnCluster>,
+}
+
+/// Everything the workload resources planned in this provider process, per cluster ARN; one per provider, shared by
+/// the tenant, project binding and task view restriction resources.
+#[derive(Default)]
+pub struct ClusterPlans {
+    /// By team.
+    pub tenants: PlannedInventory<TenantOnCluster>,
+    /// Projects bound to the cluster, by project ID.
+    pub projects: PlannedInventory<ProjectOnCluster>,
+    /// Task view restrictions, by project role ARN.
+    pub restrictions: PlannedInventory<TaskViewRestriction>,
+}
+
 pub struct PlannedInventory<T: Clone> {
     by_cluster: Mutex<BTreeMap<String, BTreeMap<String, T>>>,
 }

@@ -1,8 +1,8 @@
 //! `hyperpod_tenant`: one team on a shared HyperPod cluster, with everything the governance model asks for it.
 //!
 //! - `schema.rs`: arguments and computed attributes; `model.rs`: the typed spec and the engine's `Tenant`.
-//! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `live.rs` and the tenants planned in this
-//!   run from `resources::planned`) and every predicted object.
+//! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `resources::cluster_facts` and what this
+//!   process planned from `resources::planned`) and every predicted object.
 //! - `compose.rs` and `compose_access.rs`: apply (create and update share one reconciler) and destroy, towards what
 //!   `desired.rs` computes; `manifests.rs` renders the Kubernetes objects, `slurm.rs` the Slurm accounting artefacts.
 //! - `refresh.rs`: read (drift) and import.
@@ -10,7 +10,6 @@
 mod compose;
 mod compose_access;
 mod desired;
-mod live;
 mod manifests;
 mod model;
 mod plan;
@@ -32,10 +31,10 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
-use crate::resources::planned::PlannedInventory;
+use crate::resources::planned::ClusterPlans;
 use compose::{Composer, Target};
-use live::TenantOnCluster;
 use model::TenantSpec;
+use std::sync::Arc;
 
 pub const TYPE_NAME: &str = "hyperpod_tenant";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -43,16 +42,16 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
 pub struct Tenant {
     schema: Schema,
     identity: IdentitySchema,
-    /// Tenants planned by this provider process, per cluster (WKL-3, WKL-5, CLU-2 on the first plan).
-    planned: PlannedInventory<TenantOnCluster>,
+    /// What this provider process planned, per cluster (WKL-3, WKL-5, CLU-2 on the first plan).
+    plans: Arc<ClusterPlans>,
 }
 
-impl Default for Tenant {
-    fn default() -> Self {
+impl Tenant {
+    pub fn new(plans: Arc<ClusterPlans>) -> Self {
         Self {
             schema: schema::schema(),
             identity: schema::identity_schema(),
-            planned: PlannedInventory::default(),
+            plans,
         }
     }
 }
@@ -96,7 +95,7 @@ impl Tenant {
         {
             let derived = plan::derive(
                 client,
-                &self.planned,
+                &self.plans,
                 planned,
                 prior,
                 &spec,
@@ -207,7 +206,7 @@ impl Resource<AwsClient> for Tenant {
         let role_name = chosen_role_name(&change.config, change.prior.as_ref());
         let derived = plan::derive(
             client,
-            &self.planned,
+            &self.plans,
             &change.planned,
             change.prior.as_ref(),
             &spec,

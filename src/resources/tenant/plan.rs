@@ -8,20 +8,19 @@ use super::desired::{
     POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
     role_policies,
 };
-use super::live::{self, ClusterFacts, TenantOnCluster};
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
 use crate::aws::AwsClient;
 use crate::governance::{
-    Capacity, ClusterView, Contract, Fact, Inventory, Orchestrator, ProjectOnCluster, RuleId, check_tenant,
-    cluster::cluster_admin_principals,
+    Contract, Orchestrator, ProjectOnCluster, RuleId, check_tenant, cluster::cluster_admin_principals,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
+use crate::resources::cluster_facts as live;
 use crate::resources::connection_contract::checks_value;
-use crate::resources::planned::PlannedInventory;
+use crate::resources::planned::{ClusterPlans, TenantOnCluster};
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
 pub const DERIVED: [&str; 16] = [
@@ -136,66 +135,11 @@ fn project_of(contract: &Contract) -> Option<ProjectOnCluster> {
         })
 }
 
-/// The horizontal view of the tenant's cluster: live reads plus what this process planned.
-fn cluster_view(
-    facts: &ClusterFacts,
-    planned: Vec<TenantOnCluster>,
-    policy: Option<Option<crate::governance::SchedulingPolicy>>,
-) -> ClusterView {
-    let instance_groups = facts
-        .cluster
-        .instance_groups
-        .iter()
-        .map(|group| Capacity {
-            instance_type: group.instance_type.clone(),
-            count: i64::from(group.current_count),
-        })
-        .collect();
-    let mut planned_projects: Vec<ProjectOnCluster> = Vec::new();
-    for project in planned.iter().filter_map(|t| t.project.clone()) {
-        if !planned_projects.iter().any(|p| p.project_id == project.project_id) {
-            planned_projects.push(project);
-        }
-    }
-    let (live_tenants, live_projects) = match &facts.tenants {
-        Fact::Known(tenants) => (
-            Fact::Known(tenants.iter().map(|t| t.capacity.clone()).collect()),
-            Fact::Known(tenants.iter().filter_map(|t| t.project.clone()).collect()),
-        ),
-        Fact::Unavailable(reason) => (Fact::Unavailable(reason.clone()), Fact::Unavailable(reason.clone())),
-    };
-    let scheduling_policy = match policy {
-        Some(Some(policy)) => Fact::Known(Some(policy)),
-        Some(None) => Fact::Unavailable("the scheduling_policy argument is not known until apply".to_string()),
-        None => facts.scheduling_policy.clone(),
-    };
-    ClusterView {
-        cluster_name: facts.cluster.name.clone(),
-        instance_groups: Fact::Known(instance_groups),
-        scheduling_policy,
-        tenants: Inventory {
-            planned: planned.into_iter().map(|t| t.capacity).collect(),
-            live: live_tenants,
-        },
-        projects: Inventory {
-            planned: planned_projects,
-            live: live_projects,
-        },
-        restrictions: Inventory {
-            planned: Vec::new(),
-            live: match &facts.access_entries {
-                Fact::Known(entries) => Fact::Known(live::restrictions_of(entries)),
-                Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
-            },
-        },
-    }
-}
-
 /// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
 #[allow(clippy::too_many_arguments)]
 pub async fn derive(
     client: &AwsClient,
-    planned_tenants: &PlannedInventory<TenantOnCluster>,
+    plans: &ClusterPlans,
     value: &Value,
     prior: Option<&Value>,
     spec: &TenantSpec,
@@ -257,27 +201,27 @@ pub async fn derive(
         project: project_of(contract),
     };
     // Recorded before the slow reads, so tenants planned alongside see this one as early as possible.
-    let mut planned = planned_tenants.record(&cluster_arn, &spec.team, me);
+    let mut seen = plans.tenants.record(&cluster_arn, &spec.team, me).len();
     let facts = live::gather(client, cluster).await;
     let admins = facts
         .access_entries
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    let judge = |planned: Vec<TenantOnCluster>| {
-        let view = cluster_view(&facts, planned, policy_from_value(value));
+    let judge = || {
+        let view = live::view(&facts, plans, policy_from_value(value));
         check_tenant(&tenant, contract, &view, &admins, today)
     };
-    let mut report = judge(planned.clone());
+    let mut report = judge();
     // WKL-5 fails on the *absence* of a lending team. Terraform plans independent tenants concurrently, so a lender
     // in the same configuration may simply not be planned yet: give it a moment before concluding.
     let deadline = tokio::time::Instant::now() + LENDER_GRACE;
     while report.check(RuleId::Wkl5).is_some_and(|check| check.is_failed()) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let now = planned_tenants.snapshot(&cluster_arn);
-        if now.len() != planned.len() {
-            planned = now;
-            report = judge(planned.clone());
+        let now = plans.tenants.snapshot(&cluster_arn).len();
+        if now != seen {
+            seen = now;
+            report = judge();
         }
     }
     let diagnostics = report.diagnostics(client.strict);

@@ -1,27 +1,24 @@
-//! What a tenant's plan reads from AWS: the cluster (instance groups, orchestrator), the other teams' compute quotas
-//! (WKL-3, WKL-5, and through their tags the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6)
-//! and the EKS access entries (cluster-admin principals for CLU-6, task view restrictions for CLU-2).
+//! What the workload resources (tenant, project binding, task view restriction) read about their cluster at plan
+//! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5, and through their tags
+//! the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6) and the EKS access entries
+//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3). `view` joins them with what this
+//! provider process planned (`planned::ClusterPlans`) into the engine's `ClusterView`.
 
 use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
 use crate::aws::eks_access::{find_access_entry, list_access_entries};
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
 use crate::aws::{AwsClient, AwsError};
+use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
 use crate::governance::{
-    AccessEntry, AccessScope, AssociatedPolicy, Capacity, Contract, Fact, ProjectOnCluster, SchedulingPolicy, Sharing,
-    SharingStrategy, TaskViewRestriction, TenantCapacity,
+    AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, Fact, Inventory, ProjectOnCluster,
+    SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::resources::planned::{ClusterPlans, TenantOnCluster};
 
 pub const PROJECT_TAG: &str = "hyperpod:project";
 pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
-
-/// A tenant as the horizontal rules see it, with the project behind it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TenantOnCluster {
-    pub capacity: TenantCapacity,
-    pub project: Option<ProjectOnCluster>,
-}
 
 pub struct ClusterFacts {
     pub cluster: HyperPodCluster,
@@ -193,16 +190,23 @@ async fn live_access_entries(client: &AwsClient, eks_name: &str) -> Fact<Vec<Acc
     }
 }
 
-/// Task view restrictions as they exist: principals whose access is namespace-scoped only.
+/// Task view restrictions as they exist: principals with namespace-scoped access policies and no cluster-wide view,
+/// edit or admin policy (a cluster-scoped `AmazonSagemakerHyperpodUserClusterPolicy` only lets Studio probe).
 pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
+    let policy_name = |arn: &str| arn.rsplit('/').next().unwrap_or(arn).to_string();
     entries
         .iter()
-        .filter(|entry| !entry.policies.is_empty())
         .filter(|entry| {
             entry
                 .policies
                 .iter()
-                .all(|p| matches!(p.scope, AccessScope::Namespaces(_)))
+                .any(|p| matches!(p.scope, AccessScope::Namespaces(_)))
+        })
+        .filter(|entry| {
+            !entry.policies.iter().any(|p| {
+                p.scope == AccessScope::Cluster
+                    && CLUSTER_WIDE_VIEW_POLICIES.contains(&policy_name(&p.policy_arn).as_str())
+            })
         })
         .map(|entry| TaskViewRestriction {
             project_role_arn: Some(entry.principal_arn.clone()),
@@ -216,4 +220,104 @@ pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
                 .collect(),
         })
         .collect()
+}
+
+/// The engine's view of one cluster: the live facts plus what this provider process planned on it. `policy` is the
+/// cluster policy passed by reference (`Some(None)` while unknown), or `None` to use the live one.
+pub fn view(facts: &ClusterFacts, plans: &ClusterPlans, policy: Option<Option<SchedulingPolicy>>) -> ClusterView {
+    let cluster_arn = facts.cluster.arn.as_str();
+    let planned_tenants = plans.tenants.snapshot(cluster_arn);
+    let instance_groups = facts
+        .cluster
+        .instance_groups
+        .iter()
+        .map(|group| Capacity {
+            instance_type: group.instance_type.clone(),
+            count: i64::from(group.current_count),
+        })
+        .collect();
+    let mut planned_projects: Vec<ProjectOnCluster> = plans.projects.snapshot(cluster_arn);
+    for project in planned_tenants.iter().filter_map(|t| t.project.clone()) {
+        if !planned_projects.iter().any(|p| p.project_id == project.project_id) {
+            planned_projects.push(project);
+        }
+    }
+    let (live_tenants, live_projects) = match &facts.tenants {
+        Fact::Known(tenants) => (
+            Fact::Known(tenants.iter().map(|t| t.capacity.clone()).collect()),
+            Fact::Known(tenants.iter().filter_map(|t| t.project.clone()).collect()),
+        ),
+        Fact::Unavailable(reason) => (Fact::Unavailable(reason.clone()), Fact::Unavailable(reason.clone())),
+    };
+    let scheduling_policy = match policy {
+        Some(Some(policy)) => Fact::Known(Some(policy)),
+        Some(None) => Fact::Unavailable("the scheduling_policy argument is not known until apply".to_string()),
+        None => facts.scheduling_policy.clone(),
+    };
+    ClusterView {
+        cluster_name: facts.cluster.name.clone(),
+        instance_groups: Fact::Known(instance_groups),
+        scheduling_policy,
+        tenants: Inventory {
+            planned: planned_tenants.into_iter().map(|t| t.capacity).collect(),
+            live: live_tenants,
+        },
+        projects: Inventory {
+            planned: planned_projects,
+            live: live_projects,
+        },
+        restrictions: Inventory {
+            planned: plans.restrictions.snapshot(cluster_arn),
+            live: match &facts.access_entries {
+                Fact::Known(entries) => Fact::Known(restrictions_of(entries)),
+                Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
+            },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(principal: &str, policies: &[(&str, AccessScope)]) -> AccessEntry {
+        AccessEntry {
+            principal_arn: principal.to_string(),
+            policies: policies
+                .iter()
+                .map(|(name, scope)| AssociatedPolicy {
+                    policy_arn: format!("arn:aws:eks::aws:cluster-access-policy/{name}"),
+                    scope: scope.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_restriction_is_namespace_scoped_access_without_a_cluster_wide_view() {
+        let ns = || AccessScope::Namespaces(vec!["hyperpod-ns-research".into()]);
+        let entries = [
+            // Studio's setup: namespace-scoped HyperPod policies plus the cluster-scoped probe policy.
+            entry(
+                "restricted",
+                &[
+                    ("AmazonSagemakerHyperpodTrainingPolicy", ns()),
+                    ("AmazonSagemakerHyperpodUserClusterPolicy", AccessScope::Cluster),
+                ],
+            ),
+            entry(
+                "defeated",
+                &[
+                    ("AmazonSagemakerHyperpodTrainingPolicy", ns()),
+                    ("AmazonEKSViewPolicy", AccessScope::Cluster),
+                ],
+            ),
+            entry("admin", &[("AmazonEKSClusterAdminPolicy", AccessScope::Cluster)]),
+            entry("nothing", &[]),
+        ];
+        let restrictions = restrictions_of(&entries);
+        assert_eq!(restrictions.len(), 1);
+        assert_eq!(restrictions[0].project_role_arn.as_deref(), Some("restricted"));
+        assert_eq!(restrictions[0].namespaces, ["hyperpod-ns-research"]);
+    }
 }
