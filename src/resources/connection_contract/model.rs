@@ -6,7 +6,7 @@ use crate::governance::{
     ChecklistRow, ClusterRef, Contract, Exception, LifecycleState, Orchestrator, Owners, Review, RuleId, Scheduling,
     Signal, SlurmScope, UnifiedStudio,
 };
-use crate::protocol::object::{elements, integer, nested, object, string, strings, text, text_list};
+use crate::protocol::object::{elements, int, integer, nested, object, string, strings, text, text_list};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
 
@@ -135,6 +135,8 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
         ("slurm_partitions", text_list(&contract.slurm.partitions)),
         ("approved_account_ids", text_list(&contract.approved_account_ids)),
         ("excepted_rules", text_list(excepted_rules)),
+        ("last_reviewed", text(contract.review.last_reviewed.to_string())),
+        ("interval_days", int(contract.review.interval_days)),
         (
             "owners",
             object([
@@ -179,7 +181,7 @@ pub fn checks_value(rows: &[ChecklistRow]) -> Value {
 }
 
 /// The engine's view of a contract as a dependent sees it: the `governance` facts it took as its `contract`
-/// argument. Fields dependents' rules never read (review, monitoring, Unified Studio domain) are neutral. `None`
+/// argument. Fields dependents' rules never read (approver, monitoring, domain unit) are neutral. `None`
 /// while a fact is unknown (the contract itself waits on a resource not created yet).
 pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
     let lists_known = [
@@ -244,8 +246,10 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         approved_account_ids: strings(facts, "approved_account_ids"),
         approved_public_cidrs: Vec::new(),
         review: Review {
-            interval_days: 0,
-            last_reviewed: time::Date::MIN,
+            interval_days: integer(facts, "interval_days").unwrap_or(0),
+            last_reviewed: known(facts, "last_reviewed")
+                .and_then(|date| parse_date(&date))
+                .unwrap_or(time::Date::MIN),
             approved_by: String::new(),
         },
         lifecycle: match known(facts, "lifecycle_state").as_deref() {

@@ -312,6 +312,12 @@ pub fn governance_attributes() -> Vec<Attribute> {
         Attribute::new("excepted_rules", strings())
             .computed()
             .describe("Rules with a valid exception."),
+        Attribute::string("last_reviewed")
+            .computed()
+            .describe("Date of the last review (`YYYY-MM-DD`), for PRJ-3."),
+        Attribute::number("interval_days")
+            .computed()
+            .describe("Days between reviews, for PRJ-3."),
         Attribute::new("owners", owners_type())
             .computed()
             .describe("The accountable owners (`business`, `operations`, `cost`), for LIF-3."),
