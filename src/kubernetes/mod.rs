@@ -6,6 +6,7 @@
 //! client is built per operation (`KubeClient::new` with a fresh token) rather than kept.
 
 pub mod namespaces;
+pub mod objects;
 pub mod paths;
 
 use std::sync::Arc;

@@ -2,14 +2,12 @@
 //! groups and the KMS grants on its data. The same reconcile rules as `compose.rs`: adopt only what is provably
 //! this tenant's, record each object as soon as it exists, remove what is no longer wanted.
 
-use serde_json::Value as Json;
-
 use super::compose::{Composer, PROPAGATION, failed, kube_failed};
 use super::desired::*;
 use super::manifests::{self, Manifest};
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
-use crate::kubernetes::{KubeClient, KubeError, paths};
+use crate::kubernetes::{KubeClient, objects};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
 impl Composer<'_> {
@@ -18,7 +16,9 @@ impl Composer<'_> {
         let wanted = manifests::render(&self.target.spec);
         let kube = self.kube().await?;
         for manifest in &wanted {
-            apply_manifest(&kube, &namespace, manifest).await?;
+            objects::apply(&kube, manifest, &manifests::LABELS)
+                .await
+                .map_err(|err| kube_failed(&format!("Applying {} failed", manifest.describe()), err))?;
             self.components
                 .insert(manifest.component(), format!("{namespace}/{}", manifest.name));
         }
@@ -261,52 +261,8 @@ impl Composer<'_> {
     }
 }
 
-/// Creates the object, or replaces it when its managed fields drifted.
-async fn apply_manifest(kube: &KubeClient, namespace: &str, manifest: &Manifest) -> Result<(), Diagnostics> {
-    let path = paths::namespaced(manifest.api_version, manifest.resource, namespace, &manifest.name);
-    let what = format!("{} {namespace}/{}", manifest.kind, manifest.name);
-    let live = kube
-        .get(&path)
-        .await
-        .map_err(|err| kube_failed(&format!("Reading {what} failed"), err))?;
-    match live {
-        None => {
-            let collection = paths::namespaced_collection(manifest.api_version, manifest.resource, namespace);
-            match kube.create(&collection, &manifest.body).await {
-                Ok(_) => Ok(()),
-                // Created meanwhile (an earlier, interrupted apply that the API saw): replace it with ours.
-                Err(KubeError::AlreadyExists { .. }) => kube
-                    .replace(&path, &manifest.body)
-                    .await
-                    .map(|_| ())
-                    .map_err(|err| kube_failed(&format!("Replacing {what} failed"), err)),
-                Err(err) => Err(kube_failed(&format!("Creating {what} failed"), err)),
-            }
-        }
-        Some(live) if manifests::normalize(&live) == manifest.body => Ok(()),
-        Some(live) => {
-            let mut body = manifest.body.clone();
-            if let (Some(version), Some(meta)) = (
-                live.pointer("/metadata/resourceVersion").cloned(),
-                body.get_mut("metadata").and_then(Json::as_object_mut),
-            ) {
-                meta.insert("resourceVersion".to_string(), version);
-            }
-            kube.replace(&path, &body)
-                .await
-                .map(|_| ())
-                .map_err(|err| kube_failed(&format!("Replacing {what} failed"), err))
-        }
-    }
-}
-
 pub(super) async fn delete_manifest(kube: &KubeClient, namespace: &str, component: &str) -> Result<(), Diagnostics> {
-    let mut parts = component.splitn(3, '/');
-    let (_, kind, name) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let Some((api_version, resource)) = kind_path(kind) else {
-        return Ok(());
-    };
-    kube.delete(&paths::namespaced(api_version, resource, namespace, name))
+    objects::delete_component(kube, namespace, component)
         .await
-        .map_err(|err| kube_failed(&format!("Deleting {kind} {namespace}/{name} failed"), err))
+        .map_err(|err| kube_failed(&format!("Deleting {component} in {namespace} failed"), err))
 }

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use super::model::TenantSpec;
 use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
-use crate::kubernetes::paths;
 
 pub const ROLE: &str = "iam_role";
 pub const QUOTA: &str = "compute_quota";
@@ -180,17 +179,6 @@ pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
         && optional(&wanted.preempt_team_tasks, &live.preempt_team_tasks)
         && wanted.fair_share_weight.unwrap_or(0) == live.fair_share_weight.unwrap_or(0)
         && optional(&wanted.activation_state, &live.activation_state)
-}
-
-/// The API version and plural resource of a kind the tenant manages (for a `components` key of a stale object).
-pub fn kind_path(kind: &str) -> Option<(&'static str, &'static str)> {
-    match kind {
-        "ServiceAccount" => Some((paths::CORE_V1, "serviceaccounts")),
-        "Role" => Some((paths::RBAC_V1, "roles")),
-        "RoleBinding" => Some((paths::RBAC_V1, "rolebindings")),
-        "NetworkPolicy" => Some((paths::NETWORKING_V1, "networkpolicies")),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -5,9 +5,8 @@
 use serde_json::{Value as Json, json};
 
 use super::model::TenantSpec;
+pub use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object as Manifest};
 
-pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-pub const MANAGED_BY: &str = "terraform-provider-hyperpod";
 pub const TENANT_LABEL: &str = "hyperpod.governance/tenant";
 pub const VIEWER: &str = "hyperpod-tenant-viewer";
 pub const OPERATOR: &str = "hyperpod-tenant-operator";
@@ -29,28 +28,6 @@ const TASK_RESOURCES: &[(&str, &[&str])] = &[
     ("kueue.x-k8s.io", &["workloads"]),
 ];
 
-/// One rendered object.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Manifest {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// The API's plural resource name, for request paths.
-    pub resource: &'static str,
-    pub name: String,
-    pub body: Json,
-}
-
-impl Manifest {
-    /// The `components` key: `kubernetes/<Kind>/<name>`.
-    pub fn component(&self) -> String {
-        format!("kubernetes/{}/{}", self.kind, self.name)
-    }
-    /// Canonical JSON (keys sorted), as `kubernetes_manifests` holds it.
-    pub fn to_json(&self) -> String {
-        self.body.to_string()
-    }
-}
-
 fn metadata(name: &str, namespace: &str, team: &str) -> Json {
     json!({
         "name": name,
@@ -64,13 +41,12 @@ fn role(name: &str, namespace: &str, team: &str, verbs: &[String]) -> Manifest {
         .iter()
         .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": verbs }))
         .collect();
-    Manifest {
-        api_version: RBAC_V1,
-        kind: "Role",
-        resource: "roles",
-        name: name.to_string(),
-        body: json!({ "apiVersion": RBAC_V1, "kind": "Role", "metadata": metadata(name, namespace, team), "rules": rules }),
-    }
+    Manifest::new(
+        "Role",
+        Some(namespace),
+        name,
+        json!({ "apiVersion": RBAC_V1, "kind": "Role", "metadata": metadata(name, namespace, team), "rules": rules }),
+    )
 }
 
 fn role_binding(name: &str, namespace: &str, team: &str, groups: &[String]) -> Manifest {
@@ -78,34 +54,32 @@ fn role_binding(name: &str, namespace: &str, team: &str, groups: &[String]) -> M
         .iter()
         .map(|group| json!({ "apiGroup": RBAC, "kind": "Group", "name": group }))
         .collect();
-    Manifest {
-        api_version: RBAC_V1,
-        kind: "RoleBinding",
-        resource: "rolebindings",
-        name: name.to_string(),
-        body: json!({
+    Manifest::new(
+        "RoleBinding",
+        Some(namespace),
+        name,
+        json!({
             "apiVersion": RBAC_V1,
             "kind": "RoleBinding",
             "metadata": metadata(name, namespace, team),
             "roleRef": { "apiGroup": RBAC, "kind": "Role", "name": name },
             "subjects": subjects,
         }),
-    }
+    )
 }
 
 fn network_policy(name: &str, namespace: &str, team: &str, spec: Json) -> Manifest {
-    Manifest {
-        api_version: NETWORKING_V1,
-        kind: "NetworkPolicy",
-        resource: "networkpolicies",
-        name: name.to_string(),
-        body: json!({
+    Manifest::new(
+        "NetworkPolicy",
+        Some(namespace),
+        name,
+        json!({
             "apiVersion": NETWORKING_V1,
             "kind": "NetworkPolicy",
             "metadata": metadata(name, namespace, team),
             "spec": spec,
         }),
-    }
+    )
 }
 
 /// Every object of the tenant, in apply order (deletion runs in reverse).
@@ -114,17 +88,16 @@ pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
     let team = spec.team.as_str();
     let mut out = Vec::new();
     if let Some(workload) = &spec.workload {
-        out.push(Manifest {
-            api_version: "v1",
-            kind: "ServiceAccount",
-            resource: "serviceaccounts",
-            name: workload.service_account.clone(),
-            body: json!({
+        out.push(Manifest::new(
+            "ServiceAccount",
+            Some(&namespace),
+            &workload.service_account,
+            json!({
                 "apiVersion": "v1",
                 "kind": "ServiceAccount",
                 "metadata": metadata(&workload.service_account, &namespace, team),
             }),
-        });
+        ));
     }
     for (name, groups, verbs) in [
         (VIEWER, &spec.viewer_groups, &spec.viewer_verbs),
@@ -192,40 +165,12 @@ pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
     out
 }
 
-/// A live object in the rendered shape: identity, the labels the provider sets, and the fields it manages (`rules`,
-/// `roleRef` and `subjects`, `spec`). Server-managed metadata and foreign labels are left out.
+/// The label keys the tenant sets (what `normalize` keeps of a live object's labels).
+pub const LABELS: [&str; 2] = [MANAGED_BY_LABEL, TENANT_LABEL];
+
+/// A live object in the rendered shape (see `kubernetes::objects::normalize`).
 pub fn normalize(live: &Json) -> Json {
-    let mut out = serde_json::Map::new();
-    for field in ["apiVersion", "kind"] {
-        if let Some(value) = live.get(field) {
-            out.insert(field.to_string(), value.clone());
-        }
-    }
-    let meta = live.get("metadata").cloned().unwrap_or(Json::Null);
-    let mut labels = serde_json::Map::new();
-    if let Some(live_labels) = meta.get("labels").and_then(Json::as_object) {
-        for key in [MANAGED_BY_LABEL, TENANT_LABEL] {
-            if let Some(value) = live_labels.get(key) {
-                labels.insert(key.to_string(), value.clone());
-            }
-        }
-    }
-    let mut metadata = serde_json::Map::new();
-    for field in ["name", "namespace"] {
-        if let Some(value) = meta.get(field) {
-            metadata.insert(field.to_string(), value.clone());
-        }
-    }
-    if !labels.is_empty() {
-        metadata.insert("labels".to_string(), Json::Object(labels));
-    }
-    out.insert("metadata".to_string(), Json::Object(metadata));
-    for field in ["rules", "roleRef", "subjects", "spec"] {
-        if let Some(value) = live.get(field) {
-            out.insert(field.to_string(), value.clone());
-        }
-    }
-    Json::Object(out)
+    crate::kubernetes::objects::normalize(live, &LABELS)
 }
 
 #[cfg(test)]
@@ -317,18 +262,5 @@ pub(crate) mod tests {
                 "kubernetes/RoleBinding/hyperpod-tenant-operator"
             ]
         );
-    }
-
-    #[test]
-    fn normalize_keeps_managed_fields_and_drops_server_metadata() {
-        let rendered = render(&spec()).remove(5).body;
-        let mut live = rendered.clone();
-        live["metadata"]["uid"] = json!("1234");
-        live["metadata"]["resourceVersion"] = json!("7");
-        live["metadata"]["labels"]["someone-else"] = json!("x");
-        live["status"] = json!({});
-        assert_eq!(normalize(&live), rendered);
-        live["spec"]["policyTypes"] = json!(["Ingress"]);
-        assert_ne!(normalize(&live), rendered, "a changed spec is drift");
     }
 }

@@ -105,7 +105,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
                         .pointer("/metadata/name")
                         .and_then(Json::as_str)
                         .unwrap_or_default();
-                    let Some((api_version, resource)) = desired::kind_path(kind) else {
+                    let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
                         continue;
                     };
                     if !prior.contains_key(&key) {
@@ -405,7 +405,7 @@ pub async fn import(
             .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
         let mut rendered = Vec::new();
         for (kind, name) in manifests_found {
-            let Some((api_version, resource)) = desired::kind_path(kind) else {
+            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
                 continue;
             };
             if let Ok(Some(found)) = kube
