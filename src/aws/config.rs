@@ -33,6 +33,7 @@ pub struct Endpoints {
     pub sagemaker: Option<String>,
     pub datazone: Option<String>,
     pub eks: Option<String>,
+    pub ssm: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -123,6 +124,10 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     if let Some(url) = &settings.endpoints.eks {
         eks_config = eks_config.endpoint_url(url);
     }
+    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config);
+    if let Some(url) = &settings.endpoints.ssm {
+        ssm_config = ssm_config.endpoint_url(url);
+    }
     let mut kms_config = aws_sdk_kms::config::Builder::from(&config);
     if let Some(url) = &settings.endpoints.kms {
         kms_config = kms_config.endpoint_url(url);
@@ -136,6 +141,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         iam: aws_sdk_iam::Client::from_conf(iam_config.build()),
         eks: aws_sdk_eks::Client::from_conf(eks_config.build()),
         kms: aws_sdk_kms::Client::from_conf(kms_config.build()),
+        ssm: aws_sdk_ssm::Client::from_conf(ssm_config.build()),
         eks_tokens,
         account_id,
         region,

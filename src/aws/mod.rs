@@ -4,6 +4,8 @@
 pub mod compute_quota;
 pub mod config;
 pub mod datazone;
+pub mod datazone_connections;
+pub mod datazone_grants;
 pub mod eks;
 pub mod eks_access;
 pub mod iam;
@@ -30,6 +32,8 @@ pub struct AwsClient {
     pub iam: aws_sdk_iam::Client,
     pub eks: aws_sdk_eks::Client,
     pub kms: aws_sdk_kms::Client,
+    /// Session Manager preferences (Slurm task view restrictions: Run As).
+    pub ssm: aws_sdk_ssm::Client,
     /// Signs Kubernetes API bearer tokens for EKS clusters (`eks::token`).
     pub eks_tokens: eks::TokenSource,
     /// The account the provider's credentials belong to (checked against allowed/forbidden accounts).

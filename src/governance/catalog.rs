@@ -108,8 +108,12 @@ catalog! {
         "The EKS API endpoint is private, or public only from the contract's approved CIDRs";
     Clu6 => "CLU-6", Cluster, Error, Config,
         "Workload roles are neither the project role nor a cluster-admin role";
+    Clu7 => "CLU-7", Cluster, Error, Live,
+        "A Slurm task view restriction needs Session Manager Run As enabled (account-wide: checked, never flipped)";
+    Clu8 => "CLU-8", Cluster, Error, Live,
+        "A Slurm-restricted project role starts Session Manager sessions only on its own cluster's nodes";
     Wkl1 => "WKL-1", Workload, Error, Config,
-        "A tenant's namespace is inside its contract's namespace scope";
+        "A tenant's namespace is inside its contract's namespace scope, and a bound contract's namespaces have tenants";
     Wkl2 => "WKL-2", Workload, Error, Config,
         "Lend/borrow is not used on a Slurm cluster (Slurm has no lend/borrow model)";
     Wkl3 => "WKL-3", Workload, Error, Live,
@@ -171,7 +175,7 @@ mod tests {
     #[test]
     fn the_catalog_has_every_published_rule_once_in_order() {
         let ids: Vec<&str> = RuleId::ALL.iter().map(|rule| rule.id()).collect();
-        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 6), ("WKL", 11)]
+        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 8), ("WKL", 11)]
             .into_iter()
             .chain([("EXC", 1), ("OBS", 1), ("LIF", 4)])
             .flat_map(|(prefix, count)| (1..=count).map(move |n| format!("{prefix}-{n}")))

@@ -151,6 +151,13 @@ pub mod restriction {
     pub fn namespaces() -> AttributePath {
         AttributePath::attr("namespaces")
     }
+    pub fn contract() -> AttributePath {
+        AttributePath::attr("contract")
+    }
+    /// `slurm.os_user`.
+    pub fn slurm(field: &str) -> AttributePath {
+        AttributePath::attr("slurm").push_attr(field)
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::protocol::validators::{IntBetween, IsDuration, parse_duration};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{AccountIds, IsArn, IsRegion, IsUrl};
 
-const ENDPOINT_SERVICES: [&str; 6] = ["datazone", "eks", "iam", "kms", "sagemaker", "sts"];
+const ENDPOINT_SERVICES: [&str; 7] = ["datazone", "eks", "iam", "kms", "sagemaker", "ssm", "sts"];
 
 pub fn schema() -> Schema {
     let endpoints = ENDPOINT_SERVICES.iter().fold(
@@ -109,6 +109,7 @@ fn service_name(service: &str) -> &'static str {
         "iam" => "AWS IAM",
         "kms" => "AWS KMS",
         "sagemaker" => "Amazon SageMaker",
+        "ssm" => "AWS Systems Manager",
         _ => "AWS STS",
     }
 }
@@ -170,6 +171,7 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
             sagemaker: endpoint("sagemaker"),
             datazone: endpoint("datazone"),
             eks: endpoint("eks"),
+            ssm: endpoint("ssm"),
         },
         max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
         allowed_account_ids,
