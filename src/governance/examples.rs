@@ -11,8 +11,8 @@ use super::catalog::RuleId;
 use super::finding::Check;
 use super::model::*;
 use super::{
-    cluster, contract as contract_rules, exceptions, lifecycle, observability, organization, paths, project, workload,
-    workload_access,
+    cluster, cluster_slurm, contract as contract_rules, exceptions, lifecycle, observability, organization, paths,
+    project, workload, workload_access,
 };
 
 pub(crate) const CAPACITY_ACCOUNT: &str = "111122223333";
@@ -21,6 +21,7 @@ pub(crate) const PROJECT_ROLE: &str = "arn:aws:iam::111122223333:role/datazone_u
 pub(crate) const ACCESS_ROLE: &str = "arn:aws:iam::111122223333:role/hyperpod-connection";
 pub(crate) const WORKLOAD_ROLE: &str = "arn:aws:iam::111122223333:role/research-workload";
 pub(crate) const TARGET_ROLE: &str = "arn:aws:iam::444455556666:role/research-data";
+pub(crate) const CLUSTER_ARN: &str = "arn:aws:sagemaker:us-west-2:111122223333:cluster/slurmcap0001";
 
 pub(crate) fn date(year: i32, month: u8, day: u8) -> Date {
     Date::from_calendar_date(year, Month::try_from(month).expect("month"), day).expect("date")
@@ -295,6 +296,10 @@ pub(crate) fn failing(rule: RuleId) -> Check {
         Clu4 => cluster::clu_4(&clu_4_eks(), paths::contract::cluster("name")),
         Clu5 => cluster::clu_5(&contract(), &clu_5_eks()),
         Clu6 => cluster::clu_6(&clu_6_tenant(), &contract(), &[]),
+        Clu7 => cluster_slurm::clu_7(&Fact::Known(cluster_slurm::SessionPreferences {
+            run_as_enabled: false,
+        })),
+        Clu8 => cluster_slurm::clu_8(&clu_8_role(), CLUSTER_ARN),
         Wkl1 => workload::wkl_1(&wkl_1_tenant(), &contract()),
         Wkl2 => workload::wkl_2(&wkl_2_tenant()),
         Wkl3 => workload::wkl_3(&wkl_3_view(), paths::tenant::quota()),
@@ -432,6 +437,15 @@ pub(crate) fn wkl_1_tenant() -> Tenant {
     }
 }
 
+/// WKL-1 for a binding: the cluster has no research tenant, live or planned (only the platform team's quota). The
+/// docs show the tenant's half of WKL-1; this one is for the unit tests.
+#[cfg(test)]
+pub(crate) fn wkl_1_binding_view() -> ClusterView {
+    let mut view = view();
+    view.tenants.planned.clear();
+    view
+}
+
 /// WKL-2: a Slurm tenant that lends and borrows.
 pub(crate) fn wkl_2_tenant() -> Tenant {
     Tenant {
@@ -560,6 +574,21 @@ pub(crate) fn lif_4_contract() -> Contract {
     let mut contract = contract();
     contract.review.approved_by = "arn:aws:iam::111122223333:role/ci-deployer".into();
     contract
+}
+
+/// CLU-8: the project role may start sessions on every managed node.
+pub(crate) fn clu_8_role() -> Fact<RolePermissions> {
+    Fact::Known(RolePermissions {
+        role_arn: PROJECT_ROLE.into(),
+        policies: vec![PolicyDocument {
+            name: "studio-slurm".into(),
+            managed_arn: None,
+            document: serde_json::json!({
+                "Version": "2012-10-17",
+                "Statement": [{ "Sid": "Sessions", "Effect": "Allow", "Action": "ssm:StartSession", "Resource": "*" }],
+            }),
+        }],
+    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //!
 //! Where things live: rule IDs and their text in [`catalog`]; attribute names in [`paths`]; CON-* in [`contract`],
 //! ORG-* in [`organization`], PRJ-* in [`project`] (IAM evaluation in [`iam_policy`]), CLU-* in [`cluster`]
-//! (CIDRs in [`cidr`]), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
+//! (CIDRs in [`cidr`]; the Slurm restriction rules CLU-7, CLU-8 in [`cluster_slurm`]), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
 //! in [`observability`], LIF-* in [`lifecycle`]. [`rule_function`] maps every rule to its function; the `check_*`
 //! functions below run the rules that belong to one resource's plan. [`examples`] holds agreeing facts and one failing
 //! configuration per rule, shared by the unit tests and the docs.
@@ -21,6 +21,7 @@ pub mod arns;
 pub mod catalog;
 pub mod cidr;
 pub mod cluster;
+pub mod cluster_slurm;
 pub mod contract;
 pub mod exceptions;
 pub mod finding;
@@ -146,7 +147,8 @@ pub fn check_tenant(
     report.with_exceptions(&contract.exceptions, today)
 }
 
-/// A project binding's rules: PRJ-1, PRJ-3, PRJ-4 (both halves), CLU-2 and LIF-3.
+/// A project binding's rules: PRJ-1, PRJ-3, PRJ-4 (both halves), CLU-2, WKL-1 (the contract's namespaces have
+/// tenants) and LIF-3.
 pub fn check_binding(
     binding: &Binding,
     contract: &Contract,
@@ -159,6 +161,7 @@ pub fn check_binding(
         project::prj_3(binding, contract, today),
         project::prj_4(contract, Some(binding), project),
         cluster::clu_2(view, paths::binding::cluster_name()),
+        workload::wkl_1_binding(contract, view, paths::binding::contract()),
         lifecycle::lif_3(contract, paths::binding::contract()),
     ]
     .into_iter()
@@ -166,20 +169,49 @@ pub fn check_binding(
     report.with_exceptions(&contract.exceptions, today)
 }
 
-/// A task view restriction's rules: CLU-2, CLU-3 and CLU-4 (EKS).
+/// What a task view restriction's plan reads: the EKS access entries and cluster (EKS), or the Session Manager
+/// preferences and the project role's policies (Slurm).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RestrictionFacts {
+    Eks {
+        entries: Fact<Vec<AccessEntry>>,
+        eks: Fact<EksCluster>,
+    },
+    Slurm {
+        preferences: Fact<cluster_slurm::SessionPreferences>,
+        project_role: Fact<RolePermissions>,
+        cluster_arn: String,
+    },
+}
+
+/// A task view restriction's rules: CLU-2 and LIF-3; on EKS CLU-3, CLU-4 and CLU-5; on Slurm CLU-7 and CLU-8.
 pub fn check_restriction(
     restriction: &TaskViewRestriction,
-    entries: &Fact<Vec<AccessEntry>>,
-    eks: &Fact<EksCluster>,
+    contract: &Contract,
+    facts: &RestrictionFacts,
     view: &ClusterView,
+    today: Date,
 ) -> Report {
-    [
-        cluster::clu_2(view, paths::restriction::namespaces()),
-        cluster::clu_3(restriction, entries),
-        cluster::clu_4(eks, paths::restriction::project_role_arn()),
-    ]
-    .into_iter()
-    .collect()
+    let mut report: Report = [cluster::clu_2(view, paths::restriction::namespaces())]
+        .into_iter()
+        .collect();
+    match facts {
+        RestrictionFacts::Eks { entries, eks } => {
+            report.push(cluster::clu_3(restriction, entries));
+            report.push(cluster::clu_4(eks, paths::restriction::project_role_arn()));
+            report.push(cluster::clu_5(contract, eks));
+        }
+        RestrictionFacts::Slurm {
+            preferences,
+            project_role,
+            cluster_arn,
+        } => {
+            report.push(cluster_slurm::clu_7(preferences));
+            report.push(cluster_slurm::clu_8(project_role, cluster_arn));
+        }
+    }
+    report.push(lifecycle::lif_3(contract, paths::restriction::contract()));
+    report.with_exceptions(&contract.exceptions, today)
 }
 
 /// Where each rule is implemented, for the docs and for people; the exhaustive match means a rule added to the
@@ -203,6 +235,8 @@ pub fn rule_function(rule: RuleId) -> &'static str {
         Clu4 => "governance::cluster::clu_4",
         Clu5 => "governance::cluster::clu_5",
         Clu6 => "governance::cluster::clu_6",
+        Clu7 => "governance::cluster_slurm::clu_7",
+        Clu8 => "governance::cluster_slurm::clu_8",
         Wkl1 => "governance::workload::wkl_1",
         Wkl2 => "governance::workload::wkl_2",
         Wkl3 => "governance::workload::wkl_3",

@@ -41,6 +41,8 @@ fn run(rule: RuleId) -> Check {
         Clu4 => cluster::clu_4(&eks, AttributePath::root()),
         Clu5 => cluster::clu_5(&c, &eks),
         Clu6 => cluster::clu_6(&t, &c, &[]),
+        Clu7 => cluster_slurm::clu_7(&Fact::Known(cluster_slurm::SessionPreferences { run_as_enabled: true })),
+        Clu8 => cluster_slurm::clu_8(&read_only_role(PROJECT_ROLE), CLUSTER_ARN),
         Wkl1 => workload::wkl_1(&t, &c),
         Wkl2 => workload::wkl_2(&t),
         Wkl3 => workload::wkl_3(&v, AttributePath::root()),
@@ -224,12 +226,31 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
         .map(|c| c.rule.id())
         .collect();
     assert_eq!(failed, ["PRJ-3", "LIF-3"]);
+    let no_tenant = check_binding(&binding(), &contract(), &project, &wkl_1_binding_view(), today());
+    let wkl_1 = no_tenant.check(RuleId::Wkl1).expect("WKL-1 runs for bindings");
+    assert_eq!(wkl_1.findings()[0].path.to_string(), "contract");
 
     let eks = live().eks.unwrap();
-    assert!(
-        check_restriction(&restriction(), &Fact::Known(Vec::new()), &eks, &view())
-            .checks
-            .iter()
-            .all(Check::is_passed)
-    );
+    let facts = RestrictionFacts::Eks {
+        entries: Fact::Known(Vec::new()),
+        eks,
+    };
+    let report = check_restriction(&restriction(), &contract(), &facts, &view(), today());
+    assert!(report.checks.iter().all(Check::is_passed), "{:?}", report.checklist());
+    let rules: Vec<&str> = report.checks.iter().map(|c| c.rule.id()).collect();
+    assert_eq!(rules, ["CLU-2", "CLU-3", "CLU-4", "CLU-5", "LIF-3"]);
+
+    let slurm = RestrictionFacts::Slurm {
+        preferences: Fact::Known(cluster_slurm::SessionPreferences { run_as_enabled: false }),
+        project_role: examples::clu_8_role(),
+        cluster_arn: examples::CLUSTER_ARN.into(),
+    };
+    let report = check_restriction(&restriction(), &slurm_contract(), &slurm, &view(), today());
+    let failed: Vec<&str> = report
+        .checks
+        .iter()
+        .filter(|c| c.is_failed())
+        .map(|c| c.rule.id())
+        .collect();
+    assert_eq!(failed, ["CLU-7", "CLU-8"]);
 }

@@ -8,14 +8,16 @@ use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
 use crate::aws::eks_access::{find_access_entry, list_access_entries};
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
-use crate::aws::{AwsClient, AwsError};
+use crate::aws::{AwsClient, AwsError, eks};
 use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
 use crate::governance::{
     AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, Fact, Inventory, ProjectOnCluster,
     SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
+use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::resources::planned::{ClusterPlans, TenantOnCluster};
+use std::time::SystemTime;
 
 pub const PROJECT_TAG: &str = "hyperpod:project";
 pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
@@ -29,6 +31,29 @@ pub struct ClusterFacts {
 
 fn unavailable(what: &str, err: &AwsError) -> String {
     format!("could not read {what}: {err}")
+}
+
+/// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
+pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
+    let cluster = eks::find_cluster(&client.eks, eks_cluster_name)
+        .await
+        .map_err(|err| format!("cannot describe EKS cluster {eks_cluster_name}: {err}"))?;
+    let token = eks::token(&client.eks_tokens, eks_cluster_name, SystemTime::now())
+        .await
+        .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
+    KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token).map_err(|err| err.to_string())
+}
+
+/// The EKS cluster name behind a HyperPod cluster, `None` for Slurm.
+pub fn eks_name(cluster: &HyperPodCluster) -> Option<String> {
+    match &cluster.orchestrator {
+        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
+            crate::aws::ids::Arn::parse(eks_cluster_arn)
+                .map(|arn| arn.resource_id().to_string())
+                .unwrap_or_else(|_| eks_cluster_arn.clone()),
+        ),
+        sagemaker::Orchestrator::Slurm => None,
+    }
 }
 
 pub fn contract_path() -> AttributePath {

@@ -20,12 +20,60 @@ pub struct TenantOnCluster {
 /// the tenant, project binding and task view restriction resources.
 #[derive(Default)]
 pub struct ClusterPlans {
+    /// Bumped by every record, so a check that failed on an absence can tell that something new was planned.
+    generation: std::sync::atomic::AtomicU64,
     /// By team.
     pub tenants: PlannedInventory<TenantOnCluster>,
     /// Projects bound to the cluster, by project ID.
     pub projects: PlannedInventory<ProjectOnCluster>,
     /// Task view restrictions, by project role ARN.
     pub restrictions: PlannedInventory<TaskViewRestriction>,
+}
+
+/// How long a check that fails on the *absence* of something (a lender for WKL-5, a task view restriction for CLU-2,
+/// a tenant for a binding's WKL-1) waits for it to be planned alongside. Terraform plans independent resources
+/// concurrently (default parallelism 10), so what the same configuration declares is normally recorded within
+/// milliseconds; planned one at a time it cannot be, and the diagnostic says to order the plans with depends_on.
+pub const ABSENCE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl ClusterPlans {
+    pub fn tenant(&self, cluster: &str, team: &str, entry: TenantOnCluster) {
+        self.tenants.record(cluster, team, entry);
+        self.bump();
+    }
+    pub fn project(&self, cluster: &str, entry: ProjectOnCluster) {
+        self.projects.record(cluster, &entry.project_id.clone(), entry);
+        self.bump();
+    }
+    pub fn restriction(&self, cluster: &str, entry: TaskViewRestriction) {
+        let key = entry.project_role_arn.clone().unwrap_or_default();
+        self.restrictions.record(cluster, &key, entry);
+        self.bump();
+    }
+    fn bump(&self) {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    /// Changes whenever anything is recorded.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Re-runs `judge` while `failed_on_absence` says its last report failed on something missing, each time
+    /// something new is planned, for at most `ABSENCE_GRACE`.
+    pub async fn judge_with_grace<R>(&self, mut judge: impl FnMut() -> R, failed_on_absence: impl Fn(&R) -> bool) -> R {
+        let deadline = tokio::time::Instant::now() + ABSENCE_GRACE;
+        let mut seen = self.generation();
+        let mut report = judge();
+        while failed_on_absence(&report) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            let now = self.generation();
+            if now != seen {
+                seen = now;
+                report = judge();
+            }
+        }
+        report
+    }
 }
 
 pub struct PlannedInventory<T: Clone> {

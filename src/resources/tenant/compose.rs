@@ -6,7 +6,7 @@
 //! Kubernetes, Pod Identity, access-entry and KMS steps are in `compose_access.rs`; what is wanted, in `desired.rs`.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::compose_access::delete_manifest;
 use super::desired::*;
@@ -17,21 +17,11 @@ use crate::aws::{AwsClient, eks, iam, kms};
 use crate::kubernetes::{KubeClient, KubeError, namespaces};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::resource::OperationContext;
+pub use crate::resources::cluster_facts::kube_client;
 
 /// How long a just-created IAM role may take to be usable by EKS and KMS.
 pub(super) const PROPAGATION: Duration = Duration::from_secs(120);
 const QUOTA_UPDATE_ATTEMPTS: usize = 3;
-
-/// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
-pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
-    let cluster = eks::find_cluster(&client.eks, eks_cluster_name)
-        .await
-        .map_err(|err| format!("cannot describe EKS cluster {eks_cluster_name}: {err}"))?;
-    let token = eks::token(&client.eks_tokens, eks_cluster_name, SystemTime::now())
-        .await
-        .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
-    KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token).map_err(|err| err.to_string())
-}
 
 /// Everything apply needs, resolved from the planned value.
 pub struct Target {

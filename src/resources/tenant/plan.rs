@@ -42,9 +42,6 @@ pub const DERIVED: [&str; 16] = [
     "workload_role_name",
 ];
 
-/// How long a borrowing tenant waits for a lender planned in the same run (WKL-5).
-const LENDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-
 /// The planned value's derived attributes, or the diagnostics that fail the plan.
 pub struct Derived {
     pub attributes: BTreeMap<&'static str, Value>,
@@ -200,30 +197,34 @@ pub async fn derive(
         capacity: tenant.capacity(),
         project: project_of(contract),
     };
-    // Recorded before the slow reads, so tenants planned alongside see this one as early as possible.
-    let mut seen = plans.tenants.record(&cluster_arn, &spec.team, me).len();
+    // Recorded before the slow reads, so resources planned alongside see this one as early as possible.
+    plans.tenant(&cluster_arn, &spec.team, me);
     let facts = live::gather(client, cluster).await;
     let admins = facts
         .access_entries
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    let judge = || {
-        let view = live::view(&facts, plans, policy_from_value(value));
-        check_tenant(&tenant, contract, &view, &admins, today)
-    };
-    let mut report = judge();
-    // WKL-5 fails on the *absence* of a lending team. Terraform plans independent tenants concurrently, so a lender
-    // in the same configuration may simply not be planned yet: give it a moment before concluding.
-    let deadline = tokio::time::Instant::now() + LENDER_GRACE;
-    while report.check(RuleId::Wkl5).is_some_and(|check| check.is_failed()) && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let now = plans.tenants.snapshot(&cluster_arn).len();
-        if now != seen {
-            seen = now;
-            report = judge();
-        }
-    }
+    // WKL-5 (no lender) and CLU-2 (no restriction) fail on an absence: what the same configuration declares may
+    // simply not be planned yet, so they get a moment (see `planned::ABSENCE_GRACE`).
+    let report = plans
+        .judge_with_grace(
+            || {
+                check_tenant(
+                    &tenant,
+                    contract,
+                    &live::view(&facts, plans, policy_from_value(value)),
+                    &admins,
+                    today,
+                )
+            },
+            |report| {
+                [RuleId::Wkl5, RuleId::Clu2]
+                    .iter()
+                    .any(|rule| report.check(*rule).is_some_and(|c| c.is_failed()))
+            },
+        )
+        .await;
     let diagnostics = report.diagnostics(client.strict);
     if diagnostics.has_errors() {
         return Err(diagnostics);

@@ -11,7 +11,7 @@ use super::desired::{self, POD_IDENTITY, QUOTA, ROLE};
 use super::manifests;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
-use crate::aws::sagemaker::{self, HyperPodCluster};
+use crate::aws::sagemaker;
 use crate::aws::{AwsClient, AwsError, iam, kms};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -23,17 +23,7 @@ fn failed(summary: &str, err: impl std::fmt::Display) -> Diagnostics {
     Diagnostics::error(AttributePath::root(), summary, err.to_string())
 }
 
-/// The EKS cluster name behind a HyperPod cluster, `None` for Slurm.
-pub fn eks_name(cluster: &HyperPodCluster) -> Option<String> {
-    match &cluster.orchestrator {
-        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
-            crate::aws::ids::Arn::parse(eks_cluster_arn)
-                .map(|arn| arn.resource_id().to_string())
-                .unwrap_or_else(|_| eks_cluster_arn.clone()),
-        ),
-        sagemaker::Orchestrator::Slurm => None,
-    }
-}
+pub use crate::resources::cluster_facts::eks_name;
 
 /// Missing is fine (the component is gone); other errors fail the read.
 fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, Diagnostics> {

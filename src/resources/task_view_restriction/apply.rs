@@ -1,0 +1,258 @@
+//! Apply and destroy: bring the project role's access (EKS) or its Run As tag (Slurm) to what the restriction wants,
+//! recording each addition in `components` as it is made; destroy removes exactly those and nothing of an adopted
+//! access entry beyond them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::model::{ENTRY, Mode, RUN_AS_TAG, RestrictionSpec, object_component};
+use crate::aws::eks_access as access;
+use crate::aws::{AwsClient, iam};
+use crate::kubernetes::KubeClient;
+use crate::kubernetes::objects::{self, MANAGED_BY_LABEL};
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::resources::cluster_facts::kube_client;
+
+pub struct Applier<'a> {
+    pub client: &'a AwsClient,
+    pub spec: &'a RestrictionSpec,
+    pub eks_cluster: Option<String>,
+    pub partition: String,
+    pub tags: BTreeMap<String, String>,
+    pub components: BTreeMap<String, String>,
+}
+
+fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
+    Diagnostics::error(AttributePath::root(), summary, detail.to_string())
+}
+
+impl Applier<'_> {
+    pub async fn apply(&mut self) -> Result<(), Diagnostics> {
+        match self.eks_cluster.clone() {
+            Some(cluster) => self.apply_eks(&cluster).await,
+            None => self.apply_slurm().await,
+        }
+    }
+
+    async fn kube(&self, cluster: &str) -> Result<KubeClient, Diagnostics> {
+        kube_client(self.client, cluster)
+            .await
+            .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))
+    }
+
+    async fn apply_eks(&mut self, cluster: &str) -> Result<(), Diagnostics> {
+        let eks = &self.client.eks;
+        let principal = self.spec.project_role_arn.clone();
+        let rbac = self.spec.mode == Mode::Rbac;
+        let group_key = format!("access_entry_group/{}", self.spec.kubernetes_group);
+        // The entry: ours if we made it; Studio's "Manage access" may have made it first, then it is adopted.
+        match access::find_access_entry(eks, cluster, &principal).await {
+            Ok(live) => {
+                let mut groups: Vec<String> = live
+                    .kubernetes_groups
+                    .iter()
+                    .filter(|g| {
+                        // A group this restriction added earlier and no longer wants (RBAC mode left) goes.
+                        !(self.components.contains_key(&format!("access_entry_group/{g}"))
+                            && **g != self.spec.kubernetes_group)
+                    })
+                    .cloned()
+                    .collect();
+                if rbac && !groups.contains(&self.spec.kubernetes_group) {
+                    groups.push(self.spec.kubernetes_group.clone());
+                }
+                if !rbac {
+                    groups.retain(|g| !(self.components.contains_key(&format!("access_entry_group/{g}"))));
+                }
+                if groups != live.kubernetes_groups {
+                    access::update_access_entry_groups(eks, cluster, &principal, &groups)
+                        .await
+                        .map_err(|err| failed("Updating the project role's access entry failed", err))?;
+                }
+                self.components
+                    .retain(|key, _| !key.starts_with("access_entry_group/") || key == &group_key);
+            }
+            Err(err) if err.is_not_found() => {
+                let groups = if rbac {
+                    vec![self.spec.kubernetes_group.clone()]
+                } else {
+                    Vec::new()
+                };
+                access::create_access_entry(eks, cluster, &principal, &groups, &self.tags)
+                    .await
+                    .map_err(|err| failed("Creating the project role's access entry failed", err))?;
+                self.components.insert(ENTRY.to_string(), principal.clone());
+            }
+            Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+        }
+        if rbac {
+            self.components
+                .insert(group_key.clone(), self.spec.kubernetes_group.clone());
+        } else {
+            self.components.remove(&group_key);
+        }
+        let wanted = self.spec.associations(&self.partition);
+        for association in &wanted {
+            access::associate_access_policy(
+                eks,
+                cluster,
+                &principal,
+                &association.policy_arn,
+                &association.namespaces,
+            )
+            .await
+            .map_err(|err| failed(&format!("Associating {} failed", association.policy_arn), err))?;
+            self.components.insert(association.component(), association.scope());
+        }
+        let keep: BTreeSet<String> = wanted.iter().map(|a| a.component()).collect();
+        let stale: Vec<String> = self
+            .components
+            .keys()
+            .filter(|key| key.starts_with("access_policy/") && !keep.contains(*key))
+            .cloned()
+            .collect();
+        for key in stale {
+            let policy = key.trim_start_matches("access_policy/");
+            access::disassociate_access_policy(eks, cluster, &principal, policy)
+                .await
+                .map_err(|err| failed(&format!("Removing {policy} failed"), err))?;
+            self.components.remove(&key);
+        }
+        let manifests = self.spec.manifests();
+        let has_objects = !manifests.is_empty() || self.components.keys().any(|k| k.starts_with("kubernetes/"));
+        if has_objects {
+            let kube = self.kube(cluster).await?;
+            for object in &manifests {
+                objects::apply(&kube, object, &[MANAGED_BY_LABEL])
+                    .await
+                    .map_err(|err| failed(&format!("Applying {} failed", object.describe()), err))?;
+                self.components.insert(object_component(object), object.path());
+            }
+            let keep: BTreeSet<String> = manifests.iter().map(object_component).collect();
+            let stale: Vec<(String, String)> = self
+                .components
+                .iter()
+                .filter(|(key, _)| key.starts_with("kubernetes/") && !keep.contains(*key))
+                .map(|(key, path)| (key.clone(), path.clone()))
+                .collect();
+            for (key, path) in stale {
+                kube.delete(&path)
+                    .await
+                    .map_err(|err| failed(&format!("Deleting {key} failed"), err))?;
+                self.components.remove(&key);
+            }
+        }
+        Ok(())
+    }
+
+    async fn apply_slurm(&mut self) -> Result<(), Diagnostics> {
+        let Some(user) = self.spec.slurm_os_user.clone() else {
+            return Err(Diagnostics::error(
+                AttributePath::attr("slurm"),
+                "Missing slurm block",
+                "A Slurm task view restriction needs `slurm { os_user = \"...\" }`: the OS user the project role's \
+                 sessions run as.",
+            ));
+        };
+        let name = super::model::role_name(&self.spec.project_role_arn).to_string();
+        let role = iam::find_role(&self.client.iam, &name)
+            .await
+            .map_err(|err| failed("Reading the project role failed", err))?;
+        let mut wanted = role.tags.clone();
+        wanted.insert(RUN_AS_TAG.to_string(), user.clone());
+        if wanted != role.tags {
+            iam::set_role_tags(&self.client.iam, &name, &role.tags, &wanted)
+                .await
+                .map_err(|err| failed("Tagging the project role failed", err))?;
+        }
+        self.components.insert(format!("role_tag/{RUN_AS_TAG}"), user);
+        Ok(())
+    }
+
+    /// Destroy: what `components` names, nothing else of an adopted entry.
+    pub async fn remove(&mut self) -> Result<(), Diagnostics> {
+        let Some(cluster) = self.eks_cluster.clone() else {
+            return self.remove_slurm().await;
+        };
+        let eks = &self.client.eks;
+        let principal = self.spec.project_role_arn.clone();
+        let paths: Vec<(String, String)> = self
+            .components
+            .iter()
+            .filter(|(key, _)| key.starts_with("kubernetes/"))
+            .map(|(key, path)| (key.clone(), path.clone()))
+            .collect();
+        if !paths.is_empty() {
+            let kube = self.kube(&cluster).await?;
+            for (key, path) in paths {
+                kube.delete(&path)
+                    .await
+                    .map_err(|err| failed(&format!("Deleting {key} failed"), err))?;
+                self.components.remove(&key);
+            }
+        }
+        if self.components.contains_key(ENTRY) {
+            access::delete_access_entry(eks, &cluster, &principal)
+                .await
+                .map_err(|err| failed("Deleting the project role's access entry failed", err))?;
+            self.components.clear();
+            return Ok(());
+        }
+        let policies: Vec<String> = self
+            .components
+            .keys()
+            .filter_map(|key| key.strip_prefix("access_policy/").map(str::to_string))
+            .collect();
+        for policy in policies {
+            access::disassociate_access_policy(eks, &cluster, &principal, &policy)
+                .await
+                .map_err(|err| failed(&format!("Removing {policy} failed"), err))?;
+            self.components.remove(&format!("access_policy/{policy}"));
+        }
+        let ours: Vec<String> = self
+            .components
+            .keys()
+            .filter_map(|key| key.strip_prefix("access_entry_group/").map(str::to_string))
+            .collect();
+        if !ours.is_empty() {
+            match access::find_access_entry(eks, &cluster, &principal).await {
+                Ok(live) => {
+                    let groups: Vec<String> = live
+                        .kubernetes_groups
+                        .into_iter()
+                        .filter(|g| !ours.contains(g))
+                        .collect();
+                    access::update_access_entry_groups(eks, &cluster, &principal, &groups)
+                        .await
+                        .map_err(|err| failed("Updating the project role's access entry failed", err))?;
+                }
+                Err(err) if err.is_not_found() => {}
+                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+            }
+        }
+        self.components.clear();
+        Ok(())
+    }
+
+    async fn remove_slurm(&mut self) -> Result<(), Diagnostics> {
+        let key = format!("role_tag/{RUN_AS_TAG}");
+        let Some(user) = self.components.get(&key).cloned() else {
+            return Ok(());
+        };
+        let name = super::model::role_name(&self.spec.project_role_arn).to_string();
+        let role = match iam::find_role(&self.client.iam, &name).await {
+            Ok(role) => role,
+            Err(err) if err.is_not_found() => return Ok(()),
+            Err(err) => return Err(failed("Reading the project role failed", err)),
+        };
+        // Only our value: a tag someone changed since is theirs now.
+        if role.tags.get(RUN_AS_TAG) == Some(&user) {
+            let mut wanted = role.tags.clone();
+            wanted.remove(RUN_AS_TAG);
+            iam::set_role_tags(&self.client.iam, &name, &role.tags, &wanted)
+                .await
+                .map_err(|err| failed("Untagging the project role failed", err))?;
+        }
+        self.components.remove(&key);
+        Ok(())
+    }
+}

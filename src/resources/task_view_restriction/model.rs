@@ -1,0 +1,332 @@
+//! What a restriction wants, as pure values: the access policies and their scopes, the RBAC objects, the Slurm tag
+//! and `PrivateData` lines, and the `components` keys they are recorded under.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::schema::{SPACE_TEMPLATE_NAMESPACE, SPACE_TEMPLATE_POLICY, USER_CLUSTER_POLICY};
+use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object};
+use crate::protocol::object::{boolean, nested, string, strings};
+use crate::protocol::value::Value;
+
+pub const ENTRY: &str = "access_entry";
+pub const RUN_AS_TAG: &str = "SSMSessionRunAs";
+pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
+const RBAC: &str = "rbac.authorization.k8s.io";
+const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    AccessPolicy,
+    Rbac,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RestrictionSpec {
+    pub project_role_arn: String,
+    pub namespaces: Vec<String>,
+    pub mode: Mode,
+    pub access_policies: Vec<String>,
+    pub space_templates: bool,
+    pub kubernetes_group: String,
+    pub slurm_os_user: Option<String>,
+}
+
+/// One access policy association the restriction wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Association {
+    pub policy_arn: String,
+    /// Empty: cluster scope.
+    pub namespaces: Vec<String>,
+}
+
+impl Association {
+    pub fn component(&self) -> String {
+        format!("access_policy/{}", self.policy_arn)
+    }
+    /// What `components` records: the scope, so a changed scope is drift.
+    pub fn scope(&self) -> String {
+        if self.namespaces.is_empty() {
+            "cluster".to_string()
+        } else {
+            format!("namespace:{}", self.namespaces.join(","))
+        }
+    }
+}
+
+pub fn policy_arn(partition: &str, name: &str) -> String {
+    format!("arn:{partition}:eks::aws:cluster-access-policy/{name}")
+}
+
+/// The role's name, the last segment of its ARN.
+pub fn role_name(role_arn: &str) -> &str {
+    role_arn.rsplit('/').next().unwrap_or(role_arn)
+}
+
+impl RestrictionSpec {
+    /// From the planned value; `None` while a value is unknown. `default_role` and `default_namespaces` come from the
+    /// contract.
+    pub fn from_value(value: &Value, default_role: Option<String>, default_namespaces: &[String]) -> Option<Self> {
+        let project_role_arn = match value.get_attr("project_role_arn") {
+            Some(Value::String(arn)) => arn.clone(),
+            Some(Value::Unknown) => return None,
+            _ => default_role?,
+        };
+        let namespaces = match value.get_attr("namespaces") {
+            Some(list @ Value::List(_)) if list.is_wholly_known() => strings(value, "namespaces"),
+            Some(Value::Null) | None => default_namespaces.to_vec(),
+            Some(_) => return None,
+        };
+        let kubernetes_group = match value.get_attr("kubernetes_group") {
+            Some(Value::String(group)) => group.clone(),
+            _ => default_group(&project_role_arn),
+        };
+        Some(Self {
+            mode: match string(value, "mode").as_deref() {
+                Some("rbac") => Mode::Rbac,
+                _ => Mode::AccessPolicy,
+            },
+            access_policies: strings(value, "access_policies"),
+            space_templates: boolean(value, "space_templates").unwrap_or(false),
+            slurm_os_user: nested(value, "slurm").and_then(|s| string(s, "os_user")),
+            project_role_arn,
+            namespaces,
+            kubernetes_group,
+        })
+    }
+
+    /// EKS: the associations the restriction wants on the project role's access entry (none in RBAC mode).
+    pub fn associations(&self, partition: &str) -> Vec<Association> {
+        if self.mode == Mode::Rbac {
+            return Vec::new();
+        }
+        let mut out: Vec<Association> = self
+            .access_policies
+            .iter()
+            .map(|name| Association {
+                policy_arn: policy_arn(partition, name),
+                namespaces: self.namespaces.clone(),
+            })
+            .collect();
+        if self.space_templates {
+            out.push(Association {
+                policy_arn: policy_arn(partition, SPACE_TEMPLATE_POLICY),
+                namespaces: vec![SPACE_TEMPLATE_NAMESPACE.to_string()],
+            });
+        }
+        out.push(Association {
+            policy_arn: policy_arn(partition, USER_CLUSTER_POLICY),
+            namespaces: Vec::new(),
+        });
+        out
+    }
+
+    /// EKS RBAC mode: a viewer Role and RoleBinding per namespace, and the cluster-scoped probe grant Studio needs.
+    pub fn manifests(&self) -> Vec<Object> {
+        if self.mode != Mode::Rbac {
+            return Vec::new();
+        }
+        let group = &self.kubernetes_group;
+        let labels = json!({ MANAGED_BY_LABEL: MANAGED_BY });
+        let subjects = json!([{ "apiGroup": RBAC, "kind": "Group", "name": group }]);
+        let mut out = Vec::new();
+        for namespace in &self.namespaces {
+            let metadata = json!({ "name": VIEWER_ROLE, "namespace": namespace, "labels": labels });
+            out.push(Object::new(
+                "Role",
+                Some(namespace),
+                VIEWER_ROLE,
+                json!({
+                    "apiVersion": RBAC_V1,
+                    "kind": "Role",
+                    "metadata": metadata,
+                    "rules": [
+                        { "apiGroups": [""], "resources": ["pods", "pods/log", "events"], "verbs": ["get", "list", "watch"] },
+                        { "apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"] },
+                        { "apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "list", "watch"] },
+                        { "apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["get", "list", "watch"] },
+                    ],
+                }),
+            ));
+            out.push(Object::new(
+                "RoleBinding",
+                Some(namespace),
+                VIEWER_ROLE,
+                json!({
+                    "apiVersion": RBAC_V1,
+                    "kind": "RoleBinding",
+                    "metadata": metadata,
+                    "roleRef": { "apiGroup": RBAC, "kind": "Role", "name": VIEWER_ROLE },
+                    "subjects": subjects,
+                }),
+            ));
+        }
+        let probes = format!("hyperpod-studio-probes-{group}");
+        let metadata = json!({ "name": probes, "labels": labels });
+        out.push(Object::new(
+            "ClusterRole",
+            None,
+            &probes,
+            json!({
+                "apiVersion": RBAC_V1,
+                "kind": "ClusterRole",
+                "metadata": metadata,
+                "rules": [
+                    { "apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": ["get"] },
+                    { "apiGroups": ["authorization.k8s.io"], "resources": ["selfsubjectaccessreviews"], "verbs": ["create"] },
+                ],
+            }),
+        ));
+        out.push(Object::new(
+            "ClusterRoleBinding",
+            None,
+            &probes,
+            json!({
+                "apiVersion": RBAC_V1,
+                "kind": "ClusterRoleBinding",
+                "metadata": metadata,
+                "roleRef": { "apiGroup": RBAC, "kind": "ClusterRole", "name": probes },
+                "subjects": subjects,
+            }),
+        ));
+        out
+    }
+}
+
+/// `hyperpod-studio-<role name>`, lowercased to a valid group name.
+pub fn default_group(role_arn: &str) -> String {
+    let name: String = role_name(role_arn)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("hyperpod-studio-{}", name.trim_matches('-'))
+}
+
+/// The `components` key of a Kubernetes object: kind, namespace (`-` when cluster-scoped) and name.
+pub fn object_component(object: &Object) -> String {
+    format!(
+        "kubernetes/{}/{}/{}",
+        object.kind,
+        object.namespace.as_deref().unwrap_or("-"),
+        object.name
+    )
+}
+
+/// Slurm: the lines that keep jobs, usage and users private (Studio then lists only the session user's jobs).
+pub fn private_data_conf() -> String {
+    "# hyperpod_task_view_restriction: users see only their own jobs, usage and user records\n\
+     PrivateData=jobs,usage,users\n"
+        .to_string()
+}
+
+/// What the restriction will have added, keyed as `components` records it. `adopted`: the access entry existed
+/// before (Studio's "Manage access"), so it is not ours to delete.
+pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: bool) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if !eks {
+        if let Some(user) = &spec.slurm_os_user {
+            out.insert(format!("role_tag/{RUN_AS_TAG}"), user.clone());
+        }
+        return out;
+    }
+    if !adopted {
+        out.insert(ENTRY.to_string(), spec.project_role_arn.clone());
+    }
+    if spec.mode == Mode::Rbac {
+        out.insert(
+            format!("access_entry_group/{}", spec.kubernetes_group),
+            spec.kubernetes_group.clone(),
+        );
+    }
+    for association in spec.associations(partition) {
+        out.insert(association.component(), association.scope());
+    }
+    for object in spec.manifests() {
+        out.insert(object_component(&object), object.path());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(mode: Mode) -> RestrictionSpec {
+        RestrictionSpec {
+            project_role_arn: "arn:aws:iam::123456789012:role/datazone_usr_role_research".into(),
+            namespaces: vec!["hyperpod-ns-research".into()],
+            mode,
+            access_policies: vec!["AmazonSagemakerHyperpodTrainingPolicy".into()],
+            space_templates: true,
+            kubernetes_group: default_group("arn:aws:iam::123456789012:role/datazone_usr_role_research"),
+            slurm_os_user: None,
+        }
+    }
+
+    #[test]
+    fn access_policy_mode_scopes_studio_policies_to_the_namespaces_and_probes_to_the_cluster() {
+        let associations = spec(Mode::AccessPolicy).associations("aws");
+        let scopes: Vec<(String, String)> = associations
+            .iter()
+            .map(|a| (role_name(&a.policy_arn).to_string(), a.scope()))
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                (
+                    "AmazonSagemakerHyperpodTrainingPolicy".to_string(),
+                    "namespace:hyperpod-ns-research".to_string()
+                ),
+                (
+                    "AmazonSagemakerHyperpodSpaceTemplatePolicy".to_string(),
+                    "namespace:jupyter-k8s-shared".to_string()
+                ),
+                (
+                    "AmazonSagemakerHyperpodUserClusterPolicy".to_string(),
+                    "cluster".to_string()
+                ),
+            ]
+        );
+        assert!(spec(Mode::AccessPolicy).manifests().is_empty());
+    }
+
+    #[test]
+    fn rbac_mode_renders_per_namespace_viewers_and_one_probe_grant() {
+        let manifests = spec(Mode::Rbac).manifests();
+        let keys: Vec<String> = manifests.iter().map(object_component).collect();
+        assert_eq!(
+            keys,
+            [
+                "kubernetes/Role/hyperpod-ns-research/hyperpod-studio-viewer",
+                "kubernetes/RoleBinding/hyperpod-ns-research/hyperpod-studio-viewer",
+                "kubernetes/ClusterRole/-/hyperpod-studio-probes-hyperpod-studio-datazone-usr-role-research",
+                "kubernetes/ClusterRoleBinding/-/hyperpod-studio-probes-hyperpod-studio-datazone-usr-role-research",
+            ]
+        );
+        assert_eq!(
+            manifests[1].body["subjects"][0]["name"],
+            "hyperpod-studio-datazone-usr-role-research"
+        );
+        assert_eq!(
+            manifests[2].body["rules"][1]["resources"][0],
+            "selfsubjectaccessreviews"
+        );
+        assert!(spec(Mode::Rbac).associations("aws").is_empty());
+    }
+
+    #[test]
+    fn an_adopted_entry_is_not_a_component() {
+        let created = components(&spec(Mode::AccessPolicy), "aws", true, false);
+        assert!(created.contains_key(ENTRY));
+        let adopted = components(&spec(Mode::AccessPolicy), "aws", true, true);
+        assert!(!adopted.contains_key(ENTRY));
+        assert_eq!(adopted.len(), created.len() - 1);
+    }
+}

@@ -1,0 +1,121 @@
+//! Read and import: what the restriction added that still exists, as it is. A policy association that went missing
+//! or changed scope, a deleted RBAC object or a removed tag drops out of `components`, so the next plan shows it and
+//! apply restores it; when nothing is left, the restriction leaves state.
+
+use std::collections::BTreeMap;
+
+use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, role_name};
+use crate::aws::eks_access as access;
+use crate::aws::{AwsClient, iam};
+use crate::kubernetes::objects;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{object, string_map, text, text_list};
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::Value;
+use crate::resources::cluster_facts::kube_client;
+
+fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
+    Diagnostics::error(AttributePath::root(), summary, detail.to_string())
+}
+
+/// The live state; `eks_cluster` is `None` on Slurm.
+pub async fn refresh(
+    client: &AwsClient,
+    current: &Value,
+    spec: &RestrictionSpec,
+    eks_cluster: Option<&str>,
+) -> Result<Option<Value>, Diagnostics> {
+    let recorded = string_map(current, "components");
+    let mut live: BTreeMap<String, String> = BTreeMap::new();
+    let mut state = current.clone();
+    match eks_cluster {
+        None => {
+            let key = format!("role_tag/{RUN_AS_TAG}");
+            if let Some(user) = recorded.get(&key) {
+                match iam::find_role(&client.iam, role_name(&spec.project_role_arn)).await {
+                    Ok(role) if role.tags.get(RUN_AS_TAG) == Some(user) => {
+                        live.insert(key, user.clone());
+                    }
+                    Ok(_) => {}
+                    Err(err) if err.is_not_found() => {}
+                    Err(err) => return Err(failed("Reading the project role failed", err)),
+                }
+            }
+        }
+        Some(cluster) => {
+            let entry = match access::find_access_entry(&client.eks, cluster, &spec.project_role_arn).await {
+                Ok(entry) => Some(entry),
+                Err(err) if err.is_not_found() => None,
+                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+            };
+            let mut associated = Vec::new();
+            if let Some(entry) = &entry {
+                if recorded.contains_key(ENTRY) {
+                    live.insert(ENTRY.to_string(), spec.project_role_arn.clone());
+                }
+                for (key, scope) in recorded.iter().filter(|(k, _)| k.starts_with("access_policy/")) {
+                    let policy = key.trim_start_matches("access_policy/");
+                    let Some(found) = entry.policies.iter().find(|p| p.policy_arn == policy) else {
+                        continue;
+                    };
+                    let live_scope = if found.scope_type == "namespace" {
+                        format!("namespace:{}", found.namespaces.join(","))
+                    } else {
+                        "cluster".to_string()
+                    };
+                    if &live_scope == scope {
+                        live.insert(key.clone(), live_scope.clone());
+                    }
+                    associated.push(object([
+                        ("policy_arn", text(policy)),
+                        (
+                            "scope",
+                            text(if found.scope_type == "namespace" {
+                                "namespace"
+                            } else {
+                                "cluster"
+                            }),
+                        ),
+                        ("namespaces", text_list(&found.namespaces)),
+                    ]));
+                }
+                for (key, group) in recorded.iter().filter(|(k, _)| k.starts_with("access_entry_group/")) {
+                    if entry.kubernetes_groups.contains(group) {
+                        live.insert(key.clone(), group.clone());
+                    }
+                }
+            }
+            set_attr(&mut state, "associated_policies", Value::List(associated));
+            let objects_recorded: Vec<(&String, &String)> =
+                recorded.iter().filter(|(k, _)| k.starts_with("kubernetes/")).collect();
+            let mut manifests = Vec::new();
+            if !objects_recorded.is_empty() {
+                let kube = kube_client(client, cluster)
+                    .await
+                    .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
+                for (key, path) in objects_recorded {
+                    match kube.get(path).await {
+                        Ok(Some(found)) => {
+                            live.insert(key.clone(), path.clone());
+                            manifests.push(text(
+                                objects::normalize(&found, &[objects::MANAGED_BY_LABEL]).to_string(),
+                            ));
+                        }
+                        Ok(None) => {}
+                        Err(err) => return Err(failed(&format!("Reading {key} failed"), err)),
+                    }
+                }
+            }
+            set_attr(&mut state, "kubernetes_manifests", Value::List(manifests));
+        }
+    }
+    if live.is_empty() {
+        return Ok(None);
+    }
+    set_attr(
+        &mut state,
+        "components",
+        Value::Map(live.into_iter().map(|(k, v)| (k, text(v))).collect()),
+    );
+    Ok(Some(state))
+}

@@ -1,0 +1,168 @@
+//! `hyperpod_task_view_restriction` schema.
+
+use crate::protocol::object::object;
+use crate::protocol::schema::{
+    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
+};
+use crate::protocol::validators::{EachOneOf, Matches, OneOf};
+use crate::protocol::value::{Type, Value};
+use crate::resources::validators::IsArn;
+
+pub const MODES: [&str; 2] = ["access_policy", "rbac"];
+/// The HyperPod Studio access policies a project role may hold per namespace.
+pub const NAMESPACE_POLICIES: [&str; 3] = [
+    "AmazonSagemakerHyperpodTrainingPolicy",
+    "AmazonSagemakerHyperpodInferencePolicy",
+    "AmazonSagemakerHyperpodSpacePolicy",
+];
+pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
+/// Where Studio keeps shared space templates.
+pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
+/// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
+pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
+
+fn strings() -> Type {
+    Type::list(Type::String)
+}
+
+fn computed(name: &'static str, ty: Type, description: &str) -> Attribute {
+    Attribute::new(name, ty).computed().describe(description)
+}
+
+pub fn schema() -> Schema {
+    let slurm = Block::new(
+        "Slurm clusters: the OS user the project role's Session Manager sessions run as, so Studio lists only that \
+         user's jobs.",
+    )
+    .attribute(
+        Attribute::string("os_user")
+            .required()
+            .describe("Linux/Slurm user (`SSMSessionRunAs` tag on the project role).")
+            .validate(Matches::new("[a-z_][a-z0-9_-]{0,31}", "a POSIX user name")),
+    );
+    let associated = Attribute::nested(
+        "associated_policy",
+        Nesting::Single,
+        vec![
+            Attribute::string("policy_arn").computed(),
+            Attribute::string("scope").computed(),
+            Attribute::new("namespaces", strings()).computed(),
+        ],
+    )
+    .value_type();
+    let block = Block::new(
+        "Restricts what a Unified Studio project's users see of a shared HyperPod cluster (Studio shows every team's \
+         tasks by default). EKS, `access_policy` mode: the project role's access entry (adopted when Studio's \"Manage \
+         access\" made it) with the HyperPod Studio access policies scoped to the project's namespaces plus \
+         `AmazonSagemakerHyperpodUserClusterPolicy` at cluster scope. EKS, `rbac` mode: a Role and RoleBinding per \
+         namespace and a minimal ClusterRole for Studio's probes, bound through the access entry's Kubernetes group. \
+         Slurm: the `SSMSessionRunAs` tag on the project role, checked against Session Manager's Run As setting, and \
+         a `PrivateData` fragment. Destroy removes only what this resource added.",
+    )
+    .attribute(
+        Attribute::string("id")
+            .computed()
+            .describe("`<cluster>/<project role name>`, also the import ID."),
+    )
+    .attribute(
+        Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .required()
+            .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
+    )
+    .attribute(
+        Attribute::string("project_role_arn")
+            .optional_computed()
+            .requires_replace()
+            .describe("The project role whose view is restricted. Defaults to the contract's project role.")
+            .validate(IsArn),
+    )
+    .attribute(
+        Attribute::new("namespaces", strings())
+            .optional_computed()
+            .describe("EKS: the namespaces the project sees. Defaults to the contract's `eks_namespaces`."),
+    )
+    .attribute(
+        Attribute::string("mode")
+            .default_value(Value::String("access_policy".into()))
+            .describe("EKS: `access_policy` (default; EKS access policies) or `rbac` (Kubernetes RBAC).")
+            .validate(OneOf(&MODES)),
+    )
+    .attribute(
+        Attribute::new("access_policies", strings())
+            .default_value(Value::List(
+                NAMESPACE_POLICIES.iter().map(|p| Value::String(p.to_string())).collect(),
+            ))
+            .describe("EKS `access_policy` mode: the HyperPod Studio policies scoped to `namespaces`.")
+            .validate(EachOneOf(&NAMESPACE_POLICIES)),
+    )
+    .attribute(
+        Attribute::bool("space_templates")
+            .default_value(Value::Bool(false))
+            .describe("EKS `access_policy` mode: also `AmazonSagemakerHyperpodSpaceTemplatePolicy` on `jupyter-k8s-shared`."),
+    )
+    .attribute(
+        Attribute::string("kubernetes_group")
+            .optional_computed()
+            .describe("EKS `rbac` mode: the group the access entry maps the role to. Defaults to `hyperpod-studio-<role name>`.")
+            .validate(Matches::new("[a-z0-9]([-a-z0-9.]*[a-z0-9])?", "a lowercase Kubernetes group name")),
+    )
+    .attribute(computed("cluster_name", Type::String, "The contract's cluster."))
+    .attribute(computed("cluster_arn", Type::String, "The HyperPod cluster's ARN, resolved at plan time."))
+    .attribute(computed("orchestrator", Type::String, "`eks` or `slurm`."))
+    .attribute(computed(
+        "associated_policies",
+        Type::list(associated),
+        "EKS: the access policies on the project role's access entry, with their scope.",
+    ))
+    .attribute(computed(
+        "kubernetes_manifests",
+        strings(),
+        "EKS `rbac` mode: every Kubernetes object applied, as JSON.",
+    ))
+    .attribute(computed(
+        "private_data_conf",
+        Type::String,
+        "Slurm: the `slurm.conf` lines that keep jobs, usage and users private to their owners.",
+    ))
+    .attribute(computed(
+        "components",
+        Type::Map(Box::new(Type::String)),
+        "What this resource added (the access entry if it created it, each policy association, Kubernetes objects, \
+         the role tag), so destroy removes exactly that and refresh shows what went missing.",
+    ))
+    .attribute(computed(
+        "checks",
+        Type::list(Type::Object(["rule", "status", "detail"].map(|k| (k.to_string(), Type::String)).into())),
+        "Every rule checked at plan time, with its outcome.",
+    ))
+    .block(NestedBlock::single("slurm", slurm))
+    .block(timeouts_block(&["create", "update", "delete"], "10m"));
+    Schema { version: 0, block }
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![
+            IdentityAttribute {
+                name: "cluster_name",
+                ty: Type::String,
+                description: "Name of the HyperPod cluster.".to_string(),
+                required_for_import: true,
+            },
+            IdentityAttribute {
+                name: "project_role_arn",
+                ty: Type::String,
+                description: "The restricted project role.".to_string(),
+                required_for_import: true,
+            },
+        ],
+    }
+}
+
+pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
+    object([
+        ("cluster_name", Value::String(cluster_name.to_string())),
+        ("project_role_arn", Value::String(project_role_arn.to_string())),
+    ])
+}
