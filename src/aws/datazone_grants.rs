@@ -78,7 +78,9 @@ impl GrantPrincipal {
 
     pub fn from_sdk(principal: Option<&PolicyGrantPrincipal>) -> Self {
         match principal {
-            Some(PolicyGrantPrincipal::Group(GroupPolicyGrantPrincipal::GroupIdentifier(id))) => Self::Group(id.clone()),
+            Some(PolicyGrantPrincipal::Group(GroupPolicyGrantPrincipal::GroupIdentifier(id))) => {
+                Self::Group(id.clone())
+            }
             Some(PolicyGrantPrincipal::User(UserPolicyGrantPrincipal::UserIdentifier(id))) => Self::User(id.clone()),
             Some(PolicyGrantPrincipal::User(UserPolicyGrantPrincipal::AllUsersGrantFilter(_))) => {
                 Self::Other("all users".to_string())
@@ -138,7 +140,12 @@ impl ProfileGrant {
     }
 
     /// Same principal and the same profiles (in any order) and child-unit scope.
-    pub fn same_terms(&self, principal: &GrantPrincipal, profiles: &[String], include_child_domain_units: bool) -> bool {
+    pub fn same_terms(
+        &self,
+        principal: &GrantPrincipal,
+        profiles: &[String],
+        include_child_domain_units: bool,
+    ) -> bool {
         let mut mine = self.project_profile_ids.clone();
         let mut theirs = profiles.to_vec();
         mine.sort();
@@ -341,7 +348,10 @@ mod tests {
         let all_users = PolicyGrantPrincipal::User(UserPolicyGrantPrincipal::AllUsersGrantFilter(
             aws_sdk_datazone::types::AllUsersGrantFilter::builder().build(),
         ));
-        assert!(matches!(GrantPrincipal::from_sdk(Some(&all_users)), GrantPrincipal::Other(_)));
+        assert!(matches!(
+            GrantPrincipal::from_sdk(Some(&all_users)),
+            GrantPrincipal::Other(_)
+        ));
         assert!(matches!(GrantPrincipal::from_sdk(None), GrantPrincipal::Other(_)));
     }
 
@@ -358,6 +368,10 @@ mod tests {
         assert!(grant.same_terms(&group, &["a".to_string(), "b".to_string()], false));
         assert!(!grant.same_terms(&group, &["a".to_string()], false));
         assert!(!grant.same_terms(&group, &["a".to_string(), "b".to_string()], true));
-        assert!(!grant.same_terms(&GrantPrincipal::User("g".to_string()), &["a".to_string(), "b".to_string()], false));
+        assert!(!grant.same_terms(
+            &GrantPrincipal::User("g".to_string()),
+            &["a".to_string(), "b".to_string()],
+            false
+        ));
     }
 }

@@ -62,6 +62,7 @@ impl PluginProvider for HyperpodProvider {
     fn resources(&self) -> Vec<Arc<dyn Resource<AwsClient>>> {
         vec![
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
+            Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
             Arc::new(crate::resources::tenant::Tenant::new(self.plans.clone())),
         ]

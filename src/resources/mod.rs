@@ -1,6 +1,7 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
 pub mod cluster_facts;
 pub mod connection_contract;
+pub mod domain_unit_policy_grant;
 pub mod planned;
 pub mod scheduling_policy;
 pub mod tenant;

@@ -319,7 +319,10 @@ mod tests {
             errors(&config(principal(&[("group_id", "g")]), &[]))[0].0,
             "project_profile_ids"
         );
-        let found = errors(&config(principal(&[("group_id", "g")]), &["a", "hyperpod projects", "a"]));
+        let found = errors(&config(
+            principal(&[("group_id", "g")]),
+            &["a", "hyperpod projects", "a"],
+        ));
         let paths: Vec<_> = found.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["project_profile_ids[1]", "project_profile_ids[2]"]);
     }
@@ -373,7 +376,11 @@ mod tests {
     #[test]
     fn a_principal_kind_the_resource_cannot_express_reads_as_no_principal() {
         let value = principal_value(&GrantPrincipal::Other("all users".to_string()));
-        assert!(PRINCIPAL_KINDS.iter().all(|name| value.get_attr(name) == Some(&Value::Null)));
+        assert!(
+            PRINCIPAL_KINDS
+                .iter()
+                .all(|name| value.get_attr(name) == Some(&Value::Null))
+        );
     }
 
     #[test]
@@ -384,6 +391,9 @@ mod tests {
         assert_eq!(boolean(&facts, "include_child_domain_units"), Some(false));
         let mut later = planned.clone();
         set_attr(&mut later, "domain_unit_id", Value::Unknown);
-        assert_eq!(governance_value(&later).get_attr("domain_unit_id"), Some(&Value::Unknown));
+        assert_eq!(
+            governance_value(&later).get_attr("domain_unit_id"),
+            Some(&Value::Unknown)
+        );
     }
 }

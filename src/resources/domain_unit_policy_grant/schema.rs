@@ -11,13 +11,14 @@ pub const DOMAIN_ID: &str = "dzd[-_][a-zA-Z0-9_-]{1,36}";
 pub const DOMAIN_UNIT_ID: &str = "[a-z0-9_\\-]+";
 /// DataZone `ProjectProfileId`.
 pub const PROJECT_PROFILE_ID: &str = "[a-zA-Z0-9_-]{1,36}";
-/// DataZone `GrantIdentifier` (it may contain `/`: the import ID splits on the first two slashes only).
-pub const GRANT_ID: &str = "[A-Za-z0-9+/]{10}";
 /// The only designation DataZone has for domain-unit principals.
 pub const DESIGNATIONS: &[&str] = &["OWNER"];
 
 fn domain_unit_id() -> Matches {
-    Matches::new(DOMAIN_UNIT_ID, "a DataZone domain unit ID (lowercase letters, digits, `_` and `-`)")
+    Matches::new(
+        DOMAIN_UNIT_ID,
+        "a DataZone domain unit ID (lowercase letters, digits, `_` and `-`)",
+    )
 }
 
 pub fn principal_block() -> Block {
@@ -117,17 +118,13 @@ pub fn schema() -> Schema {
             Attribute::bool("include_child_domain_units")
                 .default_value(Value::Bool(false))
                 .requires_replace()
-                .describe("Whether the grant also applies in the domain unit's child units. Defaults to `false`."),
+                .describe("Whether the grant also applies in the domain unit's child units."),
         )
-        .attribute(
-            Attribute::new("governance", governance_type())
-                .computed()
-                .describe(
-                    "The grant's organization-layer facts (`domain_id`, `domain_unit_id`, `project_profile_ids`, \
+        .attribute(Attribute::new("governance", governance_type()).computed().describe(
+            "The grant's organization-layer facts (`domain_id`, `domain_unit_id`, `project_profile_ids`, \
                      `include_child_domain_units`), known at plan time, for checking a connection contract's domain \
                      unit (ORG-1) against.",
-                ),
-        )
+        ))
         .block(NestedBlock::single("principal", principal_block()).required()),
     }
 }

@@ -1,0 +1,233 @@
+"""hyperpod_domain_unit_policy_grant through a real Terraform against the sandbox's seeded Unified Studio domain
+(dzd_capacity01, root unit capgovroot0001, unit mlplatform0001, project profile hyperpodprof01): create with each
+kind of principal, empty second plan and the grant as DataZone lists it; replacement when a profile changes; import
+by ID and by identity; a grant removed out of band is added again; destroy removes it; plan-time refusals with the
+attribute path."""
+import pytest
+
+from harness import flat
+from hcl import provider
+
+pytestmark = pytest.mark.provider
+
+ADDR = "hyperpod_domain_unit_policy_grant.training"
+DOMAIN, ROOT_UNIT, ML_UNIT, PROFILE = "dzd_capacity01", "capgovroot0001", "mlplatform0001", "hyperpodprof01"
+POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
+
+GROUP = 'group_id = "ml-platform-admins"'
+USER = 'user_id = "arn:aws:iam::123456789012:role/PlatformAdmin"'
+UNIT_OWNERS = f'domain_unit_id = "{ROOT_UNIT}"\n    designation    = "OWNER"'
+
+
+def grant(profiles=(PROFILE,), principal=GROUP, unit=ML_UNIT, extra="") -> str:
+    listed = ", ".join(f'"{p}"' for p in profiles)
+    return provider() + f"""
+resource "hyperpod_domain_unit_policy_grant" "training" {{
+  domain_id           = "{DOMAIN}"
+  domain_unit_id      = "{unit}"
+  project_profile_ids = [{listed}]
+{extra}
+  principal {{
+    {principal}
+  }}
+}}
+"""
+
+
+def state(tf):
+    for resource in tf.show_json()["values"]["root_module"]["resources"]:
+        if resource["address"] == ADDR:
+            return resource["values"]
+    raise AssertionError(f"{ADDR} not in state")
+
+
+def live_grants(sandbox, unit=ML_UNIT):
+    dz = sandbox.client("datazone")
+    return dz.list_policy_grants(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=unit,
+                                 policyType=POLICY_TYPE)["grantList"]
+
+
+def add_grant(sandbox, profiles=(PROFILE,), principal=None):
+    dz = sandbox.client("datazone")
+    return dz.add_policy_grant(
+        domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
+        principal=principal or {"group": {"groupIdentifier": "ml-platform-admins"}},
+        detail={"createProjectFromProjectProfile": {"projectProfiles": list(profiles),
+                                                    "includeChildDomainUnits": False}},
+    )["grantId"]
+
+
+@pytest.fixture
+def training_profile(sandbox):
+    """A second approved project profile, "HyperPod training" (the sandbox's reset removes it)."""
+    dz = sandbox.client("datazone")
+    created = dz.create_project_profile(domainIdentifier=DOMAIN, name="HyperPod training",
+                                        domainUnitIdentifier=ML_UNIT)
+    yield created["id"]
+    if sandbox.real:
+        dz.delete_project_profile(domainIdentifier=DOMAIN, identifier=created["id"])
+
+
+def test_schema_documents_the_grant_and_org_1(tf):
+    tf.write(provider())
+    schema = tf.schema_json()["provider_schemas"]["registry.terraform.io/hyperpod-governance/hyperpod"]
+    block = schema["resource_schemas"]["hyperpod_domain_unit_policy_grant"]["block"]
+    assert "ORG-1" in block["description"]
+    for name, attribute in block["attributes"].items():
+        assert attribute.get("description"), f"{name} has no description"
+    principal = block["block_types"]["principal"]
+    assert (principal["nesting_mode"], principal["min_items"], principal["max_items"]) == ("single", 1, 1)
+    identity = schema["resource_identity_schemas"]["hyperpod_domain_unit_policy_grant"]["attributes"]
+    assert all(identity[name]["required_for_import"] for name in ("domain_id", "domain_unit_id", "grant_id"))
+
+
+@pytest.mark.parametrize("principal,expected", [
+    (GROUP, {"group": {"groupIdentifier": "ml-platform-admins"}}),
+    (USER, {"user": {"userIdentifier": "arn:aws:iam::123456789012:role/PlatformAdmin"}}),
+    (UNIT_OWNERS, {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ROOT_UNIT}}),
+], ids=["group", "user", "domain-unit-owners"])
+def test_create_then_empty_plan_and_the_grant_is_listed(tf, sandbox, principal, expected):
+    tf.write(grant(principal=principal))
+    plan = tf.plan()
+    assert plan.rc == 2
+    # The organization facts are known before anything exists.
+    assert flat(f'+ governance = {{ + domain_id = "{DOMAIN}" + domain_unit_id = "{ML_UNIT}" '
+                f'+ include_child_domain_units = false') in flat(plan.stdout)
+    tf.apply()
+    values = state(tf)
+    assert values["id"] == f"{DOMAIN}/{ML_UNIT}/{values['grant_id']}"
+    assert values["governance"] == {"domain_id": DOMAIN, "domain_unit_id": ML_UNIT, "project_profile_ids": [PROFILE],
+                                    "include_child_domain_units": False}
+    [live] = live_grants(sandbox)
+    assert live["grantId"] == values["grant_id"]
+    assert live["principal"] == expected
+    assert live["detail"] == {"createProjectFromProjectProfile": {"projectProfiles": [PROFILE],
+                                                                  "includeChildDomainUnits": False}}
+    tf.assert_no_changes()
+
+
+def test_a_changed_profile_replaces_the_grant(tf, sandbox, training_profile):
+    tf.write(grant())
+    tf.apply()
+    first = state(tf)["grant_id"]
+    tf.write(grant(profiles=(PROFILE, training_profile), extra="  include_child_domain_units = true"))
+    plan = tf.plan()
+    assert flat("must be replaced") in flat(plan.stdout)
+    assert flat("# forces replacement") in flat(plan.stdout)
+    tf.apply()
+    second = state(tf)
+    assert second["grant_id"] != first
+    [live] = live_grants(sandbox)
+    assert live["grantId"] == second["grant_id"]
+    assert live["detail"]["createProjectFromProjectProfile"] == {"projectProfiles": [PROFILE, training_profile],
+                                                                 "includeChildDomainUnits": True}
+    tf.assert_no_changes()
+    # A new principal is a new grant too.
+    tf.write(grant(profiles=(PROFILE, training_profile), principal=USER,
+                   extra="  include_child_domain_units = true"))
+    assert flat("must be replaced") in flat(tf.plan().stdout)
+    tf.apply()
+    [live] = live_grants(sandbox)
+    assert "user" in live["principal"] and live["grantId"] != second["grant_id"]
+    tf.assert_no_changes()
+
+
+def test_import_by_id_then_empty_plan(tf, sandbox):
+    grant_id = add_grant(sandbox)
+    tf.write(grant())
+    tf.import_(ADDR, f"{DOMAIN}/{ML_UNIT}/{grant_id}")
+    values = state(tf)
+    assert (values["grant_id"], values["project_profile_ids"]) == (grant_id, [PROFILE])
+    assert values["principal"]["group_id"] == "ml-platform-admins"
+    tf.assert_no_changes()
+
+
+def test_import_block_by_identity(tf, sandbox):
+    grant_id = add_grant(sandbox)
+    tf.write(grant() + f"""
+import {{
+  to       = {ADDR}
+  identity = {{
+    domain_id      = "{DOMAIN}"
+    domain_unit_id = "{ML_UNIT}"
+    grant_id       = "{grant_id}"
+  }}
+}}
+""")
+    plan = tf.plan()
+    assert flat("1 to import, 0 to add, 0 to change, 0 to destroy") in flat(plan.stdout)
+    tf.apply()
+    assert state(tf)["grant_id"] == grant_id
+    assert len(live_grants(sandbox)) == 1
+
+
+def test_import_of_a_missing_grant_says_so(tf):
+    tf.write(grant())
+    result = tf.import_(ADDR, f"{DOMAIN}/{ML_UNIT}/AAAAAAAAAA", check=False)
+    assert result.rc == 1
+    assert flat("has no CREATE_PROJECT_FROM_PROJECT_PROFILE grant") in flat(result.stderr)
+
+
+def test_a_grant_removed_out_of_band_is_added_again(tf, sandbox):
+    tf.write(grant())
+    tf.apply()
+    first = state(tf)["grant_id"]
+    sandbox.client("datazone").remove_policy_grant(
+        domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
+        principal={"group": {"groupIdentifier": "ml-platform-admins"}}, grantIdentifier=first)
+    assert live_grants(sandbox) == []
+    plan = tf.plan()
+    assert plan.rc == 2
+    assert flat("will be created") in flat(plan.stdout)
+    tf.apply()
+    [live] = live_grants(sandbox)
+    assert live["grantId"] == state(tf)["grant_id"] != first
+    tf.assert_no_changes()
+
+
+def test_destroy_removes_the_grant_and_leaves_others(tf, sandbox):
+    other = add_grant(sandbox, principal={"group": {"groupIdentifier": "research-leads"}})
+    tf.write(grant())
+    tf.apply()
+    assert len(live_grants(sandbox)) == 2
+    tf.destroy()
+    assert [g["grantId"] for g in live_grants(sandbox)] == [other]
+
+
+def test_an_identical_unmanaged_grant_is_refused_at_plan_with_the_import_id(tf, sandbox):
+    grant_id = add_grant(sandbox)
+    tf.write(grant())
+    result = tf.plan(check=False)
+    assert result.rc == 1, result.stdout
+    assert flat(f"terraform import {ADDR.split('.')[0]}.<name> {DOMAIN}/{ML_UNIT}/{grant_id}") in flat(result.stderr)
+
+
+def plan_fails_at(tf, path: str, *texts: str):
+    result = tf.plan(check=False)
+    assert result.rc == 1, result.stdout
+    text = flat(result.stderr)
+    assert f"{path}:" in text, result.stderr
+    for needle in texts:
+        assert flat(needle) in text, result.stderr
+    return text
+
+
+def test_unknown_domain_unit_fails_the_plan(tf):
+    tf.write(grant(unit="nosuchunit0001"))
+    plan_fails_at(tf, "domain_unit_id", '"nosuchunit0001"', f"no domain unit of that ID exists in domain {DOMAIN}")
+
+
+def test_unknown_project_profile_fails_the_plan_and_names_the_existing_ones(tf):
+    tf.write(grant(profiles=(PROFILE, "nosuchprofile1")))
+    plan_fails_at(tf, "project_profile_ids[1]", '"nosuchprofile1"', "no project profile of that ID exists",
+                  f"{PROFILE} (hyperpod-projects)")
+
+
+def test_unknown_principal_domain_unit_fails_the_plan(tf):
+    tf.write(grant(principal='domain_unit_id = "nosuchunit0001"\n    designation    = "OWNER"'))
+    plan_fails_at(tf, "principal.domain_unit_id", '"nosuchunit0001"')
+
+
+def test_two_principals_fail_validation(tf):
+    tf.write(grant(principal=f"{GROUP}\n    {USER}"))
+    plan_fails_at(tf, "principal.user_id", "Conflicting principals", "group_id, user_id")
