@@ -1,4 +1,5 @@
-//! DataZone (SageMaker Unified Studio) reads: projects and the project's tooling-environment user role.
+//! DataZone (SageMaker Unified Studio) reads: projects and the project's tooling environment with its user role.
+//! Connections and memberships are in `datazone_connections`.
 
 use aws_sdk_datazone::Client;
 
@@ -30,6 +31,14 @@ pub async fn find_project(client: &Client, domain_id: &str, project_id: &str) ->
 /// Studio's blueprints for a project's tooling environment, in the order Studio itself tries them.
 const TOOLING_BLUEPRINTS: [&str; 2] = ["Tooling", "ToolingLite"];
 
+/// A project's tooling environment: where Studio's connections live, and the project user role it provisioned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolingEnvironment {
+    pub id: String,
+    /// `userRoleArn` among its provisioned resources; `None` while it has none.
+    pub user_role_arn: Option<String>,
+}
+
 /// The project user role: `userRoleArn` among the provisioned resources of the project's tooling environment (the
 /// path the SageMaker Studio library takes). `None` when the project has no tooling environment.
 pub async fn find_tooling_user_role(
@@ -37,6 +46,19 @@ pub async fn find_tooling_user_role(
     domain_id: &str,
     project_id: &str,
 ) -> Result<Option<String>, AwsError> {
+    Ok(find_tooling_environment(client, domain_id, project_id)
+        .await?
+        .and_then(|environment| environment.user_role_arn))
+}
+
+/// The project's tooling environment, by Studio's blueprints in Studio's order: the first one with a user role, else
+/// the first one found. `None` when the project has none.
+pub async fn find_tooling_environment(
+    client: &Client,
+    domain_id: &str,
+    project_id: &str,
+) -> Result<Option<ToolingEnvironment>, AwsError> {
+    let mut without_role = None;
     for blueprint_name in TOOLING_BLUEPRINTS {
         let blueprints = client
             .list_environment_blueprints()
@@ -69,11 +91,16 @@ pub async fn find_tooling_user_role(
                     .iter()
                     .find(|resource| resource.name() == Some("userRoleArn"))
                     .map(|resource| resource.value().to_string());
-                if role.is_some() {
-                    return Ok(role);
+                let found = ToolingEnvironment {
+                    id: environment_id.to_string(),
+                    user_role_arn: role,
+                };
+                if found.user_role_arn.is_some() {
+                    return Ok(Some(found));
                 }
+                without_role.get_or_insert(found);
             }
         }
     }
-    Ok(None)
+    Ok(without_role)
 }

@@ -38,6 +38,60 @@ pub fn wkl_1(tenant: &Tenant, contract: &Contract) -> Check {
     Check::from_findings(rule, findings, format!("{kind} {name:?} is in the contract's scope"))
 }
 
+/// WKL-1 for a project binding: every namespace in the contract's scope has a tenant on the cluster (a live quota's
+/// team or a tenant planned in this run), so the project never reaches a namespace without quota, RBAC and network
+/// isolation. `at` is the binding's attribute holding the contract.
+pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath) -> Check {
+    let rule = RuleId::Wkl1;
+    if contract.cluster.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(
+            rule,
+            "Slurm access is scoped by accounts and partitions, not namespaces",
+        );
+    }
+    let (tenants, live_missing) = view.tenants.merged(|t| t.team.clone());
+    let missing: Vec<&String> = contract
+        .eks_namespaces
+        .iter()
+        .filter(|namespace| !tenants.iter().any(|t| Tenant::namespace_for(&t.team) == **namespace))
+        .collect();
+    if missing.is_empty() {
+        // One wording for live and planned tenants: the plan and the re-plan at apply must agree.
+        return Check::passed(
+            rule,
+            format!("every namespace of contract {:?} has a tenant", contract.name),
+        );
+    }
+    if let Some(reason) = live_missing {
+        return Check::unavailable(rule, format!("{reason}; no tenant planned in this run has {missing:?}"));
+    }
+    let findings = missing
+        .into_iter()
+        .map(|namespace| {
+            let team = namespace.strip_prefix("hyperpod-ns-").unwrap_or(namespace);
+            Finding::new(
+                rule,
+                at.clone(),
+                format!(
+                    "namespace {namespace:?} has no tenant on cluster {:?}",
+                    view.cluster_name
+                ),
+                format!(
+                    "the project would reach a namespace of contract {:?} that has no quota, RBAC or network \
+                     isolation",
+                    contract.name
+                ),
+                format!(
+                    "add a hyperpod_tenant with team = {team:?} for this contract (if it is in this configuration, \
+                     add depends_on = [<that hyperpod_tenant>] to the binding so it is planned first), or remove \
+                     {namespace:?} from the contract's eks_namespaces"
+                ),
+            )
+        })
+        .collect();
+    Check::from_findings(rule, findings, "")
+}
+
 /// WKL-2: no lend/borrow on Slurm.
 pub fn wkl_2(tenant: &Tenant) -> Check {
     let rule = RuleId::Wkl2;

@@ -4,7 +4,7 @@ use super::*;
 use crate::governance::catalog::RuleId;
 use crate::governance::examples::{
     self, capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view, view_with_quota as with_quota,
-    wkl_5_view,
+    wkl_1_binding_view, wkl_5_view,
 };
 use crate::governance::model::{Sharing, TenantCapacity};
 
@@ -32,6 +32,33 @@ fn wkl_1_keeps_tenants_inside_the_contract_scope() {
     let mut partitions_only = slurm_contract();
     partitions_only.slurm.accounts.clear();
     assert!(wkl_1(&slurm_tenant(), &partitions_only).is_passed());
+}
+
+#[test]
+fn wkl_1_for_a_binding_needs_a_tenant_in_every_namespace_of_the_contract() {
+    let at = || AttributePath::attr("contract");
+    assert!(
+        wkl_1_binding(&contract(), &view(), at()).is_passed(),
+        "research is planned"
+    );
+    let check = wkl_1_binding(&contract(), &wkl_1_binding_view(), at());
+    assert_eq!(paths(&check), ["contract"]);
+    assert_eq!(
+        check.findings()[0].observed,
+        "namespace \"hyperpod-ns-research\" has no tenant on cluster \"ml-capacity\""
+    );
+    assert!(check.findings()[0].fix.contains("team = \"research\""));
+    // A live quota of the team counts as much as a planned tenant.
+    let mut live = wkl_1_binding_view();
+    live.tenants.live = Fact::Known(vec![tenant().capacity()]);
+    assert!(wkl_1_binding(&contract(), &live, at()).is_passed());
+    // Unread quotas: skipped (a warning), unless the planned tenants cover every namespace anyway.
+    let mut unread = wkl_1_binding_view();
+    unread.tenants.live = Fact::Unavailable("AccessDenied listing compute quotas".into());
+    assert!(wkl_1_binding(&contract(), &unread, at()).is_skipped());
+    unread.tenants.planned = vec![tenant().capacity()];
+    assert!(wkl_1_binding(&contract(), &unread, at()).is_passed());
+    assert!(wkl_1_binding(&slurm_contract(), &wkl_1_binding_view(), at()).is_passed());
 }
 
 #[test]

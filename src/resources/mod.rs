@@ -3,6 +3,8 @@ pub mod cluster_facts;
 pub mod connection_contract;
 pub mod domain_unit_policy_grant;
 pub mod planned;
+pub mod project_binding;
+pub mod project_facts;
 pub mod scheduling_policy;
 pub mod tenant;
 pub mod validators;

@@ -4,7 +4,7 @@
 
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
-use crate::aws::{AwsClient, AwsError, datazone, eks, iam};
+use crate::aws::{AwsClient, AwsError, eks, iam};
 use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveProject, Orchestrator,
     PolicyDocument, RolePermissions,
@@ -117,20 +117,9 @@ fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> 
 
 async fn project_fact(client: &AwsClient, contract: &Contract) -> Fact<LiveProject> {
     let studio = &contract.unified_studio;
-    let (Some(domain_id), Some(project_id)) = (&studio.domain_id, &studio.project_id) else {
-        return Fact::Unavailable("the domain or project is not known until apply".to_string());
-    };
-    let project = match datazone::find_project(&client.datazone, domain_id, project_id).await {
-        Ok(project) => project,
-        Err(err) => return Fact::Unavailable(unavailable("the Unified Studio project", &err)),
-    };
-    match datazone::find_tooling_user_role(&client.datazone, domain_id, project_id).await {
-        Ok(tooling_user_role_arn) => Fact::Known(LiveProject {
-            domain_unit_id: project.domain_unit_id.unwrap_or_default(),
-            tooling_user_role_arn,
-        }),
-        Err(err) => Fact::Unavailable(unavailable("the project's tooling environment", &err)),
-    }
+    crate::resources::project_facts::read(client, studio.domain_id.as_deref(), studio.project_id.as_deref())
+        .await
+        .project
 }
 
 async fn role_fact(client: &AwsClient, role_arn: Option<&str>) -> Fact<RolePermissions> {

@@ -1,0 +1,325 @@
+"""hyperpod_unified_studio_project_binding through a real Terraform against the sandbox: the research project's
+HyperPod connection to ml-capacity (domain dzd_capacity01, Tooling environment restooling0001) with two group
+memberships. Create with everything but the connection id known at plan and an empty second plan; destroy leaves the
+connections, memberships and inventory as they were; description and members change in place, a new name replaces;
+import by `<domain_id>/<connection_id>`; drift (a deleted connection is created again, a deleted membership shows in
+the plan and apply restores it, a second connection without a contract is a warning); one failing plan per rule the
+binding checks (PRJ-1 is a warning), asserting rule ID and attribute path.
+
+The tenant WKL-1 asks for (hyperpod-ns-research) is a compute quota made with boto3 (`research_tenant`), except in the
+tests that plan a hyperpod_tenant next to the binding. Task view restrictions (CLU-2) are EKS access entries made with
+boto3, as in test_tenant.py.
+"""
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+from harness import flat
+from hcl import ACCOUNT, ROLE, contract_resource, provider
+
+pytestmark = pytest.mark.provider
+
+DOMAIN, CLUSTER, EKS = "dzd_capacity01", "ml-capacity", "ml-capacity-eks"
+RESEARCH, PRODUCTION = "research000001", "production0001"
+CLUSTER_ARN = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/mlcapeks0001"
+BINDING = "hyperpod_unified_studio_project_binding.research"
+P5 = "ml.p5.48xlarge"
+TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
+MEMBERS = (("research-leads", "PROJECT_OWNER"), ("research-scientists", "PROJECT_CONTRIBUTOR"))
+RULES = ["PRJ-1", "PRJ-3", "PRJ-4", "CLU-2", "WKL-1", "LIF-3"]  # what the binding checks, in order
+
+
+# ---- HCL -----------------------------------------------------------------------------------------------------------
+def member(name: str, designation: str, kind: str = "group") -> str:
+    kind_line = f'\n    kind        = "{kind}"' if kind != "group" else ""
+    return f'\n  member {{{kind_line}\n    name        = "{name}"\n    designation = "{designation}"\n  }}\n'
+
+
+def binding(project_id=RESEARCH, role="datazone_usr_role_research", members=MEMBERS,
+            description="Research training on the shared p5 capacity", extra="") -> str:
+    """The research binding; `members`: (name, designation[, kind]) tuples."""
+    blocks = "".join(member(*m) for m in members)
+    description_line = f'description      = "{description}"' if description else ""
+    return f"""
+resource "hyperpod_unified_studio_project_binding" "research" {{
+  contract         = hyperpod_connection_contract.research.governance
+  project_id       = "{project_id}"
+  cluster_name     = "{CLUSTER}"
+  project_role_arn = "{ROLE}/{role}"
+  {description_line}
+{blocks}
+  {extra}
+}}
+"""
+
+
+TENANT = f"""
+resource "hyperpod_tenant" "research" {{
+  contract        = hyperpod_connection_contract.research.governance
+  team            = "research"
+  viewer_groups   = ["research-viewers"]
+  operator_groups = ["research-operators"]
+
+  quota {{
+    instance_type = "{P5}"
+    count         = 2
+  }}
+
+  workload {{
+    service_account = "research-jobs"
+  }}
+}}
+"""
+
+
+def config(contract=None, **overrides) -> str:
+    """The provider, the research contract (`contract`: hcl.contract_resource overrides) and the binding."""
+    return provider() + contract_resource("research", **(contract or {})) + binding(**overrides)
+
+
+# ---- the sandbox as DataZone and SageMaker hold it ------------------------------------------------------------------
+def connections(sandbox, project=RESEARCH) -> dict:
+    """The project's HyperPod connections: name -> connection summary."""
+    dz = sandbox.client("datazone")
+    items = dz.list_connections(domainIdentifier=DOMAIN, projectIdentifier=project, type="HYPERPOD")["items"]
+    return {c["name"]: c for c in items}
+
+
+def memberships(sandbox, project=RESEARCH) -> dict:
+    """(kind, id) -> designation."""
+    members = sandbox.client("datazone").list_project_memberships(domainIdentifier=DOMAIN,
+                                                                  projectIdentifier=project)["members"]
+    return {(kind, detail[f"{kind}Id"]): m["designation"]
+            for m in members for kind, detail in m["memberDetails"].items()}
+
+
+def connect(sandbox, project, environment, name) -> str:
+    """A HyperPod connection to ml-capacity made outside Terraform (no contract); returns its id."""
+    return sandbox.client("datazone").create_connection(
+        domainIdentifier=DOMAIN, environmentIdentifier=environment, name=name,
+        props={"hyperPodProperties": {"clusterName": CLUSTER}})["connectionId"]
+
+
+def restrict(sandbox, team: str) -> None:
+    """A task view restriction for the team's project role: an access entry with only a namespace-scoped policy."""
+    eks, role = sandbox.client("eks"), f"{ROLE}/datazone_usr_role_{team}"
+    eks.create_access_entry(clusterName=EKS, principalArn=role)
+    eks.associate_access_policy(clusterName=EKS, principalArn=role, policyArn=TRAINING_POLICY,
+                                accessScope={"type": "namespace", "namespaces": [f"hyperpod-ns-{team}"]})
+
+
+@pytest.fixture
+def research_tenant(tf, sandbox):
+    """The research team's compute quota on ml-capacity (after `tf` reset the sandbox): its tenant, for WKL-1."""
+    sm = sandbox.client("sagemaker")
+    quota = sm.create_compute_quota(Name="research-quota", ClusterArn=CLUSTER_ARN,
+                                    ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": P5, "Count": 2}]},
+                                    ComputeQuotaTarget={"TeamName": "research"})
+    deadline = time.monotonic() + 15  # settled, with the namespace HyperPod makes, before tests snapshot anything
+    while sm.describe_compute_quota(ComputeQuotaId=quota["ComputeQuotaId"])["Status"] != "Created":
+        assert time.monotonic() < deadline, "the research quota did not settle"
+        time.sleep(0.2)
+    yield
+    try:
+        sm.delete_compute_quota(ComputeQuotaId=quota["ComputeQuotaId"])
+    except ClientError:
+        pass
+
+
+def resources(tf) -> dict:
+    return {r["address"]: r["values"] for r in tf.show_json()["values"]["root_module"]["resources"]}
+
+
+def planned(tf, plan_file: str) -> tuple[dict, dict]:
+    """The binding's planned values and which of them are unknown until apply."""
+    (change,) = [c["change"] for c in tf.show_json(plan_file)["resource_changes"] if c["address"] == BINDING]
+    return change["after"], change["after_unknown"]
+
+
+# ---- create, empty plan, destroy -------------------------------------------------------------------------------------
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory and seeded ids")
+def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_project_as_it_was(
+        tf, sandbox, research_tenant):
+    before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    tf.write(config())
+    tf.plan(extra=["-out=create.tfplan"])
+    after, unknown = planned(tf, "create.tfplan")
+    assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
+        "domain_id": DOMAIN, "connection_name": "hyperpod-ml-capacity", "environment_id": "restooling0001",
+        "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
+    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("checks")) == (True, True, [{}] * 6), unknown
+    assert [(c["rule"], c["status"]) for c in after["checks"]] == [(rule, "passed") for rule in RULES]
+
+    tf.apply("create.tfplan")
+    tf.assert_no_changes()
+    state = resources(tf)[BINDING]
+    assert state["id"] == f"{DOMAIN}/{state['connection_id']}"
+    live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=state["connection_id"])
+    assert (live["name"], live["type"], live["environmentId"], live["description"], live["environmentUserRole"]) == (
+        "hyperpod-ml-capacity", "HYPERPOD", "restooling0001", "Research training on the shared p5 capacity",
+        f"{ROLE}/datazone_usr_role_research")
+    assert live["props"]["hyperPodProperties"] == {"clusterName": CLUSTER, "clusterArn": CLUSTER_ARN,
+                                                   "orchestrator": "EKS"}
+    assert memberships(sandbox) == {**before[2], ("group", "research-leads"): "PROJECT_OWNER",
+                                    ("group", "research-scientists"): "PROJECT_CONTRIBUTOR"}
+
+    tf.destroy()
+    assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
+
+
+@pytest.mark.sandbox_only(reason="injects faults")
+def test_a_failed_membership_leaves_state_naming_what_exists_and_the_next_apply_converges(
+        tf, sandbox, research_tenant):
+    tf.write(config())
+    message = "sandbox fault: CreateProjectMembership denied"
+    sandbox.fault("CreateProjectMembership", code="AccessDeniedException", status=403, message=message, nth=2,
+                  service="datazone")
+    failed = tf.apply(check=False)
+    assert failed.rc == 1 and flat(message) in flat(failed.stderr), failed.stderr
+    state = resources(tf)[BINDING]  # tainted, and honest: the connection and the first member exist
+    assert [c["connectionId"] for c in connections(sandbox).values()] == [state["connection_id"]]
+    assert [m["name"] for m in state["member"]] == ["research-leads"]
+    sandbox.clear_faults()
+    plan = tf.plan()
+    assert f"{BINDING} is tainted, so must be replaced" in flat(plan.stdout), plan.stdout
+    tf.apply()
+    tf.assert_no_changes()
+    assert [c["connectionId"] for c in connections(sandbox).values()] == [resources(tf)[BINDING]["connection_id"]]
+    assert {("group", "research-leads"), ("group", "research-scientists")} <= set(memberships(sandbox))
+
+
+# ---- update in place; what replaces ---------------------------------------------------------------------------------
+def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, sandbox, research_tenant):
+    tf.write(config())
+    tf.apply()
+    connection_id = resources(tf)[BINDING]["connection_id"]
+    changed = (("research-leads", "PROJECT_CONTRIBUTOR"), ("research-reviewers", "PROJECT_CATALOG_VIEWER"))
+    tf.write(config(description="Research training and evaluation", members=changed))
+    plan = tf.plan()
+    text = flat(plan.stdout)
+    assert f"{BINDING} will be updated in-place" in text and "0 to add, 1 to change, 0 to destroy" in text, plan.stdout
+    tf.apply()
+    assert resources(tf)[BINDING]["connection_id"] == connection_id
+    live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=connection_id)
+    assert live["description"] == "Research training and evaluation"
+    assert {k: v for k, v in memberships(sandbox).items() if k[1].startswith("research-")} == {
+        ("group", "research-leads"): "PROJECT_CONTRIBUTOR", ("group", "research-reviewers"): "PROJECT_CATALOG_VIEWER"}
+    tf.assert_no_changes()
+
+    # DataZone can neither rename a connection nor clear its description: those plans replace it.
+    for overrides in ({"members": changed, "extra": 'connection_name = "research-ml-capacity"'},
+                      {"members": changed, "description": None}):
+        tf.write(config(**overrides))
+        text = flat(tf.plan().stdout)
+        assert f"{BINDING} must be replaced" in text and "1 to add, 0 to change, 1 to destroy" in text, text
+
+
+# ---- import ----------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("how", ["terraform import", "import block"])
+def test_import_by_domain_and_connection_id(tf, sandbox, research_tenant, how):
+    tf.write(config())
+    tf.apply()
+    connection_id = resources(tf)[BINDING]["connection_id"]
+    tf.run("state", "rm", BINDING)
+    if how == "terraform import":
+        tf.import_(BINDING, f"{DOMAIN}/{connection_id}")
+        assert resources(tf)[BINDING]["id"] == f"{DOMAIN}/{connection_id}"
+    else:
+        tf.write(config() + f'\nimport {{\n  to = {BINDING}\n  id = "{DOMAIN}/{connection_id}"\n}}\n')
+    plan = tf.plan()
+    text = flat(plan.stdout + plan.stderr)
+    # Only what exists in configuration alone (contract, project role, members) is recorded, in place.
+    assert "0 to add" in text and "0 to destroy" in text, plan.stdout
+    assert "Existing project member" in text, "the members the project already has are taken over, visibly"
+    tf.apply()
+    tf.assert_no_changes()
+    assert list(connections(sandbox)) == ["hyperpod-ml-capacity"]
+    assert resources(tf)[BINDING]["connection_id"] == connection_id
+
+
+# ---- drift -----------------------------------------------------------------------------------------------------------
+def test_a_connection_deleted_out_of_band_is_created_again(tf, sandbox, research_tenant):
+    tf.write(config())
+    tf.apply()
+    old = resources(tf)[BINDING]["connection_id"]
+    sandbox.client("datazone").delete_connection(domainIdentifier=DOMAIN, identifier=old)
+    plan = tf.plan()
+    assert plan.rc == 2 and f"{BINDING} will be created" in flat(plan.stdout), plan.stdout
+    tf.apply()
+    tf.assert_no_changes()
+    assert [c["connectionId"] for c in connections(sandbox).values()] == [resources(tf)[BINDING]["connection_id"]]
+
+
+def test_a_membership_deleted_out_of_band_shows_in_the_plan_and_apply_restores_it(tf, sandbox, research_tenant):
+    tf.write(config())
+    tf.apply()
+    sandbox.client("datazone").delete_project_membership(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
+                                                         member={"groupIdentifier": "research-scientists"})
+    plan = tf.plan()
+    text = flat(plan.stdout)
+    assert plan.rc == 2 and f"{BINDING} will be updated in-place" in text, plan.stdout
+    assert '+ member { + designation = "PROJECT_CONTRIBUTOR" + kind = "group" + name = "research-scientists" }' in text, (
+        plan.stdout)
+    tf.apply()
+    assert memberships(sandbox)[("group", "research-scientists")] == "PROJECT_CONTRIBUTOR"
+    tf.assert_no_changes()
+
+
+def test_another_connection_of_the_project_to_the_cluster_is_a_warning(tf, sandbox, research_tenant):
+    tf.write(config())
+    tf.apply()
+    other = connect(sandbox, RESEARCH, "restooling0001", "research-adhoc")
+    plan = tf.plan()
+    text = flat(plan.stdout + plan.stderr)
+    assert plan.rc == 0, plan.stdout  # a warning, not a change
+    assert "HyperPod connections without a contract" in text and f'"research-adhoc" (id {other})' in text, text
+
+
+# ---- one failing plan per rule ---------------------------------------------------------------------------------------
+def test_prj_1_a_user_member_is_a_warning(tf, research_tenant):
+    tf.write(config(members=MEMBERS + (("alice@example.com", "PROJECT_OWNER", "user"),)))
+    plan = tf.plan()
+    assert plan.rc == 2, plan.stderr
+    text = flat(plan.stdout + plan.stderr)
+    assert "Warning: [PRJ-1]" in text and "member[2].name" in text and 'user "alice@example.com"' in text, text
+
+
+def test_prj_3_another_project_than_the_contracts(tf, research_tenant):
+    tf.write(config(project_id=PRODUCTION))
+    tf.plan_fails_with("PRJ-3", "project_id", f'project "{PRODUCTION}"')
+
+
+def test_lif_3_revoked_contract(tf, research_tenant):
+    tf.write(config(contract={"extra": '  lifecycle_state = "revoked"'}))
+    tf.plan_fails_with("LIF-3", "contract", "revoked")
+
+
+def test_prj_4_project_role_is_not_the_contracts(tf, research_tenant):
+    tf.write(config(role="hyperpod-connection-access"))
+    tf.plan_fails_with("PRJ-4", "project_role_arn", "hyperpod-connection-access")
+
+
+@pytest.mark.sandbox_only(reason="creates an access entry with the sandbox's seeded roles")
+def test_clu_2_a_second_project_on_the_cluster_needs_a_restriction(tf, sandbox, research_tenant):
+    connect(sandbox, PRODUCTION, "prodtooling001", "production-ml-capacity")  # production is on the cluster already
+    tf.write(config())
+    tf.plan_fails_with("CLU-2", "cluster_name", "datazone_usr_role_research")
+    for team in ("research", "production"):
+        restrict(sandbox, team)
+    plan = tf.plan()
+    assert plan.rc == 2, plan.stderr
+
+
+def test_wkl_1_no_tenant_for_the_contracts_namespace(tf):
+    tf.write(config())
+    tf.plan_fails_with("WKL-1", "contract", 'namespace "hyperpod-ns-research" has no tenant')
+
+
+@pytest.mark.parametrize("order", ["depends_on", "planned together"])
+def test_wkl_1_a_tenant_planned_in_the_same_configuration_satisfies_it(tf, order):
+    extra = "depends_on = [hyperpod_tenant.research]" if order == "depends_on" else ""
+    tf.write(config(extra=extra) + TENANT)
+    plan = tf.plan(check=False)
+    assert plan.rc == 2, plan.stderr
+    assert "[WKL-1]" not in plan.stdout + plan.stderr

@@ -1,0 +1,214 @@
+//! Apply: create the connection and the memberships, update the description and the memberships, destroy both.
+//! Every step records what exists, so a failure leaves state that names the connection and the members made so far.
+
+use std::time::Duration;
+
+use super::model::{BindingSpec, members_value, membership};
+use crate::aws::datazone_connections::{self as dz, Connection, NewConnection};
+use crate::aws::{AwsClient, AwsError};
+use crate::governance::{Member, paths};
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{string, text, unknowns_to_null};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::{Applied, OperationContext};
+use crate::protocol::value::Value;
+
+/// Where the connection goes, from the planned (and, where the plan could not, re-derived) value.
+pub struct Target<'a> {
+    pub domain_id: String,
+    pub environment_id: String,
+    pub connection_name: String,
+    pub account_id: String,
+    pub region: String,
+    pub spec: &'a BindingSpec,
+    pub timeout: Duration,
+}
+
+fn failed(at: AttributePath, summary: &str, err: &AwsError) -> Diagnostics {
+    err.diagnostics(at, summary)
+}
+
+/// `value` with what exists: the connection's identity and read-back facts, and the members that exist.
+pub fn state_after(value: &Value, connection: Option<&Connection>, members: &[Member]) -> Value {
+    let mut state = value.clone();
+    if let Some(connection) = connection {
+        set_attr(
+            &mut state,
+            "id",
+            text(format!("{}/{}", connection.domain_id, connection.id)),
+        );
+        set_attr(&mut state, "connection_id", text(&connection.id));
+        set_attr(&mut state, "domain_id", text(&connection.domain_id));
+        for (name, read) in [
+            ("environment_id", &connection.environment_id),
+            ("cluster_arn", &connection.cluster_arn),
+            ("orchestrator", &connection.orchestrator),
+        ] {
+            if let Some(read) = read {
+                set_attr(&mut state, name, text(read));
+            }
+        }
+    }
+    set_attr(&mut state, "member", members_value(members));
+    unknowns_to_null(state)
+}
+
+fn member_path(index: usize) -> AttributePath {
+    paths::binding::member(index)
+}
+
+pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+    let spec = target.spec;
+    let created = dz::create_hyperpod_connection(
+        &client.datazone,
+        &NewConnection {
+            domain_id: &target.domain_id,
+            environment_id: &target.environment_id,
+            name: &target.connection_name,
+            cluster_name: &spec.cluster_name,
+            account_id: &target.account_id,
+            region: &target.region,
+            description: spec.description.as_deref(),
+        },
+    )
+    .await;
+    let connection = match created {
+        Ok(connection) => connection,
+        Err(err) => return failed(AttributePath::root(), "Cannot create the HyperPod connection", &err).into(),
+    };
+    // From here on the connection exists: every failure returns a state naming it (Terraform taints it).
+    let connection = match dz::wait_connection_ready(
+        &client.datazone,
+        &target.domain_id,
+        &connection.id,
+        target.timeout,
+        context,
+    )
+    .await
+    {
+        Ok(ready) => ready,
+        Err(err) => {
+            let state = state_after(value, Some(&connection), &[]);
+            return Applied::failed(
+                Some(state),
+                failed(
+                    AttributePath::root(),
+                    "The HyperPod connection did not become ready",
+                    &err,
+                ),
+            );
+        }
+    };
+    let mut members = Vec::new();
+    for (index, member) in spec.members.iter().enumerate() {
+        let made = dz::create_project_membership(
+            &client.datazone,
+            &target.domain_id,
+            &spec.project_id,
+            &membership(member),
+        )
+        .await;
+        if let Err(err) = made {
+            let state = state_after(value, Some(&connection), &members);
+            return Applied::failed(
+                Some(state),
+                failed(member_path(index), "Cannot add the project member", &err),
+            );
+        }
+        members.push(member.clone());
+    }
+    Applied::ok(state_after(value, Some(&connection), &members))
+}
+
+/// Description in place; memberships removed, added, or (a new designation) removed and added again. On failure the
+/// state keeps the prior arguments, so the next plan still shows what is left to do, with the members that exist.
+pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &BindingSpec) -> Applied {
+    let domain_id = string(prior, "domain_id").unwrap_or_default();
+    let connection_id = string(prior, "connection_id").unwrap_or_default();
+    let mut current = super::model::members_of(prior).unwrap_or_default();
+    let mut kept = prior.clone();
+    let stop = |kept: &Value, current: &[Member], diagnostics: Diagnostics| {
+        Applied::failed(Some(state_after(kept, None, current)), diagnostics)
+    };
+    if let Some(description) = &spec.description
+        && string(prior, "description").as_ref() != Some(description)
+    {
+        // Clearing the description is a replacement (planned so), never an update.
+        let updated =
+            dz::update_connection_description(&client.datazone, &domain_id, &connection_id, description).await;
+        if let Err(err) = updated {
+            let at = AttributePath::attr("description");
+            return stop(
+                &kept,
+                &current,
+                failed(at, "Cannot update the HyperPod connection", &err),
+            );
+        }
+        set_attr(&mut kept, "description", text(description));
+    }
+    let unwanted: Vec<Member> = current.iter().filter(|m| !spec.members.contains(m)).cloned().collect();
+    for member in unwanted {
+        let removed =
+            dz::delete_project_membership(&client.datazone, &domain_id, &spec.project_id, &membership(&member)).await;
+        match removed {
+            Ok(()) => {}
+            Err(err) if err.is_not_found() => {}
+            Err(err) => {
+                let at = AttributePath::attr("member");
+                return stop(&kept, &current, failed(at, "Cannot remove the project member", &err));
+            }
+        }
+        current.retain(|m| *m != member);
+    }
+    for (index, member) in spec.members.iter().enumerate() {
+        if current.contains(member) {
+            continue;
+        }
+        let made =
+            dz::create_project_membership(&client.datazone, &domain_id, &spec.project_id, &membership(member)).await;
+        if let Err(err) = made {
+            return stop(
+                &kept,
+                &current,
+                failed(member_path(index), "Cannot add the project member", &err),
+            );
+        }
+        current.push(member.clone());
+    }
+    Applied::ok(state_after(value, None, &spec.members))
+}
+
+/// Removes the connection, then the members the binding manages; what is already gone counts as removed.
+pub async fn delete(
+    client: &AwsClient,
+    context: &OperationContext,
+    prior: &Value,
+    members: &[Member],
+    timeout: Duration,
+) -> Result<(), Diagnostics> {
+    let domain_id = string(prior, "domain_id").unwrap_or_default();
+    let project_id = string(prior, "project_id").unwrap_or_default();
+    if let Some(connection_id) = string(prior, "connection_id") {
+        match dz::delete_connection(&client.datazone, &domain_id, &connection_id).await {
+            Ok(()) => dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context)
+                .await
+                .map_err(|err| failed(AttributePath::root(), "The HyperPod connection was not deleted", &err))?,
+            Err(err) if err.is_not_found() => {}
+            Err(err) => {
+                return Err(failed(
+                    AttributePath::root(),
+                    "Cannot delete the HyperPod connection",
+                    &err,
+                ));
+            }
+        }
+    }
+    for (index, member) in members.iter().enumerate() {
+        match dz::delete_project_membership(&client.datazone, &domain_id, &project_id, &membership(member)).await {
+            Ok(()) => {}
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return Err(failed(member_path(index), "Cannot remove the project member", &err)),
+        }
+    }
+    Ok(())
+}

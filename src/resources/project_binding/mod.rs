@@ -1,0 +1,281 @@
+//! `hyperpod_unified_studio_project_binding`: the HyperPod connection of a Unified Studio project, and the groups
+//! that collaborate in it, created only when the four control layers agree.
+//!
+//! - `schema.rs`: arguments and computed attributes; `model.rs`: the typed spec and the engine's `Binding`.
+//! - `plan.rs`: the rules at plan time (`check_binding`, with live facts from `resources::cluster_facts` and
+//!   `resources::project_facts`, and what this process planned from `resources::planned`) and the predictions.
+//! - `apply.rs`: create, update and delete of the connection and the memberships.
+//! - `refresh.rs`: read (drift) and import.
+
+mod apply;
+mod model;
+mod plan;
+mod refresh;
+mod schema;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::aws::AwsClient;
+use crate::governance::Contract;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{string, timeout, unknowns_to_null};
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
+use crate::protocol::schema::{IdentitySchema, Schema};
+use crate::protocol::value::Value;
+use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::planned::ClusterPlans;
+use model::{BindingSpec, members_of, same_member};
+
+pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+pub struct ProjectBinding {
+    schema: Schema,
+    identity: IdentitySchema,
+    /// What this provider process planned, per cluster (CLU-2 and WKL-1 on the first plan).
+    plans: Arc<ClusterPlans>,
+}
+
+impl ProjectBinding {
+    pub fn new(plans: Arc<ClusterPlans>) -> Self {
+        Self {
+            schema: schema::schema(),
+            identity: schema::identity_schema(),
+            plans,
+        }
+    }
+}
+
+fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
+}
+
+/// The contract and spec, or `None` while either depends on a resource not created yet. `chosen` holds the user's
+/// own `domain_id` and `connection_name` (the configuration at plan time); null there means "derive it".
+fn inputs(value: &Value, chosen: &Value) -> Option<(Contract, BindingSpec)> {
+    let contract = contract_from_governance(value.get_attr("contract")?)?;
+    let mut spec = BindingSpec::from_value(value)?;
+    for name in ["domain_id", "connection_name"] {
+        if chosen.get_attr(name).is_some_and(|v| !v.is_known()) {
+            return None;
+        }
+    }
+    spec.domain_id = string(chosen, "domain_id");
+    spec.connection_name = string(chosen, "connection_name");
+    Some((contract, spec))
+}
+
+impl ProjectBinding {
+    /// The applied value and its spec: the planned value, judged and derived now where the plan could not (a value
+    /// unknown then). Errors come before any write.
+    async fn resolve(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Result<Value, Diagnostics> {
+        let chosen = unknowns_to_null(planned.clone());
+        let Some((contract, spec)) = inputs(planned, &chosen) else {
+            return Err(Diagnostics::error(
+                AttributePath::attr("contract"),
+                "The binding's inputs are still unknown",
+                "A value the binding depends on was not known after its dependencies were applied.",
+            ));
+        };
+        let mut value = planned.clone();
+        let judged = ["checks", "environment_id", "cluster_arn"]
+            .iter()
+            .all(|name| planned.get_attr(name).is_some_and(Value::is_known));
+        if !judged {
+            let derived = plan::derive(client, &self.plans, &spec, &contract, prior, today()).await?;
+            for (name, derived_value) in derived.attributes {
+                if !value.get_attr(name).is_some_and(Value::is_known) {
+                    set_attr(&mut value, name, derived_value);
+                }
+            }
+        }
+        Ok(value)
+    }
+}
+
+#[async_trait]
+impl Resource<AwsClient> for ProjectBinding {
+    fn type_name(&self) -> &'static str {
+        TYPE_NAME
+    }
+
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn identity_schema(&self) -> Option<&IdentitySchema> {
+        Some(&self.identity)
+    }
+
+    fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        let Some(members) = members_of(config) else { return };
+        for (index, member) in members.iter().enumerate() {
+            if members[..index].iter().any(|earlier| same_member(earlier, member)) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    crate::governance::paths::binding::member(index),
+                    format!("{:?} again", member.name),
+                    "a member can be listed once (a project membership has one designation)",
+                    "remove the repeated member block, keeping the designation you want",
+                ));
+            }
+        }
+    }
+
+    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+        let Some((contract, spec)) = inputs(&change.planned, &change.config) else {
+            for name in plan::DERIVED {
+                if change.config_attr(name).is_null() && change.prior_attr(name).is_none_or(Value::is_null) {
+                    change.set(name, Value::Unknown);
+                }
+            }
+            change.set("checks", Value::Unknown);
+            return Ok(());
+        };
+        let derived = plan::derive(client, &self.plans, &spec, &contract, change.prior.as_ref(), today()).await?;
+        for (name, value) in derived.attributes {
+            change.set(name, value);
+        }
+        if let Some(prior) = change.prior.clone() {
+            // The API forces these: a connection cannot move to another environment or lose its description.
+            let moved = |name: &str| {
+                let (before, after) = (prior.get_attr(name), change.planned.get_attr(name));
+                before.is_some_and(|b| !b.is_null()) && after.is_some_and(|a| a.is_known()) && before != after
+            };
+            let cleared = string(&prior, "description").is_some() && string(&change.planned, "description").is_none();
+            if moved("environment_id") {
+                change.requires_replace.push(AttributePath::attr("environment_id"));
+            }
+            if cleared {
+                change.requires_replace.push(AttributePath::attr("description"));
+            }
+            // A checklist whose wording moved with the live facts is not a change to apply: keep the recorded one
+            // unless something else changes too (the diagnostics come from the fresh report either way).
+            let mut without = change.planned.clone();
+            set_attr(
+                &mut without,
+                "checks",
+                prior.get_attr("checks").cloned().unwrap_or(Value::Null),
+            );
+            if without == prior {
+                change.planned = without;
+            }
+        }
+        change.diagnostics.extend(derived.warnings);
+        Ok(())
+    }
+
+    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
+        let value = match self.resolve(client, planned, None).await {
+            Ok(value) => value,
+            Err(diagnostics) => return diagnostics.into(),
+        };
+        let (Some(spec), Some(environment_id)) = (BindingSpec::from_value(&value), string(&value, "environment_id"))
+        else {
+            return Diagnostics::error(
+                AttributePath::attr("environment_id"),
+                "The project's tooling environment is unknown",
+                "The HyperPod connection is created in the project's tooling environment, which could not be read; \
+                 check the provider's DataZone permissions and plan again.",
+            )
+            .into();
+        };
+        let Some(contract) = value.get_attr("contract").and_then(contract_from_governance) else {
+            return Diagnostics::error(
+                AttributePath::attr("contract"),
+                "The contract's facts are unknown",
+                "Plan again once the contract is applied.",
+            )
+            .into();
+        };
+        let target = apply::Target {
+            domain_id: string(&value, "domain_id").unwrap_or_default(),
+            environment_id,
+            connection_name: string(&value, "connection_name").unwrap_or_default(),
+            account_id: contract.cluster.account_id,
+            region: contract.cluster.region,
+            spec: &spec,
+            timeout: timeout(planned, "create", DEFAULT_TIMEOUT),
+        };
+        apply::create(client, context, &value, &target).await
+    }
+
+    async fn read(
+        &self,
+        client: &AwsClient,
+        current: &Value,
+        _: &OperationContext,
+    ) -> Result<Option<Value>, Diagnostics> {
+        refresh::refresh(client, current).await
+    }
+
+    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+        let value = match self.resolve(client, planned, Some(prior)).await {
+            Ok(value) => value,
+            Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
+        };
+        let Some(spec) = BindingSpec::from_value(&value) else {
+            return Applied::failed(
+                Some(prior.clone()),
+                Diagnostics::error(
+                    AttributePath::root(),
+                    "The binding's arguments are unknown",
+                    "A value the binding depends on was not known at apply.",
+                ),
+            );
+        };
+        apply::update(client, prior, &value, &spec).await
+    }
+
+    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+        let members = members_of(prior).unwrap_or_default();
+        apply::delete(
+            client,
+            context,
+            prior,
+            &members,
+            timeout(prior, "delete", DEFAULT_TIMEOUT),
+        )
+        .await
+    }
+
+    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+        refresh::import(client, self.schema.block.null_value(), target).await
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        Some(schema::identity(
+            &string(state, "domain_id")?,
+            &string(state, "connection_id")?,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::{object, text};
+
+    fn member(designation: &str) -> Value {
+        object([
+            ("kind", text("group")),
+            ("name", text("research-leads")),
+            ("designation", text(designation)),
+        ])
+    }
+
+    #[test]
+    fn a_member_listed_twice_fails_validation() {
+        let config = object([(
+            "member",
+            Value::List(vec![member("PROJECT_OWNER"), member("PROJECT_CONTRIBUTOR")]),
+        )]);
+        let mut diagnostics = Diagnostics::new();
+        ProjectBinding::new(Arc::default()).validate(&config, &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert_eq!(diagnostics.0[0].path.to_string(), "member[1].name");
+    }
+}

@@ -1,0 +1,160 @@
+//! From the resource's value to a typed binding spec and the engine's `Binding`, and memberships both ways.
+
+use crate::aws::datazone_connections::{self as dz, Membership};
+use crate::governance::{Binding, Member, MemberKind};
+use crate::protocol::object::{elements, object, string, text};
+use crate::protocol::value::Value;
+
+/// Everything the user wrote about the binding, typed. `domain_id` and `connection_name` are `None` when left to
+/// the provider (or still unknown); `None` from [`BindingSpec::from_value`] while a value the checks need is unknown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingSpec {
+    pub project_id: String,
+    pub cluster_name: String,
+    pub project_role_arn: String,
+    pub domain_id: Option<String>,
+    pub connection_name: Option<String>,
+    pub description: Option<String>,
+    pub members: Vec<Member>,
+}
+
+fn kind_of(text: &str) -> MemberKind {
+    if text == "user" {
+        MemberKind::User
+    } else {
+        MemberKind::Group
+    }
+}
+
+fn kind_name(kind: MemberKind) -> &'static str {
+    match kind {
+        MemberKind::User => "user",
+        MemberKind::Group => "group",
+    }
+}
+
+/// The members of a value's `member` blocks; `None` while one is unknown.
+pub fn members_of(value: &Value) -> Option<Vec<Member>> {
+    elements(value, "member")
+        .iter()
+        .map(|member| {
+            member.is_wholly_known().then(|| Member {
+                kind: kind_of(&string(member, "kind").unwrap_or_default()),
+                name: string(member, "name").unwrap_or_default(),
+                designation: string(member, "designation").unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+impl BindingSpec {
+    pub fn from_value(value: &Value) -> Option<Self> {
+        if value.get_attr("description").is_some_and(|d| !d.is_wholly_known()) {
+            return None;
+        }
+        Some(Self {
+            project_id: string(value, "project_id")?,
+            cluster_name: string(value, "cluster_name")?,
+            project_role_arn: string(value, "project_role_arn")?,
+            domain_id: string(value, "domain_id"),
+            connection_name: string(value, "connection_name"),
+            description: string(value, "description"),
+            members: members_of(value)?,
+        })
+    }
+
+    /// The engine's binding.
+    pub fn to_governance(&self) -> Binding {
+        Binding {
+            project_id: Some(self.project_id.clone()),
+            cluster_name: self.cluster_name.clone(),
+            project_role_arn: Some(self.project_role_arn.clone()),
+            members: self.members.clone(),
+        }
+    }
+}
+
+/// `hyperpod-<cluster>`, cut to DataZone's 64 characters (cluster names have up to 63).
+pub fn default_connection_name(cluster_name: &str) -> String {
+    let name = format!("hyperpod-{cluster_name}");
+    name.chars()
+        .take(64)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_string()
+}
+
+pub fn membership(member: &Member) -> Membership {
+    Membership {
+        kind: match member.kind {
+            MemberKind::User => dz::MemberKind::User,
+            MemberKind::Group => dz::MemberKind::Group,
+        },
+        id: member.name.clone(),
+        designation: member.designation.clone(),
+    }
+}
+
+/// Same person or group, whatever the designation.
+pub fn same_member(a: &Member, b: &Member) -> bool {
+    a.kind == b.kind && a.name == b.name
+}
+
+pub fn members_value(members: &[Member]) -> Value {
+    Value::List(
+        members
+            .iter()
+            .map(|member| {
+                object([
+                    ("kind", text(kind_name(member.kind))),
+                    ("name", text(&member.name)),
+                    ("designation", text(&member.designation)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// `<domain_id>/<connection_id>`, both non-empty.
+pub fn parse_id(id: &str) -> Option<(String, String)> {
+    let (domain, connection) = id.trim().split_once('/')?;
+    (!domain.is_empty() && !connection.is_empty() && !connection.contains('/'))
+        .then(|| (domain.to_string(), connection.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_fit_datazone() {
+        assert_eq!(default_connection_name("ml-capacity"), "hyperpod-ml-capacity");
+        let long = default_connection_name(&format!("{}-{}", "a".repeat(54), "b".repeat(8)));
+        assert_eq!(long.len(), 63, "cut to 64, without a trailing hyphen");
+        assert!(!long.ends_with('-'));
+    }
+
+    #[test]
+    fn ids_need_both_parts() {
+        assert_eq!(
+            parse_id("dzd_capacity01/conn123"),
+            Some(("dzd_capacity01".into(), "conn123".into()))
+        );
+        for bad in ["", "dzd_capacity01", "dzd_capacity01/", "/conn123", "a/b/c"] {
+            assert_eq!(parse_id(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn members_round_trip_and_unknown_members_wait() {
+        let members = vec![Member {
+            kind: MemberKind::Group,
+            name: "research-scientists".into(),
+            designation: "PROJECT_CONTRIBUTOR".into(),
+        }];
+        let value = object([("member", members_value(&members))]);
+        assert_eq!(members_of(&value), Some(members));
+        let unknown = object([("member", Value::List(vec![Value::Unknown]))]);
+        assert_eq!(members_of(&unknown), None);
+    }
+}

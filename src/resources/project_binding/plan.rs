@@ -1,0 +1,356 @@
+//! Plan time: judge the binding against its contract, its project and its cluster (with every tenant, project and
+//! restriction on it, live or planned in this run), and predict where the connection goes, so the reviewer sees the
+//! environment, cluster ARN, orchestrator and checklist before anything exists.
+
+use std::collections::BTreeMap;
+
+use super::model::{BindingSpec, default_connection_name, members_of, same_member};
+use crate::aws::AwsClient;
+use crate::aws::datazone_connections::{self as dz, Connection, Membership};
+use crate::aws::sagemaker;
+use crate::governance::{Check, ClusterView, Contract, Fact, ProjectOnCluster, RuleId, check_binding, paths};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{string, text};
+use crate::protocol::value::Value;
+use crate::resources::cluster_facts as live;
+use crate::resources::connection_contract::checks_value;
+use crate::resources::planned::ClusterPlans;
+use crate::resources::project_facts;
+
+/// The attributes derived at plan time; unknown while the contract or the spec is.
+pub const DERIVED: [&str; 8] = [
+    "id",
+    "connection_id",
+    "domain_id",
+    "connection_name",
+    "environment_id",
+    "cluster_arn",
+    "orchestrator",
+    "checks",
+];
+
+pub struct Derived {
+    pub attributes: BTreeMap<&'static str, Value>,
+    pub warnings: Diagnostics,
+}
+
+/// The binding's domain: its own `domain_id`, else the contract's; they must agree.
+fn domain_of(spec: &BindingSpec, contract: &Contract) -> Result<String, Diagnostics> {
+    match (&spec.domain_id, &contract.unified_studio.domain_id) {
+        (Some(own), Some(approved)) if own != approved => Err(Diagnostic::invalid_value(
+            AttributePath::attr("domain_id"),
+            format!("{own:?}"),
+            &format!("contract {:?} approves a project of domain {approved:?}", contract.name),
+            "leave domain_id unset (it defaults to the contract's), or reference that domain's contract",
+        )
+        .into()),
+        (Some(domain), _) | (None, Some(domain)) => Ok(domain.clone()),
+        (None, None) => Err(Diagnostics::error(
+            AttributePath::attr("domain_id"),
+            "Unknown Unified Studio domain",
+            "Neither the binding nor its contract names a domain yet; set domain_id.",
+        )),
+    }
+}
+
+fn orchestrator_name(cluster: &sagemaker::HyperPodCluster) -> &'static str {
+    match cluster.orchestrator {
+        sagemaker::Orchestrator::Eks { .. } => "EKS",
+        sagemaker::Orchestrator::Slurm => "SLURM",
+    }
+}
+
+/// Other projects' HyperPod connections to the cluster, with the role each is used with (for CLU-2). A role that
+/// cannot be read stays unknown, which CLU-2 reports as such.
+async fn other_projects(client: &AwsClient, connections: &[Connection], own_project: &str) -> Vec<ProjectOnCluster> {
+    let mut projects: Vec<ProjectOnCluster> = Vec::new();
+    for connection in connections {
+        let Some(project_id) = connection.project_id.clone() else {
+            continue;
+        };
+        if project_id == own_project || projects.iter().any(|p| p.project_id == project_id) {
+            continue;
+        }
+        let role = dz::find_connection(&client.datazone, &connection.domain_id, &connection.id)
+            .await
+            .ok()
+            .and_then(|found| found.environment_user_role);
+        projects.push(ProjectOnCluster {
+            project_id,
+            project_role_arn: role,
+        });
+    }
+    projects
+}
+
+/// Projects connected to the cluster through DataZone count as projects on it, as much as those behind quotas.
+fn with_connected_projects(mut view: ClusterView, connected: &[ProjectOnCluster]) -> ClusterView {
+    if let Fact::Known(live) = &mut view.projects.live {
+        for project in connected {
+            if !live.iter().any(|p| p.project_id == project.project_id) {
+                live.push(project.clone());
+            }
+        }
+    }
+    view
+}
+
+/// The warning about connections of this project to this cluster that no binding of this configuration manages.
+fn duplicates_warning(spec: &BindingSpec, duplicates: &[&Connection], name: &str, creating: bool) -> Diagnostic {
+    let listed: Vec<String> = duplicates
+        .iter()
+        .map(|c| format!("{:?} (id {})", c.name, c.id))
+        .collect();
+    let mut detail = format!(
+        "Project {:?} has HyperPod connections to cluster {:?} that this binding does not manage: {}. They exist \
+         without a contract: delete them, or import the one to keep into this binding (terraform import <address> \
+         <domain_id>/<connection_id>).",
+        spec.project_id,
+        spec.cluster_name,
+        listed.join(", ")
+    );
+    if creating && duplicates.iter().any(|c| c.name == name) {
+        detail.push_str(&format!(
+            " Apply will fail: the connection name {name:?} is taken; import that connection instead."
+        ));
+    }
+    Diagnostic::warning(
+        paths::binding::cluster_name(),
+        "HyperPod connections without a contract",
+        detail,
+    )
+}
+
+/// Members configured here that the project already has: the binding takes them over, and removes them on destroy.
+fn adopted_warnings(spec: &BindingSpec, prior: Option<&Value>, existing: &[Membership]) -> Diagnostics {
+    let managed = prior.and_then(members_of).unwrap_or_default();
+    let mut warnings = Diagnostics::new();
+    for (index, member) in spec.members.iter().enumerate() {
+        let wanted = super::model::membership(member);
+        let Some(found) = existing.iter().find(|m| m.kind == wanted.kind && m.id == wanted.id) else {
+            continue;
+        };
+        if managed.iter().any(|m| same_member(m, member)) {
+            continue;
+        }
+        warnings.push(Diagnostic::warning(
+            paths::binding::member(index),
+            "Existing project member",
+            format!(
+                "{:?} is already a member of project {:?} as {}; this binding takes the membership over{} and \
+                 removes it when the binding is destroyed.",
+                member.name,
+                spec.project_id,
+                found.designation,
+                if found.designation == member.designation {
+                    String::new()
+                } else {
+                    format!(", changing it to {}", member.designation)
+                }
+            ),
+        ));
+    }
+    warnings
+}
+
+/// Judges and predicts. `prior` is the state (None on create).
+pub async fn derive(
+    client: &AwsClient,
+    plans: &ClusterPlans,
+    spec: &BindingSpec,
+    contract: &Contract,
+    prior: Option<&Value>,
+    today: time::Date,
+) -> Result<Derived, Diagnostics> {
+    let domain_id = domain_of(spec, contract)?;
+    let cluster = live::find_contract_cluster(client, contract).await?;
+    let binding = spec.to_governance();
+    // Recorded before the slow reads, so resources planned alongside see this project as early as possible.
+    plans.project(
+        &cluster.arn,
+        ProjectOnCluster {
+            project_id: spec.project_id.clone(),
+            project_role_arn: Some(spec.project_role_arn.clone()),
+        },
+    );
+    let (cluster_arn, cluster_name) = (cluster.arn.clone(), cluster.name.clone());
+    let orchestrator = orchestrator_name(&cluster);
+    let (facts, project, connections, memberships) = tokio::join!(
+        live::gather(client, cluster),
+        project_facts::read(client, Some(&domain_id), Some(&spec.project_id)),
+        dz::list_hyperpod_connections(&client.datazone, &domain_id, None),
+        dz::list_project_memberships(&client.datazone, &domain_id, &spec.project_id),
+    );
+    let mut warnings = Diagnostics::new();
+    let connections: Vec<Connection> = match connections {
+        Ok(all) => all
+            .into_iter()
+            .filter(|c| c.cluster_name.as_deref() == Some(cluster_name.as_str()))
+            .collect(),
+        Err(err) => {
+            warnings.push(Diagnostic::warning(
+                paths::binding::cluster_name(),
+                "HyperPod connections not checked",
+                format!(
+                    "Could not list the domain's HyperPod connections ({err}): connections without a contract and \
+                     other projects on the cluster are not seen in this plan."
+                ),
+            ));
+            Vec::new()
+        }
+    };
+    let connected = other_projects(client, &connections, &spec.project_id).await;
+    // WKL-1 (no tenant) and CLU-2 (no restriction) fail on an absence: what the same configuration declares may
+    // simply not be planned yet, so they get a moment (see `planned::ABSENCE_GRACE`).
+    let report = plans
+        .judge_with_grace(
+            || {
+                let view = with_connected_projects(live::view(&facts, plans, None), &connected);
+                check_binding(&binding, contract, &project.project, &view, today)
+            },
+            |report| {
+                [RuleId::Wkl1, RuleId::Clu2]
+                    .iter()
+                    .any(|rule| report.check(*rule).is_some_and(Check::is_failed))
+            },
+        )
+        .await;
+    let mut diagnostics = report.diagnostics(client.strict);
+    let environment_id = match &project.tooling_environment_id {
+        Fact::Known(Some(id)) => text(id),
+        Fact::Known(None) => {
+            diagnostics.push(Diagnostic::invalid_value(
+                paths::binding::project_id(),
+                format!("{:?}", spec.project_id),
+                "the project has no tooling environment, where Studio keeps a project's connections",
+                "finish the project's setup in Unified Studio (its Tooling environment), then plan again",
+            ));
+            Value::Null
+        }
+        // PRJ-4 warns that the project could not be read; apply resolves the environment again.
+        Fact::Unavailable(_) => Value::Unknown,
+    };
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+
+    let own_id = prior.and_then(|p| string(p, "connection_id"));
+    let name = spec
+        .connection_name
+        .clone()
+        .unwrap_or_else(|| default_connection_name(&spec.cluster_name));
+    let duplicates: Vec<&Connection> = connections
+        .iter()
+        .filter(|c| c.project_id.as_deref() == Some(spec.project_id.as_str()) && Some(&c.id) != own_id.as_ref())
+        .collect();
+    if !duplicates.is_empty() {
+        warnings.push(duplicates_warning(spec, &duplicates, &name, own_id.is_none()));
+    }
+    if let Ok(existing) = &memberships {
+        warnings.extend(adopted_warnings(spec, prior, existing));
+    }
+    diagnostics.extend(warnings);
+
+    let recorded = |name: &str| match prior.and_then(|p| p.get_attr(name)) {
+        Some(value @ Value::String(_)) => value.clone(),
+        _ => Value::Unknown,
+    };
+    let mut attributes: BTreeMap<&'static str, Value> = BTreeMap::new();
+    attributes.insert("id", recorded("id"));
+    attributes.insert("connection_id", recorded("connection_id"));
+    attributes.insert("domain_id", text(&domain_id));
+    attributes.insert("connection_name", text(name));
+    attributes.insert("environment_id", environment_id);
+    attributes.insert("cluster_arn", text(&cluster_arn));
+    attributes.insert("orchestrator", text(orchestrator));
+    attributes.insert("checks", checks_value(&report.checklist()));
+    Ok(Derived {
+        attributes,
+        warnings: diagnostics,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::MemberKind;
+    use crate::governance::examples::{contract, view};
+    use crate::protocol::object::object;
+
+    fn spec() -> BindingSpec {
+        BindingSpec {
+            project_id: "prj-research".into(),
+            cluster_name: "ml-capacity".into(),
+            project_role_arn: "arn:aws:iam::111122223333:role/datazone_usr_role_abc123".into(),
+            domain_id: None,
+            connection_name: None,
+            description: None,
+            members: vec![crate::governance::Member {
+                kind: MemberKind::Group,
+                name: "research-scientists".into(),
+                designation: "PROJECT_OWNER".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_domain_defaults_to_the_contracts_and_must_agree_with_it() {
+        assert_eq!(domain_of(&spec(), &contract()).ok().as_deref(), Some("dzd_abc123"));
+        let mut elsewhere = spec();
+        elsewhere.domain_id = Some("dzd_other".into());
+        let errors = domain_of(&elsewhere, &contract()).err().unwrap_or_default();
+        assert_eq!(errors.0[0].path.to_string(), "domain_id");
+    }
+
+    #[test]
+    fn connected_projects_join_the_view_once() {
+        let connected = vec![
+            ProjectOnCluster {
+                project_id: "prj-marketing".into(),
+                project_role_arn: None,
+            },
+            ProjectOnCluster {
+                project_id: "prj-research".into(), // planned already: the planned entry wins
+                project_role_arn: None,
+            },
+        ];
+        let merged = with_connected_projects(view(), &connected);
+        let (projects, _) = merged.projects.merged(|p| p.project_id.clone());
+        let ids: Vec<&str> = projects.iter().map(|p| p.project_id.as_str()).collect();
+        assert_eq!(ids, ["prj-research", "prj-marketing"]);
+    }
+
+    #[test]
+    fn members_the_project_already_has_are_announced_unless_already_managed() {
+        let existing = vec![Membership {
+            kind: dz::MemberKind::Group,
+            id: "research-scientists".into(),
+            designation: "PROJECT_CONTRIBUTOR".into(),
+        }];
+        let warnings = adopted_warnings(&spec(), None, &existing);
+        assert_eq!(warnings.0.len(), 1);
+        assert_eq!(warnings.0[0].path.to_string(), "member[0].name");
+        assert!(warnings.0[0].detail.contains("changing it to PROJECT_OWNER"));
+        let prior = object([("member", super::super::model::members_value(&spec().members))]);
+        assert!(adopted_warnings(&spec(), Some(&prior), &existing).is_empty());
+    }
+
+    #[test]
+    fn duplicates_are_named_and_a_taken_name_is_called_out_on_create() {
+        let taken = Connection {
+            id: "c1".into(),
+            name: "hyperpod-ml-capacity".into(),
+            ..Connection::default()
+        };
+        let warning = duplicates_warning(&spec(), &[&taken], "hyperpod-ml-capacity", true);
+        assert!(
+            warning.detail.contains("\"hyperpod-ml-capacity\" (id c1)"),
+            "{}",
+            warning.detail
+        );
+        assert!(warning.detail.contains("exist without a contract"));
+        assert!(warning.detail.contains("Apply will fail"));
+        let updating = duplicates_warning(&spec(), &[&taken], "hyperpod-ml-capacity", false);
+        assert!(!updating.detail.contains("Apply will fail"));
+    }
+}

@@ -1,0 +1,158 @@
+//! Read and import. Read takes the connection as DataZone has it (gone: the binding leaves state, so the next plan
+//! creates it again) and the managed members as the project has them: one deleted out of band drops out of `member`,
+//! one with another designation shows it, and the next plan restores both.
+
+use super::model::{members_of, members_value, membership, parse_id};
+use crate::aws::AwsClient;
+use crate::aws::datazone_connections::{self as dz, Connection};
+use crate::governance::Member;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{string, text};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::ImportTarget;
+use crate::protocol::value::Value;
+
+fn optional(value: Option<&String>) -> Value {
+    value.filter(|v| !v.is_empty()).map_or(Value::Null, text)
+}
+
+/// The connection's own attributes, as read.
+fn flatten(state: &mut Value, connection: &Connection) {
+    set_attr(state, "id", text(format!("{}/{}", connection.domain_id, connection.id)));
+    set_attr(state, "domain_id", text(&connection.domain_id));
+    set_attr(state, "connection_id", text(&connection.id));
+    set_attr(state, "connection_name", text(&connection.name));
+    set_attr(state, "description", optional(connection.description.as_ref()));
+    for (name, read) in [
+        ("project_id", &connection.project_id),
+        ("environment_id", &connection.environment_id),
+        ("cluster_name", &connection.cluster_name),
+        ("cluster_arn", &connection.cluster_arn),
+        ("orchestrator", &connection.orchestrator),
+    ] {
+        if let Some(read) = read {
+            set_attr(state, name, text(read));
+        }
+    }
+}
+
+/// The managed members that still exist, each with its live designation, in the recorded order.
+fn still_members(managed: &[Member], live: &[dz::Membership]) -> Vec<Member> {
+    managed
+        .iter()
+        .filter_map(|member| {
+            let wanted = membership(member);
+            live.iter()
+                .find(|m| m.kind == wanted.kind && m.id == wanted.id)
+                .map(|found| Member {
+                    designation: found.designation.clone(),
+                    ..member.clone()
+                })
+        })
+        .collect()
+}
+
+pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+    let (Some(domain_id), Some(connection_id)) = (string(current, "domain_id"), string(current, "connection_id"))
+    else {
+        return Ok(None); // nothing was ever created
+    };
+    let connection = match dz::find_connection(&client.datazone, &domain_id, &connection_id).await {
+        Ok(connection) if connection.is_hyperpod() => connection,
+        Ok(_) => return Ok(None),
+        Err(err) if err.is_not_found() => return Ok(None),
+        Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod connection")),
+    };
+    let mut state = current.clone();
+    flatten(&mut state, &connection);
+    let managed = members_of(current).unwrap_or_default();
+    if !managed.is_empty() {
+        let project_id = string(&state, "project_id").unwrap_or_default();
+        let live = match dz::list_project_memberships(&client.datazone, &domain_id, &project_id).await {
+            Ok(live) => live,
+            Err(err) if err.is_not_found() => Vec::new(),
+            Err(err) => {
+                return Err(err.diagnostics(AttributePath::attr("member"), "Cannot read the project's memberships"));
+            }
+        };
+        set_attr(&mut state, "member", members_value(&still_members(&managed, &live)));
+    }
+    Ok(Some(state))
+}
+
+/// Import by `<domain_id>/<connection_id>` (or identity): the connection's attributes. `contract`,
+/// `project_role_arn` and the members exist only in configuration: the first plan after an import is an in-place
+/// update that records them (members the project already has are taken over, and the plan says so).
+pub async fn import(client: &AwsClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
+    let ids = match &target {
+        ImportTarget::Id(id) => parse_id(id),
+        ImportTarget::Identity(identity) => string(identity, "domain_id").zip(string(identity, "connection_id")),
+    };
+    let Some((domain_id, connection_id)) = ids else {
+        let got = match &target {
+            ImportTarget::Id(id) => format!("{id:?}"),
+            ImportTarget::Identity(_) => "an identity without domain_id or connection_id".to_string(),
+        };
+        return Err(Diagnostics::error(
+            AttributePath::root(),
+            "Invalid import ID",
+            format!(
+                "Import {} as `<domain_id>/<connection_id>`, e.g. `dzd_capacity01/abc123`; got {got}.",
+                super::TYPE_NAME
+            ),
+        ));
+    };
+    let connection = dz::find_connection(&client.datazone, &domain_id, &connection_id)
+        .await
+        .map_err(|err| err.diagnostics(AttributePath::root(), "Cannot import the HyperPod connection"))?;
+    if !connection.is_hyperpod() {
+        return Err(Diagnostics::error(
+            AttributePath::root(),
+            "Not a HyperPod connection",
+            format!(
+                "Connection {connection_id:?} of domain {domain_id:?} is of type {}; a project binding manages HYPERPOD \
+                 connections only.",
+                connection.connection_type
+            ),
+        ));
+    }
+    let mut state = block_null;
+    flatten(&mut state, &connection);
+    set_attr(&mut state, "member", Value::List(Vec::new()));
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::MemberKind;
+
+    fn member(name: &str, designation: &str) -> Member {
+        Member {
+            kind: MemberKind::Group,
+            name: name.into(),
+            designation: designation.into(),
+        }
+    }
+
+    #[test]
+    fn a_deleted_member_drops_out_and_a_changed_one_shows_its_live_designation() {
+        let managed = [
+            member("scientists", "PROJECT_CONTRIBUTOR"),
+            member("leads", "PROJECT_OWNER"),
+        ];
+        let live = [
+            dz::Membership {
+                kind: dz::MemberKind::Group,
+                id: "leads".into(),
+                designation: "PROJECT_CONTRIBUTOR".into(),
+            },
+            dz::Membership {
+                kind: dz::MemberKind::User,
+                id: "scientists".into(), // a user of the same name is someone else
+                designation: "PROJECT_CONTRIBUTOR".into(),
+            },
+        ];
+        assert_eq!(still_members(&managed, &live), [member("leads", "PROJECT_CONTRIBUTOR")]);
+    }
+}

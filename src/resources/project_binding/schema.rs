@@ -1,0 +1,208 @@
+//! `hyperpod_unified_studio_project_binding` schema: the project, cluster and contract it binds, the groups that
+//! collaborate in the project, and, computed at plan time, where the connection lives and the reviewer's checklist.
+
+use crate::protocol::object::object;
+use crate::protocol::schema::{
+    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
+};
+use crate::protocol::validators::{LengthBetween, Matches, OneOf};
+use crate::protocol::value::{Type, Value};
+use crate::resources::scheduling_policy::ENTITY_NAME;
+use crate::resources::validators::IsArn;
+
+/// DataZone `DomainId`.
+pub const DOMAIN_ID: &str = "dzd[-_][a-zA-Z0-9_-]{1,36}";
+/// DataZone `ProjectId` and `EnvironmentId`.
+pub const RESOURCE_ID: &str = "[a-zA-Z0-9_-]{1,36}";
+/// CloudFormation's pattern for connection names (the API model gives none); at most 64 characters.
+pub const CONNECTION_NAME: &str = r"[\w][\w.-]*";
+pub const MEMBER_KINDS: [&str; 2] = ["group", "user"];
+/// `UserDesignation` without `USER_CREATED_DESIGNATION`, which needs a custom designation this resource does not
+/// manage.
+pub const DESIGNATIONS: [&str; 5] = [
+    "PROJECT_OWNER",
+    "PROJECT_CONTRIBUTOR",
+    "PROJECT_CATALOG_VIEWER",
+    "PROJECT_CATALOG_CONSUMER",
+    "PROJECT_CATALOG_STEWARD",
+];
+
+fn computed(name: &'static str, description: &str) -> Attribute {
+    Attribute::string(name).computed().describe(description)
+}
+
+fn member_block() -> Block {
+    Block::new(
+        "A project membership the binding manages: a group (PRJ-1 warns about users) and its designation. Refresh \
+         reads each back; one deleted or changed out of band shows in the next plan and apply restores it.",
+    )
+    .attribute(
+        Attribute::string("kind")
+            .default_value(Value::String("group".into()))
+            .describe("`group` (default) or `user`.")
+            .validate(OneOf(&MEMBER_KINDS)),
+    )
+    .attribute(
+        Attribute::string("name")
+            .required()
+            .describe(
+                "The group's identifier (IAM Identity Center group ID or DataZone group profile ID), or the user's \
+                 (user profile ID, IAM ARN or Identity Center user ID).",
+            )
+            .validate(LengthBetween { min: 1, max: 1024 }),
+    )
+    .attribute(
+        Attribute::string("designation")
+            .required()
+            .describe("The member's designation in the project. A change deletes and re-creates the membership.")
+            .validate(OneOf(&DESIGNATIONS)),
+    )
+}
+
+fn checks() -> Attribute {
+    Attribute::nested(
+        "checks",
+        Nesting::List,
+        vec![
+            Attribute::string("rule").computed().describe("Rule ID."),
+            Attribute::string("status")
+                .computed()
+                .describe("`passed`, `failed` or `skipped`."),
+            Attribute::string("detail")
+                .computed()
+                .describe("What was checked, what was found, or why it was skipped."),
+        ],
+    )
+    .computed()
+    .describe("Every rule checked at plan time, in the order they ran: the reviewer's checklist.")
+}
+
+pub fn schema() -> Schema {
+    let block = Block::new(
+        "The HyperPod connection of one SageMaker Unified Studio project: a DataZone connection of type `HYPERPOD` in \
+         the project's tooling environment, plus the project memberships of the groups that use it. It is created \
+         only when the control layers agree, checked at plan time: an approved, unexpired contract for this project \
+         and cluster (PRJ-3, LIF-3), the contract's project role, which is the project's tooling-environment user \
+         role (PRJ-4), a task view restriction for every project once the cluster is shared (CLU-2), a tenant for \
+         every namespace of the contract (WKL-1), and groups rather than users (PRJ-1). `checks` lists each rule as \
+         passed, failed or skipped with the reason. Other HyperPod connections of the project to the same cluster \
+         exist without a contract: the plan warns about them.",
+    )
+    .attribute(
+        Attribute::string("id")
+            .computed()
+            .use_state_for_unknown()
+            .describe("`<domain_id>/<connection_id>`, also the import ID."),
+    )
+    .attribute(
+        Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .required()
+            .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
+    )
+    .attribute(
+        Attribute::string("project_id")
+            .required()
+            .requires_replace()
+            .describe(
+                "The Unified Studio project; must be the contract's (PRJ-3). The connection lives in the project's \
+                 tooling environment, so another project replaces it.",
+            )
+            .validate(Matches::new(RESOURCE_ID, "1 to 36 letters, digits, `_` and `-`")),
+    )
+    .attribute(
+        Attribute::string("cluster_name")
+            .required()
+            .requires_replace()
+            .describe(
+                "The HyperPod cluster; must be the contract's (PRJ-3). DataZone cannot change a connection's cluster, \
+                 so another one replaces it.",
+            )
+            .validate(Matches::new(
+                ENTITY_NAME,
+                "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+            )),
+    )
+    .attribute(
+        Attribute::string("project_role_arn")
+            .required()
+            .describe(
+                "The project role Studio users act as; must be the contract's and the project's tooling-environment \
+                 user role (PRJ-4). Not sent to AWS: a change is checked, then recorded.",
+            )
+            .validate(IsArn),
+    )
+    .attribute(
+        Attribute::string("domain_id")
+            .optional_computed()
+            .requires_replace()
+            .describe("The Unified Studio domain; defaults to the contract's and must equal it.")
+            .validate(Matches::new(DOMAIN_ID, "a domain ID such as `dzd_abc123`")),
+    )
+    .attribute(
+        Attribute::string("connection_name")
+            .optional_computed()
+            .requires_replace()
+            .describe(
+                "The connection's name; defaults to `hyperpod-<cluster_name>`. DataZone cannot rename a connection.",
+            )
+            .validate(Matches::new(
+                CONNECTION_NAME,
+                "letters, digits, `_`, `.` and `-`, starting with a letter, digit or `_`",
+            ))
+            .validate(LengthBetween { min: 1, max: 64 }),
+    )
+    .attribute(
+        Attribute::string("description")
+            .optional()
+            .describe(
+                "The connection's description, as Studio shows it. Changed in place; removing it replaces the \
+                 connection (DataZone cannot clear a description).",
+            )
+            .validate(LengthBetween { min: 1, max: 128 }),
+    )
+    .attribute(computed("connection_id", "The DataZone connection's ID.").use_state_for_unknown())
+    .attribute(computed(
+        "environment_id",
+        "The project's tooling environment, where the connection lives; resolved at plan time. When the project's \
+         tooling environment changes, the connection is replaced.",
+    ))
+    .attribute(computed(
+        "cluster_arn",
+        "The cluster's ARN: known at plan time, read back from the connection.",
+    ))
+    .attribute(computed(
+        "orchestrator",
+        "`EKS` or `SLURM`: known at plan time, read back from the connection.",
+    ))
+    .attribute(checks())
+    .block(NestedBlock::list("member", member_block()))
+    .block(timeouts_block(&["create", "delete"], "10m"));
+    Schema { version: 0, block }
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![
+            IdentityAttribute {
+                name: "domain_id",
+                ty: Type::String,
+                description: "The Unified Studio domain.".to_string(),
+                required_for_import: true,
+            },
+            IdentityAttribute {
+                name: "connection_id",
+                ty: Type::String,
+                description: "The DataZone connection's ID.".to_string(),
+                required_for_import: true,
+            },
+        ],
+    }
+}
+
+pub fn identity(domain_id: &str, connection_id: &str) -> Value {
+    object([
+        ("domain_id", Value::String(domain_id.to_string())),
+        ("connection_id", Value::String(connection_id.to_string())),
+    ])
+}

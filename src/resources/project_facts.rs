@@ -1,0 +1,53 @@
+//! What the contract and the project binding read about a Unified Studio project at plan time: the project
+//! (`GetProject`) and its tooling environment, whose user role PRJ-4 compares and in which the binding creates its
+//! HyperPod connection. What cannot be read becomes `Fact::Unavailable` with the reason.
+
+use crate::aws::{AwsClient, AwsError, datazone};
+use crate::governance::{Fact, LiveProject};
+
+/// The project as the rules see it, and the id of its tooling environment (`Known(None)`: it has none).
+pub struct ProjectFacts {
+    pub project: Fact<LiveProject>,
+    pub tooling_environment_id: Fact<Option<String>>,
+}
+
+fn unavailable(what: &str, err: &AwsError) -> String {
+    format!("could not read {what}: {err}")
+}
+
+/// Reads project `project_id` of domain `domain_id`; either `None` means it is not known until apply.
+pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Option<&str>) -> ProjectFacts {
+    let (Some(domain_id), Some(project_id)) = (domain_id, project_id) else {
+        let reason = "the domain or project is not known until apply".to_string();
+        return ProjectFacts {
+            project: Fact::Unavailable(reason.clone()),
+            tooling_environment_id: Fact::Unavailable(reason),
+        };
+    };
+    let project = match datazone::find_project(&client.datazone, domain_id, project_id).await {
+        Ok(project) => project,
+        Err(err) => {
+            let reason = unavailable("the Unified Studio project", &err);
+            return ProjectFacts {
+                project: Fact::Unavailable(reason.clone()),
+                tooling_environment_id: Fact::Unavailable(reason),
+            };
+        }
+    };
+    match datazone::find_tooling_environment(&client.datazone, domain_id, project_id).await {
+        Ok(environment) => ProjectFacts {
+            tooling_environment_id: Fact::Known(environment.as_ref().map(|e| e.id.clone())),
+            project: Fact::Known(LiveProject {
+                domain_unit_id: project.domain_unit_id.unwrap_or_default(),
+                tooling_user_role_arn: environment.and_then(|e| e.user_role_arn),
+            }),
+        },
+        Err(err) => {
+            let reason = unavailable("the project's tooling environment", &err);
+            ProjectFacts {
+                project: Fact::Unavailable(reason.clone()),
+                tooling_environment_id: Fact::Unavailable(reason),
+            }
+        }
+    }
+}
