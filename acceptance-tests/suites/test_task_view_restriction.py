@@ -11,11 +11,9 @@ only on the cluster); one failing plan per rule the restriction judges, with the
 from `terraform plan -json` so each diagnostic is known to be the restriction's (Terraform's text output folds
 warnings of the same summary from different resources into one).
 
-Provider bugs are pinned by strict xfails (their reasons say where): a new restriction that leaves `project_role_arn`
-or `namespaces` to the contract judges nothing at plan and fails to apply, so the other tests name both
-(`ROLE_AND_NAMESPACES`, and `namespaces = []` on Slurm); the restriction's CLU-5 ignores the contract's
-`approved_public_cidrs`; a Slurm restriction lists EKS access policies in `associated_policies`; importing by the `id`
-attribute, documented as the import ID, plans a replacement.
+Regressions these tests pinned and the provider fixed: the contract's defaults for `project_role_arn` and
+`namespaces`, the contract's `approved_public_cidrs` in the restriction's CLU-5, no EKS policies on a Slurm
+restriction, and import by the `id` attribute (`<cluster>/<role name>`).
 """
 import json
 
@@ -156,11 +154,6 @@ def test_access_policy_mode_scopes_the_studio_policies_and_destroy_leaves_the_ac
     assert sandbox.inventory() == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "provider bug: on create, an Optional+Computed attribute left out of the configuration is unknown in the "
-    "planned value, and RestrictionSpec::from_value (task_view_restriction/model.rs) returns None for an unknown "
-    "project_role_arn or namespaces instead of taking the contract's; the plan then judges nothing (every derived "
-    "attribute 'known after apply') and the apply fails with 'The inputs are still unknown' (write() in mod.rs)"))
 def test_project_role_and_namespaces_default_to_the_contracts(tf, sandbox, no_entry_left):
     tf.write(config(body=""))  # the documented example: only `contract`
     plan = tf.plan()
@@ -385,10 +378,6 @@ def test_slurm_run_as_tag_guarded_by_clu_7_and_clu_8(tf, sandbox):
 
 
 @pytest.mark.sandbox_only(reason="changes the account's Session Manager preferences")
-@pytest.mark.xfail(strict=True, reason=(
-    "provider bug: derive() (task_view_restriction/mod.rs) fills associated_policies from spec.associations() "
-    "whatever the orchestrator, so a Slurm restriction's plan and state list the four EKS HyperPod policies, at "
-    "cluster scope (its namespaces are empty), although nothing is associated; expected []"))
 def test_a_slurm_restriction_claims_no_eks_access_policies(tf, sandbox):
     enable_run_as(sandbox)
     tf.write(slurm_config())
@@ -413,11 +402,6 @@ def test_clu_5_endpoint_public_to_an_unapproved_range_is_a_warning(tf):
     finding(tf, "CLU-5", "approved_public_cidrs", "the EKS endpoint is public to 203.0.113.0/24", severity="warning")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "provider bug: the contract's `governance` object carries no approved_public_cidrs and contract_from_governance "
-    "(connection_contract/model.rs) sets `approved_public_cidrs: Vec::new()`, so the restriction's CLU-5 "
-    "(check_restriction -> cluster::clu_5) sees 'approved: []' and warns on every public endpoint, although the "
-    "contract approves 203.0.113.0/24 and its own CLU-5 passes"))
 def test_clu_5_passes_when_the_contract_approves_the_endpoints_range(tf):
     tf.write(config())  # hcl.CONTRACT_FIELDS approve 203.0.113.0/24, the seeded endpoint's only public range
     rc, diagnostics = plan_diagnostics(tf)
@@ -476,12 +460,6 @@ def test_clu_2_another_project_on_the_cluster_without_a_restriction(tf, sandbox,
     assert rc == 0 and not [d for d in diagnostics if d["severity"] == "error"], diagnostics
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "provider bug: the `id` attribute is documented as '`<cluster>/<project role name>`, also the import ID' "
-    "(schema.rs), but import() (mod.rs) takes everything after the first '/' as project_role_arn without checking "
-    "it is an ARN; importing `ml-capacity/datazone_usr_role_research` succeeds and the next plan replaces the "
-    "restriction (project_role_arn \"datazone_usr_role_research\" -> the ARN, forces replacement); expected the "
-    "role name resolved to its ARN, or 'Invalid import ID'"))
 def test_import_by_the_id_attribute_as_documented(tf, sandbox, no_entry_left):
     tf.write(config())
     tf.apply()

@@ -9,7 +9,14 @@ pub const PREFERENCES_DOCUMENT: &str = "SSM-SessionManagerRunShell";
 
 /// Whether Run As is enabled. An account that never saved preferences has no document: Run As is then off.
 pub async fn find_session_preferences(client: &Client) -> Result<SessionPreferences, AwsError> {
-    let output = match client.get_document().name(PREFERENCES_DOCUMENT).send().await {
+    // Session Manager's documented way to save preferences is UpdateDocument on `$LATEST`; read that version.
+    let output = match client
+        .get_document()
+        .name(PREFERENCES_DOCUMENT)
+        .document_version("$LATEST")
+        .send()
+        .await
+    {
         Ok(output) => output,
         Err(err) => {
             let err = api_error("GetDocument", err);

@@ -134,6 +134,7 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
         ("slurm_accounts", text_list(&contract.slurm.accounts)),
         ("slurm_partitions", text_list(&contract.slurm.partitions)),
         ("approved_account_ids", text_list(&contract.approved_account_ids)),
+        ("approved_public_cidrs", text_list(&contract.approved_public_cidrs)),
         ("excepted_rules", text_list(excepted_rules)),
         ("last_reviewed", text(contract.review.last_reviewed.to_string())),
         ("interval_days", int(contract.review.interval_days)),
@@ -244,7 +245,7 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         support: String::new(),
         decommission: String::new(),
         approved_account_ids: strings(facts, "approved_account_ids"),
-        approved_public_cidrs: Vec::new(),
+        approved_public_cidrs: strings(facts, "approved_public_cidrs"),
         review: Review {
             interval_days: integer(facts, "interval_days").unwrap_or(0),
             last_reviewed: known(facts, "last_reviewed")

@@ -309,6 +309,9 @@ pub fn governance_attributes() -> Vec<Attribute> {
         Attribute::new("approved_account_ids", strings())
             .computed()
             .describe("Approved consumer and data accounts."),
+        Attribute::new("approved_public_cidrs", strings())
+            .computed()
+            .describe("CIDRs the EKS endpoint may be public to, for CLU-5."),
         Attribute::new("excepted_rules", strings())
             .computed()
             .describe("Rules with a valid exception."),

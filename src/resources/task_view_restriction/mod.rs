@@ -198,6 +198,9 @@ impl TaskViewRestrictionResource {
         set_attr(value, "project_role_arn", text(&spec.project_role_arn));
         set_attr(value, "namespaces", text_list(&spec.namespaces));
         set_attr(value, "kubernetes_group", text(&spec.kubernetes_group));
+        if !eks {
+            associations.clear();
+        }
         set_attr(
             value,
             "associated_policies",
@@ -309,6 +312,12 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let mut planned = change.planned.clone();
+        // Left unset, these default to the contract's (derive resolves them); unknown would mean a reference.
+        for name in ["project_role_arn", "namespaces", "kubernetes_group"] {
+            if change.config_attr(name).is_null() && !planned.get_attr(name).is_some_and(Value::is_known) {
+                set_attr(&mut planned, name, Value::Null);
+            }
+        }
         let warnings = self.derive(client, &mut planned, change.prior.as_ref()).await?;
         change.planned = planned;
         // Checklist wording that moved with live facts alone is not a change (see hyperpod_tenant).
@@ -376,7 +385,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         applier.remove().await
     }
 
-    async fn import(&self, _: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let (cluster, role) = match &target {
             ImportTarget::Id(id) => match id.trim().split_once('/') {
                 Some((cluster, role)) if !cluster.is_empty() && !role.is_empty() => {
@@ -386,7 +395,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
                     return Err(Diagnostics::error(
                         AttributePath::root(),
                         "Invalid import ID",
-                        format!("Import {TYPE_NAME} as `<cluster>/<project role ARN>`; got {id:?}."),
+                        format!("Import {TYPE_NAME} as `<cluster>/<project role name or ARN>`; got {id:?}."),
                     ));
                 }
             },
@@ -394,6 +403,16 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
                 string(identity, "cluster_name").unwrap_or_default(),
                 string(identity, "project_role_arn").unwrap_or_default(),
             ),
+        };
+        // The `id` form names the role; the identity names its ARN. Both mean a role of the provider's account.
+        let role = if role.starts_with("arn:") {
+            role
+        } else {
+            format!(
+                "arn:{}:iam::{}:role/{role}",
+                client.region.partition(),
+                client.account_id
+            )
         };
         // What an import can name is the principal; the next plan derives the rest from the configuration and
         // shows the additions it would make, which apply then records (an imported entry counts as adopted).
