@@ -14,6 +14,7 @@ pub mod ids;
 pub mod kms;
 pub mod retry;
 pub mod sagemaker;
+pub mod ssm;
 pub mod wait;
 
 use std::collections::BTreeMap;

@@ -65,6 +65,7 @@ impl PluginProvider for HyperpodProvider {
             Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
             Arc::new(crate::resources::tenant::Tenant::new(self.plans.clone())),
+            Arc::new(crate::resources::task_view_restriction::TaskViewRestrictionResource::new(self.plans.clone())),
             Arc::new(crate::resources::project_binding::ProjectBinding::new(
                 self.plans.clone(),
             )),

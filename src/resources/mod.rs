@@ -6,5 +6,6 @@ pub mod planned;
 pub mod project_binding;
 pub mod project_facts;
 pub mod scheduling_policy;
+pub mod task_view_restriction;
 pub mod tenant;
 pub mod validators;
