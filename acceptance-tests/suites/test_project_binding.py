@@ -146,7 +146,7 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     tf.plan(extra=["-out=create.tfplan"])
     after, unknown = planned(tf, "create.tfplan")
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
-        "domain_id": DOMAIN, "connection_name": "hyperpod-ml-capacity", "environment_id": "restooling0001",
+        "domain_id": DOMAIN, "connection_name": "hyperpod-ml-capacity-research000001", "environment_id": "restooling0001",
         "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
     assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("checks")) == (True, True, [{}] * 6), unknown
     assert [(c["rule"], c["status"]) for c in after["checks"]] == [(rule, "passed") for rule in RULES]
@@ -157,7 +157,7 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     assert state["id"] == f"{DOMAIN}/{state['connection_id']}"
     live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=state["connection_id"])
     assert (live["name"], live["type"], live["environmentId"], live["description"], live["environmentUserRole"]) == (
-        "hyperpod-ml-capacity", "HYPERPOD", "restooling0001", "Research training on the shared p5 capacity",
+        "hyperpod-ml-capacity-research000001", "HYPERPOD", "restooling0001", "Research training on the shared p5 capacity",
         f"{ROLE}/datazone_usr_role_research")
     assert live["props"]["hyperPodProperties"] == {"clusterName": CLUSTER, "clusterArn": CLUSTER_ARN,
                                                    "orchestrator": "EKS"}
@@ -234,7 +234,7 @@ def test_import_by_domain_and_connection_id(tf, sandbox, research_tenant, how):
     assert "Existing project member" in text, "the members the project already has are taken over, visibly"
     tf.apply()
     tf.assert_no_changes()
-    assert list(connections(sandbox)) == ["hyperpod-ml-capacity"]
+    assert list(connections(sandbox)) == ["hyperpod-ml-capacity-research000001"]
     assert resources(tf)[BINDING]["connection_id"] == connection_id
 
 

@@ -49,7 +49,7 @@ echo
 echo "== terraform plan (again: must report no changes)"
 "$terraform" plan -input=false -no-color -detailed-exitcode >"$work/second-plan.txt" && echo "No changes: the sandbox matches the configuration."
 echo
-echo "== the sandbox's view (scheduler configs and compute quotas)"
+echo "== the sandbox's view (scheduler config, compute quotas, task view restrictions, Studio connections)"
 "$venv/bin/python" - "$AWS_ENDPOINT_URL" <<'PY'
 import json, sys, boto3
 sm = boto3.client("sagemaker", endpoint_url=sys.argv[1], region_name="us-west-2",
@@ -59,6 +59,17 @@ for s in sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"]:
     print(json.dumps({k: live[k] for k in ("Name", "ClusterArn", "Status", "ClusterSchedulerConfigVersion", "SchedulerConfig")}, indent=2))
 for q in sm.list_compute_quotas()["ComputeQuotaSummaries"]:
     print(json.dumps({k: q.get(k) for k in ("Name", "Status", "ComputeQuotaConfig", "ComputeQuotaTarget")}, indent=2))
+eks = boto3.client("eks", endpoint_url=sys.argv[1], region_name="us-west-2",
+                   aws_access_key_id="testing", aws_secret_access_key="testing")
+for team in ("production", "research"):
+    role = f"arn:aws:iam::123456789012:role/datazone_usr_role_{team}"
+    policies = eks.list_associated_access_policies(clusterName="ml-capacity-eks", principalArn=role)
+    print(team, "task view:", [(p["policyArn"].rsplit("/", 1)[-1], p["accessScope"]) for p in policies["associatedAccessPolicies"]])
+dz = boto3.client("datazone", endpoint_url=sys.argv[1], region_name="us-west-2",
+                  aws_access_key_id="testing", aws_secret_access_key="testing")
+for project in ("production0001", "research000001"):
+    for c in dz.list_connections(domainIdentifier="dzd_capacity01", projectIdentifier=project, type="HYPERPOD")["items"]:
+        print(project, "connection:", c["name"], c.get("props", {}))
 PY
 echo
 echo "== the research tenant's namespace in the cluster's Kubernetes API"
@@ -70,5 +81,20 @@ for obj in cluster["objects"]:
     if "hyperpod-ns-research" in (meta.get("namespace"), meta.get("name")):
         print(f'{obj["kind"]}/{meta["name"]}')
 PY
+echo
+echo "== a mis-governed configuration (examples/misgoverned): the plan must fail, naming each rule"
+mkdir -p "$work/misgoverned"
+cp "$repo/examples/misgoverned/"*.tf "$work/misgoverned/"
+set +e
+(cd "$work/misgoverned" && "$terraform" init -input=false -no-color >/dev/null && \
+  "$terraform" plan -input=false -no-color) >"$work/misgoverned/plan.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$work/misgoverned/plan.txt"; echo "the mis-governed plan should have failed (exit $rc)" >&2; exit 1; }
+grep -E '^(Error|Warning): \[' "$work/misgoverned/plan.txt" | sort | uniq
+for rule in ORG-2 WKL-3 WKL-7 WKL-8; do
+  grep -q "\[$rule\]" "$work/misgoverned/plan.txt" || { echo "missing [$rule] in the mis-governed plan" >&2; exit 1; }
+done
+echo "The plan failed before anything was created, as it should."
 echo
 echo "Demo complete. Working directory (state, plan, logs): $work"

@@ -1,4 +1,8 @@
-# Quickstart: govern the shared HyperPod cluster `ml-capacity` with one scheduling policy.
+# Quickstart: the post's example end to end. One shared HyperPod cluster (`ml-capacity`), its scheduling policy, and
+# two teams: production (a guaranteed share at high priority, lending what it does not use) and research (a small
+# guaranteed share, borrowing idle capacity at low priority, preempted when production needs it back). Each team has
+# an approved contract (contracts.tf), a tenant (tenants.tf), a task view restriction and a Unified Studio project
+# binding (access.tf). `terraform plan` proves the four control layers agree before anything is created.
 # `make demo` runs this against the local sandbox; against AWS, drop nothing — credentials and region come from the
 # usual AWS chain.
 
@@ -40,67 +44,6 @@ variable "cluster_name" {
   default     = "ml-capacity"
 }
 
-# The contract the reviewer approves: the research project may use the cluster for training and notebooks, in
-# its own namespace, under the capacity policy below. `terraform plan` verifies it against the live account.
-resource "hyperpod_connection_contract" "research" {
-  name = "research-on-${var.cluster_name}"
-
-  owners {
-    business   = "head-of-research@example.com"
-    operations = "ml-platform-oncall@example.com"
-    cost       = "finance-ml@example.com"
-  }
-
-  unified_studio {
-    domain_id      = "dzd_capacity01"
-    domain_unit_id = "mlplatform0001"
-    project_id     = "research000001"
-  }
-
-  cluster {
-    account_id   = var.capacity_account_id
-    region       = var.region
-    name         = var.cluster_name
-    orchestrator = "eks"
-  }
-
-  project_role_arn        = "arn:aws:iam::${var.capacity_account_id}:role/datazone_usr_role_research"
-  access_role_arn         = "arn:aws:iam::${var.capacity_account_id}:role/hyperpod-connection-access"
-  approved_workload_types = ["training", "interactive"]
-  data_classification     = "internal"
-  eks_namespaces          = [provider::hyperpod::team_namespace("research")]
-  approved_account_ids    = ["444455556666"] # the research consumer account its workloads reach
-  approved_public_cidrs   = ["203.0.113.0/24"]
-
-  scheduling {
-    policy          = "borrow idle capacity at low priority; preempted when production needs it"
-    exception_owner = "ml-platform-leads@example.com"
-  }
-
-  monitoring {
-    signal {
-      name     = "team-utilization"
-      owner    = "research-leads@example.com"
-      response = "rebalance quotas at the monthly capacity review"
-    }
-  }
-
-  support      = "ml-platform on-call, business hours"
-  decommission = "remove the binding, then the tenant; keep data 90 days"
-
-  review {
-    interval_days = 90
-    last_reviewed = var.last_reviewed
-    approved_by   = "security-lead@example.com"
-  }
-}
-
-variable "last_reviewed" {
-  description = "When the accountable administrator last reviewed the research contract."
-  type        = string
-  default     = "2026-11-20"
-}
-
 # What the cluster offers: its orchestrator and instance groups.
 data "hyperpod_cluster" "capacity" {
   name = var.cluster_name
@@ -128,42 +71,6 @@ resource "hyperpod_scheduling_policy" "capacity" {
   }
 }
 
-# The research team on the cluster: its guaranteed share, who may see and act, network isolation, workload identity
-# (chained to the consumer account) and its data key. The plan lists every object it composes.
-resource "hyperpod_tenant" "research" {
-  contract          = hyperpod_connection_contract.research.governance
-  scheduling_policy = hyperpod_scheduling_policy.capacity.governance
-  team              = "research"
-
-  quota {
-    instance_type = "ml.p5.48xlarge"
-    count         = 2
-  }
-
-  # Research lends its idle share; borrowing waits until another team lends (WKL-5).
-  sharing {
-    strategy = "Lend"
-  }
-
-  preempt_team_tasks = "Never"
-  fair_share_weight  = 10
-  priority_class     = "research"
-
-  viewer_groups           = ["research-viewers"]
-  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/research-viewers"]
-  operator_groups         = ["research-operators"]
-  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/research-operators"]
-
-  workload {
-    service_account = "research-jobs"
-    target_role_arn = "arn:aws:iam::444455556666:role/research-consumer"
-  }
-
-  data {
-    kms_keys = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
-  }
-}
-
 output "cluster" {
   description = "The governed cluster."
   value = {
@@ -184,23 +91,15 @@ output "scheduling_policy" {
   }
 }
 
-output "research_contract" {
-  description = "The research contract's review status and the reviewer's checklist."
+output "teams" {
+  description = "Per team: the contract's review status, the tenant's namespace and components, the binding."
   value = {
-    review_status    = hyperpod_connection_contract.research.review_status
-    next_review_date = hyperpod_connection_contract.research.next_review_date
-    checks           = { for c in hyperpod_connection_contract.research.checks : c.rule => c.status }
-    namespaces       = hyperpod_connection_contract.research.governance.eks_namespaces
-  }
-}
-
-output "research_tenant" {
-  description = "What the research tenant composed, and the rules its plan checked."
-  value = {
-    namespace     = hyperpod_tenant.research.namespace
-    compute_quota = hyperpod_tenant.research.compute_quota_arn
-    workload_role = hyperpod_tenant.research.workload_role_arn
-    components    = keys(hyperpod_tenant.research.components)
-    checks        = { for c in hyperpod_tenant.research.checks : c.rule => c.status }
+    for team in keys(local.teams) : team => {
+      review_status = hyperpod_connection_contract.team[team].review_status
+      namespace     = team == "production" ? hyperpod_tenant.production.namespace : hyperpod_tenant.research.namespace
+      components    = keys(team == "production" ? hyperpod_tenant.production.components : hyperpod_tenant.research.components)
+      restriction   = hyperpod_task_view_restriction.team[team].associated_policies[*].policy_arn
+      connection_id = hyperpod_unified_studio_project_binding.team[team].connection_id
+    }
   }
 }

@@ -74,9 +74,10 @@ impl BindingSpec {
     }
 }
 
-/// `hyperpod-<cluster>`, cut to DataZone's 64 characters (cluster names have up to 63).
-pub fn default_connection_name(cluster_name: &str) -> String {
-    let name = format!("hyperpod-{cluster_name}");
+/// `hyperpod-<cluster>-<project>`, cut to DataZone's 64 characters. The project is in the name because connection
+/// names are unique within a domain, and every project on the cluster has one.
+pub fn default_connection_name(cluster_name: &str, project_id: &str) -> String {
+    let name = format!("hyperpod-{cluster_name}-{project_id}");
     name.chars()
         .take(64)
         .collect::<String>()
@@ -128,8 +129,11 @@ mod tests {
 
     #[test]
     fn default_names_fit_datazone() {
-        assert_eq!(default_connection_name("ml-capacity"), "hyperpod-ml-capacity");
-        let long = default_connection_name(&format!("{}-{}", "a".repeat(54), "b".repeat(8)));
+        assert_eq!(
+            default_connection_name("ml-capacity", "research000001"),
+            "hyperpod-ml-capacity-research000001"
+        );
+        let long = default_connection_name(&format!("{}-{}", "a".repeat(54), "b".repeat(8)), "p");
         assert_eq!(long.len(), 63, "cut to 64, without a trailing hyphen");
         assert!(!long.ends_with('-'));
     }

@@ -238,7 +238,7 @@ pub async fn derive(
     let name = spec
         .connection_name
         .clone()
-        .unwrap_or_else(|| default_connection_name(&spec.cluster_name));
+        .unwrap_or_else(|| default_connection_name(&spec.cluster_name, &spec.project_id));
     let duplicates: Vec<&Connection> = connections
         .iter()
         .filter(|c| c.project_id.as_deref() == Some(spec.project_id.as_str()) && Some(&c.id) != own_id.as_ref())

@@ -143,7 +143,7 @@ pub fn schema() -> Schema {
             .optional_computed()
             .requires_replace()
             .describe(
-                "The connection's name; defaults to `hyperpod-<cluster_name>`. DataZone cannot rename a connection.",
+                "The connection's name; defaults to `hyperpod-<cluster_name>-<project_id>` (names are unique in a domain). DataZone cannot rename a connection.",
             )
             .validate(Matches::new(
                 CONNECTION_NAME,
