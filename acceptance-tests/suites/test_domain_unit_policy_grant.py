@@ -231,3 +231,49 @@ def test_unknown_principal_domain_unit_fails_the_plan(tf):
 def test_two_principals_fail_validation(tf):
     tf.write(grant(principal=f"{GROUP}\n    {USER}"))
     plan_fails_at(tf, "principal.user_id", "Conflicting principals", "group_id, user_id")
+
+
+# ---- ORG-1: a contract that names the grant its project's creation rests on ---------------------------------------
+def contract_on_grant(unit: str, include_children: bool = False, profiles=(PROFILE,)) -> str:
+    from hcl import contract_resource
+    listed = ", ".join(f'"{p}"' for p in profiles)
+    children = "\n  include_child_domain_units = true" if include_children else ""
+    return provider() + f"""
+resource "hyperpod_domain_unit_policy_grant" "training" {{
+  domain_id           = "{DOMAIN}"
+  domain_unit_id      = "{unit}"
+  project_profile_ids = [{listed}]{children}
+
+  principal {{
+    {GROUP}
+  }}
+}}
+""" + contract_resource("research", extra="  organization = hyperpod_domain_unit_policy_grant.training.governance")
+
+
+def org_1_row(tf) -> dict:
+    for resource in tf.show_json()["values"]["root_module"]["resources"]:
+        if resource["address"] == "hyperpod_connection_contract.research":
+            return {row["rule"]: row for row in resource["values"]["checks"]}["ORG-1"]
+    raise AssertionError("no contract in state")
+
+
+def test_org_1_passes_when_the_grant_covers_the_projects_unit_and_profile(tf):
+    tf.write(contract_on_grant(ML_UNIT))
+    tf.apply()
+    row = org_1_row(tf)
+    assert row["status"] == "passed" and f'grant on "{ML_UNIT}" covers' in row["detail"], row
+    tf.assert_no_changes()
+
+
+def test_org_1_a_grant_on_the_parent_covers_the_project_only_with_child_units(tf):
+    tf.write(contract_on_grant(ROOT_UNIT))
+    tf.plan_fails_with("ORG-1", "organization.domain_unit_id", f'the grant covers "{ROOT_UNIT}" only')
+    tf.write(contract_on_grant(ROOT_UNIT, include_children=True))
+    tf.apply()
+    assert org_1_row(tf)["status"] == "passed"
+
+
+def test_org_1_the_project_was_created_from_an_approved_profile(tf, training_profile):
+    tf.write(contract_on_grant(ML_UNIT, profiles=(training_profile,)))
+    tf.plan_fails_with("ORG-1", "organization.project_profile_ids", PROFILE)

@@ -19,6 +19,19 @@ locals {
   }
 }
 
+# The organization layer: only the ML platform domain unit's owners may create projects, and only from the approved
+# HyperPod project profile. Each contract names this grant, so ORG-1 checks its project against it.
+resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
+  domain_id           = "dzd_capacity01"
+  domain_unit_id      = "mlplatform0001"
+  project_profile_ids = ["hyperpodprof01"]
+
+  principal {
+    domain_unit_id = "mlplatform0001"
+    designation    = "OWNER"
+  }
+}
+
 resource "hyperpod_connection_contract" "team" {
   for_each = local.teams
   name     = "${each.key}-on-${var.cluster_name}"
@@ -49,6 +62,7 @@ resource "hyperpod_connection_contract" "team" {
   eks_namespaces          = [provider::hyperpod::team_namespace(each.key)]
   approved_account_ids    = each.value.accounts
   approved_public_cidrs   = ["203.0.113.0/24"]
+  organization            = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
   scheduling {
     policy          = each.value.policy

@@ -10,6 +10,7 @@ pub struct Project {
     pub id: String,
     pub name: String,
     pub domain_unit_id: Option<String>,
+    pub project_profile_id: Option<String>,
 }
 
 pub async fn find_project(client: &Client, domain_id: &str, project_id: &str) -> Result<Project, AwsError> {
@@ -25,6 +26,7 @@ pub async fn find_project(client: &Client, domain_id: &str, project_id: &str) ->
         id: output.id().to_string(),
         name: output.name().to_string(),
         domain_unit_id: output.domain_unit_id().map(str::to_string),
+        project_profile_id: output.project_profile_id().map(str::to_string),
     })
 }
 

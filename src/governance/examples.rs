@@ -79,6 +79,7 @@ pub(crate) fn contract() -> Contract {
         },
         lifecycle: LifecycleState::Approved,
         exceptions: Vec::new(),
+        organization: None,
     }
 }
 
@@ -209,6 +210,8 @@ pub(crate) fn live_project(domain_unit_id: &str, tooling_user_role_arn: Option<&
     Fact::Known(LiveProject {
         domain_unit_id: domain_unit_id.into(),
         tooling_user_role_arn: tooling_user_role_arn.map(str::to_string),
+        project_profile_id: Some("hyperpodprof01".into()),
+        domain_unit_ancestors: vec!["root_unit".into()],
     })
 }
 

@@ -190,6 +190,8 @@ pub struct Contract {
     pub approved_public_cidrs: Vec<String>,
     pub review: Review,
     pub lifecycle: LifecycleState,
+    /// The organization grant the project's creation rests on, if the contract names one (ORG-1).
+    pub organization: Option<OrganizationGrant>,
     pub exceptions: Vec<Exception>,
 }
 
@@ -216,6 +218,19 @@ pub struct LiveCluster {
 pub struct LiveProject {
     pub domain_unit_id: String,
     pub tooling_user_role_arn: Option<String>,
+    /// The project profile it was created from (ORG-1 against an organization grant).
+    pub project_profile_id: Option<String>,
+    /// The domain units above the project's, nearest first (a grant may include child units).
+    pub domain_unit_ancestors: Vec<String>,
+}
+
+/// A domain-unit policy grant that delegates project creation from approved profiles
+/// (`hyperpod_domain_unit_policy_grant`'s `governance`), which the contract's ORG-1 checks the project against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrganizationGrant {
+    pub domain_unit_id: String,
+    pub project_profile_ids: Vec<String>,
+    pub include_child_domain_units: bool,
 }
 
 /// One policy on a role: inline (`managed_arn` None) or attached managed. `document` is the policy JSON, or a JSON

@@ -20,7 +20,7 @@ pub fn org_1(contract: &Contract, project: &Fact<LiveProject>) -> Check {
         Fact::Known(live) => live,
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
-    let findings = if live.domain_unit_id == wanted {
+    let mut findings = if live.domain_unit_id == wanted {
         Vec::new()
     } else {
         vec![Finding::new(
@@ -31,7 +31,44 @@ pub fn org_1(contract: &Contract, project: &Fact<LiveProject>) -> Check {
             "name the project's real domain unit, or move the project under the approved domain unit in Unified Studio",
         )]
     };
-    Check::from_findings(rule, findings, format!("the project is in domain unit {wanted:?}"))
+    let mut detail = format!("the project is in domain unit {wanted:?}");
+    if let Some(grant) = &contract.organization {
+        let covered = live.domain_unit_id == grant.domain_unit_id
+            || (grant.include_child_domain_units && live.domain_unit_ancestors.contains(&grant.domain_unit_id));
+        if !covered {
+            findings.push(Finding::new(
+                rule,
+                paths::contract::organization("domain_unit_id"),
+                format!(
+                    "the project is in domain unit {:?}; the grant covers {:?}{}",
+                    live.domain_unit_id,
+                    grant.domain_unit_id,
+                    if grant.include_child_domain_units {
+                        " and its children"
+                    } else {
+                        " only"
+                    }
+                ),
+                "the organization grant the contract names does not cover the project's domain unit",
+                "reference the grant of the project's domain unit, or set include_child_domain_units on the parent's",
+            ));
+        }
+        match &live.project_profile_id {
+            Some(profile) if !grant.project_profile_ids.contains(profile) => findings.push(Finding::new(
+                rule,
+                paths::contract::organization("project_profile_ids"),
+                format!(
+                    "the project was created from profile {profile:?}; the grant approves {:?}",
+                    grant.project_profile_ids
+                ),
+                "the project was not created from a project profile the organization approved",
+                "recreate the project from an approved profile, or have the profile approved in the grant",
+            )),
+            _ => {}
+        }
+        detail.push_str(&format!(", which grant on {:?} covers", grant.domain_unit_id));
+    }
+    Check::from_findings(rule, findings, detail)
 }
 
 /// ORG-2: a tenant's cross-account Pod Identity target role lives in the capacity account or an approved one.
@@ -120,7 +157,7 @@ mod tests {
     use crate::governance::examples::{
         self, CAPACITY_ACCOUNT, contract, live_cluster as live, live_project, org_2_tenant, tenant,
     };
-    use crate::governance::model::Orchestrator;
+    use crate::governance::model::{Orchestrator, OrganizationGrant};
 
     fn project(domain_unit: &str) -> Fact<LiveProject> {
         live_project(domain_unit, None)
@@ -136,6 +173,29 @@ mod tests {
         let mut unknown = contract();
         unknown.unified_studio.project_id = None;
         assert!(org_1(&unknown, &project("research_unit")).is_skipped());
+    }
+
+    #[test]
+    fn org_1_checks_the_organization_grant_the_contract_names() {
+        let with_grant = |unit: &str, children: bool, profiles: &[&str]| {
+            let mut contract = contract();
+            contract.organization = Some(OrganizationGrant {
+                domain_unit_id: unit.into(),
+                project_profile_ids: profiles.iter().map(|p| p.to_string()).collect(),
+                include_child_domain_units: children,
+            });
+            contract
+        };
+        // The examples' project: unit research_unit under root_unit, created from hyperpodprof01.
+        let live = project("research_unit");
+        assert!(org_1(&with_grant("research_unit", false, &["hyperpodprof01"]), &live).is_passed());
+        assert!(org_1(&with_grant("root_unit", true, &["hyperpodprof01"]), &live).is_passed());
+        let parent_only = org_1(&with_grant("root_unit", false, &["hyperpodprof01"]), &live);
+        let paths: Vec<String> = parent_only.findings().iter().map(|f| f.path.to_string()).collect();
+        assert_eq!(paths, ["organization.domain_unit_id"]);
+        let other_profile = org_1(&with_grant("research_unit", false, &["otherprofile"]), &live);
+        let paths: Vec<String> = other_profile.findings().iter().map(|f| f.path.to_string()).collect();
+        assert_eq!(paths, ["organization.project_profile_ids"]);
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub mod contract {
     pub fn slurm(field: &str) -> AttributePath {
         nested("slurm", field)
     }
+    /// `organization.domain_unit_id`, `.project_profile_ids` (the grant's facts the contract references).
+    pub fn organization(field: &str) -> AttributePath {
+        nested("organization", field)
+    }
     /// `scheduling.policy`, `scheduling.exception_owner`.
     pub fn scheduling(field: &str) -> AttributePath {
         nested("scheduling", field)

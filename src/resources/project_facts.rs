@@ -38,8 +38,10 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
         Ok(environment) => ProjectFacts {
             tooling_environment_id: Fact::Known(environment.as_ref().map(|e| e.id.clone())),
             project: Fact::Known(LiveProject {
+                domain_unit_ancestors: ancestors(client, domain_id, project.domain_unit_id.as_deref()).await,
                 domain_unit_id: project.domain_unit_id.unwrap_or_default(),
                 tooling_user_role_arn: environment.and_then(|e| e.user_role_arn),
+                project_profile_id: project.project_profile_id,
             }),
         },
         Err(err) => {
@@ -50,4 +52,26 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
             }
         }
     }
+}
+
+/// The domain units above `unit`, nearest first; a unit that cannot be read ends the walk (ORG-1 then judges what
+/// it has). Domains nest a handful of levels; the bound guards against a cycle.
+async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut next = unit.map(str::to_string);
+    while let Some(current) = next.take() {
+        if out.len() >= 16 {
+            break;
+        }
+        match crate::aws::datazone_grants::find_domain_unit(&client.datazone, domain_id, &current).await {
+            Ok(found) => {
+                if let Some(parent) = found.parent_domain_unit_id {
+                    out.push(parent.clone());
+                    next = Some(parent);
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    out
 }

@@ -3,8 +3,8 @@
 use std::str::FromStr;
 
 use crate::governance::{
-    ChecklistRow, ClusterRef, Contract, Exception, LifecycleState, Orchestrator, Owners, Review, RuleId, Scheduling,
-    Signal, SlurmScope, UnifiedStudio,
+    ChecklistRow, ClusterRef, Contract, Exception, LifecycleState, Orchestrator, OrganizationGrant, Owners, Review,
+    RuleId, Scheduling, Signal, SlurmScope, UnifiedStudio,
 };
 use crate::protocol::object::{elements, int, integer, nested, object, string, strings, text, text_list};
 use crate::protocol::validators::parse_date;
@@ -103,6 +103,16 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
             Some("revoked") => LifecycleState::Revoked,
             Some(_) => LifecycleState::Approved,
             None => return None,
+        },
+        organization: match value.get_attr("organization") {
+            Some(Value::Null) | None => None,
+            Some(grant) if !grant.is_wholly_known() => return None,
+            Some(grant) => Some(OrganizationGrant {
+                domain_unit_id: known(grant, "domain_unit_id").unwrap_or_default(),
+                project_profile_ids: strings(grant, "project_profile_ids"),
+                include_child_domain_units: crate::protocol::object::boolean(grant, "include_child_domain_units")
+                    .unwrap_or(false),
+            }),
         },
         exceptions,
     })
@@ -257,6 +267,7 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
             Some("revoked") => LifecycleState::Revoked,
             _ => LifecycleState::Approved,
         },
+        organization: None,
         exceptions,
     })
 }

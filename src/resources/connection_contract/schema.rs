@@ -207,6 +207,18 @@ pub fn schema() -> Schema {
                 .describe("CIDRs from which the EKS API endpoint may be public (CLU-5)."),
         )
         .attribute(
+            Attribute::new(
+                "organization",
+                crate::resources::domain_unit_policy_grant::governance_type(),
+            )
+            .optional()
+            .describe(
+                "The organization grant the project's creation rests on: \
+                     `hyperpod_domain_unit_policy_grant.<name>.governance`. ORG-1 then also checks that the grant \
+                     covers the project's domain unit and approves the profile the project was created from.",
+            ),
+        )
+        .attribute(
             Attribute::string("lifecycle_state")
                 .default_value(Value::String("approved".into()))
                 .describe("`approved`, or `revoked` to withdraw the connection (LIF-3).")
