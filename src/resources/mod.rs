@@ -2,6 +2,7 @@
 pub mod cluster_facts;
 pub mod connection_contract;
 pub mod domain_unit_policy_grant;
+pub mod import_id;
 pub mod planned;
 pub mod project_binding;
 pub mod project_facts;

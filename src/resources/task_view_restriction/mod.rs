@@ -386,24 +386,12 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
     }
 
     async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
-        let (cluster, role) = match &target {
-            ImportTarget::Id(id) => match id.trim().split_once('/') {
-                Some((cluster, role)) if !cluster.is_empty() && !role.is_empty() => {
-                    (cluster.to_string(), role.to_string())
-                }
-                _ => {
-                    return Err(Diagnostics::error(
-                        AttributePath::root(),
-                        "Invalid import ID",
-                        format!("Import {TYPE_NAME} as `<cluster>/<project role name or ARN>`; got {id:?}."),
-                    ));
-                }
-            },
-            ImportTarget::Identity(identity) => (
-                string(identity, "cluster_name").unwrap_or_default(),
-                string(identity, "project_role_arn").unwrap_or_default(),
-            ),
-        };
+        let (cluster, role) = crate::resources::import_id::two_parts(
+            &target,
+            TYPE_NAME,
+            ["cluster_name", "project_role_arn"],
+            "ml-capacity/datazone_usr_role_research",
+        )?;
         // The `id` form names the role; the identity names its ARN. Both mean a role of the provider's account.
         let role = if role.starts_with("arn:") {
             role

@@ -332,24 +332,12 @@ impl Resource<AwsClient> for Tenant {
     }
 
     async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
-        let (cluster, team) = match &target {
-            ImportTarget::Id(id) => match id.trim().split_once('/') {
-                Some((cluster, team)) if !cluster.is_empty() && !team.is_empty() => {
-                    (cluster.to_string(), team.to_string())
-                }
-                _ => {
-                    return Err(Diagnostics::error(
-                        AttributePath::root(),
-                        "Invalid import ID",
-                        format!("Import {TYPE_NAME} as `<cluster>/<team>`, e.g. `ml-capacity/research`; got {id:?}."),
-                    ));
-                }
-            },
-            ImportTarget::Identity(identity) => (
-                string(identity, "cluster_name").unwrap_or_default(),
-                string(identity, "team").unwrap_or_default(),
-            ),
-        };
+        let (cluster, team) = crate::resources::import_id::two_parts(
+            &target,
+            TYPE_NAME,
+            ["cluster_name", "team"],
+            "ml-capacity/research",
+        )?;
         refresh::import(client, self.schema.block.null_value(), &cluster, &team).await
     }
 
