@@ -2,8 +2,31 @@
 //! the identity objects that carry the same two parts.
 
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::string;
+use crate::protocol::object::{object, string, text};
 use crate::protocol::resource::ImportTarget;
+use crate::protocol::schema::{IdentityAttribute, IdentitySchema};
+use crate::protocol::value::{Type, Value};
+
+/// An identity of two required string parts, `(name, description)` each, in import-ID order.
+pub fn identity_schema(parts: [(&'static str, &str); 2]) -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: parts
+            .iter()
+            .map(|(name, description)| IdentityAttribute {
+                name,
+                ty: Type::String,
+                description: description.to_string(),
+                required_for_import: true,
+            })
+            .collect(),
+    }
+}
+
+/// The identity value of the two parts.
+pub fn identity(keys: [&str; 2], values: [&str; 2]) -> Value {
+    object([(keys[0], text(values[0])), (keys[1], text(values[1]))])
+}
 
 /// The two parts of `target`: split at the first `/` of an ID (the second part may hold more, e.g. an ARN), or the
 /// identity attributes `keys`. `example` is shown when the ID is malformed.

@@ -6,7 +6,7 @@ mod live;
 mod model;
 mod schema;
 
-pub use model::{checks_value, contract_from_governance};
+pub use model::contract_from_governance;
 pub use schema::governance_type;
 
 use async_trait::async_trait;
@@ -47,10 +47,6 @@ impl Default for ConnectionContract {
     }
 }
 
-fn today() -> time::Date {
-    time::OffsetDateTime::now_utc().date()
-}
-
 impl ConnectionContract {
     /// Judges the contract in `value` (planned or applied) and fills the derived attributes. Errors fail the plan;
     /// warnings are returned for the reviewer.
@@ -71,7 +67,7 @@ impl ConnectionContract {
             return Ok(Diagnostics::new());
         };
         let prior_contract = prior.and_then(contract_from_value);
-        let today = today();
+        let today = crate::resources::checks::today();
         let live = live::gather(client, &contract).await;
         let report = check_contract(
             &contract,
@@ -106,7 +102,7 @@ impl ConnectionContract {
             .collect();
         set_attr(value, "review_status", text(status.as_str()));
         set_attr(value, "next_review_date", text(next_review.to_string()));
-        set_attr(value, "checks", checks_value(&report.checklist()));
+        set_attr(value, "checks", crate::resources::checks::of(&report));
         set_attr(
             value,
             "governance",

@@ -3,8 +3,8 @@
 use std::str::FromStr;
 
 use crate::governance::{
-    ChecklistRow, ClusterRef, Contract, Exception, LifecycleState, Orchestrator, OrganizationGrant, Owners, Review,
-    RuleId, Scheduling, Signal, SlurmScope, UnifiedStudio,
+    ClusterRef, Contract, Exception, LifecycleState, Orchestrator, OrganizationGrant, Owners, Review, RuleId,
+    Scheduling, Signal, SlurmScope, UnifiedStudio,
 };
 use crate::protocol::object::{elements, int, integer, nested, object, string, strings, text, text_list};
 use crate::protocol::validators::parse_date;
@@ -174,21 +174,6 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
             ),
         ),
     ])
-}
-
-/// The `checks` attribute: the reviewer's checklist.
-pub fn checks_value(rows: &[ChecklistRow]) -> Value {
-    Value::List(
-        rows.iter()
-            .map(|row| {
-                object([
-                    ("rule", text(row.rule)),
-                    ("status", text(row.status)),
-                    ("detail", text(&row.detail)),
-                ])
-            })
-            .collect(),
-    )
 }
 
 /// The engine's view of a contract as a dependent sees it: the `governance` facts it took as its `contract`

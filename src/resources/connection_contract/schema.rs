@@ -124,15 +124,6 @@ pub fn schema() -> Schema {
         )
         .attribute(required_text("reason", "Why the exception is needed."));
 
-    let check = vec![
-        Attribute::string("rule").computed().describe("Rule ID."),
-        Attribute::string("status")
-            .computed()
-            .describe("`passed`, `failed`, `skipped` or `excepted`."),
-        Attribute::string("detail")
-            .computed()
-            .describe("What was checked, what was found, or why it was skipped."),
-    ];
     let governance = governance_attributes();
 
     Schema {
@@ -238,11 +229,9 @@ pub fn schema() -> Schema {
                 .computed()
                 .describe("`last_reviewed` plus the interval."),
         )
-        .attribute(
-            Attribute::nested("checks", Nesting::List, check)
-                .computed()
-                .describe("Every rule checked at plan time, in catalog order, with its outcome."),
-        )
+        .attribute(crate::resources::checks::attribute(
+            "Every rule checked at plan time, in catalog order, with its outcome.",
+        ))
         .attribute(
             Attribute::nested("governance", Nesting::Single, governance)
                 .computed()

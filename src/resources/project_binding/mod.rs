@@ -50,10 +50,6 @@ impl ProjectBinding {
     }
 }
 
-fn today() -> time::Date {
-    time::OffsetDateTime::now_utc().date()
-}
-
 /// The contract and spec, or `None` while either depends on a resource not created yet. `chosen` holds the user's
 /// own `domain_id` and `connection_name` (the configuration at plan time); null there means "derive it".
 fn inputs(value: &Value, chosen: &Value) -> Option<(Contract, BindingSpec)> {
@@ -86,7 +82,15 @@ impl ProjectBinding {
             .iter()
             .all(|name| planned.get_attr(name).is_some_and(Value::is_known));
         if !judged {
-            let derived = plan::derive(client, &self.plans, &spec, &contract, prior, today()).await?;
+            let derived = plan::derive(
+                client,
+                &self.plans,
+                &spec,
+                &contract,
+                prior,
+                crate::resources::checks::today(),
+            )
+            .await?;
             for (name, derived_value) in derived.attributes {
                 if !value.get_attr(name).is_some_and(Value::is_known) {
                     set_attr(&mut value, name, derived_value);
@@ -135,7 +139,15 @@ impl Resource<AwsClient> for ProjectBinding {
             change.set("checks", Value::Unknown);
             return Ok(());
         };
-        let derived = plan::derive(client, &self.plans, &spec, &contract, change.prior.as_ref(), today()).await?;
+        let derived = plan::derive(
+            client,
+            &self.plans,
+            &spec,
+            &contract,
+            change.prior.as_ref(),
+            crate::resources::checks::today(),
+        )
+        .await?;
         for (name, value) in derived.attributes {
             change.set(name, value);
         }
@@ -152,18 +164,8 @@ impl Resource<AwsClient> for ProjectBinding {
             if cleared {
                 change.requires_replace.push(AttributePath::attr("description"));
             }
-            // A checklist whose wording moved with the live facts is not a change to apply: keep the recorded one
-            // unless something else changes too (the diagnostics come from the fresh report either way).
-            let mut without = change.planned.clone();
-            set_attr(
-                &mut without,
-                "checks",
-                prior.get_attr("checks").cloned().unwrap_or(Value::Null),
-            );
-            if without == prior {
-                change.planned = without;
-            }
         }
+        crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
         Ok(())
     }

@@ -13,7 +13,6 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
-use crate::resources::connection_contract::checks_value;
 use crate::resources::planned::ClusterPlans;
 use crate::resources::project_facts;
 
@@ -263,7 +262,7 @@ pub async fn derive(
     attributes.insert("environment_id", environment_id);
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("orchestrator", text(orchestrator));
-    attributes.insert("checks", checks_value(&report.checklist()));
+    attributes.insert("checks", crate::resources::checks::of(&report));
     Ok(Derived {
         attributes,
         warnings: diagnostics,

@@ -3,7 +3,7 @@
 
 use crate::protocol::object::object;
 use crate::protocol::schema::{
-    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
+    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
 };
 use crate::protocol::validators::{LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
@@ -57,24 +57,6 @@ fn member_block() -> Block {
             .describe("The member's designation in the project. A change deletes and re-creates the membership.")
             .validate(OneOf(&DESIGNATIONS)),
     )
-}
-
-fn checks() -> Attribute {
-    Attribute::nested(
-        "checks",
-        Nesting::List,
-        vec![
-            Attribute::string("rule").computed().describe("Rule ID."),
-            Attribute::string("status")
-                .computed()
-                .describe("`passed`, `failed` or `skipped`."),
-            Attribute::string("detail")
-                .computed()
-                .describe("What was checked, what was found, or why it was skipped."),
-        ],
-    )
-    .computed()
-    .describe("Every rule checked at plan time, in the order they ran: the reviewer's checklist.")
 }
 
 pub fn schema() -> Schema {
@@ -174,7 +156,7 @@ pub fn schema() -> Schema {
         "orchestrator",
         "`EKS` or `SLURM`: known at plan time, read back from the connection.",
     ))
-    .attribute(checks())
+    .attribute(crate::resources::checks::attribute("Every rule checked at plan time, in the order they ran: the reviewer's checklist."))
     .block(NestedBlock::list("member", member_block()))
     .block(timeouts_block(&["create", "delete"], "10m"));
     Schema { version: 0, block }

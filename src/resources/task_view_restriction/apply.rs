@@ -21,9 +21,7 @@ pub struct Applier<'a> {
     pub components: BTreeMap<String, String>,
 }
 
-fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
-    Diagnostics::error(AttributePath::root(), summary, detail.to_string())
-}
+use crate::resources::failed;
 
 impl Applier<'_> {
     pub async fn apply(&mut self) -> Result<(), Diagnostics> {

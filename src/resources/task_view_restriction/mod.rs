@@ -26,8 +26,9 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use crate::resources::checks::{self, today};
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
-use crate::resources::connection_contract::{checks_value, contract_from_governance};
+use crate::resources::connection_contract::contract_from_governance;
 use crate::resources::planned::ClusterPlans;
 use apply::Applier;
 use model::{ENTRY, RestrictionSpec, components, object_component, private_data_conf};
@@ -61,10 +62,6 @@ impl TaskViewRestrictionResource {
             plans,
         }
     }
-}
-
-fn today() -> time::Date {
-    time::OffsetDateTime::now_utc().date()
 }
 
 fn inputs(value: &Value) -> Option<(Contract, RestrictionSpec)> {
@@ -235,7 +232,7 @@ impl TaskViewRestrictionResource {
             if eks { Value::Null } else { text(private_data_conf()) },
         );
         set_attr(value, "components", text_map(&wanted));
-        set_attr(value, "checks", checks_value(&report.checklist()));
+        set_attr(value, "checks", checks::of(&report));
         Ok(diagnostics)
     }
 
@@ -320,18 +317,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         }
         let warnings = self.derive(client, &mut planned, change.prior.as_ref()).await?;
         change.planned = planned;
-        // Checklist wording that moved with live facts alone is not a change (see hyperpod_tenant).
-        if let Some(prior) = &change.prior {
-            let mut without = change.planned.clone();
-            set_attr(
-                &mut without,
-                "checks",
-                prior.get_attr("checks").cloned().unwrap_or(Value::Null),
-            );
-            if &without == prior {
-                change.planned = without;
-            }
-        }
+        checks::keep_recorded(change);
         change.diagnostics.extend(warnings);
         Ok(())
     }

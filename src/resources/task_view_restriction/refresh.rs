@@ -8,15 +8,13 @@ use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, role_name};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
 use crate::kubernetes::objects;
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{object, string_map, text, text_list};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::kube_client;
 
-fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
-    Diagnostics::error(AttributePath::root(), summary, detail.to_string())
-}
+use crate::resources::failed;
 
 /// The live state; `eks_cluster` is `None` on Slurm.
 pub async fn refresh(

@@ -1,9 +1,6 @@
 //! `hyperpod_task_view_restriction` schema.
 
-use crate::protocol::object::object;
-use crate::protocol::schema::{
-    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
-};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
 use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
@@ -130,39 +127,19 @@ pub fn schema() -> Schema {
         "What this resource added (the access entry if it created it, each policy association, Kubernetes objects, \
          the role tag), so destroy removes exactly that and refresh shows what went missing.",
     ))
-    .attribute(computed(
-        "checks",
-        Type::list(Type::Object(["rule", "status", "detail"].map(|k| (k.to_string(), Type::String)).into())),
-        "Every rule checked at plan time, with its outcome.",
-    ))
+    .attribute(crate::resources::checks::attribute("Every rule checked at plan time, with its outcome."))
     .block(NestedBlock::single("slurm", slurm))
     .block(timeouts_block(&["create", "update", "delete"], "10m"));
     Schema { version: 0, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {
-    IdentitySchema {
-        version: 0,
-        attributes: vec![
-            IdentityAttribute {
-                name: "cluster_name",
-                ty: Type::String,
-                description: "Name of the HyperPod cluster.".to_string(),
-                required_for_import: true,
-            },
-            IdentityAttribute {
-                name: "project_role_arn",
-                ty: Type::String,
-                description: "The restricted project role.".to_string(),
-                required_for_import: true,
-            },
-        ],
-    }
+    crate::resources::import_id::identity_schema([
+        ("cluster_name", "Name of the HyperPod cluster."),
+        ("project_role_arn", "The restricted project role."),
+    ])
 }
 
 pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
-    object([
-        ("cluster_name", Value::String(cluster_name.to_string())),
-        ("project_role_arn", Value::String(project_role_arn.to_string())),
-    ])
+    crate::resources::import_id::identity(["cluster_name", "project_role_arn"], [cluster_name, project_role_arn])
 }

@@ -45,9 +45,7 @@ pub struct Composer<'a> {
     pub quota_arn: Option<String>,
 }
 
-pub(super) fn failed(summary: &str, detail: impl std::fmt::Display) -> Diagnostics {
-    Diagnostics::error(AttributePath::root(), summary, detail.to_string())
-}
+pub(super) use crate::resources::failed;
 
 pub(super) fn kube_failed(summary: &str, err: KubeError) -> Diagnostics {
     failed(summary, err)

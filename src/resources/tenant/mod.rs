@@ -56,10 +56,6 @@ impl Tenant {
     }
 }
 
-fn today() -> time::Date {
-    time::OffsetDateTime::now_utc().date()
-}
-
 /// The contract and spec in `value`, or `None` while either depends on a resource not created yet.
 fn inputs(value: &Value) -> Option<(Contract, TenantSpec)> {
     let contract = contract_from_governance(value.get_attr("contract")?)?;
@@ -101,7 +97,7 @@ impl Tenant {
                 &spec,
                 &contract,
                 chosen_role_name(planned, prior),
-                today(),
+                crate::resources::checks::today(),
             )
             .await?;
             for (name, derived_value) in derived.attributes {
@@ -212,25 +208,13 @@ impl Resource<AwsClient> for Tenant {
             &spec,
             &contract,
             role_name,
-            today(),
+            crate::resources::checks::today(),
         )
         .await?;
         for (name, value) in derived.attributes {
             change.set(name, value);
         }
-        // A checklist whose wording moved with the live facts is not a change to apply: keep the recorded one
-        // unless something else changes too (the diagnostics above come from the fresh report either way).
-        if let Some(prior) = &change.prior {
-            let mut without = change.planned.clone();
-            set_attr(
-                &mut without,
-                "checks",
-                prior.get_attr("checks").cloned().unwrap_or(Value::Null),
-            );
-            if &without == prior {
-                change.planned = without;
-            }
-        }
+        crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
         Ok(())
     }

@@ -19,7 +19,6 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
-use crate::resources::connection_contract::checks_value;
 use crate::resources::planned::{ClusterPlans, TenantOnCluster};
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
@@ -236,7 +235,7 @@ pub async fn derive(
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));
-    attributes.insert("checks", checks_value(&report.checklist()));
+    attributes.insert("checks", crate::resources::checks::of(&report));
     if eks {
         let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);

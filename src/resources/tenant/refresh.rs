@@ -19,9 +19,7 @@ use crate::protocol::object::{elements, int, nested, object, string, string_map,
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
 
-fn failed(summary: &str, err: impl std::fmt::Display) -> Diagnostics {
-    Diagnostics::error(AttributePath::root(), summary, err.to_string())
-}
+use crate::resources::failed;
 
 pub use crate::resources::cluster_facts::eks_name;
 

@@ -1,10 +1,7 @@
 //! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
 //! identity and data; and, computed at plan time, every object apply will compose.
 
-use crate::protocol::object::object;
-use crate::protocol::schema::{
-    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block,
-};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
 use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{IsArn, IsCidr};
@@ -254,14 +251,6 @@ fn slurm_artefacts_type() -> Type {
     )
 }
 
-fn check_type() -> Type {
-    Type::Object(
-        ["rule", "status", "detail"]
-            .map(|k| (k.to_string(), Type::String))
-            .into(),
-    )
-}
-
 pub fn schema() -> Schema {
     let team_pattern = Matches::new(
         TEAM_NAME,
@@ -439,9 +428,7 @@ pub fn schema() -> Schema {
         slurm_artefacts_type(),
         "Slurm only: `account`, `sacctmgr_commands` and a `slurm_conf` fragment for the lifecycle scripts.",
     ))
-    .attribute(computed(
-        "checks",
-        Type::list(check_type()),
+    .attribute(crate::resources::checks::attribute(
         "Every rule checked at plan time, with its outcome.",
     ))
     .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
@@ -455,28 +442,12 @@ pub fn schema() -> Schema {
 }
 
 pub fn identity_schema() -> IdentitySchema {
-    IdentitySchema {
-        version: 0,
-        attributes: vec![
-            IdentityAttribute {
-                name: "cluster_name",
-                ty: Type::String,
-                description: "Name of the HyperPod cluster.".to_string(),
-                required_for_import: true,
-            },
-            IdentityAttribute {
-                name: "team",
-                ty: Type::String,
-                description: "The team.".to_string(),
-                required_for_import: true,
-            },
-        ],
-    }
+    crate::resources::import_id::identity_schema([
+        ("cluster_name", "Name of the HyperPod cluster."),
+        ("team", "The team."),
+    ])
 }
 
 pub fn identity(cluster_name: &str, team: &str) -> Value {
-    object([
-        ("cluster_name", Value::String(cluster_name.to_string())),
-        ("team", Value::String(team.to_string())),
-    ])
+    crate::resources::import_id::identity(["cluster_name", "team"], [cluster_name, team])
 }
