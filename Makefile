@@ -7,7 +7,7 @@ export HYPERPOD_PROVIDER_DIR ?= $(CARGO_TARGET_DIR)/release
 PYTHON := $(HYPERPOD_VENV)/bin/python
 SANDBOX_PORT ?= 4599
 
-.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state docs
+.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state docs release-local
 
 all: build
 
@@ -54,3 +54,8 @@ bench: build
 ## Registry docs (docs/) from the provider schema and examples/; tests/docs.rs fails when they are stale.
 docs:
 	UPDATE_DOCS=1 cargo test --release --locked --test docs
+
+## This machine's build packed as the registry gets a release (zip, SHA256SUMS, .sig, manifest) -> dist/;
+## signed with GPG_FINGERPRINT's key, else a throwaway one. CI builds all six platforms with .goreleaser.yml.
+release-local: build
+	python3 tools/release-local --binary "$(CARGO_TARGET_DIR)/release/terraform-provider-hyperpod" --out dist

@@ -42,27 +42,33 @@ def _base_env() -> dict:
             if not (k.startswith("AWS_") or (k.startswith("TF_") and not k.startswith("TF_LOG")))}
 
 
+def dev_overrides_cli_config() -> str:
+    """dev_overrides: Terraform loads the provider straight from the build dir (no registry, no init needed for
+    it); `direct {}` keeps other providers installable."""
+    return textwrap.dedent(f"""\
+        provider_installation {{
+          dev_overrides {{
+            "{PROVIDER_SOURCE}" = {json.dumps(str(provider_dir()))}
+          }}
+          direct {{}}
+        }}
+        """)
+
+
 class Terraform:
-    def __init__(self, root: Path, sandbox_env: dict, timeout: float = 600.0):
+    def __init__(self, root: Path, sandbox_env: dict, timeout: float = 600.0, cli_config: str | None = None):
+        """`cli_config`: the CLI configuration's text (TF_CLI_CONFIG_FILE), e.g. a filesystem mirror to install a
+        packaged release from; default: dev_overrides_cli_config()."""
         root = Path(root)
         self.dir = root / "work"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
-        cli_config = root / "cli.tfrc"
-        # dev_overrides: Terraform loads the provider straight from the build dir (no registry,
-        # no init needed for it); `direct {}` keeps other providers installable.
-        cli_config.write_text(textwrap.dedent(f"""\
-            provider_installation {{
-              dev_overrides {{
-                "{PROVIDER_SOURCE}" = {json.dumps(str(provider_dir()))}
-              }}
-              direct {{}}
-            }}
-            """))
+        self.cli_config = root / "cli.tfrc"
+        self.cli_config.write_text(dev_overrides_cli_config() if cli_config is None else textwrap.dedent(cli_config))
         venv_bin = str(Path(sys.prefix) / "bin")  # the `terraform` shim lives next to this python
         self.env = {**_base_env(), **sandbox_env,
                     "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""),
-                    "TF_CLI_CONFIG_FILE": str(cli_config), "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
+                    "TF_CLI_CONFIG_FILE": str(self.cli_config), "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
         self.binary = shutil.which("terraform", path=self.env["PATH"])
         if self.binary is None:
             raise RuntimeError(f"no terraform on PATH ({venv_bin} first); run acceptance-tests/bootstrap.sh")

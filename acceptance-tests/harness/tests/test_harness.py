@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from harness import PROVIDER_SOURCE, Sandbox, TerraformError, provider_dir, require_provider
+from harness import PROVIDER_SOURCE, Sandbox, Terraform, TerraformError, provider_dir, require_provider
 
 DATA_ONLY = """
     resource "terraform_data" "policy" {
@@ -97,3 +97,16 @@ def test_missing_provider_skips_or_fails_in_ci(tmp_path, monkeypatch, ci):
     os.chmod(binary, 0o755)
     require_provider()  # present: no skip, no failure
 
+
+def test_custom_cli_config_replaces_dev_overrides(tmp_path):
+    config = """\
+        provider_installation {
+          filesystem_mirror {
+            path = "/srv/mirror"
+          }
+        }
+        """
+    tf = Terraform(tmp_path, {}, cli_config=config)
+    assert tf.env["TF_CLI_CONFIG_FILE"] == str(tf.cli_config)
+    text = tf.cli_config.read_text()
+    assert text.startswith("provider_installation {\n  filesystem_mirror {") and "dev_overrides" not in text
