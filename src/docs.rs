@@ -260,8 +260,23 @@ attribute, what was observed and the fix. Every rule, what it needs and the diag
 [Governance rules]({guide}).
 ";
 
+/// The pointer to the guide, then every rule of the catalog, each linking to its section there, so the model and
+/// its IDs are on the provider's front page.
 fn governance_section() -> String {
-    GOVERNANCE.replace("{guide}", &registry_docs_url("guides/governance-rules"))
+    let guide = registry_docs_url("guides/governance-rules");
+    let mut out = GOVERNANCE.replace("{guide}", &guide);
+    out.push_str("\n| Rule | Layer | What it checks |\n|---|---|---|\n");
+    for rule in RuleId::ALL {
+        let _ = writeln!(
+            out,
+            "| [{}]({guide}#{}) | {} | {} |",
+            rule.id(),
+            rule_anchor(*rule),
+            layer_name(rule.layer()),
+            rule.title().replace('|', "\\|")
+        );
+    }
+    out
 }
 
 /// A page of these docs on the registry: `https://registry.terraform.io/providers/<namespace>/<name>/latest/docs/<page>`.

@@ -83,11 +83,15 @@ def test_basic_create_then_empty_plan(tf, sandbox):
     # Facts known before anything exists: the cluster ARN and the policy's name.
     assert flat('cluster_arn           = "arn:aws:sagemaker:us-west-2:123456789012:cluster/mlcapeks0001"') in flat(plan.stdout)
     assert flat('name                  = "ml-capacity-policy"') in flat(plan.stdout)
+    # The ID is the cluster name, so dependents and reviewers see it before apply; SageMaker's ID comes later.
+    assert flat('id                    = "ml-capacity"') in flat(plan.stdout)
+    assert flat("scheduler_config_id   = (known after apply)") in flat(plan.stdout)
     tf.apply()
     state = resource_state(tf)
+    assert state["id"] == "ml-capacity"
     assert state["status"] == "Created"
     assert state["version"] == 1
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
     assert live["SchedulerConfig"]["PriorityClasses"] == [
         {"Name": "production", "Weight": 90},
         {"Name": "research", "Weight": 10},
@@ -107,9 +111,9 @@ def test_update_in_place_bumps_the_version(tf, sandbox):
     assert "must be replaced" not in plan.stdout
     tf.apply()
     second = resource_state(tf)
-    assert second["id"] == first["id"]
+    assert second["scheduler_config_id"] == first["scheduler_config_id"]
     assert second["version"] == first["version"] + 1
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=second["id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=second["scheduler_config_id"])
     assert [c["Name"] for c in live["SchedulerConfig"]["PriorityClasses"]] == ["production", "research", "batch"]
     assert live["Description"] == "capacity policy"
     tf.assert_no_changes()
@@ -144,8 +148,8 @@ def test_import_by_cluster_name_matches_state(tf, sandbox):
     tf.write(policy())
     tf.import_(ADDR, "ml-capacity")
     state = resource_state(tf)
-    assert state["id"] == created["ClusterSchedulerConfigId"]
-    assert state["cluster_name"] == "ml-capacity"
+    assert state["scheduler_config_id"] == created["ClusterSchedulerConfigId"]
+    assert state["id"] == state["cluster_name"] == "ml-capacity"
     assert [c["name"] for c in state["priority_class"]] == ["production", "research"]
     tf.assert_no_changes()
 
@@ -166,7 +170,7 @@ import {{
     plan = tf.plan()
     assert flat("1 to import, 0 to add, 0 to change, 0 to destroy") in flat(plan.stdout)
     tf.apply()
-    assert resource_state(tf)["id"] == created["ClusterSchedulerConfigId"]
+    assert resource_state(tf)["scheduler_config_id"] == created["ClusterSchedulerConfigId"]
     identity = tf.state_json()["resources"][0]["instances"][0]["identity"]
     assert identity == {"cluster_name": "ml-capacity", "account_id": "123456789012", "region": "us-west-2"}
 
@@ -183,9 +187,9 @@ def test_out_of_band_change_shows_as_drift_and_apply_repairs_it(tf, sandbox):
     tf.apply()
     state = resource_state(tf)
     sm = sandbox.client("sagemaker")
-    live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["id"])
+    live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
     sm.update_cluster_scheduler_config(
-        ClusterSchedulerConfigId=state["id"], TargetVersion=live["ClusterSchedulerConfigVersion"],
+        ClusterSchedulerConfigId=state["scheduler_config_id"], TargetVersion=live["ClusterSchedulerConfigVersion"],
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 50}], "FairShare": "Disabled"},
     )
     plan = tf.plan()
@@ -194,7 +198,7 @@ def test_out_of_band_change_shows_as_drift_and_apply_repairs_it(tf, sandbox):
     assert flat("~ weight = 50 -> 90") in flat(plan.stdout)
     assert flat("~ fair_share            = false -> true") in flat(plan.stdout)
     tf.apply()
-    repaired = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["id"])
+    repaired = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
     assert repaired["SchedulerConfig"]["PriorityClasses"] == [
         {"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}]
     assert repaired["SchedulerConfig"]["FairShare"] == "Enabled"
@@ -204,14 +208,14 @@ def test_out_of_band_change_shows_as_drift_and_apply_repairs_it(tf, sandbox):
 def test_disappears_is_recreated(tf, sandbox):
     tf.write(policy())
     tf.apply()
-    old_id = resource_state(tf)["id"]
+    old_id = resource_state(tf)["scheduler_config_id"]
     sandbox.client("sagemaker").delete_cluster_scheduler_config(ClusterSchedulerConfigId=old_id)
     _wait_gone(sandbox, old_id)
     plan = tf.plan()
     assert plan.rc == 2
     assert flat("will be created") in flat(plan.stdout)
     tf.apply()
-    assert resource_state(tf)["id"] != old_id
+    assert resource_state(tf)["scheduler_config_id"] != old_id
     assert len(live_configs(sandbox)) == 1
 
 
@@ -299,12 +303,12 @@ def test_asynchronous_create_failure_surfaces_the_reason_and_the_next_apply_repl
     # Nothing is orphaned: the failed object is in state, tainted, and the next apply replaces it.
     state = tf.state_json()["resources"][0]["instances"][0]
     assert state["status"] == "tainted"
-    failed_id = state["attributes"]["id"]
+    failed_id = state["attributes"]["scheduler_config_id"]
     plan = tf.plan()
     assert flat("is tainted, so must be replaced") in flat(plan.stdout)
     tf.apply()
-    assert resource_state(tf)["id"] != failed_id
-    assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [resource_state(tf)["id"]]
+    assert resource_state(tf)["scheduler_config_id"] != failed_id
+    assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [resource_state(tf)["scheduler_config_id"]]
 
 
 @pytest.mark.sandbox_only(reason="injects a ConflictException")
@@ -314,7 +318,7 @@ def test_update_retries_after_a_concurrent_version_bump(tf, sandbox):
     sandbox.fault("UpdateClusterSchedulerConfig", "error", code="ConflictException", status=400, count=1)
     tf.write(policy(classes=(("production", 70), ("research", 30))))
     tf.apply()
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=resource_state(tf)["id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=resource_state(tf)["scheduler_config_id"])
     assert live["SchedulerConfig"]["PriorityClasses"][0]["Weight"] == 70
 
 

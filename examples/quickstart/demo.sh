@@ -11,6 +11,8 @@ provider_dir="${HYPERPOD_PROVIDER_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/terrafor
 
 work="$(mktemp -d -t hyperpod-demo-XXXXXX)"
 cp "$here"/*.tf "$work/"
+# A review ten days ago: the contracts' fixed default date would go overdue (LIF-1, PRJ-3) 90 days after it.
+echo "last_reviewed = \"$(date -u -d '10 days ago' +%F)\"" >"$work/terraform.tfvars"
 port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 
 (cd "$repo/acceptance-tests" && exec "$venv/bin/python" -m sandbox --port "$port") >"$work/sandbox.log" 2>&1 &

@@ -83,11 +83,12 @@ output "cluster" {
 output "scheduling_policy" {
   description = "The cluster policy as SageMaker holds it."
   value = {
-    id              = hyperpod_scheduling_policy.capacity.id
-    arn             = hyperpod_scheduling_policy.capacity.arn
-    version         = hyperpod_scheduling_policy.capacity.version
-    status          = hyperpod_scheduling_policy.capacity.status
-    priority_levels = { for c in hyperpod_scheduling_policy.capacity.priority_class : c.name => c.weight }
+    id                  = hyperpod_scheduling_policy.capacity.id
+    scheduler_config_id = hyperpod_scheduling_policy.capacity.scheduler_config_id
+    arn                 = hyperpod_scheduling_policy.capacity.arn
+    version             = hyperpod_scheduling_policy.capacity.version
+    status              = hyperpod_scheduling_policy.capacity.status
+    priority_levels     = { for c in hyperpod_scheduling_policy.capacity.priority_class : c.name => c.weight }
   }
 }
 

@@ -10,6 +10,7 @@ pub mod provider;
 pub mod resource;
 pub mod schema;
 pub mod serve;
+pub mod state_upgrade;
 pub mod tls;
 pub mod validators;
 pub mod value;

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio::sync::watch;
 
-use super::diagnostics::{AttributePath, Diagnostics};
+use super::diagnostics::Diagnostics;
 use super::plan::PlannedChange;
 use super::schema::{FunctionSignature, IdentitySchema, Schema};
+use super::state_upgrade::{self, StateUpgrader};
 use super::value::Value;
 
 /// Per-call facts an operation may need: cancellation (StopProvider) for waiters.
@@ -83,29 +84,14 @@ pub trait Resource<C>: Send + Sync {
     fn identity(&self, _state: &Value) -> Option<Value> {
         None
     }
-    /// Upgrades state written by an older schema version, given as JSON. The default accepts only the current
-    /// version; resources whose schema changed add upgraders here.
+    /// The steps that read state of earlier schema versions (`Schema::version`); empty while the schema is at its
+    /// first version.
+    fn state_upgraders(&self) -> &[StateUpgrader] {
+        &[]
+    }
+    /// Upgrades state written by this or an older schema version, given as JSON.
     fn upgrade_state(&self, version: i64, json: &[u8]) -> Result<Value, Diagnostics> {
-        let schema = self.schema();
-        if version != schema.version {
-            return Err(Diagnostics::error(
-                AttributePath::root(),
-                "Unsupported state version",
-                format!(
-                    "{} state has schema version {version}; this provider writes version {} and has no upgrader from \
-                     it. Use the provider version that wrote this state, or remove the object from state and import it.",
-                    self.type_name(),
-                    schema.version
-                ),
-            ));
-        }
-        Value::decode_json(json, &schema.value_type()).map_err(|err| {
-            Diagnostics::error(
-                AttributePath::root(),
-                "Unreadable state",
-                format!("{}: {err}", self.type_name()),
-            )
-        })
+        state_upgrade::upgrade(self.type_name(), self.schema(), self.state_upgraders(), version, json)
     }
 }
 

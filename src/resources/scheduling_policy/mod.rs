@@ -23,6 +23,7 @@ use crate::protocol::object::{elements, string, string_map, text, text_map, time
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
+use crate::protocol::state_upgrade::StateUpgrader;
 use crate::protocol::value::Value;
 use model::{PolicySpec, flatten, merge_tags};
 
@@ -48,6 +49,11 @@ impl Default for SchedulingPolicy {
             managed_ids: Mutex::new(HashSet::new()),
         }
     }
+}
+
+/// SageMaker's ID of the scheduler config a state describes.
+fn scheduler_config_id(state: &Value) -> Option<String> {
+    string(state, "scheduler_config_id")
 }
 
 fn cluster_path() -> AttributePath {
@@ -97,7 +103,7 @@ impl SchedulingPolicy {
 
     fn partial_state(&self, planned: &Value, id: &str, arn: &str) -> Value {
         let mut state = planned.clone();
-        set_attr(&mut state, "id", text(id));
+        set_attr(&mut state, "scheduler_config_id", text(id));
         set_attr(&mut state, "arn", text(arn));
         unknowns_to_null(state)
     }
@@ -183,6 +189,10 @@ impl Resource<AwsClient> for SchedulingPolicy {
         Some(&self.identity)
     }
 
+    fn state_upgraders(&self) -> &[StateUpgrader] {
+        &schema::STATE_UPGRADERS
+    }
+
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         let mut seen = HashSet::new();
         for (index, class) in elements(config, "priority_class").iter().enumerate() {
@@ -200,10 +210,13 @@ impl Resource<AwsClient> for SchedulingPolicy {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        if let Some(id) = change.prior.as_ref().and_then(|prior| string(prior, "id")) {
+        if let Some(id) = change.prior.as_ref().and_then(scheduler_config_id) {
             self.remember(&id);
         }
         let cluster_name = string(&change.planned, "cluster_name");
+        if let Some(cluster_name) = &cluster_name {
+            change.set("id", text(cluster_name));
+        }
         if let Some(cluster_name) = &cluster_name
             && change.config_attr("name").is_null()
         {
@@ -309,7 +322,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
-        let id = string(current, "id").unwrap_or_default();
+        let id = scheduler_config_id(current).unwrap_or_default();
         self.remember(&id);
         let record = match find_scheduler_config(&client.sagemaker, &id).await {
             Ok(record) => record,
@@ -334,7 +347,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
     }
 
     async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
-        let id = string(prior, "id").unwrap_or_default();
+        let id = scheduler_config_id(prior).unwrap_or_default();
         let arn = string(prior, "arn").unwrap_or_default();
         let wanted = PolicySpec::from_value(planned);
         if wanted != PolicySpec::from_value(prior) {
@@ -374,7 +387,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
     }
 
     async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
-        let id = string(prior, "id").unwrap_or_default();
+        let id = scheduler_config_id(prior).unwrap_or_default();
         let deleted = client
             .sagemaker
             .delete_cluster_scheduler_config()
@@ -453,7 +466,8 @@ impl Resource<AwsClient> for SchedulingPolicy {
         // Read fills in the rest; every attribute must be present, so start from nulls.
         let mut state = self.schema.block.null_value();
         set_attr(&mut state, "priority_class", Value::List(Vec::new()));
-        set_attr(&mut state, "id", text(id));
+        set_attr(&mut state, "id", text(&cluster.name));
+        set_attr(&mut state, "scheduler_config_id", text(id));
         set_attr(&mut state, "cluster_name", text(&cluster.name));
         set_attr(&mut state, "cluster_arn", text(&cluster.arn));
         Ok(state)
@@ -497,22 +511,38 @@ mod tests {
     }
 
     #[test]
-    fn state_of_the_current_version_upgrades_and_other_versions_are_refused() {
+    fn version_0_state_keeps_the_config_id_and_takes_the_cluster_name_as_id() {
         let resource = SchedulingPolicy::default();
-        let json = br#"{"id":"abcdef123456","cluster_name":"ml-capacity","version":3,
+        let version_0 = br#"{"id":"abcdef123456","cluster_name":"ml-capacity","version":3,
             "priority_class":[{"name":"production","weight":90}],"tags":{"team":"ml"}}"#;
-        let state = resource.upgrade_state(0, json).expect("current version decodes");
-        assert_eq!(string(&state, "id").as_deref(), Some("abcdef123456"));
+        let state = resource.upgrade_state(0, version_0).expect("version 0 upgrades");
+        assert_eq!(string(&state, "id").as_deref(), Some("ml-capacity"));
+        assert_eq!(string(&state, "scheduler_config_id").as_deref(), Some("abcdef123456"));
         assert_eq!(crate::protocol::object::integer(&state, "version"), Some(3));
         assert_eq!(
             state.get_attr("arn"),
             Some(&Value::Null),
             "absent attributes decode as null"
         );
-        let err = resource
-            .upgrade_state(7, json)
-            .expect_err("unknown versions are refused");
-        assert!(err.0[0].detail.contains("schema version 7"));
+
+        let version_1 = br#"{"id":"ml-capacity","scheduler_config_id":"abcdef123456","cluster_name":"ml-capacity"}"#;
+        let current = resource
+            .upgrade_state(1, version_1)
+            .expect("the current version decodes as it is");
+        assert_eq!(string(&current, "scheduler_config_id").as_deref(), Some("abcdef123456"));
+
+        let newer = resource
+            .upgrade_state(7, version_1)
+            .expect_err("newer versions are refused");
+        assert!(newer.0[0].detail.contains("schema version 7"));
+        let broken = resource
+            .upgrade_state(0, br#"{"id":"abcdef123456"}"#)
+            .expect_err("version 0 state always had a cluster name");
+        assert!(
+            broken.0[0].detail.contains("`cluster_name` is None"),
+            "{}",
+            broken.0[0].detail
+        );
     }
 
     #[test]

@@ -108,7 +108,8 @@ pub fn flatten(
         text_map(&tags)
     };
     let mut state = object([
-        ("id", text(&config.id)),
+        ("id", text(cluster_name)),
+        ("scheduler_config_id", text(&config.id)),
         ("arn", text(&config.arn)),
         ("cluster_name", text(cluster_name)),
         ("cluster_arn", text(&config.cluster_arn)),

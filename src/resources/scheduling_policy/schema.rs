@@ -4,6 +4,7 @@ use crate::protocol::object::object;
 use crate::protocol::schema::{
     Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
 };
+use crate::protocol::state_upgrade::{RawState, StateUpgrader};
 use crate::protocol::validators::{IntBetween, LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
 
@@ -41,17 +42,20 @@ pub fn schema() -> Schema {
             );
 
     Schema {
-        version: 0,
+        version: 1,
         block: Block::new(
             "The cluster policy of an EKS-orchestrated HyperPod cluster (a SageMaker *cluster scheduler config*): \
              priority classes, fair share and idle-resource sharing. A cluster has exactly one; import an existing \
              one by cluster name.",
         )
+        .attribute(Attribute::string("id").computed().describe(
+            "The cluster's name, known at plan time: a cluster has exactly one scheduling policy. Also the import ID.",
+        ))
         .attribute(
-            Attribute::string("id")
+            Attribute::string("scheduler_config_id")
                 .computed()
                 .use_state_for_unknown()
-                .describe("The scheduler config's ID (12 characters)."),
+                .describe("The scheduler config's ID (`ClusterSchedulerConfigId`, 12 characters)."),
         )
         .attribute(
             Attribute::string("arn")
@@ -169,4 +173,23 @@ pub fn identity(cluster_name: &str, account_id: &str, region: &str) -> Value {
         ("account_id", Value::String(account_id.to_string())),
         ("region", Value::String(region.to_string())),
     ])
+}
+
+/// Schema version 0 (0.1.0) kept SageMaker's scheduler config ID in `id`. Version 1 (0.2.0) makes `id` the cluster
+/// name, known at plan time and equal to the import ID, and moves the config ID to `scheduler_config_id`.
+pub const STATE_UPGRADERS: [StateUpgrader; 1] = [StateUpgrader {
+    from: 0,
+    change: "`id` becomes the cluster name; the scheduler config ID moves to `scheduler_config_id`",
+    upgrade: id_is_the_cluster_name,
+}];
+
+fn id_is_the_cluster_name(state: &mut RawState) -> Result<(), String> {
+    let cluster_name = match state.get("cluster_name") {
+        Some(serde_json::Value::String(name)) if !name.is_empty() => name.clone(),
+        other => return Err(format!("`cluster_name` is {other:?}, not a cluster name")),
+    };
+    let config_id = state.remove("id").unwrap_or(serde_json::Value::Null);
+    state.insert("scheduler_config_id".to_string(), config_id);
+    state.insert("id".to_string(), serde_json::Value::String(cluster_name));
+    Ok(())
 }
