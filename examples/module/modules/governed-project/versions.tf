@@ -2,7 +2,8 @@ terraform {
   required_version = ">= 1.11"
   required_providers {
     hyperpod = {
-      source = "hyperpod-governance/hyperpod"
+      source  = "hyperpod-governance/hyperpod"
+      version = ">= 0.2.0" # a lower bound only: the root module pins the exact version in its lock file
     }
   }
 }
