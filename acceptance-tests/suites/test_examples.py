@@ -23,7 +23,7 @@ EXAMPLES = REPO / "examples"
 PROVIDER_TF = EXAMPLES / "provider" / "provider.tf"
 RESOURCES = EXAMPLES / "resources"
 # Directories of snippets that need the provider's required_providers (registry docs examples): one dir per name.
-SNIPPET_KINDS = {"data-sources": "data-source.tf", "functions": "function.tf", "ephemeral-resources": "ephemeral-resource.tf"}
+SNIPPET_KINDS = {"data-sources": "data-source.tf", "functions": "function.tf"}
 DEV_OVERRIDES = "Provider development overrides are in effect"
 
 
@@ -192,8 +192,6 @@ def test_every_schema_entry_has_its_examples(tmp_path):
         expected[f"resources/{name}"] = files
     for name in schema.get("data_source_schemas", {}):
         expected[f"data-sources/{name}"] = ["data-source.tf"]
-    for name in schema.get("ephemeral_resource_schemas", {}):
-        expected[f"ephemeral-resources/{name}"] = ["ephemeral-resource.tf"]
     for name in schema.get("functions", {}):
         expected[f"functions/{name}"] = ["function.tf"]
     assert expected, "the provider schema lists nothing"

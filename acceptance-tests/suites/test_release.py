@@ -1,7 +1,6 @@
 """The release as Terraform users get it: tools/release-local packs the built provider the way .goreleaser.yml does
 (zip, SHA256SUMS, detached signature, registry manifest); Terraform installs that zip from a filesystem mirror -- no
 dev_overrides -- verifies it against the dependency lock file, and plans the quickstart with it."""
-import datetime
 import hashlib
 import json
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness import PROVIDER_SOURCE, Terraform, flat, provider_binary
+from hcl import days_ago
 
 pytestmark = pytest.mark.provider
 
@@ -88,8 +88,7 @@ def mirrored(root: Path, sandbox_env: dict, zip_path: Path, tf_files: dict | Non
         for source in sorted((REPO / "examples" / "quickstart").glob("*.tf")):
             shutil.copyfile(source, tf.dir / source.name)
         # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.
-        reviewed = (datetime.date.today() - datetime.timedelta(days=10)).isoformat()
-        (tf.dir / "terraform.tfvars").write_text(f'last_reviewed = "{reviewed}"\n')
+        (tf.dir / "terraform.tfvars").write_text(f'last_reviewed = "{days_ago(10)}"\n')
     else:
         for name, text in tf_files.items():
             tf.write_file(name, text)

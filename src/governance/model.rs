@@ -20,6 +20,11 @@ pub enum Fact<T> {
 }
 
 impl<T> Fact<T> {
+    /// A fact whose read failed: "could not read <what>: <error>", the reason the skipped check reports.
+    pub fn unreadable(what: &str, err: impl std::fmt::Display) -> Self {
+        Fact::Unavailable(format!("could not read {what}: {err}"))
+    }
+
     pub fn known(&self) -> Option<&T> {
         match self {
             Fact::Known(value) => Some(value),

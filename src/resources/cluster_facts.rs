@@ -11,8 +11,8 @@ use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
 use crate::aws::{AwsClient, AwsError, eks};
 use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
 use crate::governance::{
-    AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, Fact, Inventory, ProjectOnCluster,
-    SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
+    AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, EksCluster, Fact, Inventory,
+    ProjectOnCluster, SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -29,8 +29,17 @@ pub struct ClusterFacts {
     pub access_entries: Fact<Vec<AccessEntry>>,
 }
 
-fn unavailable(what: &str, err: &AwsError) -> String {
-    format!("could not read {what}: {err}")
+/// EKS cluster `name`'s access settings, for CLU-4 (authentication mode) and CLU-5 (endpoint exposure).
+pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
+    match eks::find_cluster(&client.eks, name).await {
+        Ok(found) => Fact::Known(EksCluster {
+            authentication_mode: found.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
+            endpoint_public: found.endpoint_public,
+            endpoint_private: found.endpoint_private,
+            public_cidrs: found.public_access_cidrs,
+        }),
+        Err(err) => Fact::unreadable(&format!("EKS cluster {name}"), &err),
+    }
 }
 
 /// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
@@ -145,7 +154,7 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
 async fn live_tenants(client: &AwsClient, cluster_arn: &str) -> Fact<Vec<TenantOnCluster>> {
     let quotas = match list_compute_quotas(&client.sagemaker, cluster_arn).await {
         Ok(quotas) => quotas,
-        Err(err) => return Fact::Unavailable(unavailable("the cluster's compute quotas", &err)),
+        Err(err) => return Fact::unreadable("the cluster's compute quotas", &err),
     };
     let mut tenants = Vec::new();
     for quota in &quotas {
@@ -178,7 +187,7 @@ async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<Sched
     };
     match read.await {
         Ok(policy) => Fact::Known(policy),
-        Err(err) => Fact::Unavailable(unavailable("the cluster's scheduling policy", &err)),
+        Err(err) => Fact::unreadable("the cluster's scheduling policy", &err),
     }
 }
 
@@ -211,7 +220,7 @@ async fn live_access_entries(client: &AwsClient, eks_name: &str) -> Fact<Vec<Acc
     };
     match read.await {
         Ok(entries) => Fact::Known(entries),
-        Err(err) => Fact::Unavailable(unavailable("the EKS access entries", &err)),
+        Err(err) => Fact::unreadable("the EKS access entries", &err),
     }
 }
 

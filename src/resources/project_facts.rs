@@ -1,18 +1,15 @@
 //! What the contract and the project binding read about a Unified Studio project at plan time: the project
 //! (`GetProject`) and its tooling environment, whose user role PRJ-4 compares and in which the binding creates its
-//! HyperPod connection. What cannot be read becomes `Fact::Unavailable` with the reason.
+//! HyperPod connection; and a project role's permissions (PRJ-2 for the contract, CLU-8 for a Slurm restriction).
+//! What cannot be read becomes `Fact::Unavailable` with the reason.
 
-use crate::aws::{AwsClient, AwsError, datazone};
-use crate::governance::{Fact, LiveProject};
+use crate::aws::{AwsClient, datazone, iam};
+use crate::governance::{Fact, LiveProject, PolicyDocument, RolePermissions};
 
 /// The project as the rules see it, and the id of its tooling environment (`Known(None)`: it has none).
 pub struct ProjectFacts {
     pub project: Fact<LiveProject>,
     pub tooling_environment_id: Fact<Option<String>>,
-}
-
-fn unavailable(what: &str, err: &AwsError) -> String {
-    format!("could not read {what}: {err}")
 }
 
 /// Reads project `project_id` of domain `domain_id`; either `None` means it is not known until apply.
@@ -27,10 +24,10 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
     let project = match datazone::find_project(&client.datazone, domain_id, project_id).await {
         Ok(project) => project,
         Err(err) => {
-            let reason = unavailable("the Unified Studio project", &err);
+            let what = "the Unified Studio project";
             return ProjectFacts {
-                project: Fact::Unavailable(reason.clone()),
-                tooling_environment_id: Fact::Unavailable(reason),
+                project: Fact::unreadable(what, &err),
+                tooling_environment_id: Fact::unreadable(what, &err),
             };
         }
     };
@@ -45,10 +42,10 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
             }),
         },
         Err(err) => {
-            let reason = unavailable("the project's tooling environment", &err);
+            let what = "the project's tooling environment";
             ProjectFacts {
-                project: Fact::Unavailable(reason.clone()),
-                tooling_environment_id: Fact::Unavailable(reason),
+                project: Fact::unreadable(what, &err),
+                tooling_environment_id: Fact::unreadable(what, &err),
             }
         }
     }
@@ -74,4 +71,22 @@ async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> V
         }
     }
     out
+}
+
+/// Every policy on role `role_arn` (inline and attached), as the IAM rules evaluate them.
+pub async fn role_permissions(client: &AwsClient, role_arn: &str) -> Fact<RolePermissions> {
+    match iam::find_role_policies(&client.iam, role_arn).await {
+        Ok(policies) => Fact::Known(RolePermissions {
+            role_arn: role_arn.to_string(),
+            policies: policies
+                .into_iter()
+                .map(|policy| PolicyDocument {
+                    name: policy.name,
+                    managed_arn: policy.managed_arn,
+                    document: policy.document,
+                })
+                .collect(),
+        }),
+        Err(err) => Fact::unreadable(&format!("role {role_arn}"), &err),
+    }
 }

@@ -4,18 +4,14 @@
 
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
-use crate::aws::{AwsClient, AwsError, eks, iam};
+use crate::aws::{AwsClient, eks};
 use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveProject, Orchestrator,
-    PolicyDocument, RolePermissions,
+    RolePermissions,
 };
 
 /// The add-on behind HyperPod's EKS metrics views (OBS-1).
 const OBSERVABILITY_ADDON: &str = "amazon-cloudwatch-observability";
-
-fn unavailable(what: &str, err: &AwsError) -> String {
-    format!("could not read {what}: {err}")
-}
 
 pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFacts {
     let (hyperpod, project, project_role, access_role) = tokio::join!(
@@ -51,25 +47,16 @@ async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluste
         .map(|arn| arn.resource_id().to_string())
         .unwrap_or_else(|_| eks_cluster_arn.to_string());
     let (cluster, addon) = tokio::join!(
-        eks::find_cluster(&client.eks, &name),
+        crate::resources::cluster_facts::eks_cluster(client, &name),
         eks::find_addon(&client.eks, &name, OBSERVABILITY_ADDON)
     );
-    let cluster = match cluster {
-        Ok(cluster) => Fact::Known(EksCluster {
-            authentication_mode: cluster.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
-            endpoint_public: cluster.endpoint_public,
-            endpoint_private: cluster.endpoint_private,
-            public_cidrs: cluster.public_access_cidrs,
-        }),
-        Err(err) => Fact::Unavailable(unavailable(&format!("EKS cluster {name}"), &err)),
-    };
     let addon = match addon {
         Ok(addon) => Fact::Known(addon.map(|a| Addon {
             name: a.name,
             version: a.version,
             status: a.status,
         })),
-        Err(err) => Fact::Unavailable(unavailable(&format!("the {OBSERVABILITY_ADDON} add-on"), &err)),
+        Err(err) => Fact::unreadable(&format!("the {OBSERVABILITY_ADDON} add-on"), &err),
     };
     (cluster, addon)
 }
@@ -88,7 +75,7 @@ async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Optio
     match find_cluster(&client.sagemaker, &contract.cluster.name).await {
         Ok(cluster) => Fact::Known(Some(cluster)),
         Err(err) if err.is_not_found() => Fact::Known(None),
-        Err(err) => Fact::Unavailable(unavailable("the HyperPod cluster", &err)),
+        Err(err) => Fact::unreadable("the HyperPod cluster", &err),
     }
 }
 
@@ -123,21 +110,8 @@ async fn project_fact(client: &AwsClient, contract: &Contract) -> Fact<LiveProje
 }
 
 async fn role_fact(client: &AwsClient, role_arn: Option<&str>) -> Fact<RolePermissions> {
-    let Some(role_arn) = role_arn else {
-        return Fact::Unavailable("the role is not known until apply".to_string());
-    };
-    match iam::find_role_policies(&client.iam, role_arn).await {
-        Ok(policies) => Fact::Known(RolePermissions {
-            role_arn: role_arn.to_string(),
-            policies: policies
-                .into_iter()
-                .map(|policy| PolicyDocument {
-                    name: policy.name,
-                    managed_arn: policy.managed_arn,
-                    document: policy.document,
-                })
-                .collect(),
-        }),
-        Err(err) => Fact::Unavailable(unavailable(&format!("role {role_arn}"), &err)),
+    match role_arn {
+        Some(role_arn) => crate::resources::project_facts::role_permissions(client, role_arn).await,
+        None => Fact::Unavailable("the role is not known until apply".to_string()),
     }
 }

@@ -15,10 +15,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::aws::{AwsClient, eks, iam, sagemaker, ssm};
+use crate::aws::{AwsClient, sagemaker, ssm};
 use crate::governance::{
-    AccessEntry, Contract, EksCluster, Fact, Orchestrator, PolicyDocument, RestrictionFacts, RolePermissions, RuleId,
-    TaskViewRestriction, check_restriction,
+    AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, RuleId, TaskViewRestriction, check_restriction,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string, string_map, text, text_list, text_map, unknowns_to_null};
@@ -68,20 +67,6 @@ fn inputs(value: &Value) -> Option<(Contract, RestrictionSpec)> {
     let contract = contract_from_governance(value.get_attr("contract")?)?;
     let spec = RestrictionSpec::from_value(value, contract.project_role_arn.clone(), &contract.eks_namespaces)?;
     Some((contract, spec))
-}
-
-fn role_permissions(role_arn: &str, policies: Vec<crate::aws::iam::RolePolicy>) -> RolePermissions {
-    RolePermissions {
-        role_arn: role_arn.to_string(),
-        policies: policies
-            .into_iter()
-            .map(|policy| PolicyDocument {
-                name: policy.name,
-                managed_arn: policy.managed_arn,
-                document: policy.document,
-            })
-            .collect(),
-    }
 }
 
 /// The restriction's view of the project role's current access entry: does it exist, so the plan says "adopt"?
@@ -138,25 +123,14 @@ impl TaskViewRestrictionResource {
         let restriction_facts = match &eks_name {
             Some(name) => RestrictionFacts::Eks {
                 entries: facts.access_entries.clone(),
-                eks: match eks::find_cluster(&client.eks, name).await {
-                    Ok(found) => Fact::Known(EksCluster {
-                        authentication_mode: found.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
-                        endpoint_public: found.endpoint_public,
-                        endpoint_private: found.endpoint_private,
-                        public_cidrs: found.public_access_cidrs,
-                    }),
-                    Err(err) => Fact::Unavailable(format!("could not read EKS cluster {name}: {err}")),
-                },
+                eks: live::eks_cluster(client, name).await,
             },
             None => RestrictionFacts::Slurm {
                 preferences: match ssm::find_session_preferences(&client.ssm).await {
                     Ok(preferences) => Fact::Known(preferences),
-                    Err(err) => Fact::Unavailable(format!("could not read Session Manager preferences: {err}")),
+                    Err(err) => Fact::unreadable("Session Manager preferences", &err),
                 },
-                project_role: match iam::find_role_policies(&client.iam, &spec.project_role_arn).await {
-                    Ok(policies) => Fact::Known(role_permissions(&spec.project_role_arn, policies)),
-                    Err(err) => Fact::Unavailable(format!("could not read role {}: {err}", spec.project_role_arn)),
-                },
+                project_role: crate::resources::project_facts::role_permissions(client, &spec.project_role_arn).await,
                 cluster_arn: cluster_arn.clone(),
             },
         };
