@@ -6,13 +6,20 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .provider import PROVIDER_SOURCE, provider_dir
 
 COMMON = ("-no-color", "-input=false")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # commands without -no-color (e.g. providers schema) still colour errors
+
+
+# The warning every run with dev_overrides prints: a property of the harness's CLI configuration, not of the
+# configuration under test, so verdicts leave it out (PlanVerdict.ignored keeps it).
+DEV_OVERRIDES = "Provider development overrides are in effect"
+# A governance rule's ID opens the provider's diagnostic summaries: "[WKL-3] ...", "[CLU-2] ... (not checked)".
+RULE_ID = re.compile(r"^\[([A-Z][A-Z0-9]*-[0-9]+)\]")
 
 
 def flat(text: str) -> str:
@@ -26,6 +33,210 @@ class Result:
     rc: int
     stdout: str
     stderr: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One diagnostic as Terraform emits it in `-json` output (`plan -json` lines, `validate -json` document).
+
+    `rule` is the "[XXX-N]" ID opening the summary (None if there is none). `filename` and the start/end
+    positions come from the diagnostic's "range" (None without one): Terraform's lines and columns are 1-based,
+    bytes 0-based offsets into the file, and the file name is relative to the working dir ("main.tf",
+    "modules/governed-project/main.tf")."""
+    severity: str
+    summary: str
+    detail: str = ""
+    address: str | None = None
+    rule: str | None = None
+    filename: str | None = None
+    start_line: int | None = None
+    start_column: int | None = None
+    start_byte: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    end_byte: int | None = None
+    snippet: dict | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Diagnostic":
+        """From a "diagnostic" object: {severity, summary, detail, address?, range?, snippet?}."""
+        summary = obj.get("summary", "")
+        rng = obj.get("range") or {}
+        start, end = rng.get("start") or {}, rng.get("end") or {}
+        match = RULE_ID.match(summary)
+        return cls(severity=obj.get("severity", ""), summary=summary, detail=obj.get("detail") or "",
+                   address=obj.get("address") or None, rule=match.group(1) if match else None,
+                   filename=rng.get("filename"),
+                   start_line=start.get("line"), start_column=start.get("column"), start_byte=start.get("byte"),
+                   end_line=end.get("line"), end_column=end.get("column"), end_byte=end.get("byte"),
+                   snippet=obj.get("snippet"))
+
+    @property
+    def location(self) -> str:
+        return f"{self.filename}:{self.start_line}:{self.start_column}" if self.filename else "(no range)"
+
+    def entry(self) -> tuple:
+        """What a verdict records of this diagnostic: (rule, severity); without a rule ID (None, severity, summary),
+        so an error that names no rule still shows, and differs from any rule's entry."""
+        return (self.rule, self.severity) if self.rule else (None, self.severity, self.summary)
+
+
+def _entry_key(entry: tuple) -> tuple:
+    return (entry[0] is None, entry[0] or "", *entry[1:])
+
+
+def _address_key(address: str | None) -> tuple:
+    return (address is not None, address or "")
+
+
+def parse_json_lines(text: str) -> tuple[list[Diagnostic], list[str]]:
+    """The diagnostics of a `-json` machine-readable UI stream (one JSON object per line; those with
+    "type": "diagnostic" carry a "diagnostic" object), in the order Terraform printed them, and the lines that were
+    not JSON objects at all."""
+    diagnostics, unparsed = [], []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            unparsed.append(line)
+            continue
+        if not isinstance(message, dict):
+            unparsed.append(line)
+        elif message.get("type") == "diagnostic" and isinstance(message.get("diagnostic"), dict):
+            diagnostics.append(Diagnostic.from_json(message["diagnostic"]))
+    return diagnostics, unparsed
+
+
+def parse_validate_json(text: str) -> tuple[list[Diagnostic], bool | None]:
+    """The diagnostics of `terraform validate -json` (one JSON document: {"valid", "diagnostics": [...]}) and its
+    "valid"; raises ValueError if `text` is not that document."""
+    document = json.loads(text)
+    if not isinstance(document, dict) or not isinstance(document.get("diagnostics"), list):
+        raise ValueError(f"not a `terraform validate -json` document: {text[:200]!r}")
+    return [Diagnostic.from_json(d) for d in document["diagnostics"]], document.get("valid")
+
+
+@dataclass
+class PlanVerdict:
+    """What Terraform said about a configuration: the exit code and the diagnostics (`Terraform.plan_json()`,
+    `Terraform.validate_json()`).
+
+    `diagnostics` are the configuration's, in Terraform's order (which varies from run to run: compare
+    `rules_by_address()`); the dev_overrides warning is moved to `ignored`. When Terraform fails (rc 1) without
+    emitting any error diagnostic as JSON (e.g. it could not start: bad flag, missing init), one synthetic error
+    without rule or address records its stderr, so such a failure cannot look like a clean verdict.
+    `root` is the working dir the ranges' file names are relative to; `result` the raw command result."""
+    rc: int
+    diagnostics: list[Diagnostic]
+    root: Path
+    result: Result | None = None
+    ignored: list[Diagnostic] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+    valid: bool | None = None  # validate -json only
+
+    @classmethod
+    def from_plan_output(cls, rc: int, stdout: str, root: Path, stderr: str = "",
+                         result: Result | None = None) -> "PlanVerdict":
+        diagnostics, unparsed = parse_json_lines(stdout)
+        return cls._build(rc, diagnostics, root, stderr, result, unparsed=unparsed)
+
+    @classmethod
+    def from_validate_output(cls, rc: int, stdout: str, root: Path, stderr: str = "",
+                             result: Result | None = None) -> "PlanVerdict":
+        try:
+            diagnostics, valid = parse_validate_json(stdout)
+            unparsed = []
+        except ValueError:
+            diagnostics, valid, unparsed = [], None, stdout.splitlines()
+        return cls._build(rc, diagnostics, root, stderr, result, unparsed=unparsed, valid=valid)
+
+    @classmethod
+    def _build(cls, rc, diagnostics, root, stderr, result, **kwargs) -> "PlanVerdict":
+        kept = [d for d in diagnostics if d.summary != DEV_OVERRIDES]
+        ignored = [d for d in diagnostics if d.summary == DEV_OVERRIDES]
+        if rc == 1 and not any(d.severity == "error" for d in kept):
+            text = _ANSI.sub("", stderr).strip() or "\n".join(kwargs.get("unparsed") or []) or "(no output)"
+            kept.append(Diagnostic("error", "terraform exited 1 without a JSON error diagnostic", text))
+        return cls(rc, kept, Path(root), result, ignored, **kwargs)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def rules_by_address(self) -> dict:
+        """{address: sorted [(rule, severity), ...]}: what the verdict is, independent of the order Terraform
+        printed it in. Diagnostics without an address (provider configuration, variables, ...) are under None;
+        those without a rule ID are entries (None, severity, summary). Duplicates are kept (two quota blocks
+        breaking one rule are two entries)."""
+        grouped: dict = {}
+        for diag in self.diagnostics:
+            grouped.setdefault(diag.address, []).append(diag.entry())
+        return {address: sorted(grouped[address], key=_entry_key) for address in sorted(grouped, key=_address_key)}
+
+    def source(self, diag: Diagnostic) -> str | None:
+        """The exact text of the diagnostic's range in its file (bytes start..end, decoded as UTF-8); None without a
+        range. For an attribute path Terraform's range is the attribute's value expression (`50` in
+        `borrow_limit = 50`), not its name; a zero-length range (a missing attribute: the block's "missing item
+        range") gives ""."""
+        if diag.filename is None or diag.start_byte is None or diag.end_byte is None:
+            return None
+        data = (self.root / diag.filename).read_bytes()
+        return data[diag.start_byte:diag.end_byte].decode("utf-8")
+
+    def line(self, diag: Diagnostic) -> str | None:
+        """The whole line (without its newline) at the range's start line; None without a range."""
+        if diag.filename is None or not diag.start_line:
+            return None
+        lines = (self.root / diag.filename).read_text(encoding="utf-8").splitlines()
+        return lines[diag.start_line - 1] if diag.start_line <= len(lines) else None
+
+    def describe(self) -> str:
+        """Every diagnostic, one a line, for failure messages: severity, rule, address, location, the source line
+        there and the summary."""
+        if not self.diagnostics:
+            return f"rc={self.rc}, no diagnostics"
+        rows = [f"rc={self.rc}, {len(self.diagnostics)} diagnostic(s):"]
+        for d in sorted(self.diagnostics, key=lambda d: (_address_key(d.address), _entry_key(d.entry()))):
+            try:
+                text = self.line(d)
+            except OSError:
+                text = None
+            where = f"{d.location} {text.strip()!r}" if text is not None else d.location
+            rows.append(f"  {d.severity:<7} [{d.rule or '-'}] {d.address or '(no address)'} at {where}: {d.summary}")
+        return "\n".join(rows)
+
+    def assert_rule(self, rule: str, address: str, attribute: str, severity: str = "error") -> Diagnostic:
+        """Exactly one diagnostic with `rule` on `address` (as Terraform writes it: `hyperpod_tenant.research`,
+        `module.research.hyperpod_tenant.this`, `hyperpod_connection_contract.team["production"]`), of `severity`,
+        pointing at `attribute`; returns it.
+
+        Pointing at: Terraform 1.15 turns a provider diagnostic's attribute path into the range of the attribute's
+        *value expression* (`borrow_limit = 50` gives the range of `50`; a nested block's attribute is found in
+        that block's body; an index step narrows it to the element), so the range's text never starts with the
+        name. What is checked is the line the range starts on: stripped, it must start with `attribute` as written
+        in the HCL (the last step of the path, e.g. "borrow_limit", "team", "contract"), followed by something that
+        cannot continue a name (`=`, space, `{`). This holds for values written on the attribute's line (all
+        single-line values, and multi-line ones opening there). If the attribute is absent from the configuration
+        Terraform points at the enclosing block's opening brace instead (the line `resource "..." "..." {` or
+        `sharing {`), so `attribute` can then be the block's name."""
+        matching = [d for d in self.diagnostics if d.rule == rule and d.address == address]
+        assert len(matching) == 1, \
+            f"expected exactly one [{rule}] on {address}, found {len(matching)}\n{self.describe()}"
+        (diag,) = matching
+        assert diag.severity == severity, \
+            f"[{rule}] on {address} is a {diag.severity}, expected a {severity}\n{self.describe()}"
+        line = self.line(diag)
+        assert line is not None, f"[{rule}] on {address} has no source range\n{self.describe()}"
+        assert re.match(rf"{re.escape(attribute)}(?![\w-])", line.strip()), \
+            (f"[{rule}] on {address} points at {diag.location} {line.strip()!r} (range text "
+             f"{self.source(diag)!r}), not at attribute {attribute!r}\n{self.describe()}")
+        return diag
 
 
 class TerraformError(AssertionError):
@@ -95,6 +306,18 @@ class Terraform:
     def plan(self, extra=(), check: bool = True) -> Result:
         """rc 0 = no changes, 2 = changes (both fine with check=True), 1 = error."""
         return self.run("plan", "-detailed-exitcode", *COMMON, *extra, check=check, ok_codes=(0, 2))
+
+    def plan_json(self, extra=()) -> PlanVerdict:
+        """`terraform plan -json -input=false -detailed-exitcode <extra>`, whatever its exit code (0 no changes,
+        2 changes, 1 error), with the diagnostics parsed from its JSON lines."""
+        result = self.run("plan", "-json", "-input=false", "-detailed-exitcode", *extra, check=False)
+        return PlanVerdict.from_plan_output(result.rc, result.stdout, self.dir, result.stderr, result)
+
+    def validate_json(self, extra=()) -> PlanVerdict:
+        """`terraform validate -json <extra>` (one JSON document, not lines), whatever its exit code; `.valid` is
+        the document's "valid". Needs `init` first, as validate does."""
+        result = self.run("validate", "-json", *extra, check=False)
+        return PlanVerdict.from_validate_output(result.rc, result.stdout, self.dir, result.stderr, result)
 
     def assert_no_changes(self) -> None:
         """The next plan is empty: what exists matches the configuration."""

@@ -14,6 +14,7 @@ from helpers import error_of
 ACCOUNT, REGION = "123456789012", "us-west-2"
 SEEDED = "ml-capacity-eks"
 EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{SEEDED}"
+LEGACY = "legacy-capacity-eks"  # the seed's second EKS cluster: the observability add-on older than 2.4.0 (OBS-1)
 ADMIN_ROLE = f"arn:aws:iam::{ACCOUNT}:role/ml-capacity-cluster-admin"
 DEFAULT_CALLER = f"arn:aws:iam::{ACCOUNT}:user/moto"  # what moto's STS says for the harness's dummy keys
 POLICY = "arn:aws:eks::aws:cluster-access-policy/{}"
@@ -62,8 +63,27 @@ def test_seeded_cluster(eks, sandbox):
     assert assoc["policyArn"] == POLICY.format("AmazonEKSClusterAdminPolicy")
     assert assoc["accessScope"]["type"] == "cluster"
     addon = eks.describe_addon(clusterName=SEEDED, addonName=CW)["addon"]
-    assert (addon["addonVersion"], addon["status"]) == ("v2.3.0-eksbuild.1", "ACTIVE")
+    assert (addon["addonVersion"], addon["status"]) == ("v2.4.0-eksbuild.1", "ACTIVE")  # OBS-1 compliant
     assert sandbox.health()["seed"]["eks"]["clusters"][SEEDED]["endpoint"] == c["endpoint"]
+
+
+def test_seeded_legacy_cluster_has_the_old_observability_addon(eks, sandbox):
+    c = eks.describe_cluster(name=LEGACY)["cluster"]
+    assert c["arn"] == f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{LEGACY}" and c["status"] == "ACTIVE"
+    assert c["roleArn"] == f"arn:aws:iam::{ACCOUNT}:role/legacy-capacity-eks-cluster-role"
+    assert c["accessConfig"] == {"authenticationMode": "API_AND_CONFIG_MAP",
+                                 "bootstrapClusterCreatorAdminPermissions": True}
+    vpc = c["resourcesVpcConfig"]
+    assert (vpc["endpointPublicAccess"], vpc["endpointPrivateAccess"], vpc["publicAccessCidrs"]) == \
+        (True, True, ["203.0.113.0/24"])
+    assert eks.list_access_entries(clusterName=LEGACY)["accessEntries"] == [DEFAULT_CALLER]  # the creator only
+    assert eks.list_addons(clusterName=LEGACY)["addons"] == [CW]
+    addon = eks.describe_addon(clusterName=LEGACY, addonName=CW)["addon"]
+    assert (addon["addonVersion"], addon["status"]) == ("v2.3.0-eksbuild.1", "ACTIVE")  # older than 2.4.0: OBS-1
+    assert addon["addonArn"].startswith(f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{LEGACY}/{CW}/")
+    assert re.fullmatch(rf"https://127\.0\.0\.1:\d+/clusters/{LEGACY}", c["endpoint"])
+    assert sandbox.health()["seed"]["eks"]["clusters"][LEGACY]["endpoint"] == c["endpoint"]
+    assert sorted(eks.list_clusters()["clusters"]) == [LEGACY, SEEDED]
 
 
 def test_endpoint_and_ca_point_at_the_sandbox_kubernetes_api(eks):
@@ -353,11 +373,11 @@ def test_addon_lifecycle(eks):
     assert addon["addonArn"].startswith(f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/extra/{CW}/")
     assert eks.describe_addon(clusterName="extra", addonName=CW)["addon"] == addon
     assert eks.list_addons(clusterName="extra")["addons"] == [CW]
-    update = eks.update_addon(clusterName=SEEDED, addonName=CW, addonVersion="v2.4.0-eksbuild.1")["update"]
+    update = eks.update_addon(clusterName=LEGACY, addonName=CW, addonVersion="v2.4.0-eksbuild.1")["update"]
     assert update["type"] == "AddonUpdate" and update["params"] == [{"type": "AddonVersion",
                                                                      "value": "v2.4.0-eksbuild.1"}]
-    assert eks.describe_update(name=SEEDED, updateId=update["id"], addonName=CW)["update"]["status"] == "Successful"
-    assert eks.describe_addon(clusterName=SEEDED, addonName=CW)["addon"]["addonVersion"] == "v2.4.0-eksbuild.1"
+    assert eks.describe_update(name=LEGACY, updateId=update["id"], addonName=CW)["update"]["status"] == "Successful"
+    assert eks.describe_addon(clusterName=LEGACY, addonName=CW)["addon"]["addonVersion"] == "v2.4.0-eksbuild.1"
     assert eks.delete_addon(clusterName="extra", addonName=CW)["addon"]["status"] == "DELETING"
     assert error_of(eks.describe_addon, clusterName="extra", addonName=CW)[:2] == ("ResourceNotFoundException", 404)
     # no version: the default (newest)
@@ -403,6 +423,8 @@ def test_deleting_a_cluster_drops_its_sub_resources(eks):
 def test_reset_restores_the_seed(eks, sandbox):
     eks.delete_addon(clusterName=SEEDED, addonName=CW)
     eks.create_access_entry(clusterName=SEEDED, principalArn=ROLE)
+    eks.update_addon(clusterName=LEGACY, addonName=CW, addonVersion="v2.4.0-eksbuild.1")
     sandbox.reset()
-    assert eks.describe_addon(clusterName=SEEDED, addonName=CW)["addon"]["addonVersion"] == "v2.3.0-eksbuild.1"
+    assert eks.describe_addon(clusterName=SEEDED, addonName=CW)["addon"]["addonVersion"] == "v2.4.0-eksbuild.1"
+    assert eks.describe_addon(clusterName=LEGACY, addonName=CW)["addon"]["addonVersion"] == "v2.3.0-eksbuild.1"
     assert ROLE not in eks.list_access_entries(clusterName=SEEDED)["accessEntries"]

@@ -15,7 +15,8 @@ DATA_KEY = f"arn:aws:kms:{REGION}:{DATA}:key/7e8f9a0b-1c2d-4e3f-a4b5-c6d7e8f90a1
 FULL_ACCESS = "arn:aws:iam::aws:policy/AmazonSageMakerFullAccess"
 CAPACITY_ROLES = ["datazone_usr_role_production", "datazone_usr_role_research", "hyperpod-connection-access",
                   "overprivileged-project-role", "ml-capacity-cluster-admin", "ml-capacity-eks-cluster-role",
-                  "ml-capacity-node-role", "slurm-capacity-node-role", "service-role/AmazonSageMakerDomainExecution",
+                  "ml-capacity-node-role", "slurm-capacity-node-role", "legacy-capacity-eks-cluster-role",
+                  "legacy-capacity-node-role", "service-role/AmazonSageMakerDomainExecution",
                   "service-role/AmazonSageMakerDomainService", "research-viewers", "research-operators",
                   "production-viewers", "production-operators"]
 TENANT_PRINCIPALS = ["research-viewers", "research-operators", "production-viewers", "production-operators"]
@@ -103,9 +104,12 @@ def test_overprivileged_role_carries_lifecycle_permissions(iam):
 
 
 def test_cluster_roles(iam):
-    assert iam.get_role(RoleName="ml-capacity-eks-cluster-role")["Role"]["AssumeRolePolicyDocument"][
-        "Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
-    for name in ("ml-capacity-node-role", "slurm-capacity-node-role"):
+    for name in ("ml-capacity-eks-cluster-role", "legacy-capacity-eks-cluster-role"):
+        assert iam.get_role(RoleName=name)["Role"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+            "Service": "eks.amazonaws.com"}
+        assert [p["PolicyName"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]] == [
+            "AmazonEKSClusterPolicy"]
+    for name in ("ml-capacity-node-role", "slurm-capacity-node-role", "legacy-capacity-node-role"):
         assert [p["PolicyName"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]] == [
             "AmazonSageMakerClusterInstanceRolePolicy"]
     admin = role_policies(iam, "ml-capacity-cluster-admin")

@@ -46,6 +46,13 @@ def test_the_seed_inventory(sandbox):
     assert sorted(inv["kubernetes"]["ml-capacity-eks"]) == [
         "Namespace/default", "Namespace/kube-public", "Namespace/kube-system"]
     assert "uid" not in inv["kubernetes"]["ml-capacity-eks"]["Namespace/default"]["metadata"]
+    # The second seeded EKS cluster (OBS-1 tests): only its creator's bootstrap entry, its own Kubernetes API.
+    assert set(inv["eks"]) == set(inv["kubernetes"]) == {"ml-capacity-eks", "legacy-capacity-eks"}
+    assert sorted(inv["eks"]["legacy-capacity-eks"]["access_entries"]) == [f"arn:aws:iam::{ACCOUNT}:user/moto"]
+    assert inv["eks"]["legacy-capacity-eks"]["pod_identity_associations"] == {}
+    assert sorted(inv["kubernetes"]["legacy-capacity-eks"]) == [
+        "Namespace/default", "Namespace/kube-public", "Namespace/kube-system"]
+    assert {"legacy-capacity-eks-cluster-role", "legacy-capacity-node-role"} <= set(roles)
 
 
 def test_the_inventory_shows_what_was_created(sandbox, tmp_path):

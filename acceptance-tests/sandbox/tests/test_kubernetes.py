@@ -277,6 +277,17 @@ def test_unknown_cluster_is_404(kube, sandbox):
     assert r.status_code == 404
 
 
+def test_the_seeded_legacy_cluster_has_its_own_api(kube, sandbox, tmp_path):
+    """legacy-capacity-eks (the OBS-1 tests' cluster) is served like ml-capacity-eks, with separate objects."""
+    legacy = Kube(sandbox, tmp_path, "legacy-capacity-eks")  # its creator (the dummy keys' user) is admin
+    assert legacy.endpoint == kube.endpoint.replace(SEEDED, "legacy-capacity-eks")
+    assert legacy.post("/api/v1/namespaces", {"metadata": {"name": "team-a"}})[0] == 201
+    names = [n["metadata"]["name"] for n in legacy.get("/api/v1/namespaces")[1]["items"]]
+    assert names == ["default", "kube-public", "kube-system", "team-a"]
+    assert kube.get("/api/v1/namespaces/team-a")[0] == 404
+    assert kube.get("/api/v1/namespaces", token=legacy.token)[0] == 401  # its token is bound to its cluster
+
+
 # ---- objects -----------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("resource", list(SAMPLES))
 def test_crud(kube, resource):

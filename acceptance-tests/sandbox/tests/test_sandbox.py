@@ -15,6 +15,9 @@ ACCOUNT, REGION = "123456789012", "us-west-2"
 ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"
 SLURM_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/slurmcap0001"
 EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-capacity-eks"
+LEGACY_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/legacycap001"  # on EKS legacy-capacity-eks (OBS-1)
+LEGACY_EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/legacy-capacity-eks"
+SEEDED_CLUSTERS = {"ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN, "legacy-capacity": LEGACY_ARN}
 POLICY = {"PriorityClasses": [{"Name": "inference", "Weight": 90}, {"Name": "training", "Weight": 50}],
           "FairShare": "Enabled"}
 
@@ -49,7 +52,8 @@ def make_eks_cluster(sm, name):
 def test_health_reports_seed(sandbox):
     health = sandbox.health()
     assert health["status"] == "ok" and health["moto"] == "5.2.5"
-    assert health["seed"]["sagemaker"]["hyperpod_clusters"] == {"ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN}
+    assert health["seed"]["sagemaker"]["hyperpod_clusters"] == SEEDED_CLUSTERS
+    assert set(health["seed"]["eks"]["clusters"]) == {"ml-capacity-eks", "legacy-capacity-eks"}
 
 
 def test_seeded_eks_cluster_by_name_and_arn(sm, sandbox):
@@ -64,6 +68,22 @@ def test_seeded_eks_cluster_by_name_and_arn(sm, sandbox):
     assert sandbox.client("eks").describe_cluster(name="ml-capacity-eks")["cluster"]["arn"] == EKS_ARN
 
 
+def test_seeded_legacy_observability_cluster(sm, sandbox):
+    """A second EKS-orchestrated cluster, whose EKS cluster keeps the observability add-on older than 2.4.0 (OBS-1)."""
+    desc = sm.describe_cluster(ClusterName="legacy-capacity")
+    assert desc["ClusterArn"] == LEGACY_ARN and desc["ClusterStatus"] == "InService"
+    assert desc["Orchestrator"] == {"Eks": {"ClusterArn": LEGACY_EKS_ARN}}
+    [group] = desc["InstanceGroups"]
+    assert (group["InstanceGroupName"], group["InstanceType"], group["CurrentCount"], group["Status"]) == (
+        "g5-training", "ml.g5.8xlarge", 2, "InService")
+    assert group["ExecutionRole"] == f"arn:aws:iam::{ACCOUNT}:role/legacy-capacity-node-role"
+    eks = sandbox.client("eks")
+    assert eks.describe_cluster(name="legacy-capacity-eks")["cluster"]["arn"] == LEGACY_EKS_ARN
+    addon = eks.describe_addon(clusterName="legacy-capacity-eks",
+                               addonName="amazon-cloudwatch-observability")["addon"]
+    assert (addon["addonVersion"], addon["status"]) == ("v2.3.0-eksbuild.1", "ACTIVE")
+
+
 def test_seeded_slurm_cluster(sm):
     desc = sm.describe_cluster(ClusterName="slurm-capacity")
     assert desc["ClusterArn"] == SLURM_ARN
@@ -76,7 +96,7 @@ def test_cluster_create_list_delete(sm):
     assert re.fullmatch(rf"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/[a-z0-9]{{12}}", arn)
     assert sm.describe_cluster(ClusterName=arn)["Orchestrator"]["Eks"]["ClusterArn"] == EKS_ARN
     names = {c["ClusterName"]: c["ClusterArn"] for c in sm.list_clusters()["ClusterSummaries"]}
-    assert names == {"ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN, "extra": arn}
+    assert names == {**SEEDED_CLUSTERS, "extra": arn}
     assert sm.delete_cluster(ClusterName=arn)["ClusterArn"] == arn
     assert error_of(sm.describe_cluster, ClusterName="extra")[:2] == ("ResourceNotFound", 400)
 
@@ -266,9 +286,8 @@ def test_reset_restores_exactly_the_seed(sm, sandbox):
     cid = create_policy(sm)["ClusterSchedulerConfigId"]
     sandbox.fault("DescribeCluster", count=10)
     sandbox.reset()
-    assert {c["ClusterName"]: c["ClusterArn"] for c in sm.list_clusters()["ClusterSummaries"]} == {
-        "ml-capacity": ML_ARN, "slurm-capacity": SLURM_ARN}
+    assert {c["ClusterName"]: c["ClusterArn"] for c in sm.list_clusters()["ClusterSummaries"]} == SEEDED_CLUSTERS
     assert sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"] == []
     assert error_of(sm.describe_cluster_scheduler_config, ClusterSchedulerConfigId=cid)[0] == "ResourceNotFound"
-    assert [c for c in sandbox.client("eks").list_clusters()["clusters"]] == ["ml-capacity-eks"]
+    assert sorted(sandbox.client("eks").list_clusters()["clusters"]) == ["legacy-capacity-eks", "ml-capacity-eks"]
     assert sm.describe_cluster(ClusterName="ml-capacity")["ClusterArn"] == ML_ARN  # faults were disarmed
