@@ -43,3 +43,8 @@ else
   echo "All targets met."
 fi
 echo "==> wrote $out/results.json and $out/results.md"
+
+echo "==> plan wall time of one tenant against the local sandbox (${BENCH_PLANS:-5} plans each)"
+HYPERPOD_PROVIDER_DIR="$CARGO_TARGET_DIR/release" "${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}/bin/python" \
+  "$repo/bench/plan_wall.py"
+echo "==> wrote $out/plan.json and $out/plan.md"

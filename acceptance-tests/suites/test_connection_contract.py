@@ -162,14 +162,20 @@ def test_clu_5_public_endpoint_outside_the_approved_cidrs(tf):
     tf.plan_fails_with("CLU-5", "approved_public_cidrs", "203.0.113.0/24")
 
 
+# ml-capacity-eks's observability add-on is compliant (v2.4.0); the seed keeps HyperPod cluster legacy-capacity,
+# on EKS cluster legacy-capacity-eks with the add-on at v2.3.0-eksbuild.1, for OBS-1.
+LEGACY_CLUSTER, LEGACY_EKS = "legacy-capacity", "legacy-capacity-eks"
+
+
 @pytest.mark.sandbox_only
 def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
-    tf.write(contract())
+    tf.write(contract(name=f"research-on-{LEGACY_CLUSTER}", cluster_name=LEGACY_CLUSTER))
     plan = tf.plan()
+    assert plan.rc == 2  # a warning: the plan goes ahead
     assert "[OBS-1]" in flat(plan.stdout + plan.stderr)
     assert "v2.3.0-eksbuild.1" in flat(plan.stdout + plan.stderr)
     eks = sandbox.client("eks")
-    eks.update_addon(clusterName="ml-capacity-eks", addonName="amazon-cloudwatch-observability",
+    eks.update_addon(clusterName=LEGACY_EKS, addonName="amazon-cloudwatch-observability",
                      addonVersion="v2.4.0-eksbuild.1")
     plan = tf.plan()
     assert "[OBS-1]" not in flat(plan.stdout + plan.stderr)

@@ -304,22 +304,49 @@ def test_prj_4_project_role_is_not_the_contracts(tf, research_tenant):
 def test_clu_2_a_second_project_on_the_cluster_needs_a_restriction(tf, sandbox, research_tenant):
     connect(sandbox, PRODUCTION, "prodtooling001", "production-ml-capacity")  # production is on the cluster already
     tf.write(config())
-    tf.plan_fails_with("CLU-2", "cluster_name", "datazone_usr_role_research")
-    for team in ("research", "production"):
-        restrict(sandbox, team)
+    tf.plan_fails_with("CLU-2", "task_view_restriction", "datazone_usr_role_research")
+    # Reported once, on this binding, at the argument that would fix it (missing: the resource block).
+    verdict = tf.plan_json()
+    assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
+    # Only this project's restriction matters: production's missing one is production's binding's finding.
+    restrict(sandbox, "research")
     plan = tf.plan()
     assert plan.rc == 2, plan.stderr
 
 
+RESTRICTION = """
+resource "hyperpod_task_view_restriction" "research" {
+  contract = hyperpod_connection_contract.research.governance
+}
+"""
+
+
+@pytest.mark.sandbox_only(reason="connects the seeded production project")
+def test_clu_2_a_referenced_restriction_satisfies_it_at_any_parallelism(tf, sandbox, research_tenant):
+    connect(sandbox, PRODUCTION, "prodtooling001", "production-ml-capacity")
+    tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
+             + RESTRICTION)
+    for parallelism in (1, 10):
+        verdict = tf.plan_json([f"-parallelism={parallelism}"])
+        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+
+
 def test_wkl_1_no_tenant_for_the_contracts_namespace(tf):
     tf.write(config())
-    tf.plan_fails_with("WKL-1", "contract", 'namespace "hyperpod-ns-research" has no tenant')
+    tf.plan_fails_with("WKL-1", "tenants", 'namespace "hyperpod-ns-research" has no tenant')
 
 
-@pytest.mark.parametrize("order", ["depends_on", "planned together"])
-def test_wkl_1_a_tenant_planned_in_the_same_configuration_satisfies_it(tf, order):
-    extra = "depends_on = [hyperpod_tenant.research]" if order == "depends_on" else ""
-    tf.write(config(extra=extra) + TENANT)
-    plan = tf.plan(check=False)
-    assert plan.rc == 2, plan.stderr
-    assert "[WKL-1]" not in plan.stdout + plan.stderr
+def test_wkl_1_a_referenced_tenant_satisfies_it_at_any_parallelism(tf):
+    tf.write(config(extra="tenants = [hyperpod_tenant.research.governance]") + TENANT)
+    for parallelism in (1, 10):
+        verdict = tf.plan_json([f"-parallelism={parallelism}"])
+        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+
+
+def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
+    """No hidden memory between resources: the tenant counts only when the binding references it (or it exists)."""
+    tf.write(config() + TENANT)
+    for parallelism in (1, 10):
+        verdict = tf.plan_json([f"-parallelism={parallelism}"])
+        assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
+        assert [d.rule for d in verdict.diagnostics] == ["WKL-1"], verdict.describe()

@@ -144,9 +144,9 @@ def test_access_policy_mode_scopes_the_studio_policies_and_destroy_leaves_the_ac
     assert recorded_policies(state) == DEFAULT_POLICIES
     assert state["kubernetes_manifests"] == [] and state["private_data_conf"] is None
     checks = {row["rule"]: row["status"] for row in state["checks"]}
-    assert set(checks) == {"CLU-2", "CLU-3", "CLU-4", "CLU-5", "LIF-3"}, state["checks"]
-    assert {rule: checks[rule] for rule in ("CLU-2", "CLU-3", "CLU-4", "LIF-3")} == dict.fromkeys(
-        ("CLU-2", "CLU-3", "CLU-4", "LIF-3"), "passed"), state["checks"]  # CLU-5: test_clu_5_passes_when_...
+    assert set(checks) == {"CLU-9", "CLU-3", "CLU-4", "CLU-5", "LIF-3"}, state["checks"]
+    assert {rule: checks[rule] for rule in ("CLU-9", "CLU-3", "CLU-4", "LIF-3")} == dict.fromkeys(
+        ("CLU-9", "CLU-3", "CLU-4", "LIF-3"), "passed"), state["checks"]  # CLU-5: test_clu_5_passes_when_...
     tf.assert_no_changes()
 
     tf.destroy()
@@ -231,11 +231,13 @@ def test_a_policy_disassociated_out_of_band_shows_in_the_plan_and_apply_restores
 
 
 # ---- c. RBAC mode --------------------------------------------------------------------------------------------------
+RBAC_SCOPE = 'eks_namespaces = ["hyperpod-ns-research", "default"]'
 RBAC_MODE = f'project_role_arn = "{RESEARCH_ROLE}"\n  namespaces       = ["default"]\n  mode             = "rbac"'
 
 
 def test_rbac_mode_binds_a_group_and_switching_back_removes_it(tf, sandbox, no_entry_left, tmp_path):
-    tf.write(config(RBAC_MODE))  # `default`: a namespace that exists in the sandbox's Kubernetes API
+    # `default`: a namespace that exists in the sandbox's Kubernetes API, inside the contract's scope (CLU-9)
+    tf.write(config(RBAC_MODE, scope=RBAC_SCOPE))
     tf.apply()
 
     kube = Kube(sandbox, tmp_path, EKS)
@@ -257,7 +259,7 @@ def test_rbac_mode_binds_a_group_and_switching_back_removes_it(tf, sandbox, no_e
         f"kubernetes/ClusterRole/-/{PROBES}", f"kubernetes/ClusterRoleBinding/-/{PROBES}"}
     tf.assert_no_changes()
 
-    tf.write(config(RBAC_MODE.replace('"rbac"', '"access_policy"')))
+    tf.write(config(RBAC_MODE.replace('"rbac"', '"access_policy"'), scope=RBAC_SCOPE))
     tf.apply()
     kube = Kube(sandbox, tmp_path, EKS)  # a fresh token
     assert {kind: kube.get(path)[0] for kind, path in RBAC_PATHS.items()} == dict.fromkeys(RBAC_PATHS, 404)
@@ -419,7 +421,7 @@ def handed_over(tf, **overrides) -> str:
     return 'jsondecode(file("${path.module}/governance.json"))'
 
 
-def config_map_cluster(sandbox, name: str = "legacy-capacity") -> None:
+def config_map_cluster(sandbox, name: str = "configmap-capacity") -> None:
     """A HyperPod cluster on an EKS cluster whose authentication mode admits no access entries (CONFIG_MAP)."""
     access = {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
     eks = sandbox.client("eks").create_cluster(name=f"{name}-eks", roleArn=f"{ROLE}/ml-capacity-eks-cluster-role",
@@ -435,29 +437,30 @@ def config_map_cluster(sandbox, name: str = "legacy-capacity") -> None:
 def test_clu_4_eks_cluster_without_access_entries(tf, sandbox):
     config_map_cluster(sandbox)
     # With its contract in the same configuration, the contract's own CLU-4 fails the plan first.
-    tf.write(config(cluster_name="legacy-capacity"))
+    tf.write(config(cluster_name="configmap-capacity"))
     rc, diagnostics = plan_diagnostics(tf, "hyperpod_connection_contract.research")
     assert rc == 1 and [d for d in diagnostics if d["summary"].startswith("[CLU-4]")], diagnostics
     # With the contract managed elsewhere, the restriction's own plan fails.
-    tf.write(provider() + restriction(facts=handed_over(tf, cluster_name="legacy-capacity")))
+    tf.write(provider() + restriction(facts=handed_over(tf, cluster_name="configmap-capacity")))
     finding(tf, "CLU-4", "project_role_arn", 'authenticationMode "CONFIG_MAP"')
 
 
-@pytest.fixture
-def production_unrestricted(tf, sandbox):
-    yield
-    unrestrict(sandbox, "production")
+@pytest.mark.parametrize("namespaces, observed", [
+    (f'["{NS}", "hyperpod-ns-production"]', "hyperpod-ns-production"),  # another team's namespace
+    ('["kube-system"]', "kube-system"),
+    ("[]", "no namespaces"),
+])
+def test_clu_9_a_restriction_grants_only_namespaces_of_its_contract(tf, sandbox, namespaces, observed):
+    tf.write(config(f'project_role_arn = "{RESEARCH_ROLE}"\n  namespaces       = {namespaces}'))
+    finding(tf, "CLU-9", "namespaces", observed)
+    tf.plan_json().assert_rule("CLU-9", ADDRESS, "namespaces")
+    assert access_entry(sandbox) is None  # nothing was written
 
 
-def test_clu_2_another_project_on_the_cluster_without_a_restriction(tf, sandbox, production_unrestricted):
-    """The post's example (test_tenant.py: tenants production and research on ml-capacity) with this restriction for
-    research only: production's project role has none, and the restriction's plan says so."""
-    tf.write(example() + restriction())
-    diagnostic = finding(tf, "CLU-2", "namespaces", f"{ROLE}/datazone_usr_role_production")
-    assert "datazone_usr_role_research" not in diagnostic["detail"], diagnostic
-    restrict(sandbox, "production")  # production's restriction made elsewhere (its access entry, scoped)
-    rc, diagnostics = plan_diagnostics(tf)
-    assert rc == 0 and not [d for d in diagnostics if d["severity"] == "error"], diagnostics
+def test_clu_9_a_restriction_is_for_its_contracts_project_role(tf, sandbox):
+    tf.write(config(f'project_role_arn = "{ROLE}/datazone_usr_role_production"\n  namespaces       = ["{NS}"]'))
+    finding(tf, "CLU-9", "project_role_arn", "datazone_usr_role_production")
+    tf.plan_json().assert_rule("CLU-9", ADDRESS, "project_role_arn")
 
 
 def test_import_by_the_id_attribute_as_documented(tf, sandbox, no_entry_left):

@@ -3,9 +3,10 @@ contracts, the cluster's scheduling policy, tenants production and research on m
 its state records and its destroy leaves the account as it found it; a fault at each composition step fails the
 apply and the next apply converges; an update in place while another team's quota is edited; out-of-band deletions
 and changes show in the plan and apply restores them, also when everything of the tenants disappeared; import by
-`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path), and a lender planned in the same run
-satisfies WKL-5 whatever the order; a Slurm tenant's accounting artefacts; an IAM role of the workload role's name
-is never taken over.
+`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path), a lender referenced in `borrows_from`
+satisfies WKL-5 whatever the order and parallelism; a rule that waits for a value known only at apply warns at plan
+and is judged at apply before anything is written; a Slurm tenant's accounting artefacts; an IAM role of the workload
+role's name is never taken over.
 
 "Nothing orphaned" is the sandbox inventory (`GET /_sandbox/inventory`, docs/sandbox.md) flattened to names:
 `inventory_keys`.  The task view restrictions CLU-2 demands are EKS access entries made here with boto3 (the
@@ -66,7 +67,8 @@ TENANTS = {  # the post's example; each value an HCL fragment of the tenant bloc
                    "access": access("production"), "network": "", "workload": workload("production-jobs"),
                    "data": "", "extra": ""},
     "research": {"team": "research", "quota": ((P5, 2),),
-                 "sharing": 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }',
+                 "sharing": 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }\n\n'
+                            '  borrows_from = [hyperpod_tenant.production.governance]',
                  "settings": 'preempt_team_tasks = "Never"\n  priority_class     = "research"',
                  "access": access("research"), "network": "", "workload": workload(target=CONSUMER_ROLE),
                  "data": f'data {{\n    kms_keys = ["{KEY}"]\n  }}', "extra": ""},
@@ -104,10 +106,8 @@ def slurm_example(sharing: str = "") -> str:
                                  scope='slurm {\n    accounts   = ["research"]\n    partitions = ["gpu"]\n  }')
     return provider() + contract + f"""
 resource "hyperpod_tenant" "research" {{
-  contract        = hyperpod_connection_contract.research.governance
-  team            = "research"
-  viewer_groups   = ["research-viewers"]
-  operator_groups = ["research-operators"]
+  contract = hyperpod_connection_contract.research.governance
+  team     = "research"
   {sharing}
 
   slurm {{
@@ -568,10 +568,13 @@ def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
     tf.plan_fails_with("ORG-2", "workload.target_role_arn", "999999999999")
 
 
-def test_clu_2_project_role_without_a_task_view_restriction(tf, sandbox):
+def test_clu_2_is_the_bindings_rule_not_the_tenants(tf, sandbox):
+    """A tenant does not onboard a project into Studio: CLU-2 is judged on the binding (test_project_binding.py), so a
+    project without a restriction is never reported on its tenants."""
     restrict(sandbox, "production")  # none for research's project role
     tf.write(example())
-    tf.plan_fails_with("CLU-2", "team", "datazone_usr_role_research")
+    verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
 
 
 def test_clu_6_target_role_is_the_project_role(tf, restricted):
@@ -590,8 +593,9 @@ def test_wkl_2_sharing_on_a_slurm_cluster(tf):
 
 
 def test_wkl_3_two_new_tenants_overcommit_the_p5_group_on_the_first_plan(tf, restricted):
-    tf.write(example(research={"quota": ((P5, 4),)}))  # 5 + 4 > 8
-    tf.plan_fails_with("WKL-3", "quota", P5)
+    tf.write(example(research={"quota": ((P5, 4),)}))  # 5 + 4 > 8; research borrows from production
+    tf.plan_fails_with("WKL-3", "quota[0].count", P5)
+    tf.plan_json().assert_rule("WKL-3", RESEARCH, "count")
 
 
 def test_wkl_4_priority_class_missing_from_the_cluster_policy(tf, restricted):
@@ -611,24 +615,62 @@ def test_wkl_5_borrowing_while_no_other_team_lends(tf, restricted):
     assert f"with {RESEARCH}," in text and f"with {PRODUCTION}," not in text, result.stderr  # the borrower's
 
 
-def test_wkl_5_a_lender_in_the_same_configuration_satisfies_the_borrower(tf, restricted):
-    """With Terraform's default parallelism both tenants are planned together and the borrower waits briefly for the
-    lender (LENDER_GRACE in plan.rs)."""
+def test_wkl_5_a_lender_in_borrows_from_satisfies_the_borrower_at_any_parallelism(tf, restricted):
+    """research references production (`borrows_from`): Terraform plans the lender first, so the verdict is the same
+    at any -parallelism, every time, with no wait."""
     tf.write(example())  # production lends, research borrows; neither exists yet
-    for run in range(1, 4):
-        plan = tf.plan(check=False)
-        assert plan.rc == 2, f"plan {run} of 3 failed:\n{plan.stderr}"
-        assert "[WKL-5]" not in plan.stdout + plan.stderr
+    for parallelism in (1, 10):
+        for run in range(1, 4):
+            verdict = tf.plan_json([f"-parallelism={parallelism}"])
+            assert verdict.rc == 2 and not verdict.diagnostics, f"plan {run}: {verdict.describe()}"
 
 
-def test_wkl_5_depends_on_orders_the_lender_first_even_one_resource_at_a_time(tf, restricted):
-    """Planned one resource at a time, a borrower planned before its lender cannot see it (a documented limit; the
-    WKL-5 fix then says to add depends_on). With depends_on the lender is always planned first."""
-    tf.write(example(research={"extra": "depends_on = [hyperpod_tenant.production]"}))
-    for run in range(1, 11):
-        plan = tf.plan(extra=("-parallelism=1",), check=False)
-        assert plan.rc == 2, f"plan {run} of 10 failed:\n{plan.stderr}"
-        assert "[WKL-5]" not in plan.stdout + plan.stderr
+def test_wkl_5_without_borrows_from_only_live_lenders_count_whatever_the_order(tf, restricted):
+    """Without the reference, production planned in the same run is not a lender yet: WKL-5 fails on the borrower,
+    at every parallelism (no hidden memory between resources), and the fix names borrows_from."""
+    research_sharing = 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }'
+    tf.write(example(research={"sharing": research_sharing}))
+    for parallelism in (1, 2, 10):
+        verdict = tf.plan_json([f"-parallelism={parallelism}"])
+        verdict.assert_rule("WKL-5", RESEARCH, "strategy")
+        assert "borrows_from" in verdict.diagnostics[0].detail
+        assert list(verdict.rules_by_address()) == [RESEARCH], verdict.describe()
+
+
+def test_wkl_5_a_borrowed_from_tenant_must_lend(tf, restricted):
+    tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}))
+    verdict = tf.plan_json()
+    assert [d.rule for d in verdict.diagnostics] == ["WKL-5", "WKL-5"], verdict.describe()
+    lines = sorted(verdict.line(d).strip() for d in verdict.diagnostics)
+    assert lines[0].startswith("borrows_from") and lines[1].startswith("strategy"), lines
+
+
+def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_write(tf, sandbox, restricted):
+    """ORG-2 needs the target role's account. Taken from a resource created in the same apply it is unknown at plan:
+    the plan warns that ORG-2 is not checked; the apply judges it with the known value before the tenant writes
+    anything (the sandbox inventory gains no tenant object); under strict the plan itself fails."""
+    # terraform_data's id is known only once it is created: the ARN built from it is unknown at plan.
+    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "research-consumer"\n}\n'
+    research = {"workload": workload(extra='target_role_arn = replace("arn:aws:iam::999999999999:role/'
+                                           'research-consumer#${terraform_data.consumer_role.id}", "/#.*/", "")')}
+    tf.write(example(research=research) + made_later)
+    verdict = tf.plan_json()
+    assert verdict.rc == 2, verdict.describe()
+    deferred = [d for d in verdict.diagnostics if d.severity == "warning" and d.address == RESEARCH]
+    assert deferred and all("not checked at plan" in d.summary for d in deferred), verdict.describe()
+    assert {"ORG-2"} <= {rule for d in deferred for rule in d.summary[1:d.summary.index("]")].split(", ")}
+    strict_config = example(research=research).replace('region = "us-west-2"', 'region = "us-west-2"\n  strict = true', 1)
+    tf.write(strict_config + made_later)
+    strict = tf.plan_json()
+    assert strict.rc == 1 and any(d.severity == "error" and "not checked at plan" in d.summary
+                                  for d in strict.diagnostics), strict.describe()
+    tf.write(example(research=research) + made_later)
+    before = sandbox.inventory()
+    result = tf.apply(check=False)
+    assert result.rc == 1 and "[ORG-2]" in flat(result.stderr), result.stdout + result.stderr
+    after = sandbox.inventory()
+    keys = inventory_keys(after) - inventory_keys(before)
+    assert not [k for k in keys if "research" in k], keys  # production may exist; nothing of research does
 
 
 def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
@@ -690,6 +732,9 @@ def test_lif_3_revoked_contract(tf, restricted):
 def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sandbox):
     before = None if sandbox.real else sandbox.inventory()
     tf.write(slurm_example())
+    # Judged by Slurm's controls (users, QoS, fair share): no Kubernetes groups asked for, no diagnostic at all.
+    verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
     tf.apply()
     tf.assert_no_changes()
     artefacts = resources(tf)[RESEARCH]["slurm_artefacts"]
@@ -755,3 +800,31 @@ def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sand
     assert iam_role_snapshot(sandbox, name) == theirs
     with pytest.raises(ClientError, match="NoSuchEntity"):
         sandbox.client("iam").get_role(RoleName="research-workload")
+
+
+@pytest.mark.sandbox_only(reason="makes the tenant's workload role a cluster admin out of band")
+def test_a_rule_broken_since_apply_warns_and_never_blocks_destroy(tf, sandbox, restricted):
+    """The post's example applied; then someone makes research's workload role a cluster admin out of band, so the
+    tenant breaks CLU-6 with its configuration unchanged. The plan writes nothing of it, so it warns instead of
+    failing, and `terraform destroy` (whose refresh is a full plan) goes through; a change to the tenant would fail."""
+    tf.write(example())
+    tf.apply()
+    workload_role = resources(tf)[RESEARCH]["workload_role_arn"]
+    eks = sandbox.client("eks")
+    eks.create_access_entry(clusterName=EKS, principalArn=workload_role)
+    eks.associate_access_policy(clusterName=EKS, principalArn=workload_role,
+                                policyArn="arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                                accessScope={"type": "cluster"})
+    verdict = tf.plan_json()
+    assert verdict.rc == 0, verdict.describe()  # no changes
+    clu_6 = [d for d in verdict.diagnostics if d.rule == "CLU-6"]
+    assert [d.address for d in clu_6] == [RESEARCH] and clu_6[0].severity == "warning", verdict.describe()
+    assert not verdict.errors, verdict.describe()
+    # The next change to the tenant is judged in full.
+    tf.write(example(research={"settings": TENANTS["research"]["settings"] + "\n  fair_share_weight  = 5"}))
+    changed = tf.plan_json()
+    assert changed.rc == 1 and [d.rule for d in changed.errors] == ["CLU-6"], changed.describe()
+    tf.write(example())
+    tf.destroy()
+    assert tf.run("state", "list").stdout.strip() == "", "everything was destroyed"
+    eks.delete_access_entry(clusterName=EKS, principalArn=workload_role)

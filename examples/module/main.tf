@@ -192,9 +192,8 @@ module "research" {
     { name = "research-scientists", designation = "PROJECT_CONTRIBUTOR" },
   ]
 
-  # Borrowing needs a team that lends (WKL-5), and a second team is onboarded only once the first project's views
-  # are restricted (CLU-2): plan production first.
-  depends_on = [module.production]
+  # Borrowing needs a team that lends (WKL-5): research names production's tenant.
+  borrows_from = [module.production.tenant]
 }
 
 output "scheduling_policy" {

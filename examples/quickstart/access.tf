@@ -13,6 +13,11 @@ resource "hyperpod_unified_studio_project_binding" "team" {
   project_role_arn = hyperpod_connection_contract.team[each.key].project_role_arn
   description      = "${each.key} on the shared ${var.cluster_name} capacity"
 
+  # What the plan checks the binding against: CLU-2 (the project's task view is restricted) and WKL-1 (every
+  # namespace of the contract has a tenant). The references also order the plans.
+  task_view_restriction = hyperpod_task_view_restriction.team[each.key].governance
+  tenants               = [local.tenants[each.key].governance]
+
   member {
     name        = "${each.key}-leads"
     designation = "PROJECT_OWNER"
@@ -21,7 +26,4 @@ resource "hyperpod_unified_studio_project_binding" "team" {
     name        = "${each.key}-scientists"
     designation = "PROJECT_CONTRIBUTOR"
   }
-
-  # The tenants of the contract's namespaces (WKL-1) and the restriction (CLU-2) are planned first.
-  depends_on = [hyperpod_tenant.production, hyperpod_tenant.research, hyperpod_task_view_restriction.team]
 }

@@ -31,9 +31,6 @@ resource "hyperpod_tenant" "production" {
   workload {
     service_account = "production-jobs"
   }
-
-  # Restrict task views before onboarding a second team (CLU-2): plan the restrictions first.
-  depends_on = [hyperpod_task_view_restriction.team]
 }
 
 resource "hyperpod_tenant" "research" {
@@ -50,6 +47,8 @@ resource "hyperpod_tenant" "research" {
     strategy     = "LendAndBorrow"
     borrow_limit = 50
   }
+  # WKL-5 and WKL-3 on the first plan: research borrows what production lends, and both quotas must fit.
+  borrows_from = [hyperpod_tenant.production.governance]
 
   preempt_team_tasks = "Never"
   fair_share_weight  = 10
@@ -68,7 +67,12 @@ resource "hyperpod_tenant" "research" {
   data {
     kms_keys = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
   }
+}
 
-  # Borrowing needs a team that lends (WKL-5), and views restricted first (CLU-2): plan those before this tenant.
-  depends_on = [hyperpod_tenant.production, hyperpod_task_view_restriction.team]
+# The bindings reference each team's tenant (WKL-1).
+locals {
+  tenants = {
+    production = hyperpod_tenant.production
+    research   = hyperpod_tenant.research
+  }
 }

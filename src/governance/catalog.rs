@@ -99,7 +99,7 @@ catalog! {
     Clu1 => "CLU-1", Cluster, Error, Live,
         "The contract's orchestrator is the cluster's real orchestrator";
     Clu2 => "CLU-2", Cluster, Error, Config,
-        "A second project or tenant is not onboarded on a cluster without a task view restriction for it";
+        "A project is not onboarded on a cluster other projects or teams use without a task view restriction";
     Clu3 => "CLU-3", Cluster, Error, Live,
         "No cluster-scoped AmazonEKS{View,Edit,Admin,ClusterAdmin}Policy is associated with a restricted principal";
     Clu4 => "CLU-4", Cluster, Error, Live,
@@ -112,6 +112,8 @@ catalog! {
         "A Slurm task view restriction needs Session Manager Run As enabled (account-wide: checked, never flipped)";
     Clu8 => "CLU-8", Cluster, Error, Live,
         "A Slurm-restricted project role starts Session Manager sessions only on its own cluster's nodes";
+    Clu9 => "CLU-9", Cluster, Error, Config,
+        "A task view restriction is for its contract's project role and grants only namespaces in the contract's scope";
     Wkl1 => "WKL-1", Workload, Error, Config,
         "A tenant's namespace is inside its contract's namespace scope, and a bound contract's namespaces have tenants";
     Wkl2 => "WKL-2", Workload, Error, Config,
@@ -131,7 +133,7 @@ catalog! {
     Wkl9 => "WKL-9", Workload, Error, Config,
         "A Pod Identity session policy requires disable_session_tags = true";
     Wkl10 => "WKL-10", Workload, Error, Config,
-        "A quota is never the only control: a tenant has viewer or operator groups";
+        "A quota is never the only control: a tenant names who may see and act (EKS groups, Slurm users)";
     Wkl11 => "WKL-11", Workload, Error, Config,
         "Tenant data (buckets, KMS keys) is granted to the tenant workload role, never to the project role";
     Exc1 => "EXC-1", Exceptions, Error, Config,
@@ -175,7 +177,7 @@ mod tests {
     #[test]
     fn the_catalog_has_every_published_rule_once_in_order() {
         let ids: Vec<&str> = RuleId::ALL.iter().map(|rule| rule.id()).collect();
-        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 8), ("WKL", 11)]
+        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 9), ("WKL", 11)]
             .into_iter()
             .chain([("EXC", 1), ("OBS", 1), ("LIF", 4)])
             .flat_map(|(prefix, count)| (1..=count).map(move |n| format!("{prefix}-{n}")))

@@ -5,8 +5,8 @@ use super::catalog::RuleId;
 use super::cidr::Cidr;
 use super::finding::{Check, Finding};
 use super::model::{
-    AccessEntry, AccessScope, ClusterView, Contract, EksCluster, Fact, LiveCluster, Setting, TaskViewRestriction,
-    Tenant,
+    AccessEntry, AccessScope, ClusterView, Contract, EksCluster, Fact, LiveCluster, ProjectOnCluster, Setting,
+    TaskViewRestriction, Tenant,
 };
 use super::paths;
 use crate::protocol::diagnostics::AttributePath;
@@ -71,61 +71,174 @@ pub fn clu_1(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
     Check::from_findings(rule, findings, format!("the cluster is {declared}-orchestrated"))
 }
 
-/// CLU-2: once a cluster has a second project or tenant, every project on it has a task view restriction. `at` is
-/// the attribute of the resource being planned that carries the finding.
-pub fn clu_2(view: &ClusterView, at: AttributePath) -> Check {
+/// CLU-2, judged on the project binding that onboards `project` into Studio: once the cluster has another project
+/// or another team, the project's task view is restricted — by the task view restriction the binding references,
+/// or by one that exists (a namespace-scoped access entry for the project role). `own_namespaces` are the binding
+/// contract's namespaces (teams outside them are other teams); `at` is the binding's `task_view_restriction`.
+/// Other projects and teams come from live state only: the first of two new projects is not "shared" at plan, and
+/// apply judges the second again, before it writes, once the first exists.
+pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Clu2;
-    let (projects, projects_missing) = view.projects.merged(|p| p.project_id.clone());
-    let (tenants, tenants_missing) = view.tenants.merged(|t| t.team.clone());
-    let (restrictions, restrictions_missing) = view.restrictions.merged(|r| r.project_role_arn.clone());
-    let shared = projects.len() >= 2 || tenants.len() >= 2;
-    let counts = format!(
-        "{} project(s) and {} tenant(s) on cluster {:?}",
-        projects.len(),
-        tenants.len(),
-        view.cluster_name
-    );
-    let mut unknown = Vec::new();
+    let Some(role) = project.project_role_arn.as_deref() else {
+        return Check::unknown(rule, paths::binding::project_role_arn().to_string());
+    };
     let mut findings = Vec::new();
-    if shared {
-        for project in &projects {
-            let Some(role) = project.project_role_arn.as_deref() else {
-                unknown.push(format!("the project role of project {:?}", project.project_id));
-                continue;
-            };
-            let restricted = restrictions
-                .iter()
-                .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
-            if !restricted {
-                findings.push(Finding::new(
-                    rule,
-                    at.clone(),
-                    format!(
-                        "project {:?} (role {role}) has no task view restriction; {counts}",
-                        project.project_id
-                    ),
-                    "Studio users of that project would see every team's tasks",
-                    "add a hyperpod_task_view_restriction for that project role, limited to its namespaces",
-                ));
-            }
-        }
+    for reference in view.restrictions.referenced.iter() {
+        let other_role = reference.item.project_role_arn.as_deref();
+        let observed = if reference.cluster_name != view.cluster_name {
+            format!("a task view restriction of cluster {:?}", reference.cluster_name)
+        } else if other_role.is_some_and(|other| !same_role(other, role)) {
+            format!("a task view restriction for role {}", other_role.unwrap_or_default())
+        } else {
+            continue;
+        };
+        findings.push(Finding::new(
+            rule,
+            reference.at.clone(),
+            observed,
+            format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
+            "reference the hyperpod_task_view_restriction of this project role on this cluster",
+        ));
     }
     if !findings.is_empty() {
         return Check::from_findings(rule, findings, "");
     }
-    if let Some(reason) = projects_missing.or(tenants_missing).or(restrictions_missing) {
+    if !view.restrictions.unresolved.is_empty() {
+        return Check::unknowns(rule, &view.restrictions.unresolved);
+    }
+    let (restrictions, restrictions_missing) = view
+        .restrictions
+        .merged(&view.cluster_name, |r| r.project_role_arn.clone());
+    let restricted = restrictions
+        .iter()
+        .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
+    if restricted {
+        return Check::passed(
+            rule,
+            format!(
+                "project {:?}'s task view on cluster {:?} is restricted",
+                project.project_id, view.cluster_name
+            ),
+        );
+    }
+    let other_projects: Vec<&str> = match &view.projects {
+        Fact::Known(projects) => projects
+            .iter()
+            .filter(|p| p.project_id != project.project_id)
+            .map(|p| p.project_id.as_str())
+            .collect(),
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    let other_teams: Vec<String> = match &view.tenants.live {
+        Fact::Known(tenants) => tenants
+            .iter()
+            .map(|t| t.team.clone())
+            .filter(|team| !own_namespaces.contains(&Tenant::namespace_for(team)))
+            .collect(),
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    if let Some(reason) = restrictions_missing {
         return Check::unavailable(rule, reason);
     }
-    if !unknown.is_empty() {
+    if other_projects.is_empty() && other_teams.is_empty() {
+        return Check::passed(
+            rule,
+            format!(
+                "no other project or team uses cluster {:?} yet; restrict project {:?}'s task view before one is \
+                 onboarded",
+                view.cluster_name, project.project_id
+            ),
+        );
+    }
+    Check::from_findings(
+        rule,
+        vec![Finding::new(
+            rule,
+            at,
+            format!(
+                "no task view restriction for role {role}; cluster {:?} also has project(s) {other_projects:?} and \
+                 team(s) {other_teams:?}",
+                view.cluster_name
+            ),
+            format!(
+                "Studio users of project {:?} would see every team's tasks",
+                project.project_id
+            ),
+            "add a hyperpod_task_view_restriction for this project role, limited to its namespaces, and reference it \
+             here (task_view_restriction = hyperpod_task_view_restriction.<name>.governance)",
+        )],
+        "",
+    )
+}
+
+/// CLU-9: a task view restriction grants Studio task visibility only within its contract: for the contract's own
+/// project role, on namespaces inside the contract's scope (never another team's namespace, `kube-system`, or
+/// none at all). Needs only the configuration.
+pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
+    let rule = RuleId::Clu9;
+    if contract.cluster.orchestrator == super::model::Orchestrator::Slurm {
+        return Check::not_applicable(
+            rule,
+            "Slurm task visibility is scoped by PrivateData and Run As, not namespaces",
+        );
+    }
+    let mut findings = Vec::new();
+    let mut unknown = Vec::new();
+    match (&restriction.project_role_arn, &contract.project_role_arn) {
+        (Some(role), Some(approved)) if !same_role(role, approved) => findings.push(Finding::new(
+            rule,
+            paths::restriction::project_role_arn(),
+            role.clone(),
+            format!(
+                "contract {:?} approves project role {approved}, so this restriction would grant Studio task \
+                 visibility to a role the contract does not cover",
+                contract.name
+            ),
+            "restrict the contract's project role (leave project_role_arn unset to use it), or reference the \
+             contract of the other project",
+        )),
+        (None, _) => unknown.push(paths::restriction::project_role_arn().to_string()),
+        (_, None) => unknown.push("the contract's project_role_arn".to_string()),
+        _ => {}
+    }
+    let outside: Vec<&String> = restriction
+        .namespaces
+        .iter()
+        .filter(|namespace| !contract.eks_namespaces.contains(namespace))
+        .collect();
+    if restriction.namespaces.is_empty() {
+        findings.push(Finding::new(
+            rule,
+            paths::restriction::namespaces(),
+            "no namespaces",
+            "a restriction with no namespace leaves the project's Studio users with nothing to see",
+            format!(
+                "list the contract's namespaces ({:?}), or leave namespaces unset to use them",
+                contract.eks_namespaces
+            ),
+        ));
+    } else if !outside.is_empty() {
+        findings.push(Finding::new(
+            rule,
+            paths::restriction::namespaces(),
+            format!(
+                "{outside:?}; contract {:?} allows {:?}",
+                contract.name, contract.eks_namespaces
+            ),
+            "the restriction grants the project role HyperPod access to namespaces outside its contract's scope",
+            "keep namespaces inside the contract's eks_namespaces (add a namespace to the contract and have it \
+             re-approved first)",
+        ));
+    }
+    if findings.is_empty() && !unknown.is_empty() {
         return Check::unknowns(rule, &unknown);
     }
-    // One wording whether or not the cluster is shared yet: a plan made before another tenant exists and the
-    // re-plan at apply after it does must agree (Terraform rejects a final plan that differs).
-    Check::passed(
+    Check::from_findings(
         rule,
+        findings,
         format!(
-            "every project sharing cluster {:?} has a task view restriction",
-            view.cluster_name
+            "the contract's project role, on namespaces {:?} of its scope",
+            restriction.namespaces
         ),
     )
 }
@@ -236,6 +349,9 @@ pub fn clu_5(contract: &Contract, eks: &Fact<EksCluster>) -> Check {
 /// project role, the connection's access role) nor cluster-admin roles.
 pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String]) -> Check {
     let rule = RuleId::Clu6;
+    if tenant.orchestrator == super::model::Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm tenants run as OS users, not IAM workload roles");
+    }
     let mut unknown = Vec::new();
     let mut workload_roles = Vec::new();
     match &tenant.workload_role_arn {

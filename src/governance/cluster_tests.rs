@@ -4,8 +4,9 @@ use super::*;
 use crate::governance::catalog::RuleId;
 use crate::governance::examples::{
     self, CAPACITY_ACCOUNT, PROJECT_ROLE, TARGET_ROLE, WORKLOAD_ROLE, access_entry as entry, clu_2_view, contract, eks,
-    live_cluster, restriction, tenant, view,
+    live_cluster, research_project, restriction, tenant, view,
 };
+use crate::governance::finding::Outcome;
 use crate::governance::model::Orchestrator;
 
 fn live(orchestrator: Orchestrator) -> Fact<Option<LiveCluster>> {
@@ -22,30 +23,90 @@ fn clu_1_compares_orchestrators() {
     assert!(clu_1(&contract(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
 }
 
-#[test]
-fn clu_2_requires_restrictions_once_a_cluster_is_shared() {
-    // Two tenants (research planned, platform live) and one restricted project.
-    assert!(clu_2(&view(), AttributePath::attr("team")).is_passed());
-    let check = clu_2(&clu_2_view(), AttributePath::attr("team"));
-    assert_eq!(check.findings().len(), 1);
-    assert!(check.findings()[0].observed.starts_with("project \"prj-marketing\""));
-    assert_eq!(check.findings()[0].path.to_string(), "team");
-    let mut unrestricted = view();
-    unrestricted.restrictions.planned.clear();
-    assert!(clu_2(&unrestricted, AttributePath::root()).is_failed());
+fn clu_2(view: &ClusterView) -> Check {
+    super::clu_2(
+        &research_project(),
+        &contract().eks_namespaces,
+        view,
+        AttributePath::attr("task_view_restriction"),
+    )
 }
 
 #[test]
-fn clu_2_passes_a_single_tenant_cluster_and_skips_on_unread_inventory() {
+fn clu_2_requires_a_restriction_once_another_project_or_team_uses_the_cluster() {
+    // The binding references the research restriction: restricted, whatever else is on the cluster.
+    assert!(clu_2(&view()).is_passed());
+    assert!(clu_2(&clu_2_view()).is_failed());
+    let check = examples::failing(RuleId::Clu2);
+    assert_eq!(check.findings().len(), 1);
+    assert_eq!(check.findings()[0].path.to_string(), "task_view_restriction");
+    assert!(check.findings()[0].observed.contains("[\"prj-marketing\"]"));
+    // Another team's live quota makes the cluster shared too (the fixture's platform team).
+    let mut other_team = view();
+    other_team.restrictions.referenced.clear();
+    assert!(clu_2(&other_team).is_failed());
+    // A live restriction for the role counts as much as a referenced one.
+    other_team.restrictions.live = Fact::Known(vec![restriction()]);
+    assert!(clu_2(&other_team).is_passed());
+}
+
+#[test]
+fn clu_2_judges_only_this_project_and_its_references() {
+    // Alone on the cluster (live), no restriction yet: passes, and says to restrict before the next project.
     let mut alone = view();
+    alone.restrictions.referenced.clear();
     alone.tenants.live = Fact::Known(Vec::new());
-    alone.restrictions.planned.clear();
-    assert!(clu_2(&alone, AttributePath::root()).is_passed());
-    alone.projects.live = Fact::Unavailable("AccessDenied on ListConnections".into());
-    assert!(clu_2(&alone, AttributePath::root()).is_skipped());
-    let mut unknown_role = view();
-    unknown_role.projects.planned[0].project_role_arn = None;
-    assert!(clu_2(&unknown_role, AttributePath::root()).is_skipped());
+    let check = clu_2(&alone);
+    assert!(check.is_passed());
+    // Another project's missing restriction is that project's binding's finding, never this one's: here another
+    // project is restricted or not, and only this project's restriction matters.
+    let mut other_unrestricted = clu_2_view();
+    other_unrestricted.restrictions = view().restrictions;
+    assert!(clu_2(&other_unrestricted).is_passed());
+    // A referenced restriction for another role, or of another cluster, is a finding at the reference.
+    let mut wrong_role = view();
+    wrong_role.restrictions.referenced[0].item.project_role_arn = Some(TARGET_ROLE.into());
+    let check = clu_2(&wrong_role);
+    assert_eq!(check.findings()[0].path.to_string(), "task_view_restriction");
+    let mut wrong_cluster = view();
+    wrong_cluster.restrictions.referenced[0].cluster_name = "other".into();
+    assert!(clu_2(&wrong_cluster).is_failed());
+    // Unread live projects: not checked (a warning), unless restricted by reference.
+    alone.projects = Fact::Unavailable("AccessDenied on ListConnections".into());
+    assert!(clu_2(&alone).is_skipped());
+    let mut referenced_unknown = alone.clone();
+    referenced_unknown.restrictions.unresolved = vec!["task_view_restriction".into()];
+    assert!(clu_2(&referenced_unknown).is_deferred());
+}
+
+#[test]
+fn clu_9_keeps_a_restriction_inside_its_contract() {
+    assert!(clu_9(&restriction(), &contract()).is_passed());
+    let check = examples::failing(RuleId::Clu9);
+    assert_eq!(check.findings()[0].path.to_string(), "namespaces");
+    assert!(check.findings()[0].observed.contains("hyperpod-ns-production"));
+    for namespaces in [vec!["kube-system".to_string()], Vec::new()] {
+        let outside = TaskViewRestriction {
+            namespaces,
+            ..restriction()
+        };
+        assert_eq!(
+            clu_9(&outside, &contract()).findings()[0].path.to_string(),
+            "namespaces"
+        );
+    }
+    let other_role = TaskViewRestriction {
+        project_role_arn: Some(TARGET_ROLE.into()),
+        ..restriction()
+    };
+    assert_eq!(
+        clu_9(&other_role, &contract()).findings()[0].path.to_string(),
+        "project_role_arn"
+    );
+    assert!(matches!(
+        clu_9(&restriction(), &examples::slurm_contract()).outcome,
+        Outcome::NotApplicable { .. }
+    ));
 }
 
 #[test]

@@ -111,6 +111,7 @@ pub(crate) fn tenant() -> Tenant {
         viewer_verbs: vec!["get".into(), "list".into(), "watch".into()],
         operator_verbs: vec!["create".into(), "delete".into(), "patch".into()],
         default_deny_network_policy: true,
+        slurm_users: Vec::new(),
         workload_role_arn: Some(WORKLOAD_ROLE.into()),
         target_role_arn: Setting::Set(TARGET_ROLE.into()),
         pod_identity: PodIdentity::default(),
@@ -126,6 +127,7 @@ pub(crate) fn slurm_tenant() -> Tenant {
     Tenant {
         orchestrator: Orchestrator::Slurm,
         sharing: None,
+        slurm_users: vec!["alice".into(), "bob".into()],
         ..tenant()
     }
 }
@@ -164,14 +166,33 @@ pub(crate) fn policy(classes: &[&str], fair_share: bool) -> SchedulingPolicy {
     }
 }
 
-/// A cluster with four p5 nodes, where a `platform` team already lends two; the fixture tenant is planned.
+/// The fixture tenant among the tenants its rules count (at its own `quota`).
+pub(crate) fn own(tenant: &Tenant) -> Referenced<TenantCapacity> {
+    Referenced {
+        at: paths::tenant::quota(),
+        cluster_name: "ml-capacity".into(),
+        item: tenant.capacity(),
+    }
+}
+
+/// The research project, as its binding onboards it.
+pub(crate) fn research_project() -> ProjectOnCluster {
+    ProjectOnCluster {
+        project_id: "prj-research".into(),
+        project_role_arn: Some(PROJECT_ROLE.into()),
+    }
+}
+
+/// A cluster with four p5 nodes, where a `platform` team already lends two; the fixture tenant is the one planned,
+/// and the research binding references the research restriction.
 pub(crate) fn view() -> ClusterView {
     ClusterView {
         cluster_name: "ml-capacity".into(),
         instance_groups: Fact::Known(vec![capacity("ml.p5.48xlarge", 4), capacity("ml.t3.xlarge", 1)]),
         scheduling_policy: Fact::Known(Some(policy(&["production", "research"], true))),
         tenants: Inventory {
-            planned: vec![tenant().capacity()],
+            referenced: vec![own(&tenant())],
+            unresolved: Vec::new(),
             live: Fact::Known(vec![TenantCapacity {
                 team: "platform".into(),
                 quota: vec![capacity("ml.p5.48xlarge", 2)],
@@ -181,15 +202,14 @@ pub(crate) fn view() -> ClusterView {
                 }),
             }]),
         },
-        projects: Inventory {
-            planned: vec![ProjectOnCluster {
-                project_id: "prj-research".into(),
-                project_role_arn: Some(PROJECT_ROLE.into()),
-            }],
-            live: Fact::Known(Vec::new()),
-        },
+        projects: Fact::Known(Vec::new()),
         restrictions: Inventory {
-            planned: vec![restriction()],
+            referenced: vec![Referenced {
+                at: paths::binding::task_view_restriction(),
+                cluster_name: "ml-capacity".into(),
+                item: restriction(),
+            }],
+            unresolved: Vec::new(),
             live: Fact::Known(Vec::new()),
         },
     }
@@ -294,7 +314,12 @@ pub(crate) fn failing(rule: RuleId) -> Check {
             &slurm_contract(),
             &live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
         ),
-        Clu2 => cluster::clu_2(&clu_2_view(), paths::tenant::team()),
+        Clu2 => cluster::clu_2(
+            &research_project(),
+            &contract().eks_namespaces,
+            &clu_2_view(),
+            paths::binding::task_view_restriction(),
+        ),
         Clu3 => cluster::clu_3(&restriction(), &clu_3_entries()),
         Clu4 => cluster::clu_4(&clu_4_eks(), paths::contract::cluster("name")),
         Clu5 => cluster::clu_5(&contract(), &clu_5_eks()),
@@ -303,6 +328,7 @@ pub(crate) fn failing(rule: RuleId) -> Check {
             run_as_enabled: false,
         })),
         Clu8 => cluster_slurm::clu_8(&clu_8_role(), CLUSTER_ARN),
+        Clu9 => cluster::clu_9(&clu_9_restriction(), &contract()),
         Wkl1 => workload::wkl_1(&wkl_1_tenant(), &contract()),
         Wkl2 => workload::wkl_2(&wkl_2_tenant()),
         Wkl3 => workload::wkl_3(&wkl_3_view(), paths::tenant::quota()),
@@ -394,14 +420,23 @@ pub(crate) fn prj_4_binding() -> Binding {
     }
 }
 
-/// CLU-2: a second project on the cluster, without a task view restriction.
+/// CLU-2: a second project on the cluster, and the research binding references no task view restriction.
 pub(crate) fn clu_2_view() -> ClusterView {
     let mut view = view();
-    view.projects.planned.push(ProjectOnCluster {
+    view.restrictions.referenced.clear();
+    view.projects = Fact::Known(vec![ProjectOnCluster {
         project_id: "prj-marketing".into(),
         project_role_arn: Some("arn:aws:iam::111122223333:role/datazone_usr_role_mkt".into()),
-    });
+    }]);
     view
+}
+
+/// CLU-9: the research restriction reaches into the production team's namespace.
+pub(crate) fn clu_9_restriction() -> TaskViewRestriction {
+    TaskViewRestriction {
+        namespaces: vec!["hyperpod-ns-research".into(), "hyperpod-ns-production".into()],
+        ..restriction()
+    }
 }
 
 /// CLU-3: the restricted project role holds a cluster-scoped admin policy.
@@ -440,12 +475,12 @@ pub(crate) fn wkl_1_tenant() -> Tenant {
     }
 }
 
-/// WKL-1 for a binding: the cluster has no research tenant, live or planned (only the platform team's quota). The
+/// WKL-1 for a binding: the cluster has no research tenant, live or referenced (only the platform team's quota). The
 /// docs show the tenant's half of WKL-1; this one is for the unit tests.
 #[cfg(test)]
 pub(crate) fn wkl_1_binding_view() -> ClusterView {
     let mut view = view();
-    view.tenants.planned.clear();
+    view.tenants.referenced.clear();
     view
 }
 
@@ -457,14 +492,14 @@ pub(crate) fn wkl_2_tenant() -> Tenant {
     }
 }
 
-/// The fixture view with the planned tenant guaranteed `count` p5 nodes.
+/// The fixture view with the tenant being planned guaranteed `count` p5 nodes.
 pub(crate) fn view_with_quota(count: i64) -> ClusterView {
     let mut view = view();
     let research = Tenant {
         quota: vec![capacity("ml.p5.48xlarge", count)],
         ..tenant()
     };
-    view.tenants.planned = vec![research.capacity()];
+    view.tenants.referenced = vec![own(&research)];
     view
 }
 

@@ -1,5 +1,6 @@
-//! What a rule returns: a [`Check`] per rule with an [`Outcome`] (passed, failed with [`Finding`]s, or skipped with
-//! a reason), and the [`Report`] a resource turns into diagnostics and a reviewer's checklist.
+//! What a rule returns: a [`Check`] per rule with an [`Outcome`] (passed, failed with [`Finding`]s, not applicable
+//! to these facts, or skipped with a reason), and the [`Report`] a resource turns into diagnostics and a reviewer's
+//! checklist. Nothing that was not evaluated reads `passed`: a skipped check is always a diagnostic.
 
 use time::Date;
 
@@ -62,8 +63,9 @@ impl Finding {
     }
 }
 
-/// Why a check did not run. Only [`SkipCause::Unavailable`] becomes a warning: a value unknown until apply is
-/// visible as such in the plan, but an unread fact (no permission, service error) would otherwise look like a pass.
+/// Why a check did not run. Both become a warning (an error under `strict`): a value unknown until apply is judged
+/// again at apply before the resource writes anything, and an unread fact (no permission, service error) would
+/// otherwise look like a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkipCause {
     UnknownUntilApply,
@@ -72,9 +74,18 @@ pub enum SkipCause {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Passed { detail: String },
+    Passed {
+        detail: String,
+    },
     Failed(Vec<Finding>),
-    Skipped { reason: String, cause: SkipCause },
+    /// The rule does not concern these facts (WKL-8 on a Slurm tenant): evaluated, and nothing to pass.
+    NotApplicable {
+        why: String,
+    },
+    Skipped {
+        reason: String,
+        cause: SkipCause,
+    },
 }
 
 /// The result of one rule; a check that could not run is `Skipped` with its reason, never a silent pass.
@@ -91,9 +102,12 @@ impl Check {
             outcome: Outcome::Passed { detail: detail.into() },
         }
     }
-    /// A rule that does not apply to these facts (e.g. WKL-8 on a Slurm tenant) passes and says why.
-    pub fn not_applicable(rule: RuleId, why: impl AsRef<str>) -> Self {
-        Self::passed(rule, format!("not applicable: {}", why.as_ref()))
+    /// A rule that does not apply to these facts (e.g. WKL-8 on a Slurm tenant), and why.
+    pub fn not_applicable(rule: RuleId, why: impl Into<String>) -> Self {
+        Self {
+            rule,
+            outcome: Outcome::NotApplicable { why: why.into() },
+        }
     }
     /// Failed with `findings`, or passed with `detail` when there are none.
     pub fn from_findings(rule: RuleId, findings: Vec<Finding>, detail: impl Into<String>) -> Self {
@@ -150,6 +164,16 @@ impl Check {
     pub fn is_skipped(&self) -> bool {
         matches!(self.outcome, Outcome::Skipped { .. })
     }
+    /// Skipped only because a configuration value is unknown until apply: judged again at apply.
+    pub fn is_deferred(&self) -> bool {
+        matches!(
+            self.outcome,
+            Outcome::Skipped {
+                cause: SkipCause::UnknownUntilApply,
+                ..
+            }
+        )
+    }
     pub fn findings(&self) -> &[Finding] {
         match &self.outcome {
             Outcome::Failed(findings) => findings,
@@ -162,9 +186,15 @@ impl Check {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChecklistRow {
     pub rule: &'static str,
-    /// `passed`, `failed` or `skipped`.
-    pub status: &'static str,
-    pub detail: String,
+    /// One of [`ChecklistRow::STATUSES`]; `None` while the rule waits for a value known only at apply (the plan
+    /// shows the row as "known after apply", and apply fills it in before writing anything).
+    pub status: Option<&'static str>,
+    pub detail: Option<String>,
+}
+
+impl ChecklistRow {
+    /// `warning`: failed with warning-severity findings only (the plan goes on); `skipped`: a fact could not be read.
+    pub const STATUSES: [&'static str; 5] = ["passed", "failed", "warning", "skipped", "not_applicable"];
 }
 
 /// The checks one resource ran, in the order it ran them.
@@ -184,9 +214,10 @@ impl Report {
         self.checks.iter().find(|check| check.rule == rule)
     }
 
-    /// Findings as diagnostics, plus a warning for every check skipped because a fact could not be read.
+    /// Findings as diagnostics, plus a warning (an error under `strict`) for every check that did not run.
     pub fn diagnostics(&self, strict: bool) -> Diagnostics {
         let mut diagnostics = Diagnostics::new();
+        let skipped_severity = if strict { Severity::Error } else { Severity::Warning };
         for check in &self.checks {
             match &check.outcome {
                 Outcome::Failed(findings) => findings
@@ -196,7 +227,7 @@ impl Report {
                     reason,
                     cause: SkipCause::Unavailable,
                 } => diagnostics.push(Diagnostic {
-                    severity: if strict { Severity::Error } else { Severity::Warning },
+                    severity: skipped_severity,
                     summary: format!("[{}] {} (not checked)", check.rule.id(), check.rule.title()),
                     detail: format!(
                         "{}. This rule could not be verified in this plan; grant the provider's identity read \
@@ -205,6 +236,10 @@ impl Report {
                     ),
                     path: AttributePath::root(),
                 }),
+                Outcome::Skipped {
+                    reason,
+                    cause: SkipCause::UnknownUntilApply,
+                } => diagnostics.push(deferred_diagnostic(check.rule.id(), reason, strict)),
                 _ => {}
             }
         }
@@ -221,12 +256,20 @@ impl Report {
             .iter()
             .map(|check| {
                 let (status, detail) = match &check.outcome {
-                    Outcome::Passed { detail } => ("passed", detail.clone()),
-                    Outcome::Failed(findings) => (
-                        "failed",
-                        findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | "),
-                    ),
-                    Outcome::Skipped { reason, .. } => ("skipped", reason.clone()),
+                    Outcome::Passed { detail } => (Some("passed"), Some(detail.clone())),
+                    Outcome::Failed(findings) => {
+                        let errors = findings.iter().any(|f| f.severity == Severity::Error);
+                        (
+                            Some(if errors { "failed" } else { "warning" }),
+                            Some(findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | ")),
+                        )
+                    }
+                    Outcome::NotApplicable { why } => (Some("not_applicable"), Some(why.clone())),
+                    Outcome::Skipped {
+                        cause: SkipCause::UnknownUntilApply,
+                        ..
+                    } => (None, None),
+                    Outcome::Skipped { reason, .. } => (Some("skipped"), Some(reason.clone())),
                 };
                 ChecklistRow {
                     rule: check.rule.id(),
@@ -276,6 +319,22 @@ impl Report {
             }
         }
         self
+    }
+}
+
+/// The diagnostic for rules a plan cannot evaluate because `what` is unknown until apply: a warning (an error
+/// under `strict`) naming the rules, the unknown input and that apply judges them before writing anything.
+pub fn deferred_diagnostic(rules: &str, what: &str, strict: bool) -> Diagnostic {
+    Diagnostic {
+        severity: if strict { Severity::Error } else { Severity::Warning },
+        summary: format!("[{rules}] not checked at plan: a value is known only at apply"),
+        detail: format!(
+            "{}. Apply evaluates the rule with the known value before this resource writes anything, and fails \
+             there if it is broken. To decide it in the plan, use a value known at plan time (a literal or an \
+             existing object's attribute); strict = true in the provider block makes this an error.",
+            what.trim_end_matches('.')
+        ),
+        path: AttributePath::root(),
     }
 }
 

@@ -39,7 +39,7 @@ fn strict_turns_warnings_into_errors() {
 }
 
 #[test]
-fn skips_for_unreadable_facts_warn_but_unknown_values_do_not() {
+fn every_skip_is_a_diagnostic_and_deferred_rows_stay_unknown() {
     let report: Report = [
         Check::unavailable(
             RuleId::Prj2,
@@ -50,13 +50,40 @@ fn skips_for_unreadable_facts_warn_but_unknown_values_do_not() {
     .into_iter()
     .collect();
     let diagnostics = report.diagnostics(false);
-    assert_eq!(diagnostics.0.len(), 1);
-    assert_eq!(diagnostics.0[0].severity, Severity::Warning);
+    assert_eq!(diagnostics.0.len(), 2);
+    assert!(diagnostics.0.iter().all(|d| d.severity == Severity::Warning));
     assert!(diagnostics.0[0].summary.contains("[PRJ-2]") && diagnostics.0[0].detail.contains("AccessDenied"));
-    assert!(report.has_errors(true));
+    assert!(diagnostics.0[1].summary.starts_with("[ORG-1] not checked at plan"));
+    assert!(
+        diagnostics.0[1]
+            .detail
+            .contains("unified_studio.project_id is not known until apply")
+    );
+    assert!(report.diagnostics(true).0.iter().all(|d| d.severity == Severity::Error));
     let rows = report.checklist();
-    assert_eq!(rows[1].status, "skipped");
-    assert_eq!(rows[1].detail, "unified_studio.project_id is not known until apply");
+    assert_eq!(rows[0].status, Some("skipped"));
+    // Apply fills the deferred row in; a known "skipped" here would contradict it.
+    assert_eq!((rows[1].status, rows[1].detail.as_deref()), (None, None));
+}
+
+#[test]
+fn statuses_tell_warnings_and_not_applicable_apart_from_passes() {
+    let mut warning = finding(RuleId::Obs1, AttributePath::root());
+    warning.severity = Severity::Warning;
+    let report: Report = [
+        Check::from_findings(RuleId::Obs1, vec![warning], ""),
+        Check::not_applicable(RuleId::Wkl8, "Slurm tenants have no Kubernetes namespace"),
+    ]
+    .into_iter()
+    .collect();
+    let rows = report.checklist();
+    assert_eq!(rows[0].status, Some("warning"));
+    assert_eq!(rows[1].status, Some("not_applicable"));
+    assert!(!report.checks[1].is_passed());
+    assert!(
+        rows.iter()
+            .all(|row| ChecklistRow::STATUSES.contains(&row.status.unwrap_or_default()))
+    );
 }
 
 #[test]
@@ -72,9 +99,15 @@ fn checklist_rows_read_like_a_review() {
     .into_iter()
     .collect();
     let rows = report.checklist();
-    assert_eq!((rows[0].rule, rows[0].status), ("CON-1", "passed"));
-    assert_eq!((rows[1].rule, rows[1].status), ("WKL-2", "failed"));
-    assert!(rows[1].detail.starts_with("sharing: Slurm"));
+    assert_eq!((rows[0].rule, rows[0].status), ("CON-1", Some("passed")));
+    assert_eq!((rows[1].rule, rows[1].status), ("WKL-2", Some("failed")));
+    assert!(
+        rows[1]
+            .detail
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("sharing: Slurm")
+    );
 }
 
 #[test]
@@ -95,7 +128,8 @@ fn valid_exceptions_turn_failures_into_passed_rows() {
     assert!(
         excepted.checklist()[0]
             .detail
-            .contains("passed with exception (owner net-team")
+            .as_deref()
+            .is_some_and(|detail| detail.contains("passed with exception (owner net-team"))
     );
     assert!(excepted.diagnostics(true).is_empty());
     // Expired or ownerless exceptions waive nothing (EXC-1 reports them).

@@ -184,6 +184,18 @@ pub struct Grant {
     pub policy: String,
     pub statement: String,
     pub actions: Vec<&'static str>,
+    /// The managed policy's ARN (`None` for an inline policy): what the fix can change depends on who owns it.
+    pub managed_arn: Option<String>,
+}
+
+impl Grant {
+    /// An AWS managed policy (account `aws`): it cannot be edited, only detached.
+    pub fn is_aws_managed(&self) -> bool {
+        self.managed_arn
+            .as_deref()
+            .and_then(|arn| Arn::parse(arn).ok())
+            .is_some_and(|arn| arn.account == "aws")
+    }
 }
 
 /// What evaluating a role found: the grants, and the policies that could not be read or parsed (so a clean result
@@ -214,13 +226,15 @@ fn policy_label(policy: &PolicyDocument) -> String {
 /// The forbidden actions the role's policies allow, by statement, after unconditional all-resource Denies.
 pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
     let mut evaluation = Evaluation::default();
-    let mut statements: Vec<(String, Statement)> = Vec::new();
+    let mut statements: Vec<(String, Option<String>, Statement)> = Vec::new();
     for policy in &role.policies {
         let label = policy_label(policy);
+        let managed = policy.managed_arn.clone();
         if is_full_access(policy) {
             // Judged by its ARN: AWS can change the document, and it may not have been read.
             statements.push((
                 label,
+                managed,
                 Statement {
                     label: format!("{SAGEMAKER_FULL_ACCESS} grants sagemaker:*"),
                     effect: Effect::Allow,
@@ -238,12 +252,16 @@ pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
             continue;
         }
         match parse_policy(&policy.document) {
-            Ok(parsed) => statements.extend(parsed.into_iter().map(|statement| (label.clone(), statement))),
+            Ok(parsed) => statements.extend(
+                parsed
+                    .into_iter()
+                    .map(|statement| (label.clone(), managed.clone(), statement)),
+            ),
             Err(err) => evaluation.unreadable.push(format!("{label}: {err}")),
         }
     }
     for action in forbidden_actions() {
-        let denied = statements.iter().any(|(_, s)| {
+        let denied = statements.iter().any(|(_, _, s)| {
             s.effect == Effect::Deny
                 && !s.conditional
                 && s.actions.matches_action(action)
@@ -252,9 +270,9 @@ pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
         if denied {
             continue;
         }
-        for (policy, statement) in statements
+        for (policy, managed_arn, statement) in statements
             .iter()
-            .filter(|(_, s)| s.effect == Effect::Allow && s.actions.matches_action(action))
+            .filter(|(_, _, s)| s.effect == Effect::Allow && s.actions.matches_action(action))
         {
             match evaluation
                 .grants
@@ -266,6 +284,7 @@ pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
                     policy: policy.clone(),
                     statement: statement.label.clone(),
                     actions: vec![action],
+                    managed_arn: managed_arn.clone(),
                 }),
             }
         }

@@ -111,8 +111,10 @@ pub fn check_contract(
     report.with_exceptions(&contract.exceptions, today)
 }
 
-/// A tenant's rules: WKL-1..11, ORG-2, CLU-2, CLU-6, LIF-3 and EXC-1 (on the contract's exceptions). Paths point into `hyperpod_tenant`; the contract is
-/// the one the tenant references, `view` its cluster (with this tenant among `tenants.planned`).
+/// A tenant's rules: WKL-1..11, ORG-2, CLU-6, LIF-3 and EXC-1 (on the contract's exceptions). Paths point into
+/// `hyperpod_tenant`; the contract is the one the tenant references, `view` its cluster (with this tenant and the
+/// tenants it borrows from in `tenants.referenced`). CLU-2 is the binding's: it is the binding that onboards a
+/// project into Studio, whose task view the rule restricts.
 pub fn check_tenant(
     tenant: &Tenant,
     contract: &Contract,
@@ -123,7 +125,6 @@ pub fn check_tenant(
     let policy = &view.scheduling_policy;
     let report: Report = [
         organization::org_2(tenant, contract),
-        cluster::clu_2(view, paths::tenant::team()),
         cluster::clu_6(tenant, contract, cluster_admin_roles),
         workload::wkl_1(tenant, contract),
         workload::wkl_2(tenant),
@@ -147,8 +148,9 @@ pub fn check_tenant(
     report.with_exceptions(&contract.exceptions, today)
 }
 
-/// A project binding's rules: PRJ-1, PRJ-3, PRJ-4 (both halves), CLU-2, WKL-1 (the contract's namespaces have
-/// tenants) and LIF-3.
+/// A project binding's rules: PRJ-1, PRJ-3, PRJ-4 (both halves), CLU-2 (against the restriction it references and
+/// the cluster's live projects and teams), WKL-1 (the contract's namespaces have tenants, referenced or live) and
+/// LIF-3.
 pub fn check_binding(
     binding: &Binding,
     contract: &Contract,
@@ -160,8 +162,16 @@ pub fn check_binding(
         project::prj_1(binding),
         project::prj_3(binding, contract, today),
         project::prj_4(contract, Some(binding), project),
-        cluster::clu_2(view, paths::binding::cluster_name()),
-        workload::wkl_1_binding(contract, view, paths::binding::contract()),
+        cluster::clu_2(
+            &ProjectOnCluster {
+                project_id: binding.project_id.clone().unwrap_or_default(),
+                project_role_arn: binding.project_role_arn.clone(),
+            },
+            &contract.eks_namespaces,
+            view,
+            paths::binding::task_view_restriction(),
+        ),
+        workload::wkl_1_binding(contract, view, paths::binding::tenants()),
         lifecycle::lif_3(contract, paths::binding::contract()),
     ]
     .into_iter()
@@ -184,17 +194,14 @@ pub enum RestrictionFacts {
     },
 }
 
-/// A task view restriction's rules: CLU-2 and LIF-3; on EKS CLU-3, CLU-4 and CLU-5; on Slurm CLU-7 and CLU-8.
+/// A task view restriction's rules: CLU-9 and LIF-3; on EKS CLU-3, CLU-4 and CLU-5; on Slurm CLU-7 and CLU-8.
 pub fn check_restriction(
     restriction: &TaskViewRestriction,
     contract: &Contract,
     facts: &RestrictionFacts,
-    view: &ClusterView,
     today: Date,
 ) -> Report {
-    let mut report: Report = [cluster::clu_2(view, paths::restriction::namespaces())]
-        .into_iter()
-        .collect();
+    let mut report: Report = [cluster::clu_9(restriction, contract)].into_iter().collect();
     match facts {
         RestrictionFacts::Eks { entries, eks } => {
             report.push(cluster::clu_3(restriction, entries));
@@ -237,6 +244,7 @@ pub fn rule_function(rule: RuleId) -> &'static str {
         Clu6 => "governance::cluster::clu_6",
         Clu7 => "governance::cluster_slurm::clu_7",
         Clu8 => "governance::cluster_slurm::clu_8",
+        Clu9 => "governance::cluster::clu_9",
         Wkl1 => "governance::workload::wkl_1",
         Wkl2 => "governance::workload::wkl_2",
         Wkl3 => "governance::workload::wkl_3",

@@ -83,8 +83,7 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
                     grant.actions.join(", ")
                 ),
                 format!("the {what} holds cluster lifecycle or governance-write permissions"),
-                "remove these actions from that statement (or deny them unconditionally on \"*\"); cluster lifecycle, \
-                 compute quota and scheduler policy writes belong to the cluster-admin and task-governance roles",
+                prj_2_fix(&grant),
             ));
         }
         unavailable.extend(
@@ -107,6 +106,23 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
         rule,
         format!("no lifecycle or governance-write action on {}", evaluated.join(", ")),
     )
+}
+
+/// How to take the actions away depends on who owns the policy: an AWS managed policy can only be detached.
+fn prj_2_fix(grant: &super::iam_policy::Grant) -> String {
+    const WHY: &str = "cluster lifecycle, compute quota and scheduler policy writes belong to the cluster-admin and \
+                       task-governance roles";
+    match grant.managed_arn.as_deref() {
+        Some(arn) if grant.is_aws_managed() => format!(
+            "detach the AWS managed policy {arn} from the role (it cannot be edited) and grant what the project \
+             needs through a customer managed policy without these actions; {WHY}"
+        ),
+        Some(arn) => format!(
+            "publish a new default version of {arn} without these actions (or detach it, or deny them \
+             unconditionally on \"*\"); {WHY}"
+        ),
+        None => format!("remove these actions from that statement (or deny them unconditionally on \"*\"); {WHY}"),
+    }
 }
 
 /// PRJ-3: a binding needs an approved contract, not past its review date, for the same project and cluster.

@@ -1,7 +1,11 @@
 //! Workload and project facts (part of the model, re-exported by `model`): tenants, project bindings, task view
-//! restrictions, and the view of one cluster the horizontal rules (CLU-2, WKL-3, WKL-5) judge.
+//! restrictions, and the view of one cluster the cross-resource rules (CLU-2, WKL-3, WKL-5, a binding's WKL-1)
+//! judge. That view holds two kinds of facts only: what the resource references explicitly in HCL (another
+//! resource's `governance` value) and what exists in AWS. Never what else happens to be planned in the same run:
+//! that would make the verdict depend on planning order (`docs/design/cross-resource-rules.md`).
 
 use super::model::{Capacity, Fact, Orchestrator, SchedulingPolicy, Setting};
+use crate::protocol::diagnostics::AttributePath;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +64,8 @@ pub struct Tenant {
     pub viewer_verbs: Vec<String>,
     pub operator_verbs: Vec<String>,
     pub default_deny_network_policy: bool,
+    /// Slurm: the OS users associated with the team's Slurm account (who may submit).
+    pub slurm_users: Vec<String>,
     /// The Pod Identity `roleArn` (cluster account).
     pub workload_role_arn: Option<String>,
     /// The Pod Identity `targetRoleArn` (consumer or data account), if any.
@@ -120,45 +126,68 @@ pub struct TaskViewRestriction {
     pub namespaces: Vec<String>,
 }
 
-/// A project connected to a cluster (a binding planned in this run, or a live HyperPod connection).
+/// A project on a cluster: a live HyperPod connection, or the project behind a live compute quota's tags.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProjectOnCluster {
     pub project_id: String,
     pub project_role_arn: Option<String>,
 }
 
-/// What is planned in this provider run plus what exists in AWS. Planned entries win over live ones with the same
-/// key (a planned update replaces what exists); the resource drops live entries it plans to destroy.
+/// Another resource's facts taken from an explicit reference in HCL, with the attribute that references it and the
+/// cluster it belongs to (a reference to another cluster's object is a finding, not a fact about this one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Referenced<T> {
+    pub at: AttributePath,
+    pub cluster_name: String,
+    pub item: T,
+}
+
+/// What the resource references (itself included, where a rule counts it) plus what exists in AWS. Referenced
+/// entries win over live ones with the same key (a planned update replaces what exists).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inventory<T> {
-    pub planned: Vec<T>,
+    pub referenced: Vec<Referenced<T>>,
+    /// References whose value is not known until apply (by attribute): the rules reading them are judged then.
+    pub unresolved: Vec<String>,
     pub live: Fact<Vec<T>>,
 }
 
 impl<T> Inventory<T> {
-    /// Planned entries, then live ones whose key no planned entry has; plus why the live half is missing, if it is.
-    pub fn merged<K: PartialEq>(&self, key: impl Fn(&T) -> K) -> (Vec<&T>, Option<&str>) {
-        let mut all: Vec<&T> = self.planned.iter().collect();
+    /// Referenced entries on `cluster_name`, then live ones whose key none of them has; plus why the live half is
+    /// missing, if it is.
+    pub fn merged<K: PartialEq>(&self, cluster_name: &str, key: impl Fn(&T) -> K) -> (Vec<&T>, Option<&str>) {
+        let mut all: Vec<&T> = self
+            .referenced
+            .iter()
+            .filter(|r| r.cluster_name == cluster_name)
+            .map(|r| &r.item)
+            .collect();
         let missing = match &self.live {
             Fact::Known(live) => {
-                let planned_keys: Vec<K> = self.planned.iter().map(&key).collect();
-                all.extend(live.iter().filter(|entry| !planned_keys.contains(&key(entry))));
+                let referenced_keys: Vec<K> = all.iter().map(|item| key(item)).collect();
+                all.extend(live.iter().filter(|entry| !referenced_keys.contains(&key(entry))));
                 None
             }
             Fact::Unavailable(reason) => Some(reason.as_str()),
         };
         (all, missing)
     }
+
+    /// References to objects of another cluster than `cluster_name`.
+    pub fn elsewhere<'a>(&'a self, cluster_name: &'a str) -> impl Iterator<Item = &'a Referenced<T>> + 'a {
+        self.referenced.iter().filter(move |r| r.cluster_name != cluster_name)
+    }
 }
 
-/// Everything known about one cluster, for the horizontal rules (CLU-2, WKL-3, WKL-5). Limit: tenants planned
-/// through another provider configuration (alias) are not in `planned`.
+/// Everything one resource knows about one cluster, for the cross-resource rules (CLU-2, WKL-3, WKL-5, WKL-1 of a
+/// binding): live facts read at plan time, and the objects the resource references in HCL.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterView {
     pub cluster_name: String,
     pub instance_groups: Fact<Vec<Capacity>>,
     pub scheduling_policy: Fact<Option<SchedulingPolicy>>,
     pub tenants: Inventory<TenantCapacity>,
-    pub projects: Inventory<ProjectOnCluster>,
+    /// Live only: the projects with a HyperPod connection to the cluster or a compute quota on it.
+    pub projects: Fact<Vec<ProjectOnCluster>>,
     pub restrictions: Inventory<TaskViewRestriction>,
 }

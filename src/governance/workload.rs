@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::model::{ClusterView, Contract, Fact, Orchestrator, SchedulingPolicy, SharingStrategy, Tenant};
+use super::model::{
+    ClusterView, Contract, Fact, Inventory, Orchestrator, Referenced, SchedulingPolicy, SharingStrategy, Tenant,
+    TenantCapacity,
+};
 use super::paths::tenant as path;
 use crate::protocol::diagnostics::AttributePath;
 
@@ -39,8 +42,8 @@ pub fn wkl_1(tenant: &Tenant, contract: &Contract) -> Check {
 }
 
 /// WKL-1 for a project binding: every namespace in the contract's scope has a tenant on the cluster (a live quota's
-/// team or a tenant planned in this run), so the project never reaches a namespace without quota, RBAC and network
-/// isolation. `at` is the binding's attribute holding the contract.
+/// team, or a tenant the binding references in `tenants`), so the project never reaches a namespace without quota,
+/// RBAC and network isolation. `at` is the binding's `tenants` attribute.
 pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Wkl1;
     if contract.cluster.orchestrator == Orchestrator::Slurm {
@@ -49,47 +52,64 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
             "Slurm access is scoped by accounts and partitions, not namespaces",
         );
     }
-    let (tenants, live_missing) = view.tenants.merged(|t| t.team.clone());
+    let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
+    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
     let missing: Vec<&String> = contract
         .eks_namespaces
         .iter()
         .filter(|namespace| !tenants.iter().any(|t| Tenant::namespace_for(&t.team) == **namespace))
         .collect();
-    if missing.is_empty() {
-        // One wording for live and planned tenants: the plan and the re-plan at apply must agree.
+    if missing.is_empty() && findings.is_empty() {
+        // One wording for live and referenced tenants: the plan and the re-plan at apply must agree.
         return Check::passed(
             rule,
             format!("every namespace of contract {:?} has a tenant", contract.name),
         );
     }
-    if let Some(reason) = live_missing {
-        return Check::unavailable(rule, format!("{reason}; no tenant planned in this run has {missing:?}"));
+    if findings.is_empty() && !view.tenants.unresolved.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
     }
-    let findings = missing
-        .into_iter()
-        .map(|namespace| {
-            let team = namespace.strip_prefix("hyperpod-ns-").unwrap_or(namespace);
+    if findings.is_empty()
+        && let Some(reason) = live_missing
+    {
+        return Check::unavailable(rule, format!("{reason}; no referenced tenant has {missing:?}"));
+    }
+    findings.extend(missing.into_iter().map(|namespace| {
+        let team = namespace.strip_prefix("hyperpod-ns-").unwrap_or(namespace);
+        Finding::new(
+            rule,
+            at.clone(),
+            format!(
+                "namespace {namespace:?} has no tenant on cluster {:?}",
+                view.cluster_name
+            ),
+            format!(
+                "the project would reach a namespace of contract {:?} that has no quota, RBAC or network isolation",
+                contract.name
+            ),
+            format!(
+                "add the hyperpod_tenant with team = {team:?} to this binding's tenants (tenants = \
+                 [hyperpod_tenant.<name>.governance]), or remove {namespace:?} from the contract's eks_namespaces"
+            ),
+        )
+    }));
+    Check::from_findings(rule, findings, "")
+}
+
+/// References (in `at`) to objects of another cluster: a finding each, since they say nothing about this one.
+fn misplaced<T>(rule: RuleId, inventory: &Inventory<T>, cluster_name: &str, what: &str) -> Vec<Finding> {
+    inventory
+        .elsewhere(cluster_name)
+        .map(|reference| {
             Finding::new(
                 rule,
-                at.clone(),
-                format!(
-                    "namespace {namespace:?} has no tenant on cluster {:?}",
-                    view.cluster_name
-                ),
-                format!(
-                    "the project would reach a namespace of contract {:?} that has no quota, RBAC or network \
-                     isolation",
-                    contract.name
-                ),
-                format!(
-                    "add a hyperpod_tenant with team = {team:?} for this contract (if it is in this configuration, \
-                     add depends_on = [<that hyperpod_tenant>] to the binding so it is planned first), or remove \
-                     {namespace:?} from the contract's eks_namespaces"
-                ),
+                reference.at.clone(),
+                format!("a {what} of cluster {:?}", reference.cluster_name),
+                format!("this resource is on cluster {cluster_name:?}"),
+                format!("reference a {what} of cluster {cluster_name:?}, or remove this reference"),
             )
         })
-        .collect();
-    Check::from_findings(rule, findings, "")
+        .collect()
 }
 
 /// WKL-2: no lend/borrow on Slurm.
@@ -124,15 +144,17 @@ pub fn wkl_2(tenant: &Tenant) -> Check {
     Check::from_findings(rule, findings, "no lend/borrow on the Slurm cluster")
 }
 
-/// WKL-3: guaranteed quotas per instance type, summed over the cluster's tenants, fit its instance groups. `at`
-/// is the planned tenant's quota attribute. Limit: only tenants this provider sees (live, or planned in this run).
+/// WKL-3: guaranteed quotas per instance type, summed over the cluster's tenants, fit its instance groups. The
+/// tenants counted are the live compute quotas, the tenant being planned and the tenants it references; `at` is its
+/// quota attribute. Two new tenants that reference neither each other nor anything live are each judged alone at
+/// plan; apply judges each against the quotas then live, before it writes.
 pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Wkl3;
     let groups = match &view.instance_groups {
         Fact::Known(groups) => groups,
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
-    let (tenants, live_missing) = view.tenants.merged(|t| t.team.clone());
+    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
     let mut capacity: BTreeMap<&str, i64> = BTreeMap::new();
     for group in groups {
         *capacity.entry(group.instance_type.as_str()).or_default() += group.count;
@@ -149,13 +171,20 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
     let findings: Vec<Finding> = demand
         .iter()
         .filter_map(|(instance_type, teams)| {
-            let total: i64 = teams.iter().map(|(_, count)| count).sum();
+            let total = teams.iter().fold(0i64, |sum, (_, count)| sum.saturating_add(*count));
             let available = capacity.get(instance_type).copied().unwrap_or(0);
             (total > available).then(|| {
                 let shares: Vec<String> = teams.iter().map(|(team, count)| format!("{team} {count}")).collect();
+                // The count of this tenant's own entry for that type, where it has one.
+                let own_entry = view
+                    .tenants
+                    .referenced
+                    .iter()
+                    .find(|r| r.at == at)
+                    .and_then(|own| own.item.quota.iter().position(|q| q.instance_type == *instance_type));
                 Finding::new(
                     rule,
-                    at.clone(),
+                    own_entry.map_or_else(|| at.clone(), |index| at.index(index).push_attr("count")),
                     format!(
                         "{instance_type}: {total} guaranteed ({}) but the instance groups have {available}",
                         shares.join(", ")
@@ -169,13 +198,16 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
     if !findings.is_empty() {
         return Check::from_findings(rule, findings, "");
     }
+    if !view.tenants.unresolved.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
+    }
     if let Some(reason) = live_missing {
         return Check::unavailable(
             rule,
-            format!("{reason}; the tenants planned in this run fit on their own"),
+            format!("{reason}; this tenant and the tenants it references fit on their own"),
         );
     }
-    // No count in the wording: the plan and the re-plan at apply may see different numbers of tenants.
+    // No count in the wording: the plan and the re-plan at apply may see different numbers of live tenants.
     Check::passed(
         rule,
         format!(
@@ -213,16 +245,38 @@ pub fn wkl_4(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check 
     Check::from_findings(rule, findings, format!("priority class {class:?} exists"))
 }
 
-/// WKL-5: a borrow limit (1-500 %) only with LendAndBorrow, and borrowing needs another team that lends.
+/// WKL-5: a borrow limit (1-500 %) only with LendAndBorrow, and borrowing needs another team that lends: one the
+/// tenant references in `borrows_from`, or a live quota that lends. `view.tenants.referenced` holds the tenant
+/// itself and its `borrows_from` entries.
 pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
     let rule = RuleId::Wkl5;
+    // The tenant itself is referenced at its own `quota`; everything else came from `borrows_from`.
+    let lenders: Vec<&Referenced<TenantCapacity>> = view
+        .tenants
+        .referenced
+        .iter()
+        .filter(|r| r.at != path::quota())
+        .collect();
     let Some(sharing) = &tenant.sharing else {
-        return Check::passed(rule, "no sharing configured");
+        return match lenders.first() {
+            None => Check::passed(rule, "no sharing configured"),
+            Some(first) => Check::from_findings(
+                rule,
+                vec![Finding::new(
+                    rule,
+                    first.at.clone(),
+                    "borrows_from without a sharing block",
+                    "the tenant names lenders but does not borrow",
+                    "set sharing { strategy = \"LendAndBorrow\" }, or remove borrows_from",
+                )],
+                "",
+            ),
+        };
     };
     if tenant.orchestrator == Orchestrator::Slurm {
         return Check::not_applicable(rule, "Slurm has no lend/borrow model (WKL-2)");
     }
-    let mut findings = Vec::new();
+    let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
     if let Some(limit) = sharing.borrow_limit {
         if sharing.strategy != SharingStrategy::LendAndBorrow {
             findings.push(Finding::new(
@@ -243,40 +297,62 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
             ));
         }
     }
+    let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
+    for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
+        if sharing.strategy != SharingStrategy::LendAndBorrow {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!("borrows_from with strategy {}", sharing.strategy),
+                "only a LendAndBorrow tenant borrows",
+                "set strategy = \"LendAndBorrow\", or remove borrows_from",
+            ));
+        } else if reference.item.team == tenant.team || !lends(&reference.item) {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!(
+                    "tenant {:?} with strategy {}",
+                    reference.item.team,
+                    reference
+                        .item
+                        .sharing
+                        .as_ref()
+                        .map_or("none".to_string(), |s| s.strategy.to_string())
+                ),
+                "a tenant this one borrows from must be another team that lends idle capacity",
+                "reference a tenant whose sharing strategy is Lend or LendAndBorrow",
+            ));
+        }
+    }
     let mut missing = None;
-    if sharing.strategy == SharingStrategy::LendAndBorrow {
-        let (tenants, live_missing) = view.tenants.merged(|t| t.team.clone());
-        let lender = tenants
-            .iter()
-            .find(|other| other.team != tenant.team && other.sharing.as_ref().is_some_and(|s| s.strategy.lends()));
+    if sharing.strategy == SharingStrategy::LendAndBorrow && !view.tenants.unresolved.is_empty() {
+        if findings.is_empty() {
+            return Check::unknowns(rule, &view.tenants.unresolved);
+        }
+    } else if sharing.strategy == SharingStrategy::LendAndBorrow {
+        let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+        let lender = tenants.iter().find(|other| other.team != tenant.team && lends(other));
         match (lender, live_missing) {
             (Some(_), _) => {}
             (None, Some(reason)) => missing = Some(reason),
-            (None, None) => {
-                // Alone in what this plan sees: a lender in the same configuration may simply be planned later
-                // (Terraform plans independent resources in no fixed order), so say how to order them.
-                let alone = tenants.iter().all(|other| other.team == tenant.team);
-                let fix = if alone {
-                    "set a lending strategy on another tenant, or use strategy = \"DontLend\" until one exists; if \
-                     the lending tenant is in this configuration, add depends_on = [<that hyperpod_tenant>] here so \
-                     it is planned first"
-                } else {
-                    "set a lending strategy on another tenant, or use strategy = \"DontLend\" until one exists"
-                };
-                findings.push(Finding::new(
-                    rule,
-                    path::sharing("strategy"),
-                    format!("LendAndBorrow; no other team on cluster {:?} lends", view.cluster_name),
-                    "borrowing needs another team that lends idle capacity",
-                    fix,
-                ))
-            }
+            (None, None) => findings.push(Finding::new(
+                rule,
+                path::sharing("strategy"),
+                format!(
+                    "LendAndBorrow; no other team on cluster {:?} lends (live, or referenced in borrows_from)",
+                    view.cluster_name
+                ),
+                "borrowing needs another team that lends idle capacity",
+                "reference the lending tenant (borrows_from = [hyperpod_tenant.<lender>.governance]), or use \
+                 strategy = \"DontLend\" until one exists",
+            )),
         }
     }
     if findings.is_empty()
         && let Some(reason) = missing
     {
-        return Check::unavailable(rule, format!("{reason}; no team planned in this run lends"));
+        return Check::unavailable(rule, format!("{reason}; no tenant in borrows_from lends"));
     }
     Check::from_findings(rule, findings, format!("sharing {} is consistent", sharing.strategy))
 }

@@ -14,6 +14,9 @@ pub const VIEW_VERBS: &[&str] = &["get", "list", "watch"];
 /// WKL-7: the viewer grant only reads; acting goes through the separate operator grant.
 pub fn wkl_7(tenant: &Tenant) -> Check {
     let rule = RuleId::Wkl7;
+    if tenant.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm tenants have no Kubernetes RBAC grants");
+    }
     let acting: Vec<&String> = tenant
         .viewer_verbs
         .iter()
@@ -62,6 +65,9 @@ pub fn wkl_8(tenant: &Tenant) -> Check {
 /// WKL-9: a Pod Identity session policy requires `disable_session_tags = true` (EKS refuses it otherwise).
 pub fn wkl_9(tenant: &Tenant) -> Check {
     let rule = RuleId::Wkl9;
+    if tenant.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm tenants have no Pod Identity");
+    }
     let identity = &tenant.pod_identity;
     let findings = match &identity.session_policy {
         Some(_) if !identity.disable_session_tags => vec![Finding::new(
@@ -77,9 +83,32 @@ pub fn wkl_9(tenant: &Tenant) -> Check {
     Check::from_findings(rule, findings, "the Pod Identity settings are consistent")
 }
 
-/// WKL-10: a quota is never the only control; the tenant has viewer or operator groups.
+/// WKL-10: a quota is never the only control. EKS: the tenant names viewer or operator groups (RBAC); Slurm: the
+/// team's Slurm account has users associated with it (Slurm accounting decides who may submit).
 pub fn wkl_10(tenant: &Tenant) -> Check {
     let rule = RuleId::Wkl10;
+    if tenant.orchestrator == Orchestrator::Slurm {
+        let findings = if tenant.slurm_users.is_empty() {
+            vec![Finding::new(
+                rule,
+                path::slurm("users"),
+                format!("Slurm account {:?} with no users", tenant.team),
+                "nobody is associated with the team's Slurm account, so who may submit is left to defaults",
+                "list the OS users who submit for this team in slurm.users",
+            )]
+        } else {
+            Vec::new()
+        };
+        return Check::from_findings(
+            rule,
+            findings,
+            format!(
+                "{} user(s) associated with Slurm account {:?}",
+                tenant.slurm_users.len(),
+                tenant.team
+            ),
+        );
+    }
     let findings = if tenant.viewer_groups.is_empty() && tenant.operator_groups.is_empty() {
         vec![Finding::new(
             rule,
@@ -111,6 +140,20 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
     }
     let at = path::data("grantee_role_arn");
     let Some(grantee) = grants.grantee_role_arn.as_deref() else {
+        if tenant.orchestrator == Orchestrator::Slurm {
+            // No workload role to default to: without a grantee the data would be granted to nobody known.
+            return Check::from_findings(
+                rule,
+                vec![Finding::new(
+                    rule,
+                    at,
+                    "data on a Slurm tenant without grantee_role_arn",
+                    "a Slurm tenant has no workload role, so its data grants need the role its jobs use",
+                    "set data.grantee_role_arn to the tenant's own data-access role (never a project role)",
+                )],
+                "",
+            );
+        }
         return Check::unknown(rule, at.to_string());
     };
     let project_facing = [&contract.project_role_arn, &contract.access_role_arn]
@@ -177,16 +220,38 @@ mod tests {
     }
 
     #[test]
+    fn wkl_10_judges_slurm_tenants_by_their_slurm_users() {
+        assert!(
+            wkl_10(&slurm_tenant()).is_passed(),
+            "users associated, no Kubernetes groups needed"
+        );
+        let nobody = Tenant {
+            slurm_users: Vec::new(),
+            ..slurm_tenant()
+        };
+        let check = wkl_10(&nobody);
+        assert_eq!(paths(&check), ["slurm.users"]);
+        assert!(!check.findings()[0].problem.contains("quota"));
+        for rule in [wkl_7, wkl_8, wkl_9] {
+            assert!(matches!(
+                rule(&slurm_tenant()).outcome,
+                crate::governance::Outcome::NotApplicable { .. }
+            ));
+        }
+    }
+
+    #[test]
     fn wkl_8_needs_default_deny_on_eks() {
         assert!(wkl_8(&tenant()).is_passed());
         assert_eq!(paths(&examples::failing(RuleId::Wkl8)), ["network_policy.default_deny"]);
-        assert!(
+        assert!(matches!(
             wkl_8(&Tenant {
                 default_deny_network_policy: false,
                 ..slurm_tenant()
             })
-            .is_passed()
-        );
+            .outcome,
+            crate::governance::Outcome::NotApplicable { .. }
+        ));
     }
 
     #[test]

@@ -6,7 +6,12 @@ use crate::governance::examples::{
     self, capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view, view_with_quota as with_quota,
     wkl_1_binding_view, wkl_5_view,
 };
-use crate::governance::model::{Sharing, TenantCapacity};
+use crate::governance::finding::Outcome;
+use crate::governance::model::{Referenced, Sharing, TenantCapacity};
+
+fn not_applicable(check: &Check) -> bool {
+    matches!(check.outcome, Outcome::NotApplicable { .. })
+}
 
 fn paths(check: &Check) -> Vec<String> {
     check.findings().iter().map(|f| f.path.to_string()).collect()
@@ -36,35 +41,49 @@ fn wkl_1_keeps_tenants_inside_the_contract_scope() {
 
 #[test]
 fn wkl_1_for_a_binding_needs_a_tenant_in_every_namespace_of_the_contract() {
-    let at = || AttributePath::attr("contract");
+    let at = || AttributePath::attr("tenants");
     assert!(
         wkl_1_binding(&contract(), &view(), at()).is_passed(),
-        "research is planned"
+        "research is referenced"
     );
     let check = wkl_1_binding(&contract(), &wkl_1_binding_view(), at());
-    assert_eq!(paths(&check), ["contract"]);
+    assert_eq!(paths(&check), ["tenants"]);
     assert_eq!(
         check.findings()[0].observed,
         "namespace \"hyperpod-ns-research\" has no tenant on cluster \"ml-capacity\""
     );
     assert!(check.findings()[0].fix.contains("team = \"research\""));
-    // A live quota of the team counts as much as a planned tenant.
+    // A live quota of the team counts as much as a referenced tenant.
     let mut live = wkl_1_binding_view();
     live.tenants.live = Fact::Known(vec![tenant().capacity()]);
     assert!(wkl_1_binding(&contract(), &live, at()).is_passed());
-    // Unread quotas: skipped (a warning), unless the planned tenants cover every namespace anyway.
+    // Unread quotas: skipped (a warning), unless the referenced tenants cover every namespace anyway.
     let mut unread = wkl_1_binding_view();
     unread.tenants.live = Fact::Unavailable("AccessDenied listing compute quotas".into());
     assert!(wkl_1_binding(&contract(), &unread, at()).is_skipped());
-    unread.tenants.planned = vec![tenant().capacity()];
+    unread.tenants.referenced = view().tenants.referenced;
     assert!(wkl_1_binding(&contract(), &unread, at()).is_passed());
-    assert!(wkl_1_binding(&slurm_contract(), &wkl_1_binding_view(), at()).is_passed());
+    // A referenced tenant not known until apply defers the rule; one of another cluster is a finding.
+    let mut deferred = wkl_1_binding_view();
+    deferred.tenants.unresolved = vec!["tenants[0]".into()];
+    assert!(wkl_1_binding(&contract(), &deferred, at()).is_deferred());
+    let mut elsewhere = view();
+    elsewhere.tenants.referenced[0].cluster_name = "other-capacity".into();
+    elsewhere.tenants.referenced[0].at = AttributePath::attr("tenants").index(0);
+    assert_eq!(
+        paths(&wkl_1_binding(&contract(), &elsewhere, at())),
+        ["tenants[0]", "tenants"]
+    );
+    assert!(matches!(
+        wkl_1_binding(&slurm_contract(), &wkl_1_binding_view(), at()).outcome,
+        Outcome::NotApplicable { .. }
+    ));
 }
 
 #[test]
 fn wkl_2_refuses_lend_borrow_on_slurm() {
     assert!(wkl_2(&slurm_tenant()).is_passed());
-    assert!(wkl_2(&tenant()).is_passed(), "EKS may lend and borrow");
+    assert!(not_applicable(&wkl_2(&tenant())), "EKS may lend and borrow");
     assert_eq!(paths(&examples::failing(RuleId::Wkl2)), ["sharing.strategy"]);
     let dont_lend_with_limit = Tenant {
         sharing: Some(Sharing {
@@ -84,39 +103,52 @@ fn wkl_2_refuses_lend_borrow_on_slurm() {
     assert!(wkl_2(&dont_lend).is_passed());
 }
 
+fn lender(team: &str, count: i64, at: AttributePath) -> Referenced<TenantCapacity> {
+    Referenced {
+        at,
+        cluster_name: "ml-capacity".into(),
+        item: TenantCapacity {
+            team: team.into(),
+            quota: vec![capacity("ml.p5.48xlarge", count)],
+            sharing: Some(Sharing {
+                strategy: SharingStrategy::Lend,
+                borrow_limit: None,
+            }),
+        },
+    }
+}
+
 #[test]
-fn wkl_3_sums_planned_and_live_quotas_against_instance_groups() {
+fn wkl_3_sums_referenced_and_live_quotas_against_instance_groups() {
     assert!(wkl_3(&view(), path::quota()).is_passed());
     let check = examples::failing(RuleId::Wkl3); // research guaranteed 3
-    assert_eq!(paths(&check), ["quota"]);
+    assert_eq!(paths(&check), ["quota[0].count"]);
     assert_eq!(
         check.findings()[0].observed,
         "ml.p5.48xlarge: 5 guaranteed (research 3, platform 2) but the instance groups have 4"
     );
-    // A planned update of a live tenant replaces it rather than adding to it.
+    // A referenced tenant that also exists (a planned update) replaces the live one rather than adding to it.
     let mut replanned = view();
-    replanned.tenants.planned.push(TenantCapacity {
-        team: "platform".into(),
-        quota: vec![capacity("ml.p5.48xlarge", 1)],
-        sharing: None,
-    });
+    let mut platform = lender("platform", 1, path::borrows_from(0));
+    platform.item.sharing = None;
+    replanned.tenants.referenced.push(platform);
     assert!(wkl_3(&replanned, path::quota()).is_passed());
     let mut unknown_type = view();
-    unknown_type.tenants.planned[0].quota = vec![capacity("ml.g5.xlarge", 1)];
+    unknown_type.tenants.referenced[0].item.quota = vec![capacity("ml.g5.xlarge", 1)];
     assert!(wkl_3(&unknown_type, path::quota()).is_failed());
 }
 
 #[test]
-fn wkl_3_two_new_tenants_overcommit_on_the_first_plan() {
+fn wkl_3_counts_the_tenants_a_new_tenant_borrows_from_on_the_first_plan() {
     let mut fresh = with_quota(3);
     fresh.tenants.live = Fact::Known(Vec::new());
-    fresh.tenants.planned.push(TenantCapacity {
-        team: "vision".into(),
-        quota: vec![capacity("ml.p5.48xlarge", 2)],
-        sharing: None,
-    });
+    assert!(wkl_3(&fresh, path::quota()).is_passed(), "alone, 3 of 4 fit");
+    fresh
+        .tenants
+        .referenced
+        .push(lender("vision", 2, path::borrows_from(0)));
     assert!(wkl_3(&fresh, path::quota()).is_failed());
-    // Unread live quotas: a planned overcommit still fails; otherwise the check is skipped, not passed.
+    // Unread live quotas: a referenced overcommit still fails; otherwise the check is skipped, not passed.
     fresh.tenants.live = Fact::Unavailable("AccessDenied on ListComputeQuotas".into());
     assert!(wkl_3(&fresh, path::quota()).is_failed());
     let mut fits = view();
@@ -125,6 +157,9 @@ fn wkl_3_two_new_tenants_overcommit_on_the_first_plan() {
     let mut no_groups = view();
     no_groups.instance_groups = Fact::Unavailable("AccessDenied on DescribeCluster".into());
     assert!(wkl_3(&no_groups, path::quota()).is_skipped());
+    let mut deferred = view();
+    deferred.tenants.unresolved = vec!["borrows_from".into()];
+    assert!(wkl_3(&deferred, path::quota()).is_deferred());
 }
 
 #[test]
@@ -147,12 +182,12 @@ fn wkl_4_priority_class_must_exist() {
         )
         .is_passed()
     );
-    assert!(wkl_4(&slurm_tenant(), &Fact::Known(None)).is_passed());
+    assert!(not_applicable(&wkl_4(&slurm_tenant(), &Fact::Known(None))));
 }
 
 #[test]
 fn wkl_5_borrow_limits_and_lenders() {
-    assert!(wkl_5(&tenant(), &view()).is_passed(), "platform lends");
+    assert!(wkl_5(&tenant(), &view()).is_passed(), "platform lends (live)");
     let mut limit_without_borrow = tenant();
     limit_without_borrow.sharing = Some(Sharing {
         strategy: SharingStrategy::Lend,
@@ -163,20 +198,31 @@ fn wkl_5_borrow_limits_and_lenders() {
         ["sharing.borrow_limit", "sharing.borrow_limit"]
     );
     assert_eq!(paths(&examples::failing(RuleId::Wkl5)), ["sharing.strategy"]);
-    // Seen alone, the fix says how to have a lender in the same configuration planned first.
     let alone = wkl_5(&tenant(), &wkl_5_view());
-    assert!(alone.findings()[0].fix.contains("depends_on"), "{:?}", alone.findings());
-    let mut beside_a_non_lender = wkl_5_view();
-    beside_a_non_lender.tenants.planned.push(TenantCapacity {
-        team: "finance".into(),
-        quota: Vec::new(),
-        sharing: Some(Sharing {
-            strategy: SharingStrategy::DontLend,
-            borrow_limit: None,
-        }),
+    assert!(
+        alone.findings()[0].fix.contains("borrows_from"),
+        "{:?}",
+        alone.findings()
+    );
+    // A lender referenced in borrows_from satisfies it on the very first plan.
+    let mut referenced = wkl_5_view();
+    referenced
+        .tenants
+        .referenced
+        .push(lender("production", 1, path::borrows_from(0)));
+    assert!(wkl_5(&tenant(), &referenced).is_passed());
+    // A referenced tenant that does not lend is a finding at its reference.
+    let mut non_lender = wkl_5_view();
+    let mut finance = lender("finance", 0, path::borrows_from(0));
+    finance.item.sharing = Some(Sharing {
+        strategy: SharingStrategy::DontLend,
+        borrow_limit: None,
     });
-    let check = wkl_5(&tenant(), &beside_a_non_lender);
-    assert!(check.is_failed() && !check.findings()[0].fix.contains("depends_on"));
+    non_lender.tenants.referenced.push(finance);
+    assert_eq!(
+        paths(&wkl_5(&tenant(), &non_lender)),
+        ["borrows_from[0]", "sharing.strategy"]
+    );
     let mut no_lender = wkl_5_view();
     no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
     assert!(wkl_5(&tenant(), &no_lender).is_skipped());
@@ -190,6 +236,9 @@ fn wkl_5_borrow_limits_and_lenders() {
         )
         .is_passed()
     );
+    let mut deferred = wkl_5_view();
+    deferred.tenants.unresolved = vec!["borrows_from".into()];
+    assert!(wkl_5(&tenant(), &deferred).is_deferred());
 }
 
 #[test]

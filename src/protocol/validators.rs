@@ -7,6 +7,48 @@ use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::schema::Validator;
 use super::value::Value;
 
+/// A whole number that fits a 64-bit integer, for counts and percentages whose range a governance rule judges (so
+/// a fractional or huge value is an error at its path, never read as "unset" or "unknown").
+pub struct WholeNumber;
+
+impl Validator for WholeNumber {
+    fn description(&self) -> String {
+        "A whole number.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Number(number) = value else { return };
+        if number.as_i64().is_none() {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                "the value must be a whole number (of at most 19 digits)",
+                "use a whole number",
+            ));
+        }
+    }
+}
+
+/// A finite number of zero or more, for amounts that may be fractional (vCPUs, GiB).
+pub struct NonNegativeNumber;
+
+impl Validator for NonNegativeNumber {
+    fn description(&self) -> String {
+        "A finite number of zero or more.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Number(number) = value else { return };
+        let amount = number.as_f64();
+        if !amount.is_finite() || amount < 0.0 {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                "the value must be a finite number of zero or more",
+                "use an amount such as 8 or 0.5",
+            ));
+        }
+    }
+}
+
 /// A whole number in `min..=max`.
 pub struct IntBetween {
     pub min: i64,

@@ -15,17 +15,15 @@ use crate::protocol::value::Value;
 /// The provider's registry address, as users write it in `required_providers`.
 pub const PROVIDER_ADDRESS: &str = "registry.terraform.io/hyperpod-governance/hyperpod";
 
+/// Stateless between resources: what one resource knows of another comes from references in HCL or from AWS.
 pub struct HyperpodProvider {
     schema: Schema,
-    /// What the workload resources planned in this process, shared so each sees the others (CLU-2, WKL-3, WKL-5).
-    plans: Arc<crate::resources::planned::ClusterPlans>,
 }
 
 impl Default for HyperpodProvider {
     fn default() -> Self {
         Self {
             schema: settings::schema(),
-            plans: Arc::default(),
         }
     }
 }
@@ -64,11 +62,9 @@ impl PluginProvider for HyperpodProvider {
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
             Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
-            Arc::new(crate::resources::tenant::Tenant::new(self.plans.clone())),
-            Arc::new(crate::resources::task_view_restriction::TaskViewRestrictionResource::new(self.plans.clone())),
-            Arc::new(crate::resources::project_binding::ProjectBinding::new(
-                self.plans.clone(),
-            )),
+            Arc::new(crate::resources::tenant::Tenant::default()),
+            Arc::new(crate::resources::task_view_restriction::TaskViewRestrictionResource::default()),
+            Arc::new(crate::resources::project_binding::ProjectBinding::default()),
         ]
     }
 

@@ -13,9 +13,11 @@ pub fn attribute(description: &str) -> Attribute {
         Nesting::List,
         vec![
             Attribute::string("rule").computed().describe("Rule ID."),
-            Attribute::string("status")
-                .computed()
-                .describe("`passed`, `failed` or `skipped` (a passed row names an exception that waived it)."),
+            Attribute::string("status").computed().describe(
+                "`passed` (a passed row names an exception that waived it), `failed`, `warning` (failed at warning \
+                 severity), `skipped` (a fact could not be read; the plan warns) or `not_applicable`. Known after \
+                 apply when the rule waits for a value known only then: apply judges it before writing anything.",
+            ),
             Attribute::string("detail")
                 .computed()
                 .describe("What was checked, what was found, or why it was skipped."),
@@ -25,15 +27,16 @@ pub fn attribute(description: &str) -> Attribute {
     .describe(description)
 }
 
-/// The rows as the attribute holds them.
+/// The rows as the attribute holds them; a row deferred to apply has its status and detail unknown, so apply can
+/// fill them in without contradicting the plan.
 pub fn value(rows: &[ChecklistRow]) -> Value {
     Value::List(
         rows.iter()
             .map(|row| {
                 object([
                     ("rule", text(row.rule)),
-                    ("status", text(row.status)),
-                    ("detail", text(&row.detail)),
+                    ("status", row.status.map_or(Value::Unknown, text)),
+                    ("detail", row.detail.as_ref().map_or(Value::Unknown, text)),
                 ])
             })
             .collect(),
@@ -59,6 +62,55 @@ pub fn keep_recorded(change: &mut PlannedChange) {
     );
     if &without == prior {
         change.planned = without;
+    }
+}
+
+/// The warning (an error under `strict`) for a resource none of whose rules the plan can judge, because `input`
+/// (the `contract` argument, typically) is not wholly known until apply: it names the unknown parts.
+pub fn deferred(planned: &Value, input: &str, strict: bool) -> crate::protocol::diagnostics::Diagnostic {
+    let unknown: Vec<String> = match planned.get_attr(input) {
+        Some(Value::Object(fields)) => fields
+            .iter()
+            .filter(|(_, value)| !value.is_wholly_known())
+            .map(|(name, _)| format!("{input}.{name}"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let what = if unknown.is_empty() {
+        format!("{input} is not known until apply")
+    } else {
+        format!(
+            "{} not known until apply",
+            unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
+        )
+    };
+    crate::governance::finding::deferred_diagnostic("all rules", &what, strict)
+}
+
+/// Whether Terraform proposes no change at all to an existing resource (a refresh, or the plan `terraform destroy`
+/// runs first to refresh state).
+pub fn unchanged(change: &PlannedChange) -> bool {
+    change.prior.as_ref().is_some_and(|prior| prior == &change.planned)
+}
+
+/// The plan of a resource Terraform leaves unchanged: its errors (a rule broken since it was applied, a fact that
+/// moved) become warnings, so they never block a plan that writes nothing of it, nor `terraform destroy`. The
+/// resource's next change is judged in full. Callers skip this under `strict`, where every finding fails.
+pub fn keep_unchanged(change: &mut PlannedChange, errors: crate::protocol::diagnostics::Diagnostics) {
+    use crate::protocol::diagnostics::Severity;
+    if let Some(prior) = change.prior.clone() {
+        change.planned = prior;
+    }
+    for mut diagnostic in errors.0 {
+        if diagnostic.severity == Severity::Error {
+            diagnostic.severity = Severity::Warning;
+            diagnostic.detail = format!(
+                "{} (This resource is unchanged in this plan, so nothing of it is written: the finding is a warning \
+                 until its next change, which it then fails.)",
+                diagnostic.detail
+            );
+        }
+        change.diagnostics.push(diagnostic);
     }
 }
 

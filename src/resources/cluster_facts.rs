@@ -1,8 +1,8 @@
 //! What the workload resources (tenant, project binding, task view restriction) read about their cluster at plan
 //! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5, and through their tags
 //! the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6) and the EKS access entries
-//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3). `view` joins them with what this
-//! provider process planned (`planned::ClusterPlans`) into the engine's `ClusterView`.
+//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3). `view` joins them with what the
+//! resource references in HCL (`references`) into the engine's `ClusterView`.
 
 use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
 use crate::aws::eks_access::{find_access_entry, list_access_entries};
@@ -16,11 +16,18 @@ use crate::governance::{
 };
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::resources::planned::{ClusterPlans, TenantOnCluster};
+use crate::resources::references::References;
 use std::time::SystemTime;
 
 pub const PROJECT_TAG: &str = "hyperpod:project";
 pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
+
+/// A live compute quota as the cross-resource rules see it, with the project its tags name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TenantOnCluster {
+    pub capacity: TenantCapacity,
+    pub project: Option<ProjectOnCluster>,
+}
 
 pub struct ClusterFacts {
     pub cluster: HyperPodCluster,
@@ -256,11 +263,17 @@ pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
         .collect()
 }
 
-/// The engine's view of one cluster: the live facts plus what this provider process planned on it. `policy` is the
-/// cluster policy passed by reference (`Some(None)` while unknown), or `None` to use the live one.
-pub fn view(facts: &ClusterFacts, plans: &ClusterPlans, policy: Option<Option<SchedulingPolicy>>) -> ClusterView {
-    let cluster_arn = facts.cluster.arn.as_str();
-    let planned_tenants = plans.tenants.snapshot(cluster_arn);
+/// The engine's view of one cluster: the live facts, plus the tenants and task view restrictions the resource
+/// references (a tenant counts itself among them). `policy` is the cluster policy passed by reference
+/// (`Some(None)` while unknown), or `None` to use the live one; `connected` adds the projects with a live
+/// HyperPod connection to the cluster.
+pub fn view(
+    facts: &ClusterFacts,
+    tenants: References<TenantCapacity>,
+    restrictions: References<TaskViewRestriction>,
+    policy: Option<Option<SchedulingPolicy>>,
+    connected: &[ProjectOnCluster],
+) -> ClusterView {
     let instance_groups = facts
         .cluster
         .instance_groups
@@ -270,17 +283,19 @@ pub fn view(facts: &ClusterFacts, plans: &ClusterPlans, policy: Option<Option<Sc
             count: i64::from(group.current_count),
         })
         .collect();
-    let mut planned_projects: Vec<ProjectOnCluster> = plans.projects.snapshot(cluster_arn);
-    for project in planned_tenants.iter().filter_map(|t| t.project.clone()) {
-        if !planned_projects.iter().any(|p| p.project_id == project.project_id) {
-            planned_projects.push(project);
-        }
-    }
     let (live_tenants, live_projects) = match &facts.tenants {
-        Fact::Known(tenants) => (
-            Fact::Known(tenants.iter().map(|t| t.capacity.clone()).collect()),
-            Fact::Known(tenants.iter().filter_map(|t| t.project.clone()).collect()),
-        ),
+        Fact::Known(live) => {
+            let mut projects: Vec<ProjectOnCluster> = live.iter().filter_map(|t| t.project.clone()).collect();
+            for project in connected {
+                if !projects.iter().any(|p| p.project_id == project.project_id) {
+                    projects.push(project.clone());
+                }
+            }
+            (
+                Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
+                Fact::Known(projects),
+            )
+        }
         Fact::Unavailable(reason) => (Fact::Unavailable(reason.clone()), Fact::Unavailable(reason.clone())),
     };
     let scheduling_policy = match policy {
@@ -293,15 +308,14 @@ pub fn view(facts: &ClusterFacts, plans: &ClusterPlans, policy: Option<Option<Sc
         instance_groups: Fact::Known(instance_groups),
         scheduling_policy,
         tenants: Inventory {
-            planned: planned_tenants.into_iter().map(|t| t.capacity).collect(),
+            referenced: tenants.known,
+            unresolved: tenants.unknown,
             live: live_tenants,
         },
-        projects: Inventory {
-            planned: planned_projects,
-            live: live_projects,
-        },
+        projects: live_projects,
         restrictions: Inventory {
-            planned: plans.restrictions.snapshot(cluster_arn),
+            referenced: restrictions.known,
+            unresolved: restrictions.unknown,
             live: match &facts.access_entries {
                 Fact::Known(entries) => Fact::Known(restrictions_of(entries)),
                 Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),

@@ -2,11 +2,13 @@
 pub mod checks;
 pub mod cluster_facts;
 pub mod connection_contract;
+#[cfg(test)]
+pub(crate) mod decode_property;
 pub mod domain_unit_policy_grant;
 pub mod import_id;
-pub mod planned;
 pub mod project_binding;
 pub mod project_facts;
+pub mod references;
 pub mod scheduling_policy;
 pub mod task_view_restriction;
 pub mod tenant;

@@ -15,6 +15,8 @@ resource "hyperpod_tenant" "research" {
     strategy     = "LendAndBorrow"
     borrow_limit = 50
   }
+  # Borrowing needs a team that lends (WKL-5); production's quota counts with this one against the cluster (WKL-3).
+  borrows_from = [hyperpod_tenant.production.governance]
 
   preempt_team_tasks = "Never"
   fair_share_weight  = 10
@@ -45,5 +47,29 @@ resource "hyperpod_tenant" "research" {
 
   tags = {
     "cost-center" = "research"
+  }
+}
+
+# The production team, which lends what it does not use.
+resource "hyperpod_tenant" "production" {
+  contract          = hyperpod_connection_contract.production.governance
+  scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  team              = "production"
+
+  quota {
+    instance_type = "ml.p5.48xlarge"
+    count         = 2
+  }
+
+  sharing {
+    strategy = "Lend"
+  }
+
+  priority_class  = "production"
+  viewer_groups   = ["production-viewers"]
+  operator_groups = ["production-operators"]
+
+  workload {
+    service_account = "production-jobs"
   }
 }

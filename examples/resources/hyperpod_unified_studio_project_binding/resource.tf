@@ -18,6 +18,7 @@ resource "hyperpod_unified_studio_project_binding" "research" {
     designation = "PROJECT_CONTRIBUTOR"
   }
 
-  # The research tenant (namespace hyperpod-ns-research, WKL-1) is planned first.
-  depends_on = [hyperpod_tenant.research]
+  # The research tenant (namespace hyperpod-ns-research, WKL-1) and the project's task view restriction (CLU-2).
+  task_view_restriction = hyperpod_task_view_restriction.research.governance
+  tenants               = [hyperpod_tenant.research.governance]
 }

@@ -21,6 +21,12 @@ use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
 use crate::protocol::value::{Type, Value};
 use model::{contract_from_value, governance_value};
 
+/// The schema's block, for tests that check what the engine's paths name.
+#[cfg(test)]
+pub(crate) fn schema_block() -> crate::protocol::schema::Block {
+    schema::schema().block
+}
+
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 /// The attributes the provider derives at plan time.
 const DERIVED: [&str; 4] = ["review_status", "next_review_date", "checks", "governance"];
@@ -60,11 +66,21 @@ impl ConnectionContract {
             set_attr(value, "id", text(name));
         }
         let Some(contract) = contract_from_value(value) else {
-            // A value the rules need comes from a resource not created yet: judge it at apply.
+            // A value the rules need comes from a resource not created yet: judge it at apply, and say so.
             for name in DERIVED {
                 set_attr(value, name, Value::Unknown);
             }
-            return Ok(Diagnostics::new());
+            let strict = boolean(value, "strict").unwrap_or(client.strict);
+            let unknown: Vec<String> = match value {
+                Value::Object(fields) => fields
+                    .iter()
+                    .filter(|(name, field)| !field.is_wholly_known() && !DERIVED.contains(&name.as_str()))
+                    .map(|(name, _)| name.clone())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let what = format!("{} not known until apply", unknown.join(", "));
+            return Ok(crate::governance::finding::deferred_diagnostic("all rules", &what, strict).into());
         };
         let prior_contract = prior.and_then(contract_from_value);
         let today = crate::resources::checks::today();
@@ -140,22 +156,30 @@ impl Resource<AwsClient> for ConnectionContract {
     /// credentials.
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         if let Some(contract) = contract_from_value(config) {
+            let today = crate::resources::checks::today();
             let report: crate::governance::Report = [
                 crate::governance::contract::con_1(&contract),
                 crate::governance::contract::con_2(&contract),
                 crate::governance::contract::con_3(&contract),
+                crate::governance::exceptions::exc_1(&contract, today),
+                crate::governance::lifecycle::lif_1(&contract, today),
             ]
             .into_iter()
             .collect();
-            diagnostics.extend(report.diagnostics(false));
+            let strict = boolean(config, "strict").unwrap_or(false);
+            diagnostics.extend(report.with_exceptions(&contract.exceptions, today).diagnostics(strict));
         }
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        let warnings = self
-            .evaluate(client, &mut change.planned, change.prior.as_ref())
-            .await?;
-        change.diagnostics.extend(warnings);
+        // Under strict (the provider's or the contract's own) every finding fails the plan, changed or not.
+        let strict = boolean(&change.planned, "strict").unwrap_or(client.strict);
+        let unchanged = !strict && crate::resources::checks::unchanged(change);
+        match self.evaluate(client, &mut change.planned, change.prior.as_ref()).await {
+            Ok(warnings) => change.diagnostics.extend(warnings),
+            Err(errors) if unchanged => crate::resources::checks::keep_unchanged(change, errors),
+            Err(errors) => return Err(errors),
+        }
         Ok(())
     }
 

@@ -27,6 +27,19 @@ fn text_of(value: &Value, name: &str) -> Option<String> {
 /// The engine's view of the contract, or `None` while a value the rules need is unknown (a reference to a resource
 /// not yet created); the resource then plans the derived attributes as unknown and judges them at apply.
 pub fn contract_from_value(value: &Value) -> Option<Contract> {
+    // A list that is not known yet is not an empty list: the rules that read it wait for apply.
+    let lists = [
+        "approved_workload_types",
+        "eks_namespaces",
+        "approved_account_ids",
+        "approved_public_cidrs",
+    ];
+    if lists
+        .iter()
+        .any(|name| value.get_attr(name).is_some_and(|v| !v.is_wholly_known()))
+    {
+        return None;
+    }
     let owners = nested(value, "owners")?;
     let studio = nested(value, "unified_studio")?;
     let cluster = nested(value, "cluster")?;
@@ -34,6 +47,9 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
     let review = nested(value, "review")?;
     let monitoring = nested(value, "monitoring");
     let slurm = nested(value, "slurm");
+    if slurm.is_some_and(|s| !s.is_wholly_known()) {
+        return None;
+    }
     let exceptions = elements(value, "exception")
         .iter()
         .map(|exception| {
@@ -99,10 +115,11 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
             last_reviewed: parse_date(&known(review, "last_reviewed")?)?,
             approved_by: text_of(review, "approved_by")?,
         },
-        lifecycle: match known(value, "lifecycle_state").as_deref() {
-            Some("revoked") => LifecycleState::Revoked,
-            Some(_) => LifecycleState::Approved,
-            None => return None,
+        // Unset means the schema's default, "approved" (at validate, defaults are not applied yet).
+        lifecycle: match value.get_attr("lifecycle_state") {
+            Some(Value::Unknown) => return None,
+            Some(Value::String(state)) if state == "revoked" => LifecycleState::Revoked,
+            _ => LifecycleState::Approved,
         },
         organization: match value.get_attr("organization") {
             Some(Value::Null) | None => None,
@@ -255,4 +272,105 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         organization: None,
         exceptions,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::plan::set_attr;
+    use crate::protocol::value::Number;
+
+    /// A contract with every argument and block set, so each can be made unknown.
+    fn full_contract() -> Value {
+        let list = |items: &[&str]| text_list(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let mut value = super::super::schema_block().null_value();
+        for (name, field) in [
+            ("name", text("research-on-ml-capacity")),
+            ("project_role_arn", text("arn:aws:iam::123456789012:role/p")),
+            ("access_role_arn", text("arn:aws:iam::123456789012:role/a")),
+            ("approved_workload_types", Value::Set(vec![text("training")])),
+            ("data_classification", text("internal")),
+            ("eks_namespaces", list(&["hyperpod-ns-research"])),
+            ("support", text("#ml")),
+            ("decommission", text("delete")),
+            ("approved_account_ids", list(&["444455556666"])),
+            ("approved_public_cidrs", list(&["203.0.113.0/24"])),
+            ("lifecycle_state", text("approved")),
+            ("strict", Value::Bool(false)),
+            (
+                "owners",
+                object([("business", text("b")), ("operations", text("o")), ("cost", text("c"))]),
+            ),
+            (
+                "unified_studio",
+                object([
+                    ("domain_id", text("dzd_1")),
+                    ("domain_unit_id", text("unit")),
+                    ("project_id", text("prj")),
+                ]),
+            ),
+            (
+                "cluster",
+                object([
+                    ("account_id", text("123456789012")),
+                    ("region", text("us-west-2")),
+                    ("name", text("ml-capacity")),
+                    ("orchestrator", text("eks")),
+                ]),
+            ),
+            (
+                "slurm",
+                object([("accounts", list(&["research"])), ("partitions", list(&["gpu"]))]),
+            ),
+            (
+                "scheduling",
+                object([("policy", text("borrow")), ("exception_owner", text("lead"))]),
+            ),
+            (
+                "monitoring",
+                object([(
+                    "signal",
+                    Value::List(vec![object([
+                        ("name", text("utilization")),
+                        ("owner", text("oncall")),
+                        ("response", text("rebalance")),
+                    ])]),
+                )]),
+            ),
+            (
+                "review",
+                object([
+                    ("interval_days", Value::Number(Number::from_i64(90))),
+                    ("last_reviewed", text("2026-11-20")),
+                    ("approved_by", text("board")),
+                ]),
+            ),
+            (
+                "exception",
+                Value::List(vec![object([
+                    ("rule", text("WKL-8")),
+                    ("owner", text("net")),
+                    ("expires", text("2027-01-01")),
+                    ("reason", text("NCCL")),
+                ])]),
+            ),
+        ] {
+            set_attr(&mut value, name, field);
+        }
+        value
+    }
+
+    #[test]
+    fn an_unknown_argument_is_never_read_as_unset() {
+        assert!(contract_from_value(&full_contract()).is_some(), "the baseline decodes");
+        // `organization` is the grant's facts, read as a whole (unknown defers); `strict` is read by the resource.
+        let skip = ["organization", "strict"];
+        let wrong = crate::resources::decode_property::unknown_read_as_unset(
+            &super::super::schema_block(),
+            &full_contract(),
+            &skip,
+            contract_from_value,
+        );
+        assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");
+    }
 }

@@ -96,7 +96,8 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::number("interval_days")
                 .required()
-                .describe("Days between reviews, 1 to 730 (LIF-1)."),
+                .describe("Days between reviews, 1 to 730 (LIF-1).")
+                .validate(crate::protocol::validators::WholeNumber),
         )
         .attribute(
             Attribute::string("last_reviewed")

@@ -180,9 +180,12 @@ fn validate_principal(principal: &Value, diagnostics: &mut Diagnostics) {
             }
         }
     }
-    let unit_set = is_set("domain_unit_id");
-    let designation_set = is_set("designation");
-    if unit_set && !designation_set {
+    // The pairing of unit and designation is judged only on known values: an unknown one is judged at plan.
+    let known_set = |name: &str| principal.get_attr(name).is_some_and(|v| v.is_known() && !v.is_null());
+    let known_null = |name: &str| principal.get_attr(name).is_none_or(Value::is_null);
+    let unit_set = known_set("domain_unit_id");
+    let designation_set = known_set("designation");
+    if unit_set && known_null("designation") {
         diagnostics.push(Diagnostic::error(
             principal_path("designation"),
             "Missing designation",
@@ -190,7 +193,7 @@ fn validate_principal(principal: &Value, diagnostics: &mut Diagnostics) {
              `designation = \"OWNER\"`.",
         ));
     }
-    if designation_set && !unit_set {
+    if designation_set && known_null("domain_unit_id") {
         diagnostics.push(Diagnostic::error(
             principal_path("designation"),
             "Designation without a domain unit",

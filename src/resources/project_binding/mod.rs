@@ -13,7 +13,6 @@ mod plan;
 mod refresh;
 mod schema;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -27,8 +26,13 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
-use crate::resources::planned::ClusterPlans;
 use model::{BindingSpec, members_of, same_member};
+
+/// The schema's block, for tests that check what the engine's paths name.
+#[cfg(test)]
+pub(crate) fn schema_block() -> crate::protocol::schema::Block {
+    schema::schema().block
+}
 
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -36,16 +40,13 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct ProjectBinding {
     schema: Schema,
     identity: IdentitySchema,
-    /// What this provider process planned, per cluster (CLU-2 and WKL-1 on the first plan).
-    plans: Arc<ClusterPlans>,
 }
 
-impl ProjectBinding {
-    pub fn new(plans: Arc<ClusterPlans>) -> Self {
+impl Default for ProjectBinding {
+    fn default() -> Self {
         Self {
             schema: schema::schema(),
             identity: schema::identity_schema(),
-            plans,
         }
     }
 }
@@ -80,11 +81,11 @@ impl ProjectBinding {
         let mut value = planned.clone();
         let judged = ["checks", "environment_id", "cluster_arn"]
             .iter()
-            .all(|name| planned.get_attr(name).is_some_and(Value::is_known));
+            .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
         if !judged {
             let derived = plan::derive(
                 client,
-                &self.plans,
+                planned,
                 &spec,
                 &contract,
                 prior,
@@ -92,7 +93,7 @@ impl ProjectBinding {
             )
             .await?;
             for (name, derived_value) in derived.attributes {
-                if !value.get_attr(name).is_some_and(Value::is_known) {
+                if !value.get_attr(name).is_some_and(Value::is_wholly_known) {
                     set_attr(&mut value, name, derived_value);
                 }
             }
@@ -137,17 +138,27 @@ impl Resource<AwsClient> for ProjectBinding {
                 }
             }
             change.set("checks", Value::Unknown);
+            let deferred = crate::resources::checks::deferred(&change.planned, "contract", client.strict);
+            change.diagnostics.push(deferred);
             return Ok(());
         };
-        let derived = plan::derive(
+        let derived = match plan::derive(
             client,
-            &self.plans,
+            &change.planned,
             &spec,
             &contract,
             change.prior.as_ref(),
             crate::resources::checks::today(),
         )
-        .await?;
+        .await
+        {
+            Ok(derived) => derived,
+            Err(errors) if !client.strict && crate::resources::checks::unchanged(change) => {
+                crate::resources::checks::keep_unchanged(change, errors);
+                return Ok(());
+            }
+            Err(errors) => return Err(errors),
+        };
         for (name, value) in derived.attributes {
             change.set(name, value);
         }
@@ -276,7 +287,7 @@ mod tests {
             Value::List(vec![member("PROJECT_OWNER"), member("PROJECT_CONTRIBUTOR")]),
         )]);
         let mut diagnostics = Diagnostics::new();
-        ProjectBinding::new(Arc::default()).validate(&config, &mut diagnostics);
+        ProjectBinding::default().validate(&config, &mut diagnostics);
         assert_eq!(diagnostics.0.len(), 1);
         assert_eq!(diagnostics.0[0].path.to_string(), "member[1].name");
     }

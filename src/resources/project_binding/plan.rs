@@ -8,13 +8,13 @@ use super::model::{BindingSpec, default_connection_name, members_of, same_member
 use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection, Membership};
 use crate::aws::sagemaker;
-use crate::governance::{Check, ClusterView, Contract, Fact, ProjectOnCluster, RuleId, check_binding, paths};
+use crate::governance::{Contract, Fact, ProjectOnCluster, check_binding, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
-use crate::resources::planned::ClusterPlans;
 use crate::resources::project_facts;
+use crate::resources::references;
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
 pub const DERIVED: [&str; 8] = [
@@ -82,18 +82,6 @@ async fn other_projects(client: &AwsClient, connections: &[Connection], own_proj
     projects
 }
 
-/// Projects connected to the cluster through DataZone count as projects on it, as much as those behind quotas.
-fn with_connected_projects(mut view: ClusterView, connected: &[ProjectOnCluster]) -> ClusterView {
-    if let Fact::Known(live) = &mut view.projects.live {
-        for project in connected {
-            if !live.iter().any(|p| p.project_id == project.project_id) {
-                live.push(project.clone());
-            }
-        }
-    }
-    view
-}
-
 /// The warning about connections of this project to this cluster that no binding of this configuration manages.
 fn duplicates_warning(spec: &BindingSpec, duplicates: &[&Connection], name: &str, creating: bool) -> Diagnostic {
     let listed: Vec<String> = duplicates
@@ -155,7 +143,7 @@ fn adopted_warnings(spec: &BindingSpec, prior: Option<&Value>, existing: &[Membe
 /// Judges and predicts. `prior` is the state (None on create).
 pub async fn derive(
     client: &AwsClient,
-    plans: &ClusterPlans,
+    value: &Value,
     spec: &BindingSpec,
     contract: &Contract,
     prior: Option<&Value>,
@@ -164,14 +152,6 @@ pub async fn derive(
     let domain_id = domain_of(spec, contract)?;
     let cluster = live::find_contract_cluster(client, contract).await?;
     let binding = spec.to_governance();
-    // Recorded before the slow reads, so resources planned alongside see this project as early as possible.
-    plans.project(
-        &cluster.arn,
-        ProjectOnCluster {
-            project_id: spec.project_id.clone(),
-            project_role_arn: Some(spec.project_role_arn.clone()),
-        },
-    );
     let (cluster_arn, cluster_name) = (cluster.arn.clone(), cluster.name.clone());
     let orchestrator = orchestrator_name(&cluster);
     let (facts, project, connections, memberships) = tokio::join!(
@@ -199,21 +179,16 @@ pub async fn derive(
         }
     };
     let connected = other_projects(client, &connections, &spec.project_id).await;
-    // WKL-1 (no tenant) and CLU-2 (no restriction) fail on an absence: what the same configuration declares may
-    // simply not be planned yet, so they get a moment (see `planned::ABSENCE_GRACE`).
-    let report = plans
-        .judge_with_grace(
-            || {
-                let view = with_connected_projects(live::view(&facts, plans, None), &connected);
-                check_binding(&binding, contract, &project.project, &view, today)
-            },
-            |report| {
-                [RuleId::Wkl1, RuleId::Clu2]
-                    .iter()
-                    .any(|rule| report.check(*rule).is_some_and(Check::is_failed))
-            },
-        )
-        .await;
+    // The tenants and the restriction the binding references, and what exists: never what else this provider
+    // process happens to have planned (that would make the verdict depend on planning order).
+    let view = live::view(
+        &facts,
+        references::tenants(value, "tenants"),
+        references::restriction(value, "task_view_restriction"),
+        None,
+        &connected,
+    );
+    let report = check_binding(&binding, contract, &project.project, &view, today);
     let mut diagnostics = report.diagnostics(client.strict);
     let environment_id = match &project.tooling_environment_id {
         Fact::Known(Some(id)) => text(id),
@@ -273,7 +248,7 @@ pub async fn derive(
 mod tests {
     use super::*;
     use crate::governance::MemberKind;
-    use crate::governance::examples::{contract, view};
+    use crate::governance::examples::contract;
     use crate::protocol::object::object;
 
     fn spec() -> BindingSpec {
@@ -299,24 +274,6 @@ mod tests {
         elsewhere.domain_id = Some("dzd_other".into());
         let errors = domain_of(&elsewhere, &contract()).err().unwrap_or_default();
         assert_eq!(errors.0[0].path.to_string(), "domain_id");
-    }
-
-    #[test]
-    fn connected_projects_join_the_view_once() {
-        let connected = vec![
-            ProjectOnCluster {
-                project_id: "prj-marketing".into(),
-                project_role_arn: None,
-            },
-            ProjectOnCluster {
-                project_id: "prj-research".into(), // planned already: the planned entry wins
-                project_role_arn: None,
-            },
-        ];
-        let merged = with_connected_projects(view(), &connected);
-        let (projects, _) = merged.projects.merged(|p| p.project_id.clone());
-        let ids: Vec<&str> = projects.iter().map(|p| p.project_id.as_str()).collect();
-        assert_eq!(ids, ["prj-research", "prj-marketing"]);
     }
 
     #[test]

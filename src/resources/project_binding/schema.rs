@@ -82,6 +82,23 @@ pub fn schema() -> Schema {
             .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
     )
     .attribute(
+        Attribute::new("task_view_restriction", crate::resources::references::restriction_type())
+            .optional()
+            .describe(
+                "The project's task view restriction on this cluster, \
+                 `hyperpod_task_view_restriction.<name>.governance` (CLU-2): required once other projects or teams \
+                 use the cluster, unless a namespace-scoped access entry for the project role already exists.",
+            ),
+    )
+    .attribute(
+        Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
+            .optional()
+            .describe(
+                "The tenants of the contract's namespaces, `[hyperpod_tenant.<name>.governance]` (WKL-1): every \
+                 namespace of the contract has a tenant, referenced here or live, before Studio users reach it.",
+            ),
+    )
+    .attribute(
         Attribute::string("project_id")
             .required()
             .requires_replace()

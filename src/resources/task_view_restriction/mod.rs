@@ -1,8 +1,8 @@
 //! `hyperpod_task_view_restriction`: what a Unified Studio project's users see of a shared cluster.
 //!
 //! - `schema.rs`; `model.rs` (pure: the wanted access policies, RBAC objects, Slurm tag and their `components` keys);
-//! - this file: plan (CLU-2, CLU-3, CLU-4, CLU-5, CLU-7, CLU-8, LIF-3 through `governance::check_restriction`, with
-//!   what this process planned from `resources::planned`) and the CRUD plumbing;
+//! - this file: plan (CLU-9, CLU-3, CLU-4, CLU-5, CLU-7, CLU-8, LIF-3 through `governance::check_restriction`), the
+//!   `governance` value bindings reference (CLU-2 is judged there), and the CRUD plumbing;
 //! - `apply.rs` (apply and destroy), `refresh.rs` (read).
 
 mod apply;
@@ -11,13 +11,12 @@ mod refresh;
 mod schema;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use crate::aws::{AwsClient, sagemaker, ssm};
 use crate::governance::{
-    AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, RuleId, TaskViewRestriction, check_restriction,
+    AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, TaskViewRestriction, check_restriction,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string, string_map, text, text_list, text_map, unknowns_to_null};
@@ -28,13 +27,19 @@ use crate::protocol::value::Value;
 use crate::resources::checks::{self, today};
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
-use crate::resources::planned::ClusterPlans;
 use apply::Applier;
 use model::{ENTRY, RestrictionSpec, components, object_component, private_data_conf};
 
+/// The schema's block, for tests that check what the engine's paths name.
+#[cfg(test)]
+pub(crate) fn schema_block() -> crate::protocol::schema::Block {
+    schema::schema().block
+}
+
 pub const TYPE_NAME: &str = "hyperpod_task_view_restriction";
-const DERIVED: [&str; 11] = [
+const DERIVED: [&str; 12] = [
     "id",
+    "governance",
     "cluster_name",
     "cluster_arn",
     "orchestrator",
@@ -50,15 +55,13 @@ const DERIVED: [&str; 11] = [
 pub struct TaskViewRestrictionResource {
     schema: Schema,
     identity: IdentitySchema,
-    plans: Arc<ClusterPlans>,
 }
 
-impl TaskViewRestrictionResource {
-    pub fn new(plans: Arc<ClusterPlans>) -> Self {
+impl Default for TaskViewRestrictionResource {
+    fn default() -> Self {
         Self {
             schema: schema::schema(),
             identity: schema::identity_schema(),
-            plans,
         }
     }
 }
@@ -92,7 +95,9 @@ impl TaskViewRestrictionResource {
                 }
             }
             set_attr(value, "checks", Value::Unknown);
-            return Ok(Diagnostics::new());
+            let facts = crate::resources::references::restriction_value(value);
+            set_attr(value, "governance", facts);
+            return Ok(checks::deferred(value, "contract", client.strict).into());
         };
         let cluster = live::find_contract_cluster(client, &contract).await?;
         let eks_name = live::eks_name(&cluster);
@@ -112,12 +117,10 @@ impl TaskViewRestrictionResource {
         }
         let cluster_arn = cluster.arn.clone();
         let cluster_name = cluster.name.clone();
-        // Recorded before the slow reads, so tenants and bindings planned alongside see it (CLU-2).
         let restriction = TaskViewRestriction {
             project_role_arn: Some(spec.project_role_arn.clone()),
             namespaces: spec.namespaces.clone(),
         };
-        self.plans.restriction(&cluster_arn, restriction.clone());
         let facts = live::gather(client, cluster).await;
         let partition = client.region.partition();
         let restriction_facts = match &eks_name {
@@ -134,16 +137,7 @@ impl TaskViewRestrictionResource {
                 cluster_arn: cluster_arn.clone(),
             },
         };
-        let report = self
-            .plans
-            .judge_with_grace(
-                || {
-                    let view = live::view(&facts, &self.plans, None);
-                    check_restriction(&restriction, &contract, &restriction_facts, &view, today())
-                },
-                |report| report.check(RuleId::Clu2).is_some_and(|c| c.is_failed()),
-            )
-            .await;
+        let report = check_restriction(&restriction, &contract, &restriction_facts, today());
         let diagnostics = report.diagnostics(client.strict);
         if diagnostics.has_errors() {
             return Err(diagnostics);
@@ -169,6 +163,8 @@ impl TaskViewRestrictionResource {
         set_attr(value, "project_role_arn", text(&spec.project_role_arn));
         set_attr(value, "namespaces", text_list(&spec.namespaces));
         set_attr(value, "kubernetes_group", text(&spec.kubernetes_group));
+        let facts = crate::resources::references::restriction_value(value);
+        set_attr(value, "governance", facts);
         if !eks {
             associations.clear();
         }
@@ -224,7 +220,7 @@ impl TaskViewRestrictionResource {
 
     async fn write(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
         let mut value = planned.clone();
-        if !planned.get_attr("checks").is_some_and(Value::is_known) {
+        if !planned.get_attr("checks").is_some_and(Value::is_wholly_known) {
             // Judged now: a dependency was unknown at plan.
             if let Err(diagnostics) = self.derive(client, &mut value, prior).await {
                 return Applied::failed(prior.cloned(), diagnostics);
@@ -289,7 +285,14 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
                 set_attr(&mut planned, name, Value::Null);
             }
         }
-        let warnings = self.derive(client, &mut planned, change.prior.as_ref()).await?;
+        let warnings = match self.derive(client, &mut planned, change.prior.as_ref()).await {
+            Ok(warnings) => warnings,
+            Err(errors) if !client.strict && checks::unchanged(change) => {
+                checks::keep_unchanged(change, errors);
+                return Ok(());
+            }
+            Err(errors) => return Err(errors),
+        };
         change.planned = planned;
         checks::keep_recorded(change);
         change.diagnostics.extend(warnings);

@@ -68,6 +68,20 @@ impl RestrictionSpec {
     /// From the planned value; `None` while a value is unknown. `default_role` and `default_namespaces` come from the
     /// contract.
     pub fn from_value(value: &Value, default_role: Option<String>, default_namespaces: &[String]) -> Option<Self> {
+        // A setting not known yet defers the whole restriction (its objects depend on it), never reads as unset.
+        let settings = [
+            "mode",
+            "access_policies",
+            "space_templates",
+            "kubernetes_group",
+            "slurm",
+        ];
+        if settings
+            .iter()
+            .any(|name| value.get_attr(name).is_some_and(|v| !v.is_wholly_known()))
+        {
+            return None;
+        }
         let project_role_arn = match value.get_attr("project_role_arn") {
             Some(Value::String(arn)) => arn.clone(),
             Some(Value::Unknown) => return None,
@@ -257,6 +271,35 @@ pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_argument_is_never_read_as_unset() {
+        use crate::protocol::object::{object, text, text_list};
+        let mut full = super::super::schema_block().null_value();
+        for (name, field) in [
+            ("project_role_arn", text("arn:aws:iam::123456789012:role/p")),
+            ("namespaces", text_list(&["hyperpod-ns-research".to_string()])),
+            ("mode", text("rbac")),
+            (
+                "access_policies",
+                text_list(&["AmazonSagemakerHyperpodTrainingPolicy".to_string()]),
+            ),
+            ("space_templates", Value::Bool(true)),
+            ("kubernetes_group", text("studio")),
+            ("slurm", object([("os_user", text("alice"))])),
+        ] {
+            crate::protocol::plan::set_attr(&mut full, name, field);
+        }
+        let decode = |value: &Value| RestrictionSpec::from_value(value, None, &[]);
+        assert!(decode(&full).is_some(), "the baseline decodes");
+        let wrong = crate::resources::decode_property::unknown_read_as_unset(
+            &super::super::schema_block(),
+            &full,
+            &["contract"], // the contract's facts: `contract_from_governance`, which defers on unknown
+            decode,
+        );
+        assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");
+    }
 
     fn spec(mode: Mode) -> RestrictionSpec {
         RestrictionSpec {

@@ -67,6 +67,15 @@ pub fn schema() -> Schema {
             .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
     )
     .attribute(
+        Attribute::new("governance", crate::resources::references::restriction_type())
+            .computed()
+            .describe(
+                "The restriction's facts, known at plan time: the cluster, the project role it restricts and its \
+                 namespaces. A `hyperpod_unified_studio_project_binding` takes it as `task_view_restriction` \
+                 (CLU-2), which also orders the binding after the restriction.",
+            ),
+    )
+    .attribute(
         Attribute::string("project_role_arn")
             .optional_computed()
             .requires_replace()
@@ -101,6 +110,8 @@ pub fn schema() -> Schema {
         Attribute::string("kubernetes_group")
             .optional_computed()
             .describe("EKS `rbac` mode: the group the access entry maps the role to. Defaults to `hyperpod-studio-<role name>`.")
+            // Kubernetes names its RBAC subjects like objects: a DNS subdomain, at most 253 characters.
+            .validate(crate::protocol::validators::LengthBetween { min: 1, max: 253 })
             .validate(Matches::new("[a-z0-9]([-a-z0-9.]*[a-z0-9])?", "a lowercase Kubernetes group name")),
     )
     .attribute(computed("cluster_name", Type::String, "The contract's cluster."))

@@ -1,8 +1,8 @@
 //! `hyperpod_tenant`: one team on a shared HyperPod cluster, with everything the governance model asks for it.
 //!
 //! - `schema.rs`: arguments and computed attributes; `model.rs`: the typed spec and the engine's `Tenant`.
-//! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `resources::cluster_facts` and what this
-//!   process planned from `resources::planned`) and every predicted object.
+//! - `plan.rs`: the rules at plan time (`check_tenant`, with live facts from `resources::cluster_facts` and the
+//!   tenants it borrows from, `resources::references`) and every predicted object.
 //! - `compose.rs` and `compose_access.rs`: apply (create and update share one reconciler) and destroy, towards what
 //!   `desired.rs` computes; `manifests.rs` renders the Kubernetes objects, `slurm.rs` the Slurm accounting artefacts.
 //! - `refresh.rs`: read (drift) and import.
@@ -31,10 +31,14 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
-use crate::resources::planned::ClusterPlans;
 use compose::{Composer, Target};
 use model::TenantSpec;
-use std::sync::Arc;
+
+/// The schema's block, for tests that check what the engine's paths name.
+#[cfg(test)]
+pub(crate) fn schema_block() -> crate::protocol::schema::Block {
+    schema::schema().block
+}
 
 pub const TYPE_NAME: &str = "hyperpod_tenant";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -42,16 +46,13 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
 pub struct Tenant {
     schema: Schema,
     identity: IdentitySchema,
-    /// What this provider process planned, per cluster (WKL-3, WKL-5, CLU-2 on the first plan).
-    plans: Arc<ClusterPlans>,
 }
 
-impl Tenant {
-    pub fn new(plans: Arc<ClusterPlans>) -> Self {
+impl Default for Tenant {
+    fn default() -> Self {
         Self {
             schema: schema::schema(),
             identity: schema::identity_schema(),
-            plans,
         }
     }
 }
@@ -61,6 +62,14 @@ fn inputs(value: &Value) -> Option<(Contract, TenantSpec)> {
     let contract = contract_from_governance(value.get_attr("contract")?)?;
     let spec = TenantSpec::from_value(value)?;
     Some((contract, spec))
+}
+
+/// The state with its `governance` derived from its own arguments, as the plan derives it.
+fn with_governance(mut state: Value) -> Value {
+    // State holds no unknowns: a fact missing there (an imported tenant has no contract yet) is null.
+    let facts = unknowns_to_null(crate::resources::references::tenant_value(&state));
+    set_attr(&mut state, "governance", facts);
+    state
 }
 
 /// The workload role name the user chose, if any (from configuration, or kept from state).
@@ -86,12 +95,13 @@ impl Tenant {
         };
         let mut value = planned.clone();
         // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
-        if planned.get_attr("checks").is_none_or(|checks| !checks.is_known())
+        if planned
+            .get_attr("checks")
+            .is_none_or(|checks| !checks.is_wholly_known())
             || string(planned, "cluster_arn").is_none()
         {
             let derived = plan::derive(
                 client,
-                &self.plans,
                 planned,
                 prior,
                 &spec,
@@ -101,7 +111,9 @@ impl Tenant {
             )
             .await?;
             for (name, derived_value) in derived.attributes {
-                let keep = value.get_attr(name).is_some_and(|v| v.is_known() && !v.is_null());
+                let keep = value
+                    .get_attr(name)
+                    .is_some_and(|v| v.is_wholly_known() && !v.is_null());
                 if !keep {
                     set_attr(&mut value, name, derived_value);
                 }
@@ -197,12 +209,20 @@ impl Resource<AwsClient> for Tenant {
                     change.set(name, Value::Unknown);
                 }
             }
+            change.set(
+                "governance",
+                crate::resources::references::tenant_value(&change.planned),
+            );
+            change.diagnostics.push(crate::resources::checks::deferred(
+                &change.planned,
+                "contract",
+                client.strict,
+            ));
             return Ok(());
         };
         let role_name = chosen_role_name(&change.config, change.prior.as_ref());
-        let derived = plan::derive(
+        let derived = match plan::derive(
             client,
-            &self.plans,
             &change.planned,
             change.prior.as_ref(),
             &spec,
@@ -210,7 +230,15 @@ impl Resource<AwsClient> for Tenant {
             role_name,
             crate::resources::checks::today(),
         )
-        .await?;
+        .await
+        {
+            Ok(derived) => derived,
+            Err(errors) if !client.strict && crate::resources::checks::unchanged(change) => {
+                crate::resources::checks::keep_unchanged(change, errors);
+                return Ok(());
+            }
+            Err(errors) => return Err(errors),
+        };
         for (name, value) in derived.attributes {
             change.set(name, value);
         }
@@ -248,7 +276,7 @@ impl Resource<AwsClient> for Tenant {
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
-        refresh::refresh(client, current).await
+        Ok(refresh::refresh(client, current).await?.map(with_governance))
     }
 
     async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
@@ -322,7 +350,9 @@ impl Resource<AwsClient> for Tenant {
             ["cluster_name", "team"],
             "ml-capacity/research",
         )?;
-        refresh::import(client, self.schema.block.null_value(), &cluster, &team).await
+        refresh::import(client, self.schema.block.null_value(), &cluster, &team)
+            .await
+            .map(with_governance)
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -179,13 +179,14 @@ impl TenantSpec {
             team: string(value, "team")?,
             quota,
             sharing,
-            preempt_team_tasks: string(value, "preempt_team_tasks").unwrap_or_else(|| "LowerPriority".into()),
+            preempt_team_tasks: known_opt_string(value, "preempt_team_tasks")?
+                .unwrap_or_else(|| "LowerPriority".into()),
             fair_share_weight: match value.get_attr("fair_share_weight") {
                 Some(Value::Unknown) => return None,
                 _ => integer(value, "fair_share_weight"),
             },
             priority_class: known_opt_string(value, "priority_class")?,
-            activation_state: string(value, "activation_state").unwrap_or_else(|| "Enabled".into()),
+            activation_state: known_opt_string(value, "activation_state")?.unwrap_or_else(|| "Enabled".into()),
             viewer_groups: known_strings(value, "viewer_groups")?,
             operator_groups: known_strings(value, "operator_groups")?,
             viewer_principal_arns: known_strings(value, "viewer_principal_arns")?,
@@ -222,14 +223,14 @@ impl TenantSpec {
             team: self.team.clone(),
             namespace: self.namespace(),
             orchestrator,
+            // One entry per quota block, in order (an accelerator-only entry guarantees no whole instance), so a
+            // finding can point at `quota[i].count`.
             quota: self
                 .quota
                 .iter()
-                .filter_map(|entry| {
-                    entry.count.map(|count| Capacity {
-                        instance_type: entry.instance_type.clone(),
-                        count,
-                    })
+                .map(|entry| Capacity {
+                    instance_type: entry.instance_type.clone(),
+                    count: entry.count.unwrap_or(0),
                 })
                 .collect(),
             sharing: self.sharing.clone(),
@@ -240,6 +241,7 @@ impl TenantSpec {
             viewer_verbs: self.viewer_verbs.clone(),
             operator_verbs: self.operator_verbs.clone(),
             default_deny_network_policy: self.network.default_deny,
+            slurm_users: self.slurm.as_ref().map(|slurm| slurm.users.clone()).unwrap_or_default(),
             workload_role_arn,
             target_role_arn,
             pod_identity,
@@ -314,6 +316,97 @@ pub fn tags_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::object::{object, text, text_list};
+    use crate::protocol::value::Number;
+
+    /// Every argument and block of a tenant set, so every argument can be made unknown.
+    fn full_tenant() -> Value {
+        let number = |n: i64| Value::Number(Number::from_i64(n));
+        let list = |items: &[&str]| text_list(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let mut value = super::super::schema::schema().block.null_value();
+        for (name, field) in [
+            ("team", text("research")),
+            ("priority_class", text("research")),
+            ("preempt_team_tasks", text("Never")),
+            ("fair_share_weight", number(10)),
+            ("activation_state", text("Enabled")),
+            ("workload_role_name", text("research-role")),
+            ("viewer_groups", list(&["v"])),
+            ("operator_groups", list(&["o"])),
+            ("viewer_principal_arns", list(&["arn:aws:iam::123456789012:role/v"])),
+            ("operator_principal_arns", list(&["arn:aws:iam::123456789012:role/o"])),
+            ("viewer_verbs", list(&["get"])),
+            ("operator_verbs", list(&["create"])),
+            ("tags", Value::Map([("team".to_string(), text("r"))].into())),
+            (
+                "quota",
+                Value::List(vec![object([
+                    ("instance_type", text("ml.p5.48xlarge")),
+                    ("count", number(2)),
+                    ("accelerators", number(8)),
+                    ("vcpu", number(4)),
+                    ("memory_gib", number(16)),
+                ])]),
+            ),
+            (
+                "sharing",
+                object([("strategy", text("LendAndBorrow")), ("borrow_limit", number(50))]),
+            ),
+            (
+                "network_policy",
+                object([
+                    ("default_deny", Value::Bool(true)),
+                    ("allow_dns", Value::Bool(true)),
+                    ("allow_same_namespace", Value::Bool(false)),
+                    ("egress_cidrs", list(&["10.0.0.0/16"])),
+                ]),
+            ),
+            (
+                "workload",
+                object([
+                    ("service_account", text("jobs")),
+                    ("target_role_arn", text("arn:aws:iam::444455556666:role/c")),
+                    ("disable_session_tags", Value::Bool(true)),
+                    ("session_policy", text("{}")),
+                ]),
+            ),
+            (
+                "data",
+                object([
+                    ("buckets", list(&["b"])),
+                    ("kms_keys", list(&["arn:aws:kms:us-west-2:123456789012:key/k"])),
+                    ("grantee_role_arn", text("arn:aws:iam::123456789012:role/g")),
+                ]),
+            ),
+            (
+                "slurm",
+                object([
+                    ("partitions", list(&["gpu"])),
+                    ("users", list(&["alice"])),
+                    ("qos_priority", number(1)),
+                    ("preempt_qos", list(&["low"])),
+                    ("fairshare", number(1)),
+                    ("max_wall", text("24:00:00")),
+                    ("private_data", list(&["jobs"])),
+                ]),
+            ),
+        ] {
+            crate::protocol::plan::set_attr(&mut value, name, field);
+        }
+        value
+    }
+
+    #[test]
+    fn an_unknown_argument_is_never_read_as_unset() {
+        let block = super::super::schema::schema().block;
+        // Read elsewhere: the contract and policy facts (`contract_from_governance`, `policy_from_value`), the lenders
+        // (`references::tenants`) and the role name (the resource), each of which defers on unknown itself.
+        let skip = ["contract", "scheduling_policy", "borrows_from", "workload_role_name"];
+        let wrong = crate::resources::decode_property::unknown_read_as_unset(&block, &full_tenant(), &skip, |v| {
+            TenantSpec::from_value(v)
+        });
+        assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");
+    }
 
     #[test]
     fn role_names_fit_iam_and_stay_distinct() {

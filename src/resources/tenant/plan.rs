@@ -12,17 +12,16 @@ use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
 use crate::aws::AwsClient;
-use crate::governance::{
-    Contract, Orchestrator, ProjectOnCluster, RuleId, check_tenant, cluster::cluster_admin_principals,
-};
+use crate::governance::{Contract, Orchestrator, check_tenant, cluster::cluster_admin_principals, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
-use crate::resources::planned::{ClusterPlans, TenantOnCluster};
+use crate::resources::references::{self, References};
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
-pub const DERIVED: [&str; 16] = [
+pub const DERIVED: [&str; 17] = [
+    "governance",
     "id",
     "cluster_name",
     "cluster_arn",
@@ -120,22 +119,10 @@ fn slurm_value(spec: &TenantSpec, contract: &Contract) -> Value {
     ])
 }
 
-fn project_of(contract: &Contract) -> Option<ProjectOnCluster> {
-    contract
-        .unified_studio
-        .project_id
-        .as_ref()
-        .map(|project_id| ProjectOnCluster {
-            project_id: project_id.clone(),
-            project_role_arn: contract.project_role_arn.clone(),
-        })
-}
-
 /// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
 #[allow(clippy::too_many_arguments)]
 pub async fn derive(
     client: &AwsClient,
-    plans: &ClusterPlans,
     value: &Value,
     prior: Option<&Value>,
     spec: &TenantSpec,
@@ -192,38 +179,20 @@ pub async fn derive(
     let cluster_arn = cluster.arn.clone();
     let cluster_name = cluster.name.clone();
     let tenant = spec.to_governance(real, eks.then(|| role_arn.clone()));
-    let me = TenantOnCluster {
-        capacity: tenant.capacity(),
-        project: project_of(contract),
-    };
-    // Recorded before the slow reads, so resources planned alongside see this one as early as possible.
-    plans.tenant(&cluster_arn, &spec.team, me);
+    // The tenants counted with this one: itself and those it borrows from, never whatever else this provider
+    // process happens to have planned (that would make the verdict depend on planning order).
+    let mut tenants = references::tenants(value, paths::tenant::BORROWS_FROM);
+    tenants
+        .known
+        .insert(0, references::own_entry(&contract.cluster.name, tenant.capacity()));
     let facts = live::gather(client, cluster).await;
     let admins = facts
         .access_entries
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    // WKL-5 (no lender) and CLU-2 (no restriction) fail on an absence: what the same configuration declares may
-    // simply not be planned yet, so they get a moment (see `planned::ABSENCE_GRACE`).
-    let report = plans
-        .judge_with_grace(
-            || {
-                check_tenant(
-                    &tenant,
-                    contract,
-                    &live::view(&facts, plans, policy_from_value(value)),
-                    &admins,
-                    today,
-                )
-            },
-            |report| {
-                [RuleId::Wkl5, RuleId::Clu2]
-                    .iter()
-                    .any(|rule| report.check(*rule).is_some_and(|c| c.is_failed()))
-            },
-        )
-        .await;
+    let view = live::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
+    let report = check_tenant(&tenant, contract, &view, &admins, today);
     let diagnostics = report.diagnostics(client.strict);
     if diagnostics.has_errors() {
         return Err(diagnostics);
@@ -232,6 +201,7 @@ pub async fn derive(
     let prior_components: BTreeMap<String, String> = prior.map(|p| string_map(p, "components")).unwrap_or_default();
     let mut attributes: BTreeMap<&'static str, Value> = BTreeMap::new();
     attributes.insert("id", text(format!("{cluster_name}/{}", spec.team)));
+    attributes.insert("governance", references::tenant_value(value));
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));

@@ -2,7 +2,9 @@
 //! identity and data; and, computed at plan time, every object apply will compose.
 
 use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
-use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf};
+use crate::protocol::validators::{
+    EachOneOf, IntBetween, LengthBetween, Matches, NonNegativeNumber, OneOf, WholeNumber,
+};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{IsArn, IsCidr};
 
@@ -74,11 +76,17 @@ fn quota_block() -> Block {
                 max: 10_000_000,
             }),
     )
-    .attribute(Attribute::number("vcpu").optional().describe("vCPUs guaranteed."))
+    .attribute(
+        Attribute::number("vcpu")
+            .optional()
+            .describe("vCPUs guaranteed.")
+            .validate(NonNegativeNumber),
+    )
     .attribute(
         Attribute::number("memory_gib")
             .optional()
-            .describe("Memory guaranteed, in GiB."),
+            .describe("Memory guaranteed, in GiB.")
+            .validate(NonNegativeNumber),
     )
 }
 
@@ -92,10 +100,15 @@ fn sharing_block() -> Block {
             .describe("`Lend`, `DontLend` or `LendAndBorrow`. Borrowing needs another team that lends (WKL-5).")
             .validate(OneOf(&SHARING_STRATEGIES)),
     )
-    .attribute(Attribute::number("borrow_limit").optional().describe(
-        "How much idle capacity the team may borrow, 1 to 500 percent of its quota; only with `LendAndBorrow` \
-             (WKL-5).",
-    ))
+    .attribute(
+        Attribute::number("borrow_limit")
+            .optional()
+            .describe(
+                "How much idle capacity the team may borrow, 1 to 500 percent of its quota; only with \
+                 `LendAndBorrow` (WKL-5).",
+            )
+            .validate(WholeNumber),
+    )
 }
 
 fn network_policy_block() -> Block {
@@ -285,10 +298,29 @@ pub fn schema() -> Schema {
         ),
     )
     .attribute(
+        Attribute::new("borrows_from", Type::list(crate::resources::references::tenant_type()))
+            .optional()
+            .describe(
+                "The tenants this one borrows idle capacity from, `[hyperpod_tenant.<lender>.governance]`: each \
+                 must lend (WKL-5), and their guaranteed quotas count with this one's against the cluster's \
+                 instance groups (WKL-3) on the very first plan. The reference also orders the plans. Unset: only \
+                 live quotas count.",
+            ),
+    )
+    .attribute(
+        Attribute::new("governance", crate::resources::references::tenant_type())
+            .computed()
+            .describe(
+                "This tenant's facts for other resources, known at plan time: `borrows_from` of a borrowing \
+                 tenant and `tenants` of a project binding take it.",
+            ),
+    )
+    .attribute(
         Attribute::string("team")
             .required()
             .requires_replace()
             .describe("Team name (`TeamName`); the namespace is `hyperpod-ns-<team>`, the Slurm account is the team.")
+            .validate(LengthBetween { min: 1, max: 40 })
             .validate(team_pattern),
     )
     .attribute(

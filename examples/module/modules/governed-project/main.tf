@@ -106,20 +106,23 @@ resource "hyperpod_tenant" "this" {
     }
   }
 
-  tags = var.tags
+  # The tenants this team borrows from (WKL-5), counted with it against the cluster (WKL-3) on the first plan.
+  borrows_from = var.borrows_from
 
-  # Views restricted before the team is onboarded (CLU-2).
-  depends_on = [hyperpod_task_view_restriction.this]
+  tags = var.tags
 }
 
-# The project's HyperPod connection, under the approved contract. The tenant of the contract's namespace (WKL-1) and
-# the restriction (CLU-2) are planned first.
+# The project's HyperPod connection, under the approved contract. It references the tenant of the contract's
+# namespace (WKL-1) and the project's task view restriction (CLU-2), which orders their plans first.
 resource "hyperpod_unified_studio_project_binding" "this" {
   contract         = hyperpod_connection_contract.this.governance
   project_id       = var.unified_studio.project_id
   cluster_name     = var.cluster.name
   project_role_arn = hyperpod_connection_contract.this.project_role_arn
   description      = "${var.team} on the shared ${var.cluster.name} capacity"
+
+  task_view_restriction = hyperpod_task_view_restriction.this.governance
+  tenants               = [hyperpod_tenant.this.governance]
 
   dynamic "member" {
     for_each = var.members
@@ -128,6 +131,4 @@ resource "hyperpod_unified_studio_project_binding" "this" {
       designation = member.value.designation
     }
   }
-
-  depends_on = [hyperpod_tenant.this, hyperpod_task_view_restriction.this]
 }

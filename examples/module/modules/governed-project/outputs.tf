@@ -4,8 +4,13 @@ output "contract" {
     name              = hyperpod_connection_contract.this.name
     review_status     = hyperpod_connection_contract.this.review_status
     next_review_date  = hyperpod_connection_contract.this.next_review_date
-    checks_not_passed = [for c in hyperpod_connection_contract.this.checks : "${c.rule}: ${c.status}" if c.status != "passed"]
+    checks_not_passed = [for c in hyperpod_connection_contract.this.checks : "${c.rule}: ${c.status}" if !contains(["passed", "not_applicable"], c.status)]
   }
+}
+
+output "tenant" {
+  description = "The tenant's governance facts, for another team's borrows_from."
+  value       = hyperpod_tenant.this.governance
 }
 
 output "namespace" {

@@ -214,6 +214,12 @@ variable "sharing" {
   }
 }
 
+variable "borrows_from" {
+  description = "The tenants this team borrows idle capacity from (another module's `tenant` output): each must lend (WKL-5), and their quotas count with this team's against the cluster (WKL-3) on the first plan."
+  type        = list(any)
+  default     = null
+}
+
 variable "priority_class" {
   description = "Priority class of the team's tasks; must exist in the cluster policy (WKL-4)."
   type        = string

@@ -1,0 +1,202 @@
+//! The `governance` values a tenant and a task view restriction expose, and how the resources that reference them
+//! read them back. This is how one resource learns about another of the same configuration: by an explicit
+//! reference in HCL (`borrows_from = [hyperpod_tenant.production.governance]`), never by what the provider process
+//! happens to have planned already, so the verdict does not depend on planning order
+//! (`docs/design/cross-resource-rules.md`). Each value is derived from the resource's own arguments and its
+//! contract, so it is known at plan time.
+
+use crate::governance::{Capacity, Referenced, Sharing, SharingStrategy, TaskViewRestriction, Tenant, TenantCapacity};
+use crate::protocol::diagnostics::AttributePath;
+use crate::protocol::object::{elements, integer, object, string, strings, text};
+use crate::protocol::value::{Type, Value};
+
+/// `hyperpod_tenant.<name>.governance`: what other resources count of a tenant (WKL-1, WKL-3, WKL-5).
+pub fn tenant_type() -> Type {
+    Type::object([
+        ("cluster_name", Type::String),
+        ("team", Type::String),
+        ("namespace", Type::String),
+        ("project_id", Type::String),
+        (
+            "quota",
+            Type::list(Type::object([("instance_type", Type::String), ("count", Type::Number)])),
+        ),
+        ("sharing_strategy", Type::String),
+    ])
+}
+
+/// `hyperpod_task_view_restriction.<name>.governance`: the project role a restriction limits, where (CLU-2).
+pub fn restriction_type() -> Type {
+    Type::object([
+        ("cluster_name", Type::String),
+        ("project_role_arn", Type::String),
+        ("namespaces", Type::list(Type::String)),
+    ])
+}
+
+/// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is.
+fn contract_fact(value: &Value, name: &str) -> Value {
+    match value.get_attr("contract") {
+        Some(contract @ Value::Object(_)) => contract.get_attr(name).cloned().unwrap_or(Value::Null),
+        _ => Value::Unknown,
+    }
+}
+
+/// A tenant's `governance`, from its own arguments and its contract: unknown parts stay unknown.
+pub fn tenant_value(tenant: &Value) -> Value {
+    let team = tenant.get_attr("team").cloned().unwrap_or(Value::Null);
+    let namespace = match &team {
+        Value::String(team) => text(Tenant::namespace_for(team)),
+        other => other.clone(),
+    };
+    let quota = match tenant.get_attr("quota") {
+        Some(Value::List(entries)) => Value::List(
+            entries
+                .iter()
+                .map(|entry| {
+                    object([
+                        (
+                            "instance_type",
+                            entry.get_attr("instance_type").cloned().unwrap_or(Value::Null),
+                        ),
+                        ("count", entry.get_attr("count").cloned().unwrap_or(Value::Null)),
+                    ])
+                })
+                .collect(),
+        ),
+        Some(Value::Null) | None => Value::List(Vec::new()),
+        Some(_) => Value::Unknown,
+    };
+    let sharing_strategy = match tenant.get_attr("sharing") {
+        Some(Value::Null) | None => Value::Null,
+        Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
+        Some(_) => Value::Unknown,
+    };
+    object([
+        ("cluster_name", contract_fact(tenant, "cluster_name")),
+        ("team", team),
+        ("namespace", namespace),
+        ("project_id", contract_fact(tenant, "project_id")),
+        ("quota", quota),
+        ("sharing_strategy", sharing_strategy),
+    ])
+}
+
+/// A restriction's `governance`, from its arguments and its contract's defaults (`project_role_arn` and
+/// `namespaces` default to the contract's).
+pub fn restriction_value(restriction: &Value) -> Value {
+    let own_or_contract = |own: &str, contract: &str| match restriction.get_attr(own) {
+        Some(Value::Null) | None => contract_fact(restriction, contract),
+        Some(value) => value.clone(),
+    };
+    object([
+        ("cluster_name", contract_fact(restriction, "cluster_name")),
+        (
+            "project_role_arn",
+            own_or_contract("project_role_arn", "project_role_arn"),
+        ),
+        ("namespaces", own_or_contract("namespaces", "eks_namespaces")),
+    ])
+}
+
+/// What a resource references, decoded: the entries whose values are known, and the attributes that are not known
+/// until apply (the rules that read them are judged at apply).
+pub struct References<T> {
+    pub known: Vec<Referenced<T>>,
+    pub unknown: Vec<String>,
+}
+
+impl<T> Default for References<T> {
+    fn default() -> Self {
+        Self {
+            known: Vec::new(),
+            unknown: Vec::new(),
+        }
+    }
+}
+
+/// The tenants listed in `attribute` (`borrows_from`, a binding's `tenants`).
+pub fn tenants(value: &Value, attribute: &str) -> References<TenantCapacity> {
+    let mut out = References::default();
+    match value.get_attr(attribute) {
+        Some(Value::Unknown) => out.unknown.push(attribute.to_string()),
+        Some(Value::List(_)) => {
+            for (index, entry) in elements(value, attribute).iter().enumerate() {
+                let at = AttributePath::attr(attribute).index(index);
+                match tenant_capacity(entry) {
+                    Some((cluster_name, capacity)) => out.known.push(Referenced {
+                        at,
+                        cluster_name,
+                        item: capacity,
+                    }),
+                    None => out.unknown.push(at.to_string()),
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// One tenant's `governance`, when it is wholly known.
+fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
+    if !facts.is_wholly_known() {
+        return None;
+    }
+    let quota = elements(facts, "quota")
+        .iter()
+        .filter_map(|entry| {
+            Some(Capacity {
+                instance_type: string(entry, "instance_type")?,
+                count: integer(entry, "count")?,
+            })
+        })
+        .collect();
+    let sharing = string(facts, "sharing_strategy").map(|strategy| Sharing {
+        strategy: match strategy.as_str() {
+            "Lend" => SharingStrategy::Lend,
+            "DontLend" => SharingStrategy::DontLend,
+            _ => SharingStrategy::LendAndBorrow,
+        },
+        borrow_limit: None,
+    });
+    Some((
+        string(facts, "cluster_name")?,
+        TenantCapacity {
+            team: string(facts, "team")?,
+            quota,
+            sharing,
+        },
+    ))
+}
+
+/// The restriction a binding references in `attribute`.
+pub fn restriction(value: &Value, attribute: &str) -> References<TaskViewRestriction> {
+    let mut out = References::default();
+    match value.get_attr(attribute) {
+        Some(Value::Null) | None => {}
+        Some(facts) if !facts.is_wholly_known() => out.unknown.push(attribute.to_string()),
+        Some(facts) => {
+            if let Some(cluster_name) = string(facts, "cluster_name") {
+                out.known.push(Referenced {
+                    at: AttributePath::attr(attribute),
+                    cluster_name,
+                    item: TaskViewRestriction {
+                        project_role_arn: string(facts, "project_role_arn"),
+                        namespaces: strings(facts, "namespaces"),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The tenant being planned, among the tenants its rules count (at its own `quota`).
+pub fn own_entry(cluster_name: &str, capacity: TenantCapacity) -> Referenced<TenantCapacity> {
+    Referenced {
+        at: crate::governance::paths::tenant::quota(),
+        cluster_name: cluster_name.to_string(),
+        item: capacity,
+    }
+}
