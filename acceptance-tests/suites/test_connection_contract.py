@@ -113,6 +113,27 @@ def test_prj_2_lifecycle_permissions_on_the_project_role(tf):
     assert "AmazonSageMakerFullAccess" in text or "sagemaker:CreateCluster" in text
 
 
+def test_prj_2_fix_says_to_detach_an_aws_managed_policy(tf):
+    tf.write(contract(project_role_arn=f"{ROLE}/overprivileged-project-role"))
+    findings = [d for d in tf.plan_json().diagnostics if d.rule == "PRJ-2"]
+    managed = [d for d in findings if "managed policy arn:aws:iam::aws:policy/" in d.detail]
+    assert managed, [d.detail for d in findings]
+    for diagnostic in managed:
+        assert "detach the AWS managed policy" in flat(diagnostic.detail), diagnostic.detail
+        assert "remove these actions from that statement" not in diagnostic.detail
+
+
+def test_configuration_only_rules_run_at_validate_without_lifecycle_state(tf):
+    """`terraform validate` (no credentials, no AWS call) judges the contract's own configuration: CON-1 and EXC-1
+    here, with `lifecycle_state` left to its default."""
+    tf.write(contract(account_id="12345", extra=exception("WKL-8", expires=days_ago(1))))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    assert {d.rule for d in verdict.errors} == {"CON-1", "EXC-1"}, verdict.describe()
+    lines = {d.rule: verdict.line(d).strip() for d in verdict.errors}
+    assert lines["CON-1"].startswith("account_id") and lines["EXC-1"].startswith("expires"), lines
+
+
 def test_prj_4_project_role_is_not_the_projects_tooling_role(tf):
     tf.write(contract(project_role_arn=f"{ROLE}/datazone_usr_role_production"))
     tf.plan_fails_with("PRJ-4", "project_role_arn", "datazone_usr_role_production")

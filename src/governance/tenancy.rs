@@ -89,7 +89,7 @@ impl Tenant {
     }
 }
 
-/// A tenant as other tenants' checks see it (planned in this run, or a live compute quota).
+/// A tenant as other resources count it: referenced (a `governance` value), or a live compute quota.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TenantCapacity {
     pub team: String,

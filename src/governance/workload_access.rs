@@ -163,8 +163,11 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
     let mut own = tenant.workload_role_arn.iter().map(String::as_str).collect::<Vec<_>>();
     match &tenant.target_role_arn {
         Setting::Set(target) => own.push(target),
-        Setting::Unknown => return Check::unknown(rule, path::workload("target_role_arn").to_string()),
-        Setting::Unset => {}
+        // A grant to a project role is wrong whatever the target role turns out to be: only judge the rest later.
+        Setting::Unknown if !project_facing => {
+            return Check::unknown(rule, path::workload("target_role_arn").to_string());
+        }
+        Setting::Unknown | Setting::Unset => {}
     }
     if tenant.workload_role_arn.is_none() && !project_facing {
         return Check::unknown(rule, path::workload("role_arn").to_string());
@@ -217,6 +220,19 @@ mod tests {
         let check = examples::failing(RuleId::Wkl7); // viewers may create, and *
         assert_eq!(paths(&check), ["viewer_verbs"]);
         assert_eq!(check.findings()[0].observed, "[\"create\", \"*\"]");
+    }
+
+    #[test]
+    fn wkl_11_refuses_a_project_role_grantee_even_while_the_target_role_is_unknown() {
+        let mut tenant = tenant();
+        tenant.target_role_arn = crate::governance::Setting::Unknown;
+        tenant.data_grants.grantee_role_arn = Some(examples::PROJECT_ROLE.into());
+        assert_eq!(
+            paths(&wkl_11(&tenant, &examples::contract())),
+            ["data.grantee_role_arn"]
+        );
+        tenant.data_grants.grantee_role_arn = Some(examples::WORKLOAD_ROLE.into());
+        assert!(wkl_11(&tenant, &examples::contract()).is_deferred());
     }
 
     #[test]

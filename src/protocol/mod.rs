@@ -2,6 +2,7 @@
 //! diagnostics. It knows nothing about AWS; the provider plugs in through the traits in `resource`.
 
 pub mod convert;
+pub mod decode;
 pub mod diagnostics;
 pub mod handshake;
 pub mod object;

@@ -89,15 +89,25 @@ pub fn deferred(planned: &Value, input: &str, strict: bool) -> crate::protocol::
 
 /// Whether Terraform proposes no change at all to an existing resource (a refresh, or the plan `terraform destroy`
 /// runs first to refresh state).
-pub fn unchanged(change: &PlannedChange) -> bool {
+fn unchanged(change: &PlannedChange) -> bool {
     change.prior.as_ref().is_some_and(|prior| prior == &change.planned)
 }
 
-/// The plan of a resource Terraform leaves unchanged: its errors (a rule broken since it was applied, a fact that
-/// moved) become warnings, so they never block a plan that writes nothing of it, nor `terraform destroy`. The
-/// resource's next change is judged in full. Callers skip this under `strict`, where every finding fails.
-pub fn keep_unchanged(change: &mut PlannedChange, errors: crate::protocol::diagnostics::Diagnostics) {
+/// A resource's plan-time judgement, `Ok(Some(_))` to go on with. On a resource Terraform leaves unchanged, its
+/// errors (a rule broken since it was applied, a fact that moved) become warnings and the prior value is kept
+/// (`Ok(None)`): they never block a plan that writes nothing of it, nor `terraform destroy`, and the resource's next
+/// change is judged in full. Under `strict` every finding fails, changed or not.
+pub fn judged<T>(
+    change: &mut PlannedChange,
+    strict: bool,
+    result: Result<T, crate::protocol::diagnostics::Diagnostics>,
+) -> Result<Option<T>, crate::protocol::diagnostics::Diagnostics> {
     use crate::protocol::diagnostics::Severity;
+    let errors = match result {
+        Ok(judged) => return Ok(Some(judged)),
+        Err(errors) if !strict && unchanged(change) => errors,
+        Err(errors) => return Err(errors),
+    };
     if let Some(prior) = change.prior.clone() {
         change.planned = prior;
     }
@@ -112,9 +122,48 @@ pub fn keep_unchanged(change: &mut PlannedChange, errors: crate::protocol::diagn
         }
         change.diagnostics.push(diagnostic);
     }
+    Ok(None)
 }
 
 /// The date rules judge expiry and review against.
 pub fn today() -> time::Date {
     time::OffsetDateTime::now_utc().date()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::diagnostics::{AttributePath, Diagnostics, Severity};
+
+    fn change(prior: Option<Value>, planned: Value) -> PlannedChange {
+        PlannedChange {
+            config: planned.clone(),
+            prior,
+            planned,
+            requires_replace: Vec::new(),
+            diagnostics: Diagnostics::new(),
+        }
+    }
+
+    fn broken() -> Result<(), Diagnostics> {
+        Err(Diagnostics::error(
+            AttributePath::attr("team"),
+            "[CLU-6] …",
+            "the workload role is a cluster admin",
+        ))
+    }
+
+    #[test]
+    fn findings_on_an_unchanged_resource_warn_and_the_prior_value_stays() {
+        let state = object([("team", text("research"))]);
+        let mut unchanged = change(Some(state.clone()), state.clone());
+        assert!(matches!(judged(&mut unchanged, false, broken()), Ok(None)));
+        assert_eq!(unchanged.planned, state);
+        assert_eq!(unchanged.diagnostics.0[0].severity, Severity::Warning);
+        // A change, a create, or strict: the finding fails the plan.
+        let mut changed = change(Some(state.clone()), object([("team", text("vision"))]));
+        assert!(judged(&mut changed, false, broken()).is_err());
+        assert!(judged(&mut change(None, state.clone()), false, broken()).is_err());
+        assert!(judged(&mut change(Some(state.clone()), state), true, broken()).is_err());
+    }
 }

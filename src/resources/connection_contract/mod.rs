@@ -174,11 +174,11 @@ impl Resource<AwsClient> for ConnectionContract {
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // Under strict (the provider's or the contract's own) every finding fails the plan, changed or not.
         let strict = boolean(&change.planned, "strict").unwrap_or(client.strict);
-        let unchanged = !strict && crate::resources::checks::unchanged(change);
-        match self.evaluate(client, &mut change.planned, change.prior.as_ref()).await {
-            Ok(warnings) => change.diagnostics.extend(warnings),
-            Err(errors) if unchanged => crate::resources::checks::keep_unchanged(change, errors),
-            Err(errors) => return Err(errors),
+        let mut planned = change.planned.clone();
+        let result = self.evaluate(client, &mut planned, change.prior.as_ref()).await;
+        if let Some(warnings) = crate::resources::checks::judged(change, strict, result)? {
+            change.planned = planned;
+            change.diagnostics.extend(warnings);
         }
         Ok(())
     }

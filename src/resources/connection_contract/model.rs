@@ -6,129 +6,110 @@ use crate::governance::{
     ClusterRef, Contract, Exception, LifecycleState, Orchestrator, OrganizationGrant, Owners, Review, RuleId,
     Scheduling, Signal, SlurmScope, UnifiedStudio,
 };
-use crate::protocol::object::{elements, int, integer, nested, object, string, strings, text, text_list};
+use crate::protocol::decode::Fields;
+use crate::protocol::object::{int, object, text, text_list};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
 
-/// A known string (None while unknown or null).
-fn known(value: &Value, name: &str) -> Option<String> {
-    string(value, name)
-}
-
-/// A required free-text value: unknown means the contract cannot be judged yet.
-fn text_of(value: &Value, name: &str) -> Option<String> {
-    match value.get_attr(name) {
-        Some(Value::String(text)) => Some(text.clone()),
-        Some(Value::Null) => Some(String::new()),
-        _ => None,
-    }
-}
-
 /// The engine's view of the contract, or `None` while a value the rules need is unknown (a reference to a resource
-/// not yet created); the resource then plans the derived attributes as unknown and judges them at apply.
+/// not yet created); the resource then plans the derived attributes as unknown and judges them at apply. Every
+/// field goes through `protocol::decode`: a free-text field left null reads as empty (CON-1 then names it), an
+/// unknown one defers, a list that is not wholly known is never read as empty.
 pub fn contract_from_value(value: &Value) -> Option<Contract> {
-    // A list that is not known yet is not an empty list: the rules that read it wait for apply.
-    let lists = [
-        "approved_workload_types",
-        "eks_namespaces",
-        "approved_account_ids",
-        "approved_public_cidrs",
-    ];
-    if lists
-        .iter()
-        .any(|name| value.get_attr(name).is_some_and(|v| !v.is_wholly_known()))
-    {
-        return None;
-    }
-    let owners = nested(value, "owners")?;
-    let studio = nested(value, "unified_studio")?;
-    let cluster = nested(value, "cluster")?;
-    let scheduling = nested(value, "scheduling")?;
-    let review = nested(value, "review")?;
-    let monitoring = nested(value, "monitoring");
-    let slurm = nested(value, "slurm");
-    if slurm.is_some_and(|s| !s.is_wholly_known()) {
-        return None;
-    }
-    let exceptions = elements(value, "exception")
-        .iter()
+    let contract = Fields(value);
+    let text = |fields: Fields<'_>, name: &str| fields.string(name).or_empty();
+    let owners = contract.block("owners").known()?;
+    let studio = contract.block("unified_studio").known()?;
+    let cluster = contract.block("cluster").known()?;
+    let scheduling = contract.block("scheduling").known()?;
+    let review = contract.block("review").known()?;
+    let slurm = contract.block("slurm").optional()?;
+    let signals = match contract.block("monitoring").optional()? {
+        Some(monitoring) => monitoring.blocks("signal").or_empty()?,
+        None => Vec::new(),
+    };
+    let exceptions = contract
+        .blocks("exception")
+        .or_empty()?
+        .into_iter()
         .map(|exception| {
             Some(Exception {
-                rule: RuleId::from_str(&known(exception, "rule")?).ok()?,
-                owner: text_of(exception, "owner")?,
-                expires: parse_date(&known(exception, "expires")?)?,
-                reason: text_of(exception, "reason")?,
+                rule: RuleId::from_str(&exception.string("rule").known()?).ok()?,
+                owner: text(exception, "owner")?,
+                expires: parse_date(&exception.string("expires").known()?)?,
+                reason: text(exception, "reason")?,
             })
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Contract {
-        name: known(value, "name")?,
+        name: contract.string("name").known()?,
         owners: Owners {
-            business: text_of(owners, "business")?,
-            operations: text_of(owners, "operations")?,
-            cost: text_of(owners, "cost")?,
+            business: text(owners, "business")?,
+            operations: text(owners, "operations")?,
+            cost: text(owners, "cost")?,
         },
         unified_studio: UnifiedStudio {
-            domain_id: known(studio, "domain_id"),
-            domain_unit_id: known(studio, "domain_unit_id"),
-            project_id: known(studio, "project_id"),
+            // Required: `None` can only mean "known after apply" (a project created in the same run).
+            domain_id: studio.string("domain_id").known(),
+            domain_unit_id: studio.string("domain_unit_id").known(),
+            project_id: studio.string("project_id").known(),
         },
         cluster: ClusterRef {
-            account_id: text_of(cluster, "account_id")?,
-            region: text_of(cluster, "region")?,
-            name: text_of(cluster, "name")?,
-            orchestrator: Orchestrator::from_str(&known(cluster, "orchestrator")?).ok()?,
+            account_id: text(cluster, "account_id")?,
+            region: text(cluster, "region")?,
+            name: text(cluster, "name")?,
+            orchestrator: Orchestrator::from_str(&cluster.string("orchestrator").known()?).ok()?,
         },
-        project_role_arn: known(value, "project_role_arn"),
-        access_role_arn: known(value, "access_role_arn"),
-        approved_workload_types: strings(value, "approved_workload_types"),
-        data_classification: text_of(value, "data_classification")?,
-        eks_namespaces: strings(value, "eks_namespaces"),
-        slurm: SlurmScope {
-            accounts: slurm.map(|s| strings(s, "accounts")).unwrap_or_default(),
-            partitions: slurm.map(|s| strings(s, "partitions")).unwrap_or_default(),
+        project_role_arn: contract.string("project_role_arn").known(),
+        access_role_arn: contract.string("access_role_arn").known(),
+        approved_workload_types: contract.strings("approved_workload_types").or_empty()?,
+        data_classification: text(contract, "data_classification")?,
+        eks_namespaces: contract.strings("eks_namespaces").or_empty()?,
+        slurm: match slurm {
+            Some(slurm) => SlurmScope {
+                accounts: slurm.strings("accounts").or_empty()?,
+                partitions: slurm.strings("partitions").or_empty()?,
+            },
+            None => SlurmScope::default(),
         },
         scheduling: Scheduling {
-            policy: text_of(scheduling, "policy")?,
-            exception_owner: text_of(scheduling, "exception_owner")?,
+            policy: text(scheduling, "policy")?,
+            exception_owner: text(scheduling, "exception_owner")?,
         },
-        monitoring: monitoring
-            .map(|m| {
-                elements(m, "signal")
-                    .iter()
-                    .map(|signal| {
-                        Some(Signal {
-                            name: text_of(signal, "name")?,
-                            owner: text_of(signal, "owner")?,
-                            response: text_of(signal, "response")?,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()
+        monitoring: signals
+            .into_iter()
+            .map(|signal| {
+                Some(Signal {
+                    name: text(signal, "name")?,
+                    owner: text(signal, "owner")?,
+                    response: text(signal, "response")?,
+                })
             })
-            .unwrap_or(Some(Vec::new()))?,
-        support: text_of(value, "support")?,
-        decommission: text_of(value, "decommission")?,
-        approved_account_ids: strings(value, "approved_account_ids"),
-        approved_public_cidrs: strings(value, "approved_public_cidrs"),
+            .collect::<Option<Vec<_>>>()?,
+        support: text(contract, "support")?,
+        decommission: text(contract, "decommission")?,
+        approved_account_ids: contract.strings("approved_account_ids").or_empty()?,
+        approved_public_cidrs: contract.strings("approved_public_cidrs").or_empty()?,
         review: Review {
-            interval_days: integer(review, "interval_days")?,
-            last_reviewed: parse_date(&known(review, "last_reviewed")?)?,
-            approved_by: text_of(review, "approved_by")?,
+            interval_days: review.integer("interval_days").known()?,
+            last_reviewed: parse_date(&review.string("last_reviewed").known()?)?,
+            approved_by: text(review, "approved_by")?,
         },
         // Unset means the schema's default, "approved" (at validate, defaults are not applied yet).
-        lifecycle: match value.get_attr("lifecycle_state") {
-            Some(Value::Unknown) => return None,
-            Some(Value::String(state)) if state == "revoked" => LifecycleState::Revoked,
+        lifecycle: match contract
+            .string("lifecycle_state")
+            .or_when_null("approved".into())?
+            .as_str()
+        {
+            "revoked" => LifecycleState::Revoked,
             _ => LifecycleState::Approved,
         },
-        organization: match value.get_attr("organization") {
-            Some(Value::Null) | None => None,
-            Some(grant) if !grant.is_wholly_known() => return None,
+        organization: match contract.block("organization").optional()? {
+            None => None,
             Some(grant) => Some(OrganizationGrant {
-                domain_unit_id: known(grant, "domain_unit_id").unwrap_or_default(),
-                project_profile_ids: strings(grant, "project_profile_ids"),
-                include_child_domain_units: crate::protocol::object::boolean(grant, "include_child_domain_units")
-                    .unwrap_or(false),
+                domain_unit_id: grant.string("domain_unit_id").or_empty()?,
+                project_profile_ids: grant.strings("project_profile_ids").or_empty()?,
+                include_child_domain_units: grant.bool("include_child_domain_units").or_when_null(false)?,
             }),
         },
         exceptions,
@@ -197,57 +178,53 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
 /// argument. Fields dependents' rules never read (approver, monitoring, domain unit) are neutral. `None`
 /// while a fact is unknown (the contract itself waits on a resource not created yet).
 pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
-    let lists_known = [
-        "eks_namespaces",
-        "slurm_accounts",
-        "approved_account_ids",
-        "exception",
-        "lifecycle_state",
-    ]
-    .iter()
-    .all(|name| facts.get_attr(name).is_some_and(Value::is_wholly_known));
-    if !lists_known {
-        return None;
+    if !matches!(facts, Value::Object(_)) {
+        return None; // the whole contract is known only after apply
     }
-    let owners = nested(facts, "owners");
-    let owner = |field: &str| owners.and_then(|o| string(o, field)).unwrap_or_default();
-    let exceptions = elements(facts, "exception")
-        .iter()
+    let facts = Fields(facts);
+    // Optional identifiers stay `None` while unknown (the rules reading them wait); lists must be wholly known.
+    let id = |name: &str| facts.string(name).known();
+    let owners = facts.block("owners").optional()?;
+    let owner = |field: &str| owners.and_then(|o| o.string(field).known()).unwrap_or_default();
+    let exceptions = facts
+        .blocks("exception")
+        .or_empty()?
+        .into_iter()
         .filter_map(|exception| {
             Some(Exception {
-                rule: RuleId::from_str(&known(exception, "rule")?).ok()?,
-                owner: known(exception, "owner").unwrap_or_default(),
-                expires: parse_date(&known(exception, "expires")?)?,
-                reason: known(exception, "reason").unwrap_or_default(),
+                rule: RuleId::from_str(&exception.string("rule").known()?).ok()?,
+                owner: exception.string("owner").known().unwrap_or_default(),
+                expires: parse_date(&exception.string("expires").known()?)?,
+                reason: exception.string("reason").known().unwrap_or_default(),
             })
         })
         .collect();
     Some(Contract {
-        name: known(facts, "contract")?,
+        name: facts.string("contract").known()?,
         owners: Owners {
             business: owner("business"),
             operations: owner("operations"),
             cost: owner("cost"),
         },
         unified_studio: UnifiedStudio {
-            domain_id: known(facts, "domain_id"),
+            domain_id: id("domain_id"),
             domain_unit_id: None,
-            project_id: known(facts, "project_id"),
+            project_id: id("project_id"),
         },
         cluster: ClusterRef {
-            account_id: known(facts, "cluster_account_id")?,
-            region: known(facts, "cluster_region")?,
-            name: known(facts, "cluster_name")?,
-            orchestrator: Orchestrator::from_str(&known(facts, "orchestrator")?).ok()?,
+            account_id: facts.string("cluster_account_id").known()?,
+            region: facts.string("cluster_region").known()?,
+            name: facts.string("cluster_name").known()?,
+            orchestrator: Orchestrator::from_str(&facts.string("orchestrator").known()?).ok()?,
         },
-        project_role_arn: known(facts, "project_role_arn"),
-        access_role_arn: known(facts, "access_role_arn"),
+        project_role_arn: id("project_role_arn"),
+        access_role_arn: id("access_role_arn"),
         approved_workload_types: Vec::new(),
         data_classification: String::new(),
-        eks_namespaces: strings(facts, "eks_namespaces"),
+        eks_namespaces: facts.strings("eks_namespaces").or_empty()?,
         slurm: SlurmScope {
-            accounts: strings(facts, "slurm_accounts"),
-            partitions: strings(facts, "slurm_partitions"),
+            accounts: facts.strings("slurm_accounts").or_empty()?,
+            partitions: facts.strings("slurm_partitions").or_empty()?,
         },
         scheduling: Scheduling {
             policy: String::new(),
@@ -256,17 +233,18 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         monitoring: Vec::new(),
         support: String::new(),
         decommission: String::new(),
-        approved_account_ids: strings(facts, "approved_account_ids"),
-        approved_public_cidrs: strings(facts, "approved_public_cidrs"),
+        approved_account_ids: facts.strings("approved_account_ids").or_empty()?,
+        approved_public_cidrs: facts.strings("approved_public_cidrs").or_empty()?,
         review: Review {
-            interval_days: integer(facts, "interval_days").unwrap_or(0),
-            last_reviewed: known(facts, "last_reviewed")
-                .and_then(|date| parse_date(&date))
-                .unwrap_or(time::Date::MIN),
+            interval_days: facts.integer("interval_days").or_when_null(0)?,
+            last_reviewed: match facts.string("last_reviewed").optional()? {
+                Some(date) => parse_date(&date)?,
+                None => time::Date::MIN,
+            },
             approved_by: String::new(),
         },
-        lifecycle: match known(facts, "lifecycle_state").as_deref() {
-            Some("revoked") => LifecycleState::Revoked,
+        lifecycle: match facts.string("lifecycle_state").known()?.as_str() {
+            "revoked" => LifecycleState::Revoked,
             _ => LifecycleState::Approved,
         },
         organization: None,

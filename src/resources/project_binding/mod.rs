@@ -142,7 +142,7 @@ impl Resource<AwsClient> for ProjectBinding {
             change.diagnostics.push(deferred);
             return Ok(());
         };
-        let derived = match plan::derive(
+        let result = plan::derive(
             client,
             &change.planned,
             &spec,
@@ -150,14 +150,9 @@ impl Resource<AwsClient> for ProjectBinding {
             change.prior.as_ref(),
             crate::resources::checks::today(),
         )
-        .await
-        {
-            Ok(derived) => derived,
-            Err(errors) if !client.strict && crate::resources::checks::unchanged(change) => {
-                crate::resources::checks::keep_unchanged(change, errors);
-                return Ok(());
-            }
-            Err(errors) => return Err(errors),
+        .await;
+        let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {
+            return Ok(());
         };
         for (name, value) in derived.attributes {
             change.set(name, value);

@@ -1,6 +1,6 @@
-//! Plan time: judge the binding against its contract, its project and its cluster (with every tenant, project and
-//! restriction on it, live or planned in this run), and predict where the connection goes, so the reviewer sees the
-//! environment, cluster ARN, orchestrator and checklist before anything exists.
+//! Plan time: judge the binding against its contract, its project and its cluster (the tenants and the task view
+//! restriction it references, and what exists on the cluster), and predict where the connection goes, so the
+//! reviewer sees the environment, cluster ARN, orchestrator and checklist before anything exists.
 
 use std::collections::BTreeMap;
 

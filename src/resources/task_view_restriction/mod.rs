@@ -285,13 +285,9 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
                 set_attr(&mut planned, name, Value::Null);
             }
         }
-        let warnings = match self.derive(client, &mut planned, change.prior.as_ref()).await {
-            Ok(warnings) => warnings,
-            Err(errors) if !client.strict && checks::unchanged(change) => {
-                checks::keep_unchanged(change, errors);
-                return Ok(());
-            }
-            Err(errors) => return Err(errors),
+        let result = self.derive(client, &mut planned, change.prior.as_ref()).await;
+        let Some(warnings) = checks::judged(change, client.strict, result)? else {
+            return Ok(());
         };
         change.planned = planned;
         checks::keep_recorded(change);

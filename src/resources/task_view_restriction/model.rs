@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::schema::{SPACE_TEMPLATE_NAMESPACE, SPACE_TEMPLATE_POLICY, USER_CLUSTER_POLICY};
 use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object};
-use crate::protocol::object::{boolean, nested, string, strings};
+use crate::protocol::decode::Fields;
 use crate::protocol::value::Value;
 
 pub const ENTRY: &str = "access_entry";
@@ -68,42 +68,37 @@ impl RestrictionSpec {
     /// From the planned value; `None` while a value is unknown. `default_role` and `default_namespaces` come from the
     /// contract.
     pub fn from_value(value: &Value, default_role: Option<String>, default_namespaces: &[String]) -> Option<Self> {
-        // A setting not known yet defers the whole restriction (its objects depend on it), never reads as unset.
-        let settings = [
-            "mode",
-            "access_policies",
-            "space_templates",
-            "kubernetes_group",
-            "slurm",
-        ];
-        if settings
-            .iter()
-            .any(|name| value.get_attr(name).is_some_and(|v| !v.is_wholly_known()))
-        {
-            return None;
-        }
-        let project_role_arn = match value.get_attr("project_role_arn") {
-            Some(Value::String(arn)) => arn.clone(),
-            Some(Value::Unknown) => return None,
-            _ => default_role?,
+        // Through `protocol::decode`: a setting not known yet defers the whole restriction (its objects depend on
+        // it), never reads as unset.
+        let restriction = Fields(value);
+        let project_role_arn = match restriction.string("project_role_arn").optional()? {
+            Some(arn) => arn,
+            None => default_role?,
         };
-        let namespaces = match value.get_attr("namespaces") {
-            Some(list @ Value::List(_)) if list.is_wholly_known() => strings(value, "namespaces"),
-            Some(Value::Null) | None => default_namespaces.to_vec(),
-            Some(_) => return None,
+        let namespaces = match restriction.strings("namespaces").optional()? {
+            Some(namespaces) => namespaces,
+            None => default_namespaces.to_vec(),
         };
-        let kubernetes_group = match value.get_attr("kubernetes_group") {
-            Some(Value::String(group)) => group.clone(),
-            _ => default_group(&project_role_arn),
+        let kubernetes_group = match restriction.string("kubernetes_group").optional()? {
+            Some(group) => group,
+            None => default_group(&project_role_arn),
+        };
+        let slurm_os_user = match restriction.block("slurm").optional()? {
+            Some(slurm) => slurm.string("os_user").optional()?,
+            None => None,
         };
         Some(Self {
-            mode: match string(value, "mode").as_deref() {
-                Some("rbac") => Mode::Rbac,
+            mode: match restriction
+                .string("mode")
+                .or_when_null("access_policy".into())?
+                .as_str()
+            {
+                "rbac" => Mode::Rbac,
                 _ => Mode::AccessPolicy,
             },
-            access_policies: strings(value, "access_policies"),
-            space_templates: boolean(value, "space_templates").unwrap_or(false),
-            slurm_os_user: nested(value, "slurm").and_then(|s| string(s, "os_user")),
+            access_policies: restriction.strings("access_policies").or_empty()?,
+            space_templates: restriction.bool("space_templates").or_when_null(false)?,
+            slurm_os_user,
             project_role_arn,
             namespaces,
             kubernetes_group,

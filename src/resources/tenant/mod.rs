@@ -221,7 +221,7 @@ impl Resource<AwsClient> for Tenant {
             return Ok(());
         };
         let role_name = chosen_role_name(&change.config, change.prior.as_ref());
-        let derived = match plan::derive(
+        let result = plan::derive(
             client,
             &change.planned,
             change.prior.as_ref(),
@@ -230,14 +230,9 @@ impl Resource<AwsClient> for Tenant {
             role_name,
             crate::resources::checks::today(),
         )
-        .await
-        {
-            Ok(derived) => derived,
-            Err(errors) if !client.strict && crate::resources::checks::unchanged(change) => {
-                crate::resources::checks::keep_unchanged(change, errors);
-                return Ok(());
-            }
-            Err(errors) => return Err(errors),
+        .await;
+        let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {
+            return Ok(());
         };
         for (name, value) in derived.attributes {
             change.set(name, value);

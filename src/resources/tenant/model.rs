@@ -6,7 +6,8 @@ use crate::governance::{
     Capacity, Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy,
     Tenant,
 };
-use crate::protocol::object::{boolean, elements, integer, nested, string, string_map, strings};
+use crate::protocol::decode::{Field, Fields};
+use crate::protocol::object::strings;
 use crate::protocol::value::Value;
 
 /// One quota entry as written.
@@ -77,127 +78,110 @@ pub struct TenantSpec {
     pub tags: BTreeMap<String, String>,
 }
 
-fn number_f64(value: &Value, name: &str) -> Option<f64> {
-    match value.get_attr(name) {
-        Some(Value::Number(number)) => number.as_str().parse().ok(),
-        _ => None,
-    }
-}
-
-/// A list attribute that must be known: `Some(vec)` (empty when null), `None` when unknown.
-fn known_strings(value: &Value, name: &str) -> Option<Vec<String>> {
-    match value.get_attr(name) {
-        Some(v) if !v.is_wholly_known() => None,
-        _ => Some(strings(value, name)),
-    }
-}
-
-fn known_opt_string(value: &Value, name: &str) -> Option<Option<String>> {
-    match value.get_attr(name) {
-        Some(Value::Unknown) => None,
-        _ => Some(string(value, name)),
+fn strategy(name: &str) -> SharingStrategy {
+    match name {
+        "Lend" => SharingStrategy::Lend,
+        "DontLend" => SharingStrategy::DontLend,
+        _ => SharingStrategy::LendAndBorrow,
     }
 }
 
 impl TenantSpec {
+    /// The spec, or `None` while a value it depends on is unknown (a reference to a resource not created yet):
+    /// every field goes through `protocol::decode`, so an unknown one is never read as unset.
     pub fn from_value(value: &Value) -> Option<Self> {
-        let quota = elements(value, "quota")
-            .iter()
+        let tenant = Fields(value);
+        let quota = tenant
+            .blocks("quota")
+            .or_empty()?
+            .into_iter()
             .map(|entry| {
-                entry.is_wholly_known().then(|| QuotaEntry {
-                    instance_type: string(entry, "instance_type").unwrap_or_default(),
-                    count: integer(entry, "count"),
-                    accelerators: integer(entry, "accelerators"),
-                    vcpu: number_f64(entry, "vcpu"),
-                    memory_gib: number_f64(entry, "memory_gib"),
+                Some(QuotaEntry {
+                    instance_type: entry.string("instance_type").known()?,
+                    count: entry.integer("count").optional()?,
+                    accelerators: entry.integer("accelerators").optional()?,
+                    vcpu: entry.number("vcpu").optional()?,
+                    memory_gib: entry.number("memory_gib").optional()?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let sharing = match nested(value, "sharing") {
-            Some(block) if !block.is_wholly_known() => return None,
+        let sharing = match tenant.block("sharing").optional()? {
+            // An unset strategy is SageMaker's LendAndBorrow.
             Some(block) => Some(Sharing {
-                strategy: match string(block, "strategy").as_deref() {
-                    Some("Lend") => SharingStrategy::Lend,
-                    Some("DontLend") => SharingStrategy::DontLend,
-                    _ => SharingStrategy::LendAndBorrow,
-                },
-                borrow_limit: integer(block, "borrow_limit"),
+                strategy: strategy(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
+                borrow_limit: block.integer("borrow_limit").optional()?,
             }),
             None => None,
         };
-        let network = match nested(value, "network_policy") {
-            Some(block) if !block.is_wholly_known() => return None,
-            block => NetworkSpec {
-                default_deny: block.and_then(|b| boolean(b, "default_deny")).unwrap_or(true),
-                allow_dns: block.and_then(|b| boolean(b, "allow_dns")).unwrap_or(true),
-                allow_same_namespace: block.and_then(|b| boolean(b, "allow_same_namespace")).unwrap_or(true),
-                egress_cidrs: block.map(|b| strings(b, "egress_cidrs")).unwrap_or_default(),
+        let network = match tenant.block("network_policy").optional()? {
+            Some(block) => NetworkSpec {
+                default_deny: block.bool("default_deny").or_when_null(true)?,
+                allow_dns: block.bool("allow_dns").or_when_null(true)?,
+                allow_same_namespace: block.bool("allow_same_namespace").or_when_null(true)?,
+                egress_cidrs: block.strings("egress_cidrs").or_empty()?,
+            },
+            None => NetworkSpec {
+                default_deny: true,
+                allow_dns: true,
+                allow_same_namespace: true,
+                egress_cidrs: Vec::new(),
             },
         };
-        let workload = match nested(value, "workload") {
+        let workload = match tenant.block("workload").optional()? {
             Some(block) => Some(WorkloadSpec {
-                service_account: string(block, "service_account")?,
-                target_role_arn: match block.get_attr("target_role_arn") {
-                    Some(Value::Unknown) => Setting::Unknown,
-                    Some(Value::String(arn)) => Setting::Set(arn.clone()),
-                    _ => Setting::Unset,
+                service_account: block.string("service_account").known()?,
+                // Unknown until apply is a value of its own here: ORG-2, CLU-6 and WKL-11 wait for it.
+                target_role_arn: match block.string("target_role_arn") {
+                    Field::Known(arn) => Setting::Set(arn),
+                    Field::Null => Setting::Unset,
+                    Field::Unknown | Field::Invalid => Setting::Unknown,
                 },
-                disable_session_tags: match block.get_attr("disable_session_tags") {
-                    Some(Value::Unknown) => return None,
-                    _ => boolean(block, "disable_session_tags").unwrap_or(false),
-                },
-                session_policy: known_opt_string(block, "session_policy")?,
+                disable_session_tags: block.bool("disable_session_tags").or_when_null(false)?,
+                session_policy: block.string("session_policy").optional()?,
             }),
             None => None,
         };
-        let data = match nested(value, "data") {
+        let data = match tenant.block("data").optional()? {
             Some(block) => DataSpec {
-                buckets: known_strings(block, "buckets")?,
-                kms_keys: known_strings(block, "kms_keys")?,
-                grantee_role_arn: known_opt_string(block, "grantee_role_arn")?,
+                buckets: block.strings("buckets").or_empty()?,
+                kms_keys: block.strings("kms_keys").or_empty()?,
+                grantee_role_arn: block.string("grantee_role_arn").optional()?,
             },
             None => DataSpec::default(),
         };
-        let slurm = match nested(value, "slurm") {
-            Some(block) if !block.is_wholly_known() => return None,
+        let slurm = match tenant.block("slurm").optional()? {
             Some(block) => Some(SlurmSpec {
-                partitions: strings(block, "partitions"),
-                users: strings(block, "users"),
-                qos_priority: integer(block, "qos_priority"),
-                preempt_qos: strings(block, "preempt_qos"),
-                fairshare: integer(block, "fairshare"),
-                max_wall: string(block, "max_wall"),
-                private_data: strings(block, "private_data"),
+                partitions: block.strings("partitions").or_empty()?,
+                users: block.strings("users").or_empty()?,
+                qos_priority: block.integer("qos_priority").optional()?,
+                preempt_qos: block.strings("preempt_qos").or_empty()?,
+                fairshare: block.integer("fairshare").optional()?,
+                max_wall: block.string("max_wall").optional()?,
+                private_data: block.strings("private_data").or_empty()?,
             }),
             None => None,
         };
-        let tags = match value.get_attr("tags") {
-            Some(tags) if !tags.is_wholly_known() => return None,
-            _ => string_map(value, "tags"),
-        };
         Some(Self {
-            team: string(value, "team")?,
+            team: tenant.string("team").known()?,
             quota,
             sharing,
-            preempt_team_tasks: known_opt_string(value, "preempt_team_tasks")?
-                .unwrap_or_else(|| "LowerPriority".into()),
-            fair_share_weight: match value.get_attr("fair_share_weight") {
-                Some(Value::Unknown) => return None,
-                _ => integer(value, "fair_share_weight"),
-            },
-            priority_class: known_opt_string(value, "priority_class")?,
-            activation_state: known_opt_string(value, "activation_state")?.unwrap_or_else(|| "Enabled".into()),
-            viewer_groups: known_strings(value, "viewer_groups")?,
-            operator_groups: known_strings(value, "operator_groups")?,
-            viewer_principal_arns: known_strings(value, "viewer_principal_arns")?,
-            operator_principal_arns: known_strings(value, "operator_principal_arns")?,
-            viewer_verbs: known_strings(value, "viewer_verbs")?,
-            operator_verbs: known_strings(value, "operator_verbs")?,
+            preempt_team_tasks: tenant
+                .string("preempt_team_tasks")
+                .or_when_null("LowerPriority".into())?,
+            fair_share_weight: tenant.integer("fair_share_weight").optional()?,
+            priority_class: tenant.string("priority_class").optional()?,
+            activation_state: tenant.string("activation_state").or_when_null("Enabled".into())?,
+            viewer_groups: tenant.strings("viewer_groups").or_empty()?,
+            operator_groups: tenant.strings("operator_groups").or_empty()?,
+            viewer_principal_arns: tenant.strings("viewer_principal_arns").or_empty()?,
+            operator_principal_arns: tenant.strings("operator_principal_arns").or_empty()?,
+            viewer_verbs: tenant.strings("viewer_verbs").or_empty()?,
+            operator_verbs: tenant.strings("operator_verbs").or_empty()?,
             network,
             workload,
             data,
             slurm,
-            tags,
+            tags: tenant.string_map("tags").or_empty()?,
         })
     }
 

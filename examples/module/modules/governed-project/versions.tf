@@ -3,7 +3,7 @@ terraform {
   required_providers {
     hyperpod = {
       source  = "hyperpod-governance/hyperpod"
-      version = ">= 0.2.0" # a lower bound only: the root module pins the exact version in its lock file
+      version = ">= 0.3.0" # a lower bound only: the root module pins the exact version in its lock file
     }
   }
 }
