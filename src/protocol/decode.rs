@@ -46,10 +46,6 @@ impl<T> Field<T> {
             Field::Unknown | Field::Invalid => None,
         }
     }
-
-    pub fn is_unknown(&self) -> bool {
-        matches!(self, Field::Unknown | Field::Invalid)
-    }
 }
 
 impl<T: Default> Field<T> {
