@@ -16,6 +16,15 @@ pub enum SharingStrategy {
 }
 
 impl SharingStrategy {
+    /// SageMaker's `Strategy` name; anything else (and unset) is SageMaker's default, LendAndBorrow.
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "Lend" => SharingStrategy::Lend,
+            "DontLend" => SharingStrategy::DontLend,
+            _ => SharingStrategy::LendAndBorrow,
+        }
+    }
+
     pub fn lends(self) -> bool {
         matches!(self, SharingStrategy::Lend | SharingStrategy::LendAndBorrow)
     }

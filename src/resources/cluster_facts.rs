@@ -148,11 +148,7 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
             })
             .collect(),
         sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
-            strategy: match strategy {
-                "Lend" => SharingStrategy::Lend,
-                "DontLend" => SharingStrategy::DontLend,
-                _ => SharingStrategy::LendAndBorrow,
-            },
+            strategy: SharingStrategy::from_name(strategy),
             borrow_limit: quota.borrow_limit.map(i64::from),
         }),
     }

@@ -153,11 +153,7 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
         })
         .collect();
     let sharing = string(facts, "sharing_strategy").map(|strategy| Sharing {
-        strategy: match strategy.as_str() {
-            "Lend" => SharingStrategy::Lend,
-            "DontLend" => SharingStrategy::DontLend,
-            _ => SharingStrategy::LendAndBorrow,
-        },
+        strategy: SharingStrategy::from_name(&strategy),
         borrow_limit: None,
     });
     Some((

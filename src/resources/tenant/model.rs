@@ -78,14 +78,6 @@ pub struct TenantSpec {
     pub tags: BTreeMap<String, String>,
 }
 
-fn strategy(name: &str) -> SharingStrategy {
-    match name {
-        "Lend" => SharingStrategy::Lend,
-        "DontLend" => SharingStrategy::DontLend,
-        _ => SharingStrategy::LendAndBorrow,
-    }
-}
-
 impl TenantSpec {
     /// The spec, or `None` while a value it depends on is unknown (a reference to a resource not created yet):
     /// every field goes through `protocol::decode`, so an unknown one is never read as unset.
@@ -108,7 +100,7 @@ impl TenantSpec {
         let sharing = match tenant.block("sharing").optional()? {
             // An unset strategy is SageMaker's LendAndBorrow.
             Some(block) => Some(Sharing {
-                strategy: strategy(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
+                strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
                 borrow_limit: block.integer("borrow_limit").optional()?,
             }),
             None => None,
