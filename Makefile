@@ -7,7 +7,7 @@ export HYPERPOD_PROVIDER_DIR ?= $(CARGO_TARGET_DIR)/release
 PYTHON := $(HYPERPOD_VENV)/bin/python
 SANDBOX_PORT ?= 4599
 
-.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench clean-state docs release-local
+.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance lint fmt bench bench-scale clean-state docs release-local
 
 all: build
 
@@ -51,6 +51,12 @@ fmt:
 ## time against the sandbox, failing on its own settings and agreeing -> bench/out/plan.{json,md}
 bench: bootstrap build
 	bash bench/run.sh
+
+## N teams (BENCH_SCALE_N, default "5 20 80 200") on one sandbox cluster: wall time against a terraform_data floor, API
+## calls per tenant and peak provider RSS for fresh plan, apply, no-change plan and destroy; the quickstart's apply
+## under 100 ms latency per call -> bench/out/scale.{json,md}. Targets reported, not asserted.
+bench-scale: bootstrap build
+	$(PYTHON) bench/scale.py
 
 ## Registry docs (docs/) from the provider schema and examples/; tests/docs.rs fails when they are stale.
 docs:

@@ -120,6 +120,14 @@ class Sandbox:
     def reset_calls(self) -> None:
         self.admin("DELETE", "calls")
 
+    def add_teams(self, count: int, **options) -> dict:
+        """The `teams` fixture (sandbox/fixtures.py): `count` more teams like the seeded research team (Tooling user
+        role, viewer and operator roles, DataZone project) and an instance group on the cluster with room for one
+        guaranteed quota each. Options: prefix, cluster, instance_type, instances_per_team. Returns
+        {"teams": {team: {project_id, project_role_arn, viewer_role_arn, operator_role_arn}}, "instance_group": ...};
+        gone at the next reset."""
+        return self.admin("POST", "fixtures/teams", {"count": count, **options})
+
     def inventory(self) -> dict:
         """Deterministic snapshot of IAM roles, compute quotas and scheduler configs, EKS access entries and Pod
         Identity associations, KMS grants and Kubernetes objects (sandbox/inventory.py): equal before an apply and
@@ -178,4 +186,4 @@ class RealAws:
         import pytest
         pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
 
-    admin = fault = clear_faults = calls = reset_calls = inventory = wait_healthy = _sandbox_only
+    admin = fault = clear_faults = calls = reset_calls = inventory = add_teams = wait_healthy = _sandbox_only

@@ -9,6 +9,7 @@ GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker
 DELETE /_sandbox/calls    zero the call counters
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
+POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)
 """
 import json
 import logging
@@ -20,7 +21,7 @@ import moto
 from moto import backends
 from moto.moto_api._internal.models import moto_api_backend
 
-from . import faults, inventory, kubernetes, seed
+from . import faults, fixtures, inventory, kubernetes, seed
 from .validation import aws_error
 
 PREFIX = "/_sandbox/"
@@ -79,6 +80,8 @@ class AdminMiddleware:
                 return 200, {}
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
+        if (method, route) == ("POST", "fixtures/teams"):
+            return 200, fixtures.teams(_json_body(environ), self.seed_path)
         if method == "GET" and route.startswith("kubernetes/"):  # a cluster's Kubernetes objects (kubernetes.py)
             dumped = kubernetes.dump(route[len("kubernetes/"):])
             return (200, dumped) if dumped is not None else (404, {"error": f"no EKS cluster {route[11:]}"})

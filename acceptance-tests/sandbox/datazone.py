@@ -751,21 +751,46 @@ def apply_seed(data: dict, account: dict) -> dict:
                 profiles[pp["name"]] = backend.create_project_profile(params, pp["id"])["id"]
             projects, roles = {}, {}
             for pr in d.get("projects", []):
-                params = {k: v for k, v in pr.items() if k not in ("id", "domainUnit", "projectProfile", "environments")}
-                params.update(domainIdentifier=domain_id, domainUnitId=units[pr["domainUnit"]],
-                              projectProfileId=profiles[pr["projectProfile"]])
-                project = backend.create_project(params, pr["id"], deploy_environments=False)
+                project, role = _seed_project(backend, domain, pr, units, profiles)
                 projects[pr["name"]] = project["id"]
-                profile = domain.profiles[project["projectProfileId"]]
-                for e in pr.get("environments", []):
-                    config = next(c for c in profile["environmentConfigurations"] if c["name"] == e["configuration"])
-                    env = backend._new_environment(domain, project, e.get("name", config["name"]),
-                                                   domain.blueprint(config["environmentBlueprintId"]), config=config,
-                                                   environment_id=e["id"], user_role_arn=e.get("userRoleArn"),
-                                                   extra_resources=e.get("provisionedResources", ()))
-                    if e.get("userRoleArn"):
-                        roles[pr["name"]] = {"environmentId": env["id"], "userRoleArn": e["userRoleArn"]}
-                project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
+                if role:
+                    roles[pr["name"]] = role
             summary[d["name"]] = {"domainId": domain_id, "domainUnits": units, "projectProfiles": profiles,
                                   "projects": projects, "toolingEnvironments": roles}
     return {"domains": summary}
+
+
+def _seed_project(backend, domain, pr, units, profiles) -> tuple[dict, dict | None]:
+    """One project of a seed domain (`units`, `profiles`: name -> id) with its environments, fixed ids and deployed;
+    returns it and its Tooling environment's user role ({environmentId, userRoleArn}), if it has one."""
+    params = {k: v for k, v in pr.items() if k not in ("id", "domainUnit", "projectProfile", "environments")}
+    params.update(domainIdentifier=domain.id, domainUnitId=units[pr["domainUnit"]],
+                  projectProfileId=profiles[pr["projectProfile"]])
+    project = backend.create_project(params, pr["id"], deploy_environments=False)
+    profile = domain.profiles[project["projectProfileId"]]
+    role = None
+    for e in pr.get("environments", []):
+        config = next(c for c in profile["environmentConfigurations"] if c["name"] == e["configuration"])
+        env = backend._new_environment(domain, project, e.get("name", config["name"]),
+                                       domain.blueprint(config["environmentBlueprintId"]), config=config,
+                                       environment_id=e["id"], user_role_arn=e.get("userRoleArn"),
+                                       extra_resources=e.get("provisionedResources", ()))
+        if e.get("userRoleArn"):
+            role = {"environmentId": env["id"], "userRoleArn": e["userRoleArn"]}
+    project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
+    return project, role
+
+
+def add_projects(account: dict, domain_id: str, projects: list) -> dict:
+    """More projects, written as in seed_data/datazone.json, in an existing domain (the admin fixtures' way to grow
+    the account); returns name -> {id, environmentId, userRoleArn}."""
+    backend = datazone_backends[account["account_id"]][account["region"]]
+    with _lock:
+        domain = backend._domain(domain_id)
+        units = {u["name"]: u["id"] for u in domain.units.values()}
+        profiles = {pp["name"]: pp["id"] for pp in domain.profiles.values()}
+        added = {}
+        for pr in projects:
+            project, role = _seed_project(backend, domain, pr, units, profiles)
+            added[pr["name"]] = {"id": project["id"], **(role or {})}
+        return added

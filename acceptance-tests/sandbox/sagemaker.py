@@ -694,3 +694,28 @@ def apply_seed(data: dict, account: dict) -> dict:
         params = {k: v for k, v in c.items() if k != "ClusterId"}
         clusters[c["ClusterName"]] = create_hyperpod_cluster(backend, params, cluster_id=c["ClusterId"]).arn
     return {"hyperpod_clusters": clusters}
+
+
+def add_instance_group(account: dict, cluster_name: str, group: dict) -> dict:
+    """One more instance group (CreateCluster's shape) on an existing HyperPod cluster, InService at once, as if the
+    capacity team had grown the cluster before the run (the admin fixtures' way); returns it as DescribeCluster does.
+    Its lifecycle script and execution role default to those of the cluster's first group. ValueError (an admin 400)
+    for an unknown cluster, a taken group name or an instance type HyperPod does not offer."""
+    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    with _lock:
+        cluster = find_cluster(backend, cluster_name)
+        if cluster is None:
+            raise ValueError(f"no HyperPod cluster {cluster_name}")
+        if any(g["InstanceGroupName"] == group["InstanceGroupName"] for g in cluster.instance_groups):
+            raise ValueError(f"cluster {cluster_name} already has an instance group {group['InstanceGroupName']}")
+        try:
+            cluster.valid_cluster_node_instance_types(group["InstanceType"])
+        except ValidationError as e:
+            raise ValueError(e.message) from None
+        first = cluster.instance_groups[0]
+        added = {"LifeCycleConfig": copy.deepcopy(first["LifeCycleConfig"]), "ExecutionRole": first["ExecutionRole"],
+                 "ThreadsPerCore": 1, **copy.deepcopy(group), "Status": "InService"}
+        count = added.pop("InstanceCount")
+        added.update(CurrentCount=count, TargetCount=count)
+        cluster.instance_groups.append(added)
+        return added
