@@ -47,8 +47,9 @@ lint:
 fmt:
 	cargo fmt --all
 
-## Handshake time, schema latency, idle RSS, binary size -> bench/out/results.{json,md}; one tenant's plan wall
-## time against the sandbox, failing on its own settings and agreeing -> bench/out/plan.{json,md}
+## Handshake time, schema latency, idle RSS, binary size -> bench/out/results.{json,md}; `terraform validate` of one
+## tenant against Terraform core alone -> bench/out/validate.{json,md}; one tenant's plan wall time against the
+## sandbox, failing on its own settings and agreeing -> bench/out/plan.{json,md}
 bench: bootstrap build
 	bash bench/run.sh
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Transport benchmark: builds the release binary and the bench_plugin example, runs spawn → handshake → mTLS →
 # GetProviderSchema → Shutdown the way Terraform does, and writes bench/out/results.json and bench/out/results.md.
-# Targets (handshake ≤ 50 ms, GetProviderSchema ≤ 10 ms, idle RSS ≤ 40 MB, binary ≤ 40 MB) are reported, not
-# asserted: a missed target prints a MISSED line and the script still exits 0. It fails only if the build or a run
-# breaks. Knobs: BENCH_RUNS (default 30), BENCH_CALLS (default 200), CARGO_TARGET_DIR.
+# Then `terraform validate` of one hyperpod_tenant against one terraform_data side by side (bench/out/validate.*)
+# and one tenant's plan wall time against the sandbox (bench/out/plan.*).
+# Targets (handshake ≤ 15 ms median, GetProviderSchema ≤ 10 ms p95, idle RSS ≤ 40 MB, stripped binary ≤ 32 MB,
+# validate ≤ 1.5× Terraform core alone) are reported, not asserted: a missed target prints a MISSED line and the
+# script still exits 0. It fails only if the build or a run breaks. Knobs: BENCH_RUNS (default 30), BENCH_CALLS
+# (default 200), BENCH_VALIDATES (default 15), BENCH_PLANS (default 5), CARGO_TARGET_DIR.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,6 +46,11 @@ else
   echo "All targets met."
 fi
 echo "==> wrote $out/results.json and $out/results.md"
+
+echo "==> terraform validate of one hyperpod_tenant vs one terraform_data (${BENCH_VALIDATES:-15} each, alternating)"
+HYPERPOD_PROVIDER_DIR="$CARGO_TARGET_DIR/release" "${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}/bin/python" \
+  "$repo/bench/validate_ratio.py"
+echo "==> wrote $out/validate.json and $out/validate.md"
 
 echo "==> plan wall time of one tenant against the local sandbox (${BENCH_PLANS:-5} plans each)"
 HYPERPOD_PROVIDER_DIR="$CARGO_TARGET_DIR/release" "${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}/bin/python" \

@@ -199,7 +199,7 @@ fn markdown(results: &Value) -> String {
         results["environment"]["cpus"],
         results["generated_at"].as_str().unwrap_or_default(),
     );
-    md += "## Targets (latency targets judged on p95; 1 MB = 10^6 bytes)\n\n";
+    md += "## Targets (the handshake judged on the median, GetProviderSchema on p95; 1 MB = 10^6 bytes)\n\n";
     md += "| Metric | Value | Target | Status |\n|---|---|---|---|\n";
     for t in results["targets"].as_array().into_iter().flatten() {
         md += &format!(
@@ -248,11 +248,13 @@ async fn bench(options: &Options) -> Result<Value, String> {
     let (handshake, schema, rss) = (stats(&samples.handshake_ms), stats(&samples.schema_ms), stats(&rss_mb));
     let binary_mb = bytes as f64 / MB;
     let value = |stats: &Value, key: &str| stats[key].as_f64().unwrap_or(f64::INFINITY);
+    // Terraform starts the provider at least twice per command, so start-up is judged on the typical start (the
+    // median), schema latency on p95.
     let targets = vec![
-        target("handshake", value(&handshake, "p95"), 50.0, "ms", "p95"),
+        target("handshake", value(&handshake, "median"), 15.0, "ms", "median"),
         target("get_provider_schema", value(&schema, "p95"), 10.0, "ms", "p95"),
         target("idle_rss", value(&rss, "max"), 40.0, "MB", "max"),
-        target("binary_size", binary_mb, 40.0, "MB", "bytes"),
+        target("binary_size", binary_mb, 32.0, "MB", "stripped bytes"),
     ];
     Ok(json!({
         "generated_at": options.generated_at,

@@ -68,7 +68,12 @@ pub fn main(debug: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(tls_config, debug)) {
+    let served = runtime.block_on(run(tls_config, debug));
+    // Terraform waits for the process to exit after Shutdown, twice or more per command. Joining the runtime's
+    // threads only delays that (by a millisecond or two, or for as long as a blocking task is stuck, e.g. in a slow
+    // credential_process); what needs cleaning up, the socket directory, was dropped inside `run`.
+    runtime.shutdown_background();
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("terraform-provider-hyperpod: {err}");

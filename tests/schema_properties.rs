@@ -147,3 +147,49 @@ fn known_values_that_cannot_mean_what_the_attribute_says_fail_at_their_path() {
     assert!(accepted.is_empty(), "accepted at validate:\n{}", accepted.join("\n"));
     assert!(checked > 40, "only {checked} invalid values were tried");
 }
+
+/// Runs every validator in `block`, nested attributes and blocks included, over `samples`; returns how many ran.
+fn run_validators(block: &Block, samples: &[Value], path: &AttributePath) -> usize {
+    let mut ran = 0;
+    for attribute in &block.attributes {
+        let here = path.push_attr(attribute.name);
+        for validator in &attribute.validators {
+            for sample in samples {
+                validator.validate(&here, sample, &mut Diagnostics::new());
+            }
+            ran += 1;
+        }
+        if let AttributeKind::Nested { attributes, .. } = &attribute.kind {
+            let nested = Block {
+                attributes: attributes.clone(),
+                ..Block::default()
+            };
+            ran += run_validators(&nested, samples, &here);
+        }
+    }
+    for nested in &block.blocks {
+        ran += run_validators(&nested.block, samples, &path.push_attr(nested.name));
+    }
+    ran
+}
+
+/// Validators compile their patterns on first use (`Matches`), so a bad built-in pattern would only show when a
+/// value reaches it: run every validator of every schema once, so that it shows here instead.
+#[test]
+fn every_validator_of_every_schema_runs() {
+    let provider = HyperpodProvider::default();
+    let samples = [
+        Value::String(String::new()),
+        Value::String("x".into()),
+        Value::List(vec![Value::String("x".into())]),
+        number("1"),
+    ];
+    let mut schemas = vec![provider.schema().clone()];
+    schemas.extend(provider.resources().iter().map(|r| r.schema().clone()));
+    schemas.extend(provider.data_sources().iter().map(|d| d.schema().clone()));
+    let ran: usize = schemas
+        .iter()
+        .map(|schema| run_validators(&schema.block, &samples, &AttributePath::root()))
+        .sum();
+    assert!(ran > 40, "only {ran} validators ran");
+}

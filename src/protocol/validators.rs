@@ -1,6 +1,8 @@
 //! Reusable attribute validators. Each one sees only known, non-null values (the schema walk skips the rest), names
 //! the attribute path, shows the observed value and says how to fix it.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -82,7 +84,11 @@ impl Validator for IntBetween {
 
 /// A string that matches a pattern as a whole (AWS matches service patterns against the entire value).
 pub struct Matches {
-    regex: Regex,
+    /// The anchored pattern. It is compiled on first use: compiling every pattern of every schema up front cost each
+    /// plugin start about a millisecond (Terraform starts the provider at least twice per command), and most starts
+    /// judge few strings or none.
+    pattern: String,
+    regex: OnceLock<Regex>,
     /// What the pattern means, for people: "1 to 63 letters, digits and hyphens, …".
     meaning: String,
 }
@@ -90,15 +96,21 @@ pub struct Matches {
 impl Matches {
     /// `pattern` is anchored here; pass it unanchored, as AWS's models write it.
     pub fn new(pattern: &str, meaning: impl Into<String>) -> Self {
-        let anchored = format!("^(?:{pattern})$");
         Self {
-            // The patterns are constants in this crate, so a bad one is a programming error caught by unit tests.
-            regex: Regex::new(&anchored).unwrap_or_else(|err| panic!("invalid built-in pattern {pattern}: {err}")),
+            pattern: format!("^(?:{pattern})$"),
+            regex: OnceLock::new(),
             meaning: meaning.into(),
         }
     }
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        self.regex().is_match(text)
+    }
+    fn regex(&self) -> &Regex {
+        // The patterns are constants in this crate, so a bad one is a programming error; the schema property tests
+        // run every validator of every schema, which compiles every pattern.
+        self.regex.get_or_init(|| {
+            Regex::new(&self.pattern).unwrap_or_else(|err| panic!("invalid built-in pattern {}: {err}", self.pattern))
+        })
     }
 }
 
@@ -113,7 +125,7 @@ impl Validator for Matches {
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         let Value::String(text) = value else { return };
-        if !self.regex.is_match(text) {
+        if !self.is_match(text) {
             diagnostics.push(Diagnostic::invalid_value(
                 path.clone(),
                 format!("{text:?}"),
