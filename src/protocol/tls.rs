@@ -35,18 +35,16 @@ pub struct ServerTls {
     pub config: Arc<rustls::ServerConfig>,
 }
 
-/// Randomness-drawing parts (key exchange, the server key, rustls's random values) on *ring*, so that a plugin start
+/// rustls on *ring* (key exchange, server key, random values: the parts that draw randomness), so that a plugin start
 /// never pays for aws-lc's jitter-entropy seeding (see `ring_crypto`). Signature verification stays on aws-lc-rs:
-/// *ring* cannot verify ECDSA P-521, the curve of Terraform's client certificate. Neither verification nor the
-/// record protection of the cipher suites (AEAD, HKDF, the TLS 1.2 PRF) draws randomness.
+/// *ring* cannot verify ECDSA P-521, the curve of Terraform's client certificate; verification draws no randomness.
+/// ring's cipher suites (AEAD, HKDF, the TLS 1.2 PRF) protect the records. ML-KEM hybrids are not offered (ring has
+/// none): the channel is a private Unix socket to Terraform's own child process.
 fn crypto_provider() -> Arc<CryptoProvider> {
-    let aws_lc = rustls::crypto::aws_lc_rs::default_provider();
     Arc::new(CryptoProvider {
-        cipher_suites: aws_lc.cipher_suites,
-        kx_groups: ring_crypto::KX_GROUPS.to_vec(),
-        signature_verification_algorithms: aws_lc.signature_verification_algorithms,
-        secure_random: &ring_crypto::KernelRandom,
-        key_provider: &ring_crypto::EcdsaP256Keys,
+        signature_verification_algorithms: rustls::crypto::aws_lc_rs::default_provider()
+            .signature_verification_algorithms,
+        ..rustls::crypto::ring::default_provider()
     })
 }
 
