@@ -309,6 +309,26 @@ pub async fn find_access_entry(client: &Client, cluster: &str, principal: &str) 
         kind: ACCESS_ENTRY,
         id: principal.to_string(),
     })?;
+    let policies = list_associated_access_policies(client, cluster, principal).await?;
+    Ok(AccessEntryRecord {
+        principal_arn: entry.principal_arn().unwrap_or(principal).to_string(),
+        entry_type: entry.r#type().unwrap_or_default().to_string(),
+        kubernetes_groups: entry.kubernetes_groups().to_vec(),
+        tags: entry
+            .tags()
+            .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default(),
+        policies,
+    })
+}
+
+/// The access policies associated with `principal`'s entry; `NotFound` when it has no entry. Enough for the rules
+/// that read every entry of a cluster (scopes and policies), at one call per entry instead of two.
+pub async fn list_associated_access_policies(
+    client: &Client,
+    cluster: &str,
+    principal: &str,
+) -> Result<Vec<AccessPolicyAssociation>, AwsError> {
     let mut policies = Vec::new();
     let mut pages = client
         .list_associated_access_policies()
@@ -331,16 +351,7 @@ pub async fn find_access_entry(client: &Client, cluster: &str, principal: &str) 
             });
         }
     }
-    Ok(AccessEntryRecord {
-        principal_arn: entry.principal_arn().unwrap_or(principal).to_string(),
-        entry_type: entry.r#type().unwrap_or_default().to_string(),
-        kubernetes_groups: entry.kubernetes_groups().to_vec(),
-        tags: entry
-            .tags()
-            .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default(),
-        policies,
-    })
+    Ok(policies)
 }
 
 /// Creates a `STANDARD` access entry. A principal created moments ago may not be visible to EKS yet ("The specified

@@ -5,7 +5,7 @@
 //! resource references in HCL (`references`) into the engine's `ClusterView`.
 
 use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
-use crate::aws::eks_access::{find_access_entry, list_access_entries};
+use crate::aws::eks_access::{list_access_entries, list_associated_access_policies};
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
 use crate::aws::{AwsClient, AwsError, eks};
@@ -17,10 +17,14 @@ use crate::governance::{
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::resources::references::References;
+use futures::future::{BoxFuture, FutureExt as _};
+use futures::{StreamExt as _, TryStreamExt as _};
 use std::time::SystemTime;
 
 pub const PROJECT_TAG: &str = "hyperpod:project";
 pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
+/// Reads of one cluster in flight at once: fast on a large cluster, well inside the SDK's retry budget when throttled.
+const CONCURRENT_READS: usize = 8;
 
 /// A live compute quota as the cross-resource rules see it, with the project its tags name.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,21 +163,26 @@ async fn live_tenants(client: &AwsClient, cluster_arn: &str) -> Fact<Vec<TenantO
         Ok(quotas) => quotas,
         Err(err) => return Fact::unreadable("the cluster's compute quotas", &err),
     };
-    let mut tenants = Vec::new();
-    for quota in &quotas {
-        // The project behind a quota is in the tags this provider writes; foreign quotas have none.
-        let tags = sagemaker::list_tags(&client.sagemaker, &quota.arn)
-            .await
-            .unwrap_or_default();
-        let project = tags.get(PROJECT_TAG).map(|project_id| ProjectOnCluster {
-            project_id: project_id.clone(),
-            project_role_arn: tags.get(PROJECT_ROLE_TAG).cloned(),
-        });
-        tenants.push(TenantOnCluster {
-            capacity: capacity_of(quota),
-            project,
-        });
-    }
+    // The project behind a quota is in the tags this provider writes; foreign quotas have none.
+    let reads: Vec<BoxFuture<'_, TenantOnCluster>> = quotas
+        .iter()
+        .map(|quota| {
+            async move {
+                let tags = sagemaker::list_tags(&client.sagemaker, &quota.arn)
+                    .await
+                    .unwrap_or_default();
+                TenantOnCluster {
+                    capacity: capacity_of(quota),
+                    project: tags.get(PROJECT_TAG).map(|project_id| ProjectOnCluster {
+                        project_id: project_id.clone(),
+                        project_role_arn: tags.get(PROJECT_ROLE_TAG).cloned(),
+                    }),
+                }
+            }
+            .boxed()
+        })
+        .collect();
+    let tenants: Vec<TenantOnCluster> = futures::stream::iter(reads).buffered(CONCURRENT_READS).collect().await;
     Fact::Known(tenants)
 }
 
@@ -194,32 +203,43 @@ async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<Sched
     }
 }
 
+/// Every access entry with its policies. Only the policies are needed (scopes for CLU-2/CLU-3, cluster-admin
+/// principals for CLU-6), so each entry costs one `ListAssociatedAccessPolicies`, a few in flight at once.
 async fn live_access_entries(client: &AwsClient, eks_name: &str) -> Fact<Vec<AccessEntry>> {
     let read = async {
-        let mut entries = Vec::new();
-        for principal in list_access_entries(&client.eks, eks_name).await? {
-            let record = match find_access_entry(&client.eks, eks_name, &principal).await {
-                Ok(record) => record,
-                Err(err) if err.is_not_found() => continue, // deleted while listing
-                Err(err) => return Err(err),
-            };
-            entries.push(AccessEntry {
-                principal_arn: record.principal_arn,
-                policies: record
-                    .policies
-                    .into_iter()
-                    .map(|policy| AssociatedPolicy {
-                        policy_arn: policy.policy_arn,
-                        scope: if policy.scope_type == "namespace" {
-                            AccessScope::Namespaces(policy.namespaces)
-                        } else {
-                            AccessScope::Cluster
-                        },
-                    })
-                    .collect(),
-            });
-        }
-        Ok::<_, AwsError>(entries)
+        let principals = list_access_entries(&client.eks, eks_name).await?;
+        // Collected first, and boxed: a lazy iterator of async blocks is not provably Send across the await.
+        let reads: Vec<BoxFuture<'_, Result<Option<AccessEntry>, AwsError>>> = principals
+            .into_iter()
+            .map(|principal| {
+                async move {
+                    match list_associated_access_policies(&client.eks, eks_name, &principal).await {
+                        Ok(policies) => Ok(Some(AccessEntry {
+                            principal_arn: principal,
+                            policies: policies
+                                .into_iter()
+                                .map(|policy| AssociatedPolicy {
+                                    policy_arn: policy.policy_arn,
+                                    scope: if policy.scope_type == "namespace" {
+                                        AccessScope::Namespaces(policy.namespaces)
+                                    } else {
+                                        AccessScope::Cluster
+                                    },
+                                })
+                                .collect(),
+                        })),
+                        Err(err) if err.is_not_found() => Ok(None), // deleted while listing
+                        Err(err) => Err(err),
+                    }
+                }
+                .boxed()
+            })
+            .collect();
+        let entries: Vec<Option<AccessEntry>> = futures::stream::iter(reads)
+            .buffered(CONCURRENT_READS)
+            .try_collect()
+            .await?;
+        Ok::<_, AwsError>(entries.into_iter().flatten().collect())
     };
     match read.await {
         Ok(entries) => Fact::Known(entries),
