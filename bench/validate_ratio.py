@@ -68,6 +68,19 @@ locals {
 }
 """
 
+
+def research_tenant() -> str:
+    """The research tenant exactly as examples/resources/hyperpod_tenant shows it, its references made locals."""
+    example = (REPO / "examples" / "resources" / "hyperpod_tenant" / "resource.tf").read_text()
+    start = example.index('resource "hyperpod_tenant" "research" {')
+    block = example[start:example.index("\n}\n", start) + 3]
+    for reference, local in [("hyperpod_connection_contract.research.governance", "local.contract"),
+                             ("hyperpod_scheduling_policy.capacity.governance", "local.policy"),
+                             ("hyperpod_tenant.production.governance", "local.production")]:
+        block = block.replace(reference, local)
+    return block
+
+
 TENANT = """
 terraform {
   required_providers {
@@ -79,49 +92,7 @@ provider "hyperpod" {
   region = "us-west-2"
 }
 """ + LOCALS + """
-resource "hyperpod_tenant" "research" {
-  contract          = local.contract
-  scheduling_policy = local.policy
-  team              = "research"
-
-  quota {
-    instance_type = "ml.p5.48xlarge"
-    count         = 2
-  }
-
-  sharing {
-    strategy     = "LendAndBorrow"
-    borrow_limit = 50
-  }
-  borrows_from = [local.production]
-
-  preempt_team_tasks = "Never"
-  fair_share_weight  = 10
-  priority_class     = "research"
-
-  viewer_groups           = ["research-viewers"]
-  viewer_principal_arns   = ["arn:aws:iam::123456789012:role/research-viewers"]
-  operator_groups         = ["research-operators"]
-  operator_principal_arns = ["arn:aws:iam::123456789012:role/research-operators"]
-
-  network_policy {
-    egress_cidrs = ["10.20.0.0/16"]
-  }
-
-  workload {
-    service_account = "research-jobs"
-    target_role_arn = "arn:aws:iam::444455556666:role/research-consumer"
-  }
-
-  data {
-    kms_keys = ["arn:aws:kms:us-west-2:123456789012:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
-  }
-
-  tags = {
-    "cost-center" = "research"
-  }
-}
-"""
+""" + research_tenant()
 
 TERRAFORM_DATA = LOCALS + """
 resource "terraform_data" "research" {
