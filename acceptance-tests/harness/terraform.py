@@ -337,6 +337,12 @@ class Terraform:
     def apply(self, *extra: str, check: bool = True) -> Result:
         return self.run("apply", "-auto-approve", *COMMON, *extra, check=check)
 
+    def apply_json(self, extra=()) -> PlanVerdict:
+        """`terraform apply -json -auto-approve -input=false <extra>`, whatever its exit code (0 applied, 1 error),
+        with the diagnostics parsed from its JSON lines (the apply's own checks run in its plan step)."""
+        result = self.run("apply", "-json", "-auto-approve", "-input=false", *extra, check=False)
+        return PlanVerdict.from_plan_output(result.rc, result.stdout, self.dir, result.stderr, result)
+
     def destroy(self, *extra: str, check: bool = True) -> Result:
         return self.run("destroy", "-auto-approve", *COMMON, *extra, check=check)
 

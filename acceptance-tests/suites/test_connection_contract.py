@@ -206,7 +206,7 @@ def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
 
 @pytest.mark.sandbox_only
 def test_unreadable_role_is_reported_as_not_checked(tf, sandbox):
-    sandbox.fault("GetRole", "error", code="AccessDenied", status=403, count=50, service="iam")
+    sandbox.fault("ListAttachedRolePolicies", "error", code="AccessDenied", status=403, count=50, service="iam")
     tf.write(contract())
     plan = tf.plan()
     text = flat(plan.stdout + plan.stderr)

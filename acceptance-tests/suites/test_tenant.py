@@ -673,6 +673,28 @@ def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_w
     assert not [k for k in keys if "research" in k], keys  # production may exist; nothing of research does
 
 
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
+def test_an_apply_time_check_sees_what_an_earlier_resource_of_the_same_apply_wrote(tf, sandbox, restricted):
+    """research neither references production nor can be judged at plan (its target role is known only at apply),
+    and waits for production (depends_on). In the apply, production's own checks read the cluster first; then
+    production creates its quota. research's checks must see that quota, not the cluster as read before it: 5 + 4
+    p5 instances exceed the group's 8, so WKL-3 fails on research before it writes anything."""
+    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "research-consumer"\n}\n'
+    target = f'target_role_arn = replace("{CONSUMER_ROLE}#${{terraform_data.consumer_role.id}}", "/#.*/", "")'
+    research = {"quota": ((P5, 4),), "sharing": 'sharing {\n    strategy = "DontLend"\n  }',
+                "workload": workload(extra=target), "extra": "depends_on = [hyperpod_tenant.production]"}
+    tf.write(example(research=research) + made_later)
+    verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    before = sandbox.inventory()
+    applied = tf.apply_json()
+    assert applied.rc == 1, applied.describe()
+    applied.assert_rule("WKL-3", RESEARCH, "count")
+    keys = inventory_keys(sandbox.inventory()) - inventory_keys(before)
+    assert [k for k in keys if "production" in k], keys  # production was applied first
+    assert not [k for k in keys if "research" in k], keys
+
+
 def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
     settings = TENANTS["research"]["settings"] + "\n  fair_share_weight  = 10"
     tf.write(example(research={"settings": settings}, fair_share=False))

@@ -45,6 +45,8 @@ pub struct AwsSettings {
     pub assume_role: Option<AssumeRole>,
     pub endpoints: Endpoints,
     pub max_retries: Option<u32>,
+    /// `adaptive` also slows the client down when AWS throttles it (a client-side rate limiter).
+    pub adaptive_retry: Option<bool>,
     pub allowed_account_ids: Vec<AccountId>,
     pub forbidden_account_ids: Vec<AccountId>,
     pub default_tags: BTreeMap<String, String>,
@@ -148,6 +150,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         caller_arn: identity.arn().unwrap_or_default().to_string(),
         default_tags: settings.default_tags.clone(),
         strict: settings.strict,
+        reads: Default::default(),
     })
 }
 
@@ -191,8 +194,15 @@ async fn load_base(settings: &AwsSettings) -> SdkConfig {
         }
         loader = loader.profile_files(files.build());
     }
-    if let Some(retries) = settings.max_retries {
-        loader = loader.retry_config(RetryConfig::standard().with_max_attempts(retries + 1));
+    if settings.max_retries.is_some() || settings.adaptive_retry.is_some() {
+        let mode = match settings.adaptive_retry {
+            Some(true) => RetryConfig::adaptive(),
+            _ => RetryConfig::standard(),
+        };
+        loader = loader.retry_config(match settings.max_retries {
+            Some(retries) => mode.with_max_attempts(retries + 1),
+            None => mode,
+        });
     }
     loader.load().await
 }

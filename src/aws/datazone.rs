@@ -41,26 +41,9 @@ pub struct ToolingEnvironment {
     pub user_role_arn: Option<String>,
 }
 
-/// The project user role: `userRoleArn` among the provisioned resources of the project's tooling environment (the
-/// path the SageMaker Studio library takes). `None` when the project has no tooling environment.
-pub async fn find_tooling_user_role(
-    client: &Client,
-    domain_id: &str,
-    project_id: &str,
-) -> Result<Option<String>, AwsError> {
-    Ok(find_tooling_environment(client, domain_id, project_id)
-        .await?
-        .and_then(|environment| environment.user_role_arn))
-}
-
-/// The project's tooling environment, by Studio's blueprints in Studio's order: the first one with a user role, else
-/// the first one found. `None` when the project has none.
-pub async fn find_tooling_environment(
-    client: &Client,
-    domain_id: &str,
-    project_id: &str,
-) -> Result<Option<ToolingEnvironment>, AwsError> {
-    let mut without_role = None;
+/// The ids of the domain's managed blueprints that Studio provisions tooling environments from, in Studio's order.
+pub async fn find_tooling_blueprints(client: &Client, domain_id: &str) -> Result<Vec<String>, AwsError> {
+    let mut ids = Vec::new();
     for blueprint_name in TOOLING_BLUEPRINTS {
         let blueprints = client
             .list_environment_blueprints()
@@ -70,38 +53,57 @@ pub async fn find_tooling_environment(
             .send()
             .await
             .map_err(|err| api_error("ListEnvironmentBlueprints", err))?;
-        for blueprint in blueprints.items().iter().filter(|b| b.name() == blueprint_name) {
-            let environments = client
-                .list_environments()
+        ids.extend(
+            blueprints
+                .items()
+                .iter()
+                .filter(|b| b.name() == blueprint_name)
+                .map(|b| b.id().to_string()),
+        );
+    }
+    Ok(ids)
+}
+
+/// The project's tooling environment among those of `blueprint_ids` (`find_tooling_blueprints`): the first one with
+/// a user role, else the first one found. `None` when the project has none.
+pub async fn find_tooling_environment(
+    client: &Client,
+    domain_id: &str,
+    project_id: &str,
+    blueprint_ids: &[String],
+) -> Result<Option<ToolingEnvironment>, AwsError> {
+    let mut without_role = None;
+    for blueprint_id in blueprint_ids {
+        let environments = client
+            .list_environments()
+            .domain_identifier(domain_id)
+            .project_identifier(project_id)
+            .environment_blueprint_identifier(blueprint_id)
+            .send()
+            .await
+            .map_err(|err| api_error("ListEnvironments", err))?;
+        for summary in environments.items() {
+            let Some(environment_id) = summary.id() else { continue };
+            let environment = client
+                .get_environment()
                 .domain_identifier(domain_id)
-                .project_identifier(project_id)
-                .environment_blueprint_identifier(blueprint.id())
+                .identifier(environment_id)
                 .send()
                 .await
-                .map_err(|err| api_error("ListEnvironments", err))?;
-            for summary in environments.items() {
-                let Some(environment_id) = summary.id() else { continue };
-                let environment = client
-                    .get_environment()
-                    .domain_identifier(domain_id)
-                    .identifier(environment_id)
-                    .send()
-                    .await
-                    .map_err(|err| api_error("GetEnvironment", err))?;
-                let role = environment
-                    .provisioned_resources()
-                    .iter()
-                    .find(|resource| resource.name() == Some("userRoleArn"))
-                    .map(|resource| resource.value().to_string());
-                let found = ToolingEnvironment {
-                    id: environment_id.to_string(),
-                    user_role_arn: role,
-                };
-                if found.user_role_arn.is_some() {
-                    return Ok(Some(found));
-                }
-                without_role.get_or_insert(found);
+                .map_err(|err| api_error("GetEnvironment", err))?;
+            let role = environment
+                .provisioned_resources()
+                .iter()
+                .find(|resource| resource.name() == Some("userRoleArn"))
+                .map(|resource| resource.value().to_string());
+            let found = ToolingEnvironment {
+                id: environment_id.to_string(),
+                user_role_arn: role,
+            };
+            if found.user_role_arn.is_some() {
+                return Ok(Some(found));
             }
+            without_role.get_or_insert(found);
         }
     }
     Ok(without_role)

@@ -226,6 +226,7 @@ pub async fn wait_connection_ready(
         pending: &["CREATING"],
         target: &["READY"],
         timeout,
+        settles_after: Duration::ZERO,
     };
     wait_for_status(spec, context, || find_connection(client, domain_id, connection_id)).await
 }
@@ -255,6 +256,7 @@ pub async fn wait_connection_deleted(
         pending: &["DELETING"],
         target: &["DELETED"],
         timeout,
+        settles_after: Duration::ZERO,
     };
     wait_for_status(spec, context, || async {
         match find_connection(client, domain_id, connection_id).await {

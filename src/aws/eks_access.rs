@@ -298,6 +298,17 @@ pub async fn list_access_entries(client: &Client, cluster: &str) -> Result<Vec<S
 /// An access entry with its associated access policies; `NotFound` when the principal has no entry. A cluster whose
 /// authentication mode is `CONFIG_MAP` answers `InvalidRequestException`, passed through as is.
 pub async fn find_access_entry(client: &Client, cluster: &str, principal: &str) -> Result<AccessEntryRecord, AwsError> {
+    let mut entry = describe_access_entry(client, cluster, principal).await?;
+    entry.policies = list_associated_access_policies(client, cluster, principal).await?;
+    Ok(entry)
+}
+
+/// The access entry without its policies (`find_access_entry` adds them).
+pub async fn describe_access_entry(
+    client: &Client,
+    cluster: &str,
+    principal: &str,
+) -> Result<AccessEntryRecord, AwsError> {
     let output = client
         .describe_access_entry()
         .cluster_name(cluster)
@@ -309,7 +320,6 @@ pub async fn find_access_entry(client: &Client, cluster: &str, principal: &str) 
         kind: ACCESS_ENTRY,
         id: principal.to_string(),
     })?;
-    let policies = list_associated_access_policies(client, cluster, principal).await?;
     Ok(AccessEntryRecord {
         principal_arn: entry.principal_arn().unwrap_or(principal).to_string(),
         entry_type: entry.r#type().unwrap_or_default().to_string(),
@@ -318,7 +328,7 @@ pub async fn find_access_entry(client: &Client, cluster: &str, principal: &str) 
             .tags()
             .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default(),
-        policies,
+        policies: Vec::new(),
     })
 }
 

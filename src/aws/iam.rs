@@ -31,12 +31,7 @@ pub async fn find_role_policies(client: &Client, role_arn: &str) -> Result<Vec<R
             code: "InvalidArn".to_string(),
             message,
         })?;
-    client
-        .get_role()
-        .role_name(&role_name)
-        .send()
-        .await
-        .map_err(|err| not_found_as("IAM role", role_arn, api_error("GetRole", err)))?;
+    // No GetRole first: both lists answer NoSuchEntity for a missing role, which is NotFound here.
     let mut policies = Vec::new();
 
     let mut attached = client
@@ -45,7 +40,8 @@ pub async fn find_role_policies(client: &Client, role_arn: &str) -> Result<Vec<R
         .into_paginator()
         .send();
     while let Some(page) = attached.next().await {
-        let page = page.map_err(|err| api_error("ListAttachedRolePolicies", err))?;
+        let page =
+            page.map_err(|err| not_found_as("IAM role", role_arn, api_error("ListAttachedRolePolicies", err)))?;
         for policy in page.attached_policies() {
             let Some(arn) = policy.policy_arn() else { continue };
             let version = client

@@ -12,8 +12,10 @@ pub mod iam;
 pub mod iam_roles;
 pub mod ids;
 pub mod kms;
+pub mod memo;
 pub mod retry;
 pub mod sagemaker;
+pub mod shared_reads;
 pub mod ssm;
 pub mod wait;
 
@@ -46,6 +48,8 @@ pub struct AwsClient {
     pub default_tags: BTreeMap<String, String>,
     /// Governance warnings fail the plan (provider `strict`; a resource may also opt in).
     pub strict: bool,
+    /// What this process has read, shared by every resource (`shared_reads`).
+    pub reads: shared_reads::SharedReads,
 }
 
 #[derive(Debug, thiserror::Error)]

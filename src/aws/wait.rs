@@ -17,7 +17,13 @@ pub struct WaitSpec<'a> {
     /// States that mean "done".
     pub target: &'a [&'a str],
     pub timeout: Duration,
+    /// How long after a write the object cannot have settled yet: the first read waits that long, instead of
+    /// reading a state that is sure to be pending.
+    pub settles_after: Duration,
 }
+
+/// SageMaker's task-governance objects (compute quotas, scheduler configs) take a few seconds after any write.
+const SCHEDULER_RESOURCE_SETTLES_AFTER: Duration = Duration::from_secs(1);
 
 /// Something a waiter can poll: its status and, for failure states, the service's reason.
 pub trait HasStatus {
@@ -40,6 +46,14 @@ where
     let started = Instant::now();
     let mut delay = Duration::from_millis(250);
     let mut stop = context.stop.clone();
+    if !spec.settles_after.is_zero() {
+        tokio::select! {
+            _ = tokio::time::sleep(spec.settles_after.min(spec.timeout)) => {}
+            _ = stop.wait_for(|stopped| *stopped) => {
+                return Err(AwsError::Stopped { kind: spec.kind, id: spec.id.to_string(), status: "unknown".to_string() });
+            }
+        }
+    }
     loop {
         let current = describe().await?;
         let status = current.status().to_string();
@@ -99,6 +113,7 @@ where
         pending: &["Creating", "Updating"],
         target: &["Created", "Updated"],
         timeout,
+        settles_after: SCHEDULER_RESOURCE_SETTLES_AFTER,
     };
     wait_for_status(spec, context, describe).await
 }
@@ -122,6 +137,7 @@ where
         pending: &["Deleting", "Created", "Updated", "Creating", "Updating"],
         target: &[],
         timeout,
+        settles_after: SCHEDULER_RESOURCE_SETTLES_AFTER,
     };
     match wait_for_status(spec, context, describe).await {
         Ok(_) => Ok(()),
@@ -157,6 +173,7 @@ mod tests {
             pending: &["Creating"],
             target: &["Created"],
             timeout,
+            settles_after: Duration::ZERO,
         }
     }
 

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;
-use crate::aws::sagemaker::{Orchestrator, find_cluster};
+use crate::aws::sagemaker::Orchestrator;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{int, object, string, text};
 use crate::protocol::resource::{DataSource, OperationContext};
@@ -63,7 +63,7 @@ impl DataSource<AwsClient> for ClusterDataSource {
 
     async fn read(&self, client: &AwsClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
         let name = string(config, "name").unwrap_or_default();
-        let cluster = find_cluster(&client.sagemaker, &name).await.map_err(|err| {
+        let cluster = client.cluster(&name).await.map_err(|err| {
             if err.is_not_found() {
                 Diagnostics::from(Diagnostic::invalid_value(
                     AttributePath::attr("name"),

@@ -113,8 +113,16 @@ pub fn normalize(live: &Json, labels: &[&str]) -> Json {
 }
 
 /// Creates the object, or replaces it when its managed fields drifted (`labels`: the label keys the resource sets).
-pub async fn apply(kube: &KubeClient, object: &Object, labels: &[&str]) -> Result<(), KubeError> {
+/// `recorded`: the resource's state names the object, so it probably exists; otherwise it is created straight away
+/// (one call), and one that exists anyway (an earlier, interrupted apply) is compared and replaced as usual.
+pub async fn apply(kube: &KubeClient, object: &Object, labels: &[&str], recorded: bool) -> Result<(), KubeError> {
     let path = object.path();
+    if !recorded {
+        match kube.create(&object.collection(), &object.body).await {
+            Err(KubeError::AlreadyExists { .. }) => {}
+            created => return created.map(|_| ()),
+        }
+    }
     match kube.get(&path).await? {
         None => match kube.create(&object.collection(), &object.body).await {
             Ok(_) => Ok(()),

@@ -431,7 +431,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                         diagnostics: Diagnostics::new(),
                     },
                     // A failed delete keeps the object in state, so nothing is forgotten.
-                    Err(diagnostics) => super::resource::Applied::failed(Some(prior), diagnostics),
+                    Err(diagnostics) => super::resource::Applied::failed(Some(prior.clone()), diagnostics),
                 }
             } else if prior.is_null() {
                 resource.create(&client, &planned, &context).await
@@ -439,12 +439,13 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 match resource.update(&client, &prior, &planned, &context).await {
                     // A failed update that cannot say what exists keeps the prior state.
                     applied if applied.state.is_none() => {
-                        super::resource::Applied::failed(Some(prior), applied.diagnostics)
+                        super::resource::Applied::failed(Some(prior.clone()), applied.diagnostics)
                     }
                     applied => applied,
                 }
             };
             let new_state = applied.state.unwrap_or(Value::Null);
+            resource.after_apply(&client, [&prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             Ok::<_, Diagnostics>((
                 encode(&new_state, &ty)?,

@@ -78,6 +78,9 @@ pub trait Resource<C>: Send + Sync {
     async fn update(&self, client: &C, prior: &Value, planned: &Value, context: &OperationContext) -> Applied;
     /// Succeeds when the object is already gone.
     async fn delete(&self, client: &C, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics>;
+    /// Called after every create, update or delete, complete or not, with the prior, planned and new state: what
+    /// the client remembers of the objects they name is stale now.
+    fn after_apply(&self, _client: &C, _states: [&Value; 3]) {}
     /// Finds the object and returns enough state for `read` to fill in the rest.
     async fn import(&self, client: &C, target: ImportTarget) -> Result<Value, Diagnostics>;
     /// The identity of an object from its state (required when `identity_schema` is given).

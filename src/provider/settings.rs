@@ -5,7 +5,7 @@ use crate::aws::ids::{AccountId, RegionName};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{integer, nested, string, string_map, strings};
 use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema};
-use crate::protocol::validators::{IntBetween, IsDuration, parse_duration};
+use crate::protocol::validators::{IntBetween, IsDuration, OneOf, parse_duration};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{AccountIds, IsArn, IsRegion, IsUrl};
 
@@ -63,6 +63,16 @@ pub fn schema() -> Schema {
                 .optional()
                 .describe("How many times a throttled or failed AWS call is retried. Defaults to the SDK's standard mode (2).")
                 .validate(IntBetween { min: 0, max: 25 }),
+        )
+        .attribute(
+            Attribute::string("retry_mode")
+                .optional()
+                .describe(
+                    "How throttled AWS calls are retried: `standard`, or `adaptive`, which also paces the provider's \
+                     calls while AWS throttles them (for large applies on a busy account). Defaults to \
+                     `AWS_RETRY_MODE`, then the shared config's `retry_mode`, then `standard`.",
+                )
+                .validate(OneOf(&["standard", "adaptive"])),
         )
         .attribute(
             Attribute::bool("strict")
@@ -174,6 +184,7 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
             ssm: endpoint("ssm"),
         },
         max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
+        adaptive_retry: string(config, "retry_mode").map(|mode| mode == "adaptive"),
         allowed_account_ids,
         forbidden_account_ids,
         strict: crate::protocol::object::boolean(config, "strict").unwrap_or(false),
@@ -211,6 +222,7 @@ mod tests {
             ("region", text("us-west-2")),
             ("profile", text("capacity")),
             ("max_retries", crate::protocol::object::int(5)),
+            ("retry_mode", text("adaptive")),
             ("allowed_account_ids", Value::Set(vec![text("123456789012")])),
             (
                 "assume_role",
@@ -242,6 +254,7 @@ mod tests {
         let settings = parse(&value).unwrap();
         assert_eq!(settings.region.unwrap().as_str(), "us-west-2");
         assert_eq!(settings.max_retries, Some(5));
+        assert_eq!(settings.adaptive_retry, Some(true));
         assert_eq!(settings.allowed_account_ids[0].as_str(), "123456789012");
         let role = settings.assume_role.unwrap();
         assert_eq!(role.duration, Some(std::time::Duration::from_secs(1800)));

@@ -4,11 +4,11 @@
 //! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3). `view` joins them with what the
 //! resource references in HCL (`references`) into the engine's `ClusterView`.
 
-use crate::aws::compute_quota::{ComputeQuota, list_compute_quotas};
-use crate::aws::eks_access::{list_access_entries, list_associated_access_policies};
+use crate::aws::compute_quota::ComputeQuota;
 use crate::aws::ids::Arn;
-use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
+use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::aws::{AwsClient, AwsError, eks};
+use crate::governance::arns::same_role;
 use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
 use crate::governance::{
     AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, EksCluster, Fact, Inventory,
@@ -24,7 +24,7 @@ use std::time::SystemTime;
 pub const PROJECT_TAG: &str = "hyperpod:project";
 pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
 /// Reads of one cluster in flight at once: fast on a large cluster, well inside the SDK's retry budget when throttled.
-const CONCURRENT_READS: usize = 8;
+pub const CONCURRENT_READS: usize = 8;
 
 /// A live compute quota as the cross-resource rules see it, with the project its tags name.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,13 +36,27 @@ pub struct TenantOnCluster {
 pub struct ClusterFacts {
     pub cluster: HyperPodCluster,
     pub tenants: Fact<Vec<TenantOnCluster>>,
+    /// The projects the quotas' tags name (CLU-2); read for bindings only.
+    pub projects: Fact<Vec<ProjectOnCluster>>,
     pub scheduling_policy: Fact<Option<SchedulingPolicy>>,
     pub access_entries: Fact<Vec<AccessEntry>>,
 }
 
+/// What a resource's rules read of its cluster; what it does not need is not read (and is `Unavailable`, so a rule
+/// that did use it would report "not checked", never pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Quotas, the scheduling policy and access entries (WKL-3..6, CLU-6).
+    Tenant,
+    /// Access entries (CLU-3).
+    Restriction,
+    /// Everything, with the projects behind the quotas (CLU-2, WKL-1).
+    Binding,
+}
+
 /// EKS cluster `name`'s access settings, for CLU-4 (authentication mode) and CLU-5 (endpoint exposure).
 pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
-    match eks::find_cluster(&client.eks, name).await {
+    match client.eks_cluster(name).await {
         Ok(found) => Fact::Known(EksCluster {
             authentication_mode: found.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
             endpoint_public: found.endpoint_public,
@@ -55,13 +69,72 @@ pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
 
 /// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
 pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
-    let cluster = eks::find_cluster(&client.eks, eks_cluster_name)
+    let cluster = client
+        .eks_cluster(eks_cluster_name)
         .await
         .map_err(|err| format!("cannot describe EKS cluster {eks_cluster_name}: {err}"))?;
     let token = eks::token(&client.eks_tokens, eks_cluster_name, SystemTime::now())
         .await
         .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
     KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token).map_err(|err| err.to_string())
+}
+
+/// The namespaced object at `path`, found in its collection as this process last listed it (one list per kind
+/// and namespace serves every object of it); a cluster-scoped object is read by itself. `None` when absent.
+pub async fn kubernetes_object(
+    client: &AwsClient,
+    kube: &KubeClient,
+    eks_cluster_name: &str,
+    path: &str,
+) -> Result<Option<serde_json::Value>, crate::kubernetes::KubeError> {
+    let Some((collection, name)) = path
+        .rsplit_once('/')
+        .filter(|(collection, _)| collection.contains("/namespaces/"))
+    else {
+        return kube.get(path).await;
+    };
+    let items = client
+        .reads
+        .kubernetes_collections
+        .get(&(eks_cluster_name.to_string(), collection.to_string()), || async {
+            let Some(list) = kube.get(collection).await? else {
+                return Ok(Vec::new());
+            };
+            Ok::<_, crate::kubernetes::KubeError>(list_items(list))
+        })
+        .await?;
+    Ok(items
+        .into_iter()
+        .find(|item| item.pointer("/metadata/name").and_then(serde_json::Value::as_str) == Some(name)))
+}
+
+/// The items of a Kubernetes list, each with the `apiVersion` and `kind` that the API leaves out of list items.
+fn list_items(list: serde_json::Value) -> Vec<serde_json::Value> {
+    let api_version = list.get("apiVersion").cloned();
+    let kind = list
+        .get("kind")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|kind| kind.strip_suffix("List"))
+        .map(|kind| serde_json::Value::String(kind.to_string()));
+    let serde_json::Value::Object(mut list) = list else {
+        return Vec::new();
+    };
+    let Some(serde_json::Value::Array(items)) = list.remove("items") else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .map(|mut item| {
+            if let Some(object) = item.as_object_mut() {
+                for (field, value) in [("apiVersion", &api_version), ("kind", &kind)] {
+                    if let (false, Some(value)) = (object.contains_key(field), value) {
+                        object.insert(field.to_string(), value.clone());
+                    }
+                }
+            }
+            item
+        })
+        .collect()
 }
 
 /// The EKS cluster name behind a HyperPod cluster, `None` for Slurm.
@@ -93,7 +166,7 @@ pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> R
         )
         .into());
     }
-    find_cluster(&client.sagemaker, &wanted.name).await.map_err(|err| {
+    client.cluster(&wanted.name).await.map_err(|err| {
         if err.is_not_found() {
             Diagnostics::from(Diagnostic::invalid_value(
                 contract_path().push_attr("cluster_name"),
@@ -107,7 +180,10 @@ pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> R
     })
 }
 
-pub async fn gather(client: &AwsClient, cluster: HyperPodCluster) -> ClusterFacts {
+/// The cluster's facts a resource's rules read. Of the access entries only those of `principals` (the roles the
+/// resource's rules are about: a tenant's workload roles, a restriction's or binding's project role) are read with
+/// their policies, so a resource's cost does not grow with the number of teams on the cluster.
+pub async fn gather(client: &AwsClient, cluster: HyperPodCluster, needs: Needs, principals: &[&str]) -> ClusterFacts {
     let eks_cluster_name = match &cluster.orchestrator {
         sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
             Arn::parse(eks_cluster_arn)
@@ -121,18 +197,39 @@ pub async fn gather(client: &AwsClient, cluster: HyperPodCluster) -> ClusterFact
         return ClusterFacts {
             cluster,
             tenants: Fact::Known(Vec::new()),
+            projects: Fact::Known(Vec::new()),
             scheduling_policy: Fact::Known(None),
             access_entries: Fact::Known(Vec::new()),
         };
     };
+    fn not_read<T>() -> Fact<T> {
+        Fact::Unavailable("not read for this resource".to_string())
+    }
+    let with_projects = needs == Needs::Binding;
     let (tenants, policy, entries) = tokio::join!(
-        live_tenants(client, &cluster.arn),
-        live_policy(client, &cluster.arn),
-        live_access_entries(client, &eks_name),
+        async {
+            match needs {
+                Needs::Restriction => not_read(),
+                _ => live_tenants(client, &cluster.arn, with_projects).await,
+            }
+        },
+        async {
+            match needs {
+                Needs::Restriction => not_read(),
+                _ => live_policy(client, &cluster.arn).await,
+            }
+        },
+        live_access_entries(client, &eks_name, principals),
     );
+    let projects = match (&tenants, with_projects) {
+        (Fact::Known(live), true) => Fact::Known(live.iter().filter_map(|t| t.project.clone()).collect()),
+        (Fact::Unavailable(reason), true) => Fact::Unavailable(reason.clone()),
+        (_, false) => not_read(),
+    };
     ClusterFacts {
         cluster,
         tenants,
+        projects,
         scheduling_policy: policy,
         access_entries: entries,
     }
@@ -158,40 +255,54 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
     }
 }
 
-async fn live_tenants(client: &AwsClient, cluster_arn: &str) -> Fact<Vec<TenantOnCluster>> {
-    let quotas = match list_compute_quotas(&client.sagemaker, cluster_arn).await {
+async fn live_tenants(client: &AwsClient, cluster_arn: &str, with_projects: bool) -> Fact<Vec<TenantOnCluster>> {
+    let quotas = match client.compute_quotas(cluster_arn).await {
         Ok(quotas) => quotas,
         Err(err) => return Fact::unreadable("the cluster's compute quotas", &err),
     };
-    // The project behind a quota is in the tags this provider writes; foreign quotas have none.
-    let reads: Vec<BoxFuture<'_, TenantOnCluster>> = quotas
+    // The project behind a quota is in the tags this provider writes; foreign quotas have none. A quota deleted
+    // while listing has none either; any other failure leaves the projects on the cluster unknown, not empty.
+    let reads: Vec<BoxFuture<'_, Result<TenantOnCluster, AwsError>>> = quotas
         .iter()
         .map(|quota| {
             async move {
-                let tags = sagemaker::list_tags(&client.sagemaker, &quota.arn)
-                    .await
-                    .unwrap_or_default();
-                TenantOnCluster {
+                if !with_projects {
+                    return Ok(TenantOnCluster {
+                        capacity: capacity_of(quota),
+                        project: None,
+                    });
+                }
+                let tags = match client.quota_tags(&quota.arn).await {
+                    Ok(tags) => tags,
+                    Err(err) if err.is_not_found() => Default::default(),
+                    Err(err) => return Err(err),
+                };
+                Ok(TenantOnCluster {
                     capacity: capacity_of(quota),
                     project: tags.get(PROJECT_TAG).map(|project_id| ProjectOnCluster {
                         project_id: project_id.clone(),
                         project_role_arn: tags.get(PROJECT_ROLE_TAG).cloned(),
                     }),
-                }
+                })
             }
             .boxed()
         })
         .collect();
-    let tenants: Vec<TenantOnCluster> = futures::stream::iter(reads).buffered(CONCURRENT_READS).collect().await;
-    Fact::Known(tenants)
+    match futures::stream::iter(reads)
+        .buffered(CONCURRENT_READS)
+        .try_collect()
+        .await
+    {
+        Ok(tenants) => Fact::Known(tenants),
+        Err(err) => Fact::unreadable("the compute quotas' tags", &err),
+    }
 }
 
 async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<SchedulingPolicy>> {
     let read = async {
-        let Some(id) = sagemaker::find_scheduler_config_for_cluster(&client.sagemaker, cluster_arn).await? else {
+        let Some(config) = client.cluster_scheduler_config(cluster_arn).await? else {
             return Ok(None);
         };
-        let config = sagemaker::find_scheduler_config(&client.sagemaker, &id).await?;
         Ok::<_, AwsError>(Some(SchedulingPolicy {
             priority_classes: config.priority_classes.into_iter().map(|class| class.name).collect(),
             fair_share: config.fair_share.unwrap_or(true),
@@ -203,17 +314,22 @@ async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<Sched
     }
 }
 
-/// Every access entry with its policies. Only the policies are needed (scopes for CLU-2/CLU-3, cluster-admin
-/// principals for CLU-6), so each entry costs one `ListAssociatedAccessPolicies`, a few in flight at once.
-async fn live_access_entries(client: &AwsClient, eks_name: &str) -> Fact<Vec<AccessEntry>> {
+/// The access entries of `principals` with their policies. Only the policies are needed (scopes for CLU-2/CLU-3,
+/// cluster-admin policies for CLU-6), so each entry costs one `ListAssociatedAccessPolicies`.
+async fn live_access_entries(client: &AwsClient, eks_name: &str, principals: &[&str]) -> Fact<Vec<AccessEntry>> {
     let read = async {
-        let principals = list_access_entries(&client.eks, eks_name).await?;
+        let principals: Vec<String> = client
+            .access_entries(eks_name)
+            .await?
+            .into_iter()
+            .filter(|entry| principals.iter().any(|wanted| same_role(entry, wanted)))
+            .collect();
         // Collected first, and boxed: a lazy iterator of async blocks is not provably Send across the await.
         let reads: Vec<BoxFuture<'_, Result<Option<AccessEntry>, AwsError>>> = principals
             .into_iter()
             .map(|principal| {
                 async move {
-                    match list_associated_access_policies(&client.eks, eks_name, &principal).await {
+                    match client.access_policies(eks_name, &principal).await {
                         Ok(policies) => Ok(Some(AccessEntry {
                             principal_arn: principal,
                             policies: policies
@@ -299,20 +415,21 @@ pub fn view(
             count: i64::from(group.current_count),
         })
         .collect();
-    let (live_tenants, live_projects) = match &facts.tenants {
-        Fact::Known(live) => {
-            let mut projects: Vec<ProjectOnCluster> = live.iter().filter_map(|t| t.project.clone()).collect();
+    let live_tenants = match &facts.tenants {
+        Fact::Known(live) => Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
+        Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
+    };
+    let live_projects = match &facts.projects {
+        Fact::Known(tagged) => {
+            let mut projects = tagged.clone();
             for project in connected {
                 if !projects.iter().any(|p| p.project_id == project.project_id) {
                     projects.push(project.clone());
                 }
             }
-            (
-                Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
-                Fact::Known(projects),
-            )
+            Fact::Known(projects)
         }
-        Fact::Unavailable(reason) => (Fact::Unavailable(reason.clone()), Fact::Unavailable(reason.clone())),
+        Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
     };
     let scheduling_policy = match policy {
         Some(Some(policy)) => Fact::Known(Some(policy)),
@@ -355,6 +472,19 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn list_items_get_the_kind_and_api_version_the_api_leaves_out() {
+        let list = serde_json::json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleList",
+            "items": [{"metadata": {"name": "a"}}, {"kind": "Role", "apiVersion": "v9", "metadata": {"name": "b"}}],
+        });
+        let items = list_items(list);
+        assert_eq!(items[0]["kind"], "Role");
+        assert_eq!(items[0]["apiVersion"], "rbac.authorization.k8s.io/v1");
+        assert_eq!(items[1]["apiVersion"], "v9");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! HyperPod connection; and a project role's permissions (PRJ-2 for the contract, CLU-8 for a Slurm restriction).
 //! What cannot be read becomes `Fact::Unavailable` with the reason.
 
-use crate::aws::{AwsClient, datazone, iam};
+use crate::aws::AwsClient;
 use crate::governance::{Fact, LiveProject, PolicyDocument, RolePermissions};
 
 /// The project as the rules see it, and the id of its tooling environment (`Known(None)`: it has none).
@@ -21,7 +21,7 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
             tooling_environment_id: Fact::Unavailable(reason),
         };
     };
-    let project = match datazone::find_project(&client.datazone, domain_id, project_id).await {
+    let project = match client.project(domain_id, project_id).await {
         Ok(project) => project,
         Err(err) => {
             let what = "the Unified Studio project";
@@ -31,7 +31,7 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
             };
         }
     };
-    match datazone::find_tooling_environment(&client.datazone, domain_id, project_id).await {
+    match client.tooling_environment(domain_id, project_id).await {
         Ok(environment) => ProjectFacts {
             tooling_environment_id: Fact::Known(environment.as_ref().map(|e| e.id.clone())),
             project: Fact::Known(LiveProject {
@@ -60,7 +60,7 @@ async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> V
         if out.len() >= 16 {
             break;
         }
-        match crate::aws::datazone_grants::find_domain_unit(&client.datazone, domain_id, &current).await {
+        match client.domain_unit(domain_id, &current).await {
             Ok(found) => {
                 if let Some(parent) = found.parent_domain_unit_id {
                     out.push(parent.clone());
@@ -75,7 +75,7 @@ async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> V
 
 /// Every policy on role `role_arn` (inline and attached), as the IAM rules evaluate them.
 pub async fn role_permissions(client: &AwsClient, role_arn: &str) -> Fact<RolePermissions> {
-    match iam::find_role_policies(&client.iam, role_arn).await {
+    match client.role_policies(role_arn).await {
         Ok(policies) => Fact::Known(RolePermissions {
             role_arn: role_arn.to_string(),
             policies: policies

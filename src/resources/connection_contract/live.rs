@@ -2,9 +2,9 @@
 //! be read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
 //! as passed.
 
+use crate::aws::AwsClient;
 use crate::aws::ids::Arn;
-use crate::aws::sagemaker::{self, HyperPodCluster, find_cluster};
-use crate::aws::{AwsClient, eks};
+use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveProject, Orchestrator,
     RolePermissions,
@@ -48,7 +48,7 @@ async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluste
         .unwrap_or_else(|_| eks_cluster_arn.to_string());
     let (cluster, addon) = tokio::join!(
         crate::resources::cluster_facts::eks_cluster(client, &name),
-        eks::find_addon(&client.eks, &name, OBSERVABILITY_ADDON)
+        client.addon(&name, OBSERVABILITY_ADDON)
     );
     let addon = match addon {
         Ok(addon) => Fact::Known(addon.map(|a| Addon {
@@ -72,7 +72,7 @@ async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Optio
             contract.cluster.account_id, contract.cluster.region
         ));
     }
-    match find_cluster(&client.sagemaker, &contract.cluster.name).await {
+    match client.cluster(&contract.cluster.name).await {
         Ok(cluster) => Fact::Known(Some(cluster)),
         Err(err) if err.is_not_found() => Fact::Known(None),
         Err(err) => Fact::unreadable("the HyperPod cluster", &err),

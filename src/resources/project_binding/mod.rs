@@ -130,6 +130,16 @@ impl Resource<AwsClient> for ProjectBinding {
         }
     }
 
+    /// The other bindings' checks see this binding's connection and memberships as they now are.
+    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+        for state in states {
+            client.reads.forget_connection(
+                string(state, "connection_id").as_deref(),
+                string(state, "project_id").as_deref(),
+            );
+        }
+    }
+
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let Some((contract, spec)) = inputs(&change.planned, &change.config) else {
             for name in plan::DERIVED {

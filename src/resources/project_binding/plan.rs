@@ -6,15 +6,18 @@ use std::collections::BTreeMap;
 
 use super::model::{BindingSpec, default_connection_name, members_of, same_member};
 use crate::aws::AwsClient;
-use crate::aws::datazone_connections::{self as dz, Connection, Membership};
+use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker;
 use crate::governance::{Contract, Fact, ProjectOnCluster, check_binding, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
+use crate::resources::cluster_facts::CONCURRENT_READS;
 use crate::resources::project_facts;
 use crate::resources::references;
+use futures::StreamExt as _;
+use futures::future::{BoxFuture, FutureExt as _};
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
 pub const DERIVED: [&str; 8] = [
@@ -62,24 +65,34 @@ fn orchestrator_name(cluster: &sagemaker::HyperPodCluster) -> &'static str {
 /// Other projects' HyperPod connections to the cluster, with the role each is used with (for CLU-2). A role that
 /// cannot be read stays unknown, which CLU-2 reports as such.
 async fn other_projects(client: &AwsClient, connections: &[Connection], own_project: &str) -> Vec<ProjectOnCluster> {
-    let mut projects: Vec<ProjectOnCluster> = Vec::new();
+    let mut others: Vec<(&Connection, String)> = Vec::new();
     for connection in connections {
-        let Some(project_id) = connection.project_id.clone() else {
-            continue;
-        };
-        if project_id == own_project || projects.iter().any(|p| p.project_id == project_id) {
-            continue;
+        match &connection.project_id {
+            Some(project_id) if project_id != own_project && !others.iter().any(|(_, p)| p == project_id) => {
+                others.push((connection, project_id.clone()));
+            }
+            _ => {}
         }
-        let role = dz::find_connection(&client.datazone, &connection.domain_id, &connection.id)
-            .await
-            .ok()
-            .and_then(|found| found.environment_user_role);
-        projects.push(ProjectOnCluster {
-            project_id,
-            project_role_arn: role,
-        });
     }
-    projects
+    // Boxed and collected first: a lazy iterator of async blocks is not provably Send across the await.
+    let reads: Vec<BoxFuture<'_, ProjectOnCluster>> = others
+        .into_iter()
+        .map(|(connection, project_id)| {
+            async move {
+                let role = client
+                    .connection(&connection.domain_id, &connection.id)
+                    .await
+                    .ok()
+                    .and_then(|found| found.environment_user_role);
+                ProjectOnCluster {
+                    project_id,
+                    project_role_arn: role,
+                }
+            }
+            .boxed()
+        })
+        .collect();
+    futures::stream::iter(reads).buffered(CONCURRENT_READS).collect().await
 }
 
 /// The warning about connections of this project to this cluster that no binding of this configuration manages.
@@ -154,11 +167,13 @@ pub async fn derive(
     let binding = spec.to_governance();
     let (cluster_arn, cluster_name) = (cluster.arn.clone(), cluster.name.clone());
     let orchestrator = orchestrator_name(&cluster);
+    // CLU-2 asks whether this project's role is restricted: only its access entry is read.
+    let project_role: Vec<&str> = contract.project_role_arn.as_deref().into_iter().collect();
     let (facts, project, connections, memberships) = tokio::join!(
-        live::gather(client, cluster),
+        live::gather(client, cluster, live::Needs::Binding, &project_role,),
         project_facts::read(client, Some(&domain_id), Some(&spec.project_id)),
-        dz::list_hyperpod_connections(&client.datazone, &domain_id, None),
-        dz::list_project_memberships(&client.datazone, &domain_id, &spec.project_id),
+        client.hyperpod_connections(&domain_id),
+        client.project_memberships(&domain_id, &spec.project_id),
     );
     let mut warnings = Diagnostics::new();
     let connections: Vec<Connection> = match connections {
@@ -279,7 +294,7 @@ mod tests {
     #[test]
     fn members_the_project_already_has_are_announced_unless_already_managed() {
         let existing = vec![Membership {
-            kind: dz::MemberKind::Group,
+            kind: crate::aws::datazone_connections::MemberKind::Group,
             id: "research-scientists".into(),
             designation: "PROJECT_CONTRIBUTOR".into(),
         }];

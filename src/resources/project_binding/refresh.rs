@@ -57,7 +57,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     else {
         return Ok(None); // nothing was ever created
     };
-    let connection = match dz::find_connection(&client.datazone, &domain_id, &connection_id).await {
+    let connection = match client.connection(&domain_id, &connection_id).await {
         Ok(connection) if connection.is_hyperpod() => connection,
         Ok(_) => return Ok(None),
         Err(err) if err.is_not_found() => return Ok(None),
@@ -68,7 +68,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     let managed = members_of(current).unwrap_or_default();
     if !managed.is_empty() {
         let project_id = string(&state, "project_id").unwrap_or_default();
-        let live = match dz::list_project_memberships(&client.datazone, &domain_id, &project_id).await {
+        let live = match client.project_memberships(&domain_id, &project_id).await {
             Ok(live) => live,
             Err(err) if err.is_not_found() => Vec::new(),
             Err(err) => {

@@ -14,9 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::aws::ids::Arn;
-use crate::aws::sagemaker::{
-    self as sm, Orchestrator, find_cluster, find_scheduler_config, find_scheduler_config_for_cluster,
-};
+use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
 use crate::aws::{AwsClient, AwsError, api_error};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, string, string_map, text, text_map, timeout, unknowns_to_null};
@@ -73,21 +71,19 @@ impl SchedulingPolicy {
         client: &AwsClient,
         cluster_name: &str,
     ) -> Result<sm::HyperPodCluster, Diagnostics> {
-        let cluster = find_cluster(&client.sagemaker, cluster_name)
-            .await
-            .map_err(|err| match err {
-                AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
-                    cluster_path(),
-                    format!("{cluster_name:?}"),
-                    &format!(
-                        "no HyperPod cluster of that name exists in account {} region {}",
-                        client.account_id,
-                        client.region.as_str()
-                    ),
-                    "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
-                )),
-                other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
-            })?;
+        let cluster = client.cluster(cluster_name).await.map_err(|err| match err {
+            AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
+                cluster_path(),
+                format!("{cluster_name:?}"),
+                &format!(
+                    "no HyperPod cluster of that name exists in account {} region {}",
+                    client.account_id,
+                    client.region.as_str()
+                ),
+                "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
+            )),
+            other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
+        })?;
         if cluster.orchestrator == Orchestrator::Slurm {
             return Err(Diagnostic::invalid_value(
                 cluster_path(),
@@ -207,6 +203,11 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 ));
             }
         }
+    }
+
+    /// The tenants' checks see the cluster's scheduler config as it now is.
+    fn after_apply(&self, client: &AwsClient, _states: [&Value; 3]) {
+        client.reads.forget_scheduler_configs();
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
@@ -334,7 +335,8 @@ impl Resource<AwsClient> for SchedulingPolicy {
         let mut prior = current.clone();
         if string(current, "cluster_name").is_none() {
             // Imported by ARN or id: name the cluster from its ARN via SageMaker.
-            let cluster = find_cluster(&client.sagemaker, &record.cluster_arn)
+            let cluster = client
+                .cluster(&record.cluster_arn)
                 .await
                 .map_err(|err| err.diagnostics(cluster_path(), "Reading the policy's cluster failed"))?;
             set_attr(&mut prior, "cluster_name", text(cluster.name));
@@ -438,7 +440,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 format!("Import {TYPE_NAME} by the HyperPod cluster's name or ARN, e.g. `ml-capacity`."),
             ));
         }
-        let cluster = find_cluster(&client.sagemaker, &cluster_ref).await.map_err(|err| {
+        let cluster = client.cluster(&cluster_ref).await.map_err(|err| {
             let detail = if err.is_not_found() {
                 format!(
                     "No HyperPod cluster {cluster_ref:?} exists in account {} region {}.",

@@ -42,9 +42,28 @@ impl Applier<'_> {
         let principal = self.spec.project_role_arn.clone();
         let rbac = self.spec.mode == Mode::Rbac;
         let group_key = format!("access_entry_group/{}", self.spec.kubernetes_group);
-        // The entry: ours if we made it; Studio's "Manage access" may have made it first, then it is adopted.
-        match access::find_access_entry(eks, cluster, &principal).await {
-            Ok(live) => {
+        // The entry: ours if we made it; Studio's "Manage access" may have made it first, then it is adopted. Not
+        // recorded yet: most likely absent, so create first (one call); one that exists is adopted below.
+        let groups_at_create = if rbac {
+            vec![self.spec.kubernetes_group.clone()]
+        } else {
+            Vec::new()
+        };
+        let created = !self.components.contains_key(ENTRY)
+            && match access::create_access_entry(eks, cluster, &principal, &groups_at_create, &self.tags).await {
+                Ok(()) => true,
+                Err(err) if err.code() == Some("ResourceInUseException") => false,
+                Err(err) => return Err(failed("Creating the project role's access entry failed", err)),
+            };
+        let existing = if created {
+            self.components.insert(ENTRY.to_string(), principal.clone());
+            None
+        } else {
+            Some(access::describe_access_entry(eks, cluster, &principal).await)
+        };
+        match existing {
+            None => {}
+            Some(Ok(live)) => {
                 let mut groups: Vec<String> = live
                     .kubernetes_groups
                     .iter()
@@ -69,18 +88,13 @@ impl Applier<'_> {
                 self.components
                     .retain(|key, _| !key.starts_with("access_entry_group/") || key == &group_key);
             }
-            Err(err) if err.is_not_found() => {
-                let groups = if rbac {
-                    vec![self.spec.kubernetes_group.clone()]
-                } else {
-                    Vec::new()
-                };
-                access::create_access_entry(eks, cluster, &principal, &groups, &self.tags)
+            Some(Err(err)) if err.is_not_found() => {
+                access::create_access_entry(eks, cluster, &principal, &groups_at_create, &self.tags)
                     .await
                     .map_err(|err| failed("Creating the project role's access entry failed", err))?;
                 self.components.insert(ENTRY.to_string(), principal.clone());
             }
-            Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+            Some(Err(err)) => return Err(failed("Reading the project role's access entry failed", err)),
         }
         if rbac {
             self.components
@@ -89,17 +103,33 @@ impl Applier<'_> {
             self.components.remove(&group_key);
         }
         let wanted = self.spec.associations(&self.partition);
-        for association in &wanted {
-            access::associate_access_policy(
-                eks,
-                cluster,
-                &principal,
-                &association.policy_arn,
-                &association.namespaces,
-            )
-            .await
-            .map_err(|err| failed(&format!("Associating {} failed", association.policy_arn), err))?;
-            self.components.insert(association.component(), association.scope());
+        // Independent of each other: all at once, each recorded if it succeeded.
+        let associated = futures::future::join_all(wanted.iter().map(|association| {
+            let principal = &principal;
+            async move {
+                access::associate_access_policy(
+                    eks,
+                    cluster,
+                    principal,
+                    &association.policy_arn,
+                    &association.namespaces,
+                )
+                .await
+                .map_err(|err| failed(&format!("Associating {} failed", association.policy_arn), err))
+            }
+        }))
+        .await;
+        let mut failures = Diagnostics::new();
+        for (association, result) in wanted.iter().zip(associated) {
+            match result {
+                Ok(_) => {
+                    self.components.insert(association.component(), association.scope());
+                }
+                Err(diagnostics) => failures.extend(diagnostics),
+            }
+        }
+        if failures.has_errors() {
+            return Err(failures);
         }
         let keep: BTreeSet<String> = wanted.iter().map(|a| a.component()).collect();
         let stale: Vec<String> = self
@@ -120,7 +150,8 @@ impl Applier<'_> {
         if has_objects {
             let kube = self.kube(cluster).await?;
             for object in &manifests {
-                objects::apply(&kube, object, &[MANAGED_BY_LABEL])
+                let recorded = self.components.contains_key(&object_component(object));
+                objects::apply(&kube, object, &[MANAGED_BY_LABEL], recorded)
                     .await
                     .map_err(|err| failed(&format!("Applying {} failed", object.describe()), err))?;
                 self.components.insert(object_component(object), object.path());

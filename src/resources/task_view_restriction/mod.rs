@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use crate::aws::{AwsClient, sagemaker, ssm};
+use crate::aws::{AwsClient, ssm};
 use crate::governance::{
     AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, TaskViewRestriction, check_restriction,
 };
@@ -121,7 +121,7 @@ impl TaskViewRestrictionResource {
             project_role_arn: Some(spec.project_role_arn.clone()),
             namespaces: spec.namespaces.clone(),
         };
-        let facts = live::gather(client, cluster).await;
+        let facts = live::gather(client, cluster, live::Needs::Restriction, &[&spec.project_role_arn]).await;
         let partition = client.region.partition();
         let restriction_facts = match &eks_name {
             Some(name) => RestrictionFacts::Eks {
@@ -211,7 +211,7 @@ impl TaskViewRestrictionResource {
         let cluster_ref = string(state, "cluster_arn")
             .or_else(|| string(state, "cluster_name"))
             .unwrap_or_default();
-        match sagemaker::find_cluster(&client.sagemaker, &cluster_ref).await {
+        match client.cluster(&cluster_ref).await {
             Ok(cluster) => Ok(Some(live::eks_name(&cluster))),
             Err(err) if err.is_not_found() => Ok(None),
             Err(err) => Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
@@ -275,6 +275,14 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
         Some(&self.identity)
+    }
+
+    /// The other resources' checks see the project role's access policies as they now are.
+    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+        client.reads.forget_kubernetes_objects();
+        for role in states.into_iter().filter_map(|state| string(state, "project_role_arn")) {
+            client.reads.forget_access_entry(&role);
+        }
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {

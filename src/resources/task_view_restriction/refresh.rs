@@ -5,14 +5,13 @@
 use std::collections::BTreeMap;
 
 use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, role_name};
-use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
 use crate::kubernetes::objects;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{object, string_map, text, text_list};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
-use crate::resources::cluster_facts::kube_client;
+use crate::resources::cluster_facts::{kube_client, kubernetes_object};
 
 use crate::resources::failed;
 
@@ -41,7 +40,7 @@ pub async fn refresh(
             }
         }
         Some(cluster) => {
-            let entry = match access::find_access_entry(&client.eks, cluster, &spec.project_role_arn).await {
+            let entry = match client.access_entry(cluster, &spec.project_role_arn).await {
                 Ok(entry) => Some(entry),
                 Err(err) if err.is_not_found() => None,
                 Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
@@ -92,7 +91,7 @@ pub async fn refresh(
                     .await
                     .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
                 for (key, path) in objects_recorded {
-                    match kube.get(path).await {
+                    match kubernetes_object(client, &kube, cluster, path).await {
                         Ok(Some(found)) => {
                             live.insert(key.clone(), path.clone());
                             manifests.push(text(

@@ -6,6 +6,9 @@
 //! Kubernetes, Pod Identity, access-entry and KMS steps are in `compose_access.rs`; what is wanted, in `desired.rs`.
 
 use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use futures::future::join_all;
 use std::time::Duration;
 
 use super::compose_access::delete_manifest;
@@ -41,8 +44,70 @@ pub struct Composer<'a> {
     pub client: &'a AwsClient,
     pub context: &'a OperationContext,
     pub target: &'a Target,
-    pub components: BTreeMap<String, String>,
+    pub components: Recorded,
     pub quota_arn: Option<String>,
+}
+
+/// The components that exist, written by steps that run at once: each records its object the moment it exists.
+#[derive(Default)]
+pub struct Recorded(Mutex<BTreeMap<String, String>>);
+
+impl Recorded {
+    pub fn new(components: BTreeMap<String, String>) -> Self {
+        Self(Mutex::new(components))
+    }
+
+    fn locked(&self) -> MutexGuard<'_, BTreeMap<String, String>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn get(&self, component: &str) -> Option<String> {
+        self.locked().get(component).cloned()
+    }
+
+    pub fn contains_key(&self, component: &str) -> bool {
+        self.locked().contains_key(component)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.locked().is_empty()
+    }
+
+    pub fn insert(&self, component: String, id: String) {
+        self.locked().insert(component, id);
+    }
+
+    pub fn remove(&self, component: &str) {
+        self.locked().remove(component);
+    }
+
+    pub fn retain(&self, keep: impl Fn(&str) -> bool) {
+        self.locked().retain(|component, _| keep(component));
+    }
+
+    /// The components whose names start with `prefix`, with their ids.
+    pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
+        self.locked()
+            .iter()
+            .filter(|(component, _)| component.starts_with(prefix))
+            .map(|(component, id)| (component.clone(), id.clone()))
+            .collect()
+    }
+
+    pub fn snapshot(&self) -> BTreeMap<String, String> {
+        self.locked().clone()
+    }
+}
+
+/// The first failure of steps that ran at once (each has recorded what it made).
+pub(super) fn first_failure(results: impl IntoIterator<Item = Result<(), Diagnostics>>) -> Result<(), Diagnostics> {
+    let mut failures = Diagnostics::new();
+    for result in results {
+        if let Err(diagnostics) = result {
+            failures.extend(diagnostics);
+        }
+    }
+    if failures.has_errors() { Err(failures) } else { Ok(()) }
 }
 
 pub(super) use crate::resources::failed;
@@ -57,16 +122,19 @@ impl<'a> Composer<'a> {
             && tags.get("hyperpod:cluster") == Some(&self.target.cluster_name)
     }
 
-    /// Runs every step in order.
+    /// Runs the steps in order; the last four are independent of each other and run at once, every one to its end
+    /// (a step cut short could leave an object it made unrecorded).
     pub async fn reconcile(&mut self, prior_spec: Option<&TenantSpec>) -> Result<(), Diagnostics> {
         self.ensure_role().await?;
         self.ensure_role_policies().await?;
         self.ensure_quota(prior_spec).await?;
-        self.ensure_manifests().await?;
-        self.ensure_pod_identity().await?;
-        self.ensure_access_entries().await?;
-        self.ensure_grants().await?;
-        Ok(())
+        let (manifests, pod_identity, access_entries, grants) = tokio::join!(
+            self.ensure_manifests(),
+            self.ensure_pod_identity(),
+            self.ensure_access_entries(),
+            self.ensure_grants(),
+        );
+        first_failure([manifests, pod_identity, access_entries, grants])
     }
 
     async fn ensure_role(&mut self) -> Result<(), Diagnostics> {
@@ -135,10 +203,10 @@ impl<'a> Composer<'a> {
         }
         let stale: Vec<String> = self
             .components
-            .keys()
-            .filter_map(|key| key.strip_prefix("iam_policy/"))
-            .filter(|name| !wanted.contains_key(*name))
-            .map(str::to_string)
+            .with_prefix("iam_policy/")
+            .into_iter()
+            .filter_map(|(key, _)| key.strip_prefix("iam_policy/").map(str::to_string))
+            .filter(|name| !wanted.contains_key(name))
             .collect();
         for name in stale {
             iam::delete_role_policy(&self.client.iam, &target.role_name, &name)
@@ -153,7 +221,7 @@ impl<'a> Composer<'a> {
         let target = self.target;
         let wanted = quota_spec(&target.spec, &target.cluster_arn, &target.tags);
         let sm = &self.client.sagemaker;
-        if let Some(id) = self.components.get(QUOTA).cloned() {
+        if let Some(id) = self.components.get(QUOTA) {
             match cq::find_compute_quota(sm, &id).await {
                 Ok(live) => {
                     self.quota_arn = Some(live.arn.clone());
@@ -240,30 +308,47 @@ impl<'a> Composer<'a> {
             .map_err(|err| kube_failed("The tenant namespace did not appear", err))
     }
 
-    /// Destroy: every recorded component, in reverse order; objects already gone are fine.
-    pub async fn remove_all(&mut self) -> Result<(), Diagnostics> {
+    /// Destroy: every recorded component, in reverse order; objects already gone are fine. KMS grants, access
+    /// entries and the Pod Identity association are independent and go at once.
+    pub async fn remove_all(&self) -> Result<(), Diagnostics> {
         let eks_name = self.target.eks_cluster_name.clone();
         let namespace = self.target.spec.namespace();
-        let recorded: Vec<(String, String)> = self.components.clone().into_iter().collect();
-        for (component, id) in recorded.iter().filter(|(c, _)| c.starts_with("kms_grant/")) {
-            let key = component.trim_start_matches("kms_grant/");
-            kms::revoke_grant(&self.client.kms, key, id)
-                .await
-                .map_err(|err| failed("Revoking a KMS grant failed", err))?;
-            self.components.remove(component);
-        }
-        for (component, principal) in recorded.iter().filter(|(c, _)| c.starts_with("access_entry/")) {
-            access::delete_access_entry(&self.client.eks, &eks_name, principal)
-                .await
-                .map_err(|err| failed("Deleting an access entry failed", err))?;
-            self.components.remove(component);
-        }
-        if let Some(id) = self.components.get(POD_IDENTITY).cloned() {
-            access::delete_pod_identity_association(&self.client.eks, &eks_name, &id)
-                .await
-                .map_err(|err| failed("Deleting the Pod Identity association failed", err))?;
-            self.components.remove(POD_IDENTITY);
-        }
+        let recorded: Vec<(String, String)> = self.components.snapshot().into_iter().collect();
+        let grants = recorded
+            .iter()
+            .filter(|(c, _)| c.starts_with("kms_grant/"))
+            .map(|(component, id)| async move {
+                let key = component.trim_start_matches("kms_grant/");
+                kms::revoke_grant(&self.client.kms, key, id)
+                    .await
+                    .map_err(|err| failed("Revoking a KMS grant failed", err))?;
+                self.components.remove(component);
+                Ok(())
+            });
+        let entries = recorded
+            .iter()
+            .filter(|(c, _)| c.starts_with("access_entry/"))
+            .map(|(component, principal)| {
+                let eks_name = &eks_name;
+                async move {
+                    access::delete_access_entry(&self.client.eks, eks_name, principal)
+                        .await
+                        .map_err(|err| failed("Deleting an access entry failed", err))?;
+                    self.components.remove(component);
+                    Ok(())
+                }
+            });
+        let pod_identity = async {
+            if let Some(id) = self.components.get(POD_IDENTITY) {
+                access::delete_pod_identity_association(&self.client.eks, &eks_name, &id)
+                    .await
+                    .map_err(|err| failed("Deleting the Pod Identity association failed", err))?;
+                self.components.remove(POD_IDENTITY);
+            }
+            Ok(())
+        };
+        let (grants, entries, pod_identity) = tokio::join!(join_all(grants), join_all(entries), pod_identity);
+        first_failure(grants.into_iter().chain(entries).chain([pod_identity]))?;
         let mut kubernetes: Vec<&String> = recorded
             .iter()
             .map(|(c, _)| c)
@@ -287,7 +372,7 @@ impl<'a> Composer<'a> {
                 Err(diagnostics) => return Err(diagnostics),
             }
         }
-        if let Some(id) = self.components.get(QUOTA).cloned() {
+        if let Some(id) = self.components.get(QUOTA) {
             cq::delete_compute_quota(&self.client.sagemaker, &id)
                 .await
                 .map_err(|err| failed("Deleting the compute quota failed", err))?;
@@ -301,7 +386,7 @@ impl<'a> Composer<'a> {
             iam::delete_role(&self.client.iam, &self.target.role_name)
                 .await
                 .map_err(|err| failed("Deleting the tenant workload role failed", err))?;
-            self.components.retain(|c, _| !c.starts_with("iam_"));
+            self.components.retain(|c| !c.starts_with("iam_"));
         }
         Ok(())
     }

@@ -1,33 +1,46 @@
 //! Apply, second half: the tenant's Kubernetes objects, its Pod Identity association, the access entries of its
 //! groups and the KMS grants on its data. The same reconcile rules as `compose.rs`: adopt only what is provably
-//! this tenant's, record each object as soon as it exists, remove what is no longer wanted.
+//! this tenant's, record each object as soon as it exists, remove what is no longer wanted. Objects of one kind are
+//! independent of each other and are written at once.
 
-use super::compose::{Composer, PROPAGATION, failed, kube_failed};
+use super::compose::{Composer, PROPAGATION, failed, first_failure, kube_failed};
 use super::desired::*;
 use super::manifests::{self, Manifest};
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
 use crate::kubernetes::{KubeClient, objects};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use futures::future::join_all;
+
+/// EKS's answer to creating an access entry or Pod Identity association that exists.
+const ENTRY_IN_USE: &str = "ResourceInUseException";
 
 impl Composer<'_> {
-    pub(super) async fn ensure_manifests(&mut self) -> Result<(), Diagnostics> {
+    pub(super) async fn ensure_manifests(&self) -> Result<(), Diagnostics> {
         let namespace = self.target.spec.namespace();
         let wanted = manifests::render(&self.target.spec);
         let kube = self.kube().await?;
-        for manifest in &wanted {
-            objects::apply(&kube, manifest, &manifests::LABELS)
-                .await
-                .map_err(|err| kube_failed(&format!("Applying {} failed", manifest.describe()), err))?;
-            self.components
-                .insert(manifest.component(), format!("{namespace}/{}", manifest.name));
-        }
+        let applied = join_all(wanted.iter().map(|manifest| {
+            let (kube, namespace) = (&kube, &namespace);
+            async move {
+                let recorded = self.components.contains_key(&manifest.component());
+                objects::apply(kube, manifest, &manifests::LABELS, recorded)
+                    .await
+                    .map_err(|err| kube_failed(&format!("Applying {} failed", manifest.describe()), err))?;
+                self.components
+                    .insert(manifest.component(), format!("{namespace}/{}", manifest.name));
+                Ok(())
+            }
+        }))
+        .await;
+        first_failure(applied)?;
         let keep: Vec<String> = wanted.iter().map(Manifest::component).collect();
         let stale: Vec<String> = self
             .components
-            .keys()
-            .filter(|key| key.starts_with("kubernetes/") && !keep.contains(key))
-            .cloned()
+            .with_prefix("kubernetes/")
+            .into_iter()
+            .map(|(key, _)| key)
+            .filter(|key| !keep.contains(key))
             .collect();
         for key in stale {
             delete_manifest(&kube, &namespace, &key).await?;
@@ -52,14 +65,26 @@ impl Composer<'_> {
         })
     }
 
-    pub(super) async fn ensure_pod_identity(&mut self) -> Result<(), Diagnostics> {
+    pub(super) async fn ensure_pod_identity(&self) -> Result<(), Diagnostics> {
         let eks_name = &self.target.eks_cluster_name;
         let Some(wanted) = self.pod_identity_spec() else {
             return Ok(());
         };
         let eks = &self.client.eks;
         let mut existing = None;
-        if let Some(id) = self.components.get(POD_IDENTITY).cloned() {
+        let recorded = self.components.get(POD_IDENTITY);
+        if recorded.is_none() {
+            // Not in state: most likely absent, so create first; one that exists is looked up below.
+            match self.create_pod_identity(&wanted).await {
+                Ok(id) => {
+                    self.components.insert(POD_IDENTITY.to_string(), id);
+                    return Ok(());
+                }
+                Err(err) if err.code() == Some(ENTRY_IN_USE) => {}
+                Err(err) => return Err(failed("Creating the Pod Identity association failed", err)),
+            }
+        }
+        if let Some(id) = recorded {
             match access::find_pod_identity_association(eks, eks_name, &id).await {
                 // Namespace and service account are immutable: a renamed service account needs a new association.
                 Ok(found) if found.namespace != wanted.namespace || found.service_account != wanted.service_account => {
@@ -106,97 +131,39 @@ impl Composer<'_> {
                 }
                 found.id
             }
-            None => {
-                let created = crate::aws::wait::retry_propagation("the Pod Identity association", PROPAGATION, || {
-                    access::create_pod_identity_association(eks, eks_name, &wanted)
-                })
+            None => self
+                .create_pod_identity(&wanted)
                 .await
-                .map_err(|err| failed("Creating the Pod Identity association failed", err))?;
-                created.id
-            }
+                .map_err(|err| failed("Creating the Pod Identity association failed", err))?,
         };
         self.components.insert(POD_IDENTITY.to_string(), association);
         Ok(())
     }
 
-    pub(super) async fn ensure_access_entries(&mut self) -> Result<(), Diagnostics> {
+    /// The role was created moments ago: EKS may not see it yet.
+    async fn create_pod_identity(&self, wanted: &PodIdentitySpec) -> Result<String, crate::aws::AwsError> {
+        let (eks, eks_name) = (&self.client.eks, &self.target.eks_cluster_name);
+        crate::aws::wait::retry_propagation("the Pod Identity association", PROPAGATION, || {
+            access::create_pod_identity_association(eks, eks_name, wanted)
+        })
+        .await
+        .map(|created| created.id)
+    }
+
+    pub(super) async fn ensure_access_entries(&self) -> Result<(), Diagnostics> {
         let eks_name = &self.target.eks_cluster_name;
         let eks = &self.client.eks;
         let wanted = desired_entries(&self.target.spec);
-        for entry in &wanted {
-            let key = access_entry_component(&entry.principal_arn);
-            let live = match access::find_access_entry(eks, eks_name, &entry.principal_arn).await {
-                Ok(live) => Some(live),
-                Err(err) if err.is_not_found() => None,
-                Err(err) => return Err(failed("Reading an access entry failed", err)),
-            };
-            match live {
-                Some(live) if self.components.contains_key(&key) || self.tagged_as_ours(&live.tags) => {
-                    // A principal that moved between viewers and operators keeps only its new policy.
-                    for stale in live.policies.iter().filter(|p| {
-                        [VIEW_POLICY, EDIT_POLICY].contains(&p.policy_arn.as_str()) && p.policy_arn != entry.policy_arn
-                    }) {
-                        access::disassociate_access_policy(eks, eks_name, &entry.principal_arn, &stale.policy_arn)
-                            .await
-                            .map_err(|err| failed("Removing a stale access policy failed", err))?;
-                    }
-                    if live.kubernetes_groups != entry.kubernetes_groups {
-                        access::update_access_entry_groups(
-                            eks,
-                            eks_name,
-                            &entry.principal_arn,
-                            &entry.kubernetes_groups,
-                        )
-                        .await
-                        .map_err(|err| failed("Updating an access entry failed", err))?;
-                    }
-                }
-                Some(_) => {
-                    return Err(Diagnostic::invalid_value(
-                        AttributePath::attr(if entry.policy_arn == EDIT_POLICY {
-                            "operator_principal_arns"
-                        } else {
-                            "viewer_principal_arns"
-                        }),
-                        format!("{:?}", entry.principal_arn),
-                        "the principal already has an EKS access entry that this tenant did not create (EKS allows \
-                         one per principal per cluster)",
-                        "give each tenant group its own IAM role, or remove the principal from this tenant",
-                    )
-                    .into());
-                }
-                None => {
-                    access::create_access_entry(
-                        eks,
-                        eks_name,
-                        &entry.principal_arn,
-                        &entry.kubernetes_groups,
-                        &self.target.tags,
-                    )
-                    .await
-                    .map_err(|err| failed("Creating an access entry failed", err))?;
-                }
-            }
-            self.components.insert(key, entry.principal_arn.clone());
-            access::associate_access_policy(
-                eks,
-                eks_name,
-                &entry.principal_arn,
-                &entry.policy_arn,
-                &entry.namespaces,
-            )
-            .await
-            .map_err(|err| failed("Associating the access policy failed", err))?;
-        }
+        first_failure(join_all(wanted.iter().map(|entry| self.ensure_access_entry(entry))).await)?;
         let keep: Vec<String> = wanted
             .iter()
             .map(|e| access_entry_component(&e.principal_arn))
             .collect();
         let stale: Vec<(String, String)> = self
             .components
-            .iter()
-            .filter(|(key, _)| key.starts_with("access_entry/") && !keep.contains(key))
-            .map(|(key, principal)| (key.clone(), principal.clone()))
+            .with_prefix("access_entry/")
+            .into_iter()
+            .filter(|(key, _)| !keep.contains(key))
             .collect();
         for (key, principal) in stale {
             access::delete_access_entry(eks, eks_name, &principal)
@@ -205,6 +172,93 @@ impl Composer<'_> {
             self.components.remove(&key);
         }
         Ok(())
+    }
+
+    /// One principal's entry, then its policy: EKS allows one entry per principal per cluster.
+    async fn ensure_access_entry(&self, entry: &DesiredEntry) -> Result<(), Diagnostics> {
+        let eks_name = &self.target.eks_cluster_name;
+        let eks = &self.client.eks;
+        let key = access_entry_component(&entry.principal_arn);
+        // Not in state: most likely absent, so create first (one call); an entry that exists is judged below.
+        let created = !self.components.contains_key(&key)
+            && match access::create_access_entry(
+                eks,
+                eks_name,
+                &entry.principal_arn,
+                &entry.kubernetes_groups,
+                &self.target.tags,
+            )
+            .await
+            {
+                Ok(()) => true,
+                Err(err) if err.code() == Some(ENTRY_IN_USE) => false,
+                Err(err) => return Err(failed("Creating an access entry failed", err)),
+            };
+        if created {
+            self.components.insert(key, entry.principal_arn.clone());
+            return self.associate(entry).await;
+        }
+        let live = match access::find_access_entry(eks, eks_name, &entry.principal_arn).await {
+            Ok(live) => Some(live),
+            Err(err) if err.is_not_found() => None,
+            Err(err) => return Err(failed("Reading an access entry failed", err)),
+        };
+        match live {
+            Some(live) if self.components.contains_key(&key) || self.tagged_as_ours(&live.tags) => {
+                // A principal that moved between viewers and operators keeps only its new policy.
+                for stale in live.policies.iter().filter(|p| {
+                    [VIEW_POLICY, EDIT_POLICY].contains(&p.policy_arn.as_str()) && p.policy_arn != entry.policy_arn
+                }) {
+                    access::disassociate_access_policy(eks, eks_name, &entry.principal_arn, &stale.policy_arn)
+                        .await
+                        .map_err(|err| failed("Removing a stale access policy failed", err))?;
+                }
+                if live.kubernetes_groups != entry.kubernetes_groups {
+                    access::update_access_entry_groups(eks, eks_name, &entry.principal_arn, &entry.kubernetes_groups)
+                        .await
+                        .map_err(|err| failed("Updating an access entry failed", err))?;
+                }
+            }
+            Some(_) => {
+                return Err(Diagnostic::invalid_value(
+                    AttributePath::attr(if entry.policy_arn == EDIT_POLICY {
+                        "operator_principal_arns"
+                    } else {
+                        "viewer_principal_arns"
+                    }),
+                    format!("{:?}", entry.principal_arn),
+                    "the principal already has an EKS access entry that this tenant did not create (EKS allows \
+                     one per principal per cluster)",
+                    "give each tenant group its own IAM role, or remove the principal from this tenant",
+                )
+                .into());
+            }
+            None => {
+                access::create_access_entry(
+                    eks,
+                    eks_name,
+                    &entry.principal_arn,
+                    &entry.kubernetes_groups,
+                    &self.target.tags,
+                )
+                .await
+                .map_err(|err| failed("Creating an access entry failed", err))?;
+            }
+        }
+        self.components.insert(key, entry.principal_arn.clone());
+        self.associate(entry).await
+    }
+
+    async fn associate(&self, entry: &DesiredEntry) -> Result<(), Diagnostics> {
+        access::associate_access_policy(
+            &self.client.eks,
+            &self.target.eks_cluster_name,
+            &entry.principal_arn,
+            &entry.policy_arn,
+            &entry.namespaces,
+        )
+        .await
+        .map_err(|err| failed("Associating the access policy failed", err))
     }
 
     pub(super) fn grantee(&self) -> String {
@@ -216,39 +270,17 @@ impl Composer<'_> {
             .unwrap_or_else(|| self.target.role_arn.clone())
     }
 
-    pub(super) async fn ensure_grants(&mut self) -> Result<(), Diagnostics> {
+    pub(super) async fn ensure_grants(&self) -> Result<(), Diagnostics> {
         let grantee = self.grantee();
-        let name = self.target.role_name.clone();
-        let keys = self.target.spec.data.kms_keys.clone();
-        for key in &keys {
-            let component = grant_component(key);
-            if let Some(id) = self.components.get(&component).cloned() {
-                match kms::find_grant(&self.client.kms, key, &id).await {
-                    Ok(grant) if grant.grantee_principal == grantee => continue,
-                    Ok(_) => {
-                        // The grantee changed: grants are immutable, so revoke and grant again.
-                        kms::revoke_grant(&self.client.kms, key, &id)
-                            .await
-                            .map_err(|err| failed("Revoking a KMS grant failed", err))?;
-                    }
-                    Err(err) if err.is_not_found() => {}
-                    Err(err) => return Err(failed("Reading a KMS grant failed", err)),
-                }
-                self.components.remove(&component);
-            }
-            let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
-                kms::create_grant(&self.client.kms, key, &grantee, &name, &GRANT_OPERATIONS)
-            })
-            .await
-            .map_err(|err| failed(&format!("Granting {grantee} use of KMS key {key} failed"), err))?;
-            self.components.insert(component, id);
-        }
+        let keys = &self.target.spec.data.kms_keys;
+        first_failure(join_all(keys.iter().map(|key| self.ensure_grant(key, &grantee))).await)?;
         let stale: Vec<(String, String)> = self
             .components
-            .iter()
+            .with_prefix("kms_grant/")
+            .into_iter()
             .filter_map(|(component, id)| {
                 let key = component.strip_prefix("kms_grant/")?;
-                (!keys.iter().any(|k| k == key)).then(|| (key.to_string(), id.clone()))
+                (!keys.iter().any(|k| k == key)).then(|| (key.to_string(), id))
             })
             .collect();
         for (key, id) in stale {
@@ -257,6 +289,37 @@ impl Composer<'_> {
                 .map_err(|err| failed("Revoking a KMS grant failed", err))?;
             self.components.remove(&grant_component(&key));
         }
+        Ok(())
+    }
+
+    /// One key's grant to `grantee`; grants are immutable, so a changed grantee is revoked and granted again.
+    async fn ensure_grant(&self, key: &str, grantee: &str) -> Result<(), Diagnostics> {
+        let component = grant_component(key);
+        if let Some(id) = self.components.get(&component) {
+            match kms::find_grant(&self.client.kms, key, &id).await {
+                Ok(grant) if grant.grantee_principal == grantee => return Ok(()),
+                Ok(_) => {
+                    kms::revoke_grant(&self.client.kms, key, &id)
+                        .await
+                        .map_err(|err| failed("Revoking a KMS grant failed", err))?;
+                }
+                Err(err) if err.is_not_found() => {}
+                Err(err) => return Err(failed("Reading a KMS grant failed", err)),
+            }
+            self.components.remove(&component);
+        }
+        let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
+            kms::create_grant(
+                &self.client.kms,
+                key,
+                grantee,
+                &self.target.role_name,
+                &GRANT_OPERATIONS,
+            )
+        })
+        .await
+        .map_err(|err| failed(&format!("Granting {grantee} use of KMS key {key} failed"), err))?;
+        self.components.insert(component, id);
         Ok(())
     }
 }

@@ -31,7 +31,7 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
-use compose::{Composer, Target};
+use compose::{Composer, Recorded, Target};
 use model::TenantSpec;
 
 /// The schema's block, for tests that check what the engine's paths name.
@@ -120,7 +120,8 @@ impl Tenant {
             }
         }
         let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
-        let cluster = crate::aws::sagemaker::find_cluster(&client.sagemaker, &cluster_arn)
+        let cluster = client
+            .cluster(&cluster_arn)
             .await
             .map_err(|err| err.diagnostics(AttributePath::attr("cluster_arn"), "Cannot read the HyperPod cluster"))?;
         let target = Target {
@@ -140,7 +141,7 @@ impl Tenant {
     /// The state after a reconcile, complete or not: the planned value with what now exists.
     fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
         let mut state = value.clone();
-        let components = &composer.components;
+        let components = &composer.components.snapshot();
         let optional = |key: &str| components.get(key).map_or(Value::Null, text);
         set_attr(&mut state, "components", text_map(components));
         set_attr(&mut state, "compute_quota_id", optional(desired::QUOTA));
@@ -202,6 +203,21 @@ impl Resource<AwsClient> for Tenant {
         }
     }
 
+    /// The other resources' checks see this tenant's quota tags and access policies as they now are.
+    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+        client.reads.forget_kubernetes_objects();
+        for state in states {
+            client
+                .reads
+                .forget_compute_quota(string(state, "compute_quota_arn").as_deref());
+            if let Some(Value::List(entries)) = state.get_attr("access_entries") {
+                for principal in entries.iter().filter_map(|entry| string(entry, "principal_arn")) {
+                    client.reads.forget_access_entry(&principal);
+                }
+            }
+        }
+    }
+
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let Some((contract, spec)) = inputs(&change.planned) else {
             for name in plan::DERIVED {
@@ -254,7 +270,7 @@ impl Resource<AwsClient> for Tenant {
             client,
             context,
             target: &target,
-            components: BTreeMap::new(),
+            components: Default::default(),
             quota_arn: None,
         };
         match composer.reconcile(None).await {
@@ -286,7 +302,7 @@ impl Resource<AwsClient> for Tenant {
             client,
             context,
             target: &target,
-            components: string_map(prior, "components"),
+            components: Recorded::new(string_map(prior, "components")),
             quota_arn: string(prior, "compute_quota_arn"),
         };
         let prior_spec = TenantSpec::from_value(prior);
@@ -305,7 +321,7 @@ impl Resource<AwsClient> for Tenant {
             return Ok(());
         }
         let cluster_arn = string(prior, "cluster_arn").unwrap_or_default();
-        let eks_cluster_name = match crate::aws::sagemaker::find_cluster(&client.sagemaker, &cluster_arn).await {
+        let eks_cluster_name = match client.cluster(&cluster_arn).await {
             Ok(cluster) => refresh::eks_name(&cluster).unwrap_or_default(),
             Err(err) if err.is_not_found() => String::new(),
             Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
@@ -328,11 +344,11 @@ impl Resource<AwsClient> for Tenant {
             timeout: timeout(prior, "delete", DEFAULT_TIMEOUT),
             spec,
         };
-        let mut composer = Composer {
+        let composer = Composer {
             client,
             context,
             target: &target,
-            components,
+            components: Recorded::new(components),
             quota_arn: None,
         };
         composer.remove_all().await

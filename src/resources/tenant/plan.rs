@@ -185,7 +185,12 @@ pub async fn derive(
     tenants
         .known
         .insert(0, references::own_entry(&contract.cluster.name, tenant.capacity()));
-    let facts = live::gather(client, cluster).await;
+    // CLU-6 asks whether the tenant's own workload roles are cluster admins: only their entries are read.
+    let mut workload_roles = vec![role_arn.as_str()];
+    if let crate::governance::Setting::Set(target) = &tenant.target_role_arn {
+        workload_roles.push(target);
+    }
+    let facts = live::gather(client, cluster, live::Needs::Tenant, &workload_roles).await;
     let admins = facts
         .access_entries
         .known()

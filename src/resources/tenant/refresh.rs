@@ -11,13 +11,13 @@ use super::desired::{self, POD_IDENTITY, QUOTA, ROLE};
 use super::manifests;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
-use crate::aws::sagemaker;
 use crate::aws::{AwsClient, AwsError, iam, kms};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{elements, int, nested, object, string, string_map, strings, text, text_list, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::resources::cluster_facts::kubernetes_object;
 
 use crate::resources::failed;
 
@@ -37,10 +37,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     let cluster_ref = string(current, "cluster_arn")
         .or_else(|| string(current, "cluster_name"))
         .unwrap_or_default();
-    let cluster = match present(
-        sagemaker::find_cluster(&client.sagemaker, &cluster_ref).await,
-        "the cluster",
-    )? {
+    let cluster = match present(client.cluster(&cluster_ref).await, "the cluster")? {
         Some(cluster) => cluster,
         None => return Ok(None), // the cluster is gone, and every tenant object with it
     };
@@ -100,7 +97,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
                         continue;
                     }
                     let path = paths::namespaced(api_version, resource, &namespace, name);
-                    match kube.get(&path).await {
+                    match kubernetes_object(client, &kube, &eks_cluster, &path).await {
                         Ok(Some(object)) => {
                             live.insert(key, format!("{namespace}/{name}"));
                             manifests_now.push(text(manifests::normalize(&object).to_string()));
@@ -154,11 +151,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
         if !prior.contains_key(&key) {
             continue;
         }
-        let Some(record) = present(
-            access::find_access_entry(&client.eks, &eks_cluster, &principal).await,
-            "an access entry",
-        )?
-        else {
+        let Some(record) = present(client.access_entry(&eks_cluster, &principal).await, "an access entry")? else {
             continue;
         };
         live.insert(key, principal.clone());
@@ -308,7 +301,8 @@ pub async fn import(
     cluster_ref: &str,
     team: &str,
 ) -> Result<Value, Diagnostics> {
-    let cluster = sagemaker::find_cluster(&client.sagemaker, cluster_ref)
+    let cluster = client
+        .cluster(cluster_ref)
         .await
         .map_err(|err| failed("Cannot import the tenant", err))?;
     let quotas = cq::list_compute_quotas(&client.sagemaker, &cluster.arn)

@@ -1,0 +1,257 @@
+//! Reads shared by every resource, data source and rule of one provider process: each cluster, its compute quotas,
+//! scheduling policy and access entries, the DataZone projects and connections are read once per run, and
+//! concurrent requests for the same key wait on that one read (`Memo`).
+//!
+//! Nothing is kept that this process has since changed: what a resource of this provider writes, its `after_apply`
+//! forgets (`forget_*`), complete or not, so the next resource in an apply reads it again. What this provider never
+//! writes (the clusters, add-ons, projects, environments, domain units, roles' policies) is kept for the process.
+
+use std::collections::BTreeMap;
+
+use super::compute_quota::{self, ComputeQuota};
+use super::datazone::{self, Project, ToolingEnvironment};
+use super::datazone_connections::{self as connections, Connection, Membership};
+use super::datazone_grants::{self, DomainUnit};
+use super::eks_access::{self, AccessPolicyAssociation};
+use super::iam::{self, RolePolicy};
+use super::memo::Memo;
+use super::sagemaker::{self, HyperPodCluster, SchedulerConfig};
+use super::{AwsClient, AwsError, eks};
+
+type Key2 = (String, String);
+
+#[derive(Default)]
+pub struct SharedReads {
+    // Written by this provider: forgotten by the resource that writes them.
+    compute_quotas: Memo<String, Vec<ComputeQuota>>,
+    quota_tags: Memo<String, BTreeMap<String, String>>,
+    access_entries: Memo<String, Vec<String>>,
+    access_policies: Memo<Key2, Vec<AccessPolicyAssociation>>,
+    scheduler_configs: Memo<String, Option<SchedulerConfig>>,
+    hyperpod_connections: Memo<String, Vec<Connection>>,
+    connections: Memo<Key2, Connection>,
+    memberships: Memo<Key2, Vec<Membership>>,
+    /// The objects of one Kubernetes collection (a kind in a namespace), by (EKS cluster, collection path): the
+    /// refresh of a tenant's and a restriction's objects in the team's namespace is one list per kind.
+    pub kubernetes_collections: Memo<Key2, Vec<serde_json::Value>>,
+
+    // Never written by this provider.
+    clusters: Memo<String, HyperPodCluster>,
+    eks_clusters: Memo<String, eks::EksCluster>,
+    addons: Memo<Key2, Option<eks::InstalledAddon>>,
+    projects: Memo<Key2, Project>,
+    tooling_blueprints: Memo<String, Vec<String>>,
+    tooling_environments: Memo<Key2, Option<ToolingEnvironment>>,
+    domain_units: Memo<Key2, DomainUnit>,
+    role_policies: Memo<String, Vec<RolePolicy>>,
+}
+
+fn key(a: &str, b: &str) -> Key2 {
+    (a.to_string(), b.to_string())
+}
+
+impl SharedReads {
+    /// A tenant wrote its quota: the cluster's quota list and that quota's tags.
+    pub fn forget_compute_quota(&self, quota_arn: Option<&str>) {
+        self.compute_quotas.clear();
+        if let Some(arn) = quota_arn {
+            self.quota_tags.forget(&arn.to_string());
+        }
+    }
+
+    /// A tenant or restriction wrote `principal_arn`'s access entry or policies (on whichever cluster).
+    pub fn forget_access_entry(&self, principal_arn: &str) {
+        self.access_entries.clear();
+        self.access_policies
+            .forget_where(|(_, principal)| principal == principal_arn);
+    }
+
+    /// A tenant or restriction wrote Kubernetes objects.
+    pub fn forget_kubernetes_objects(&self) {
+        self.kubernetes_collections.clear();
+    }
+
+    pub fn forget_scheduler_configs(&self) {
+        self.scheduler_configs.clear();
+    }
+
+    /// A binding wrote its connection or the project's memberships.
+    pub fn forget_connection(&self, connection_id: Option<&str>, project_id: Option<&str>) {
+        self.hyperpod_connections.clear();
+        self.connections
+            .forget_where(|(_, id)| Some(id.as_str()) == connection_id);
+        self.memberships
+            .forget_where(|(_, project)| Some(project.as_str()) == project_id);
+    }
+}
+
+/// The memoized reads, beside the plain ones in each service module.
+impl AwsClient {
+    pub async fn cluster(&self, name_or_arn: &str) -> Result<HyperPodCluster, AwsError> {
+        let cluster = self
+            .reads
+            .clusters
+            .get(&name_or_arn.to_string(), || {
+                sagemaker::find_cluster(&self.sagemaker, name_or_arn)
+            })
+            .await?;
+        Ok(cluster)
+    }
+
+    pub async fn eks_cluster(&self, name: &str) -> Result<eks::EksCluster, AwsError> {
+        self.reads
+            .eks_clusters
+            .get(&name.to_string(), || eks::find_cluster(&self.eks, name))
+            .await
+    }
+
+    pub async fn compute_quotas(&self, cluster_arn: &str) -> Result<Vec<ComputeQuota>, AwsError> {
+        self.reads
+            .compute_quotas
+            .get(&cluster_arn.to_string(), || {
+                compute_quota::list_compute_quotas(&self.sagemaker, cluster_arn)
+            })
+            .await
+    }
+
+    pub async fn quota_tags(&self, quota_arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
+        self.reads
+            .quota_tags
+            .get(&quota_arn.to_string(), || {
+                sagemaker::list_tags(&self.sagemaker, quota_arn)
+            })
+            .await
+    }
+
+    /// The scheduler config of the cluster, `None` when it has none.
+    pub async fn cluster_scheduler_config(&self, cluster_arn: &str) -> Result<Option<SchedulerConfig>, AwsError> {
+        self.reads
+            .scheduler_configs
+            .get(&cluster_arn.to_string(), || async {
+                match sagemaker::find_scheduler_config_for_cluster(&self.sagemaker, cluster_arn).await? {
+                    Some(id) => Ok(Some(sagemaker::find_scheduler_config(&self.sagemaker, &id).await?)),
+                    None => Ok(None),
+                }
+            })
+            .await
+    }
+
+    pub async fn access_entries(&self, eks_cluster: &str) -> Result<Vec<String>, AwsError> {
+        self.reads
+            .access_entries
+            .get(&eks_cluster.to_string(), || {
+                eks_access::list_access_entries(&self.eks, eks_cluster)
+            })
+            .await
+    }
+
+    /// The access entry as it is now, with its policies as this process last read them (which the rules share).
+    pub async fn access_entry(
+        &self,
+        eks_cluster: &str,
+        principal_arn: &str,
+    ) -> Result<eks_access::AccessEntryRecord, AwsError> {
+        let (entry, policies) = tokio::join!(
+            eks_access::describe_access_entry(&self.eks, eks_cluster, principal_arn),
+            self.access_policies(eks_cluster, principal_arn)
+        );
+        let mut entry = entry?;
+        entry.policies = policies?;
+        Ok(entry)
+    }
+
+    pub async fn access_policies(
+        &self,
+        eks_cluster: &str,
+        principal_arn: &str,
+    ) -> Result<Vec<AccessPolicyAssociation>, AwsError> {
+        self.reads
+            .access_policies
+            .get(&key(eks_cluster, principal_arn), || {
+                eks_access::list_associated_access_policies(&self.eks, eks_cluster, principal_arn)
+            })
+            .await
+    }
+
+    /// Every HyperPod connection of the domain.
+    pub async fn hyperpod_connections(&self, domain_id: &str) -> Result<Vec<Connection>, AwsError> {
+        self.reads
+            .hyperpod_connections
+            .get(&domain_id.to_string(), || {
+                connections::list_hyperpod_connections(&self.datazone, domain_id, None)
+            })
+            .await
+    }
+
+    pub async fn connection(&self, domain_id: &str, connection_id: &str) -> Result<Connection, AwsError> {
+        self.reads
+            .connections
+            .get(&key(domain_id, connection_id), || {
+                connections::find_connection(&self.datazone, domain_id, connection_id)
+            })
+            .await
+    }
+
+    pub async fn project(&self, domain_id: &str, project_id: &str) -> Result<Project, AwsError> {
+        self.reads
+            .projects
+            .get(&key(domain_id, project_id), || {
+                datazone::find_project(&self.datazone, domain_id, project_id)
+            })
+            .await
+    }
+
+    pub async fn tooling_environment(
+        &self,
+        domain_id: &str,
+        project_id: &str,
+    ) -> Result<Option<ToolingEnvironment>, AwsError> {
+        self.reads
+            .tooling_environments
+            .get(&key(domain_id, project_id), || async {
+                let blueprints = self
+                    .reads
+                    .tooling_blueprints
+                    .get(&domain_id.to_string(), || {
+                        datazone::find_tooling_blueprints(&self.datazone, domain_id)
+                    })
+                    .await?;
+                datazone::find_tooling_environment(&self.datazone, domain_id, project_id, &blueprints).await
+            })
+            .await
+    }
+
+    pub async fn domain_unit(&self, domain_id: &str, unit_id: &str) -> Result<DomainUnit, AwsError> {
+        self.reads
+            .domain_units
+            .get(&key(domain_id, unit_id), || {
+                datazone_grants::find_domain_unit(&self.datazone, domain_id, unit_id)
+            })
+            .await
+    }
+
+    pub async fn addon(&self, eks_cluster: &str, addon_name: &str) -> Result<Option<eks::InstalledAddon>, AwsError> {
+        self.reads
+            .addons
+            .get(&key(eks_cluster, addon_name), || {
+                eks::find_addon(&self.eks, eks_cluster, addon_name)
+            })
+            .await
+    }
+
+    pub async fn project_memberships(&self, domain_id: &str, project_id: &str) -> Result<Vec<Membership>, AwsError> {
+        self.reads
+            .memberships
+            .get(&key(domain_id, project_id), || {
+                connections::list_project_memberships(&self.datazone, domain_id, project_id)
+            })
+            .await
+    }
+
+    pub async fn role_policies(&self, role_arn: &str) -> Result<Vec<RolePolicy>, AwsError> {
+        self.reads
+            .role_policies
+            .get(&role_arn.to_string(), || iam::find_role_policies(&self.iam, role_arn))
+            .await
+    }
+}
