@@ -181,15 +181,7 @@ impl Composer<'_> {
         let key = access_entry_component(&entry.principal_arn);
         // Not in state: most likely absent, so create first (one call); an entry that exists is judged below.
         let created = !self.components.contains_key(&key)
-            && match access::create_access_entry(
-                eks,
-                eks_name,
-                &entry.principal_arn,
-                &entry.kubernetes_groups,
-                &self.target.tags,
-            )
-            .await
-            {
+            && match self.create_entry(entry).await {
                 Ok(()) => true,
                 Err(err) if err.code() == Some(ENTRY_IN_USE) => false,
                 Err(err) => return Err(failed("Creating an access entry failed", err)),
@@ -234,19 +226,24 @@ impl Composer<'_> {
                 .into());
             }
             None => {
-                access::create_access_entry(
-                    eks,
-                    eks_name,
-                    &entry.principal_arn,
-                    &entry.kubernetes_groups,
-                    &self.target.tags,
-                )
-                .await
-                .map_err(|err| failed("Creating an access entry failed", err))?;
+                self.create_entry(entry)
+                    .await
+                    .map_err(|err| failed("Creating an access entry failed", err))?;
             }
         }
         self.components.insert(key, entry.principal_arn.clone());
         self.associate(entry).await
+    }
+
+    async fn create_entry(&self, entry: &DesiredEntry) -> Result<(), crate::aws::AwsError> {
+        access::create_access_entry(
+            &self.client.eks,
+            &self.target.eks_cluster_name,
+            &entry.principal_arn,
+            &entry.kubernetes_groups,
+            &self.target.tags,
+        )
+        .await
     }
 
     async fn associate(&self, entry: &DesiredEntry) -> Result<(), Diagnostics> {
