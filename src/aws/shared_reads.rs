@@ -25,10 +25,11 @@ pub struct SharedReads {
     // Written by this provider: forgotten by the resource that writes them.
     compute_quotas: Memo<String, Vec<ComputeQuota>>,
     quota_tags: Memo<String, BTreeMap<String, String>>,
-    access_entries: Memo<String, Vec<String>>,
-    access_policies: Memo<Key2, Vec<AccessPolicyAssociation>>,
+    /// `None`: the principal has no access entry on that cluster.
+    access_policies: Memo<Key2, Option<Vec<AccessPolicyAssociation>>>,
     scheduler_configs: Memo<String, Option<SchedulerConfig>>,
-    hyperpod_connections: Memo<String, Vec<Connection>>,
+    /// By (domain, project or "" for the whole domain).
+    hyperpod_connections: Memo<Key2, Vec<Connection>>,
     connections: Memo<Key2, Connection>,
     memberships: Memo<Key2, Vec<Membership>>,
     /// The objects of one Kubernetes collection (a kind in a namespace), by (EKS cluster, collection path): the
@@ -61,7 +62,6 @@ impl SharedReads {
 
     /// A tenant or restriction wrote `principal_arn`'s access entry or policies (on whichever cluster).
     pub fn forget_access_entry(&self, principal_arn: &str) {
-        self.access_entries.clear();
         self.access_policies
             .forget_where(|(_, principal)| principal == principal_arn);
     }
@@ -136,15 +136,6 @@ impl AwsClient {
             .await
     }
 
-    pub async fn access_entries(&self, eks_cluster: &str) -> Result<Vec<String>, AwsError> {
-        self.reads
-            .access_entries
-            .get(&eks_cluster.to_string(), || {
-                eks_access::list_access_entries(&self.eks, eks_cluster)
-            })
-            .await
-    }
-
     /// The access entry as it is now, with its policies as this process last read them (which the rules share).
     pub async fn access_entry(
         &self,
@@ -156,7 +147,7 @@ impl AwsClient {
             self.access_policies(eks_cluster, principal_arn)
         );
         let mut entry = entry?;
-        entry.policies = policies?;
+        entry.policies = policies?.unwrap_or_default();
         Ok(entry)
     }
 
@@ -164,21 +155,29 @@ impl AwsClient {
         &self,
         eks_cluster: &str,
         principal_arn: &str,
-    ) -> Result<Vec<AccessPolicyAssociation>, AwsError> {
+    ) -> Result<Option<Vec<AccessPolicyAssociation>>, AwsError> {
         self.reads
             .access_policies
-            .get(&key(eks_cluster, principal_arn), || {
-                eks_access::list_associated_access_policies(&self.eks, eks_cluster, principal_arn)
+            .get(&key(eks_cluster, principal_arn), || async {
+                match eks_access::list_associated_access_policies(&self.eks, eks_cluster, principal_arn).await {
+                    Ok(policies) => Ok(Some(policies)),
+                    Err(err) if err.is_not_found() => Ok(None),
+                    Err(err) => Err(err),
+                }
             })
             .await
     }
 
-    /// Every HyperPod connection of the domain.
-    pub async fn hyperpod_connections(&self, domain_id: &str) -> Result<Vec<Connection>, AwsError> {
+    /// The HyperPod connections of the project, or (`None`) of the whole domain.
+    pub async fn hyperpod_connections(
+        &self,
+        domain_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<Connection>, AwsError> {
         self.reads
             .hyperpod_connections
-            .get(&domain_id.to_string(), || {
-                connections::list_hyperpod_connections(&self.datazone, domain_id, None)
+            .get(&key(domain_id, project_id.unwrap_or_default()), || {
+                connections::list_hyperpod_connections(&self.datazone, domain_id, project_id)
             })
             .await
     }

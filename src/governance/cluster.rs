@@ -77,6 +77,18 @@ pub fn clu_1(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
 /// contract's namespaces (teams outside them are other teams); `at` is the binding's `task_view_restriction`.
 /// Other projects and teams come from live state only: the first of two new projects is not "shared" at plan, and
 /// apply judges the second again, before it writes, once the first exists.
+/// Whether the view holds a task view restriction (referenced, else live) for `role` on its cluster, and why the
+/// live ones could not be read. CLU-2 needs the other projects on the cluster only when it does not.
+pub fn restriction_for<'a>(view: &'a ClusterView, role: &str) -> (bool, Option<&'a str>) {
+    let (restrictions, missing) = view
+        .restrictions
+        .merged(&view.cluster_name, |r| r.project_role_arn.clone());
+    let restricted = restrictions
+        .iter()
+        .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
+    (restricted, missing)
+}
+
 pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Clu2;
     let Some(role) = project.project_role_arn.as_deref() else {
@@ -106,12 +118,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
     if !view.restrictions.unresolved.is_empty() {
         return Check::unknowns(rule, &view.restrictions.unresolved);
     }
-    let (restrictions, restrictions_missing) = view
-        .restrictions
-        .merged(&view.cluster_name, |r| r.project_role_arn.clone());
-    let restricted = restrictions
-        .iter()
-        .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
+    let (restricted, restrictions_missing) = restriction_for(view, role);
     if restricted {
         return Check::passed(
             rule,

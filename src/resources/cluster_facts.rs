@@ -315,22 +315,25 @@ async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<Sched
 }
 
 /// The access entries of `principals` with their policies. Only the policies are needed (scopes for CLU-2/CLU-3,
-/// cluster-admin policies for CLU-6), so each entry costs one `ListAssociatedAccessPolicies`.
+/// cluster-admin policies for CLU-6), so each principal costs one `ListAssociatedAccessPolicies` (which answers
+/// not-found when it has no entry), and the cluster's entries are never listed.
 async fn live_access_entries(client: &AwsClient, eks_name: &str, principals: &[&str]) -> Fact<Vec<AccessEntry>> {
     let read = async {
-        let principals: Vec<String> = client
-            .access_entries(eks_name)
-            .await?
-            .into_iter()
-            .filter(|entry| principals.iter().any(|wanted| same_role(entry, wanted)))
-            .collect();
+        let mut unique: Vec<String> = Vec::new();
+        for principal in principals {
+            if !unique.iter().any(|seen| same_role(seen, principal)) {
+                unique.push(principal.to_string());
+            }
+        }
+        let principals = unique;
         // Collected first, and boxed: a lazy iterator of async blocks is not provably Send across the await.
         let reads: Vec<BoxFuture<'_, Result<Option<AccessEntry>, AwsError>>> = principals
             .into_iter()
             .map(|principal| {
                 async move {
                     match client.access_policies(eks_name, &principal).await {
-                        Ok(policies) => Ok(Some(AccessEntry {
+                        Ok(None) => Ok(None),
+                        Ok(Some(policies)) => Ok(Some(AccessEntry {
                             principal_arn: principal,
                             policies: policies
                                 .into_iter()
@@ -344,7 +347,6 @@ async fn live_access_entries(client: &AwsClient, eks_name: &str, principals: &[&
                                 })
                                 .collect(),
                         })),
-                        Err(err) if err.is_not_found() => Ok(None), // deleted while listing
                         Err(err) => Err(err),
                     }
                 }

@@ -169,40 +169,62 @@ pub async fn derive(
     let orchestrator = orchestrator_name(&cluster);
     // CLU-2 asks whether this project's role is restricted: only its access entry is read.
     let project_role: Vec<&str> = contract.project_role_arn.as_deref().into_iter().collect();
-    let (facts, project, connections, memberships) = tokio::join!(
-        live::gather(client, cluster, live::Needs::Binding, &project_role,),
+    let (facts, project, own_connections, memberships) = tokio::join!(
+        live::gather(client, cluster, live::Needs::Binding, &project_role),
         project_facts::read(client, Some(&domain_id), Some(&spec.project_id)),
-        client.hyperpod_connections(&domain_id),
+        client.hyperpod_connections(&domain_id, Some(&spec.project_id)),
         client.project_memberships(&domain_id, &spec.project_id),
     );
     let mut warnings = Diagnostics::new();
-    let connections: Vec<Connection> = match connections {
-        Ok(all) => all
-            .into_iter()
+    let not_listed = |warnings: &mut Diagnostics, err: &crate::aws::AwsError| {
+        warnings.push(Diagnostic::warning(
+            paths::binding::cluster_name(),
+            "HyperPod connections not checked",
+            format!(
+                "Could not list the domain's HyperPod connections ({err}): connections without a contract and \
+                 other projects on the cluster are not seen in this plan."
+            ),
+        ));
+    };
+    let on_cluster = |all: Vec<Connection>| -> Vec<Connection> {
+        all.into_iter()
             .filter(|c| c.cluster_name.as_deref() == Some(cluster_name.as_str()))
-            .collect(),
+            .collect()
+    };
+    let connections: Vec<Connection> = match own_connections {
+        Ok(all) => on_cluster(all),
         Err(err) => {
-            warnings.push(Diagnostic::warning(
-                paths::binding::cluster_name(),
-                "HyperPod connections not checked",
-                format!(
-                    "Could not list the domain's HyperPod connections ({err}): connections without a contract and \
-                     other projects on the cluster are not seen in this plan."
-                ),
-            ));
+            not_listed(&mut warnings, &err);
             Vec::new()
         }
     };
-    let connected = other_projects(client, &connections, &spec.project_id).await;
     // The tenants and the restriction the binding references, and what exists: never what else this provider
     // process happens to have planned (that would make the verdict depend on planning order).
-    let view = live::view(
-        &facts,
-        references::tenants(value, "tenants"),
-        references::restriction(value, "task_view_restriction"),
-        None,
-        &connected,
-    );
+    let view_with = |connected: &[ProjectOnCluster]| {
+        live::view(
+            &facts,
+            references::tenants(value, "tenants"),
+            references::restriction(value, "task_view_restriction"),
+            None,
+            connected,
+        )
+    };
+    let mut view = view_with(&[]);
+    // Other projects' connections matter only to CLU-2 for an unrestricted project role: only then is the
+    // domain's whole connection list read.
+    let restricted = contract
+        .project_role_arn
+        .as_deref()
+        .is_some_and(|role| crate::governance::cluster::restriction_for(&view, role).0);
+    if !restricted {
+        match client.hyperpod_connections(&domain_id, None).await {
+            Ok(all) => {
+                let connected = other_projects(client, &on_cluster(all), &spec.project_id).await;
+                view = view_with(&connected);
+            }
+            Err(err) => not_listed(&mut warnings, &err),
+        }
+    }
     let report = check_binding(&binding, contract, &project.project, &view, today);
     let mut diagnostics = report.diagnostics(client.strict);
     let environment_id = match &project.tooling_environment_id {
