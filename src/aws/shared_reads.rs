@@ -1,5 +1,5 @@
 //! Reads shared by every resource, data source and rule of one provider process: each cluster, its compute quotas,
-//! scheduling policy and access entries, the DataZone projects and connections are read once per run, and
+//! scheduling policy and access policies, the DataZone projects and connections are read once per run, and
 //! concurrent requests for the same key wait on that one read (`Memo`).
 //!
 //! Nothing is kept that this process has since changed: what a resource of this provider writes, its `after_apply`
