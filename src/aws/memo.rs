@@ -6,6 +6,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::future::BoxFuture;
 use tokio::sync::OnceCell;
 
 pub struct Memo<K, V> {
@@ -24,14 +25,19 @@ impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
     /// The value for `key`, read by `read` unless this process has it or is reading it.
     pub async fn get<E, F, Fut>(&self, key: &K, read: F) -> Result<V, E>
     where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<V, E>>,
+        F: FnOnce() -> Fut + Send,
+        Fut: Future<Output = Result<V, E>> + Send,
     {
+        self.get_boxed(key, Box::pin(async move { read().await })).await
+    }
+
+    /// One body per key and value type, whatever the read (the binary carries every instance of it).
+    async fn get_boxed<'a, E>(&self, key: &K, read: BoxFuture<'a, Result<V, E>>) -> Result<V, E> {
         let cell = {
             let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
             Arc::clone(cells.entry(key.clone()).or_default())
         };
-        cell.get_or_try_init(read).await.cloned()
+        cell.get_or_try_init(|| read).await.cloned()
     }
 
     /// Forgets `key`: the next caller reads it again. A read already in flight still answers its own waiters.
