@@ -350,3 +350,44 @@ def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
         assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
         assert [d.rule for d in verdict.diagnostics] == ["WKL-1"], verdict.describe()
+
+
+# ---- nested nulls and what DataZone refuses, at validate (issue 14) --------------------------------------------------
+def raw_member(body: str) -> str:
+    return f"\n  member {{\n    {body}\n  }}\n"
+
+
+@pytest.mark.parametrize("body, attribute", [
+    ('name        = null\n    designation = "PROJECT_OWNER"', "name"),
+    ('name        = "research-leads"\n    designation = null', "designation"),
+    ('name        = "   "\n    designation = "PROJECT_OWNER"', "name"),
+    ('name        = "bell\\u0007"\n    designation = "PROJECT_OWNER"', "name"),
+    ('kind        = "user"\n    name        = "alice smith"\n    designation = "PROJECT_OWNER"', "name"),
+])
+def test_a_member_datazone_would_refuse_fails_validate_at_its_path(tf, body, attribute):
+    tf.write(provider() + contract_resource("research")
+             + binding(members=()).replace("\n  \n}", raw_member(body) + "\n}"))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = [d for d in verdict.errors if d.address == BINDING or d.address is None]
+    assert verdict.line(error).strip().startswith(attribute), verdict.describe()
+    assert (verdict.line(error).strip(), error.summary) != ("", ""), verdict.describe()
+
+
+@pytest.mark.parametrize("extra, attribute", [
+    ('connection_name = "caf\u00e9-ml-capacity"', "connection_name"),
+])
+def test_connection_names_datazone_refuses_fail_validate(tf, extra, attribute):
+    tf.write(provider() + contract_resource("research") + binding(extra=extra))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = verdict.errors
+    assert verdict.line(error).strip().startswith(attribute), verdict.describe()
+
+
+def test_a_description_with_a_control_character_fails_validate(tf):
+    tf.write(provider() + contract_resource("research") + binding(description="Research\\u0000 training"))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = verdict.errors
+    assert verdict.line(error).strip().startswith("description"), verdict.describe()

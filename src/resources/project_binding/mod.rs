@@ -12,6 +12,7 @@ mod model;
 mod plan;
 mod refresh;
 mod schema;
+mod validate;
 
 use std::time::Duration;
 
@@ -117,6 +118,7 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        validate::validate(config, diagnostics);
         let Some(members) = members_of(config) else { return };
         for (index, member) in members.iter().enumerate() {
             if members[..index].iter().any(|earlier| same_member(earlier, member)) {
