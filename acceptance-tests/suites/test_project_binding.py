@@ -189,6 +189,29 @@ def test_a_failed_membership_leaves_state_naming_what_exists_and_the_next_apply_
     assert {("group", "research-leads"), ("group", "research-scientists")} <= set(memberships(sandbox))
 
 
+@pytest.mark.sandbox_only(reason="injects faults")
+def test_a_destroy_that_fails_after_the_connection_stays_in_state_until_the_memberships_are_gone(
+        tf, sandbox, research_tenant):
+    """DeleteProjectMembership fails during destroy, after the connection was deleted: the binding stays in state
+    naming the memberships left (and no connection), survives the next refresh, and the next destroy removes them."""
+    before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    tf.write(config())
+    tf.apply()
+    sandbox.fault("DeleteProjectMembership", code="AccessDeniedException", status=403,
+                  message="sandbox fault: DeleteProjectMembership denied", nth=2, service="datazone")
+    failed = tf.destroy(check=False)
+    assert failed.rc == 1, failed.stdout
+    assert connections(sandbox) == before[1], "the connection was deleted"
+    state = resources(tf)[BINDING]
+    assert [m["name"] for m in state["member"]] == ["research-scientists"], state["member"]
+    sandbox.clear_faults()
+    tf.run("refresh", "-input=false")
+    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == ["research-scientists"], \
+        "refresh keeps a binding whose memberships remain"
+    tf.destroy()
+    assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
+
+
 # ---- update in place; what replaces ---------------------------------------------------------------------------------
 def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, sandbox, research_tenant):
     tf.write(config())
@@ -240,12 +263,13 @@ def test_import_by_domain_and_connection_id(tf, sandbox, research_tenant, how):
 
 # ---- drift -----------------------------------------------------------------------------------------------------------
 def test_a_connection_deleted_out_of_band_is_created_again(tf, sandbox, research_tenant):
+    """The binding still owns its memberships, so it stays in state (no connection) and the plan replaces it."""
     tf.write(config())
     tf.apply()
     old = resources(tf)[BINDING]["connection_id"]
     sandbox.client("datazone").delete_connection(domainIdentifier=DOMAIN, identifier=old)
     plan = tf.plan()
-    assert plan.rc == 2 and f"{BINDING} will be created" in flat(plan.stdout), plan.stdout
+    assert plan.rc == 2 and f"{BINDING} must be replaced" in flat(plan.stdout), plan.stdout
     tf.apply()
     tf.assert_no_changes()
     assert [c["connectionId"] for c in connections(sandbox).values()] == [resources(tf)[BINDING]["connection_id"]]

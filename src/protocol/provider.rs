@@ -425,14 +425,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let client = self.configured_client().await?;
             let context = self.context();
             let applied = if planned.is_null() {
-                match resource.delete(&client, &prior, &context).await {
-                    Ok(()) => super::resource::Applied {
-                        state: None,
-                        diagnostics: Diagnostics::new(),
-                    },
-                    // A failed delete keeps the object in state, so nothing is forgotten.
-                    Err(diagnostics) => super::resource::Applied::failed(Some(prior.clone()), diagnostics),
-                }
+                // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
+                resource.destroy(&client, &prior, &context).await
             } else if prior.is_null() {
                 resource.create(&client, &planned, &context).await
             } else {

@@ -178,37 +178,58 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
     Applied::ok(state_after(value, None, &spec.members))
 }
 
-/// Removes the connection, then the members the binding manages; what is already gone counts as removed.
+/// `prior` once its connection is gone: the read-back connection facts cleared (what marks a binding whose
+/// connection no longer exists; refresh and plan then replace it), and only the members still to remove.
+pub fn without_connection(prior: &Value, members: &[Member]) -> Value {
+    let mut state = prior.clone();
+    for name in ["cluster_arn", "orchestrator"] {
+        set_attr(&mut state, name, Value::Null);
+    }
+    set_attr(&mut state, "member", members_value(members));
+    state
+}
+
+/// Removes the connection, then the members the binding manages; what is already gone counts as removed. A failure
+/// part-way returns the state of what remains (no connection, the members not yet removed), so the binding stays in
+/// state until every part is gone and the next destroy removes the rest.
 pub async fn delete(
     client: &AwsClient,
     context: &OperationContext,
     prior: &Value,
     members: &[Member],
     timeout: Duration,
-) -> Result<(), Diagnostics> {
+) -> Applied {
     let domain_id = string(prior, "domain_id").unwrap_or_default();
     let project_id = string(prior, "project_id").unwrap_or_default();
+    let keep = |diagnostics: Diagnostics| Applied::failed(Some(prior.clone()), diagnostics);
     if let Some(connection_id) = string(prior, "connection_id") {
         match dz::delete_connection(&client.datazone, &domain_id, &connection_id).await {
-            Ok(()) => dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context)
-                .await
-                .map_err(|err| failed(AttributePath::root(), "The HyperPod connection was not deleted", &err))?,
-            Err(err) if err.is_not_found() => {}
-            Err(err) => {
-                return Err(failed(
-                    AttributePath::root(),
-                    "Cannot delete the HyperPod connection",
-                    &err,
-                ));
+            Ok(()) => {
+                let waited =
+                    dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context).await;
+                if let Err(err) = waited {
+                    return keep(failed(AttributePath::root(), "The HyperPod connection was not deleted", &err));
+                }
             }
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return keep(failed(AttributePath::root(), "Cannot delete the HyperPod connection", &err)),
         }
     }
     for (index, member) in members.iter().enumerate() {
         match dz::delete_project_membership(&client.datazone, &domain_id, &project_id, &membership(member)).await {
             Ok(()) => {}
             Err(err) if err.is_not_found() => {}
-            Err(err) => return Err(failed(member_path(index), "Cannot remove the project member", &err)),
+            Err(err) => {
+                let remaining = without_connection(prior, &members[index..]);
+                return Applied::failed(
+                    Some(remaining),
+                    failed(member_path(index), "Cannot remove the project member", &err),
+                );
+            }
         }
     }
-    Ok(())
+    Applied {
+        state: None,
+        diagnostics: Diagnostics::new(),
+    }
 }

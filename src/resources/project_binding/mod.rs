@@ -176,6 +176,11 @@ impl Resource<AwsClient> for ProjectBinding {
                 before.is_some_and(|b| !b.is_null()) && after.is_some_and(|a| a.is_known()) && before != after
             };
             let cleared = string(&prior, "description").is_some() && string(&change.planned, "description").is_none();
+            // A binding whose connection is gone (a destroy that stopped part-way, or a delete out of band while
+            // its memberships remain) is replaced: the rest is removed, and the connection created again.
+            if prior.get_attr("cluster_arn").is_some_and(Value::is_null) {
+                change.requires_replace.push(AttributePath::attr("cluster_arn"));
+            }
             if moved("environment_id") {
                 change.requires_replace.push(AttributePath::attr("environment_id"));
             }
@@ -251,6 +256,15 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+        let applied = self.destroy(client, prior, context).await;
+        if applied.diagnostics.has_errors() {
+            Err(applied.diagnostics)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn destroy(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Applied {
         let members = members_of(prior).unwrap_or_default();
         apply::delete(
             client,
