@@ -133,6 +133,11 @@ class Domain:
         self.projects: dict[str, dict] = {}
         self.environments: dict[str, dict] = {}
         self.connections: dict[str, dict] = {}
+        # CreateConnection clientToken -> (request without the token, response). AWS documents the token as
+        # ensuring idempotency without saying for how long or what a reuse with other parameters answers; the
+        # stricter reading: a token is remembered for good, answers with its first response (even once that
+        # connection is deleted), and with other parameters is a ConflictException.
+        self.client_tokens: dict[str, tuple[dict, dict]] = {}
         self.memberships: dict[str, list] = {}  # project id -> members
         self.grants: dict[tuple, list] = {}  # (entityType, entityIdentifier) -> grants
 
@@ -490,6 +495,19 @@ class DataZoneBackend(BaseBackend):
     def create_connection(self, p):
         _required(p, "name")
         domain = self._domain(p["domainIdentifier"])
+        token = p.get("clientToken")
+        request = {k: v for k, v in p.items() if k != "clientToken"}
+        if token is not None and token in domain.client_tokens:
+            first, response = domain.client_tokens[token]
+            if first != request:
+                raise ConflictException(f"Client token {token} was already used with different parameters")
+            return copy.deepcopy(response)
+        conn = self._create_connection(domain, p)
+        if token is not None:
+            domain.client_tokens[token] = (copy.deepcopy(request), copy.deepcopy(conn))
+        return conn
+
+    def _create_connection(self, domain, p):
         if any(c["name"] == p["name"] for c in domain.connections.values()):
             raise ConflictException(f"Connection with name {p['name']} already exists in domain {domain.id}")
         env = domain.environment(p["environmentIdentifier"]) if p.get("environmentIdentifier") else None

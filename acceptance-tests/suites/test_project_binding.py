@@ -212,6 +212,41 @@ def test_a_destroy_that_fails_after_the_connection_stays_in_state_until_the_memb
     assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
 
 
+@pytest.mark.sandbox_only(reason="injects faults")
+def test_a_create_interrupted_after_create_connection_is_adopted_by_the_next_apply(tf, sandbox, research_tenant):
+    """As if the provider were killed right after CreateConnection returned: the connection exists and state knows
+    nothing of it (the failed wait's tainted record is removed). The next apply recognises its own connection by the
+    create's idempotency token and adopts it: no ConflictException, one connection, an empty second plan, and
+    destroy leaves the project as it was."""
+    before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    tf.write(config())
+    tf.plan(extra=["-out=create.tfplan"])
+    sandbox.fault("GetConnection", code="AccessDeniedException", status=403, count=50, service="datazone")
+    assert tf.apply("create.tfplan", check=False).rc == 1
+    sandbox.clear_faults()
+    (orphan,) = connections(sandbox).values()
+    tf.run("state", "rm", BINDING)
+    tf.apply()
+    assert [c["connectionId"] for c in connections(sandbox).values()] == [orphan["connectionId"]]
+    assert resources(tf)[BINDING]["connection_id"] == orphan["connectionId"]
+    tf.assert_no_changes()
+    tf.destroy()
+    assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
+
+
+@pytest.mark.sandbox_only(reason="creates a connection outside Terraform")
+def test_a_connection_of_the_same_name_not_made_by_the_binding_is_refused_with_its_import_id(
+        tf, sandbox, research_tenant):
+    other = connect(sandbox, RESEARCH, "restooling0001", "hyperpod-ml-capacity-research000001")
+    tf.write(config())
+    verdict = tf.apply_json()
+    assert verdict.rc == 1, verdict.describe()
+    (error,) = [d for d in verdict.errors if d.address == BINDING]
+    assert f"{DOMAIN}/{other}" in error.detail, error.detail
+    assert list(connections(sandbox)) == ["hyperpod-ml-capacity-research000001"]
+    assert ("group", "research-leads") not in memberships(sandbox), "nothing of the binding was written"
+
+
 # ---- update in place; what replaces ---------------------------------------------------------------------------------
 def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, sandbox, research_tenant):
     tf.write(config())

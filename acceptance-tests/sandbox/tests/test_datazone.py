@@ -261,6 +261,20 @@ def test_duplicate_connection_name_conflicts_across_the_domain(dz):
     assert error_of(connect, dz, env=RESEARCH_ENV)[0] == "ConflictException"
 
 
+def test_a_client_token_answers_with_its_first_connection_even_once_deleted(dz):
+    """Stricter reading of CreateConnection's idempotency token (AWS documents no window): remembered for good,
+    the same request answers with the first response, other parameters are a ConflictException."""
+    first = connect(dz, clientToken="token-1")
+    again = connect(dz, clientToken="token-1")
+    assert again["connectionId"] == first["connectionId"]
+    assert len(dz.list_connections(domainIdentifier=DOMAIN)["items"]) == 1
+    assert error_of(connect, dz, clientToken="token-1", description="other")[:2] == ("ConflictException", 409)
+    dz.delete_connection(domainIdentifier=DOMAIN, identifier=first["connectionId"])
+    assert connect(dz, clientToken="token-1")["connectionId"] == first["connectionId"]
+    assert dz.list_connections(domainIdentifier=DOMAIN)["items"] == []
+    assert connect(dz, clientToken="token-2")["connectionId"] != first["connectionId"]
+
+
 def test_list_connections_by_project_environment_and_type(dz):
     connect(dz, name="prod-eks")
     connect(dz, name="prod-slurm", cluster="slurm-capacity")

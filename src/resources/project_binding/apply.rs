@@ -57,47 +57,147 @@ fn member_path(index: usize) -> AttributePath {
     paths::binding::member(index)
 }
 
-pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+/// How many tokens one binding tries: each is answered with the connection it created, until one answers with a
+/// connection that still exists (ours, from an interrupted apply) or creates one. A token's earlier connection can
+/// be gone only if this same binding was destroyed since; a handful covers any realistic number of recreations.
+const TOKEN_GENERATIONS: u32 = 16;
+
+/// FNV-1a, 128 bits: stable across builds and platforms (unlike `std`'s hasher), which is all a token needs.
+fn fnv1a_128(parts: &[&str]) -> u128 {
+    let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
+    for part in parts {
+        for byte in part.bytes().chain([0u8]) {
+            hash ^= u128::from(byte);
+            hash = hash.wrapping_mul(0x0000000001000000000000000000013b);
+        }
+    }
+    hash
+}
+
+/// The binding's CreateConnection token: derived from everything the request says (so a retry of the same create
+/// is the same request) and the generation.
+pub fn client_token(target: &Target<'_>, generation: u32) -> String {
     let spec = target.spec;
-    let created = dz::create_hyperpod_connection(
-        &client.datazone,
-        &NewConnection {
-            domain_id: &target.domain_id,
-            environment_id: &target.environment_id,
-            name: &target.connection_name,
-            cluster_name: &spec.cluster_name,
-            account_id: &target.account_id,
-            region: &target.region,
-            description: spec.description.as_deref(),
-        },
-    )
-    .await;
-    let connection = match created {
-        Ok(connection) => connection,
-        Err(err) => return failed(AttributePath::root(), "Cannot create the HyperPod connection", &err).into(),
-    };
-    // From here on the connection exists: every failure returns a state naming it (Terraform taints it).
-    let connection = match dz::wait_connection_ready(
+    let hash = fnv1a_128(&[
+        &target.domain_id,
+        &spec.project_id,
+        &target.environment_id,
+        &target.connection_name,
+        &spec.cluster_name,
+        &target.account_id,
+        &target.region,
+        spec.description.as_deref().unwrap_or(""),
+    ]);
+    format!("hyperpod-binding-{hash:032x}-{generation}")
+}
+
+/// The refusal when the name is taken by a connection this binding did not create (no token of ours answers with it).
+async fn name_taken(client: &AwsClient, target: &Target<'_>, err: &AwsError) -> Diagnostics {
+    let found = dz::find_connection_by_name(
         &client.datazone,
         &target.domain_id,
-        &connection.id,
-        target.timeout,
-        context,
+        &target.spec.project_id,
+        &target.connection_name,
     )
-    .await
-    {
-        Ok(ready) => ready,
-        Err(err) => {
-            let state = state_after(value, Some(&connection), &[]);
-            return Applied::failed(
-                Some(state),
-                failed(
-                    AttributePath::root(),
-                    "The HyperPod connection did not become ready",
-                    &err,
-                ),
-            );
+    .await;
+    match found {
+        Ok(Some(existing)) => Diagnostics::error(
+            AttributePath::attr("connection_name"),
+            "The connection name is taken",
+            format!(
+                "Domain {:?} already has a connection named {:?} (id {}) that this binding did not create. Import it \
+                 into this binding (import ID `{}/{}`, e.g. terraform import <address> {}/{}), delete it, or set \
+                 another connection_name. ({err})",
+                target.domain_id,
+                target.connection_name,
+                existing.id,
+                existing.domain_id,
+                existing.id,
+                existing.domain_id,
+                existing.id
+            ),
+        ),
+        _ => failed(AttributePath::root(), "Cannot create the HyperPod connection", err),
+    }
+}
+
+/// CreateConnection with the binding's token, adopting the connection an interrupted create of this binding made.
+/// Returns the connection, ready.
+async fn create_connection(
+    client: &AwsClient,
+    context: &OperationContext,
+    value: &Value,
+    target: &Target<'_>,
+) -> Result<Connection, Applied> {
+    let spec = target.spec;
+    for generation in 0..TOKEN_GENERATIONS {
+        let token = client_token(target, generation);
+        let created = dz::create_hyperpod_connection(
+            &client.datazone,
+            &NewConnection {
+                domain_id: &target.domain_id,
+                environment_id: &target.environment_id,
+                name: &target.connection_name,
+                cluster_name: &spec.cluster_name,
+                account_id: &target.account_id,
+                region: &target.region,
+                description: spec.description.as_deref(),
+                client_token: &token,
+            },
+        )
+        .await;
+        let connection = match created {
+            Ok(connection) => connection,
+            Err(err) if err.code() == Some("ConflictException") => {
+                return Err(name_taken(client, target, &err).await.into());
+            }
+            Err(err) => {
+                return Err(failed(AttributePath::root(), "Cannot create the HyperPod connection", &err).into());
+            }
+        };
+        // From here on the connection exists (or existed): every failure returns a state naming it (Terraform
+        // taints it).
+        let ready = dz::wait_connection_ready(
+            &client.datazone,
+            &target.domain_id,
+            &connection.id,
+            target.timeout,
+            context,
+        )
+        .await;
+        match ready {
+            Ok(ready) => return Ok(ready),
+            // The token answered with the connection it made for an earlier life of this binding, since deleted.
+            Err(err) if err.is_not_found() => continue,
+            Err(err) => {
+                let state = state_after(value, Some(&connection), &[]);
+                return Err(Applied::failed(
+                    Some(state),
+                    failed(
+                        AttributePath::root(),
+                        "The HyperPod connection did not become ready",
+                        &err,
+                    ),
+                ));
+            }
         }
+    }
+    Err(Diagnostics::error(
+        AttributePath::root(),
+        "Cannot create the HyperPod connection",
+        format!(
+            "Every one of this binding's {TOKEN_GENERATIONS} idempotency tokens answered with a connection that no \
+             longer exists; set another connection_name."
+        ),
+    )
+    .into())
+}
+
+pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+    let spec = target.spec;
+    let connection = match create_connection(client, context, value, target).await {
+        Ok(connection) => connection,
+        Err(applied) => return applied,
     };
     let mut members = Vec::new();
     for (index, member) in spec.members.iter().enumerate() {
