@@ -117,6 +117,12 @@ class Sandbox:
         """AWS calls per operation since start, reset or reset_calls(): {"sagemaker.DescribeCluster": 3, ...}."""
         return self.admin("GET", "calls")
 
+    def calls_by_caller(self) -> dict:
+        """The same counters per caller, as the provider names it in the x-hyperpod-caller header (the resource type,
+        `data.<type>` or `provider`): {"hyperpod_tenant": {"sagemaker.CreateComputeQuota": 1, ...}, ...}; calls that
+        named no caller (a test's own boto3 calls) are under ""."""
+        return self.admin("GET", "calls/by-caller")
+
     def reset_calls(self) -> None:
         self.admin("DELETE", "calls")
 
@@ -186,4 +192,4 @@ class RealAws:
         import pytest
         pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
 
-    admin = fault = clear_faults = calls = reset_calls = inventory = add_teams = wait_healthy = _sandbox_only
+    admin = fault = clear_faults = calls = calls_by_caller = reset_calls = inventory = add_teams = wait_healthy = _sandbox_only

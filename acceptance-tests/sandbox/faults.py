@@ -27,6 +27,10 @@ Kubernetes faults take the modes `error` (default 429 TooManyRequests), `server_
 ServiceUnavailable) and `latency`; `code` is the Status `reason` (e.g. "Forbidden" with status 403).  They apply on
 every EKS cluster, before authentication, and answer a Kubernetes `Status` object.  The call counters count them
 under the same names ("kubernetes.create.networkpolicies").
+
+Calls are also counted per caller: the `x-hyperpod-caller` request header the provider sets to the resource type, data
+source (`data.<type>`) or `provider` step a call is made for (`calls_by_caller()`; calls without it, e.g. a test's own
+boto3 calls, under "").  The plain per-operation counters are unchanged.
 """
 import collections
 import fnmatch
@@ -58,6 +62,8 @@ class InjectedFault(ServiceException):
 _lock = threading.Lock()
 _armed: list[dict] = []
 _calls: collections.Counter = collections.Counter()
+_calls_by_caller: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+CALLER_HEADER = "x-hyperpod-caller"
 
 
 def _positive_int(spec, name, default):
@@ -179,10 +185,10 @@ def failure_response(service: str, operation: str):
     return code, message, fault["status"]
 
 
-def kubernetes_call(operation: str):
-    """Front door of a Kubernetes API request named `operation` ("kubernetes.create.networkpolicies"): count it,
-    apply latency, and return an armed error's (reason, message, status), or None."""
-    count_call(KUBERNETES, operation[len(KUBERNETES) + 1:])
+def kubernetes_call(operation: str, caller: str | None = None):
+    """Front door of a Kubernetes API request named `operation` ("kubernetes.create.networkpolicies") made for
+    `caller`: count it, apply latency, and return an armed error's (reason, message, status), or None."""
+    count_call(KUBERNETES, operation[len(KUBERNETES) + 1:], caller)
     delay(KUBERNETES, operation)
     fault = take(KUBERNETES, operation, ("error", "server_error"))
     if fault is None:
@@ -242,9 +248,10 @@ def clear() -> None:
 
 
 # ---- call counters ---------------------------------------------------------------------------------------------------
-def count_call(service: str, operation: str) -> None:
+def count_call(service: str, operation: str, caller: str | None = None) -> None:
     with _lock:
         _calls[f"{service}.{operation}"] += 1
+        _calls_by_caller[caller or ""][f"{service}.{operation}"] += 1
 
 
 def calls() -> dict:
@@ -252,6 +259,13 @@ def calls() -> dict:
         return dict(sorted(_calls.items()))
 
 
+def calls_by_caller() -> dict:
+    """{caller: {"service.Operation": n}}: "" holds the calls that named no caller."""
+    with _lock:
+        return {caller: dict(sorted(counts.items())) for caller, counts in sorted(_calls_by_caller.items())}
+
+
 def reset_calls() -> None:
     with _lock:
         _calls.clear()
+        _calls_by_caller.clear()

@@ -911,7 +911,7 @@ class KubernetesApp:
         operation = self.operation(request.method, path)
         if operation is not None:  # faults.py: counters, latency and injected errors, before anything else
             from . import faults
-            failure = faults.kubernetes_call(operation)
+            failure = faults.kubernetes_call(operation, request.headers.get(faults.CALLER_HEADER))
             if failure is not None:
                 reason, message, code = failure
                 return _json_response(ApiError(code, reason, message).status(), code)

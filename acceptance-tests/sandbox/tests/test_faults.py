@@ -185,6 +185,31 @@ def test_call_counters(sandbox):
     assert sandbox.calls() == {}
 
 
+def test_calls_are_counted_per_caller_too(sandbox):
+    """The x-hyperpod-caller header the provider sets splits the same counts by resource; calls without it are
+    under "" and the plain per-operation view is unchanged."""
+    sandbox.reset()
+
+    def as_caller(service, caller):
+        client = sandbox.client(service)
+        client.meta.events.register("before-sign.*.*",
+                                    lambda request, **_: request.headers.__setitem__("x-hyperpod-caller", caller))
+        return client
+
+    as_caller("sagemaker", "hyperpod_tenant").describe_cluster(ClusterName="ml-capacity")
+    as_caller("sagemaker", "data.hyperpod_cluster").describe_cluster(ClusterName="ml-capacity")
+    as_caller("iam", "hyperpod_tenant").get_role(RoleName="datazone_usr_role_research")
+    sandbox.client("sagemaker").list_clusters()
+    assert sandbox.calls() == {"iam.GetRole": 1, "sagemaker.DescribeCluster": 2, "sagemaker.ListClusters": 1}
+    assert sandbox.calls_by_caller() == {
+        "": {"sagemaker.ListClusters": 1},
+        "data.hyperpod_cluster": {"sagemaker.DescribeCluster": 1},
+        "hyperpod_tenant": {"iam.GetRole": 1, "sagemaker.DescribeCluster": 1},
+    }
+    sandbox.reset_calls()
+    assert sandbox.calls_by_caller() == {}
+
+
 # ---- Kubernetes API requests ---------------------------------------------------------------------------------------
 SA_PATH = "/api/v1/namespaces/default/serviceaccounts"
 SA = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "trainer"}}
