@@ -100,7 +100,24 @@ def errors(result) -> str:
     return text[-3000:]
 
 
-@pytest.mark.sandbox_only(reason="reads the sandbox's call counters")
+def apply_killed_at(tf, sandbox, call: str):
+    """`terraform apply` with its provider killed right after the first `call` the sandbox accepted; returns
+    Terraform's result (the apply failed: the plugin died)."""
+    service, operation = fault_target(call)
+    sandbox.fault(operation, "hold", service=service)
+    run = tf.start_apply()
+    try:
+        held = sandbox.wait_held(HELD_WITHIN, while_running=run.running)
+        assert [(h["service"], h["operation"]) for h in held] == [(service, operation)], held
+        run.kill_provider()
+    finally:
+        sandbox.release_held()
+        killed = run.wait()
+    sandbox.clear_faults()
+    assert killed.rc == 1, f"the apply went on after its provider was killed:\n{killed.stdout}"
+    return killed
+
+
 def test_the_quickstart_makes_exactly_these_creates(tf, sandbox):
     """A clean apply makes exactly CREATE_OPERATIONS' creates (else a case is missing or stale), plans empty and
     destroys to the seed."""
@@ -117,21 +134,11 @@ def test_the_quickstart_makes_exactly_these_creates(tf, sandbox):
 
 @pytest.mark.parametrize("call", CREATE_OPERATIONS)
 def test_killed_right_after_create(tf, sandbox, call):
+    """The quickstart, killed right after the first `call` was accepted: the next apply converges, then plans
+    empty, and destroy leaves the seed."""
     quickstart(tf)
     seed = sandbox.inventory()
-    service, operation = fault_target(call)
-    sandbox.fault(operation, "hold", service=service)
-
-    run = tf.start_apply()
-    try:
-        held = sandbox.wait_held(HELD_WITHIN, while_running=run.running)
-        assert [(h["service"], h["operation"]) for h in held] == [(service, operation)], held
-        run.kill_provider()
-    finally:
-        sandbox.release_held()
-        killed = run.wait()
-    sandbox.clear_faults()
-    assert killed.rc == 1, f"the apply went on after its provider was killed:\n{killed.stdout}"
+    apply_killed_at(tf, sandbox, call)
 
     for step in ("apply after the kill", "plan after that apply", "destroy"):
         failure = None
@@ -150,3 +157,49 @@ def test_killed_right_after_create(tf, sandbox, call):
                         + "\n  ".join(orphans or ["(nothing)"]), pytrace=False)
     orphans = inventory_diff(seed, sandbox.inventory())
     assert not orphans, f"{call}: destroy left the sandbox different from the seed:\n  " + "\n  ".join(orphans)
+
+
+GRANT_ONLY = """
+terraform {
+  required_providers {
+    hyperpod = { source = "hyperpod-governance/hyperpod" }
+  }
+}
+
+provider "hyperpod" {
+  region = "us-west-2"
+}
+
+resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
+  domain_id           = "dzd_capacity01"
+  domain_unit_id      = "mlplatform0001"
+  project_profile_ids = ["hyperpodprof01"]
+
+  principal {
+    domain_unit_id = "mlplatform0001"
+    designation    = "OWNER"
+  }
+}
+"""
+
+
+def test_a_grant_added_by_a_killed_apply_is_adopted(tf, sandbox):
+    """The grant alone (nothing else in flight): DataZone accepted AddPolicyGrant, the provider died before Terraform
+    recorded it; the next apply adopts that very grant (no second one, no conflict), plans empty, destroys it."""
+    tf.write(GRANT_ONLY)
+    tf.init()
+    seed = sandbox.inventory()
+    apply_killed_at(tf, sandbox, "datazone.AddPolicyGrant")
+    dz = sandbox.client("datazone")
+    listed = lambda: dz.list_policy_grants(  # noqa: E731
+        domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
+        policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"]
+    [orphan] = listed()
+    tf.apply()
+    [live] = listed()
+    assert live["grantId"] == orphan["grantId"]
+    state = tf.show_json()["values"]["root_module"]["resources"][0]["values"]
+    assert state["grant_id"] == orphan["grantId"]
+    tf.assert_no_changes()
+    tf.destroy()
+    assert inventory_diff(seed, sandbox.inventory()) == []
