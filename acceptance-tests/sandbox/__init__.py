@@ -65,6 +65,7 @@ def _install_front_door():
             return aws_error(service, "InternalFailure", f"sandbox: {operation} crashed: {e!r}", 500)
         if service == "iam" and operation == "CreateRole" and status == 200:
             faults.role_created(_param(self, "RoleName"))
+        faults.hold(service, operation, status)  # a `hold` fault: accepted, but the answer waits (kill tests)
         return status, _json_content_type(self, headers, body), body
 
     call_action.sandbox_front_door = True

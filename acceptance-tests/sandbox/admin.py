@@ -4,7 +4,9 @@ GET    /_sandbox/health   liveness + what was seeded
 POST   /_sandbox/reset    moto reset, re-seed, clear faults and call counters
 GET    /_sandbox/faults   armed faults
 POST   /_sandbox/faults   arm a fault (see faults.py)
-DELETE /_sandbox/faults   disarm all faults
+DELETE /_sandbox/faults   disarm all faults (and release held responses)
+GET    /_sandbox/held     responses a `hold` fault is holding back now: {"held": [{"id", "service", "operation", ...}]}
+DELETE /_sandbox/held     release them: {"released": N}
 GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker.DescribeCluster": 3, ...}
 GET    /_sandbox/calls/by-caller   the same per caller (x-hyperpod-caller header): {"hyperpod_tenant": {...}, "": {...}}
 DELETE /_sandbox/calls    zero the call counters (both views)
@@ -73,6 +75,11 @@ class AdminMiddleware:
             if method == "DELETE":
                 faults.clear()
                 return 200, {"faults": []}
+        if route == "held":
+            if method == "GET":
+                return 200, {"held": faults.held()}
+            if method == "DELETE":
+                return 200, {"released": faults.release_held()}
         if route == "calls":
             if method == "GET":
                 return 200, faults.calls()

@@ -140,6 +140,7 @@ class Domain:
         self.client_tokens: dict[str, tuple[dict, dict]] = {}
         self.memberships: dict[str, list] = {}  # project id -> members
         self.grants: dict[tuple, list] = {}  # (entityType, entityIdentifier) -> grants
+        self.grant_tokens: dict[str, tuple] = {}  # AddPolicyGrant clientToken -> (request, grantId)
 
     @property
     def id(self) -> str:
@@ -644,6 +645,15 @@ class DataZoneBackend(BaseBackend):
         _required(p, "policyType", "principal", "detail")
         domain, key = self._grant_entity(p)
         self._check_grant(domain, p)
+        # clientToken (idempotencyToken): a repeat of an earlier request answers what that one answered. The window
+        # and what AWS does when the grant was removed since are not documented; the stricter reading: remembered
+        # until reset, the first answer replayed even if that grant is gone, a reuse with other terms a conflict.
+        token, request = p.get("clientToken"), (key, p["policyType"], repr(p["principal"]), repr(p["detail"]))
+        if token in domain.grant_tokens:
+            first, grant_id = domain.grant_tokens[token]
+            if first != request:
+                raise ConflictException(f"Client token {token} was already used for another request")
+            return {"grantId": grant_id}
         grants = domain.grants.setdefault(key, [])
         for grant in grants:
             if (grant["policyType"], grant["principal"], grant["detail"]) == (p["policyType"], p["principal"], p["detail"]):
@@ -651,6 +661,8 @@ class DataZoneBackend(BaseBackend):
         grant = {"grantId": "".join(secrets.choice(_GRANT) for _ in range(10)), "policyType": p["policyType"],
                  "principal": p["principal"], "detail": p["detail"], "createdAt": utcnow(), "createdBy": self._caller()}
         grants.append(grant)
+        if token:
+            domain.grant_tokens[token] = (request, grant["grantId"])
         return {"grantId": grant["grantId"]}
 
     def list_policy_grants(self, p):

@@ -396,6 +396,22 @@ def test_policy_grants_on_domain_units(dz):
     assert len(dz.list_policy_grants(**scope, policyType="CREATE_PROJECT")["grantList"]) == 1
 
 
+def test_add_policy_grant_replays_a_client_token(dz):
+    """A repeated clientToken answers the first request's grant (even once removed: the stricter reading); the same
+    terms under another token are a conflict, the token under other terms too."""
+    scope = {"domainIdentifier": DOMAIN, "entityType": "DOMAIN_UNIT", "entityIdentifier": ML_UNIT}
+    first = dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"]
+    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert len(dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"]) == 1
+    assert error_of(dz.add_policy_grant, **scope, **GRANT, clientToken="another-token")[:2] == ("ConflictException", 409)
+    other = {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ML_UNIT}}
+    assert error_of(dz.add_policy_grant, **scope, **{**GRANT, "principal": other}, clientToken="hyperpod-grant-1")[:2] \
+        == ("ConflictException", 409)
+    dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])
+    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"] == []
+
+
 # ---- model validation (the shared botocore-model hook) ---------------------------------------
 @model_validation
 @pytest.mark.parametrize("call, kwargs, fragment", [
