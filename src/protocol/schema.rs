@@ -249,9 +249,19 @@ impl Block {
                 continue;
             };
             let attribute_path = path.push_attr(attribute.name);
-            if attribute_value.is_null() || !attribute_value.is_known() {
+            if attribute_value.is_null() {
+                // Terraform passes an explicit `name = null` through as if the argument were set; a required one
+                // must still fail here, at its path, not later at apply.
+                if attribute.presence == Presence::Required {
+                    diagnostics.push(super::validators::missing_required(&attribute_path));
+                }
                 continue;
             }
+            if !attribute_value.is_known() {
+                continue;
+            }
+            super::validators::no_null_elements(&attribute_path, attribute_value, diagnostics);
+            super::validators::no_control_characters(&attribute_path, attribute_value, diagnostics);
             if let Some(message) = &attribute.deprecation {
                 diagnostics.push(Diagnostic::warning(
                     attribute_path.clone(),

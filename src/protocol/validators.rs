@@ -9,6 +9,100 @@ use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::schema::Validator;
 use super::value::Value;
 
+/// A required argument written as `null`: the same error as leaving it out, at its path.
+pub fn missing_required(path: &AttributePath) -> Diagnostic {
+    Diagnostic::error(
+        path.clone(),
+        "Missing required argument",
+        format!("{path} is required but is null. Fix: set a value for {path}."),
+    )
+}
+
+/// A null element of a list, set or map (`["a", null]`, `{ k = null }`): no attribute of this provider gives one a
+/// meaning, and AWS refuses them (or the provider would drop them, leaving a perpetual diff), so they fail at their
+/// element's path. A set element has no index Terraform can point at: the diagnostic names the set.
+pub fn no_null_elements(path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+    let null_element = |element_path: AttributePath, diagnostics: &mut Diagnostics| {
+        diagnostics.push(Diagnostic::invalid_value(
+            element_path,
+            "null",
+            "an element of a collection cannot be null",
+            "remove the null element, or use compact() on a list built from expressions",
+        ));
+    };
+    match value {
+        Value::List(items) | Value::Tuple(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if item.is_null() {
+                    null_element(path.index(index), diagnostics);
+                }
+            }
+        }
+        Value::Set(items) => {
+            if items.iter().any(Value::is_null) {
+                null_element(path.clone(), diagnostics);
+            }
+        }
+        Value::Map(items) => {
+            for (key, item) in items {
+                if item.is_null() {
+                    null_element(path.key(key), diagnostics);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Control characters other than tab, newline and carriage return, in a string or in a list, set or map of strings
+/// (values and keys). XML 1.0 cannot carry them, so IAM and STS fail on them at apply, and no AWS or Kubernetes
+/// pattern this provider sends admits them; descriptions may still hold tabs and newlines (where AWS refuses those
+/// too, the attribute's own validator says so).
+pub fn no_control_characters(path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+    let bad = |text: &str| text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
+    let mut report = |element_path: AttributePath, text: &str| {
+        diagnostics.push(Diagnostic::invalid_value(
+            element_path,
+            format!("{text:?}"),
+            "the value contains a control character",
+            "remove control characters (U+0000 to U+001F other than tab and newline, U+007F to U+009F)",
+        ));
+    };
+    match value {
+        Value::String(text) if bad(text) => report(path.clone(), text),
+        Value::List(items) | Value::Tuple(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if let Value::String(text) = item
+                    && bad(text)
+                {
+                    report(path.index(index), text);
+                }
+            }
+        }
+        Value::Set(items) => {
+            for item in items {
+                if let Value::String(text) = item
+                    && bad(text)
+                {
+                    report(path.clone(), text);
+                }
+            }
+        }
+        Value::Map(items) => {
+            for (key, item) in items {
+                if bad(key) {
+                    report(path.key(key), key);
+                } else if let Value::String(text) = item
+                    && bad(text)
+                {
+                    report(path.key(key), text);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A whole number that fits a 64-bit integer, for counts and percentages whose range a governance rule judges (so
 /// a fractional or huge value is an error at its path, never read as "unset" or "unknown").
 pub struct WholeNumber;
@@ -366,5 +460,29 @@ mod tests {
         let length = LengthBetween { min: 1, max: 3 };
         assert!(run(&length, Value::String("äöü".into())).is_empty());
         assert!(run(&length, Value::String("".into())).has_errors());
+    }
+
+    #[test]
+    fn generic_checks_reject_null_elements_and_control_characters_at_their_path() {
+        let path = AttributePath::attr("x");
+        let mut diagnostics = Diagnostics::new();
+        no_null_elements(&path, &Value::List(vec!["a".into(), Value::Null]), &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert_eq!(diagnostics.0[0].path, path.index(1));
+        let mut diagnostics = Diagnostics::new();
+        let tags = Value::Map([("k".to_string(), Value::Null)].into_iter().collect());
+        no_null_elements(&path, &tags, &mut diagnostics);
+        assert_eq!(diagnostics.0[0].path, path.key("k"));
+
+        let mut diagnostics = Diagnostics::new();
+        no_control_characters(&path, &"tab\tand\nnewline".into(), &mut diagnostics);
+        assert!(diagnostics.is_empty(), "tabs and newlines are left to the attribute's own validators");
+        no_control_characters(&path, &"a\u{1}b".into(), &mut diagnostics);
+        no_control_characters(&path, &Value::List(vec!["ok".into(), "b\u{7f}".into()]), &mut diagnostics);
+        let keys = Value::Map([("k\u{1}".to_string(), Value::from("v"))].into_iter().collect());
+        no_control_characters(&path, &keys, &mut diagnostics);
+        let paths: Vec<_> = diagnostics.0.iter().map(|d| d.path.clone()).collect();
+        assert_eq!(paths, [path.clone(), path.index(1), path.key("k\u{1}")]);
+        assert!(diagnostics.0[0].detail.contains("control character"));
     }
 }

@@ -106,15 +106,24 @@ fn encode_mp(v: &Value, ty: &Type, out: &mut Vec<u8>) -> Result<(), ValueError> 
 }
 
 /// Same choice as cty's Marshal: an int when it is an i64, a float64 when that is exact
-/// (here: the decimal is the float's shortest text, which is also how cty compares numbers),
-/// otherwise the decimal as a string so no precision is lost.
+/// (here: the decimal is the float's shortest text, which is also how cty compares
+/// non-integers; integers cty compares exactly, so a whole number beyond i64 goes as a float
+/// only if the float is that very integer: 1e30 as a float is 1000000000000000019884624838656,
+/// and Terraform would call the plan invalid), otherwise the decimal as a string so no
+/// precision is lost.
 fn encode_number(n: &Number, out: &mut Vec<u8>) -> Result<(), ValueError> {
     use rmp::encode as w;
     if let Some(i) = n.as_i64() {
         return written(w::write_sint(out, i));
     }
     let f = n.as_f64();
-    if n.is_infinite() || (f.is_finite() && Number::from_f64(f).as_ref() == Some(n)) {
+    let exact = if n.is_integer() {
+        // `{:.0}` writes a float's exact integer digits.
+        f.is_finite() && Number::parse(&format!("{f:.0}")).ok().as_ref() == Some(n)
+    } else {
+        f.is_finite() && Number::from_f64(f).as_ref() == Some(n)
+    };
+    if n.is_infinite() || exact {
         written(w::write_f64(out, f))
     } else {
         written(w::write_str(out, n.as_str()))
@@ -526,7 +535,8 @@ mod tests {
         }
         // Beyond i64/f64 exactness: sent as decimal strings, like cty's Marshal.
         for text in [
-            "18446744073709551616",
+            "18446744073709551617", // 2^64 + 1; 2^64 itself is an exact float
+            "1e30", // its float is 1000000000000000019884624838656, not 10^30
             "123456789012345678901234567890.5",
             "1e400",
             "-1.000000000000000000001",
