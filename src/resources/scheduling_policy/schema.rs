@@ -110,7 +110,7 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::new("tags", Type::Map(Box::new(Type::String)))
                 .optional()
-                .describe("Tags for the scheduler config. The provider's `default_tags` are added."),
+                .describe("Tags for the scheduler config. The provider's `default_tags` are added.").validate(crate::resources::validators::AwsTags),
         )
         .attribute(
             Attribute::new("tags_all", Type::Map(Box::new(Type::String)))
