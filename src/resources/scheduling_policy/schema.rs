@@ -124,7 +124,8 @@ pub fn schema() -> Schema {
                 .describe(
                     "Tags for the scheduler config. The provider's `default_tags` are added, and so is the ownership \
                      tag `hyperpod-governance:owner` (not shown here or in `tags_all`), so 49 remain.",
-                ),
+                )
+                .validate(crate::resources::validators::AwsTags),
         )
         .attribute(
             Attribute::new("tags_all", Type::Map(Box::new(Type::String)))
