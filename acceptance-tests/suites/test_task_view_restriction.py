@@ -689,3 +689,51 @@ def test_an_rbac_object_of_the_same_name_that_is_not_ours_is_refused(tf, sandbox
     assert "not this provider's" in error.summary and VIEWER in error.summary, applied.describe()
     status, live = kube.get(RBAC_PATHS["Role"])
     assert status == 200 and live["rules"] == theirs["rules"]  # left as it was
+
+
+# ---- j. what AWS and Kubernetes refuse is refused at validate or plan (issue 14) --------------------------------------
+@pytest.mark.parametrize("setting, observed", [
+    (f'project_role_arn = "arn:aws:sts::{ACCOUNT}:assumed-role/datazone_usr_role_research/s"\n'
+     f'  namespaces       = ["{NS}"]', "assumed-role"),
+    (f'project_role_arn = "{ROLE}/{"r" * 65}"\n  namespaces       = ["{NS}"]', "r" * 65),
+    (f'{ROLE_AND_NAMESPACES}\n  kubernetes_group = "{"g" * 231}"', "231 characters"),
+    (f'{ROLE_AND_NAMESPACES}\n  kubernetes_group = "studio..viewers"', "studio..viewers"),
+], ids=["session-arn", "role-name-65", "group-too-long-for-the-probe-role", "group-not-a-dns-name"])
+def test_a_value_aws_or_kubernetes_refuses_is_refused_at_validate(tf, setting, observed):
+    tf.write(config(setting))
+    verdict = tf.validate_json()
+    errors = [d for d in verdict.errors if d.address in (ADDRESS, None)]
+    assert verdict.valid is False and len(errors) == 1, verdict.describe()
+    attribute = setting.split("\n")[-1].split("=")[0].strip() if "kubernetes_group" in setting else "project_role_arn"
+    assert verdict.line(errors[0]).strip().startswith(attribute), verdict.describe()
+    assert observed in flat(errors[0].detail), verdict.describe()
+
+
+@pytest.mark.parametrize("namespaces, index", [('["hyperpod-ns-research", "Research_NS"]', 1),
+                                               ('["hyperpod-ns-research", "hyperpod-ns-research"]', 1)],
+                         ids=["not-a-dns-label", "duplicate"])
+def test_a_namespace_kubernetes_refuses_or_a_duplicate_is_refused_at_its_element(tf, namespaces, index):
+    items = json.loads(namespaces)
+    listed = "[\n" + "".join(f'    "{item}",\n' for item in items) + "  ]"
+    tf.write(config(f'project_role_arn = "{RESEARCH_ROLE}"\n  namespaces = {listed}'))
+    verdict = tf.validate_json()
+    errors = [d for d in verdict.errors if d.address in (ADDRESS, None)]
+    assert verdict.valid is False and len(errors) == 1, verdict.describe()
+    assert verdict.line(errors[0]).strip() == f'"{items[index]}",', verdict.describe()
+    lines = (tf.dir / errors[0].filename).read_text().splitlines()
+    assert lines[errors[0].start_line - 1 - index].strip() == f'"{items[0]}",'  # the element at `index`, not before
+
+
+@pytest.mark.parametrize("fact", ["cluster_account_id", "cluster_name", "cluster_region", "contract",
+                                  "lifecycle_state", "orchestrator", "project_role_arn", "eks_namespaces"])
+def test_a_contract_object_missing_a_fact_is_refused_at_plan_at_contract(tf, sandbox, fact):
+    """A hand-built `contract` (here `merge`d with a null fact) is known at plan: an error there, at `contract`,
+    naming the fact, never "the inputs are still unknown" at apply."""
+    tf.write(contract() + restriction(body="", facts=f'merge(hyperpod_connection_contract.research.governance, '
+                                                      f'{{ {fact} = null }})'))
+    verdict = tf.plan_json()
+    errors = [d for d in verdict.errors if d.address == ADDRESS]
+    assert verdict.rc == 1 and len(errors) == 1, verdict.describe()
+    assert verdict.line(errors[0]).strip().startswith("contract"), verdict.describe()
+    assert fact in flat(errors[0].detail), verdict.describe()
+    assert access_entry(sandbox) is None

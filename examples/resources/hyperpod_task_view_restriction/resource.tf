@@ -5,10 +5,12 @@ resource "hyperpod_task_view_restriction" "research" {
   # project_role_arn and namespaces default to the contract's.
 }
 
-# The same with Kubernetes RBAC instead of EKS access policies.
+# The same with Kubernetes RBAC instead of EKS access policies: a Role per namespace, so the restriction references
+# the tenant whose compute quota has HyperPod create `hyperpod-ns-production` (Terraform applies the tenant first).
 resource "hyperpod_task_view_restriction" "production" {
   contract = hyperpod_connection_contract.production.governance
   mode     = "rbac"
+  tenants  = [hyperpod_tenant.production.governance]
 }
 
 # On a Slurm cluster: the research project role's sessions run as the OS user `research`, so Studio lists only its

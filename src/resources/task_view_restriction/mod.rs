@@ -104,6 +104,53 @@ fn unknown_inputs(value: &Value) -> Vec<String> {
     out
 }
 
+/// The contract facts a restriction cannot do without: `contract_from_governance` gives up without them.
+const CONTRACT_FACTS: [&str; 6] = [
+    "contract",
+    "cluster_account_id",
+    "cluster_region",
+    "cluster_name",
+    "orchestrator",
+    "lifecycle_state",
+];
+
+/// A `contract` object that is known but lacks what a contract's `governance` always has (a hand-built or
+/// `merge`d object with a null fact): an error at `contract` at plan, never a deferral to an apply that cannot
+/// proceed either.
+fn incomplete_contract(value: &Value) -> Option<Diagnostic> {
+    let contract = value
+        .get_attr("contract")
+        .filter(|c| c.is_wholly_known() && !c.is_null())?;
+    let null = |name: &str| contract.get_attr(name).is_none_or(Value::is_null);
+    let mut missing: Vec<&str> = CONTRACT_FACTS.iter().copied().filter(|name| null(name)).collect();
+    let unset = |name: &str| value.get_attr(name).is_none_or(Value::is_null);
+    if unset("project_role_arn") && null("project_role_arn") {
+        missing.push("project_role_arn");
+    }
+    let eks = contract.get_attr("orchestrator") == Some(&text("eks"));
+    if eks && unset("namespaces") && null("eks_namespaces") {
+        missing.push("eks_namespaces");
+    }
+    if missing.is_empty() {
+        if contract_from_governance(contract).is_some() {
+            return None;
+        }
+        return Some(Diagnostic::invalid_value(
+            AttributePath::attr("contract"),
+            "an object that is not a contract's governance",
+            "the restriction cannot read the contract's facts from it",
+            "pass `hyperpod_connection_contract.<name>.governance`",
+        ));
+    }
+    Some(Diagnostic::invalid_value(
+        AttributePath::attr("contract"),
+        format!("an object with {} null", missing.join(", ")),
+        "the contract object lacks facts a connection contract's `governance` always has",
+        "pass `hyperpod_connection_contract.<name>.governance` as it is (the restriction's own `project_role_arn` \
+         and `namespaces` override the contract's)",
+    ))
+}
+
 /// The project role's current access entry, as the plan sees it: `None` when it has none.
 fn entry_exists(facts: &ClusterFacts, principal: &str) -> Option<bool> {
     facts
@@ -145,6 +192,9 @@ impl TaskViewRestrictionResource {
         value: &mut Value,
         prior: Option<&Value>,
     ) -> Result<Diagnostics, Diagnostics> {
+        if let Some(problem) = incomplete_contract(value) {
+            return Err(problem.into());
+        }
         let grants_known = grants_known(value);
         let mode_known = value.get_attr("mode").is_none_or(Value::is_wholly_known);
         let mut judged = value.clone();
@@ -396,7 +446,21 @@ impl TaskViewRestrictionResource {
             }
         }
         let Some((_, spec)) = inputs(&value) else {
-            return Diagnostics::error(AttributePath::attr("contract"), "The inputs are still unknown", "").into();
+            let unknown = unknown_inputs(&value);
+            return Diagnostics::error(
+                AttributePath::attr("contract"),
+                "The restriction's inputs are still unknown at apply",
+                format!(
+                    "Still unknown: {}. Terraform passes every input known at apply; if this persists, report it \
+                     with the configuration.",
+                    if unknown.is_empty() {
+                        "an input".to_string()
+                    } else {
+                        unknown.join(", ")
+                    }
+                ),
+            )
+            .into();
         };
         let eks_cluster = match self.cluster_of(client, &value).await {
             Ok(Some(eks)) => eks,
