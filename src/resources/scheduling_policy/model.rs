@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing};
 
 use crate::aws::sagemaker::{PriorityClass, SchedulerConfig};
-use crate::protocol::object::{
-    boolean, elements, int, integer, object, string, string_map, text, text_map,
-};
+use crate::protocol::object::{boolean, elements, int, integer, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::{Type, Value};
 
