@@ -19,6 +19,9 @@ struct Argument {
     steps: Vec<(String, Option<Nesting>)>,
     ty: Type,
     validated: bool,
+    /// Required: a null is a missing argument, which validate reports (Terraform lets `x = null` through a required
+    /// attribute of a nested block).
+    required: bool,
 }
 
 fn arguments(block: &Block, path: &AttributePath, steps: &[(String, Option<Nesting>)], out: &mut Vec<Argument>) {
@@ -34,6 +37,7 @@ fn arguments(block: &Block, path: &AttributePath, steps: &[(String, Option<Nesti
                 steps: here,
                 ty: ty.clone(),
                 validated: !attribute.validators.is_empty(),
+                required: attribute.presence == Presence::Required,
             });
         }
     }
@@ -130,8 +134,14 @@ fn known_values_that_cannot_mean_what_the_attribute_says_fail_at_their_path() {
                 }
                 checked += 1;
             }
-            // Unknown and null are never judged at validate: the plan judges them once known.
-            for value in [Value::Unknown, Value::Null] {
+            // Unknown and null are never judged at validate: the plan judges them once known. A null required
+            // argument is the exception: it is missing.
+            let unset = if argument.required {
+                vec![Value::Unknown]
+            } else {
+                vec![Value::Unknown, Value::Null]
+            };
+            for value in unset {
                 let config = with(&block.null_value(), block, &argument.steps, value);
                 let diagnostics = diagnostics_for(&provider, resource.type_name(), &config);
                 assert!(

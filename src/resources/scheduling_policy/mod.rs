@@ -252,7 +252,7 @@ impl SchedulingPolicy {
                 .cluster_scheduler_config_id(id)
                 .target_version(current.version)
                 .scheduler_config(spec.to_sdk())
-                .set_description(spec.description.clone())
+                .description(spec.update_description())
                 .send()
                 .await
                 .map_err(|err| api_error("UpdateClusterSchedulerConfig", err));

@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing};
 
 use crate::aws::sagemaker::{PriorityClass, SchedulerConfig};
-use crate::protocol::object::{
-    boolean, elements, int, integer, object, optional_text, string, string_map, text, text_map,
-};
+use crate::protocol::object::{boolean, elements, int, integer, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::{Type, Value};
 
@@ -17,6 +15,7 @@ pub struct PolicySpec {
     pub priority_classes: Vec<PriorityClass>,
     pub fair_share: Option<bool>,
     pub idle_resource_sharing: Option<bool>,
+    /// `None` for no description: SageMaker does not tell an empty one from none.
     pub description: Option<String>,
 }
 
@@ -34,7 +33,7 @@ impl PolicySpec {
                 .collect(),
             fair_share: boolean(value, "fair_share"),
             idle_resource_sharing: boolean(value, "idle_resource_sharing"),
-            description: string(value, "description"),
+            description: string(value, "description").filter(|d| !d.is_empty()),
         }
     }
 
@@ -57,6 +56,12 @@ impl PolicySpec {
             && self
                 .idle_resource_sharing
                 .is_none_or(|on| live.idle_resource_sharing == Some(on))
+    }
+
+    /// The `Description` of an update: always sent, since an update without one keeps the old description (an empty
+    /// one clears it).
+    pub fn update_description(&self) -> String {
+        self.description.clone().unwrap_or_default()
     }
 
     /// The request body's `SchedulerConfig`; unset switches are left to the service default.
@@ -135,10 +140,7 @@ pub fn flatten(
         ("cluster_name", text(cluster_name)),
         ("cluster_arn", text(&config.cluster_arn)),
         ("name", text(&config.name)),
-        (
-            "description",
-            optional_text(config.description.clone().filter(|d| !d.is_empty())),
-        ),
+        ("description", description_value(config.description.as_deref(), prior)),
         ("fair_share", config.fair_share.map_or(Value::Null, Value::Bool)),
         (
             "idle_resource_sharing",
@@ -163,6 +165,16 @@ pub fn flatten(
     let facts = governance_value(&state);
     set_attr(&mut state, "governance", facts);
     state
+}
+
+/// SageMaker reports no description and an empty one alike; state keeps an empty one where the configuration (the
+/// prior or planned value) wrote `""`, so the apply matches the plan.
+fn description_value(live: Option<&str>, prior: &Value) -> Value {
+    match live.filter(|d| !d.is_empty()) {
+        Some(description) => text(description),
+        None if string(prior, "description").as_deref() == Some("") => text(""),
+        None => Value::Null,
+    }
 }
 
 /// The `governance` attribute, derived from the policy's own attributes so it is known at plan time: what a

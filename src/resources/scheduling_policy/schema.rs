@@ -139,11 +139,10 @@ pub fn schema() -> Schema {
                 "Version of the scheduler config (`ClusterSchedulerConfigVersion`); every update increments it.",
             ),
         )
-        .attribute(
-            Attribute::string("status")
-                .computed()
-                .describe("Status reported by SageMaker, e.g. `Created`."),
-        )
+        .attribute(Attribute::string("status").computed().describe(
+            "Status reported by SageMaker, e.g. `Created`. After a write that ended `*Failed` (e.g. \
+                     `UpdateFailed`, reported asynchronously) the next plan proposes the write again.",
+        ))
         .attribute(
             Attribute::new("governance", super::model::governance_type())
                 .computed()
