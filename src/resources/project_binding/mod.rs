@@ -93,10 +93,11 @@ impl ProjectBinding {
                 crate::resources::checks::today(),
             )
             .await?;
+            // Only what the plan left unknown is filled in: a part it knew stays as planned.
             for (name, derived_value) in derived.attributes {
-                if !value.get_attr(name).is_some_and(Value::is_wholly_known) {
-                    set_attr(&mut value, name, derived_value);
-                }
+                let planned_part = value.get_attr(name).cloned().unwrap_or(Value::Unknown);
+                let filled = crate::resources::connection_contract::deferral::fill_unknowns(&planned_part, &derived_value);
+                set_attr(&mut value, name, filled);
             }
         }
         Ok(value)
