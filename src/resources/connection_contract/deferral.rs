@@ -175,12 +175,13 @@ pub fn defer(mut report: Report, unknown: &[&Partial], lif_2: bool) -> Report {
 pub fn point_deferred(diagnostics: &mut Diagnostics, unknown: &[&Partial], lif_2: bool) {
     for diagnostic in &mut diagnostics.0 {
         for partial in unknown {
-            let reads = |rule: &RuleId| {
-                partial.rules.contains(rule) || (lif_2 && partial.material && *rule == RuleId::Lif2)
-            };
-            let deferred_rule = crate::governance::RuleId::ALL
-                .iter()
-                .find(|rule| diagnostic.summary.starts_with(&format!("[{}] not checked at plan", rule.id())));
+            let reads =
+                |rule: &RuleId| partial.rules.contains(rule) || (lif_2 && partial.material && *rule == RuleId::Lif2);
+            let deferred_rule = crate::governance::RuleId::ALL.iter().find(|rule| {
+                diagnostic
+                    .summary
+                    .starts_with(&format!("[{}] not checked at plan", rule.id()))
+            });
             if deferred_rule.is_some_and(reads) && diagnostic.path == AttributePath::root() {
                 diagnostic.path = (partial.path)();
             }
