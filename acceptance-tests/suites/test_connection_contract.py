@@ -304,3 +304,22 @@ def test_unknown_material_argument_on_update_waits_for_apply_to_say_review_requi
     tf.apply()
     assert state(tf)["review_status"] == "review_required"
     assert checks(state(tf))["LIF-2"]["status"] == "warning"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("domain_id", "dzd_capacity01"), ("project_id", "research000001"), ("domain_unit_id", "mlplatform0001")])
+def test_unknown_domain_or_project_defers_the_rules_reading_them(tf, field, value):
+    """The project's ids known only after apply: ORG-1 and PRJ-4 were planned `skipped` and applied `passed`
+    (inconsistent final plan). Now they are planned unknown and judged at apply; a second plan is empty."""
+    unknown = f'terraform_data.unknown.id != "" ? "{value}" : "{value}"'
+    config = contract().replace(f'{field} = "{value}"', f"{field} = {unknown}")
+    config = config.replace(f'{field}      = "{value}"', f"{field}      = {unknown}")
+    config = config.replace(f'{field}     = "{value}"', f"{field}     = {unknown}")
+    assert unknown in config
+    tf.write(config + 'resource "terraform_data" "unknown" {}\n')
+    verdict = tf.plan_json()
+    assert not verdict.errors, verdict.describe()
+    assert "ORG-1" in {d.rule for d in verdict.warnings if d.address == ADDR}, verdict.describe()
+    tf.apply()
+    assert checks(state(tf))["ORG-1"]["status"] == "passed"
+    assert tf.plan().rc == 0

@@ -200,15 +200,19 @@ pub async fn find_connection_by_name(
         .send()
         .await
         .map_err(|err| api_error("ListConnections", err))?;
-    Ok(output.items().iter().find(|c| c.name() == name).map(|summary| Connection {
-        id: summary.connection_id().to_string(),
-        domain_id: summary.domain_id().to_string(),
-        name: summary.name().to_string(),
-        connection_type: summary.r#type().as_str().to_string(),
-        project_id: summary.project_id().map(str::to_string),
-        environment_id: summary.environment_id().map(str::to_string),
-        ..Connection::default()
-    }))
+    Ok(output
+        .items()
+        .iter()
+        .find(|c| c.name() == name)
+        .map(|summary| Connection {
+            id: summary.connection_id().to_string(),
+            domain_id: summary.domain_id().to_string(),
+            name: summary.name().to_string(),
+            connection_type: summary.r#type().as_str().to_string(),
+            project_id: summary.project_id().map(str::to_string),
+            environment_id: summary.environment_id().map(str::to_string),
+            ..Connection::default()
+        }))
 }
 
 /// `UpdateConnection` of the description, the one HyperPod connection field the API can change (it cannot clear it).

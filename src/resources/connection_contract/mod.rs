@@ -2,7 +2,7 @@
 //! own; at plan time it gathers live facts and asks the governance engine, and its computed attributes (review
 //! status, the checklist, the `governance` facts) are known before apply.
 
-mod deferral;
+pub(crate) mod deferral;
 mod live;
 mod model;
 mod schema;
@@ -256,7 +256,7 @@ impl ConnectionContract {
         let mut value = planned.clone();
         match self.evaluate(client, &mut value, prior).await {
             Ok(warnings) => Applied {
-                state: Some(unknowns_to_null(value)),
+                state: Some(unknowns_to_null(deferral::fill_unknowns(planned, &value))),
                 diagnostics: warnings,
             },
             Err(errors) => Applied::failed(None, errors),

@@ -308,11 +308,21 @@ pub async fn delete(
                 let waited =
                     dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context).await;
                 if let Err(err) = waited {
-                    return keep(failed(AttributePath::root(), "The HyperPod connection was not deleted", &err));
+                    return keep(failed(
+                        AttributePath::root(),
+                        "The HyperPod connection was not deleted",
+                        &err,
+                    ));
                 }
             }
             Err(err) if err.is_not_found() => {}
-            Err(err) => return keep(failed(AttributePath::root(), "Cannot delete the HyperPod connection", &err)),
+            Err(err) => {
+                return keep(failed(
+                    AttributePath::root(),
+                    "Cannot delete the HyperPod connection",
+                    &err,
+                ));
+            }
         }
     }
     for (index, member) in members.iter().enumerate() {

@@ -93,10 +93,12 @@ impl ProjectBinding {
                 crate::resources::checks::today(),
             )
             .await?;
+            // Only what the plan left unknown is filled in: a part it knew stays as planned.
             for (name, derived_value) in derived.attributes {
-                if !value.get_attr(name).is_some_and(Value::is_wholly_known) {
-                    set_attr(&mut value, name, derived_value);
-                }
+                let planned_part = value.get_attr(name).cloned().unwrap_or(Value::Unknown);
+                let filled =
+                    crate::resources::connection_contract::deferral::fill_unknowns(&planned_part, &derived_value);
+                set_attr(&mut value, name, filled);
             }
         }
         Ok(value)
@@ -143,6 +145,17 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+        let facts = change.planned.get_attr("contract").cloned().unwrap_or(Value::Null);
+        if facts.is_wholly_known() && contract_from_governance(&facts).is_none() {
+            // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
+            return Err(Diagnostic::invalid_value(
+                AttributePath::attr("contract"),
+                "facts with a required field null or malformed",
+                "contract must carry a contract's facts (its name, lifecycle state and cluster are required)",
+                "set contract = hyperpod_connection_contract.<name>.governance, unmodified",
+            )
+            .into());
+        }
         let Some((contract, spec)) = inputs(&change.planned, &change.config) else {
             for name in plan::DERIVED {
                 if change.config_attr(name).is_null() && change.prior_attr(name).is_none_or(Value::is_null) {

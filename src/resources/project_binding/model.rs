@@ -33,8 +33,12 @@ fn kind_name(kind: MemberKind) -> &'static str {
     }
 }
 
-/// The members of a value's `member` blocks; `None` while one is unknown.
+/// The members of a value's `member` blocks; `None` while one is unknown, or the blocks themselves are (a dynamic
+/// block over a value known only at apply), never read as "no members".
 pub fn members_of(value: &Value) -> Option<Vec<Member>> {
+    if value.get_attr("member").is_some_and(|members| !members.is_known()) {
+        return None;
+    }
     elements(value, "member")
         .iter()
         .map(|member| {
@@ -160,5 +164,6 @@ mod tests {
         assert_eq!(members_of(&value), Some(members));
         let unknown = object([("member", Value::List(vec![Value::Unknown]))]);
         assert_eq!(members_of(&unknown), None);
+        assert_eq!(members_of(&object([("member", Value::Unknown)])), None);
     }
 }

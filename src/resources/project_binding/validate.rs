@@ -8,8 +8,7 @@ use crate::protocol::value::Value;
 
 /// DataZone's `UserIdentifier` without its `.*` wrapping (read whole, as the service does): an Identity Center user
 /// ID (a UUID, optionally behind a 10-hex-digit store prefix), a user name, or an IAM ARN.
-const USER_IDENTIFIER: &str =
-    r"^(([0-9a-f]{10}-)?[A-Fa-f0-9]{8}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{12}|[a-zA-Z_0-9+=,.@-]+|arn:aws:iam::\d{12}:.+)$";
+const USER_IDENTIFIER: &str = r"^(([0-9a-f]{10}-)?[A-Fa-f0-9]{8}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{12}|[a-zA-Z_0-9+=,.@-]+|arn:aws:iam::\d{12}:.+)$";
 
 /// A control character other than tab, line feed and carriage return. The DataZone model gives descriptions and
 /// group identifiers no pattern; AWS's text patterns elsewhere (IAM descriptions, DataZone's own `GroupIdentifier`)
@@ -93,7 +92,11 @@ mod tests {
     }
 
     fn member(kind: &str, name: Value) -> Value {
-        object([("kind", text(kind)), ("name", name), ("designation", text("PROJECT_OWNER"))])
+        object([
+            ("kind", text(kind)),
+            ("name", name),
+            ("designation", text("PROJECT_OWNER")),
+        ])
     }
 
     #[test]
