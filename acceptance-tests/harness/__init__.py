@@ -1,7 +1,7 @@
 """Test harness for the provider's acceptance tests: a sandbox process and Terraform working dirs."""
 from .provider import PROVIDER_SOURCE, provider_binary, provider_dir, require_provider
 from .sandbox import REGION, RealAws, Sandbox, real_aws
-from .terraform import Diagnostic, PlanVerdict, Result, Terraform, TerraformError, flat
+from .terraform import Diagnostic, PlanVerdict, Result, Running, Terraform, TerraformError, flat
 
-__all__ = ["Diagnostic", "PROVIDER_SOURCE", "PlanVerdict", "REGION", "RealAws", "Result", "Sandbox", "Terraform",
-           "TerraformError", "flat", "provider_binary", "provider_dir", "real_aws", "require_provider"]
+__all__ = ["Diagnostic", "PROVIDER_SOURCE", "PlanVerdict", "REGION", "RealAws", "Result", "Running", "Sandbox",
+           "Terraform", "TerraformError", "flat", "provider_binary", "provider_dir", "real_aws", "require_provider"]

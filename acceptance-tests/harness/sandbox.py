@@ -105,7 +105,8 @@ class Sandbox:
         fault("DescribeCluster", code="ThrottlingException", status=400, count=2)
         fault("DescribeCluster", "server_error", status=503, nth=3)
         fault("*", "latency", count=None, ms=200, service="sagemaker")
-        fault(mode="eventual_consistency", role_name="new-role", count=2)   # invisible to the next 2 reads"""
+        fault(mode="eventual_consistency", role_name="new-role", count=2)   # invisible to the next 2 reads
+        fault("CreateComputeQuota", "hold")   # accepted, then the answer waits: see held(), release_held()"""
         body = {"mode": mode, "count": count, **fields}
         body.update({k: v for k, v in (("operation", operation), ("nth", nth), ("service", service)) if v is not None})
         return self.admin("POST", "faults", body)
@@ -113,9 +114,37 @@ class Sandbox:
     def clear_faults(self) -> None:
         self.admin("DELETE", "faults")
 
+    def held(self) -> list:
+        """Responses a `hold` fault is holding back now: [{"id", "service", "operation", "status", "held_ms"}]."""
+        return self.admin("GET", "held")["held"]
+
+    def wait_held(self, timeout: float = 120.0, poll: float = 0.05, while_running=None) -> list:
+        """Wait until some response is held; returns held(). Raises TimeoutError after `timeout` seconds, or as soon
+        as `while_running()` is false (e.g. the Terraform run that should make the call ended without it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            held = self.held()
+            if held:
+                return held
+            if while_running is not None and not while_running():
+                raise TimeoutError("the caller ended before any response was held")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no response held within {timeout}s (armed: {self.admin('GET', 'faults')})")
+            time.sleep(poll)
+
+    def release_held(self) -> int:
+        """Let every held response go; returns how many there were."""
+        return self.admin("DELETE", "held")["released"]
+
     def calls(self) -> dict:
         """AWS calls per operation since start, reset or reset_calls(): {"sagemaker.DescribeCluster": 3, ...}."""
         return self.admin("GET", "calls")
+
+    def calls_by_caller(self) -> dict:
+        """The same counters per caller, as the provider names it in the x-hyperpod-caller header (the resource type,
+        `data.<type>` or `provider`): {"hyperpod_tenant": {"sagemaker.CreateComputeQuota": 1, ...}, ...}; calls that
+        named no caller (a test's own boto3 calls) are under ""."""
+        return self.admin("GET", "calls/by-caller")
 
     def reset_calls(self) -> None:
         self.admin("DELETE", "calls")
@@ -186,4 +215,5 @@ class RealAws:
         import pytest
         pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
 
-    admin = fault = clear_faults = calls = reset_calls = inventory = add_teams = wait_healthy = _sandbox_only
+    admin = fault = clear_faults = held = wait_held = release_held = calls = calls_by_caller = reset_calls = \
+        inventory = add_teams = wait_healthy = _sandbox_only

@@ -5,11 +5,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .provider import PROVIDER_SOURCE, provider_dir
+from . import procs
+from .provider import PROVIDER_SOURCE, provider_binary, provider_dir
 
 COMMON = ("-no-color", "-input=false")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # commands without -no-color (e.g. providers schema) still colour errors
@@ -239,6 +242,57 @@ class PlanVerdict:
         return diag
 
 
+class Running:
+    """A Terraform command running in the background (`Terraform.start()`): find and kill the provider plugin it
+    started (only its own: a descendant of this Terraform process running the provider binary under test), then
+    collect its result with `wait()`."""
+
+    def __init__(self, args: tuple, process: subprocess.Popen, stdout, stderr, timeout: float):
+        self.args, self.process, self.timeout = args, process, timeout
+        self._stdout, self._stderr = stdout, stderr
+        self.killed: list[int] = []
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def provider_pids(self) -> list[int]:
+        """The provider plugin processes this Terraform run has running now (usually one)."""
+        return procs.running(self.pid, provider_binary())
+
+    def kill_provider(self, timeout: float = 10.0) -> list[int]:
+        """SIGKILL the provider plugin(s) this run started, waiting up to `timeout` s for one to be there; returns
+        their PIDs. Terraform itself goes on: it reports the plugin's death and exits, writing its state."""
+        deadline = time.monotonic() + timeout
+        while not (pids := self.provider_pids()):
+            if not self.running() or time.monotonic() > deadline:
+                raise RuntimeError(f"terraform {' '.join(self.args)} (pid {self.pid}) has no provider plugin "
+                                   f"{provider_binary()} running" + ("" if self.running() else " (it has exited)"))
+            time.sleep(0.02)
+        procs.kill(pids)
+        self.killed.extend(pids)
+        return pids
+
+    def wait(self, timeout: float | None = None) -> Result:
+        """Wait for Terraform to exit; its Result (whatever the exit code). Kills it after `timeout` (default: the
+        Terraform's timeout) and raises subprocess.TimeoutExpired."""
+        try:
+            rc = self.process.wait(self.timeout if timeout is None else timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+        outputs = []
+        for stream in (self._stdout, self._stderr):
+            stream.seek(0)
+            outputs.append(stream.read())
+            stream.close()
+        return Result(self.args, rc, *outputs)
+
+
 class TerraformError(AssertionError):
     def __init__(self, result: Result):
         self.result = result
@@ -299,6 +353,18 @@ class Terraform:
         if check and result.rc not in ok_codes:
             raise TerraformError(result)
         return result
+
+    def start(self, *args: str) -> Running:
+        """`terraform <args>` in the background (output to temporary files, so it never blocks on a pipe)."""
+        stdout = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        process = subprocess.Popen([self.binary, *args], cwd=self.dir, env=self.env, stdout=stdout, stderr=stderr,
+                                   stdin=subprocess.DEVNULL, text=True)
+        return Running(args, process, stdout, stderr, self.timeout)
+
+    def start_apply(self, *extra: str) -> Running:
+        """`terraform apply -auto-approve` in the background (see `start`)."""
+        return self.start("apply", "-auto-approve", *COMMON, *extra)
 
     def init(self) -> Result:
         return self.run("init", *COMMON)

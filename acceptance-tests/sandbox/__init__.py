@@ -43,7 +43,7 @@ def _install_front_door():
 
     def call_action(self):
         service, operation = self.boto3_service_name, self._get_action() or "UnknownOperation"
-        faults.count_call(service, operation)
+        faults.count_call(service, operation, _caller(self))
         faults.delay(service, operation)
         failure = faults.failure_response(service, operation)
         if failure:
@@ -65,10 +65,18 @@ def _install_front_door():
             return aws_error(service, "InternalFailure", f"sandbox: {operation} crashed: {e!r}", 500)
         if service == "iam" and operation == "CreateRole" and status == 200:
             faults.role_created(_param(self, "RoleName"))
+        faults.hold(service, operation, status)  # a `hold` fault: accepted, but the answer waits (kill tests)
         return status, _json_content_type(self, headers, body), body
 
     call_action.sandbox_front_door = True
     BaseResponse.call_action = call_action
+
+
+def _caller(resp):
+    """The x-hyperpod-caller header: whom the provider made this call for (faults.calls_by_caller)."""
+    from .faults import CALLER_HEADER
+    headers = getattr(resp, "headers", None)
+    return headers.get(CALLER_HEADER) if headers is not None else None
 
 
 def _param(resp, name):

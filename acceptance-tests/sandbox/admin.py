@@ -4,9 +4,12 @@ GET    /_sandbox/health   liveness + what was seeded
 POST   /_sandbox/reset    moto reset, re-seed, clear faults and call counters
 GET    /_sandbox/faults   armed faults
 POST   /_sandbox/faults   arm a fault (see faults.py)
-DELETE /_sandbox/faults   disarm all faults
+DELETE /_sandbox/faults   disarm all faults (and release held responses)
+GET    /_sandbox/held     responses a `hold` fault is holding back now: {"held": [{"id", "service", "operation", ...}]}
+DELETE /_sandbox/held     release them: {"released": N}
 GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker.DescribeCluster": 3, ...}
-DELETE /_sandbox/calls    zero the call counters
+GET    /_sandbox/calls/by-caller   the same per caller (x-hyperpod-caller header): {"hyperpod_tenant": {...}, "": {...}}
+DELETE /_sandbox/calls    zero the call counters (both views)
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)
@@ -72,12 +75,19 @@ class AdminMiddleware:
             if method == "DELETE":
                 faults.clear()
                 return 200, {"faults": []}
+        if route == "held":
+            if method == "GET":
+                return 200, {"held": faults.held()}
+            if method == "DELETE":
+                return 200, {"released": faults.release_held()}
         if route == "calls":
             if method == "GET":
                 return 200, faults.calls()
             if method == "DELETE":
                 faults.reset_calls()
                 return 200, {}
+        if (method, route) == ("GET", "calls/by-caller"):
+            return 200, faults.calls_by_caller()
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
         if (method, route) == ("POST", "fixtures/teams"):

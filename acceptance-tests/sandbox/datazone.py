@@ -133,8 +133,14 @@ class Domain:
         self.projects: dict[str, dict] = {}
         self.environments: dict[str, dict] = {}
         self.connections: dict[str, dict] = {}
+        # CreateConnection clientToken -> (request without the token, response). AWS documents the token as
+        # ensuring idempotency without saying for how long or what a reuse with other parameters answers; the
+        # stricter reading: a token is remembered for good, answers with its first response (even once that
+        # connection is deleted), and with other parameters is a ConflictException.
+        self.client_tokens: dict[str, tuple[dict, dict]] = {}
         self.memberships: dict[str, list] = {}  # project id -> members
         self.grants: dict[tuple, list] = {}  # (entityType, entityIdentifier) -> grants
+        self.grant_tokens: dict[str, tuple] = {}  # AddPolicyGrant clientToken -> (request, grantId)
 
     @property
     def id(self) -> str:
@@ -490,6 +496,19 @@ class DataZoneBackend(BaseBackend):
     def create_connection(self, p):
         _required(p, "name")
         domain = self._domain(p["domainIdentifier"])
+        token = p.get("clientToken")
+        request = {k: v for k, v in p.items() if k != "clientToken"}
+        if token is not None and token in domain.client_tokens:
+            first, response = domain.client_tokens[token]
+            if first != request:
+                raise ConflictException(f"Client token {token} was already used with different parameters")
+            return copy.deepcopy(response)
+        conn = self._create_connection(domain, p)
+        if token is not None:
+            domain.client_tokens[token] = (copy.deepcopy(request), copy.deepcopy(conn))
+        return conn
+
+    def _create_connection(self, domain, p):
         if any(c["name"] == p["name"] for c in domain.connections.values()):
             raise ConflictException(f"Connection with name {p['name']} already exists in domain {domain.id}")
         env = domain.environment(p["environmentIdentifier"]) if p.get("environmentIdentifier") else None
@@ -626,6 +645,15 @@ class DataZoneBackend(BaseBackend):
         _required(p, "policyType", "principal", "detail")
         domain, key = self._grant_entity(p)
         self._check_grant(domain, p)
+        # clientToken (idempotencyToken): a repeat of an earlier request answers what that one answered. The window
+        # and what AWS does when the grant was removed since are not documented; the stricter reading: remembered
+        # until reset, the first answer replayed even if that grant is gone, a reuse with other terms a conflict.
+        token, request = p.get("clientToken"), (key, p["policyType"], repr(p["principal"]), repr(p["detail"]))
+        if token in domain.grant_tokens:
+            first, grant_id = domain.grant_tokens[token]
+            if first != request:
+                raise ConflictException(f"Client token {token} was already used for another request")
+            return {"grantId": grant_id}
         grants = domain.grants.setdefault(key, [])
         for grant in grants:
             if (grant["policyType"], grant["principal"], grant["detail"]) == (p["policyType"], p["principal"], p["detail"]):
@@ -633,6 +661,8 @@ class DataZoneBackend(BaseBackend):
         grant = {"grantId": "".join(secrets.choice(_GRANT) for _ in range(10)), "policyType": p["policyType"],
                  "principal": p["principal"], "detail": p["detail"], "createdAt": utcnow(), "createdBy": self._caller()}
         grants.append(grant)
+        if token:
+            domain.grant_tokens[token] = (request, grant["grantId"])
         return {"grantId": grant["grantId"]}
 
     def list_policy_grants(self, p):

@@ -12,6 +12,12 @@ Modes (each fault matches `operation` — an API name, or "*" for any — option
   IAM calls naming it (GetRole, GetRolePolicy, ListAttachedRolePolicies, PutRolePolicy, ... — all but
   Create/DeleteRole) answer 404 NoSuchEntity, STS AssumeRole of it answers 403 AccessDenied, as AWS does while a
   new role propagates.
+* ``hold``: the call is handled normally (AWS accepts it, the state changes), then its response is held back for
+  `ms` milliseconds (default 600000, the most) or until released, so a test can kill the caller at exactly that
+  moment (the kill test: the provider killed right after a create AWS accepted).  While it waits the call is listed
+  by `GET /_sandbox/held` ({"held": [{"id", "service", "operation", "status", "held_ms"}]}); `DELETE
+  /_sandbox/held` releases every held response (as do `DELETE /_sandbox/faults` and reset).  Only calls that
+  succeed (2xx) are held and count towards `nth`: a rejected call changed nothing to be interrupted after.
 
 `count` (default 1) is how many matching calls the fault affects; `null` = every matching call until the faults are
 cleared. `nth` (default 1) lets the first nth-1 matching calls through and starts with the nth.
@@ -24,25 +30,31 @@ resource the plural lower-case name in the URL (`namespaces`, `serviceaccounts`,
 `kubernetes.get.version` (/version).  E.g. `kubernetes.create.networkpolicies`.  Kubernetes names may use shell
 wildcards (`kubernetes.*.networkpolicies`, `kubernetes.create.*`, `kubernetes.*`); a bare "*" matches AWS calls only.
 Kubernetes faults take the modes `error` (default 429 TooManyRequests), `server_error` (500 InternalError, 503
-ServiceUnavailable) and `latency`; `code` is the Status `reason` (e.g. "Forbidden" with status 403).  They apply on
-every EKS cluster, before authentication, and answer a Kubernetes `Status` object.  The call counters count them
+ServiceUnavailable), `latency` and `hold`; `code` is the Status `reason` (e.g. "Forbidden" with status 403).  They
+apply on every EKS cluster, before authentication (`hold`: after the request was handled).  The call counters count them
 under the same names ("kubernetes.create.networkpolicies").
+
+Calls are also counted per caller: the `x-hyperpod-caller` request header the provider sets to the resource type, data
+source (`data.<type>`) or `provider` step a call is made for (`calls_by_caller()`; calls without it, e.g. a test's own
+boto3 calls, under "").  The plain per-operation counters are unchanged.
 """
 import collections
 import fnmatch
+import itertools
 import re
 import threading
 import time
 
 from moto.core.exceptions import ServiceException
 
-MODES = ("error", "server_error", "latency", "async_failure", "eventual_consistency")
+MODES = ("error", "server_error", "latency", "async_failure", "eventual_consistency", "hold")
+HOLD_MAX_MS = 600_000
 QUERY_SERVICES = ("iam", "sts")
 # IAM operations that name a role but are not reads of an existing one.
 _NOT_ROLE_READS = ("CreateRole", "DeleteRole", "CreateServiceLinkedRole")
 KUBERNETES = "kubernetes"  # the `service` of Kubernetes API requests; their operation names start with "kubernetes."
 KUBERNETES_VERBS = ("get", "list", "create", "update", "patch", "delete")
-KUBERNETES_MODES = ("error", "server_error", "latency")
+KUBERNETES_MODES = ("error", "server_error", "latency", "hold")
 # Status reasons the Kubernetes API server gives per HTTP status (k8s.io/apimachinery metav1.StatusReason).
 KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
                       409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType", 422: "Invalid",
@@ -58,6 +70,8 @@ class InjectedFault(ServiceException):
 _lock = threading.Lock()
 _armed: list[dict] = []
 _calls: collections.Counter = collections.Counter()
+_calls_by_caller: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+CALLER_HEADER = "x-hyperpod-caller"
 
 
 def _positive_int(spec, name, default):
@@ -99,6 +113,11 @@ def add(spec: dict) -> dict:
         ms = spec.get("ms")
         if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not (0 <= ms <= 600_000):
             raise ValueError("'ms' (milliseconds to add, 0..600000) is required for latency")
+        fault["ms"] = ms
+    elif mode == "hold":
+        ms = spec.get("ms", HOLD_MAX_MS)
+        if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not (0 <= ms <= HOLD_MAX_MS):
+            raise ValueError(f"'ms' (how long to hold the response at most, 0..{HOLD_MAX_MS}) must be a number")
         fault["ms"] = ms
     elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
@@ -179,10 +198,10 @@ def failure_response(service: str, operation: str):
     return code, message, fault["status"]
 
 
-def kubernetes_call(operation: str):
-    """Front door of a Kubernetes API request named `operation` ("kubernetes.create.networkpolicies"): count it,
-    apply latency, and return an armed error's (reason, message, status), or None."""
-    count_call(KUBERNETES, operation[len(KUBERNETES) + 1:])
+def kubernetes_call(operation: str, caller: str | None = None):
+    """Front door of a Kubernetes API request named `operation` ("kubernetes.create.networkpolicies") made for
+    `caller`: count it, apply latency, and return an armed error's (reason, message, status), or None."""
+    count_call(KUBERNETES, operation[len(KUBERNETES) + 1:], caller)
     delay(KUBERNETES, operation)
     fault = take(KUBERNETES, operation, ("error", "server_error"))
     if fault is None:
@@ -200,6 +219,48 @@ def delay(service: str, operation: str) -> float:
         return 0.0
     time.sleep(fault["ms"] / 1000.0)
     return fault["ms"] / 1000.0
+
+
+# ---- held responses ----------------------------------------------------------------------------------------------
+_held: dict[int, dict] = {}  # id -> {"id", "service", "operation", "status", "since", "ms", "release": Event}
+_held_ids = itertools.count(1)
+
+
+def hold(service: str, operation: str, status: int) -> float:
+    """The call was handled with HTTP `status`; if it succeeded and a `hold` fault matches, block this request's
+    thread (no lock held) until the fault's `ms` pass or the response is released.  Returns the seconds held."""
+    if not 200 <= status < 300:
+        return 0.0
+    fault = take(service, operation, "hold")
+    if fault is None:
+        return 0.0
+    entry = {"id": next(_held_ids), "service": service, "operation": operation, "status": status,
+             "since": time.monotonic(), "ms": fault["ms"], "release": threading.Event()}
+    with _lock:
+        _held[entry["id"]] = entry
+    try:
+        entry["release"].wait(fault["ms"] / 1000.0)
+    finally:
+        with _lock:
+            _held.pop(entry["id"], None)
+    return time.monotonic() - entry["since"]
+
+
+def held() -> list:
+    """The responses being held now, oldest first."""
+    now = time.monotonic()
+    with _lock:
+        return [{"id": e["id"], "service": e["service"], "operation": e["operation"], "status": e["status"],
+                 "held_ms": round((now - e["since"]) * 1000)} for e in sorted(_held.values(), key=lambda e: e["id"])]
+
+
+def release_held() -> int:
+    """Let every held response go; returns how many were released."""
+    with _lock:
+        entries = list(_held.values())
+    for entry in entries:
+        entry["release"].set()
+    return len(entries)
 
 
 # ---- IAM eventual consistency --------------------------------------------------------------------------------
@@ -239,12 +300,14 @@ def armed() -> list:
 def clear() -> None:
     with _lock:
         _armed.clear()
+    release_held()
 
 
 # ---- call counters ---------------------------------------------------------------------------------------------------
-def count_call(service: str, operation: str) -> None:
+def count_call(service: str, operation: str, caller: str | None = None) -> None:
     with _lock:
         _calls[f"{service}.{operation}"] += 1
+        _calls_by_caller[caller or ""][f"{service}.{operation}"] += 1
 
 
 def calls() -> dict:
@@ -252,6 +315,13 @@ def calls() -> dict:
         return dict(sorted(_calls.items()))
 
 
+def calls_by_caller() -> dict:
+    """{caller: {"service.Operation": n}}: "" holds the calls that named no caller."""
+    with _lock:
+        return {caller: dict(sorted(counts.items())) for caller, counts in sorted(_calls_by_caller.items())}
+
+
 def reset_calls() -> None:
     with _lock:
         _calls.clear()
+        _calls_by_caller.clear()

@@ -15,7 +15,12 @@ the next reset).  Every mapping is sorted by key, every list sorted.
                                   "role_arn", "target_role_arn", "disable_session_tags", "session_policy", "tags"}}}},
      "kms_grants": {key ARN: [{"name", "grantee", "operations", "retiring_principal", "constraints"}]},  # keys with grants
      "kubernetes": {EKS cluster: {"<Kind>/<namespace>/<name>" (cluster-scoped: "<Kind>/<name>"): object without
-                                  uid, resourceVersion, creationTimestamp, generation, managedFields, deletionTimestamp}}}
+                                  uid, resourceVersion, creationTimestamp, generation, managedFields, deletionTimestamp}},
+     "datazone":   {domain id: {"connections": {name: {"type", "scope", "project", "environment", "description",
+                                                      "props"}},            # props without resolved ARNs' ids
+                                "memberships": {project id: ["<kind>:<id>:<designation>"]},
+                                "policy_grants": {"<entity type>/<entity id>": [{"policy_type", "principal",
+                                                                                 "detail"}]}}}}
 """
 import copy
 
@@ -24,7 +29,7 @@ from moto.iam import models as iam_models
 from moto.kms import models as kms_models
 from moto.sagemaker import models as sm_models
 
-from . import eks, kubernetes, sagemaker
+from . import datazone, eks, kubernetes, sagemaker
 
 VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "deletionTimestamp")
 
@@ -34,7 +39,7 @@ def snapshot() -> dict:
     with kubernetes.LOCK:  # EKS state and the Kubernetes objects share this lock
         eks_part, k8s_part = _eks(), _kubernetes()
     return {"iam_roles": _iam_roles(), "sagemaker": sagemaker_part, "eks": eks_part, "kms_grants": _kms_grants(),
-            "kubernetes": k8s_part}
+            "kubernetes": k8s_part, "datazone": _datazone()}
 
 
 def _sorted(mapping: dict) -> dict:
@@ -145,4 +150,27 @@ def _kubernetes() -> dict:
             kind = obj.get("kind") or kubernetes.BY_RESOURCE[(group, resource)].kind
             objects[f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"] = _object(obj)
         out[cluster.name] = _sorted(objects)
+    return _sorted(out)
+
+
+# ---- DataZone ------------------------------------------------------------------------------------------------------
+def _connection(c: dict) -> dict:
+    return {"type": c["type"], "scope": c["scope"], "project": c.get("projectId"), "environment": c.get("environmentId"),
+            "description": c.get("description"), "props": copy.deepcopy(c.get("props"))}
+
+
+def _datazone() -> dict:
+    out = {}
+    with datazone._lock:
+        for backend in _backends(datazone.datazone_backends):
+            for domain in list(backend.domains.values()):
+                grants = {f"{entity_type}/{entity_id}": sorted(
+                    ({"policy_type": g["policyType"], "principal": g["principal"], "detail": g["detail"]} for g in gs),
+                    key=lambda g: repr(sorted(g.items()))) for (entity_type, entity_id), gs in domain.grants.items() if gs}
+                out[domain.id] = {
+                    # Connection names are unique in a domain (CreateConnection refuses a second one): the key.
+                    "connections": _sorted({c["name"]: _connection(c) for c in domain.connections.values()}),
+                    "memberships": _sorted({project: sorted(f"{m['kind']}:{m['id']}:{m['designation']}" for m in members)
+                                            for project, members in domain.memberships.items()}),
+                    "policy_grants": _sorted(grants)}
     return _sorted(out)

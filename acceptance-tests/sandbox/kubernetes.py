@@ -899,7 +899,17 @@ class KubernetesApp:
             response = _json_response(e.status(), e.code)
         except Unauthorized:
             response = _json_response(ApiError(401, "Unauthorized", "Unauthorized").status(), 401)
+        self.hold(request, response.status_code)
         return response(environ, start_response)
+
+    def hold(self, request, status):
+        """A `hold` fault (faults.py): the request was handled; its response waits, outside every lock."""
+        from . import faults
+        m = re.fullmatch(r"/clusters/[^/]+(/.*)?", request.path)
+        operation = self.operation(request.method, ((m.group(1) if m else None) or "/").rstrip("/") or "/") \
+            if m else None
+        if operation is not None:
+            faults.hold(faults.KUBERNETES, operation, status)
 
     def handle(self, request):
         from . import eks
@@ -911,7 +921,7 @@ class KubernetesApp:
         operation = self.operation(request.method, path)
         if operation is not None:  # faults.py: counters, latency and injected errors, before anything else
             from . import faults
-            failure = faults.kubernetes_call(operation)
+            failure = faults.kubernetes_call(operation, request.headers.get(faults.CALLER_HEADER))
             if failure is not None:
                 reason, message, code = failure
                 return _json_response(ApiError(code, reason, message).status(), code)

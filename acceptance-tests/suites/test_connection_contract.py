@@ -232,3 +232,75 @@ output "status" {
     tf.apply()
     assert tf.output("due") == "2027-01-30"
     assert tf.output("status") == "due_soon"
+
+
+# ---- values unknown at plan (issue 14) -----------------------------------------------------------------------------
+UNKNOWN_CIDRS = """
+resource "terraform_data" "cidrs" {
+  input = ["203.0.113.0/24"]
+}
+"""
+
+
+def test_unknown_public_cidrs_plan_clu_5_unchecked_and_apply_judges_it(tf):
+    """`approved_public_cidrs` known only after apply: CLU-5 is planned with an unknown status and reported as not
+    checked (never a guessed `failed` warning), the rules that do not read it are judged at plan, and apply judges
+    CLU-5 before writing: no inconsistent result, the applied checklist says `passed`, a second plan is empty."""
+    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS)
+    verdict = tf.plan_json()
+    assert verdict.rc == 2, verdict.describe()
+    assert not verdict.errors, verdict.describe()
+    # Only the rules reading the CIDRs wait (CLU-5, and CON-1 for their form), reported at the unknown attribute.
+    deferred = [d for d in verdict.warnings if d.address == ADDR]
+    assert sorted(d.rule for d in deferred) == ["CLU-5", "CON-1"], verdict.describe()
+    assert all("not checked at plan" in d.summary for d in deferred), verdict.describe()
+    for rule in ("CLU-5", "CON-1"):
+        verdict.assert_rule(rule, ADDR, "approved_public_cidrs", severity="warning")
+    tf.plan(extra=["-out=unknown.tfplan"])
+    (change,) = [c["change"] for c in tf.show_json("unknown.tfplan")["resource_changes"] if c["address"] == ADDR]
+    rows = {row["rule"]: (i, row) for i, row in enumerate(change["after"]["checks"])}
+    index, clu_5 = rows["CLU-5"]
+    assert clu_5.get("status") is None and change["after_unknown"]["checks"][index].get("status") is True, change
+    assert rows["CLU-1"][1]["status"] == "passed", "rules that do not read the unknown value are judged at plan"
+    tf.apply("unknown.tfplan")
+    assert checks(state(tf))["CLU-5"]["status"] == "passed"
+    assert tf.plan().rc == 0
+
+
+def test_unknown_public_cidrs_that_break_clu_5_are_judged_at_apply(tf):
+    """CIDRs known only at apply that do not cover the public endpoint: apply judges CLU-5 (a warning) and records
+    `warning`, consistent with the plan's unknown status."""
+    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS.replace("203.0.113.0/24", "198.51.100.0/24"))
+    result = tf.apply()
+    assert "[CLU-5]" in flat(result.stdout + result.stderr), result.stdout
+    assert checks(state(tf))["CLU-5"]["status"] == "warning"
+    assert tf.plan().rc == 0
+
+
+def test_unknown_project_role_defers_only_the_rules_that_read_it(tf):
+    """A project role known only after apply (PRJ-2 used to be planned `skipped`, then applied `passed`)."""
+    role = f"{ROLE}/datazone_usr_role_research"
+    tf.write(contract(project_role_arn="${terraform_data.role.output}")
+             + f'resource "terraform_data" "role" {{\n  input = "{role}"\n}}\n')
+    verdict = tf.plan_json()
+    assert not verdict.errors, verdict.describe()
+    assert {d.rule for d in verdict.warnings if d.address == ADDR} == {"CON-1", "PRJ-2", "PRJ-4"}, verdict.describe()
+    tf.apply()
+    rows = checks(state(tf))
+    assert [rows[r]["status"] for r in ("CON-1", "PRJ-2", "PRJ-4")] == ["passed"] * 3, rows
+    assert state(tf)["governance"]["project_role_arn"] == role
+    assert tf.plan().rc == 0
+
+
+def test_unknown_material_argument_on_update_waits_for_apply_to_say_review_required(tf):
+    """Updating a material argument (approved_account_ids) to a value known only at apply: LIF-2 and the review
+    status are unknown at plan, and apply says `review_required`."""
+    tf.write(contract())
+    tf.apply()
+    tf.write(contract(extra="  approved_account_ids = terraform_data.accounts.output")
+             + 'resource "terraform_data" "accounts" {\n  input = ["444455556666"]\n}\n')
+    verdict = tf.plan_json()
+    assert not verdict.errors, verdict.describe()
+    tf.apply()
+    assert state(tf)["review_status"] == "review_required"
+    assert checks(state(tf))["LIF-2"]["status"] == "warning"

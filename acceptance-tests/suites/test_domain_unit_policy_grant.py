@@ -194,12 +194,24 @@ def test_destroy_removes_the_grant_and_leaves_others(tf, sandbox):
     assert [g["grantId"] for g in live_grants(sandbox)] == [other]
 
 
-def test_an_identical_unmanaged_grant_is_refused_at_plan_with_the_import_id(tf, sandbox):
+def test_an_identical_unmanaged_grant_is_refused_with_the_import_id(tf, sandbox):
+    """Someone else's identical grant: the plan warns (only AddPolicyGrant's idempotency token can tell it from this
+    resource's own grant left by a killed apply, which is adopted: suites/test_kill.py), the apply is refused with
+    its import ID, and nothing is added."""
     grant_id = add_grant(sandbox)
     tf.write(grant())
-    result = tf.plan(check=False)
-    assert result.rc == 1, result.stdout
-    assert flat(f"terraform import {ADDR.split('.')[0]}.<name> {DOMAIN}/{ML_UNIT}/{grant_id}") in flat(result.stderr)
+    tf.init()
+    import_id = f"{DOMAIN}/{ML_UNIT}/{grant_id}"
+    plan = tf.plan_json()
+    assert plan.rc == 2 and not plan.errors, plan.describe()
+    [warning] = [d for d in plan.warnings if d.address == ADDR]
+    assert warning.summary == "An identical grant exists" and import_id in flat(warning.detail)
+    applied = tf.apply_json()
+    assert applied.rc == 1
+    [error] = applied.errors
+    assert (error.address, error.summary) == (ADDR, "The grant already exists")
+    assert flat(f"terraform import {ADDR.split('.')[0]}.<name> {import_id}") in flat(error.detail)
+    assert [g["grantId"] for g in live_grants(sandbox)] == [grant_id]
 
 
 def plan_fails_at(tf, path: str, *texts: str):

@@ -189,6 +189,64 @@ def test_a_failed_membership_leaves_state_naming_what_exists_and_the_next_apply_
     assert {("group", "research-leads"), ("group", "research-scientists")} <= set(memberships(sandbox))
 
 
+@pytest.mark.sandbox_only(reason="injects faults")
+def test_a_destroy_that_fails_after_the_connection_stays_in_state_until_the_memberships_are_gone(
+        tf, sandbox, research_tenant):
+    """DeleteProjectMembership fails during destroy, after the connection was deleted: the binding stays in state
+    naming the memberships left (and no connection), survives the next refresh, and the next destroy removes them."""
+    before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    tf.write(config())
+    tf.apply()
+    sandbox.fault("DeleteProjectMembership", code="AccessDeniedException", status=403,
+                  message="sandbox fault: DeleteProjectMembership denied", nth=2, service="datazone")
+    failed = tf.destroy(check=False)
+    assert failed.rc == 1, failed.stdout
+    assert connections(sandbox) == before[1], "the connection was deleted"
+    state = resources(tf)[BINDING]
+    assert [m["name"] for m in state["member"]] == ["research-scientists"], state["member"]
+    sandbox.clear_faults()
+    tf.run("refresh", "-input=false")
+    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == ["research-scientists"], \
+        "refresh keeps a binding whose memberships remain"
+    tf.destroy()
+    assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
+
+
+@pytest.mark.sandbox_only(reason="injects faults")
+def test_a_create_interrupted_after_create_connection_is_adopted_by_the_next_apply(tf, sandbox, research_tenant):
+    """As if the provider were killed right after CreateConnection returned: the connection exists and state knows
+    nothing of it (the failed wait's tainted record is removed). The next apply recognises its own connection by the
+    create's idempotency token and adopts it: no ConflictException, one connection, an empty second plan, and
+    destroy leaves the project as it was."""
+    before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    tf.write(config())
+    tf.plan(extra=["-out=create.tfplan"])
+    sandbox.fault("GetConnection", code="AccessDeniedException", status=403, count=50, service="datazone")
+    assert tf.apply("create.tfplan", check=False).rc == 1
+    sandbox.clear_faults()
+    (orphan,) = connections(sandbox).values()
+    tf.run("state", "rm", BINDING)
+    tf.apply()
+    assert [c["connectionId"] for c in connections(sandbox).values()] == [orphan["connectionId"]]
+    assert resources(tf)[BINDING]["connection_id"] == orphan["connectionId"]
+    tf.assert_no_changes()
+    tf.destroy()
+    assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
+
+
+@pytest.mark.sandbox_only(reason="creates a connection outside Terraform")
+def test_a_connection_of_the_same_name_not_made_by_the_binding_is_refused_with_its_import_id(
+        tf, sandbox, research_tenant):
+    other = connect(sandbox, RESEARCH, "restooling0001", "hyperpod-ml-capacity-research000001")
+    tf.write(config())
+    verdict = tf.apply_json()
+    assert verdict.rc == 1, verdict.describe()
+    (error,) = [d for d in verdict.errors if d.address == BINDING]
+    assert f"{DOMAIN}/{other}" in error.detail, error.detail
+    assert list(connections(sandbox)) == ["hyperpod-ml-capacity-research000001"]
+    assert ("group", "research-leads") not in memberships(sandbox), "nothing of the binding was written"
+
+
 # ---- update in place; what replaces ---------------------------------------------------------------------------------
 def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, sandbox, research_tenant):
     tf.write(config())
@@ -240,12 +298,13 @@ def test_import_by_domain_and_connection_id(tf, sandbox, research_tenant, how):
 
 # ---- drift -----------------------------------------------------------------------------------------------------------
 def test_a_connection_deleted_out_of_band_is_created_again(tf, sandbox, research_tenant):
+    """The binding still owns its memberships, so it stays in state (no connection) and the plan replaces it."""
     tf.write(config())
     tf.apply()
     old = resources(tf)[BINDING]["connection_id"]
     sandbox.client("datazone").delete_connection(domainIdentifier=DOMAIN, identifier=old)
     plan = tf.plan()
-    assert plan.rc == 2 and f"{BINDING} will be created" in flat(plan.stdout), plan.stdout
+    assert plan.rc == 2 and f"{BINDING} must be replaced" in flat(plan.stdout), plan.stdout
     tf.apply()
     tf.assert_no_changes()
     assert [c["connectionId"] for c in connections(sandbox).values()] == [resources(tf)[BINDING]["connection_id"]]
@@ -350,3 +409,44 @@ def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
         assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
         assert [d.rule for d in verdict.diagnostics] == ["WKL-1"], verdict.describe()
+
+
+# ---- nested nulls and what DataZone refuses, at validate (issue 14) --------------------------------------------------
+def raw_member(body: str) -> str:
+    return f"\n  member {{\n    {body}\n  }}\n"
+
+
+@pytest.mark.parametrize("body, attribute", [
+    ('name        = null\n    designation = "PROJECT_OWNER"', "name"),
+    ('name        = "research-leads"\n    designation = null', "designation"),
+    ('name        = "   "\n    designation = "PROJECT_OWNER"', "name"),
+    ('name        = "bell\\u0007"\n    designation = "PROJECT_OWNER"', "name"),
+    ('kind        = "user"\n    name        = "alice smith"\n    designation = "PROJECT_OWNER"', "name"),
+])
+def test_a_member_datazone_would_refuse_fails_validate_at_its_path(tf, body, attribute):
+    tf.write(provider() + contract_resource("research")
+             + binding(members=()).replace("\n  \n}", raw_member(body) + "\n}"))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = [d for d in verdict.errors if d.address == BINDING or d.address is None]
+    assert verdict.line(error).strip().startswith(attribute), verdict.describe()
+    assert (verdict.line(error).strip(), error.summary) != ("", ""), verdict.describe()
+
+
+@pytest.mark.parametrize("extra, attribute", [
+    ('connection_name = "caf\u00e9-ml-capacity"', "connection_name"),
+])
+def test_connection_names_datazone_refuses_fail_validate(tf, extra, attribute):
+    tf.write(provider() + contract_resource("research") + binding(extra=extra))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = verdict.errors
+    assert verdict.line(error).strip().startswith(attribute), verdict.describe()
+
+
+def test_a_description_with_a_control_character_fails_validate(tf):
+    tf.write(provider() + contract_resource("research") + binding(description="Research\\u0000 training"))
+    verdict = tf.validate_json()
+    assert not verdict.valid, verdict.describe()
+    (error,) = verdict.errors
+    assert verdict.line(error).strip().startswith("description"), verdict.describe()

@@ -2,14 +2,20 @@
 basic, update, import (by ID and by identity), drift, disappears, destroy, plan-time refusals, and
 failures that AWS reports asynchronously."""
 import json
+import re
+import subprocess
+import time
 
 import pytest
 
-from harness import flat
+from harness import flat, provider_binary
 
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_scheduling_policy.capacity"
+# The tag that proves a config was created by this resource for cluster ml-capacity (how an interrupted create is
+# recognised on the next apply).
+OWNED = {"hyperpod-governance:owner": "hyperpod_scheduling_policy/ml-capacity"}
 
 PROVIDER = """
 terraform {
@@ -128,12 +134,13 @@ def test_tags_merge_default_tags_and_update(tf, sandbox):
     assert state["tags_all"] == {"owner": "platform", "team": "capacity"}
     assert state["tags"] == {"team": "capacity"}
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
-    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "capacity"}
+    # The provider's ownership tag is on the config too, but kept out of tags/tags_all.
+    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "capacity", **OWNED}
     tf.assert_no_changes()
     tf.write(config.replace('team = "capacity"', 'team = "ml-platform"'))
     tf.apply()
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
-    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "ml-platform"}
+    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "ml-platform", **OWNED}
     tf.assert_no_changes()
 
 
@@ -367,3 +374,225 @@ def test_function_refuses_a_bad_team_name(tf):
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("not a valid team name") in flat(result.stderr)
+
+
+# ---- issue 14: nested nulls and unknowns, asynchronous update failures, interrupted creates, AWS's limits ----
+
+def assert_invalid_at(verdict, attribute, observed=None):
+    """Exactly one plain validation error (no rule ID) on the policy, pointing at `attribute` as written in the HCL
+    (Terraform turns the provider's attribute path into the range of that attribute's value)."""
+    matching = [d for d in verdict.errors if d.rule is None and d.address in (ADDR, None)
+                and (verdict.line(d) or "").strip().startswith(attribute)]
+    assert verdict.rc == 1 and len(matching) == 1, f"expected one error at {attribute}\n{verdict.describe()}"
+    if observed is not None:
+        assert observed in matching[0].detail, matching[0].detail
+    return matching[0]
+
+
+def policy_with_class(class_body: str, extra: str = "") -> str:
+    return PROVIDER + f"""
+resource "hyperpod_scheduling_policy" "capacity" {{
+  cluster_name = "ml-capacity"
+{extra}
+  priority_class {{
+{class_body}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("class_body, attribute", [
+    ('    name   = null\n    weight = 10', "name"),
+    ('    name   = "production"\n    weight = null', "weight"),
+])
+def test_null_in_a_priority_class_is_refused_at_validate_with_its_path(tf, sandbox, class_body, attribute):
+    tf.write(policy_with_class(class_body))
+    assert_invalid_at(tf.validate_json(), attribute)
+    assert_invalid_at(tf.plan_json(), attribute)
+    assert live_configs(sandbox) == []
+
+
+UNKNOWN = 'replace("{value}#${{terraform_data.later.id}}", "/#.*/", "")'  # known only once terraform_data exists
+LATER = '\nresource "terraform_data" "later" {\n  input = "x"\n}\n'
+
+
+@pytest.mark.parametrize("where", ["class_name", "weight", "description", "fair_share", "cluster_name", "name",
+                                   "tags", "dynamic_classes"])
+def test_values_unknown_at_plan_apply_consistently_and_converge(tf, sandbox, where):
+    """Anything derived from a value unknown at plan is planned unknown; the apply then matches the plan."""
+    unknown = lambda value: UNKNOWN.format(value=value)  # noqa: E731
+    name, weight, extra, cluster = '"production"', "90", "", '"ml-capacity"'
+    if where == "class_name":
+        name = unknown("production")
+    elif where == "weight":
+        weight = f"tonumber({unknown('90')})"
+    elif where == "description":
+        extra = f"  description = {unknown('capacity policy')}"
+    elif where == "fair_share":
+        extra = f"  fair_share = tobool({unknown('true')})"
+    elif where == "cluster_name":
+        cluster = unknown("ml-capacity")
+    elif where == "name":
+        extra = f"  name = {unknown('capacity')}"
+    elif where == "tags":
+        extra = f"  tags = {{ team = {unknown('capacity')} }}"
+    body = f"  priority_class {{\n    name   = {name}\n    weight = {weight}\n  }}"
+    if where == "dynamic_classes":
+        body = ('  dynamic "priority_class" {\n    for_each = toset(split(",", ' + unknown("production,research")
+                + '))\n    content {\n      name   = priority_class.value\n      weight = 10\n    }\n  }')
+    tf.write(PROVIDER + LATER + f"""
+resource "hyperpod_scheduling_policy" "capacity" {{
+  cluster_name = {cluster}
+{extra}
+{body}
+}}
+
+output "classes" {{
+  value = hyperpod_scheduling_policy.capacity.governance.priority_classes
+}}
+""")
+    tf.apply()
+    assert len(live_configs(sandbox)) == 1
+    tf.assert_no_changes()
+
+
+@pytest.mark.sandbox_only(reason="injects an asynchronous failure")
+def test_asynchronous_update_failure_fails_the_apply_shows_as_drift_and_the_next_apply_retries(tf, sandbox):
+    tf.write(policy())
+    tf.apply()
+    config_id = resource_state(tf)["scheduler_config_id"]
+    sandbox.fault("UpdateClusterSchedulerConfig", "async_failure", failure_reason="Kueue rejected the priority classes")
+    tf.write(policy(classes=(("production", 70), ("research", 30))))
+    failed = tf.apply(check=False)
+    assert failed.rc == 1
+    assert flat("UpdateFailed") in flat(failed.stderr)
+    assert flat("Kueue rejected the priority classes") in flat(failed.stderr)
+    # The failed version is not in effect: the next plan proposes the update again.
+    tf.plan(["-out=retry.tfplan"])
+    planned = tf.show_json("retry.tfplan")
+    (change,) = [c for c in planned["resource_changes"] if c["address"] == ADDR]
+    assert change["change"]["actions"] == ["update"]
+    refreshed = [r for r in planned["prior_state"]["values"]["root_module"]["resources"] if r["address"] == ADDR]
+    assert refreshed[0]["values"]["status"] == "UpdateFailed"
+    tf.apply()
+    sm = sandbox.client("sagemaker")
+    live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert live["Status"] == "Updated"
+    assert live["SchedulerConfig"]["PriorityClasses"][0] == {"Name": "production", "Weight": 70}
+    assert resource_state(tf)["status"] == "Updated"
+    assert resource_state(tf)["version"] == live["ClusterSchedulerConfigVersion"]
+    tf.assert_no_changes()
+
+
+def _attach_debug_provider(tf):
+    """Starts the provider with --debug (a process this test owns, so it can kill it) and points Terraform at it."""
+    provider = subprocess.Popen([str(provider_binary()), "--debug"], env=tf.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+    for line in provider.stdout:
+        match = re.search(r"TF_REATTACH_PROVIDERS='(.*)'", line)
+        if match:
+            return provider, match.group(1)
+    raise AssertionError("the debug server printed no TF_REATTACH_PROVIDERS value")
+
+
+def _kill_provider_after(tf, sandbox, operation, timeout=60.0):
+    """`terraform apply` with the provider killed (SIGKILL) as soon as `operation` has returned to it: the object
+    exists in AWS but Terraform never hears of it."""
+    # Hold the provider in the call that follows the create, so the kill lands before anything is recorded.
+    sandbox.fault("DescribeClusterSchedulerConfig", "latency", ms=30000)
+    provider, reattach = _attach_debug_provider(tf)
+    env = {**tf.env, "TF_REATTACH_PROVIDERS": reattach}
+    env.pop("TF_CLI_CONFIG_FILE")
+    apply = subprocess.Popen([tf.binary, "apply", "-auto-approve", "-no-color", "-input=false"], cwd=tf.dir,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while sandbox.calls().get(f"sagemaker.{operation}", 0) == 0:
+            assert time.monotonic() < deadline and apply.poll() is None, f"{operation} was never called"
+            time.sleep(0.1)
+        provider.kill()
+        provider.wait(timeout=10)
+        out, err = apply.communicate(timeout=60)
+        assert apply.returncode == 1, out + err
+    finally:
+        if provider.poll() is None:
+            provider.kill()
+        if apply.poll() is None:
+            apply.kill()
+        sandbox.clear_faults()
+
+
+@pytest.mark.sandbox_only(reason="kills the provider mid-apply")
+def test_create_interrupted_after_aws_accepted_it_is_adopted_and_destroy_leaves_nothing(tf, sandbox):
+    tf.write(policy(extra='  tags = { team = "capacity" }'))
+    before = sandbox.inventory()
+    _kill_provider_after(tf, sandbox, "CreateClusterSchedulerConfig")
+    (orphan,) = live_configs(sandbox)
+    assert tf.show_json().get("values") is None, "the killed apply recorded nothing"
+    tf.apply()
+    state = resource_state(tf)
+    assert state["scheduler_config_id"] == orphan["ClusterSchedulerConfigId"], "adopted, not created anew"
+    assert state["tags"] == {"team": "capacity"}
+    tf.assert_no_changes()
+    tf.destroy()
+    assert live_configs(sandbox) == []
+    assert sandbox.inventory() == before
+
+
+@pytest.mark.parametrize("tags", [None, {"hyperpod-governance:owner": "hyperpod_scheduling_policy/other-cluster"}])
+def test_a_config_that_is_not_provably_ours_is_refused_at_apply_with_its_import_id(tf, sandbox, tags):
+    """The cluster's name is unknown at plan; the apply refuses the foreign config (one without this resource's
+    ownership tag, or with the tag of another cluster's policy) and names the import ID."""
+    sm = sandbox.client("sagemaker")
+    kwargs = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
+    foreign = sm.create_cluster_scheduler_config(Name="console-policy", ClusterArn=cluster_arn(sandbox),
+                                                 SchedulerConfig={"PriorityClasses": []}, **kwargs)
+    tf.write(PROVIDER + LATER + f"""
+resource "hyperpod_scheduling_policy" "capacity" {{
+  cluster_name = {UNKNOWN.format(value="ml-capacity")}
+}}
+""")
+    verdict = tf.apply_json()
+    assert verdict.rc == 1
+    errors = [d for d in verdict.errors if d.summary == "Cluster already has a scheduling policy"]
+    assert len(errors) == 1, verdict.describe()
+    error = errors[0]
+    assert "terraform import hyperpod_scheduling_policy.<name> ml-capacity" in error.detail
+    assert foreign["ClusterSchedulerConfigId"] in error.detail
+    assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [foreign["ClusterSchedulerConfigId"]]
+
+
+@pytest.mark.parametrize("extra, attribute, observed", [
+    ('  description = "line one\\nline two"', "description", "U+000A"),
+    ('  description = "tab\\there"', "description", "U+0009"),
+    ('  description = "${join("", [for i in range(41) : "abcdefghijklmnopqrstuvwxy"])}"', "description",
+     "1025 characters"),
+    ('  name = "' + "a" * 64 + '"', "name", None),
+    ('  name = "my_policy"', "name", None),
+    ('  tags = { "hyperpod-governance:owner" = "me" }', "tags", None),
+])
+def test_values_aws_refuses_fail_at_plan_with_their_path(tf, sandbox, extra, attribute, observed):
+    tf.write(policy(extra=extra))
+    assert_invalid_at(tf.plan_json(), attribute, observed)
+    assert live_configs(sandbox) == []
+
+
+def test_unicode_descriptions_aws_accepts_are_applied(tf, sandbox):
+    tf.write(policy(extra='  description = "Équipe ML — priorité 🚀"'))
+    tf.apply()
+    tf.assert_no_changes()
+
+
+@pytest.mark.parametrize("weight", ["1.5", "-1", "1e300"])
+def test_weights_aws_refuses_fail_at_plan(tf, sandbox, weight):
+    tf.write(policy_with_class(f'    name   = "production"\n    weight = {weight}'))
+    assert_invalid_at(tf.plan_json(), "weight")
+    assert live_configs(sandbox) == []
+
+
+def test_tags_beyond_the_limit_with_the_ownership_tag_fail_at_plan(tf, sandbox):
+    """SageMaker takes at most 50 tags; the provider adds its ownership tag, so 49 remain for the configuration."""
+    tags = ", ".join(f'"k{i}" = "v"' for i in range(50))
+    tf.write(policy(extra=f"  tags = {{ {tags} }}"))
+    assert_invalid_at(tf.plan_json(), "tags", "50")
+    assert live_configs(sandbox) == []

@@ -13,7 +13,11 @@ role's name is never taken over.
 restriction resource does not exist yet).
 """
 import json
+import os
+import signal
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
@@ -236,7 +240,7 @@ def component_keys(component: str, values: dict) -> set:
         return set()  # with its groups and policy, from `access_entries`
     if kind == "kms_grant":
         grantee = block(values, "data").get("grantee_role_arn") or f"{ROLE}/{role}"
-        return {f"kms_grant {rest} {role} {grantee}"}
+        return {f"kms_grant {rest} hyperpod-tenant/{cluster}/{team} {grantee}"}
     raise AssertionError(f"component {component!r} is not one the spec lists")
 
 
@@ -850,3 +854,178 @@ def test_a_rule_broken_since_apply_warns_and_never_blocks_destroy(tf, sandbox, r
     tf.destroy()
     assert tf.run("state", "list").stdout.strip() == "", "everything was destroyed"
     eks.delete_access_entry(clusterName=EKS, principalArn=workload_role)
+
+
+# ---- h. a create interrupted after AWS accepted it (issue 14) -----------------------------------------------------
+def _session_processes(sid: int) -> dict:
+    """pid -> command name (`comm`, 15 characters at most) of every live process of session `sid`."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        if int(rest[3]) == sid:  # after the command: state, ppid, pgrp, session
+            found[int(stat.parent.name)] = comm
+    return found
+
+
+def apply_killing_the_provider_after(tf, sandbox, operation: str, service: str, appears) -> None:
+    """`terraform apply` with the provider process killed (SIGKILL) while `operation` is in flight: the sandbox holds
+    the call for a moment, handles it after the kill (AWS accepted it, the provider never recorded it), Terraform
+    reports the plugin's crash and keeps the state of everything else. `appears(inventory)` says when the object the
+    call made exists."""
+    key = operation if service == "kubernetes" else f"{service}.{operation}"
+    seen = sandbox.calls().get(key, 0)
+    sandbox.fault(operation, "latency", ms=3000, count=1, service=service)
+    log = tf.dir / f"killed-{operation}.log"
+    with open(log, "w") as out:  # a file, not a pipe: nobody reads the output until the apply ends
+        proc = subprocess.Popen([tf.binary, "apply", "-auto-approve", "-input=false", "-no-color"], cwd=tf.dir,
+                                env=tf.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while sandbox.calls().get(key, 0) <= seen:
+            assert proc.poll() is None and time.monotonic() < deadline, f"{operation} was never called: {log.read_text()}"
+            time.sleep(0.05)
+        providers = [pid for pid, comm in _session_processes(proc.pid).items() if comm.startswith("terraform-prov")]
+        assert providers, _session_processes(proc.pid)
+        for pid in providers:
+            os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1, log.read_text()
+    sandbox.clear_faults()
+    deadline = time.monotonic() + 30
+    while not appears(sandbox.inventory()):
+        assert time.monotonic() < deadline, f"{operation} made nothing"
+        time.sleep(0.25)
+
+
+KILLED_CREATES = {  # operation -> (service, whether the inventory shows what production's call made)
+    "CreateRole": ("iam", lambda inv: "hyperpod-ml-capacity-production" in inv["iam_roles"][ACCOUNT]),
+    "PutRolePolicy": ("iam", lambda inv: True),
+    "CreateComputeQuota": ("sagemaker", lambda inv: any(q["name"] == "production-quota"
+                                                        for q in inv["sagemaker"]["compute_quotas"])),
+    "kubernetes.create.serviceaccounts": ("kubernetes", lambda inv: any(
+        name.startswith("ServiceAccount/hyperpod-ns-production/") for name in inv["kubernetes"][EKS])),
+    "CreatePodIdentityAssociation": ("eks", lambda inv: "hyperpod-ns-production/production-jobs"
+                                     in inv["eks"][EKS]["pod_identity_associations"]),
+    "CreateAccessEntry": ("eks", lambda inv: f"{ROLE}/production-viewers" in inv["eks"][EKS]["access_entries"]
+                          or f"{ROLE}/production-operators" in inv["eks"][EKS]["access_entries"]),
+    "AssociateAccessPolicy": ("eks", lambda inv: True),
+    "CreateGrant": ("kms", lambda inv: any(g for grants in inv["kms_grants"].values() for g in grants)),
+}
+
+
+@pytest.mark.sandbox_only(reason="kills the provider mid-call and compares the sandbox inventory")
+@pytest.mark.parametrize("operation", list(KILLED_CREATES))
+def test_a_create_killed_after_aws_accepted_it_is_adopted_by_the_next_apply(tf, sandbox, restricted, operation):
+    """The provider is killed while a tenant's create call is in flight (production's, the first tenant applied;
+    research's for CreateGrant, the only tenant with data keys): AWS made the object, no state names it. The next
+    apply recognises it as the tenant's own (tags, or a deterministic grant name) and adopts it: no conflict, the
+    second plan is empty, and destroy leaves the account as it found it."""
+    before = sandbox.inventory()
+    tf.write(example())
+    service, appears = KILLED_CREATES[operation]
+    apply_killing_the_provider_after(tf, sandbox, operation, service, appears)
+    tf.apply()
+    tf.assert_no_changes()
+    tf.destroy()
+    assert_inventory_settles(sandbox, before)
+
+
+def foreign_quota(sandbox, team: str, tags: list) -> str:
+    """A compute quota of the tenant's name that this configuration did not create; returns its id."""
+    sm = sandbox.client("sagemaker")
+    cluster_arn = sm.describe_cluster(ClusterName=CLUSTER)["ClusterArn"]
+    created = sm.create_compute_quota(Name=f"{team}-quota", ClusterArn=cluster_arn,
+                                      ComputeQuotaConfig={"ComputeQuotaResources": []},
+                                      ComputeQuotaTarget={"TeamName": team}, Tags=tags)
+    describe_quota(sandbox, team)
+    return created["ComputeQuotaId"]
+
+
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
+def test_a_compute_quota_of_the_tenants_name_not_provably_its_own_is_refused_with_its_import_id(tf, sandbox,
+                                                                                              restricted):
+    """A quota named `research-quota` whose tags do not name this tenant (someone else's, or another cluster's
+    tenant): the plan fails at `team`, the diagnostic gives the import ID, and nothing of research is written."""
+    quota_id = foreign_quota(sandbox, "research", [{"Key": "hyperpod:tenant", "Value": "research"},
+                                                   {"Key": "hyperpod:cluster", "Value": "other-cluster"}])
+    before = sandbox.inventory()
+    tf.write(example())
+    verdict = tf.apply_json()
+    assert verdict.rc == 1, verdict.describe()
+    (refusal,) = [d for d in verdict.errors if d.address == RESEARCH]
+    assert verdict.line(refusal).strip().startswith("team"), verdict.describe()
+    assert quota_id in refusal.detail and "ml-capacity/research" in refusal.detail, refusal.detail
+    keys = inventory_keys(sandbox.inventory()) - inventory_keys(before)
+    assert not [k for k in keys if "research" in k], keys
+    assert describe_quota(sandbox, "research")["ComputeQuotaId"] == quota_id
+
+
+# ---- i. bad input is refused at validate, at its path (issue 14) --------------------------------------------------
+def assert_invalid_at(verdict, *lines: str) -> None:
+    """The configuration is invalid, and for each of `lines` exactly one plain (rule-less) error points at a source
+    line that starts with it (an attribute, `"aws:x" =` a map element, ...)."""
+    assert verdict.rc == 1, verdict.describe()
+    for start in lines:
+        at = [d for d in verdict.errors if d.rule is None and (verdict.line(d) or "").strip().startswith(start)]
+        assert len(at) == 1, f"expected one error at {start!r}\n{verdict.describe()}"
+    assert len(verdict.errors) == len(lines), verdict.describe()
+
+
+TAG_CASES = {  # name -> (tags HCL, the lines the errors point at)
+    "aws prefix": ('{\n    "aws:x" = "v"\n    "AWS:Owner" = "v"\n    ok = "v"\n  }', ('"aws:x"', '"AWS:Owner"')),
+    "long key": ('{\n    "' + "k" * 129 + '" = "v"\n  }', ('"' + "k" * 129,)),
+    "long value": ('{\n    big = "' + "v" * 257 + '"\n  }', ("big",)),
+    "characters": ('{\n    "a#b" = "v"\n    good = "x!"\n  }', ('"a#b"', "good")),
+    "control": ('{\n    ctl = "a\\u0007b"\n  }', ("ctl",)),
+    "empty key": ('{\n    "" = "v"\n  }', ('""',)),
+    "too many": ("{ for i in range(51) : \"k${i}\" => \"v\" }", ("tags",)),
+}
+
+
+@pytest.mark.parametrize("case", list(TAG_CASES))
+def test_tags_aws_refuses_fail_validate_at_the_element(tf, case):
+    tags, lines = TAG_CASES[case]
+    tf.write(example(research={"extra": f"tags = {tags}"}))
+    assert_invalid_at(tf.validate_json(), *lines)
+
+
+def test_scheduling_policy_tags_are_checked_as_aws_checks_them(tf):
+    policy = scheduling_policy().replace("fair_share   = true", 'fair_share   = true\n  tags = {\n    "aws:x" = "v"\n  }')
+    tf.write(provider() + policy)
+    assert_invalid_at(tf.validate_json(), '"aws:x"')
+
+
+@pytest.mark.parametrize("case,extra,lines", [
+    ("team too long", {"team": "r" * 41}, ("team",)),
+    ("role name characters", {"extra": 'workload_role_name = "research workload!"'}, ("workload_role_name",)),
+    ("empty group", {"access": access("research").replace('["research-viewers"]', '[""]')}, ("viewer_groups",)),
+    ("system group", {"access": access("research", viewer_groups="system:masters")}, ("viewer_groups",)),
+    ("null strategy", {"sharing": 'sharing {\n    strategy = null\n  }'}, ("strategy",)),
+    ("null instance type", {"quota": (), "extra": "quota {\n    instance_type = null\n    count = 1\n  }"},
+     ("instance_type",)),
+    ("null service account", {"workload": 'workload {\n    service_account = null\n  }'}, ("service_account",)),
+    ("null group", {"access": access("research").replace('["research-operators"]', '["a", null]')},
+     ("operator_groups",)),
+    ("session policy not json", {"workload": workload(extra='session_policy = "{not json"')}, ("session_policy",)),
+    ("session policy not a policy", {"workload": workload(extra='session_policy = jsonencode({ a = 1 })')},
+     ("session_policy",)),
+    ("session policy too long", {"workload": workload(extra='session_policy = jsonencode({ Version = "2012-10-17", '
+                                                          'Statement = [{ Effect = "Allow", Action = "s3:GetObject",'
+                                                          ' Resource = [for i in range(100) : "arn:aws:s3:::'
+                                                          'research-datasets/${i}/*"] }] })')},
+     ("session_policy",)),
+    ("bucket name", {"data": 'data {\n    buckets = ["Research_Data"]\n  }'}, ("buckets",)),
+    ("kms alias", {"data": 'data {\n    kms_keys = ["arn:aws:kms:us-west-2:123456789012:alias/research"]\n  }'},
+     ("kms_keys",)),
+])
+def test_input_aws_or_kubernetes_would_refuse_fails_validate_at_its_path(tf, case, extra, lines):
+    tf.write(example(research=extra))
+    assert_invalid_at(tf.validate_json(), *lines)

@@ -3,6 +3,8 @@
 resource "hyperpod_task_view_restriction" "team" {
   for_each = local.teams
   contract = hyperpod_connection_contract.team[each.key].governance
+  # The tenant that creates the team's namespace (`mode = "rbac"` writes Roles into it): applied first.
+  tenants = [local.tenants[each.key].governance]
 }
 
 resource "hyperpod_unified_studio_project_binding" "team" {

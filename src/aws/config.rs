@@ -10,11 +10,46 @@ use aws_config::retry::RetryConfig;
 use aws_config::sts::AssumeRoleProvider;
 use aws_credential_types::provider::SharedCredentialsProvider;
 use aws_runtime::env_config::file::{EnvConfigFileKind as ProfileFileKind, EnvConfigFiles as ProfileFiles};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextMut;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
 use aws_types::SdkConfig;
 use aws_types::region::Region;
 
 use super::ids::{AccountId, RegionName};
 use super::{AwsClient, AwsError, api_error};
+use crate::protocol::caller;
+
+/// The request header that names the resource, data source or provider step a call was made for (the caller the
+/// protocol layer set for the RPC). AWS ignores it; the sandbox counts calls per caller with it, which is how the
+/// acceptance tests compare the calls each resource makes with its documented policy (`permissions`).
+pub const CALLER_HEADER: &str = "x-hyperpod-caller";
+
+/// Adds `CALLER_HEADER` to every AWS request made inside a caller scope. After signing: it is not part of the
+/// signature, so it changes nothing AWS checks.
+#[derive(Debug)]
+struct CallerHeader;
+
+impl Intercept for CallerHeader {
+    fn name(&self) -> &'static str {
+        "CallerHeader"
+    }
+
+    fn modify_before_transmit(
+        &self,
+        context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if let Some(name) = caller::current() {
+            // A name that is not a valid header value (never one of ours) is left out rather than failing the call.
+            let _ = context.request_mut().headers_mut().try_insert(CALLER_HEADER, name);
+        }
+        Ok(())
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct AssumeRole {
@@ -89,7 +124,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         None => base,
     };
 
-    let mut sts_config = aws_sdk_sts::config::Builder::from(&config);
+    let mut sts_config = aws_sdk_sts::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.sts {
         sts_config = sts_config.endpoint_url(url);
     }
@@ -110,27 +145,27 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     check_account(&account_id, settings)?;
     tracing::info!(account = %account_id, region = region.as_str(), "configured AWS");
 
-    let mut sagemaker_config = aws_sdk_sagemaker::config::Builder::from(&config);
+    let mut sagemaker_config = aws_sdk_sagemaker::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.sagemaker {
         sagemaker_config = sagemaker_config.endpoint_url(url);
     }
-    let mut datazone_config = aws_sdk_datazone::config::Builder::from(&config);
+    let mut datazone_config = aws_sdk_datazone::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.datazone {
         datazone_config = datazone_config.endpoint_url(url);
     }
-    let mut iam_config = aws_sdk_iam::config::Builder::from(&config);
+    let mut iam_config = aws_sdk_iam::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.iam {
         iam_config = iam_config.endpoint_url(url);
     }
-    let mut eks_config = aws_sdk_eks::config::Builder::from(&config);
+    let mut eks_config = aws_sdk_eks::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.eks {
         eks_config = eks_config.endpoint_url(url);
     }
-    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config);
+    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.ssm {
         ssm_config = ssm_config.endpoint_url(url);
     }
-    let mut kms_config = aws_sdk_kms::config::Builder::from(&config);
+    let mut kms_config = aws_sdk_kms::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.kms {
         kms_config = kms_config.endpoint_url(url);
     }

@@ -77,6 +77,9 @@ pub struct NewConnection<'a> {
     pub account_id: &'a str,
     pub region: &'a str,
     pub description: Option<&'a str>,
+    /// CreateConnection's idempotency token: the same token with the same request answers with the connection it
+    /// created the first time, so a create interrupted after AWS accepted it is recognised on the next try.
+    pub client_token: &'a str,
 }
 
 pub async fn create_hyperpod_connection(client: &Client, spec: &NewConnection<'_>) -> Result<Connection, AwsError> {
@@ -101,6 +104,7 @@ pub async fn create_hyperpod_connection(client: &Client, spec: &NewConnection<'_
                 .build(),
         )
         .set_description(spec.description.map(str::to_string))
+        .client_token(spec.client_token)
         .send()
         .await
         .map_err(|err| api_error("CreateConnection", err))?;
@@ -179,6 +183,32 @@ pub async fn list_hyperpod_connections(
         }
     }
     Ok(connections)
+}
+
+/// The domain's connection named `name` (names are unique in a domain), if any.
+pub async fn find_connection_by_name(
+    client: &Client,
+    domain_id: &str,
+    project_id: &str,
+    name: &str,
+) -> Result<Option<Connection>, AwsError> {
+    let output = client
+        .list_connections()
+        .domain_identifier(domain_id)
+        .project_identifier(project_id)
+        .name(name)
+        .send()
+        .await
+        .map_err(|err| api_error("ListConnections", err))?;
+    Ok(output.items().iter().find(|c| c.name() == name).map(|summary| Connection {
+        id: summary.connection_id().to_string(),
+        domain_id: summary.domain_id().to_string(),
+        name: summary.name().to_string(),
+        connection_type: summary.r#type().as_str().to_string(),
+        project_id: summary.project_id().map(str::to_string),
+        environment_id: summary.environment_id().map(str::to_string),
+        ..Connection::default()
+    }))
 }
 
 /// `UpdateConnection` of the description, the one HyperPod connection field the API can change (it cannot clear it).

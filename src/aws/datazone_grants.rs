@@ -229,7 +229,7 @@ pub async fn list_project_profiles(client: &Client, domain_id: &str) -> Result<V
 }
 
 /// Grants a principal the right to create projects in a domain unit from the given project profiles; returns the
-/// grant ID.
+/// grant ID. `client_token` is the request's idempotency token: a repeat answers the first request's grant ID.
 pub async fn add_project_profile_grant(
     client: &Client,
     domain_id: &str,
@@ -237,6 +237,7 @@ pub async fn add_project_profile_grant(
     principal: &GrantPrincipal,
     project_profile_ids: &[String],
     include_child_domain_units: bool,
+    client_token: &str,
 ) -> Result<String, AwsError> {
     let detail = CreateProjectFromProjectProfilePolicyGrantDetail::builder()
         .set_project_profiles(Some(project_profile_ids.to_vec()))
@@ -250,6 +251,7 @@ pub async fn add_project_profile_grant(
         .policy_type(policy_type())
         .principal(principal.to_sdk()?)
         .detail(PolicyGrantDetail::CreateProjectFromProjectProfile(detail))
+        .client_token(client_token)
         .send()
         .await
         .map_err(|err| api_error("AddPolicyGrant", err))?;

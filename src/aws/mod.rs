@@ -13,6 +13,7 @@ pub mod iam_roles;
 pub mod ids;
 pub mod kms;
 pub mod memo;
+pub mod permissions;
 pub mod retry;
 pub mod sagemaker;
 pub mod shared_reads;

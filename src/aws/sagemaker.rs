@@ -161,6 +161,14 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
     })
 }
 
+impl SchedulerConfig {
+    /// The last write ended in a `*Failed` status (`UpdateFailed`, `CreateRollbackFailed`, ...): what it asked for
+    /// is not in effect, so the next apply must write it again.
+    pub fn write_failed(status: &str) -> bool {
+        status.ends_with("Failed")
+    }
+}
+
 /// A task-governance object (scheduler config, compute quota) that is neither deleted nor being deleted.
 pub fn is_live(status: Option<&SchedulerResourceStatus>) -> bool {
     !matches!(

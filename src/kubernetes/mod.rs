@@ -225,6 +225,11 @@ impl KubeClient {
             .header(hyper::header::ACCEPT, "application/json")
             .header(hyper::header::USER_AGENT, "terraform-provider-hyperpod")
             .header(hyper::header::AUTHORIZATION, self.authorization.as_str());
+        // The resource the request is made for, as on AWS calls (`aws::config::CALLER_HEADER`): the sandbox counts
+        // Kubernetes requests per caller too (the RBAC each resource needs, in docs/guides/permissions.md).
+        if let Some(name) = crate::protocol::caller::current() {
+            builder = builder.header(crate::aws::config::CALLER_HEADER, name);
+        }
         let payload = match body {
             Some(value) => {
                 builder = builder.header(hyper::header::CONTENT_TYPE, "application/json");

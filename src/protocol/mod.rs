@@ -1,6 +1,7 @@
 //! The Terraform plugin protocol layer: handshake, transport security, the tfplugin6 service, values, schemas and
 //! diagnostics. It knows nothing about AWS; the provider plugs in through the traits in `resource`.
 
+pub mod caller;
 pub mod convert;
 pub mod decode;
 pub mod diagnostics;

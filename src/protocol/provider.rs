@@ -12,6 +12,7 @@ use super::convert::{
     decode, diagnostics_to_proto, encode, function_to_proto, identity_data, identity_schema_to_proto, path_to_proto,
     schema_to_proto,
 };
+use super::caller;
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::plan::plan_with_schema;
 use super::proto::tfplugin6 as pb;
@@ -295,12 +296,12 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::configure_provider::Request>,
     ) -> Result<Response<pb::configure_provider::Response>, Status> {
         let request = request.into_inner();
-        let diagnostics = async {
+        let diagnostics = caller::scope(caller::PROVIDER, async {
             let config = decode(request.config.as_ref(), &self.provider.schema().value_type())?;
             let (client, warnings) = self.provider.configure(&config, &request.terraform_version).await?;
             *self.client.write().await = Some(Arc::new(client));
             Ok::<_, Diagnostics>(warnings)
-        }
+        })
         .await
         .unwrap_or_else(|diagnostics| diagnostics);
         Ok(Response::new(pb::configure_provider::Response {
@@ -314,7 +315,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
     ) -> Result<Response<pb::read_resource::Response>, Status> {
         let request = request.into_inner();
         let private = request.private.clone();
-        let result = async {
+        let result = caller::scope(request.type_name.clone(), async {
             let resource = self.resource(&request.type_name)?;
             let ty = resource.schema().value_type();
             let current = decode(request.current_state.as_ref(), &ty)?;
@@ -341,7 +342,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 identity_data(identity, resource.identity_schema()),
                 warnings,
             ))
-        }
+        })
         .await;
         let response = match result {
             Ok((new_state, new_identity, warnings)) => pb::read_resource::Response {
@@ -367,7 +368,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::plan_resource_change::Request>,
     ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
         let request = request.into_inner();
-        let result = async {
+        let result = caller::scope(request.type_name.clone(), async {
             let resource = self.resource(&request.type_name)?;
             let ty = resource.schema().value_type();
             let proposed = decode(request.proposed_new_state.as_ref(), &ty)?;
@@ -393,7 +394,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 change.diagnostics,
                 planned_identity,
             ))
-        }
+        })
         .await;
         let response = match result {
             Ok((planned_state, requires_replace, warnings, planned_identity)) => pb::plan_resource_change::Response {
@@ -417,7 +418,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::apply_resource_change::Request>,
     ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
         let request = request.into_inner();
-        let result = async {
+        let result = caller::scope(request.type_name.clone(), async {
             let resource = self.resource(&request.type_name)?;
             let ty = resource.schema().value_type();
             let prior = decode(request.prior_state.as_ref(), &ty)?;
@@ -425,14 +426,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let client = self.configured_client().await?;
             let context = self.context();
             let applied = if planned.is_null() {
-                match resource.delete(&client, &prior, &context).await {
-                    Ok(()) => super::resource::Applied {
-                        state: None,
-                        diagnostics: Diagnostics::new(),
-                    },
-                    // A failed delete keeps the object in state, so nothing is forgotten.
-                    Err(diagnostics) => super::resource::Applied::failed(Some(prior.clone()), diagnostics),
-                }
+                // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
+                resource.destroy(&client, &prior, &context).await
             } else if prior.is_null() {
                 resource.create(&client, &planned, &context).await
             } else {
@@ -452,7 +447,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 identity_data(identity, resource.identity_schema()),
                 applied.diagnostics,
             ))
-        }
+        })
         .await;
         let response = match result {
             Ok((new_state, new_identity, diagnostics)) => pb::apply_resource_change::Response {
@@ -476,7 +471,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::import_resource_state::Request>,
     ) -> Result<Response<pb::import_resource_state::Response>, Status> {
         let request = request.into_inner();
-        let result = async {
+        let result = caller::scope(request.type_name.clone(), async {
             let resource = self.resource(&request.type_name)?;
             let target = match request.identity.and_then(|identity| identity.identity_data) {
                 Some(data) => {
@@ -500,7 +495,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 private: Vec::new(),
                 identity: identity_data(identity, resource.identity_schema()),
             })
-        }
+        })
         .await;
         let (imported, diagnostics) = split(result);
         Ok(Response::new(pb::import_resource_state::Response {
@@ -534,7 +529,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::read_data_source::Request>,
     ) -> Result<Response<pb::read_data_source::Response>, Status> {
         let request = request.into_inner();
-        let result = async {
+        let result = caller::scope(caller::data_source(&request.type_name), async {
             let data_source = self
                 .data_sources
                 .get(request.type_name.as_str())
@@ -544,7 +539,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let client = self.configured_client().await?;
             let state = data_source.read(&client, &config, &self.context()).await?;
             encode(&state, &ty)
-        }
+        })
         .await;
         let (state, diagnostics) = split(result);
         Ok(Response::new(pb::read_data_source::Response {

@@ -78,6 +78,21 @@ pub trait Resource<C>: Send + Sync {
     async fn update(&self, client: &C, prior: &Value, planned: &Value, context: &OperationContext) -> Applied;
     /// Succeeds when the object is already gone.
     async fn delete(&self, client: &C, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics>;
+    /// Destroy as Terraform sees it. A resource made of several objects overrides it to return, when it fails
+    /// part-way, `Applied::failed(Some(remaining), ..)`: the state then names only what is left, and the next destroy
+    /// removes the rest. The default keeps the prior state on failure.
+    async fn destroy(&self, client: &C, prior: &Value, context: &OperationContext) -> Applied
+    where
+        C: Sync,
+    {
+        match self.delete(client, prior, context).await {
+            Ok(()) => Applied {
+                state: None,
+                diagnostics: Diagnostics::new(),
+            },
+            Err(diagnostics) => Applied::failed(Some(prior.clone()), diagnostics),
+        }
+    }
     /// Called after every create, update or delete, complete or not, with the prior, planned and new state: what
     /// the client remembers of the objects they name is stale now.
     fn after_apply(&self, _client: &C, _states: [&Value; 3]) {}

@@ -2,11 +2,12 @@
 //! the resources. They check form only; whether the thing exists is a plan-time check against AWS.
 
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use crate::aws::ids::{AccountId, Arn, RegionName};
 use crate::governance::RuleId;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::schema::Validator;
+use crate::protocol::schema::{Block, Presence, Validator};
 use crate::protocol::validators::each_string;
 use crate::protocol::value::Value;
 
@@ -144,5 +145,361 @@ impl Validator for RuleIds {
                 "use an ID from the rule catalog (docs/index.md), e.g. \"WKL-8\"",
             ));
         }
+    }
+}
+
+/// What AWS accepts as tags on the objects the provider writes (IAM, SageMaker, EKS and KMS models agree): at most
+/// 50, keys of 1 to 128 and values of at most 256 characters from the tag character set, and no key starting with
+/// `aws:` (reserved by AWS, in any case). Each problem is reported at its element, `tags["aws:x"]`.
+pub struct AwsTags;
+
+/// AWS's tag count limit per resource (`TagList`/`TagMap` max in the service models).
+pub const MAX_TAGS: usize = 50;
+/// `TagKey`: 1–128 characters. `TagValue`: 0–256.
+pub const MAX_TAG_KEY: usize = 128;
+pub const MAX_TAG_VALUE: usize = 256;
+
+/// Whether every character is in the IAM and SageMaker models' TagKey/TagValue set, `[\p{L}\p{Z}\p{N}_.:/=+\-@]`
+/// (EKS and KMS accept at least these). Spelled with `char` properties, as the crate's regex has no general
+/// categories: `is_alphanumeric` also admits the few combining marks Unicode counts as alphabetic.
+fn tag_characters(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
+    })
+}
+
+/// The problems AWS would have with one tag, as (problem, fix) pairs: empty when it is fine.
+pub fn tag_problems(key: &str, value: &str) -> Vec<(String, &'static str)> {
+    let mut problems = Vec::new();
+    let key_length = key.chars().count();
+    if !(1..=MAX_TAG_KEY).contains(&key_length) {
+        problems.push((
+            format!("a tag key has 1 to {MAX_TAG_KEY} characters, this one {key_length}"),
+            "shorten the key",
+        ));
+    }
+    if key.get(..4).is_some_and(|prefix| prefix.eq_ignore_ascii_case("aws:")) {
+        problems.push((
+            "tag keys starting with \"aws:\" are reserved for AWS".to_string(),
+            "use a key without the aws: prefix",
+        ));
+    }
+    if !tag_characters(key) {
+        problems.push((
+            "the key has a character AWS does not accept in tags".to_string(),
+            "use letters, digits, spaces and _ . : / = + - @ only",
+        ));
+    }
+    let value_length = value.chars().count();
+    if value_length > MAX_TAG_VALUE {
+        problems.push((
+            format!("a tag value has at most {MAX_TAG_VALUE} characters, this one {value_length}"),
+            "shorten the value",
+        ));
+    }
+    if !tag_characters(value) {
+        problems.push((
+            "the value has a character AWS does not accept in tags".to_string(),
+            "use letters, digits, spaces and _ . : / = + - @ only",
+        ));
+    }
+    problems
+}
+
+impl Validator for AwsTags {
+    fn description(&self) -> String {
+        format!(
+            "At most {MAX_TAGS} tags; keys of 1 to {MAX_TAG_KEY} and values of at most {MAX_TAG_VALUE} letters, \
+             digits, spaces and `_ . : / = + - @`; no key starting with `aws:`."
+        )
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Map(tags) = value else { return };
+        if tags.len() > MAX_TAGS {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{} tags", tags.len()),
+                &format!("AWS accepts at most {MAX_TAGS} tags on an object"),
+                "remove tags (the provider's default_tags count too)",
+            ));
+        }
+        for (key, tag) in tags {
+            let Value::String(text) = tag else { continue };
+            for (problem, fix) in tag_problems(key, text) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    path.key(key),
+                    format!("{key:?} = {text:?}"),
+                    &problem,
+                    fix,
+                ));
+            }
+        }
+    }
+}
+
+/// Each element of a list of strings, with its index, for validators that point at the element.
+fn each_element(value: &Value, path: &AttributePath, mut f: impl FnMut(AttributePath, &str)) {
+    if let Value::List(items) = value {
+        for (index, item) in items.iter().enumerate() {
+            if let Value::String(text) = item {
+                f(path.index(index), text);
+            }
+        }
+    }
+}
+
+/// Kubernetes group names as EKS access entries and RBAC subjects take them: not empty, and not `system:`
+/// (EKS refuses groups in the reserved `system:` namespace).
+pub struct KubernetesGroups;
+impl Validator for KubernetesGroups {
+    fn description(&self) -> String {
+        "Each a non-empty group name not starting with `system:`.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        each_element(value, path, |at, text| {
+            let problem = if text.trim().is_empty() {
+                "a Kubernetes group name cannot be empty"
+            } else if text.starts_with("system:") {
+                "groups starting with \"system:\" are reserved for Kubernetes; EKS refuses them in access entries"
+            } else if text.chars().any(char::is_control) {
+                "a group name cannot contain control characters"
+            } else {
+                return;
+            };
+            diagnostics.push(Diagnostic::invalid_value(
+                at,
+                format!("{text:?}"),
+                problem,
+                "name the group, e.g. \"research-viewers\"",
+            ));
+        });
+    }
+}
+
+/// An IAM policy document as AWS parses one: JSON, an object with a `Statement`, printable characters only, and
+/// at most `max` characters (STS's session policy: 2048; IAM inline policies: 10,240 for a role in all).
+pub struct IamPolicyDocument {
+    pub max: usize,
+}
+impl Validator for IamPolicyDocument {
+    fn description(&self) -> String {
+        format!(
+            "An IAM policy document (JSON with a `Statement`) of at most {} characters.",
+            self.max
+        )
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        let mut fail = |observed: String, problem: &str| {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                observed,
+                problem,
+                "write the policy with jsonencode({ Version = \"2012-10-17\", Statement = [...] })",
+            ))
+        };
+        let length = text.chars().count();
+        if length > self.max {
+            fail(
+                format!("{length} characters"),
+                &format!("AWS accepts a policy of at most {} characters", self.max),
+            );
+            return;
+        }
+        // policyDocumentType: tab, newline, carriage return and U+0020–U+00FF.
+        if let Some(bad) = text
+            .chars()
+            .find(|c| !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{ff}'))
+        {
+            fail(
+                format!("the character {bad:?}"),
+                "AWS accepts only printable Latin-1 characters in a policy",
+            );
+            return;
+        }
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(document)) if document.contains_key("Statement") => {}
+            Ok(_) => fail(
+                truncated(text),
+                "the document is JSON but not an IAM policy (an object with a \"Statement\")",
+            ),
+            Err(err) => fail(truncated(text), &format!("the document is not JSON ({err})")),
+        }
+    }
+}
+
+fn truncated(text: &str) -> String {
+    let head: String = text.chars().take(60).collect();
+    if head.len() < text.len() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
+}
+
+/// S3 bucket names (general purpose buckets): 3–63 lowercase letters, digits, dots and hyphens, starting and
+/// ending with a letter or digit. A name that is not one makes an IAM policy that grants nothing.
+pub struct S3BucketNames;
+impl Validator for S3BucketNames {
+    fn description(&self) -> String {
+        "Each an S3 bucket name: 3 to 63 lowercase letters, digits, `.` and `-`.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        static BUCKET: OnceLock<regex::Regex> = OnceLock::new();
+        let bucket = BUCKET.get_or_init(|| {
+            regex::Regex::new(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$").unwrap_or_else(|err| panic!("{err}"))
+        });
+        each_element(value, path, |at, text| {
+            if !bucket.is_match(text) || text.contains("..") {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at,
+                    format!("{text:?}"),
+                    "the value is not an S3 bucket name",
+                    "use the bucket's name (3 to 63 lowercase letters, digits, `.` and `-`), not its ARN or URL",
+                ));
+            }
+        });
+    }
+}
+
+/// KMS key ARNs (`arn:<partition>:kms:<region>:<account>:key/<id>`): CreateGrant takes a key ID or key ARN, never
+/// an alias.
+pub struct KmsKeyArns;
+impl Validator for KmsKeyArns {
+    fn description(&self) -> String {
+        "Each a KMS key ARN, `arn:aws:kms:<region>:<account>:key/<key id>` (not an alias).".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        each_element(value, path, |at, text| {
+            let is_key = Arn::parse(text)
+                .ok()
+                .is_some_and(|arn| arn.service == "kms" && arn.resource.starts_with("key/"));
+            if !is_key {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at,
+                    format!("{text:?}"),
+                    "the value is not a KMS key ARN (KMS grants take a key, not an alias)",
+                    "use the key's ARN, e.g. \"arn:aws:kms:us-west-2:123456789012:key/1a2b3c4d-...\"",
+                ));
+            }
+        });
+    }
+}
+
+/// Null where the schema does not allow one, inside nested blocks: a required attribute set to `null` and null
+/// elements of lists and maps of strings. Terraform passes both through; left alone they would be read as "unset"
+/// (a default the state never shows: a perpetual diff) or as "not known yet" for ever.
+pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, diagnostics: &mut Diagnostics) {
+    for attribute in &block.attributes {
+        let Some(attribute_value) = value.get_attr(attribute.name) else { continue };
+        let at = path.push_attr(attribute.name);
+        if attribute_value.is_null() && attribute.presence == Presence::Required {
+            diagnostics.push(Diagnostic::invalid_value(
+                at,
+                "null",
+                "the argument is required and cannot be null",
+                "set a value, or leave the whole block out",
+            ));
+            continue;
+        }
+        match attribute_value {
+            Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    if item.is_null() {
+                        diagnostics.push(Diagnostic::invalid_value(
+                            at.index(index),
+                            "null",
+                            "a list element cannot be null",
+                            "remove the element, or give it a value",
+                        ));
+                    }
+                }
+            }
+            Value::Map(items) => {
+                for (key, item) in items {
+                    if item.is_null() {
+                        diagnostics.push(Diagnostic::invalid_value(
+                            at.key(key),
+                            "null",
+                            "a map value cannot be null",
+                            "remove the element, or give it a value",
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for nested in &block.blocks {
+        let Some(nested_value) = value.get_attr(nested.name) else { continue };
+        let at = path.push_attr(nested.name);
+        match nested_value {
+            Value::List(items) | Value::Set(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    if item.is_known() && !item.is_null() {
+                        reject_nested_nulls(&nested.block, item, &at.index(index), diagnostics);
+                    }
+                }
+            }
+            Value::Object(_) => reject_nested_nulls(&nested.block, nested_value, &at, diagnostics),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::text;
+
+    fn errors_of(validator: &dyn Validator, value: &Value) -> Vec<String> {
+        let mut diagnostics = Diagnostics::new();
+        validator.validate(&AttributePath::attr("tags"), value, &mut diagnostics);
+        diagnostics.iter().map(|d| d.path.to_string()).collect()
+    }
+
+    fn tags(pairs: &[(&str, &str)]) -> Value {
+        Value::Map(pairs.iter().map(|(k, v)| (k.to_string(), text(*v))).collect())
+    }
+
+    #[test]
+    fn tags_are_judged_per_element_as_aws_judges_them() {
+        assert!(errors_of(&AwsTags, &tags(&[("team", "research"), ("cost-center", "ML/42 @ x=y+z:é")])).is_empty());
+        assert_eq!(
+            errors_of(&AwsTags, &tags(&[("aws:x", "v"), ("AWS:y", "v"), ("ok", "v")])).len(),
+            2
+        );
+        let long_key = "k".repeat(129);
+        assert_eq!(errors_of(&AwsTags, &tags(&[(&long_key, "v")])).len(), 1);
+        assert_eq!(errors_of(&AwsTags, &tags(&[("k", &"v".repeat(257))])).len(), 1);
+        assert!(errors_of(&AwsTags, &tags(&[("k", &"v".repeat(256))])).is_empty());
+        assert_eq!(errors_of(&AwsTags, &tags(&[("a#b", "v"), ("c", "bell\u{7}")])).len(), 2);
+        assert_eq!(errors_of(&AwsTags, &tags(&[("", "v")])).len(), 1);
+        let many: Vec<(String, String)> = (0..51).map(|i| (format!("k{i}"), "v".to_string())).collect();
+        let many = Value::Map(many.into_iter().map(|(k, v)| (k, text(v))).collect());
+        assert_eq!(errors_of(&AwsTags, &many), ["tags"]);
+    }
+
+    #[test]
+    fn policy_documents_groups_buckets_and_keys() {
+        let policy = |s: &str| errors_of(&IamPolicyDocument { max: 2048 }, &text(s)).len();
+        assert_eq!(policy(r#"{"Version":"2012-10-17","Statement":[]}"#), 0);
+        assert_eq!(policy("{not json"), 1);
+        assert_eq!(policy(r#"{"a":1}"#), 1);
+        assert_eq!(policy(&format!(r#"{{"Statement":"{}"}}"#, "x".repeat(2100))), 1);
+        let list = |items: &[&str]| Value::List(items.iter().map(|s| text(*s)).collect());
+        assert_eq!(errors_of(&KubernetesGroups, &list(&["ok", "", "system:masters"])).len(), 2);
+        assert_eq!(errors_of(&S3BucketNames, &list(&["research-data", "Research_Data", "ab"])).len(), 2);
+        assert_eq!(
+            errors_of(
+                &KmsKeyArns,
+                &list(&[
+                    "arn:aws:kms:us-west-2:123456789012:key/1a2b",
+                    "arn:aws:kms:us-west-2:123456789012:alias/x"
+                ])
+            )
+            .len(),
+            1
+        );
     }
 }

@@ -261,6 +261,20 @@ def test_duplicate_connection_name_conflicts_across_the_domain(dz):
     assert error_of(connect, dz, env=RESEARCH_ENV)[0] == "ConflictException"
 
 
+def test_a_client_token_answers_with_its_first_connection_even_once_deleted(dz):
+    """Stricter reading of CreateConnection's idempotency token (AWS documents no window): remembered for good,
+    the same request answers with the first response, other parameters are a ConflictException."""
+    first = connect(dz, clientToken="token-1")
+    again = connect(dz, clientToken="token-1")
+    assert again["connectionId"] == first["connectionId"]
+    assert len(dz.list_connections(domainIdentifier=DOMAIN)["items"]) == 1
+    assert error_of(connect, dz, clientToken="token-1", description="other")[:2] == ("ConflictException", 409)
+    dz.delete_connection(domainIdentifier=DOMAIN, identifier=first["connectionId"])
+    assert connect(dz, clientToken="token-1")["connectionId"] == first["connectionId"]
+    assert dz.list_connections(domainIdentifier=DOMAIN)["items"] == []
+    assert connect(dz, clientToken="token-2")["connectionId"] != first["connectionId"]
+
+
 def test_list_connections_by_project_environment_and_type(dz):
     connect(dz, name="prod-eks")
     connect(dz, name="prod-slurm", cluster="slurm-capacity")
@@ -380,6 +394,22 @@ def test_policy_grants_on_domain_units(dz):
     assert [g["principal"] for g in left] == [unit_principal, user_principal]  # wrong grantIdentifier: kept
     dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])  # absent: no-op
     assert len(dz.list_policy_grants(**scope, policyType="CREATE_PROJECT")["grantList"]) == 1
+
+
+def test_add_policy_grant_replays_a_client_token(dz):
+    """A repeated clientToken answers the first request's grant (even once removed: the stricter reading); the same
+    terms under another token are a conflict, the token under other terms too."""
+    scope = {"domainIdentifier": DOMAIN, "entityType": "DOMAIN_UNIT", "entityIdentifier": ML_UNIT}
+    first = dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"]
+    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert len(dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"]) == 1
+    assert error_of(dz.add_policy_grant, **scope, **GRANT, clientToken="another-token")[:2] == ("ConflictException", 409)
+    other = {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ML_UNIT}}
+    assert error_of(dz.add_policy_grant, **scope, **{**GRANT, "principal": other}, clientToken="hyperpod-grant-1")[:2] \
+        == ("ConflictException", 409)
+    dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])
+    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"] == []
 
 
 # ---- model validation (the shared botocore-model hook) ---------------------------------------

@@ -185,6 +185,31 @@ def test_call_counters(sandbox):
     assert sandbox.calls() == {}
 
 
+def test_calls_are_counted_per_caller_too(sandbox):
+    """The x-hyperpod-caller header the provider sets splits the same counts by resource; calls without it are
+    under "" and the plain per-operation view is unchanged."""
+    sandbox.reset()
+
+    def as_caller(service, caller):
+        client = sandbox.client(service)
+        client.meta.events.register("before-sign.*.*",
+                                    lambda request, **_: request.headers.__setitem__("x-hyperpod-caller", caller))
+        return client
+
+    as_caller("sagemaker", "hyperpod_tenant").describe_cluster(ClusterName="ml-capacity")
+    as_caller("sagemaker", "data.hyperpod_cluster").describe_cluster(ClusterName="ml-capacity")
+    as_caller("iam", "hyperpod_tenant").get_role(RoleName="datazone_usr_role_research")
+    sandbox.client("sagemaker").list_clusters()
+    assert sandbox.calls() == {"iam.GetRole": 1, "sagemaker.DescribeCluster": 2, "sagemaker.ListClusters": 1}
+    assert sandbox.calls_by_caller() == {
+        "": {"sagemaker.ListClusters": 1},
+        "data.hyperpod_cluster": {"sagemaker.DescribeCluster": 1},
+        "hyperpod_tenant": {"iam.GetRole": 1, "sagemaker.DescribeCluster": 1},
+    }
+    sandbox.reset_calls()
+    assert sandbox.calls_by_caller() == {}
+
+
 # ---- Kubernetes API requests ---------------------------------------------------------------------------------------
 SA_PATH = "/api/v1/namespaces/default/serviceaccounts"
 SA = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "trainer"}}
@@ -251,3 +276,86 @@ def test_bad_kubernetes_fault_specs_are_rejected(sandbox, spec):
     with pytest.raises(urllib.error.HTTPError) as info:
         sandbox.admin("POST", "faults", spec)
     assert info.value.code == 400 and "error" in json.loads(info.value.read())
+
+
+# ---- hold: accepted, then the response waits (kill tests) -----------------------------------------------------------
+def _in_background(call):
+    """Run `call()` in a thread; returns (thread, box) where box gets {"result"} or {"error"} and "done" (monotonic)."""
+    import threading
+    box = {}
+
+    def run():
+        try:
+            box["result"] = call()
+        except Exception as e:  # noqa: BLE001 - reported to the test through box
+            box["error"] = e
+        box["done"] = time.monotonic()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_hold_handles_the_call_then_holds_its_response_until_released(sandbox):
+    iam = sandbox.client("iam", read_timeout=30)
+    armed = sandbox.fault("CreateRole", "hold")["armed"]
+    assert (armed["mode"], armed["ms"]) == ("hold", 600_000)
+    assert sandbox.held() == []
+    thread, box = _in_background(lambda: iam.create_role(RoleName="held-role", AssumeRolePolicyDocument=TRUST))
+    held = sandbox.wait_held(timeout=10)
+    assert [(h["service"], h["operation"], h["status"]) for h in held] == [("iam", "CreateRole", 200)]
+    # AWS accepted it: the role exists while its creator still waits for the answer.
+    assert iam.get_role(RoleName="held-role")["Role"]["RoleName"] == "held-role"
+    time.sleep(0.3)
+    assert thread.is_alive() and "done" not in box
+    assert sandbox.held()[0]["held_ms"] >= 300
+    released_at = time.monotonic()
+    assert sandbox.release_held() == 1
+    thread.join(10)
+    assert box["done"] >= released_at and box["result"]["Role"]["RoleName"] == "held-role"
+    assert sandbox.held() == [] and sandbox.admin("GET", "faults")["faults"] == []  # count 1: used up
+    iam.create_role(RoleName="next-role", AssumeRolePolicyDocument=TRUST)  # not held
+    assert sandbox.calls()["iam.CreateRole"] == 2
+
+
+def test_hold_ms_bounds_the_wait_and_nth_picks_the_call(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("DescribeCluster", "hold", ms=400, nth=2)
+    started = time.monotonic()
+    describe(sm)
+    assert time.monotonic() - started < 0.4  # the first call passes
+    started = time.monotonic()
+    assert describe(sm) == "ok"  # held 400 ms, then answered normally
+    assert time.monotonic() - started >= 0.4
+
+
+def test_only_accepted_calls_are_held(sandbox):
+    iam = sandbox.client("iam")
+    sandbox.fault("CreateRole", "hold", ms=5_000)
+    assert outcome(iam.create_role, RoleName="bad name!", AssumeRolePolicyDocument=TRUST)[0] == "ValidationError"
+    assert sandbox.held() == [] and sandbox.admin("GET", "faults")["faults"][0]["seen"] == 0
+    thread, box = _in_background(lambda: iam.create_role(RoleName="good-name", AssumeRolePolicyDocument=TRUST))
+    assert sandbox.wait_held(timeout=10)[0]["operation"] == "CreateRole"
+    sandbox.reset()  # a reset releases what is held (and forgets the role)
+    thread.join(10)
+    assert box["result"]["Role"]["RoleName"] == "good-name"
+
+
+def test_kubernetes_create_can_be_held(sandbox, kube):
+    sandbox.fault("kubernetes.create.*", "hold")
+    thread, box = _in_background(lambda: kube.post(SA_PATH, SA))
+    held = sandbox.wait_held(timeout=10)
+    assert [(h["service"], h["operation"], h["status"]) for h in held] == [
+        ("kubernetes", "kubernetes.create.serviceaccounts", 201)]
+    assert kube.get(f"{SA_PATH}/trainer")[0] == 200  # created while its response waits
+    assert thread.is_alive()
+    sandbox.clear_faults()  # disarming releases too
+    thread.join(10)
+    assert box["result"][0] == 201
+
+
+@pytest.mark.parametrize("spec", [{"ms": -1}, {"ms": 600_001}, {"ms": "long"}], ids=["negative", "too-long", "text"])
+def test_bad_hold_specs_are_rejected(sandbox, spec):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        sandbox.admin("POST", "faults", {"operation": "CreateRole", "mode": "hold", **spec})
+    assert info.value.code == 400 and "ms" in json.loads(info.value.read())["error"]

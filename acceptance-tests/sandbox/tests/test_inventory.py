@@ -27,7 +27,9 @@ def test_the_seed_inventory_is_the_same_after_every_reset(sandbox):
 
 def test_the_seed_inventory(sandbox):
     inv = sandbox.inventory()
-    assert set(inv) == {"iam_roles", "sagemaker", "eks", "kms_grants", "kubernetes"}
+    assert set(inv) == {"iam_roles", "sagemaker", "eks", "kms_grants", "kubernetes", "datazone"}
+    assert inv["datazone"] == {"dzd_capacity01": {"connections": {}, "policy_grants": {},
+                                                  "memberships": {"production0001": [], "research000001": []}}}
     roles = inv["iam_roles"][ACCOUNT]
     assert roles["datazone_usr_role_research"] == {
         "path": "/", "inline_policies": ["hyperpod-read"], "attached_policies": [],
@@ -85,6 +87,35 @@ def test_the_inventory_shows_what_was_created(sandbox, tmp_path):
     assert inv["sagemaker"]["compute_quotas"] == [{"cluster": "ml-capacity", "name": "research-quota",
                                                    "team": "research"}]
     sandbox.reset()
+    assert sandbox.inventory() == seed
+
+
+def test_the_inventory_shows_datazone_connections_memberships_and_grants(sandbox):
+    seed = sandbox.inventory()
+    dz = sandbox.client("datazone")
+    connection = dz.create_connection(
+        domainIdentifier="dzd_capacity01", environmentIdentifier="restooling0001", name="hyperpod-ml-capacity-research",
+        description="research on ml-capacity", props={"hyperPodProperties": {"clusterName": "ml-capacity"}})
+    dz.create_project_membership(domainIdentifier="dzd_capacity01", projectIdentifier="research000001",
+                                 member={"groupIdentifier": "research-leads"}, designation="PROJECT_OWNER")
+    principal = {"domainUnit": {"domainUnitDesignation": "OWNER",
+                                "domainUnitIdentifier": "mlplatform0001"}}
+    detail = {"createProjectFromProjectProfile": {"projectProfiles": ["hyperpodprof01"]}}
+    dz.add_policy_grant(domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
+                        policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE", principal=principal, detail=detail)
+    inv = sandbox.inventory()["datazone"]["dzd_capacity01"]
+    assert inv["connections"] == {"hyperpod-ml-capacity-research": {
+        "type": "HYPERPOD", "scope": "PROJECT", "project": "research000001", "environment": "restooling0001",
+        "description": "research on ml-capacity",
+        "props": {"hyperPodProperties": {"clusterName": "ml-capacity", "clusterArn": ML_ARN, "orchestrator": "EKS"}}}}
+    assert inv["memberships"] == {"production0001": [], "research000001": ["group:research-leads:PROJECT_OWNER"]}
+    assert inv["policy_grants"] == {"DOMAIN_UNIT/mlplatform0001": [
+        {"policy_type": "CREATE_PROJECT_FROM_PROJECT_PROFILE", "principal": principal, "detail": detail}]}
+    dz.delete_connection(domainIdentifier="dzd_capacity01", identifier=connection["connectionId"])
+    dz.delete_project_membership(domainIdentifier="dzd_capacity01", projectIdentifier="research000001",
+                                 member={"groupIdentifier": "research-leads"})
+    dz.remove_policy_grant(domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
+                           policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE", principal=principal)
     assert sandbox.inventory() == seed
 
 

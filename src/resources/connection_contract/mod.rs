@@ -2,6 +2,7 @@
 //! own; at plan time it gathers live facts and asks the governance engine, and its computed attributes (review
 //! status, the checklist, the `governance` facts) are known before apply.
 
+mod deferral;
 mod live;
 mod model;
 mod schema;
@@ -65,7 +66,10 @@ impl ConnectionContract {
         if let Some(name) = string(value, "name") {
             set_attr(value, "id", text(name));
         }
-        let Some(contract) = contract_from_value(value) else {
+        // Arguments a plan may leave unknown defer only the rules that read them; anything else defers them all.
+        let unknown = deferral::unknown_in(value);
+        let decodable = deferral::with_stand_ins(value, &unknown, prior);
+        let Some(contract) = contract_from_value(&decodable) else {
             // A value the rules need comes from a resource not created yet: judge it at apply, and say so.
             for name in DERIVED {
                 set_attr(value, name, Value::Unknown);
@@ -85,12 +89,17 @@ impl ConnectionContract {
         let prior_contract = prior.and_then(contract_from_value);
         let today = crate::resources::checks::today();
         let live = live::gather(client, &contract).await;
-        let report = check_contract(
-            &contract,
-            &live,
-            &Fact::Known(client.caller_arn.clone()),
-            today,
-            prior_contract.as_ref(),
+        let lif_2_waits = deferral::lif_2_waits(&unknown, &contract, prior_contract.as_ref());
+        let report = deferral::defer(
+            check_contract(
+                &contract,
+                &live,
+                &Fact::Known(client.caller_arn.clone()),
+                today,
+                prior_contract.as_ref(),
+            ),
+            &unknown,
+            lif_2_waits,
         );
         let (mut status, next_review) = review_status(&contract, today, prior_contract.as_ref());
         let mut findings = Vec::new();
@@ -110,23 +119,36 @@ impl ConnectionContract {
                  review.approved_by",
             ));
         }
+        // Whether a material change awaits re-approval is known only once the unknown material argument is.
+        let status_known = !lif_2_waits || still_required || status == ReviewStatus::Revoked;
         let excepted: Vec<String> = contract
             .exceptions
             .iter()
             .filter(|exception| exception.is_valid(today))
             .map(|exception| exception.rule.id().to_string())
             .collect();
-        set_attr(value, "review_status", text(status.as_str()));
+        let status_value = if status_known {
+            text(status.as_str())
+        } else {
+            Value::Unknown
+        };
+        let mut governance = governance_value(&contract, status.as_str(), &excepted);
+        for partial in &unknown {
+            let name = match partial.name {
+                "domain_unit_id" => continue, // not among the facts dependents read
+                name => name,
+            };
+            set_attr(&mut governance, name, Value::Unknown);
+        }
+        set_attr(&mut governance, "review_status", status_value.clone());
+        set_attr(value, "review_status", status_value);
         set_attr(value, "next_review_date", text(next_review.to_string()));
         set_attr(value, "checks", crate::resources::checks::of(&report));
-        set_attr(
-            value,
-            "governance",
-            governance_value(&contract, status.as_str(), &excepted),
-        );
+        set_attr(value, "governance", governance);
 
         let strict = boolean(value, "strict").unwrap_or(client.strict);
         let mut diagnostics = report.diagnostics(strict);
+        deferral::point_deferred(&mut diagnostics, &unknown, lif_2_waits);
         for finding in findings {
             diagnostics.push(finding.to_diagnostic(strict));
         }

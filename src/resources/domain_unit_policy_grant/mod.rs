@@ -18,15 +18,19 @@ use crate::aws::datazone_grants::{
     remove_project_profile_grant,
 };
 use crate::aws::{AwsClient, AwsError};
+use aws_sdk_datazone::Client as DataZoneClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{nested, string, text, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use model::{GrantSpec, flatten, governance_value, grant_resource_id, parse_resource_id};
+use model::{GrantSpec, flatten, governance_value, grant_resource_id, next_client_token, parse_resource_id};
 
 pub const TYPE_NAME: &str = "hyperpod_domain_unit_policy_grant";
+/// How many answers naming a removed grant `add` follows before giving up (each removal of a grant of the same terms
+/// since its token was first used costs one).
+const MAX_STALE_TOKENS: usize = 8;
 /// The arguments; any change to one is a new grant.
 const ARGUMENTS: [&str; 5] = [
     "domain_id",
@@ -81,6 +85,11 @@ fn could_not_verify(path: AttributePath, what: &str, err: &AwsError) -> Diagnost
     )
 }
 
+/// The grant has exactly the terms the configuration asks for.
+fn same_terms(grant: &grants::ProfileGrant, spec: &GrantSpec) -> bool {
+    grant.same_terms(&spec.principal, &spec.project_profile_ids, spec.include_child_domain_units)
+}
+
 impl DomainUnitPolicyGrant {
     fn remember(&self, grant_id: &str) {
         if let Ok(mut ids) = self.managed_ids.lock() {
@@ -93,7 +102,8 @@ impl DomainUnitPolicyGrant {
     }
 
     /// The plan-time checks against the domain: the domain unit, the principal's domain unit and every profile exist,
-    /// and no identical grant exists outside Terraform. Errors fail the plan; what cannot be read is a warning.
+    /// and whether an identical grant exists outside this state (a warning: the apply adopts it only if it is this
+    /// resource's own). Errors fail the plan; what cannot be read is a warning.
     async fn check(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let planned = &change.planned;
         let Some(domain_id) = string(planned, "domain_id") else {
@@ -210,30 +220,29 @@ impl DomainUnitPolicyGrant {
             }
         }
 
-        // An identical grant outside Terraform would make AddPolicyGrant fail at apply: say so now.
+        // An identical grant not in this state: either this resource's own, added by an apply that was killed before
+        // Terraform recorded it (the apply adopts it: same idempotency token), or someone else's (the apply is
+        // refused with its import ID). Only DataZone can tell, at AddPolicyGrant: say so now.
         if errors.is_empty()
             && change.prior.is_none()
             && let Some(spec) = GrantSpec::from_value(planned)
         {
             match list_project_profile_grants(dz, &spec.domain_id, &spec.domain_unit_id).await {
                 Ok(existing) => {
-                    let same = existing.iter().find(|grant| {
-                        !self.is_managed(&grant.grant_id)
-                            && grant.same_terms(
-                                &spec.principal,
-                                &spec.project_profile_ids,
-                                spec.include_child_domain_units,
-                            )
-                    });
+                    let same = existing
+                        .iter()
+                        .find(|grant| !self.is_managed(&grant.grant_id) && same_terms(grant, &spec));
                     if let Some(grant) = same {
                         let id = grant_resource_id(&spec.domain_id, &spec.domain_unit_id, &grant.grant_id);
-                        errors.push(Diagnostic::error(
+                        warnings.push(Diagnostic::warning(
                             AttributePath::root(),
-                            "The grant already exists",
+                            "An identical grant exists",
                             format!(
                                 "Domain unit {} already has this grant (ID {}): same principal, profiles and \
-                                 child-unit scope. Fix: import it instead of adding a second one: `terraform \
-                                 import {TYPE_NAME}.<name> {id}`, or an `import` block with `id = \"{id}\"`.",
+                                 child-unit scope. If an earlier apply of this resource added it and was interrupted \
+                                 before recording it, the apply adopts it; otherwise the apply fails. To manage it \
+                                 here, import it: `terraform import {TYPE_NAME}.<name> {id}`, or an `import` block \
+                                 with `id = \"{id}\"`.",
                                 spec.domain_unit_id, grant.grant_id
                             ),
                         ));
@@ -254,6 +263,67 @@ impl DomainUnitPolicyGrant {
         }
         change.diagnostics.extend(warnings);
         Ok(())
+    }
+
+    /// `AddPolicyGrant` with the grant's own idempotency token; returns the grant's ID. DataZone answers a token
+    /// it has seen with its first grant: after an interrupted apply that is the grant to adopt, but if that grant
+    /// was removed since, the answer names a grant that is gone, and the next token in the chain is tried.
+    async fn add(&self, dz: &DataZoneClient, spec: &GrantSpec) -> Result<String, Diagnostics> {
+        let mut token = spec.client_token();
+        for _ in 0..MAX_STALE_TOKENS {
+            let added = add_project_profile_grant(
+                dz,
+                &spec.domain_id,
+                &spec.domain_unit_id,
+                &spec.principal,
+                &spec.project_profile_ids,
+                spec.include_child_domain_units,
+                &token,
+            )
+            .await;
+            let grant_id = match added {
+                Ok(grant_id) => grant_id,
+                Err(err) if err.code() == Some("ConflictException") => return Err(self.refused(dz, spec, &err).await),
+                Err(err) => return Err(err.diagnostics(AttributePath::root(), "Adding the policy grant failed")),
+            };
+            match find_project_profile_grant(dz, &spec.domain_id, &spec.domain_unit_id, &grant_id).await {
+                Ok(_) => return Ok(grant_id),
+                Err(err) if err.is_not_found() => token = next_client_token(&token, &grant_id),
+                Err(err) => {
+                    return Err(err.diagnostics(
+                        AttributePath::root(),
+                        "Reading the policy grant just added failed",
+                    ));
+                }
+            }
+        }
+        Err(Diagnostics::error(
+            AttributePath::root(),
+            "Adding the policy grant failed",
+            format!(
+                "DataZone answered AddPolicyGrant {MAX_STALE_TOKENS} times with a grant that no longer exists \
+                 (grants of these terms were removed as often). Apply again later."
+            ),
+        ))
+    }
+
+    /// AddPolicyGrant conflicted: an identical grant that is not this resource's (another token added it).
+    async fn refused(&self, dz: &DataZoneClient, spec: &GrantSpec, err: &AwsError) -> Diagnostics {
+        let existing = list_project_profile_grants(dz, &spec.domain_id, &spec.domain_unit_id).await;
+        let Some(grant) = existing.ok().and_then(|all| all.into_iter().find(|g| same_terms(g, spec))) else {
+            return err.diagnostics(AttributePath::root(), "Adding the policy grant failed");
+        };
+        let id = grant_resource_id(&spec.domain_id, &spec.domain_unit_id, &grant.grant_id);
+        Diagnostics::error(
+            AttributePath::root(),
+            "The grant already exists",
+            format!(
+                "Domain unit {} already has this grant (ID {}): same principal, profiles and child-unit scope, \
+                 added outside this resource. Fix: import it instead of adding a second one: `terraform import \
+                 {TYPE_NAME}.<name> {id}`, or an `import` block with `id = \"{id}\"`.",
+                spec.domain_unit_id, grant.grant_id
+            ),
+        )
     }
 
     /// The state of a grant just added: the plan's values, with the IDs.
@@ -319,23 +389,12 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
             )
             .into();
         };
-        let added = add_project_profile_grant(
-            &client.datazone,
-            &spec.domain_id,
-            &spec.domain_unit_id,
-            &spec.principal,
-            &spec.project_profile_ids,
-            spec.include_child_domain_units,
-        )
-        .await;
-        match added {
+        match self.add(&client.datazone, &spec).await {
             Ok(grant_id) => {
                 self.remember(&grant_id);
                 Applied::ok(self.created_state(planned, &spec, &grant_id))
             }
-            Err(err) => err
-                .diagnostics(AttributePath::root(), "Adding the policy grant failed")
-                .into(),
+            Err(diagnostics) => diagnostics.into(),
         }
     }
 

@@ -57,47 +57,147 @@ fn member_path(index: usize) -> AttributePath {
     paths::binding::member(index)
 }
 
-pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+/// How many tokens one binding tries: each is answered with the connection it created, until one answers with a
+/// connection that still exists (ours, from an interrupted apply) or creates one. A token's earlier connection can
+/// be gone only if this same binding was destroyed since; a handful covers any realistic number of recreations.
+const TOKEN_GENERATIONS: u32 = 16;
+
+/// FNV-1a, 128 bits: stable across builds and platforms (unlike `std`'s hasher), which is all a token needs.
+fn fnv1a_128(parts: &[&str]) -> u128 {
+    let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
+    for part in parts {
+        for byte in part.bytes().chain([0u8]) {
+            hash ^= u128::from(byte);
+            hash = hash.wrapping_mul(0x0000000001000000000000000000013b);
+        }
+    }
+    hash
+}
+
+/// The binding's CreateConnection token: derived from everything the request says (so a retry of the same create
+/// is the same request) and the generation.
+pub fn client_token(target: &Target<'_>, generation: u32) -> String {
     let spec = target.spec;
-    let created = dz::create_hyperpod_connection(
-        &client.datazone,
-        &NewConnection {
-            domain_id: &target.domain_id,
-            environment_id: &target.environment_id,
-            name: &target.connection_name,
-            cluster_name: &spec.cluster_name,
-            account_id: &target.account_id,
-            region: &target.region,
-            description: spec.description.as_deref(),
-        },
-    )
-    .await;
-    let connection = match created {
-        Ok(connection) => connection,
-        Err(err) => return failed(AttributePath::root(), "Cannot create the HyperPod connection", &err).into(),
-    };
-    // From here on the connection exists: every failure returns a state naming it (Terraform taints it).
-    let connection = match dz::wait_connection_ready(
+    let hash = fnv1a_128(&[
+        &target.domain_id,
+        &spec.project_id,
+        &target.environment_id,
+        &target.connection_name,
+        &spec.cluster_name,
+        &target.account_id,
+        &target.region,
+        spec.description.as_deref().unwrap_or(""),
+    ]);
+    format!("hyperpod-binding-{hash:032x}-{generation}")
+}
+
+/// The refusal when the name is taken by a connection this binding did not create (no token of ours answers with it).
+async fn name_taken(client: &AwsClient, target: &Target<'_>, err: &AwsError) -> Diagnostics {
+    let found = dz::find_connection_by_name(
         &client.datazone,
         &target.domain_id,
-        &connection.id,
-        target.timeout,
-        context,
+        &target.spec.project_id,
+        &target.connection_name,
     )
-    .await
-    {
-        Ok(ready) => ready,
-        Err(err) => {
-            let state = state_after(value, Some(&connection), &[]);
-            return Applied::failed(
-                Some(state),
-                failed(
-                    AttributePath::root(),
-                    "The HyperPod connection did not become ready",
-                    &err,
-                ),
-            );
+    .await;
+    match found {
+        Ok(Some(existing)) => Diagnostics::error(
+            AttributePath::attr("connection_name"),
+            "The connection name is taken",
+            format!(
+                "Domain {:?} already has a connection named {:?} (id {}) that this binding did not create. Import it \
+                 into this binding (import ID `{}/{}`, e.g. terraform import <address> {}/{}), delete it, or set \
+                 another connection_name. ({err})",
+                target.domain_id,
+                target.connection_name,
+                existing.id,
+                existing.domain_id,
+                existing.id,
+                existing.domain_id,
+                existing.id
+            ),
+        ),
+        _ => failed(AttributePath::root(), "Cannot create the HyperPod connection", err),
+    }
+}
+
+/// CreateConnection with the binding's token, adopting the connection an interrupted create of this binding made.
+/// Returns the connection, ready.
+async fn create_connection(
+    client: &AwsClient,
+    context: &OperationContext,
+    value: &Value,
+    target: &Target<'_>,
+) -> Result<Connection, Applied> {
+    let spec = target.spec;
+    for generation in 0..TOKEN_GENERATIONS {
+        let token = client_token(target, generation);
+        let created = dz::create_hyperpod_connection(
+            &client.datazone,
+            &NewConnection {
+                domain_id: &target.domain_id,
+                environment_id: &target.environment_id,
+                name: &target.connection_name,
+                cluster_name: &spec.cluster_name,
+                account_id: &target.account_id,
+                region: &target.region,
+                description: spec.description.as_deref(),
+                client_token: &token,
+            },
+        )
+        .await;
+        let connection = match created {
+            Ok(connection) => connection,
+            Err(err) if err.code() == Some("ConflictException") => {
+                return Err(name_taken(client, target, &err).await.into());
+            }
+            Err(err) => {
+                return Err(failed(AttributePath::root(), "Cannot create the HyperPod connection", &err).into());
+            }
+        };
+        // From here on the connection exists (or existed): every failure returns a state naming it (Terraform
+        // taints it).
+        let ready = dz::wait_connection_ready(
+            &client.datazone,
+            &target.domain_id,
+            &connection.id,
+            target.timeout,
+            context,
+        )
+        .await;
+        match ready {
+            Ok(ready) => return Ok(ready),
+            // The token answered with the connection it made for an earlier life of this binding, since deleted.
+            Err(err) if err.is_not_found() => continue,
+            Err(err) => {
+                let state = state_after(value, Some(&connection), &[]);
+                return Err(Applied::failed(
+                    Some(state),
+                    failed(
+                        AttributePath::root(),
+                        "The HyperPod connection did not become ready",
+                        &err,
+                    ),
+                ));
+            }
         }
+    }
+    Err(Diagnostics::error(
+        AttributePath::root(),
+        "Cannot create the HyperPod connection",
+        format!(
+            "Every one of this binding's {TOKEN_GENERATIONS} idempotency tokens answered with a connection that no \
+             longer exists; set another connection_name."
+        ),
+    )
+    .into())
+}
+
+pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+    let spec = target.spec;
+    let connection = match create_connection(client, context, value, target).await {
+        Ok(connection) => connection,
+        Err(applied) => return applied,
     };
     let mut members = Vec::new();
     for (index, member) in spec.members.iter().enumerate() {
@@ -178,37 +278,58 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
     Applied::ok(state_after(value, None, &spec.members))
 }
 
-/// Removes the connection, then the members the binding manages; what is already gone counts as removed.
+/// `prior` once its connection is gone: the read-back connection facts cleared (what marks a binding whose
+/// connection no longer exists; refresh and plan then replace it), and only the members still to remove.
+pub fn without_connection(prior: &Value, members: &[Member]) -> Value {
+    let mut state = prior.clone();
+    for name in ["cluster_arn", "orchestrator"] {
+        set_attr(&mut state, name, Value::Null);
+    }
+    set_attr(&mut state, "member", members_value(members));
+    state
+}
+
+/// Removes the connection, then the members the binding manages; what is already gone counts as removed. A failure
+/// part-way returns the state of what remains (no connection, the members not yet removed), so the binding stays in
+/// state until every part is gone and the next destroy removes the rest.
 pub async fn delete(
     client: &AwsClient,
     context: &OperationContext,
     prior: &Value,
     members: &[Member],
     timeout: Duration,
-) -> Result<(), Diagnostics> {
+) -> Applied {
     let domain_id = string(prior, "domain_id").unwrap_or_default();
     let project_id = string(prior, "project_id").unwrap_or_default();
+    let keep = |diagnostics: Diagnostics| Applied::failed(Some(prior.clone()), diagnostics);
     if let Some(connection_id) = string(prior, "connection_id") {
         match dz::delete_connection(&client.datazone, &domain_id, &connection_id).await {
-            Ok(()) => dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context)
-                .await
-                .map_err(|err| failed(AttributePath::root(), "The HyperPod connection was not deleted", &err))?,
-            Err(err) if err.is_not_found() => {}
-            Err(err) => {
-                return Err(failed(
-                    AttributePath::root(),
-                    "Cannot delete the HyperPod connection",
-                    &err,
-                ));
+            Ok(()) => {
+                let waited =
+                    dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context).await;
+                if let Err(err) = waited {
+                    return keep(failed(AttributePath::root(), "The HyperPod connection was not deleted", &err));
+                }
             }
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return keep(failed(AttributePath::root(), "Cannot delete the HyperPod connection", &err)),
         }
     }
     for (index, member) in members.iter().enumerate() {
         match dz::delete_project_membership(&client.datazone, &domain_id, &project_id, &membership(member)).await {
             Ok(()) => {}
             Err(err) if err.is_not_found() => {}
-            Err(err) => return Err(failed(member_path(index), "Cannot remove the project member", &err)),
+            Err(err) => {
+                let remaining = without_connection(prior, &members[index..]);
+                return Applied::failed(
+                    Some(remaining),
+                    failed(member_path(index), "Cannot remove the project member", &err),
+                );
+            }
         }
     }
-    Ok(())
+    Applied {
+        state: None,
+        diagnostics: Diagnostics::new(),
+    }
 }

@@ -12,6 +12,7 @@ mod model;
 mod plan;
 mod refresh;
 mod schema;
+mod validate;
 
 use std::time::Duration;
 
@@ -117,6 +118,7 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        validate::validate(config, diagnostics);
         let Some(members) = members_of(config) else { return };
         for (index, member) in members.iter().enumerate() {
             if members[..index].iter().any(|earlier| same_member(earlier, member)) {
@@ -174,6 +176,11 @@ impl Resource<AwsClient> for ProjectBinding {
                 before.is_some_and(|b| !b.is_null()) && after.is_some_and(|a| a.is_known()) && before != after
             };
             let cleared = string(&prior, "description").is_some() && string(&change.planned, "description").is_none();
+            // A binding whose connection is gone (a destroy that stopped part-way, or a delete out of band while
+            // its memberships remain) is replaced: the rest is removed, and the connection created again.
+            if prior.get_attr("cluster_arn").is_some_and(Value::is_null) {
+                change.requires_replace.push(AttributePath::attr("cluster_arn"));
+            }
             if moved("environment_id") {
                 change.requires_replace.push(AttributePath::attr("environment_id"));
             }
@@ -249,6 +256,15 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+        let applied = self.destroy(client, prior, context).await;
+        if applied.diagnostics.has_errors() {
+            Err(applied.diagnostics)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn destroy(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Applied {
         let members = members_of(prior).unwrap_or_default();
         apply::delete(
             client,

@@ -58,15 +58,19 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
         return Ok(None); // nothing was ever created
     };
     let connection = match client.connection(&domain_id, &connection_id).await {
-        Ok(connection) if connection.is_hyperpod() => connection,
-        Ok(_) => return Ok(None),
-        Err(err) if err.is_not_found() => return Ok(None),
+        Ok(connection) if connection.is_hyperpod() => Some(connection),
+        Ok(_) => None,
+        Err(err) if err.is_not_found() => None,
         Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod connection")),
     };
     let mut state = current.clone();
-    flatten(&mut state, &connection);
+    if let Some(connection) = &connection {
+        flatten(&mut state, connection);
+    }
     let managed = members_of(current).unwrap_or_default();
-    if !managed.is_empty() {
+    let members = if managed.is_empty() {
+        Vec::new()
+    } else {
         let project_id = string(&state, "project_id").unwrap_or_default();
         let live = match client.project_memberships(&domain_id, &project_id).await {
             Ok(live) => live,
@@ -75,7 +79,14 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
                 return Err(err.diagnostics(AttributePath::attr("member"), "Cannot read the project's memberships"));
             }
         };
-        set_attr(&mut state, "member", members_value(&still_members(&managed, &live)));
+        still_members(&managed, &live)
+    };
+    match connection {
+        Some(_) => set_attr(&mut state, "member", members_value(&members)),
+        // The connection is gone: the binding leaves state only once its memberships are gone too, so none is
+        // orphaned; until then it names them (and no connection), and the next plan replaces it.
+        None if members.is_empty() => return Ok(None),
+        None => state = super::apply::without_connection(&state, &members),
     }
     Ok(Some(state))
 }

@@ -14,8 +14,9 @@ use crate::resources::validators::IsArn;
 pub const DOMAIN_ID: &str = "dzd[-_][a-zA-Z0-9_-]{1,36}";
 /// DataZone `ProjectId` and `EnvironmentId`.
 pub const RESOURCE_ID: &str = "[a-zA-Z0-9_-]{1,36}";
-/// CloudFormation's pattern for connection names (the API model gives none); at most 64 characters.
-pub const CONNECTION_NAME: &str = r"[\w][\w.-]*";
+/// CloudFormation's pattern for connection names (the API model gives none); at most 64 characters. Its `\w` is
+/// Java's, ASCII only: spelled out, since Rust's `\w` also matches non-ASCII letters AWS refuses.
+pub const CONNECTION_NAME: &str = r"[A-Za-z0-9_][A-Za-z0-9_.-]*";
 pub const MEMBER_KINDS: [&str; 2] = ["group", "user"];
 /// `UserDesignation` without `USER_CREATED_DESIGNATION`, which needs a custom designation this resource does not
 /// manage.

@@ -2,6 +2,7 @@
 //! `Create/Describe/Update/Delete/ListClusterSchedulerConfig(s)`).
 
 mod model;
+mod ownership;
 mod schema;
 
 pub use model::governance_type;
@@ -24,6 +25,7 @@ use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::state_upgrade::StateUpgrader;
 use crate::protocol::value::Value;
 use model::{PolicySpec, flatten, merge_tags};
+use ownership::{OWNER_TAG, is_ours, with_owner, without_owner};
 
 pub const TYPE_NAME: &str = "hyperpod_scheduling_policy";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -56,6 +58,20 @@ fn scheduler_config_id(state: &Value) -> Option<String> {
 
 fn cluster_path() -> AttributePath {
     AttributePath::attr("cluster_name")
+}
+
+/// The refusal of a cluster's scheduler config that is not provably this resource's own, with its import ID.
+fn foreign_policy(cluster_name: &str, existing: &str) -> Diagnostic {
+    Diagnostic::error(
+        cluster_path(),
+        "Cluster already has a scheduling policy",
+        format!(
+            "HyperPod cluster {cluster_name:?} already has scheduler config {existing}, which this resource did not \
+             create (it lacks the `{OWNER_TAG}` tag naming this cluster); a cluster has exactly one. Fix: import it \
+             (`terraform import {TYPE_NAME}.<name> {cluster_name}` or an `import` block with \
+             `identity = {{ cluster_name = \"{cluster_name}\" }}`) instead of creating another."
+        ),
+    )
 }
 
 /// The default scheduler config name for a cluster: `<cluster>-policy`, shortened to fit 63 characters.
@@ -111,9 +127,95 @@ impl SchedulingPolicy {
         record: sm::SchedulerConfig,
         planned: &Value,
     ) -> Result<Value, AwsError> {
-        let tags = sm::list_tags(&client.sagemaker, &record.arn).await?;
+        let tags = without_owner(sm::list_tags(&client.sagemaker, &record.arn).await?);
         let cluster_name = string(planned, "cluster_name").unwrap_or_default();
         Ok(flatten(&record, &cluster_name, &tags, &client.default_tags, planned))
+    }
+
+    /// The cluster's live scheduler config, if it has one, and whether its ownership tag proves it this resource's.
+    async fn existing_config(
+        &self,
+        client: &AwsClient,
+        cluster_arn: &str,
+        cluster_name: &str,
+    ) -> Result<Option<(String, bool)>, AwsError> {
+        let Some(id) = find_scheduler_config_for_cluster(&client.sagemaker, cluster_arn).await? else {
+            return Ok(None);
+        };
+        let arn = find_scheduler_config(&client.sagemaker, &id).await?.arn;
+        let tags = sm::list_tags(&client.sagemaker, &arn).await?;
+        Ok(Some((id, is_ours(&tags, cluster_name))))
+    }
+
+    /// Brings an adopted config (one an interrupted create left) to the plan: its settings, then its tags.
+    async fn converge_adopted(
+        &self,
+        client: &AwsClient,
+        record: sm::SchedulerConfig,
+        planned: &Value,
+        cluster_name: &str,
+        wait: Duration,
+        context: &OperationContext,
+    ) -> Result<sm::SchedulerConfig, AwsError> {
+        let wanted = PolicySpec::from_value(planned);
+        let mut record = record;
+        if !wanted.is_satisfied_by(&PolicySpec::from_record(&record)) {
+            self.update_policy(client, &record.id, &wanted, wait, context).await?;
+            record = sm::wait_scheduler_config_ready(&client.sagemaker, &record.id, wait, context).await?;
+        }
+        let live_tags = sm::list_tags(&client.sagemaker, &record.arn).await?;
+        let wanted_tags = with_owner(&string_map(planned, "tags_all"), cluster_name);
+        if live_tags != wanted_tags {
+            sm::update_tags(&client.sagemaker, &record.arn, &live_tags, &wanted_tags).await?;
+        }
+        Ok(record)
+    }
+
+    /// Create's path for a config an interrupted create of this resource left: wait for it, converge it, record it.
+    /// A config that ended `CreateFailed` is recorded (tainted) like a fresh create that failed, and replaced next.
+    async fn adopt(
+        &self,
+        client: &AwsClient,
+        id: &str,
+        planned: &Value,
+        cluster_name: &str,
+        wait: Duration,
+        context: &OperationContext,
+    ) -> Applied {
+        tracing::info!(
+            id,
+            cluster_name,
+            "adopting the scheduler config an interrupted create left"
+        );
+        let record = match find_scheduler_config(&client.sagemaker, id).await {
+            Ok(record) => record,
+            Err(err) => {
+                return err
+                    .diagnostics(AttributePath::root(), "Reading the scheduling policy failed")
+                    .into();
+            }
+        };
+        let partial = self.partial_state(planned, &record.id, &record.arn);
+        let result = async {
+            let record = sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, context).await?;
+            self.converge_adopted(client, record, planned, cluster_name, wait, context)
+                .await
+        }
+        .await;
+        let record = match result {
+            Ok(record) => record,
+            Err(err) => {
+                let summary = "The scheduling policy left by an interrupted create could not be adopted";
+                return Applied::failed(Some(partial), err.diagnostics(AttributePath::root(), summary));
+            }
+        };
+        match self.refreshed_state(client, record, planned).await {
+            Ok(state) => Applied::ok(state),
+            Err(err) => Applied::failed(
+                Some(partial),
+                err.diagnostics(AttributePath::root(), "Reading tags failed"),
+            ),
+        }
     }
 
     fn remember(&self, id: &str) {
@@ -192,6 +294,17 @@ impl Resource<AwsClient> for SchedulingPolicy {
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         let mut seen = HashSet::new();
         for (index, class) in elements(config, "priority_class").iter().enumerate() {
+            // Terraform lets `name = null` through a required attribute of a nested block; SageMaker requires both.
+            for attribute in ["name", "weight"] {
+                if class.get_attr(attribute).is_none_or(Value::is_null) {
+                    diagnostics.push(Diagnostic::invalid_value(
+                        AttributePath::attr("priority_class").index(index).push_attr(attribute),
+                        "null",
+                        &format!("every priority_class needs a {attribute}"),
+                        &format!("set {attribute}, or remove the priority_class block"),
+                    ));
+                }
+            }
             if let Some(name) = string(class, "name")
                 && !seen.insert(name.clone())
             {
@@ -202,6 +315,16 @@ impl Resource<AwsClient> for SchedulingPolicy {
                     "give every priority class a distinct name",
                 ));
             }
+        }
+        if let Some(Value::Map(tags)) = config.get_attr("tags")
+            && tags.contains_key(OWNER_TAG)
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                AttributePath::attr("tags").key(OWNER_TAG),
+                format!("{OWNER_TAG:?}"),
+                "the provider writes this tag itself to recognise the configs it created",
+                "use another tag key",
+            ));
         }
     }
 
@@ -223,10 +346,30 @@ impl Resource<AwsClient> for SchedulingPolicy {
         {
             change.set("name", text(default_name(cluster_name)));
         }
-        // tags_all is known at plan time, so reviewers see exactly which tags apply.
-        if change.planned_attr("tags").is_known() {
+        // tags_all is known at plan time, so reviewers see exactly which tags apply; a tag value unknown at plan
+        // leaves it unknown.
+        if change.planned_attr("tags").is_wholly_known() {
             let all = merge_tags(&client.default_tags, &string_map(&change.planned, "tags"));
+            if all.len() >= schema::MAX_TAGS {
+                return Err(Diagnostic::invalid_value(
+                    AttributePath::attr("tags"),
+                    format!("{} tags with the provider's default_tags", all.len()),
+                    &format!(
+                        "SageMaker allows {} tags on a scheduler config, and the provider adds its ownership tag",
+                        schema::MAX_TAGS
+                    ),
+                    &format!("use at most {} tags, default_tags included", schema::MAX_TAGS - 1),
+                )
+                .into());
+            }
             change.set("tags_all", text_map(&all));
+        }
+        // The last write ended `UpdateFailed` (or another *Failed): it is not in effect, so plan it again.
+        if let Some(Value::String(status)) = change.prior_attr("status")
+            && sm::SchedulerConfig::write_failed(status)
+        {
+            change.set("status", Value::Unknown);
+            change.set("version", Value::Unknown);
         }
         let facts = model::governance_value(&change.planned);
         change.set("governance", facts);
@@ -239,22 +382,16 @@ impl Resource<AwsClient> for SchedulingPolicy {
         }
         let cluster = self.governed_cluster(client, &cluster_name).await?;
         change.set("cluster_arn", text(&cluster.arn));
-        // A cluster has one scheduler config: creating a second fails at apply, so say so now.
-        if let Some(existing) = find_scheduler_config_for_cluster(&client.sagemaker, &cluster.arn)
+        // A cluster has one scheduler config: creating a second fails at apply, so say so now. One this resource
+        // created in an apply that was interrupted before recording it is adopted at apply instead.
+        if let Some((existing, ours)) = self
+            .existing_config(client, &cluster.arn, &cluster_name)
             .await
-            .map_err(|err| err.diagnostics(cluster_path(), "Cannot list the cluster's scheduler configs"))?
+            .map_err(|err| err.diagnostics(cluster_path(), "Cannot read the cluster's scheduler config"))?
+            && !ours
             && !self.is_managed(&existing)
         {
-            return Err(Diagnostic::error(
-                cluster_path(),
-                "Cluster already has a scheduling policy",
-                format!(
-                    "HyperPod cluster {cluster_name:?} already has scheduler config {existing}; a cluster has exactly \
-                     one. Fix: import it (`terraform import {TYPE_NAME}.<name> {cluster_name}` or an `import` block \
-                     with `identity = {{ cluster_name = \"{cluster_name}\" }}`) instead of creating another."
-                ),
-            )
-            .into());
+            return Err(foreign_policy(&cluster_name, &existing).into());
         }
         Ok(())
     }
@@ -271,7 +408,25 @@ impl Resource<AwsClient> for SchedulingPolicy {
         };
         let spec = PolicySpec::from_value(planned);
         let name = string(planned, "name").unwrap_or_else(|| default_name(&cluster_name));
-        let tags: Vec<_> = string_map(planned, "tags_all")
+        let wait = timeout(planned, "create", DEFAULT_TIMEOUT);
+        // An earlier create of this resource that was interrupted after SageMaker accepted it left a config with
+        // our ownership tag: adopt it. Any other config on the cluster is refused (the plan may not have seen it:
+        // the cluster's name was unknown then, or the config appeared since).
+        match self.existing_config(client, &cluster_arn, &cluster_name).await {
+            Ok(None) => {}
+            Ok(Some((existing, true))) => {
+                return self
+                    .adopt(client, &existing, planned, &cluster_name, wait, context)
+                    .await;
+            }
+            Ok(Some((existing, false))) => return Diagnostics::from(foreign_policy(&cluster_name, &existing)).into(),
+            Err(err) => {
+                return err
+                    .diagnostics(cluster_path(), "Cannot read the cluster's scheduler config")
+                    .into();
+            }
+        }
+        let tags: Vec<_> = with_owner(&string_map(planned, "tags_all"), &cluster_name)
             .iter()
             .map(|(k, v)| sm::to_sdk_tag(k, v))
             .collect();
@@ -298,7 +453,6 @@ impl Resource<AwsClient> for SchedulingPolicy {
         let arn = created.cluster_scheduler_config_arn().unwrap_or_default().to_string();
         // From here on the object exists: failures return its id so Terraform taints it instead of forgetting it.
         let partial = || self.partial_state(planned, &id, &arn);
-        let wait = timeout(planned, "create", DEFAULT_TIMEOUT);
         let record = match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
             Ok(record) => record,
             Err(err) => {
@@ -352,16 +506,27 @@ impl Resource<AwsClient> for SchedulingPolicy {
         let id = scheduler_config_id(prior).unwrap_or_default();
         let arn = string(prior, "arn").unwrap_or_default();
         let wanted = PolicySpec::from_value(planned);
-        if wanted != PolicySpec::from_value(prior) {
+        // A write that ended `*Failed` is not in effect even though SageMaker reports its settings: write it again.
+        let last_write_failed =
+            string(prior, "status").is_some_and(|status| sm::SchedulerConfig::write_failed(&status));
+        if wanted != PolicySpec::from_value(prior) || last_write_failed {
             let wait = timeout(planned, "update", DEFAULT_TIMEOUT);
             if let Err(err) = self.update_policy(client, &id, &wanted, wait, context).await {
                 let summary = "Updating the scheduling policy failed";
                 return Applied::failed(Some(prior.clone()), err.diagnostics(AttributePath::root(), summary));
             }
             if let Err(err) = sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
-                // The update was accepted; what state it ended in is unknown until the next refresh reads it.
+                // Record what SageMaker now reports (e.g. `UpdateFailed` and the new version), so the next plan
+                // proposes the update again even without a refresh; the prior state if it cannot be read.
                 let summary = "The scheduling policy update did not complete";
-                return Applied::failed(Some(prior.clone()), err.diagnostics(AttributePath::root(), summary));
+                let state = match find_scheduler_config(&client.sagemaker, &id).await {
+                    Ok(record) => self.refreshed_state(client, record, prior).await.ok(),
+                    Err(_) => None,
+                };
+                return Applied::failed(
+                    Some(state.unwrap_or_else(|| prior.clone())),
+                    err.diagnostics(AttributePath::root(), summary),
+                );
             }
         }
         let wanted_tags = string_map(planned, "tags_all");
@@ -510,6 +675,53 @@ mod tests {
         resource.validate(&config, &mut diagnostics);
         assert_eq!(diagnostics.0.len(), 1);
         assert_eq!(diagnostics.0[0].path.to_string(), "priority_class[2].name");
+    }
+
+    #[test]
+    fn null_name_or_weight_in_a_priority_class_is_refused_at_its_path() {
+        let resource = SchedulingPolicy::default();
+        let config = object([(
+            "priority_class",
+            Value::List(vec![
+                object([("name", Value::Null), ("weight", crate::protocol::object::int(1))]),
+                object([("name", text("b")), ("weight", Value::Null)]),
+                object([("name", Value::Unknown), ("weight", Value::Unknown)]),
+            ]),
+        )]);
+        let mut diagnostics = Diagnostics::new();
+        resource.validate(&config, &mut diagnostics);
+        let paths: Vec<String> = diagnostics.iter().map(|d| d.path.to_string()).collect();
+        assert_eq!(paths, ["priority_class[0].name", "priority_class[1].weight"]);
+    }
+
+    #[test]
+    fn the_ownership_tag_key_is_reserved() {
+        let resource = SchedulingPolicy::default();
+        let config = object([("tags", text_map(&[(OWNER_TAG.to_string(), "x".to_string())].into()))]);
+        let mut diagnostics = Diagnostics::new();
+        resource.validate(&config, &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert!(diagnostics.0[0].path.to_string().starts_with("tags"));
+    }
+
+    #[test]
+    fn descriptions_with_control_or_format_characters_are_refused() {
+        use crate::protocol::schema::Validator;
+        let check = |text: &str| {
+            let mut diagnostics = Diagnostics::new();
+            schema::PrintableText.validate(
+                &AttributePath::attr("description"),
+                &Value::String(text.into()),
+                &mut diagnostics,
+            );
+            diagnostics.0.first().map(|d| d.detail.clone())
+        };
+        assert_eq!(check("Équipe ML — priorité 🚀 (50%)"), None);
+        assert!(check("two\nlines").is_some_and(|d| d.contains("U+000A at character 4")));
+        assert!(check("tab\t").is_some());
+        assert!(check("zero\u{200B}width").is_some_and(|d| d.contains("U+200B")));
+        assert!(check("private\u{E000}").is_some());
+        assert!(check("\u{FFFF}").is_some());
     }
 
     #[test]

@@ -38,6 +38,27 @@ impl PolicySpec {
         }
     }
 
+    /// What a scheduler config SageMaker reports holds.
+    pub fn from_record(record: &SchedulerConfig) -> Self {
+        Self {
+            priority_classes: record.priority_classes.clone(),
+            fair_share: record.fair_share,
+            idle_resource_sharing: record.idle_resource_sharing,
+            description: record.description.clone().filter(|d| !d.is_empty()),
+        }
+    }
+
+    /// True when `live` already holds what this spec asks for; a switch this spec leaves unset (the service default
+    /// applies) matches anything.
+    pub fn is_satisfied_by(&self, live: &PolicySpec) -> bool {
+        self.priority_classes == live.priority_classes
+            && self.description == live.description
+            && self.fair_share.is_none_or(|on| live.fair_share == Some(on))
+            && self
+                .idle_resource_sharing
+                .is_none_or(|on| live.idle_resource_sharing == Some(on))
+    }
+
     /// The request body's `SchedulerConfig`; unset switches are left to the service default.
     pub fn to_sdk(&self) -> aws_sdk_sagemaker::types::SchedulerConfig {
         let classes = self
@@ -204,6 +225,35 @@ mod tests {
     fn own_tags_win_over_default_tags() {
         let merged = merge_tags(&tags(&[("env", "prod"), ("a", "1")]), &tags(&[("env", "dev")]));
         assert_eq!(merged, tags(&[("env", "dev"), ("a", "1")]));
+    }
+
+    #[test]
+    fn unset_switches_are_satisfied_by_any_service_default() {
+        let class = PriorityClass {
+            name: "production".into(),
+            weight: 90,
+        };
+        let wanted = PolicySpec {
+            priority_classes: vec![class.clone()],
+            fair_share: None,
+            idle_resource_sharing: Some(false),
+            description: None,
+        };
+        let live = PolicySpec {
+            fair_share: Some(true),
+            ..wanted.clone()
+        };
+        assert!(wanted.is_satisfied_by(&live));
+        let other = PolicySpec {
+            idle_resource_sharing: Some(true),
+            ..live.clone()
+        };
+        assert!(!wanted.is_satisfied_by(&other));
+        let fewer = PolicySpec {
+            priority_classes: Vec::new(),
+            ..live
+        };
+        assert!(!wanted.is_satisfied_by(&fewer));
     }
 
     #[test]

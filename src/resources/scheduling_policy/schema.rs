@@ -1,6 +1,8 @@
 //! `hyperpod_scheduling_policy` schema and identity schema.
 
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::object;
+use crate::protocol::schema::Validator;
 use crate::protocol::schema::{
     Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
 };
@@ -13,6 +15,11 @@ pub const ENTITY_NAME: &str = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}";
 /// SageMaker priority class names (DNS-label-like, at most 40 characters).
 pub const PRIORITY_CLASS_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
 pub const MAX_PRIORITY_CLASSES: i64 = 10;
+/// SageMaker `EntityDescription`: at most 1024 characters of letters, marks, separators, symbols, numbers and
+/// punctuation — no control characters (newlines and tabs included).
+pub const DESCRIPTION_MAX: usize = 1024;
+/// SageMaker `TagList`: at most 50 tags per resource.
+pub const MAX_TAGS: usize = 50;
 
 fn entity_name() -> Matches {
     Matches::new(
@@ -87,7 +94,11 @@ pub fn schema() -> Schema {
             Attribute::string("description")
                 .optional()
                 .describe("What the policy is for; shown in the SageMaker console.")
-                .validate(LengthBetween { min: 0, max: 1024 }),
+                .validate(LengthBetween {
+                    min: 0,
+                    max: DESCRIPTION_MAX,
+                })
+                .validate(PrintableText),
         )
         .attribute(
             Attribute::bool("fair_share")
@@ -110,12 +121,18 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::new("tags", Type::Map(Box::new(Type::String)))
                 .optional()
-                .describe("Tags for the scheduler config. The provider's `default_tags` are added."),
+                .describe(
+                    "Tags for the scheduler config. The provider's `default_tags` are added, and so is the ownership \
+                     tag `hyperpod-governance:owner` (not shown here or in `tags_all`), so 49 remain.",
+                )
+                .validate(crate::resources::validators::AwsTags),
         )
         .attribute(
             Attribute::new("tags_all", Type::Map(Box::new(Type::String)))
                 .computed()
-                .describe("All tags on the scheduler config, `default_tags` included."),
+                .describe(
+                    "All tags on the scheduler config, `default_tags` included (the provider's ownership tag aside).",
+                ),
         )
         .attribute(
             Attribute::number("version").computed().describe(
@@ -137,6 +154,70 @@ pub fn schema() -> Schema {
         )
         .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
         .block(timeouts_block(&["create", "update", "delete"], "10m")),
+    }
+}
+
+/// Text SageMaker's `EntityDescription` pattern (`[\p{L}\p{M}\p{Z}\p{S}\p{N}\p{P}]*`) accepts: no control
+/// (Cc), format (Cf) or private-use (Co) characters, nor noncharacters. Unassigned code points (Cn) are not
+/// checked: that needs Unicode tables this binary does not carry, and AWS's Unicode version is unknown anyway.
+/// The first offending character is named by code point, since it is usually invisible (a heredoc's newline).
+pub struct PrintableText;
+
+/// Format characters (general category Cf, Unicode 14).
+const FORMAT_CHARACTERS: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+];
+
+/// True for a character the `EntityDescription` pattern refuses (as far as this binary can tell).
+pub fn is_unprintable(c: char) -> bool {
+    let code = u32::from(c);
+    let private_use = (0xE000..=0xF8FF).contains(&code) || code >= 0xF0000;
+    let noncharacter = (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE;
+    c.is_control()
+        || private_use
+        || noncharacter
+        || FORMAT_CHARACTERS
+            .iter()
+            .any(|(first, last)| (*first..=*last).contains(&code))
+}
+
+impl Validator for PrintableText {
+    fn description(&self) -> String {
+        "Letters, marks, spaces, symbols, numbers and punctuation only: no control characters such as newlines or \
+         tabs."
+            .to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::String(text) = value else { return };
+        if let Some((position, bad)) = text.chars().enumerate().find(|(_, c)| is_unprintable(*c)) {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("U+{:04X} at character {}", u32::from(bad), position + 1),
+                "SageMaker accepts only letters, marks, spaces, symbols, numbers and punctuation here (no control \
+                 or format characters such as newlines, tabs or zero-width spaces)",
+                "remove the character, e.g. keep the text on one line (replace a heredoc's newlines with spaces)",
+            ));
+        }
     }
 }
 

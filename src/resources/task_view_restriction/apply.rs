@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{ENTRY, Mode, RUN_AS_TAG, RestrictionSpec, object_component};
+use super::model::{ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, object_component};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
-use crate::kubernetes::KubeClient;
-use crate::kubernetes::objects::{self, MANAGED_BY_LABEL};
+use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
+use crate::kubernetes::{KubeClient, KubeError};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::resources::cluster_facts::kube_client;
 
@@ -18,10 +18,55 @@ pub struct Applier<'a> {
     pub eks_cluster: Option<String>,
     pub partition: String,
     pub tags: BTreeMap<String, String>,
+    /// On create: the restriction's `id`. An existing entry tagged with it is ours (recorded, deleted on destroy):
+    /// an earlier apply made it and was killed or failed before saving state. The plan decides the same way.
+    pub owner: Option<String>,
     pub components: BTreeMap<String, String>,
 }
 
 use crate::resources::failed;
+
+/// Creates or updates one RBAC object. One this restriction has not recorded and that exists already is adopted
+/// only if it carries the provider's managed-by label (an earlier apply made it and was interrupted before saving
+/// state); anyone else's object of the same name is refused, never overwritten.
+async fn write_object(kube: &KubeClient, object: &Object, recorded: bool) -> Result<(), Diagnostics> {
+    let applying = |err| failed(&format!("Applying {} failed", object.describe()), err);
+    if !recorded {
+        // The collection to POST to: the object's path without its name.
+        let path = object.path();
+        let collection = path
+            .rsplit_once('/')
+            .map_or(path.as_str(), |(collection, _)| collection);
+        match kube.create(collection, &object.body).await {
+            Ok(_) => return Ok(()),
+            Err(KubeError::AlreadyExists { .. }) => {}
+            Err(err) => return Err(applying(err)),
+        }
+        let live = kube.get(&object.path()).await.map_err(applying)?;
+        let ours = live
+            .as_ref()
+            .and_then(|live| live.pointer("/metadata/labels"))
+            .and_then(|labels| labels.get(MANAGED_BY_LABEL))
+            .and_then(serde_json::Value::as_str)
+            == Some(MANAGED_BY);
+        if live.is_some() && !ours {
+            return Err(Diagnostics::error(
+                AttributePath::attr("mode"),
+                format!("{} already exists and is not this provider's", object.describe()),
+                format!(
+                    "mode: rbac mode writes {} ({}), and an object of that name exists without the label \
+                     `{MANAGED_BY_LABEL}: {MANAGED_BY}`, so it is someone else's and is left as it is. Delete it, or \
+                     label it to hand it over to this restriction, then apply again.",
+                    object.describe(),
+                    object.path()
+                ),
+            ));
+        }
+    }
+    objects::apply(kube, object, &[MANAGED_BY_LABEL], true)
+        .await
+        .map_err(applying)
+}
 
 impl Applier<'_> {
     pub async fn apply(&mut self) -> Result<(), Diagnostics> {
@@ -42,6 +87,21 @@ impl Applier<'_> {
         let principal = self.spec.project_role_arn.clone();
         let rbac = self.spec.mode == Mode::Rbac;
         let group_key = format!("access_entry_group/{}", self.spec.kubernetes_group);
+        // Before the first write: the Roles' namespaces exist (a referenced tenant, applied first, made its own).
+        let kube = if rbac { Some(self.kube(cluster).await?) } else { None };
+        if let Some(kube) = &kube {
+            let absent = super::order::absent(kube, &self.spec.namespaces)
+                .await
+                .map_err(|err| failed("Reading the cluster's namespaces failed", err))?;
+            if !absent.is_empty() {
+                return Err(Diagnostics(
+                    absent
+                        .iter()
+                        .map(|namespace| super::order::missing(namespace, "at apply"))
+                        .collect(),
+                ));
+            }
+        }
         // The entry: ours if we made it; Studio's "Manage access" may have made it first, then it is adopted. Not
         // recorded yet: most likely absent, so create first (one call); one that exists is adopted below.
         let groups_at_create = if rbac {
@@ -64,6 +124,9 @@ impl Applier<'_> {
         match existing {
             None => {}
             Some(Ok(live)) => {
+                if self.owner.is_some() && live.tags.get(OWNER_TAG) == self.owner.as_ref() {
+                    self.components.insert(ENTRY.to_string(), principal.clone());
+                }
                 let mut groups: Vec<String> = live
                     .kubernetes_groups
                     .iter()
@@ -148,12 +211,13 @@ impl Applier<'_> {
         let manifests = self.spec.manifests();
         let has_objects = !manifests.is_empty() || self.components.keys().any(|k| k.starts_with("kubernetes/"));
         if has_objects {
-            let kube = self.kube(cluster).await?;
+            let kube = match kube {
+                Some(kube) => kube,
+                None => self.kube(cluster).await?,
+            };
             for object in &manifests {
                 let recorded = self.components.contains_key(&object_component(object));
-                objects::apply(&kube, object, &[MANAGED_BY_LABEL], recorded)
-                    .await
-                    .map_err(|err| failed(&format!("Applying {} failed", object.describe()), err))?;
+                write_object(&kube, object, recorded).await?;
                 self.components.insert(object_component(object), object.path());
             }
             let keep: BTreeSet<String> = manifests.iter().map(object_component).collect();

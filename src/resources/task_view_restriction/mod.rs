@@ -7,8 +7,10 @@
 
 mod apply;
 mod model;
+mod order;
 mod refresh;
 mod schema;
+mod validate;
 
 use std::collections::BTreeMap;
 
@@ -25,10 +27,11 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::checks::{self, today};
+use crate::resources::cluster_facts::kube_client;
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use apply::Applier;
-use model::{ENTRY, RestrictionSpec, components, object_component, private_data_conf};
+use model::{ENTRY, Mode, RestrictionSpec, components, object_component, private_data_conf};
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]
@@ -72,12 +75,66 @@ fn inputs(value: &Value) -> Option<(Contract, RestrictionSpec)> {
     Some((contract, spec))
 }
 
-/// The restriction's view of the project role's current access entry: does it exist, so the plan says "adopt"?
-fn entry_exists(facts: &ClusterFacts, principal: &str) -> bool {
+/// Arguments that decide only what is written, never a rule's verdict: while one is unknown the rules are still
+/// judged at plan, and only what it decides (associations, manifests, `components`) is planned unknown.
+const GRANTS: [&str; 3] = ["mode", "access_policies", "space_templates"];
+
+fn grants_known(value: &Value) -> bool {
+    GRANTS
+        .iter()
+        .all(|name| value.get_attr(name).is_none_or(Value::is_wholly_known))
+}
+
+/// The inputs not known until apply, as the deferred warning names them.
+fn unknown_inputs(value: &Value) -> Vec<String> {
+    let mut out: Vec<String> = match value.get_attr("contract") {
+        Some(Value::Object(fields)) => fields
+            .iter()
+            .filter(|(_, field)| !field.is_wholly_known())
+            .map(|(name, _)| format!("contract.{name}"))
+            .collect(),
+        Some(contract) if !contract.is_wholly_known() => vec!["contract".to_string()],
+        _ => Vec::new(),
+    };
+    for name in ["project_role_arn", "namespaces", "kubernetes_group", "slurm"] {
+        if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// The project role's current access entry, as the plan sees it: `None` when it has none.
+fn entry_exists(facts: &ClusterFacts, principal: &str) -> Option<bool> {
     facts
         .access_entries
         .known()
-        .is_some_and(|entries: &Vec<AccessEntry>| entries.iter().any(|e| e.principal_arn == principal))
+        .map(|entries: &Vec<AccessEntry>| entries.iter().any(|e| e.principal_arn == principal))
+}
+
+/// Whether the access entry is adopted (someone else's: destroy leaves it), as apply will decide it; `None` when
+/// the plan cannot tell (an unreadable entry). Ours: recorded in state, absent (apply creates it), or, on create,
+/// carrying this restriction's ownership tag (made by an earlier apply that was killed or failed before its state
+/// was saved). An entry of an existing restriction that is not recorded stays adopted (an import counts as adopted).
+async fn entry_adopted(
+    client: &AwsClient,
+    facts: &ClusterFacts,
+    eks_cluster: &str,
+    principal: &str,
+    owner: &str,
+    prior: Option<&Value>,
+) -> Option<bool> {
+    if prior.is_some_and(|p| string_map(p, "components").contains_key(ENTRY)) {
+        return Some(false);
+    }
+    if !entry_exists(facts, principal)? {
+        return Some(false);
+    }
+    if prior.is_some() {
+        return Some(true);
+    }
+    let entry = client.access_entry(eks_cluster, principal).await.ok()?;
+    Some(entry.tags.get(model::OWNER_TAG).map(String::as_str) != Some(owner))
 }
 
 impl TaskViewRestrictionResource {
@@ -88,16 +145,36 @@ impl TaskViewRestrictionResource {
         value: &mut Value,
         prior: Option<&Value>,
     ) -> Result<Diagnostics, Diagnostics> {
-        let Some((contract, spec)) = inputs(value) else {
+        let grants_known = grants_known(value);
+        let mode_known = value.get_attr("mode").is_none_or(Value::is_wholly_known);
+        let mut judged = value.clone();
+        for name in GRANTS {
+            // Judged without them: no rule reads them; what they decide is planned unknown below.
+            if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
+                set_attr(&mut judged, name, Value::Null);
+            }
+        }
+        let Some((contract, spec)) = inputs(&judged) else {
             for name in DERIVED {
-                if value.get_attr(name).is_none_or(|v| v.is_null()) {
+                // Unknown, except the arguments the user set (known or not, they stay as written).
+                let own = ["project_role_arn", "namespaces", "kubernetes_group"].contains(&name);
+                if !own || value.get_attr(name).is_none_or(Value::is_null) {
                     set_attr(value, name, Value::Unknown);
                 }
             }
             set_attr(value, "checks", Value::Unknown);
             let facts = crate::resources::references::restriction_value(value);
             set_attr(value, "governance", facts);
-            return Ok(checks::deferred(value, "contract", client.strict).into());
+            let unknown = unknown_inputs(value);
+            let what = if unknown.is_empty() {
+                "the restriction's inputs are not known until apply".to_string()
+            } else {
+                format!(
+                    "{} not known until apply",
+                    unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
+                )
+            };
+            return Ok(crate::governance::finding::deferred_diagnostic("all rules", &what, client.strict).into());
         };
         let cluster = live::find_contract_cluster(client, &contract).await?;
         let eks_name = live::eks_name(&cluster);
@@ -138,25 +215,42 @@ impl TaskViewRestrictionResource {
             },
         };
         let report = check_restriction(&restriction, &contract, &restriction_facts, today());
-        let diagnostics = report.diagnostics(client.strict);
+        let mut diagnostics = report.diagnostics(client.strict);
+        if let Some(eks_cluster) = &eks_name {
+            diagnostics.extend(
+                self.namespaces_in_order(client, eks_cluster, value, &spec, mode_known, &cluster_name)
+                    .await?,
+            );
+        }
+        let maybe_rbac = !mode_known || spec.mode == Mode::Rbac;
+        if let (true, Some(problem)) = (maybe_rbac, validate::group_problem(&spec.kubernetes_group)) {
+            diagnostics.push(Diagnostic::invalid_value(
+                AttributePath::attr("project_role_arn"),
+                format!("{:?}", spec.project_role_arn),
+                &format!("the Kubernetes group derived from the role's name, {problem}"),
+                "set `kubernetes_group` to a valid Kubernetes name",
+            ));
+        }
         if diagnostics.has_errors() {
             return Err(diagnostics);
         }
 
         // An entry that existed before this restriction is adopted: on destroy only what was added goes.
-        let prior_components = prior.map(|p| string_map(p, "components")).unwrap_or_default();
-        let adopted = match prior {
-            Some(_) => !prior_components.contains_key(ENTRY),
-            None => entry_exists(&facts, &spec.project_role_arn),
+        let role = model::role_name(&spec.project_role_arn);
+        let owner = format!("{cluster_name}/{role}");
+        let adopted = match &eks_name {
+            Some(eks_cluster) => {
+                entry_adopted(client, &facts, eks_cluster, &spec.project_role_arn, &owner, prior).await
+            }
+            None => Some(true),
         };
         let eks = eks_name.is_some();
-        let wanted = components(&spec, partition, eks, adopted);
+        let wanted = adopted.map(|adopted| components(&spec, partition, eks, adopted));
         let mut manifests = spec.manifests();
         manifests.sort_by_key(object_component);
         let mut associations = spec.associations(partition);
         associations.sort_by(|a, b| a.policy_arn.cmp(&b.policy_arn));
-        let role = model::role_name(&spec.project_role_arn);
-        set_attr(value, "id", text(format!("{cluster_name}/{role}")));
+        set_attr(value, "id", text(&owner));
         set_attr(value, "cluster_name", text(&cluster_name));
         set_attr(value, "cluster_arn", text(&cluster_arn));
         set_attr(value, "orchestrator", text(orchestrator.to_string()));
@@ -201,9 +295,84 @@ impl TaskViewRestrictionResource {
             "private_data_conf",
             if eks { Value::Null } else { text(private_data_conf()) },
         );
-        set_attr(value, "components", text_map(&wanted));
+        set_attr(
+            value,
+            "components",
+            match wanted {
+                Some(wanted) if grants_known => text_map(&wanted),
+                _ => Value::Unknown,
+            },
+        );
+        if !grants_known {
+            for name in ["associated_policies", "kubernetes_manifests"] {
+                set_attr(value, name, Value::Unknown);
+            }
+        }
         set_attr(value, "checks", checks::of(&report));
         Ok(diagnostics)
+    }
+
+    /// RBAC mode: every namespace exists or is a referenced tenant's (which Terraform then applies first). Errors
+    /// fail the plan; the warnings say what is left to apply (`mode` or `tenants` unknown, the API unreachable).
+    async fn namespaces_in_order(
+        &self,
+        client: &AwsClient,
+        eks_cluster: &str,
+        value: &Value,
+        spec: &RestrictionSpec,
+        mode_known: bool,
+        cluster_name: &str,
+    ) -> Result<Diagnostics, Diagnostics> {
+        let referenced = order::referenced_namespaces(value, cluster_name)?;
+        let deferred = |why: &str| {
+            Diagnostics::from(Diagnostic::warning(
+                AttributePath::attr(order::TENANTS),
+                "Namespaces not checked at plan: a value is known only at apply",
+                format!(
+                    "{why}. In rbac mode apply checks that each namespace exists before this restriction writes \
+                     anything, and fails there naming the tenant to reference."
+                ),
+            ))
+        };
+        if !mode_known {
+            return Ok(deferred("`mode` is not known until apply"));
+        }
+        if spec.mode != Mode::Rbac {
+            return Ok(Diagnostics::new());
+        }
+        let Some(referenced) = referenced else {
+            return Ok(deferred("`tenants` is not known until apply"));
+        };
+        let unreferenced: Vec<String> = spec
+            .namespaces
+            .iter()
+            .filter(|namespace| !referenced.contains(namespace))
+            .cloned()
+            .collect();
+        if unreferenced.is_empty() {
+            return Ok(Diagnostics::new());
+        }
+        let read = match kube_client(client, eks_cluster).await {
+            Ok(kube) => order::absent(&kube, &unreferenced).await.map_err(|err| err.to_string()),
+            Err(err) => Err(err),
+        };
+        match read {
+            Ok(absent) if absent.is_empty() => Ok(Diagnostics::new()),
+            Ok(absent) => Err(Diagnostics(
+                absent
+                    .iter()
+                    .map(|namespace| order::missing(namespace, "at plan"))
+                    .collect(),
+            )),
+            Err(err) => Ok(Diagnostics::from(Diagnostic::warning(
+                AttributePath::attr(order::TENANTS),
+                "Namespaces (not checked)",
+                format!(
+                    "The cluster's namespaces could not be read: {err}. Apply checks them before this restriction \
+                     writes anything."
+                ),
+            ))),
+        }
     }
 
     /// The HyperPod cluster behind the state (by ARN), and its EKS cluster; `None`: the cluster is gone.
@@ -240,12 +409,16 @@ impl TaskViewRestrictionResource {
         if let Some(contract) = inputs(&value).map(|(c, _)| c) {
             tags.insert("hyperpod:contract".to_string(), contract.name);
         }
+        // Derived from the restriction's identity: an entry carrying it was made by this restriction.
+        let owner = string(&value, "id").unwrap_or_default();
+        tags.insert(model::OWNER_TAG.to_string(), owner.clone());
         let mut applier = Applier {
             client,
             spec: &spec,
             eks_cluster,
             partition: client.region.partition().to_string(),
             tags,
+            owner: prior.is_none().then_some(owner),
             components: prior.map(|p| string_map(p, "components")).unwrap_or_default(),
         };
         let result = applier.apply().await;
@@ -347,6 +520,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
             eks_cluster,
             partition: client.region.partition().to_string(),
             tags: BTreeMap::new(),
+            owner: None,
             components,
         };
         applier.remove().await

@@ -11,6 +11,9 @@ use crate::protocol::decode::Fields;
 use crate::protocol::value::Value;
 
 pub const ENTRY: &str = "access_entry";
+/// The tag on an access entry the restriction creates, valued with its `id` (`<cluster>/<role name>`): an entry
+/// carrying it is this restriction's even when an interrupted apply never recorded it.
+pub const OWNER_TAG: &str = "hyperpod:task-view-restriction";
 pub const RUN_AS_TAG: &str = "SSMSessionRunAs";
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
 const RBAC: &str = "rbac.authorization.k8s.io";
@@ -290,7 +293,9 @@ mod tests {
         let wrong = crate::resources::decode_property::unknown_read_as_unset(
             &super::super::schema_block(),
             &full,
-            &["contract"], // the contract's facts: `contract_from_governance`, which defers on unknown
+            // the contract's facts: `contract_from_governance`, which defers on unknown; the tenants: read by
+            // `order::referenced_namespaces`, which defers the namespace check on unknown
+            &["contract", "tenants"],
             decode,
         );
         assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");

@@ -5,6 +5,8 @@ use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
 
+use super::validate;
+
 pub const MODES: [&str; 2] = ["access_policy", "rbac"];
 /// The HyperPod Studio access policies a project role may hold per namespace.
 pub const NAMESPACE_POLICIES: [&str; 3] = [
@@ -80,12 +82,15 @@ pub fn schema() -> Schema {
             .optional_computed()
             .requires_replace()
             .describe("The project role whose view is restricted. Defaults to the contract's project role.")
-            .validate(IsArn),
+            .validate(IsArn)
+            .validate(validate::role_arn()),
     )
     .attribute(
         Attribute::new("namespaces", strings())
             .optional_computed()
-            .describe("EKS: the namespaces the project sees. Defaults to the contract's `eks_namespaces`."),
+            .describe("EKS: the namespaces the project sees. Defaults to the contract's `eks_namespaces`.")
+            .validate(validate::EachNamespace)
+            .validate(validate::Distinct),
     )
     .attribute(
         Attribute::string("mode")
@@ -99,7 +104,8 @@ pub fn schema() -> Schema {
                 NAMESPACE_POLICIES.iter().map(|p| Value::String(p.to_string())).collect(),
             ))
             .describe("EKS `access_policy` mode: the HyperPod Studio policies scoped to `namespaces`.")
-            .validate(EachOneOf(&NAMESPACE_POLICIES)),
+            .validate(EachOneOf(&NAMESPACE_POLICIES))
+            .validate(validate::Distinct),
     )
     .attribute(
         Attribute::bool("space_templates")
@@ -110,9 +116,19 @@ pub fn schema() -> Schema {
         Attribute::string("kubernetes_group")
             .optional_computed()
             .describe("EKS `rbac` mode: the group the access entry maps the role to. Defaults to `hyperpod-studio-<role name>`.")
-            // Kubernetes names its RBAC subjects like objects: a DNS subdomain, at most 253 characters.
-            .validate(crate::protocol::validators::LengthBetween { min: 1, max: 253 })
-            .validate(Matches::new("[a-z0-9]([-a-z0-9.]*[a-z0-9])?", "a lowercase Kubernetes group name")),
+            // The probe ClusterRole's name carries the group: a DNS subdomain of at most 253 characters in all.
+            .validate(crate::protocol::validators::LengthBetween { min: 1, max: validate::GROUP_MAX })
+            .validate(validate::kubernetes_group()),
+    )
+    .attribute(
+        Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
+            .optional()
+            .describe(
+                "EKS `rbac` mode: the tenants whose namespaces the restriction writes its Roles into, \
+                 `[hyperpod_tenant.<name>.governance]`. HyperPod creates `hyperpod-ns-<team>` with the team's compute \
+                 quota, so the reference makes Terraform apply the tenant first; the plan fails for a namespace that \
+                 neither exists nor belongs to a referenced tenant.",
+            ),
     )
     .attribute(computed("cluster_name", Type::String, "The contract's cluster."))
     .attribute(computed("cluster_arn", Type::String, "The HyperPod cluster's ARN, resolved at plan time."))

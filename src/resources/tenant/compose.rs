@@ -245,14 +245,53 @@ impl<'a> Composer<'a> {
                 Err(err) => return Err(failed("Reading the compute quota failed", err)),
             }
         }
-        let (id, arn) = cq::create_compute_quota(sm, &wanted)
-            .await
-            .map_err(|err| failed("Creating the compute quota failed", err))?;
+        let (id, arn) = match cq::create_compute_quota(sm, &wanted).await {
+            Ok(created) => created,
+            // A quota of this name or team exists: ours from an interrupted apply (adopt it), or someone else's.
+            Err(err) if err.code() == Some("ConflictException") => return self.adopt_quota(&wanted, err).await,
+            Err(err) => return Err(failed("Creating the compute quota failed", err)),
+        };
         self.components.insert(QUOTA.to_string(), id.clone());
         self.quota_arn = Some(arn);
         cq::wait_compute_quota_ready(sm, &id, target.timeout, self.context)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
+        self.wait_namespace().await
+    }
+
+    /// After a create conflict: the cluster's quota of this name or team, adopted when its tags name this tenant
+    /// (an earlier apply created it and was killed before recording it), refused otherwise with its import ID.
+    async fn adopt_quota(&mut self, wanted: &QuotaSpec, conflict: crate::aws::AwsError) -> Result<(), Diagnostics> {
+        let sm = &self.client.sagemaker;
+        let quotas = cq::list_compute_quotas(sm, &self.target.cluster_arn)
+            .await
+            .map_err(|err| failed("Listing the cluster's compute quotas failed", err))?;
+        let Some(found) = quotas
+            .into_iter()
+            .find(|q| q.name == wanted.name || q.team_name == wanted.team_name)
+        else {
+            return Err(failed("Creating the compute quota failed", conflict));
+        };
+        let tags = crate::aws::sagemaker::list_tags(sm, &found.arn)
+            .await
+            .map_err(|err| failed("Reading the existing compute quota's tags failed", err))?;
+        if !self.tagged_as_ours(&tags) {
+            return Err(foreign_quota(&found, &self.target.cluster_name, &self.target.spec.team).into());
+        }
+        tracing::info!(id = %found.id, "adopting the tenant's compute quota from an interrupted apply");
+        self.components.insert(QUOTA.to_string(), found.id.clone());
+        self.quota_arn = Some(found.arn.clone());
+        let live = cq::wait_compute_quota_ready(sm, &found.id, self.target.timeout, self.context)
+            .await
+            .map_err(|err| failed("The compute quota did not become ready", err))?;
+        if !quota_matches(wanted, &live) {
+            self.update_quota(&found.id, wanted).await?;
+        }
+        if tags != self.target.tags {
+            crate::aws::sagemaker::update_tags(sm, &found.arn, &tags, &self.target.tags)
+                .await
+                .map_err(|err| failed("Tagging the compute quota failed", err))?;
+        }
         self.wait_namespace().await
     }
 
@@ -399,4 +438,20 @@ fn delete_rank(component: &str) -> u8 {
         Some("Role") => 2,
         _ => 3,
     }
+}
+
+/// The refusal of a compute quota the tenant would need but cannot prove is its own: at `team`, with the import ID.
+pub(super) fn foreign_quota(quota: &cq::ComputeQuota, cluster: &str, team: &str) -> Diagnostic {
+    Diagnostic::error(
+        AttributePath::attr("team"),
+        "A compute quota for this team already exists",
+        format!(
+            "Compute quota {:?} ({}) for team {:?} on cluster {cluster:?} exists, and its hyperpod:tenant and \
+             hyperpod:cluster tags do not name this tenant, so the tenant does not take it over (SageMaker allows \
+             one quota per team and cluster). If it is this tenant's, import it: `terraform import \
+             <address> {cluster}/{team}` (or an import block with id = \"{cluster}/{team}\"); otherwise delete \
+             it or choose another team.",
+            quota.name, quota.id, quota.team_name
+        ),
+    )
 }

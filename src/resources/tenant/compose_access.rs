@@ -305,12 +305,13 @@ impl Composer<'_> {
             }
             self.components.remove(&component);
         }
+        let name = grant_name(&self.target.cluster_name, &self.target.spec.team);
         let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
             kms::create_grant(
                 &self.client.kms,
                 key,
                 grantee,
-                &self.target.role_name,
+                &name,
                 &GRANT_OPERATIONS,
             )
         })

@@ -25,6 +25,14 @@ pub fn grant_component(key_arn: &str) -> String {
     format!("kms_grant/{key_arn}")
 }
 
+/// The name of the tenant's KMS grants. KMS makes CreateGrant with a name idempotent (the same name, grantee,
+/// operations and constraints return the existing grant), so a create retried after an interrupted apply finds the
+/// grant it made instead of adding a second one. Built from the cluster and team, which fit KMS's grant-name
+/// characters (`[a-zA-Z0-9:/_-]`), unlike a role name (`+=,.@`).
+pub fn grant_name(cluster_name: &str, team: &str) -> String {
+    format!("hyperpod-tenant/{cluster_name}/{team}")
+}
+
 /// An access entry the tenant wants: the principal, its Kubernetes groups, and one namespace-scoped policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DesiredEntry {

@@ -186,6 +186,14 @@ impl Resource<AwsClient> for Tenant {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
+        // `sharing { strategy = null }` and the like: rejected here rather than read as a default the state never
+        // shows (a perpetual diff) or as a value not known yet (a plan that never settles).
+        crate::resources::validators::reject_nested_nulls(
+            &self.schema.block,
+            config,
+            &AttributePath::root(),
+            diagnostics,
+        );
         let quota = crate::protocol::object::elements(config, "quota");
         for (index, entry) in quota.iter().enumerate() {
             let amounts = ["count", "accelerators", "vcpu", "memory_gib"];

@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use super::compose::foreign_quota;
 use super::desired::{
     POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
-    role_policies,
+    quota_spec, role_policies,
 };
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
@@ -18,6 +19,7 @@ use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts as live;
 use crate::resources::references::{self, References};
+use crate::resources::validators::MAX_TAGS;
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
 pub const DERIVED: [&str; 17] = [
@@ -204,6 +206,18 @@ pub async fn derive(
     }
 
     let prior_components: BTreeMap<String, String> = prior.map(|p| string_map(p, "components")).unwrap_or_default();
+    if eks && !prior_components.contains_key(QUOTA) {
+        refuse_foreign_quota(client, &cluster_arn, &cluster_name, spec).await?;
+    }
+    if tags_all.len() > MAX_TAGS {
+        return Err(Diagnostic::invalid_value(
+            AttributePath::attr("tags"),
+            format!("{} tags with default_tags and the governance tags", tags_all.len()),
+            &format!("AWS accepts at most {MAX_TAGS} tags on an object"),
+            "remove tags from `tags` or the provider's default_tags (the provider adds up to 5 hyperpod: tags)",
+        )
+        .into());
+    }
     let mut attributes: BTreeMap<&'static str, Value> = BTreeMap::new();
     attributes.insert("id", text(format!("{cluster_name}/{}", spec.team)));
     attributes.insert("governance", references::tenant_value(value));
@@ -262,6 +276,34 @@ pub async fn derive(
         attributes,
         warnings: diagnostics,
     })
+}
+
+/// A quota the tenant is about to create that exists already: fine when its tags name this tenant (an interrupted
+/// apply made it; apply adopts it), refused before anything is written when they do not.
+async fn refuse_foreign_quota(
+    client: &AwsClient,
+    cluster_arn: &str,
+    cluster_name: &str,
+    spec: &TenantSpec,
+) -> Result<(), Diagnostics> {
+    let name = quota_spec(spec, cluster_arn, &BTreeMap::new()).name;
+    // Unreadable quotas are WKL-3's to report; the apply still refuses a foreign quota on its conflict.
+    let Ok(quotas) = client.compute_quotas(cluster_arn).await else {
+        return Ok(());
+    };
+    let Some(found) = quotas.iter().find(|q| q.name == name || q.team_name == spec.team) else {
+        return Ok(());
+    };
+    let tags = crate::aws::sagemaker::list_tags(&client.sagemaker, &found.arn)
+        .await
+        .map_err(|err| err.diagnostics(AttributePath::attr("team"), "Cannot read the existing compute quota's tags"))?;
+    let ours = tags.get("hyperpod:tenant") == Some(&spec.team)
+        && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
+    if ours {
+        Ok(())
+    } else {
+        Err(foreign_quota(found, cluster_name, &spec.team).into())
+    }
 }
 
 #[cfg(test)]

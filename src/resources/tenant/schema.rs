@@ -6,10 +6,16 @@ use crate::protocol::validators::{
     EachOneOf, IntBetween, LengthBetween, Matches, NonNegativeNumber, OneOf, WholeNumber,
 };
 use crate::protocol::value::{Type, Value};
-use crate::resources::validators::{IsArn, IsCidr};
+use crate::resources::validators::{
+    AwsTags, IamPolicyDocument, IsArn, IsCidr, KmsKeyArns, KubernetesGroups, S3BucketNames,
+};
 
 /// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
 pub const TEAM_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
+/// IAM `roleNameType` (1–64 characters).
+pub const IAM_ROLE_NAME: &str = r"[A-Za-z0-9_+=,.@-]+";
+/// STS's limit on a session policy (`sessionPolicyDocumentType`, max 2048), which EKS Pod Identity passes on.
+pub const MAX_SESSION_POLICY: usize = 2048;
 /// A Kubernetes object name (DNS subdomain, as ServiceAccounts use).
 pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
 pub const SHARING_STRATEGIES: [&str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
@@ -162,7 +168,10 @@ fn workload_block() -> Block {
     .attribute(
         Attribute::string("session_policy")
             .optional()
-            .describe("Session policy JSON that narrows the target role's permissions (`policy`)."),
+            .describe("Session policy JSON that narrows the target role's permissions (`policy`).")
+            .validate(IamPolicyDocument {
+                max: MAX_SESSION_POLICY,
+            }),
     )
 }
 
@@ -171,13 +180,14 @@ fn data_block() -> Block {
         .attribute(
             Attribute::new("buckets", strings())
                 .optional()
-                .describe("S3 bucket names the workload reads and writes (an inline policy on the workload role)."),
+                .describe("S3 bucket names the workload reads and writes (an inline policy on the workload role).")
+                .validate(S3BucketNames),
         )
         .attribute(
             Attribute::new("kms_keys", strings())
                 .optional()
                 .describe("KMS key ARNs; each gets a KMS grant to the grantee role.")
-                .validate(IsArn),
+                .validate(KmsKeyArns),
         )
         .attribute(
             Attribute::string("grantee_role_arn")
@@ -349,12 +359,14 @@ pub fn schema() -> Schema {
     .attribute(
         Attribute::new("viewer_groups", strings())
             .optional()
-            .describe("Kubernetes groups bound to the viewer Role (get/list/watch)."),
+            .describe("Kubernetes groups bound to the viewer Role (get/list/watch).")
+            .validate(KubernetesGroups),
     )
     .attribute(
         Attribute::new("operator_groups", strings())
             .optional()
-            .describe("Kubernetes groups bound to the operator Role (create, update, delete)."),
+            .describe("Kubernetes groups bound to the operator Role (create, update, delete).")
+            .validate(KubernetesGroups),
     )
     .attribute(
         Attribute::new("viewer_principal_arns", strings())
@@ -385,7 +397,11 @@ pub fn schema() -> Schema {
     .attribute(
         Attribute::new("tags", Type::Map(Box::new(Type::String)))
             .optional()
-            .describe("Tags for the AWS objects. The provider's `default_tags` and the governance tags are added."),
+            .describe(
+                "Tags for the AWS objects. The provider's `default_tags` and the governance tags are added (at most \
+                 50 in all).",
+            )
+            .validate(AwsTags),
     )
     .attribute(computed(
         "tags_all",
@@ -409,7 +425,11 @@ pub fn schema() -> Schema {
             .optional_computed()
             .requires_replace()
             .describe("Name of the tenant workload role. Defaults to `hyperpod-<cluster>-<team>`, shortened to 64.")
-            .validate(LengthBetween { min: 1, max: 64 }),
+            .validate(LengthBetween { min: 1, max: 64 })
+            .validate(Matches::new(
+                IAM_ROLE_NAME,
+                "an IAM role name: letters, digits and + = , . @ _ -",
+            )),
     )
     .attribute(computed(
         "workload_role_arn",
