@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 PROVIDER_KEY = "registry.terraform.io/hyperpod-governance/hyperpod"
 UNKNOWN_GUARD = 'terraform_data.unknown.id != ""'
+OVERSIZE = 'format("%010000d", 0)'  # 10 000 characters ("000...0")
 BASE = "\u0000BASE\u0000"  # placeholder in a kind's expression for the case's own good value
 
 # ---- a tiny HCL model: the base configuration as data we can mutate by path and render with line numbers ----------
@@ -79,9 +80,12 @@ ACCOUNT = "123456789012"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role"
 
 
+SEEDED_PROJECTS = {"research": "research000001", "production": "production0001"}
+
+
 def contract_body(name: str, project: str = "research", namespaces=("hyperpod-ns-research",),
-                  cluster: str = "ml-capacity") -> list:
-    project_id = {"research": "research000001", "production": "production0001"}[project]
+                  cluster: str = "ml-capacity", project_id: str | None = None) -> list:
+    project_id = project_id or SEEDED_PROJECTS[project]
     return [
         Attr("name", q(name)),
         Block("owners", [Attr("business", q("head-of-research@example.com")),
@@ -137,12 +141,11 @@ SAMPLES = {
                            Attr("allow_same_namespace", "true"), Attr("egress_cidrs", hlist([q("10.20.0.0/16")]))],
         "data": [Attr("kms_keys",
                       hlist([q(f"arn:aws:kms:us-west-2:{ACCOUNT}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d")])),
-                 Attr("buckets", hlist([q("arn:aws:s3:::research-datasets")]))],
+                 Attr("buckets", hlist([q("research-datasets")]))],
         "timeouts": [Attr("create", q("10m")), Attr("update", q("10m")), Attr("delete", q("10m"))],
         "target_role_arn": q("arn:aws:iam::444455556666:role/research-consumer"),
         "session_policy": "jsonencode({ Version = \"2012-10-17\", Statement = [{ Effect = \"Allow\", "
                           "Action = \"s3:GetObject\", Resource = \"*\" }] })",
-        "disable_session_tags": "false",
         "accelerators": "8", "memory_gib": "64", "vcpu": "32", "borrow_limit": "50",
     },
     "hyperpod_unified_studio_project_binding": {
@@ -161,6 +164,11 @@ class ResourceSpec:
     shared: str = ""  # HCL every batch of this type includes
     exclusive: object = None  # callable(case_index) -> slot key; cases with one key are applied one at a time
     skip: tuple = ()  # attribute paths not generated (computed-only are skipped anyway)
+    # Instances of TENANT_INSTANCE_TYPE the runner adds to ml-capacity first (the sandbox's `teams` fixture), so the
+    # guaranteed quotas of every tenant case fit the cluster together (WKL-3 sums them at apply).
+    capacity: int = 0
+    slots: int = 2  # for exclusive resources: independent AWS objects (cases in different slots may coexist)
+    teams: int = 0  # fixture teams the runner adds first (their ids are passed to specs())
 
 
 def grant_base(suffix: str) -> list:
@@ -169,9 +177,9 @@ def grant_base(suffix: str) -> list:
             Block("principal", [Attr("group_id", q(f"bad-input-{suffix}"))])]
 
 
-def slot(suffix: str) -> int:
-    """Which of two independent AWS objects a case of an exclusive resource uses (alternating by case number)."""
-    return int(suffix) % 2
+def slot(suffix: str, slots: int = 2) -> int:
+    """Which of `slots` independent AWS objects a case of an exclusive resource uses (round robin by case number)."""
+    return int(suffix) % slots
 
 
 def scheduling_base(suffix: str) -> list:
@@ -182,20 +190,39 @@ def scheduling_base(suffix: str) -> list:
             Attr("tags", '{ "cost-center" = "ml-platform" }')]
 
 
+# The sandbox's `teams` fixture adds this many projects like research (bad-input001...), so this many more task view
+# restrictions can be applied at a time: one per project role.
+RESTRICTION_TEAMS = 6
+RESTRICTION_SLOTS = 2 + RESTRICTION_TEAMS
+
+
 def restriction_base(suffix: str) -> list:
-    return [Attr("contract", f"hyperpod_connection_contract.{('research', 'production')[slot(suffix)]}.governance")]
+    return [Attr("contract", f"hyperpod_connection_contract.slot{slot(suffix, RESTRICTION_SLOTS)}.governance")]
+
+
+def restriction_contracts(teams: dict) -> str:
+    """One contract per slot: research, production, then each fixture team ({team: {project_id, ...}})."""
+    projects = [("research", None), ("production", None)] + [(team, info["project_id"])
+                                                            for team, info in sorted(teams.items())]
+    return "".join(contract_resource(f"slot{i}", contract_body(
+        f"bad-input-{team}", project=team, namespaces=(f"hyperpod-ns-{team}",), project_id=project_id))
+        for i, (team, project_id) in enumerate(projects[:RESTRICTION_SLOTS]))
+
+
+TENANT_INSTANCE_TYPE = "ml.g5.xlarge"  # the sandbox's `teams` fixture adds an instance group of these
 
 
 def tenant_base(suffix: str) -> list:
     return [Attr("contract", "hyperpod_connection_contract.tenants.governance"),
             Attr("team", q(f"bi{suffix}")),
-            Block("quota", [Attr("instance_type", q("ml.g5.8xlarge")), Attr("count", "1")]),
+            Block("quota", [Attr("instance_type", q(TENANT_INSTANCE_TYPE)), Attr("count", "1")]),
             Block("sharing", [Attr("strategy", q("Lend"))]),
             Attr("priority_class", q("research")),
             Attr("scheduling_policy", "hyperpod_scheduling_policy.capacity.governance"),
             Attr("viewer_groups", hlist([q(f"bi{suffix}-viewers")])),
             Attr("operator_groups", hlist([q(f"bi{suffix}-operators")])),
-            Block("workload", [Attr("service_account", q(f"bi{suffix}-jobs"))])]
+            Block("workload", [Attr("service_account", q(f"bi{suffix}-jobs")),
+                               Attr("disable_session_tags", "true")])]  # so a session policy may be set (WKL-9)
 
 
 def binding_base(suffix: str) -> list:
@@ -252,7 +279,7 @@ resource "hyperpod_domain_unit_policy_grant" "org" {
 """
 
 
-def specs(case_count_hint: int = 400) -> dict[str, ResourceSpec]:
+def specs(case_count_hint: int = 400, teams: dict | None = None) -> dict[str, ResourceSpec]:
     tenant_namespaces = [f"hyperpod-ns-bi{i:03d}" for i in range(case_count_hint)]
     return {
         "hyperpod_connection_contract": ResourceSpec(
@@ -263,15 +290,12 @@ def specs(case_count_hint: int = 400) -> dict[str, ResourceSpec]:
             "hyperpod_scheduling_policy", scheduling_base, exclusive=lambda case: case.slot),
         # One restriction per project role's access entry on a cluster: two projects, two cases at a time.
         "hyperpod_task_view_restriction": ResourceSpec(
-            "hyperpod_task_view_restriction", restriction_base,
-            shared=contract_resource("research", contract_body("research-on-ml-capacity"))
-            + contract_resource("production", contract_body("production-on-ml-capacity", project="production",
-                                                            namespaces=("hyperpod-ns-production",))),
-            exclusive=lambda case: case.slot),
+            "hyperpod_task_view_restriction", restriction_base, shared=restriction_contracts(teams or {}),
+            exclusive=lambda case: case.slot, slots=RESTRICTION_SLOTS, teams=RESTRICTION_TEAMS),
         "hyperpod_tenant": ResourceSpec(
             "hyperpod_tenant", tenant_base,
             shared=contract_resource("tenants", contract_body("bad-input-tenants", namespaces=tenant_namespaces))
-            + SCHEDULING_SHARED),
+            + SCHEDULING_SHARED, capacity=case_count_hint),
         "hyperpod_unified_studio_project_binding": ResourceSpec(
             "hyperpod_unified_studio_project_binding", binding_base,
             shared=contract_resource("research", contract_body("research-on-ml-capacity")) + RESEARCH_TENANT),
@@ -292,6 +316,7 @@ class Case:
     unknown: bool = False
     keyword: str = "resource"  # or "data", "output" (a function call's value)
     slot: int = 0  # for exclusive resources: which of the independent AWS objects it uses
+    filename: str = ""  # set when rendered
     lines: tuple = (0, 0)  # set when rendered: the target's first and last line in the batch file
     # A nulled attribute is the same as an absent one, which Terraform shows at its enclosing block's first line: a
     # diagnostic there counts too (set when rendered, for kind "null" only).
@@ -316,7 +341,7 @@ class Case:
 
 def string_kinds(base: str | None) -> list[tuple[str, str]]:
     good = json.loads(base) if base and base.startswith('"') else "value"
-    return [("empty", q("")), ("oversize", q("x" * 10_000)), ("control-u0001", q(good + "\u0001")),
+    return [("empty", q("")), ("oversize", OVERSIZE), ("control-u0001", q(good + "\u0001")),
             ("newline", q(good + "\nx")), ("tab", q(good + "\tx")), ("non-ascii", q(good + "-é✓🚀")),
             ("spaces", q(f" {good} "))]
 
@@ -352,11 +377,11 @@ def collection_kinds(type_, base: str | None) -> list[tuple[str, str]]:
         if inner == "string":
             good = json.loads(element) if element.startswith('"') else "value"
             kinds += [("element-empty", '[""]'), ("element-control", f"[{q(good + chr(1))}]"),
-                      ("element-oversize", f"[{q('x' * 10_000)}]"), ("element-non-ascii", f"[{q(good + 'é🚀')}]")]
+                      ("element-oversize", f"[{OVERSIZE}]"), ("element-non-ascii", f"[{q(good + 'é🚀')}]")]
     elif outer == "map":
         kinds += [("empty", "{}"), ("null-value", '{ "k" = null }'), ("key-empty", '{ "" = "v" }'),
                   ("key-control", '{ "k\\u0001" = "v" }'), ("key-aws-prefix", '{ "aws:k" = "v" }'),
-                  ("value-oversize", '{ "k" = ' + q("x" * 10_000) + " }"),
+                  ("value-oversize", '{ "k" = ' + OVERSIZE + " }"),
                   ("key-non-ascii", '{ "ké🚀" = "v" }'), ("value-control", '{ "k" = "v\\u0001" }')]
     return kinds
 
@@ -430,11 +455,11 @@ def set_attr(body: list, name: str, expr: str) -> None:
         item.expr = expr
 
 
-def generate(schema: dict, only: tuple = ()) -> list[Case]:
+def generate(schema: dict, only: tuple = (), teams: dict | None = None) -> list[Case]:
     """Every case for every resource type (or those in `only`), in a stable order."""
     provider = schema["provider_schemas"][PROVIDER_KEY]
     cases: list[Case] = []
-    for rtype, spec in specs().items():
+    for rtype, spec in specs(teams=teams).items():
         if only and rtype not in only:
             continue
         block = provider["resource_schemas"][rtype]["block"]
@@ -445,7 +470,7 @@ def generate(schema: dict, only: tuple = ()) -> list[Case]:
             body = spec.base(f"{index:03d}")
             mutate(body)
             cases.append(Case(rtype, f"c{index:03d}", path, kind, value, body, unknown=unknown,
-                              slot=slot(f"{index:03d}")))
+                              slot=slot(f"{index:03d}", spec.slots)))
 
         new_case((), "baseline", "(base configuration)", lambda body: None)
         walk_block(block, (), spec, new_case)
@@ -536,34 +561,29 @@ resource "terraform_data" "unknown" {
 """
 
 
-def render_batch(cases: list[Case], shared: str) -> str:
-    """main.tf for these cases; sets each case's `lines` and `block_lines`."""
-    out = (PROVIDER_HCL + shared).split("\n")
+def render_batch(cases: list[Case], shared: str) -> dict[str, str]:
+    """The files of a working dir holding these cases: main.tf (provider, terraform_data, what the cases share) and
+    one `<label>.tf` per case, so Terraform's diagnostics name the case's file (it re-reads a diagnostic's file to show
+    its context: small files keep that cheap). Sets each case's `filename`, `lines` and `block_lines`."""
+    files = {"main.tf": PROVIDER_HCL + shared}
     for case in cases:
-        out.append("")
-        first = len(out) + 1
+        case.filename = f"{case.label}.tf"
         if case.keyword == "output":
-            out.append(f'output "{case.label}" {{')
+            out = [f'output "{case.label}" {{']
         else:
-            out.append(f'{case.keyword} "{case.resource}" "{case.label}" {{')
+            out = [f'{case.keyword} "{case.resource}" "{case.label}" {{']
         marks: dict = {}
-        body_lines: list[str] = []
-        render(case.body, 1, body_lines, marks, case.path)
+        render(case.body, 1, out, marks, case.path)
         parent: dict = {}
         if len(case.path) > 1:
-            render(case.body, 1, [], parent, case.path[:-1])
-        offset = len(out)
-        out.extend(body_lines)
+            render(case.body, 1, [""], parent, case.path[:-1])
         out.append("}")
-        case.block_lines = (first, len(out))
-        if case.path in marks:
-            a, b = marks[case.path]
-            case.lines = (a + offset, b + offset)
-        else:
-            case.lines = case.block_lines
+        case.block_lines = (1, len(out))
+        case.lines = marks.get(case.path, case.block_lines)
         if case.kind == "null":
-            case.parent_line = parent[case.path[:-1]][0] + offset if case.path[:-1] in parent else first
-    return "\n".join(out) + "\n"
+            case.parent_line = parent[case.path[:-1]][0] if case.path[:-1] in parent else 1
+        files[case.filename] = "\n".join(out) + "\n"
+    return files
 
 
 def generate_misc(schema: dict) -> list[Case]:

@@ -86,7 +86,10 @@ class Batch:
         self.shared = shared
 
     def write(self, cases: list[Case]) -> None:
-        self.tf.write_file("main.tf", bad_input.render_batch(cases, self.shared))
+        for stale in self.tf.dir.glob("*.tf"):
+            stale.unlink()
+        for name, text in bad_input.render_batch(cases, self.shared).items():
+            (self.tf.dir / name).write_text(text)
 
     def run_json(self, *args) -> tuple[int, list[dict], str]:
         started = time.monotonic()
@@ -107,9 +110,9 @@ def owner(cases: list[Case], d: Diagnostic) -> Case | None:
         for case in cases:
             if d.address == case.address or d.address.startswith(case.address + "["):
                 return case
-    if d.filename == "main.tf" and d.start_line:
+    if d.filename:
         for case in cases:
-            if case.block_lines[0] <= d.start_line <= case.block_lines[1]:
+            if d.filename == case.filename:
                 return case
     # Terraform's inconsistent-plan/result errors carry neither: the address is in their text.
     named = NAMED_ADDRESS.search(f"{d.summary}\n{d.detail}")
@@ -121,9 +124,11 @@ def owner(cases: list[Case], d: Diagnostic) -> Case | None:
 
 
 def at_path(case: Case, d: Diagnostic) -> bool:
-    if d.filename != "main.tf" or d.start_line is None:
+    if d.filename != case.filename or d.start_line is None:
         return False
-    return case.lines[0] <= d.start_line <= case.lines[1] or d.start_line == case.parent_line
+    # For a nulled attribute, an enclosing block's first line (parent_line, or the resource's) counts as well.
+    return case.lines[0] <= d.start_line <= case.lines[1] or (
+        case.parent_line > 0 and d.start_line in (case.parent_line, case.block_lines[0]))
 
 
 def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list[Diagnostic], stray: list) -> set:
@@ -154,7 +159,7 @@ def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list
                 outcome.detail = "\n".join(diag_text(d) for d in errors)[:600]
             else:
                 outcome.result, outcome.stage = "wrong-path", stage
-                outcome.detail = (f"expected a diagnostic on lines {case.lines[0]}-{case.lines[1]}; got\n"
+                outcome.detail = (f"expected a diagnostic on {case.filename} lines {case.lines[0]}-{case.lines[1]}; got\n"
                                   + "\n".join(diag_text(d) for d in errors))
     return failed
 
@@ -318,10 +323,16 @@ def assert_all_ok(outcomes: dict, stray: list) -> None:
 
 @pytest.mark.parametrize("resource", RESOURCES)
 def test_bad_input(sandbox, tmp_path, schema, resource):
-    spec = bad_input.specs()[resource]
-    cases = bad_input.generate(schema, only=(resource,))
     started = time.monotonic()
     sandbox.reset()
+    teams = {}
+    if bad_input.specs()[resource].teams:
+        teams = sandbox.add_teams(bad_input.specs()[resource].teams, prefix="bad-input")["teams"]
+    spec = bad_input.specs(teams=teams)[resource]
+    cases = bad_input.generate(schema, only=(resource,), teams=teams)
+    if spec.capacity:
+        sandbox.add_teams(1, prefix="badinput", cluster="ml-capacity", instance_type=bad_input.TENANT_INSTANCE_TYPE,
+                          instances_per_team=spec.capacity)
     outcomes, stray = run_cases(sandbox, tmp_path, cases, spec.shared, exclusive=spec.exclusive is not None)
     record(resource, outcomes, stray, time.monotonic() - started)
     assert_all_ok(outcomes, stray)

@@ -38,11 +38,7 @@ pub fn no_null_elements(path: &AttributePath, value: &Value, diagnostics: &mut D
                 }
             }
         }
-        Value::Set(items) => {
-            if items.iter().any(Value::is_null) {
-                null_element(path.clone(), diagnostics);
-            }
-        }
+        Value::Set(items) if items.iter().any(Value::is_null) => null_element(path.clone(), diagnostics),
         Value::Map(items) => {
             for (key, item) in items {
                 if item.is_null() {
@@ -476,13 +472,34 @@ mod tests {
 
         let mut diagnostics = Diagnostics::new();
         no_control_characters(&path, &"tab\tand\nnewline".into(), &mut diagnostics);
-        assert!(diagnostics.is_empty(), "tabs and newlines are left to the attribute's own validators");
+        assert!(
+            diagnostics.is_empty(),
+            "tabs and newlines are left to the attribute's own validators"
+        );
         no_control_characters(&path, &"a\u{1}b".into(), &mut diagnostics);
-        no_control_characters(&path, &Value::List(vec!["ok".into(), "b\u{7f}".into()]), &mut diagnostics);
+        no_control_characters(
+            &path,
+            &Value::List(vec!["ok".into(), "b\u{7f}".into()]),
+            &mut diagnostics,
+        );
         let keys = Value::Map([("k\u{1}".to_string(), Value::from("v"))].into_iter().collect());
         no_control_characters(&path, &keys, &mut diagnostics);
         let paths: Vec<_> = diagnostics.0.iter().map(|d| d.path.clone()).collect();
         assert_eq!(paths, [path.clone(), path.index(1), path.key("k\u{1}")]);
         assert!(diagnostics.0[0].detail.contains("control character"));
+    }
+
+    #[test]
+    fn the_schema_walk_rejects_a_required_argument_written_as_null() {
+        use crate::protocol::schema::{Attribute, Block};
+        let block = Block::new("test")
+            .attribute(Attribute::string("name").required())
+            .attribute(Attribute::string("note").optional());
+        let config = Value::object([("name", Value::Null), ("note", Value::Null)]);
+        let mut diagnostics = Diagnostics::new();
+        block.validate(&config, &AttributePath::root(), &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1, "an optional null is simply unset");
+        assert_eq!(diagnostics.0[0].path, AttributePath::attr("name"));
+        assert_eq!(diagnostics.0[0].summary, "Missing required argument");
     }
 }

@@ -536,7 +536,7 @@ mod tests {
         // Beyond i64/f64 exactness: sent as decimal strings, like cty's Marshal.
         for text in [
             "18446744073709551617", // 2^64 + 1; 2^64 itself is an exact float
-            "1e30", // its float is 1000000000000000019884624838656, not 10^30
+            "1e30",                 // its float is 1000000000000000019884624838656, not 10^30
             "123456789012345678901234567890.5",
             "1e400",
             "-1.000000000000000000001",
