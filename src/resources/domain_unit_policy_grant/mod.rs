@@ -18,13 +18,13 @@ use crate::aws::datazone_grants::{
     remove_project_profile_grant,
 };
 use crate::aws::{AwsClient, AwsError};
-use aws_sdk_datazone::Client as DataZoneClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{nested, string, text, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use aws_sdk_datazone::Client as DataZoneClient;
 use model::{GrantSpec, flatten, governance_value, grant_resource_id, next_client_token, parse_resource_id};
 
 pub const TYPE_NAME: &str = "hyperpod_domain_unit_policy_grant";
@@ -87,7 +87,11 @@ fn could_not_verify(path: AttributePath, what: &str, err: &AwsError) -> Diagnost
 
 /// The grant has exactly the terms the configuration asks for.
 fn same_terms(grant: &grants::ProfileGrant, spec: &GrantSpec) -> bool {
-    grant.same_terms(&spec.principal, &spec.project_profile_ids, spec.include_child_domain_units)
+    grant.same_terms(
+        &spec.principal,
+        &spec.project_profile_ids,
+        spec.include_child_domain_units,
+    )
 }
 
 impl DomainUnitPolicyGrant {
@@ -290,10 +294,7 @@ impl DomainUnitPolicyGrant {
                 Ok(_) => return Ok(grant_id),
                 Err(err) if err.is_not_found() => token = next_client_token(&token, &grant_id),
                 Err(err) => {
-                    return Err(err.diagnostics(
-                        AttributePath::root(),
-                        "Reading the policy grant just added failed",
-                    ));
+                    return Err(err.diagnostics(AttributePath::root(), "Reading the policy grant just added failed"));
                 }
             }
         }
@@ -310,7 +311,10 @@ impl DomainUnitPolicyGrant {
     /// AddPolicyGrant conflicted: an identical grant that is not this resource's (another token added it).
     async fn refused(&self, dz: &DataZoneClient, spec: &GrantSpec, err: &AwsError) -> Diagnostics {
         let existing = list_project_profile_grants(dz, &spec.domain_id, &spec.domain_unit_id).await;
-        let Some(grant) = existing.ok().and_then(|all| all.into_iter().find(|g| same_terms(g, spec))) else {
+        let Some(grant) = existing
+            .ok()
+            .and_then(|all| all.into_iter().find(|g| same_terms(g, spec)))
+        else {
             return err.diagnostics(AttributePath::root(), "Adding the policy grant failed");
         };
         let id = grant_resource_id(&spec.domain_id, &spec.domain_unit_id, &grant.grant_id);
