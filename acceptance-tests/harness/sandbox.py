@@ -215,5 +215,6 @@ class RealAws:
         import pytest
         pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
 
-    admin = fault = clear_faults = held = wait_held = release_held = calls = calls_by_caller = reset_calls = \
-        inventory = add_teams = wait_healthy = _sandbox_only
+    admin = fault = clear_faults = calls = calls_by_caller = reset_calls = inventory = add_teams = wait_healthy = \
+        _sandbox_only
+    held = wait_held = release_held = _sandbox_only

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import TerraformError
+from harness import PlanVerdict, TerraformError
 from hcl import days_ago
 
 pytestmark = [pytest.mark.provider,
@@ -105,7 +105,7 @@ def apply_killed_at(tf, sandbox, call: str):
     Terraform's result (the apply failed: the plugin died)."""
     service, operation = fault_target(call)
     sandbox.fault(operation, "hold", service=service)
-    run = tf.start_apply()
+    run = tf.start("apply", "-json", "-auto-approve", "-input=false")
     try:
         held = sandbox.wait_held(HELD_WITHIN, while_running=run.running)
         assert [(h["service"], h["operation"]) for h in held] == [(service, operation)], held
@@ -114,7 +114,10 @@ def apply_killed_at(tf, sandbox, call: str):
         sandbox.release_held()
         killed = run.wait()
     sandbox.clear_faults()
-    assert killed.rc == 1, f"the apply went on after its provider was killed:\n{killed.stdout}"
+    verdict = PlanVerdict.from_plan_output(killed.rc, killed.stdout, tf.dir, killed.stderr, killed)
+    # One such error per resource whose call was in flight when the plugin died.
+    assert killed.rc == 1 and {d.summary for d in verdict.errors} == {"Plugin did not respond"}, \
+        f"the apply did not end with its provider's death:\n{verdict.describe()}"
     return killed
 
 
@@ -132,6 +135,11 @@ def test_the_quickstart_makes_exactly_these_creates(tf, sandbox):
     assert inventory_diff(seed, sandbox.inventory()) == []
 
 
+STEPS = [("apply after the kill", lambda tf: tf.apply()),  # must converge in one apply
+         ("plan after that apply", lambda tf: tf.plan(check=False)),  # must be empty: -detailed-exitcode 0
+         ("destroy", lambda tf: tf.destroy())]  # then the inventory must be the seed's
+
+
 @pytest.mark.parametrize("call", CREATE_OPERATIONS)
 def test_killed_right_after_create(tf, sandbox, call):
     """The quickstart, killed right after the first `call` was accepted: the next apply converges, then plans
@@ -140,11 +148,12 @@ def test_killed_right_after_create(tf, sandbox, call):
     seed = sandbox.inventory()
     apply_killed_at(tf, sandbox, call)
 
-    for step in ("apply after the kill", "plan after that apply", "destroy"):
+    assert inventory_diff(seed, sandbox.inventory()), f"{call}: nothing was created before the kill"
+
+    for step, run_step in STEPS:
         failure = None
         try:
-            result = tf.plan(check=False) if step.startswith("plan") else \
-                tf.apply() if step.startswith("apply") else tf.destroy()
+            result = run_step(tf)
         except TerraformError as e:
             failure = errors(e.result)
         else:

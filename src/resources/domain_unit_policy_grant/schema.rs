@@ -72,7 +72,10 @@ pub fn schema() -> Schema {
              child-unit scope) a contract can be checked against, known at plan time.\n\n\
              Grants are immutable: changing any argument removes the grant and adds a new one (`RemovePolicyGrant`, \
              `AddPolicyGrant`). At plan time the domain unit, the principal's domain unit and every project profile \
-             are checked to exist in the domain. Import by `<domain ID>/<domain unit ID>/<grant ID>`.",
+             are checked to exist in the domain. An apply interrupted after DataZone added the grant is completed by \
+             the next one: `AddPolicyGrant`'s idempotency token is derived from the grant's terms, so DataZone answers \
+             with that same grant. An identical grant added outside this resource is not adopted: the plan warns and \
+             the apply fails, naming its import ID. Import by `<domain ID>/<domain unit ID>/<grant ID>`.",
         )
         .attribute(
             Attribute::string("id")
