@@ -1023,9 +1023,37 @@ def test_scheduling_policy_tags_are_checked_as_aws_checks_them(tf):
                                                           'research-datasets/${i}/*"] }] })')},
      ("session_policy",)),
     ("bucket name", {"data": 'data {\n    buckets = ["Research_Data"]\n  }'}, ("buckets",)),
+    ("huge vcpu", {"quota": (), "extra": "quota {\n    instance_type = \"ml.p5.48xlarge\"\n    vcpu = 1e8\n  }"},
+     ("vcpu",)),
     ("kms alias", {"data": 'data {\n    kms_keys = ["arn:aws:kms:us-west-2:123456789012:alias/research"]\n  }'},
      ("kms_keys",)),
 ])
 def test_input_aws_or_kubernetes_would_refuse_fails_validate_at_its_path(tf, case, extra, lines):
     tf.write(example(research=extra))
     assert_invalid_at(tf.validate_json(), *lines)
+
+
+# ---- j. values known only at apply (issue 14) ---------------------------------------------------------------------
+MADE_LATER = '\nresource "terraform_data" "later" {\n  input = "x"\n}\n'
+
+
+def known_at_apply(text: str) -> str:
+    """An HCL expression equal to `text` whose value is unknown until terraform_data.later is created."""
+    return f'replace("{text}#${{terraform_data.later.id}}", "/#.*/", "")'
+
+
+@pytest.mark.parametrize("case", ["target_role_arn", "workload_role_name", "tags", "kms_keys"])
+def test_a_tenant_whose_inputs_are_known_only_at_apply_applies_consistently(tf, sandbox, restricted, case):
+    """Whatever depends on a value unknown at plan is planned unknown: the apply succeeds with no "inconsistent
+    result" (a target policy appearing in `components`, a role name planned as the default), and the next plan is
+    empty."""
+    research = {
+        "target_role_arn": {"workload": workload(extra=f"target_role_arn = {known_at_apply(CONSUMER_ROLE)}")},
+        "workload_role_name": {"extra": f"workload_role_name = {known_at_apply('research-workload')}"},
+        "tags": {"extra": f'tags = {{ owner = {known_at_apply("research-leads")} }}'},
+        "kms_keys": {"data": f"data {{\n    kms_keys = [{known_at_apply(KEY)}]\n  }}"},
+    }[case]
+    tf.write(example(research=research) + MADE_LATER)
+    applied = tf.apply_json()
+    assert applied.rc == 0 and not applied.errors, applied.describe()
+    tf.assert_no_changes()

@@ -237,6 +237,25 @@ impl Validator for AwsTags {
     }
 }
 
+/// A number of at most `max` (the service model's bound, e.g. SageMaker's 10,000,000 vCPU or GiB in a quota).
+pub struct AtMost(pub f64);
+impl Validator for AtMost {
+    fn description(&self) -> String {
+        format!("At most {}.", self.0)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Number(number) = value else { return };
+        if number.as_f64() > self.0 {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                &format!("AWS accepts at most {}", self.0),
+                &format!("use an amount of at most {}", self.0),
+            ));
+        }
+    }
+}
+
 /// Each element of a list of strings, with its index, for validators that point at the element.
 fn each_element(value: &Value, path: &AttributePath, mut f: impl FnMut(AttributePath, &str)) {
     if let Value::List(items) = value {

@@ -227,7 +227,9 @@ impl Resource<AwsClient> for Tenant {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        let Some((contract, spec)) = inputs(&change.planned) else {
+        // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
+        let role_name_unknown = !change.config_attr("workload_role_name").is_known();
+        let Some((contract, spec)) = inputs(&change.planned).filter(|_| !role_name_unknown) else {
             for name in plan::DERIVED {
                 if change.config_attr(name).is_null() {
                     change.set(name, Value::Unknown);
@@ -239,7 +241,7 @@ impl Resource<AwsClient> for Tenant {
             );
             change.diagnostics.push(crate::resources::checks::deferred(
                 &change.planned,
-                "contract",
+                if role_name_unknown { "workload_role_name" } else { "contract" },
                 client.strict,
             ));
             return Ok(());

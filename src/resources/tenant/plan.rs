@@ -253,7 +253,20 @@ pub async fn derive(
                     .collect(),
             ),
         );
-        attributes.insert("components", Value::Map(components));
+        // The target policy is a component only once the target role is known: until then the set of components is
+        // not known either (a known map would gain a key at apply).
+        let target_unknown = matches!(
+            spec.workload.as_ref().map(|w| &w.target_role_arn),
+            Some(crate::governance::Setting::Unknown)
+        );
+        attributes.insert(
+            "components",
+            if target_unknown {
+                Value::Unknown
+            } else {
+                Value::Map(components)
+            },
+        );
         attributes.insert("slurm_artefacts", Value::Null);
     } else {
         for name in [

@@ -7,7 +7,7 @@ use crate::protocol::validators::{
 };
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{
-    AwsTags, IamPolicyDocument, IsArn, IsCidr, KmsKeyArns, KubernetesGroups, S3BucketNames,
+    AtMost, AwsTags, IamPolicyDocument, IsArn, IsCidr, KmsKeyArns, KubernetesGroups, S3BucketNames,
 };
 
 /// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
@@ -86,13 +86,15 @@ fn quota_block() -> Block {
         Attribute::number("vcpu")
             .optional()
             .describe("vCPUs guaranteed.")
-            .validate(NonNegativeNumber),
+            .validate(NonNegativeNumber)
+            .validate(AtMost(10_000_000.0)),
     )
     .attribute(
         Attribute::number("memory_gib")
             .optional()
             .describe("Memory guaranteed, in GiB.")
-            .validate(NonNegativeNumber),
+            .validate(NonNegativeNumber)
+            .validate(AtMost(10_000_000.0)),
     )
 }
 
