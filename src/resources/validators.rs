@@ -163,9 +163,8 @@ pub const MAX_TAG_VALUE: usize = 256;
 /// (EKS and KMS accept at least these). Spelled with `char` properties, as the crate's regex has no general
 /// categories: `is_alphanumeric` also admits the few combining marks Unicode counts as alphabetic.
 fn tag_characters(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
-    })
+    text.chars()
+        .all(|c| c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c))
 }
 
 /// The problems AWS would have with one tag, as (problem, fix) pairs: empty when it is fine.
@@ -410,7 +409,9 @@ impl Validator for KmsKeyArns {
 /// (a default the state never shows: a perpetual diff) or as "not known yet" for ever.
 pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, diagnostics: &mut Diagnostics) {
     for attribute in &block.attributes {
-        let Some(attribute_value) = value.get_attr(attribute.name) else { continue };
+        let Some(attribute_value) = value.get_attr(attribute.name) else {
+            continue;
+        };
         let at = path.push_attr(attribute.name);
         if attribute_value.is_null() && attribute.presence == Presence::Required {
             diagnostics.push(Diagnostic::invalid_value(
@@ -450,7 +451,9 @@ pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, d
         }
     }
     for nested in &block.blocks {
-        let Some(nested_value) = value.get_attr(nested.name) else { continue };
+        let Some(nested_value) = value.get_attr(nested.name) else {
+            continue;
+        };
         let at = path.push_attr(nested.name);
         match nested_value {
             Value::List(items) | Value::Set(items) => {
@@ -483,7 +486,13 @@ mod tests {
 
     #[test]
     fn tags_are_judged_per_element_as_aws_judges_them() {
-        assert!(errors_of(&AwsTags, &tags(&[("team", "research"), ("cost-center", "ML/42 @ x=y+z:é")])).is_empty());
+        assert!(
+            errors_of(
+                &AwsTags,
+                &tags(&[("team", "research"), ("cost-center", "ML/42 @ x=y+z:é")])
+            )
+            .is_empty()
+        );
         assert_eq!(
             errors_of(&AwsTags, &tags(&[("aws:x", "v"), ("AWS:y", "v"), ("ok", "v")])).len(),
             2
@@ -507,8 +516,14 @@ mod tests {
         assert_eq!(policy(r#"{"a":1}"#), 1);
         assert_eq!(policy(&format!(r#"{{"Statement":"{}"}}"#, "x".repeat(2100))), 1);
         let list = |items: &[&str]| Value::List(items.iter().map(|s| text(*s)).collect());
-        assert_eq!(errors_of(&KubernetesGroups, &list(&["ok", "", "system:masters"])).len(), 2);
-        assert_eq!(errors_of(&S3BucketNames, &list(&["research-data", "Research_Data", "ab"])).len(), 2);
+        assert_eq!(
+            errors_of(&KubernetesGroups, &list(&["ok", "", "system:masters"])).len(),
+            2
+        );
+        assert_eq!(
+            errors_of(&S3BucketNames, &list(&["research-data", "Research_Data", "ab"])).len(),
+            2
+        );
         assert_eq!(
             errors_of(
                 &KmsKeyArns,

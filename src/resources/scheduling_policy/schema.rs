@@ -110,7 +110,8 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::new("tags", Type::Map(Box::new(Type::String)))
                 .optional()
-                .describe("Tags for the scheduler config. The provider's `default_tags` are added.").validate(crate::resources::validators::AwsTags),
+                .describe("Tags for the scheduler config. The provider's `default_tags` are added.")
+                .validate(crate::resources::validators::AwsTags),
         )
         .attribute(
             Attribute::new("tags_all", Type::Map(Box::new(Type::String)))

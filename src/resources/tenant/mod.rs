@@ -241,7 +241,11 @@ impl Resource<AwsClient> for Tenant {
             );
             change.diagnostics.push(crate::resources::checks::deferred(
                 &change.planned,
-                if role_name_unknown { "workload_role_name" } else { "contract" },
+                if role_name_unknown {
+                    "workload_role_name"
+                } else {
+                    "contract"
+                },
                 client.strict,
             ));
             return Ok(());

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::compose::foreign_quota;
 use super::desired::{
-    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
-    quota_spec, role_policies,
+    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component, quota_spec,
+    role_policies,
 };
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
@@ -309,7 +309,12 @@ async fn refuse_foreign_quota(
     };
     let tags = crate::aws::sagemaker::list_tags(&client.sagemaker, &found.arn)
         .await
-        .map_err(|err| err.diagnostics(AttributePath::attr("team"), "Cannot read the existing compute quota's tags"))?;
+        .map_err(|err| {
+            err.diagnostics(
+                AttributePath::attr("team"),
+                "Cannot read the existing compute quota's tags",
+            )
+        })?;
     let ours = tags.get("hyperpod:tenant") == Some(&spec.team)
         && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
     if ours {
