@@ -389,9 +389,13 @@ impl Validator for KmsKeyArns {
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         each_element(value, path, |at, text| {
-            let is_key = Arn::parse(text)
-                .ok()
-                .is_some_and(|arn| arn.service == "kms" && arn.resource.starts_with("key/"));
+            let is_key = Arn::parse(text).ok().is_some_and(|arn| {
+                arn.service == "kms"
+                    && arn
+                        .resource
+                        .strip_prefix("key/")
+                        .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            });
             if !is_key {
                 diagnostics.push(Diagnostic::invalid_value(
                     at,
@@ -401,6 +405,92 @@ impl Validator for KmsKeyArns {
                 ));
             }
         });
+    }
+}
+
+/// IAM principal ARNs as EKS, STS and IAM policies take them: `arn:<partition>:iam::<account>:role/<path/name>`
+/// (or `user/`, unless `roles_only`), the name in IAM's character set; and, in a list, each principal once.
+pub struct IamPrincipalArns {
+    pub roles_only: bool,
+}
+impl IamPrincipalArns {
+    fn problem(&self, text: &str) -> Option<&'static str> {
+        let Ok(arn) = Arn::parse(text) else {
+            return Some("the value is not an ARN");
+        };
+        let name = arn
+            .resource
+            .strip_prefix("role/")
+            .or_else(|| (!self.roles_only).then(|| arn.resource.strip_prefix("user/")).flatten());
+        match name {
+            _ if arn.service != "iam" => Some("the ARN is not an IAM principal's"),
+            None if self.roles_only => Some("the ARN is not an IAM role's"),
+            None => Some("the ARN is not an IAM role's or user's"),
+            Some(name)
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_+=,.@/-".contains(c)) =>
+            {
+                Some("the name has characters IAM does not allow (letters, digits and _ + = , . @ / - only)")
+            }
+            Some(_) => None,
+        }
+    }
+}
+impl Validator for IamPrincipalArns {
+    fn description(&self) -> String {
+        if self.roles_only {
+            "An IAM role ARN, `arn:aws:iam::<account>:role/<name>`.".to_string()
+        } else {
+            "Each an IAM role or user ARN, listed once.".to_string()
+        }
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let fix = "use the principal's ARN, e.g. \"arn:aws:iam::123456789012:role/research-viewers\"";
+        if let Value::String(text) = value
+            && let Some(problem) = self.problem(text)
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                problem,
+                fix,
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        each_element(value, path, |at, text| {
+            if let Some(problem) = self.problem(text) {
+                diagnostics.push(Diagnostic::invalid_value(at, format!("{text:?}"), problem, fix));
+            } else if !seen.insert(text.to_string()) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at,
+                    format!("{text:?}"),
+                    "the principal is listed twice (EKS keeps one access entry per principal)",
+                    "list each principal once",
+                ));
+            }
+        });
+    }
+}
+
+/// A list with at least one element (Kubernetes refuses a Role rule without verbs).
+pub struct NotEmpty;
+impl Validator for NotEmpty {
+    fn description(&self) -> String {
+        "At least one element.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        if let Value::List(items) | Value::Set(items) = value
+            && items.is_empty()
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                "[]",
+                "the list cannot be empty",
+                "list at least one element, or leave the argument out for its default",
+            ));
+        }
     }
 }
 
