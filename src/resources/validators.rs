@@ -503,7 +503,8 @@ pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, d
             continue;
         };
         let at = path.push_attr(attribute.name);
-        if attribute_value.is_null() && attribute.presence == Presence::Required {
+        // Top-level required arguments are Terraform's to enforce ("Missing required argument").
+        if attribute_value.is_null() && attribute.presence == Presence::Required && !path.is_root() {
             diagnostics.push(Diagnostic::invalid_value(
                 at,
                 "null",
