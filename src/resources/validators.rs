@@ -163,9 +163,8 @@ pub const MAX_TAG_VALUE: usize = 256;
 /// (EKS and KMS accept at least these). Spelled with `char` properties, as the crate's regex has no general
 /// categories: `is_alphanumeric` also admits the few combining marks Unicode counts as alphabetic.
 fn tag_characters(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
-    })
+    text.chars()
+        .all(|c| c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c))
 }
 
 /// The problems AWS would have with one tag, as (problem, fix) pairs: empty when it is fine.
@@ -233,6 +232,25 @@ impl Validator for AwsTags {
                     fix,
                 ));
             }
+        }
+    }
+}
+
+/// A number of at most `max` (the service model's bound, e.g. SageMaker's 10,000,000 vCPU or GiB in a quota).
+pub struct AtMost(pub f64);
+impl Validator for AtMost {
+    fn description(&self) -> String {
+        format!("At most {}.", self.0)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let Value::Number(number) = value else { return };
+        if number.as_f64() > self.0 {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                number.as_str(),
+                &format!("AWS accepts at most {}", self.0),
+                &format!("use an amount of at most {}", self.0),
+            ));
         }
     }
 }
@@ -371,9 +389,13 @@ impl Validator for KmsKeyArns {
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         each_element(value, path, |at, text| {
-            let is_key = Arn::parse(text)
-                .ok()
-                .is_some_and(|arn| arn.service == "kms" && arn.resource.starts_with("key/"));
+            let is_key = Arn::parse(text).ok().is_some_and(|arn| {
+                arn.service == "kms"
+                    && arn
+                        .resource
+                        .strip_prefix("key/")
+                        .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            });
             if !is_key {
                 diagnostics.push(Diagnostic::invalid_value(
                     at,
@@ -386,14 +408,103 @@ impl Validator for KmsKeyArns {
     }
 }
 
+/// IAM principal ARNs as EKS, STS and IAM policies take them: `arn:<partition>:iam::<account>:role/<path/name>`
+/// (or `user/`, unless `roles_only`), the name in IAM's character set; and, in a list, each principal once.
+pub struct IamPrincipalArns {
+    pub roles_only: bool,
+}
+impl IamPrincipalArns {
+    fn problem(&self, text: &str) -> Option<&'static str> {
+        let Ok(arn) = Arn::parse(text) else {
+            return Some("the value is not an ARN");
+        };
+        let name = arn
+            .resource
+            .strip_prefix("role/")
+            .or_else(|| (!self.roles_only).then(|| arn.resource.strip_prefix("user/")).flatten());
+        match name {
+            _ if arn.service != "iam" => Some("the ARN is not an IAM principal's"),
+            None if self.roles_only => Some("the ARN is not an IAM role's"),
+            None => Some("the ARN is not an IAM role's or user's"),
+            Some(name)
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_+=,.@/-".contains(c)) =>
+            {
+                Some("the name has characters IAM does not allow (letters, digits and _ + = , . @ / - only)")
+            }
+            Some(_) => None,
+        }
+    }
+}
+impl Validator for IamPrincipalArns {
+    fn description(&self) -> String {
+        if self.roles_only {
+            "An IAM role ARN, `arn:aws:iam::<account>:role/<name>`.".to_string()
+        } else {
+            "Each an IAM role or user ARN, listed once.".to_string()
+        }
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let fix = "use the principal's ARN, e.g. \"arn:aws:iam::123456789012:role/research-viewers\"";
+        if let Value::String(text) = value
+            && let Some(problem) = self.problem(text)
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{text:?}"),
+                problem,
+                fix,
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        each_element(value, path, |at, text| {
+            if let Some(problem) = self.problem(text) {
+                diagnostics.push(Diagnostic::invalid_value(at, format!("{text:?}"), problem, fix));
+            } else if !seen.insert(text.to_string()) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at,
+                    format!("{text:?}"),
+                    "the principal is listed twice (EKS keeps one access entry per principal)",
+                    "list each principal once",
+                ));
+            }
+        });
+    }
+}
+
+/// A list with at least one element (Kubernetes refuses a Role rule without verbs).
+pub struct NotEmpty;
+impl Validator for NotEmpty {
+    fn description(&self) -> String {
+        "At least one element.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        if let Value::List(items) | Value::Set(items) = value
+            && items.is_empty()
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                "[]",
+                "the list cannot be empty",
+                "list at least one element, or leave the argument out for its default",
+            ));
+        }
+    }
+}
+
 /// Null where the schema does not allow one, inside nested blocks: a required attribute set to `null` and null
 /// elements of lists and maps of strings. Terraform passes both through; left alone they would be read as "unset"
 /// (a default the state never shows: a perpetual diff) or as "not known yet" for ever.
 pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, diagnostics: &mut Diagnostics) {
     for attribute in &block.attributes {
-        let Some(attribute_value) = value.get_attr(attribute.name) else { continue };
+        let Some(attribute_value) = value.get_attr(attribute.name) else {
+            continue;
+        };
         let at = path.push_attr(attribute.name);
-        if attribute_value.is_null() && attribute.presence == Presence::Required {
+        // Top-level required arguments are Terraform's to enforce ("Missing required argument").
+        if attribute_value.is_null() && attribute.presence == Presence::Required && !path.is_root() {
             diagnostics.push(Diagnostic::invalid_value(
                 at,
                 "null",
@@ -431,7 +542,9 @@ pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, d
         }
     }
     for nested in &block.blocks {
-        let Some(nested_value) = value.get_attr(nested.name) else { continue };
+        let Some(nested_value) = value.get_attr(nested.name) else {
+            continue;
+        };
         let at = path.push_attr(nested.name);
         match nested_value {
             Value::List(items) | Value::Set(items) => {
@@ -464,7 +577,13 @@ mod tests {
 
     #[test]
     fn tags_are_judged_per_element_as_aws_judges_them() {
-        assert!(errors_of(&AwsTags, &tags(&[("team", "research"), ("cost-center", "ML/42 @ x=y+z:é")])).is_empty());
+        assert!(
+            errors_of(
+                &AwsTags,
+                &tags(&[("team", "research"), ("cost-center", "ML/42 @ x=y+z:é")])
+            )
+            .is_empty()
+        );
         assert_eq!(
             errors_of(&AwsTags, &tags(&[("aws:x", "v"), ("AWS:y", "v"), ("ok", "v")])).len(),
             2
@@ -488,8 +607,14 @@ mod tests {
         assert_eq!(policy(r#"{"a":1}"#), 1);
         assert_eq!(policy(&format!(r#"{{"Statement":"{}"}}"#, "x".repeat(2100))), 1);
         let list = |items: &[&str]| Value::List(items.iter().map(|s| text(*s)).collect());
-        assert_eq!(errors_of(&KubernetesGroups, &list(&["ok", "", "system:masters"])).len(), 2);
-        assert_eq!(errors_of(&S3BucketNames, &list(&["research-data", "Research_Data", "ab"])).len(), 2);
+        assert_eq!(
+            errors_of(&KubernetesGroups, &list(&["ok", "", "system:masters"])).len(),
+            2
+        );
+        assert_eq!(
+            errors_of(&S3BucketNames, &list(&["research-data", "Research_Data", "ab"])).len(),
+            2
+        );
         assert_eq!(
             errors_of(
                 &KmsKeyArns,

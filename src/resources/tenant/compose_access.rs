@@ -307,13 +307,7 @@ impl Composer<'_> {
         }
         let name = grant_name(&self.target.cluster_name, &self.target.spec.team);
         let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
-            kms::create_grant(
-                &self.client.kms,
-                key,
-                grantee,
-                &name,
-                &GRANT_OPERATIONS,
-            )
+            kms::create_grant(&self.client.kms, key, grantee, &name, &GRANT_OPERATIONS)
         })
         .await
         .map_err(|err| failed(&format!("Granting {grantee} use of KMS key {key} failed"), err))?;

@@ -195,6 +195,44 @@ impl Resource<AwsClient> for Tenant {
             diagnostics,
         );
         let quota = crate::protocol::object::elements(config, "quota");
+        if quota.len() > schema::MAX_QUOTA_RESOURCES as usize {
+            diagnostics.push(Diagnostic::invalid_value(
+                AttributePath::attr("quota"),
+                format!("{} quota blocks", quota.len()),
+                &format!(
+                    "SageMaker takes at most {} instance types in a compute quota",
+                    schema::MAX_QUOTA_RESOURCES
+                ),
+                "write one quota block per instance type",
+            ));
+        }
+        let mut types = std::collections::BTreeSet::new();
+        for (index, entry) in quota.iter().enumerate() {
+            let at = AttributePath::attr("quota").index(index);
+            if let Some(instance_type) = string(entry, "instance_type")
+                && !types.insert(instance_type.clone())
+            {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at.push_attr("instance_type"),
+                    format!("{instance_type:?}"),
+                    "the instance type has another quota block already (SageMaker refuses a type listed twice)",
+                    "write one quota block per instance type",
+                ));
+            }
+            // Whole instances or amounts, never both: CreateComputeQuota refuses Count with the others.
+            let set = |f: &str| entry.get_attr(f).is_some_and(|v| v.is_known() && !v.is_null());
+            if set("count")
+                && let Some(other) = ["accelerators", "vcpu", "memory_gib"].into_iter().find(|f| set(f))
+            {
+                diagnostics.push(Diagnostic::invalid_value(
+                    at.push_attr(other),
+                    format!("count and {other} both set"),
+                    "a quota entry allocates whole instances (count) or amounts (accelerators, vcpu, memory_gib), \
+                     not both",
+                    "remove count, or remove the amounts",
+                ));
+            }
+        }
         for (index, entry) in quota.iter().enumerate() {
             let amounts = ["count", "accelerators", "vcpu", "memory_gib"];
             if entry.is_wholly_known() && amounts.iter().all(|f| entry.get_attr(f).is_none_or(Value::is_null)) {
@@ -227,7 +265,22 @@ impl Resource<AwsClient> for Tenant {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        let Some((contract, spec)) = inputs(&change.planned) else {
+        // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
+        let role_name_unknown = !change.config_attr("workload_role_name").is_known();
+        // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
+        if let Some(facts) = change.planned.get_attr("contract")
+            && facts.is_wholly_known()
+            && contract_from_governance(facts).is_none()
+        {
+            return Err(Diagnostic::invalid_value(
+                AttributePath::attr("contract"),
+                "a contract value with null or missing facts",
+                "the tenant needs every fact of the contract's governance",
+                "pass hyperpod_connection_contract.<name>.governance unchanged",
+            )
+            .into());
+        }
+        let Some((contract, spec)) = inputs(&change.planned).filter(|_| !role_name_unknown) else {
             for name in plan::DERIVED {
                 if change.config_attr(name).is_null() {
                     change.set(name, Value::Unknown);
@@ -239,7 +292,11 @@ impl Resource<AwsClient> for Tenant {
             );
             change.diagnostics.push(crate::resources::checks::deferred(
                 &change.planned,
-                "contract",
+                if role_name_unknown {
+                    "workload_role_name"
+                } else {
+                    "contract"
+                },
                 client.strict,
             ));
             return Ok(());
@@ -260,6 +317,14 @@ impl Resource<AwsClient> for Tenant {
         };
         for (name, value) in derived.attributes {
             change.set(name, value);
+        }
+        // Rules reading the cluster policy or the lenders judge them as unknown now ("skipped"), and for real at
+        // apply: their outcome is not known yet.
+        let waits = ["scheduling_policy", "borrows_from"]
+            .iter()
+            .any(|name| !change.planned_attr(name).is_wholly_known());
+        if waits {
+            change.set("checks", Value::Unknown);
         }
         crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);

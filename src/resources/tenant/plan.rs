@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::compose::foreign_quota;
 use super::desired::{
-    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component,
-    quota_spec, role_policies,
+    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component, quota_spec,
+    role_policies,
 };
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
@@ -253,7 +253,20 @@ pub async fn derive(
                     .collect(),
             ),
         );
-        attributes.insert("components", Value::Map(components));
+        // The target policy is a component only once the target role is known: until then the set of components is
+        // not known either (a known map would gain a key at apply).
+        let target_unknown = matches!(
+            spec.workload.as_ref().map(|w| &w.target_role_arn),
+            Some(crate::governance::Setting::Unknown)
+        );
+        attributes.insert(
+            "components",
+            if target_unknown {
+                Value::Unknown
+            } else {
+                Value::Map(components)
+            },
+        );
         attributes.insert("slurm_artefacts", Value::Null);
     } else {
         for name in [
@@ -296,7 +309,12 @@ async fn refuse_foreign_quota(
     };
     let tags = crate::aws::sagemaker::list_tags(&client.sagemaker, &found.arn)
         .await
-        .map_err(|err| err.diagnostics(AttributePath::attr("team"), "Cannot read the existing compute quota's tags"))?;
+        .map_err(|err| {
+            err.diagnostics(
+                AttributePath::attr("team"),
+                "Cannot read the existing compute quota's tags",
+            )
+        })?;
     let ours = tags.get("hyperpod:tenant") == Some(&spec.team)
         && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
     if ours {

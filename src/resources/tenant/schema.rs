@@ -7,7 +7,7 @@ use crate::protocol::validators::{
 };
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{
-    AwsTags, IamPolicyDocument, IsArn, IsCidr, KmsKeyArns, KubernetesGroups, S3BucketNames,
+    AtMost, AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
 
 /// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
@@ -86,13 +86,15 @@ fn quota_block() -> Block {
         Attribute::number("vcpu")
             .optional()
             .describe("vCPUs guaranteed.")
-            .validate(NonNegativeNumber),
+            .validate(NonNegativeNumber)
+            .validate(AtMost(10_000_000.0)),
     )
     .attribute(
         Attribute::number("memory_gib")
             .optional()
             .describe("Memory guaranteed, in GiB.")
-            .validate(NonNegativeNumber),
+            .validate(NonNegativeNumber)
+            .validate(AtMost(10_000_000.0)),
     )
 }
 
@@ -159,7 +161,7 @@ fn workload_block() -> Block {
         Attribute::string("target_role_arn")
             .optional()
             .describe("Role in a consumer or data account the pods reach (`targetRoleArn`); its account must be approved in the contract (ORG-2).")
-            .validate(IsArn),
+            .validate(IamPrincipalArns { roles_only: true }),
     )
     .attribute(Attribute::bool("disable_session_tags").optional().describe(
         "Turn off the Pod Identity session tags (`disableSessionTags`, default `false`); required with a session \
@@ -193,7 +195,7 @@ fn data_block() -> Block {
             Attribute::string("grantee_role_arn")
                 .optional()
                 .describe("Who the grants name. Defaults to the workload role; may be the target role.")
-                .validate(IsArn),
+                .validate(IamPrincipalArns { roles_only: false }),
         )
 }
 
@@ -372,7 +374,7 @@ pub fn schema() -> Schema {
         Attribute::new("viewer_principal_arns", strings())
             .optional()
             .describe("IAM roles of the viewer groups: EKS access entries with `AmazonEKSViewPolicy` on the namespace.")
-            .validate(IsArn),
+            .validate(IamPrincipalArns { roles_only: false }),
     )
     .attribute(
         Attribute::new("operator_principal_arns", strings())
@@ -380,19 +382,21 @@ pub fn schema() -> Schema {
             .describe(
                 "IAM roles of the operator groups: EKS access entries with `AmazonEKSEditPolicy` on the namespace.",
             )
-            .validate(IsArn),
+            .validate(IamPrincipalArns { roles_only: false }),
     )
     .attribute(
         Attribute::new("viewer_verbs", strings())
             .default_value(string_list(&DEFAULT_VIEWER_VERBS))
             .describe("Verbs of the viewer Role; only get, list and watch (WKL-7).")
-            .validate(EachOneOf(&VERBS)),
+            .validate(EachOneOf(&VERBS))
+            .validate(NotEmpty),
     )
     .attribute(
         Attribute::new("operator_verbs", strings())
             .default_value(string_list(&DEFAULT_OPERATOR_VERBS))
             .describe("Verbs of the operator Role.")
-            .validate(EachOneOf(&VERBS)),
+            .validate(EachOneOf(&VERBS))
+            .validate(NotEmpty),
     )
     .attribute(
         Attribute::new("tags", Type::Map(Box::new(Type::String)))
