@@ -683,9 +683,11 @@ pub fn provider_policy() -> Option<Value> {
 /// and condition, actions sorted, on every resource (narrow `Resource` to your clusters, roles and keys if you like;
 /// docs/guides/permissions.md says how).
 pub fn policy_document(permissions: impl IntoIterator<Item = Permission>) -> Option<Value> {
-    let mut statements: BTreeMap<(&str, Option<String>), (Option<Condition>, BTreeSet<&str>)> = BTreeMap::new();
+    // One statement per (service, condition key): the condition and its actions.
+    type Statements = BTreeMap<(&'static str, Option<&'static str>), (Option<Condition>, BTreeSet<&'static str>)>;
+    let mut statements = Statements::new();
     for permission in permissions.into_iter().filter(|p| p.granted) {
-        let key = (permission.service(), permission.condition.map(|c| c.key.to_string()));
+        let key = (permission.service(), permission.condition.map(|c| c.key));
         let entry = statements.entry(key).or_insert((permission.condition, BTreeSet::new()));
         entry.1.insert(permission.action);
     }

@@ -84,10 +84,7 @@ fn chain_start(code: &[u8], dot: usize) -> Option<(String, String)> {
 fn receiver_before(code: &[u8], dot: usize) -> String {
     let mut segments = Vec::new();
     let mut position = dot;
-    loop {
-        let Some(end) = skip_space_back(code, position) else {
-            break;
-        };
+    while let Some(end) = skip_space_back(code, position) {
         let start = ident_start(code, end + 1);
         if start == end + 1 {
             break;
