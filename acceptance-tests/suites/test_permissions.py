@@ -86,6 +86,12 @@ def compare(table: dict, observed: dict) -> list[str]:
             also = f" nor {facts['implied_by']}" if facts["implied_by"] else ""
             problems.append(f"{caller}: {action} is in its policy but no scenario called it{also} (exercise it, "
                             "remove it, or mark it unexercised with the reason)")
+    # And a reason given for not exercising an action must still hold.
+    for caller, entry in sorted(table.items()):
+        for action, facts in sorted(entry["actions"].items()):
+            if facts["unexercised"] and action in seen and action not in expected:
+                problems.append(f"{caller}: {action} is marked unexercised ({facts['unexercised']}) but a scenario "
+                                "called it: drop the mark")
     for caller, entry in sorted(table.items()):
         used = {op.split(".", 2)[2] for op in observed.get(caller, {})
                 if op.startswith(KUBERNETES) and op not in KUBERNETES_PUBLIC}
