@@ -117,7 +117,9 @@ impl Permission {
 
     /// `Operation`, the part after the colon.
     pub fn operation(&self) -> &'static str {
-        self.action.split_once(':').map_or(self.action, |(_, operation)| operation)
+        self.action
+            .split_once(':')
+            .map_or(self.action, |(_, operation)| operation)
     }
 }
 
@@ -216,7 +218,10 @@ const CLUSTER_FACTS: &[Permission] = &[
 
 /// What the contract and the binding read about the Unified Studio project (`project_facts::read`).
 const PROJECT_FACTS: &[Permission] = &[
-    call("datazone:GetProject", "reads the Unified Studio project and its domain unit"),
+    call(
+        "datazone:GetProject",
+        "reads the Unified Studio project and its domain unit",
+    ),
     call(
         "datazone:ListEnvironmentBlueprints",
         "finds the domain's Tooling blueprint",
@@ -240,7 +245,10 @@ const ROLE_POLICIES: &[Permission] = &[
         "iam:ListAttachedRolePolicies",
         "lists the project role's managed policies",
     ),
-    call("iam:GetPolicy", "finds the default version of an attached managed policy"),
+    call(
+        "iam:GetPolicy",
+        "finds the default version of an attached managed policy",
+    ),
     call("iam:GetPolicyVersion", "reads an attached managed policy's document"),
 ];
 
@@ -256,10 +264,19 @@ const TENANT_ROLE: &[Permission] = &[
     )
     .also_implied_by("iam:CreateRole"),
     call("iam:UntagRole", "removes tags the configuration no longer sets"),
-    call("iam:PutRolePolicy", "writes the role's inline policies (data access, target role)"),
+    call(
+        "iam:PutRolePolicy",
+        "writes the role's inline policies (data access, target role)",
+    ),
     call("iam:GetRolePolicy", "reads the role's inline policies"),
-    call("iam:DeleteRolePolicy", "removes inline policies the tenant no longer needs"),
-    call("iam:ListRolePolicies", "lists the role's inline policies before deleting it"),
+    call(
+        "iam:DeleteRolePolicy",
+        "removes inline policies the tenant no longer needs",
+    ),
+    call(
+        "iam:ListRolePolicies",
+        "lists the role's inline policies before deleting it",
+    ),
     call(
         "iam:ListAttachedRolePolicies",
         "lists managed policies someone attached, before deleting the role",
@@ -286,15 +303,27 @@ const COMPUTE_QUOTA: &[Permission] = &[
          drifted tags",
     )
     .also_implied_by("sagemaker:CreateComputeQuota"),
-    call("sagemaker:DescribeComputeQuota", "reads the quota and waits for it to be created or deleted"),
-    call("sagemaker:UpdateComputeQuota", "changes the quota's capacity, sharing or activation"),
+    call(
+        "sagemaker:DescribeComputeQuota",
+        "reads the quota and waits for it to be created or deleted",
+    ),
+    call(
+        "sagemaker:UpdateComputeQuota",
+        "changes the quota's capacity, sharing or activation",
+    ),
     call("sagemaker:DeleteComputeQuota", "deletes the quota"),
     call("sagemaker:DeleteTags", "removes tags the configuration no longer sets"),
 ];
 
 const ACCESS_ENTRIES: &[Permission] = &[
-    call("eks:ListAccessEntries", "finds the access entries of the tenant's principals on import"),
-    call("eks:DescribeAccessEntry", "reads an access entry (its Kubernetes groups)"),
+    call(
+        "eks:ListAccessEntries",
+        "finds the access entries of the tenant's principals on import",
+    ),
+    call(
+        "eks:DescribeAccessEntry",
+        "reads an access entry (its Kubernetes groups)",
+    ),
     call("eks:CreateAccessEntry", "grants a principal access to the cluster"),
     call("eks:UpdateAccessEntry", "changes an access entry's Kubernetes groups"),
     call("eks:DeleteAccessEntry", "removes an access entry"),
@@ -302,11 +331,17 @@ const ACCESS_ENTRIES: &[Permission] = &[
         "eks:AssociateAccessPolicy",
         "associates a namespace-scoped access policy with an access entry",
     ),
-    call("eks:DisassociateAccessPolicy", "removes an access policy from an access entry"),
+    call(
+        "eks:DisassociateAccessPolicy",
+        "removes an access policy from an access entry",
+    ),
 ];
 
 const POD_IDENTITY: &[Permission] = &[
-    call("eks:ListPodIdentityAssociations", "finds the association of the tenant's service account"),
+    call(
+        "eks:ListPodIdentityAssociations",
+        "finds the association of the tenant's service account",
+    ),
     call("eks:DescribePodIdentityAssociation", "reads the association"),
     call(
         "eks:CreatePodIdentityAssociation",
@@ -318,7 +353,11 @@ const POD_IDENTITY: &[Permission] = &[
         "EKS checks that the caller may pass the workload role (and a cross-account target role) to Pod Identity",
     )
     .when(PASSED_TO_PODS),
-    call("eks:UpdatePodIdentityAssociation", "changes the association's role or session policy"),
+    call(
+        "eks:UpdatePodIdentityAssociation",
+        "changes the association's role or session policy",
+    )
+    .unexercised("only when a tenant's target role or session policy changes; the quickstart's never do (test_tenant)"),
     call("eks:DeletePodIdentityAssociation", "removes the association"),
     call("eks:TagResource", "corrects the association's tags")
         .unexercised("only when an association's tags drifted from the configuration outside Terraform"),
@@ -327,15 +366,27 @@ const POD_IDENTITY: &[Permission] = &[
 ];
 
 const KMS_GRANTS: &[Permission] = &[
-    call("kms:CreateGrant", "grants the workload role use of the tenant's KMS keys"),
+    call(
+        "kms:CreateGrant",
+        "grants the workload role use of the tenant's KMS keys",
+    ),
     call("kms:ListGrants", "finds the grants it made"),
     call("kms:RevokeGrant", "revokes them"),
 ];
 
 const SCHEDULER_CONFIG: &[Permission] = &[
-    call("sagemaker:ListClusterSchedulerConfigs", "finds the cluster's scheduler config"),
-    call("sagemaker:DescribeClusterSchedulerConfig", "reads it and waits for its status"),
-    call("sagemaker:CreateClusterSchedulerConfig", "creates the cluster's scheduling policy"),
+    call(
+        "sagemaker:ListClusterSchedulerConfigs",
+        "finds the cluster's scheduler config",
+    ),
+    call(
+        "sagemaker:DescribeClusterSchedulerConfig",
+        "reads it and waits for its status",
+    ),
+    call(
+        "sagemaker:CreateClusterSchedulerConfig",
+        "creates the cluster's scheduling policy",
+    ),
     call(
         "sagemaker:AddTags",
         "creates the config with its tags (SageMaker checks sagemaker:AddTags on a create with tags) and corrects \
@@ -345,25 +396,50 @@ const SCHEDULER_CONFIG: &[Permission] = &[
     call("sagemaker:ListTags", "reads the config's tags"),
     call("sagemaker:DeleteTags", "removes tags the configuration no longer sets")
         .unexercised("only when a scheduling policy's tags are removed from the configuration"),
-    call("sagemaker:UpdateClusterSchedulerConfig", "changes the scheduling policy"),
-    call("sagemaker:DeleteClusterSchedulerConfig", "deletes the scheduling policy"),
+    call(
+        "sagemaker:UpdateClusterSchedulerConfig",
+        "changes the scheduling policy",
+    ),
+    call(
+        "sagemaker:DeleteClusterSchedulerConfig",
+        "deletes the scheduling policy",
+    ),
 ];
 
 const CONNECTIONS: &[Permission] = &[
-    call("datazone:ListConnections", "lists the project's (and the domain's) HyperPod connections"),
-    call("datazone:GetConnection", "reads the connection and waits for it to be ready or gone"),
+    call(
+        "datazone:ListConnections",
+        "lists the project's (and the domain's) HyperPod connections",
+    ),
+    call(
+        "datazone:GetConnection",
+        "reads the connection and waits for it to be ready or gone",
+    ),
     call("datazone:CreateConnection", "creates the project's HyperPod connection"),
     call("datazone:UpdateConnection", "changes the connection's description"),
     call("datazone:DeleteConnection", "deletes the connection"),
     call("datazone:ListProjectMemberships", "reads the project's members"),
-    call("datazone:CreateProjectMembership", "adds the binding's members to the project"),
+    call(
+        "datazone:CreateProjectMembership",
+        "adds the binding's members to the project",
+    ),
     call("datazone:DeleteProjectMembership", "removes them"),
 ];
 
 const POLICY_GRANTS: &[Permission] = &[
-    call("datazone:GetDomain", "checks the domain"),
+    call(
+        "datazone:GetDomain",
+        "tells a missing domain from a missing domain unit in a plan error",
+    )
+    .unexercised("only to explain a plan that names a domain unit that does not exist (test_domain_unit_policy_grant)"),
     call("datazone:GetDomainUnit", "checks the domain unit the grant is on"),
-    call("datazone:ListProjectProfiles", "finds the project profiles the grant names"),
+    call(
+        "datazone:ListProjectProfiles",
+        "names the existing project profiles in a plan error",
+    )
+    .unexercised(
+        "only to explain a plan that names a project profile that does not exist (test_domain_unit_policy_grant)",
+    ),
     call("datazone:GetProjectProfile", "reads a project profile"),
     call("datazone:ListPolicyGrants", "finds the grant on the domain unit"),
     call(
@@ -376,16 +452,28 @@ const POLICY_GRANTS: &[Permission] = &[
 const RESTRICTION_WRITES: &[Permission] = &[
     call("eks:DescribeAccessEntry", "reads the project role's access entry"),
     call("eks:CreateAccessEntry", "creates the project role's access entry"),
-    call("eks:UpdateAccessEntry", "sets the entry's Kubernetes groups (rbac mode)"),
+    call(
+        "eks:UpdateAccessEntry",
+        "sets the entry's Kubernetes groups (rbac mode)",
+    ),
     call("eks:DeleteAccessEntry", "removes the entry the restriction created"),
     call(
         "eks:AssociateAccessPolicy",
         "associates the view policy, scoped to the team's namespaces (access_policy mode)",
     ),
-    call("eks:DisassociateAccessPolicy", "removes access policies the restriction no longer allows"),
+    call(
+        "eks:DisassociateAccessPolicy",
+        "removes access policies the restriction no longer allows",
+    ),
     call("iam:GetRole", "reads the project role's tags"),
-    call("iam:TagRole", "tags the project role with the restriction it is under (Slurm)"),
-    call("iam:UntagRole", "removes that tag when the restriction goes away (Slurm)"),
+    call(
+        "iam:TagRole",
+        "tags the project role with the restriction it is under (Slurm)",
+    ),
+    call(
+        "iam:UntagRole",
+        "removes that tag when the restriction goes away (Slurm)",
+    ),
 ];
 
 const SESSION_PREFERENCES: &[Permission] = &[call(
@@ -432,12 +520,6 @@ const TENANT_RBAC: &[Rbac] = &[
 ];
 
 const RESTRICTION_RBAC: &[Rbac] = &[
-    Rbac {
-        api_group: "",
-        resource: "namespaces",
-        verbs: READ,
-        why: "checks the team's namespaces exist",
-    },
     Rbac {
         api_group: "rbac.authorization.k8s.io",
         resource: "roles",
@@ -566,7 +648,11 @@ pub fn caller(name: &str) -> Option<&'static Caller> {
 
 /// Every permission of every caller, each action once (for the whole provider's policy).
 pub fn all_permissions() -> Vec<Permission> {
-    merge(CALLERS.iter().flat_map(|caller| caller.aws.iter().flat_map(|group| group.iter())))
+    merge(
+        CALLERS
+            .iter()
+            .flat_map(|caller| caller.aws.iter().flat_map(|group| group.iter())),
+    )
 }
 
 fn merge<'a>(permissions: impl Iterator<Item = &'a Permission>) -> Vec<Permission> {
@@ -597,9 +683,11 @@ pub fn provider_policy() -> Option<Value> {
 /// and condition, actions sorted, on every resource (narrow `Resource` to your clusters, roles and keys if you like;
 /// docs/guides/permissions.md says how).
 pub fn policy_document(permissions: impl IntoIterator<Item = Permission>) -> Option<Value> {
-    let mut statements: BTreeMap<(&str, Option<String>), (Option<Condition>, BTreeSet<&str>)> = BTreeMap::new();
+    // One statement per (service, condition key): the condition and its actions.
+    type Statements = BTreeMap<(&'static str, Option<&'static str>), (Option<Condition>, BTreeSet<&'static str>)>;
+    let mut statements = Statements::new();
     for permission in permissions.into_iter().filter(|p| p.granted) {
-        let key = (permission.service(), permission.condition.map(|c| c.key.to_string()));
+        let key = (permission.service(), permission.condition.map(|c| c.key));
         let entry = statements.entry(key).or_insert((permission.condition, BTreeSet::new()));
         entry.1.insert(permission.action);
     }

@@ -74,7 +74,9 @@ fn chain_start(code: &[u8], dot: usize) -> Option<(String, String)> {
         position = before;
     }
     let (start, end) = first?;
-    let method = String::from_utf8_lossy(&code[start..end]).trim_start_matches("r#").to_string();
+    let method = String::from_utf8_lossy(&code[start..end])
+        .trim_start_matches("r#")
+        .to_string();
     Some((method, receiver_before(code, position)))
 }
 
@@ -82,8 +84,7 @@ fn chain_start(code: &[u8], dot: usize) -> Option<(String, String)> {
 fn receiver_before(code: &[u8], dot: usize) -> String {
     let mut segments = Vec::new();
     let mut position = dot;
-    loop {
-        let Some(end) = skip_space_back(code, position) else { break };
+    while let Some(end) = skip_space_back(code, position) {
         let start = ident_start(code, end + 1);
         if start == end + 1 {
             break;
@@ -188,7 +189,9 @@ fn blank_comments_and_strings(text: &str) -> String {
                 }
                 let closing = format!("\"{}", "#".repeat(hashes));
                 let body = i + 2 + hashes;
-                let end = text[body..].find(&closing).map_or(bytes.len(), |n| body + n + closing.len());
+                let end = text[body..]
+                    .find(&closing)
+                    .map_or(bytes.len(), |n| body + n + closing.len());
                 blank(&mut out, i, end);
                 i = end;
             }
@@ -275,7 +278,11 @@ fn calls_in_src() -> (Vec<(String, SdkCall)>, Vec<String>) {
 #[test]
 fn every_sdk_call_in_src_is_in_the_table() {
     let (calls, mut problems) = calls_in_src();
-    assert!(calls.len() > 50, "the scan found only {} SDK calls; is it still reading src/?", calls.len());
+    assert!(
+        calls.len() > 50,
+        "the scan found only {} SDK calls; is it still reading src/?",
+        calls.len()
+    );
     let listed: Vec<Permission> = CALLERS
         .iter()
         .flat_map(Caller::permissions)
@@ -340,27 +347,47 @@ fn an_implied_permission_names_a_call_of_the_same_caller() {
 fn the_table_has_every_caller_of_the_provider_and_no_other() {
     let provider = HyperpodProvider::default();
     let mut expected: BTreeSet<(String, Kind)> = BTreeSet::from([("provider".to_string(), Kind::Provider)]);
-    expected.extend(provider.resources().iter().map(|r| (r.type_name().to_string(), Kind::Resource)));
+    expected.extend(
+        provider
+            .resources()
+            .iter()
+            .map(|r| (r.type_name().to_string(), Kind::Resource)),
+    );
     expected.extend(
         provider
             .data_sources()
             .iter()
             .map(|d| (crate::protocol::caller::data_source(d.type_name()), Kind::DataSource)),
     );
-    expected.extend(provider.functions().iter().map(|f| (f.name().to_string(), Kind::Function)));
+    expected.extend(
+        provider
+            .functions()
+            .iter()
+            .map(|f| (f.name().to_string(), Kind::Function)),
+    );
     let table: BTreeSet<(String, Kind)> = CALLERS.iter().map(|c| (c.name.to_string(), c.kind)).collect();
-    assert_eq!(table, expected, "src/aws/permissions.rs CALLERS against the provider's resources, data sources, functions");
+    assert_eq!(
+        table, expected,
+        "src/aws/permissions.rs CALLERS against the provider's resources, data sources, functions"
+    );
 }
 
 #[test]
 fn the_policy_grants_what_aws_checks_and_nothing_aws_allows_everyone() {
     let policy = provider_policy().expect("the provider needs permissions");
     let text = policy.to_string();
-    assert!(!text.contains("sts:GetCallerIdentity"), "GetCallerIdentity needs no permission: {text}");
+    assert!(
+        !text.contains("sts:GetCallerIdentity"),
+        "GetCallerIdentity needs no permission: {text}"
+    );
     let statements = policy["Statement"].as_array().expect("statements");
     let pass_role = statements
         .iter()
-        .find(|s| s["Action"].as_array().is_some_and(|a| a.iter().any(|x| x == "iam:PassRole")))
+        .find(|s| {
+            s["Action"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == "iam:PassRole"))
+        })
         .expect("iam:PassRole is granted");
     assert_eq!(pass_role["Action"], json!(["iam:PassRole"]));
     assert_eq!(
@@ -370,7 +397,10 @@ fn the_policy_grants_what_aws_checks_and_nothing_aws_allows_everyone() {
     // Functions compute locally: no policy at all.
     assert!(caller("team_namespace").and_then(Caller::policy).is_none());
     assert!(caller("provider").and_then(Caller::policy).is_none());
-    let tenant = caller("hyperpod_tenant").and_then(Caller::policy).expect("tenant policy").to_string();
+    let tenant = caller("hyperpod_tenant")
+        .and_then(Caller::policy)
+        .expect("tenant policy")
+        .to_string();
     assert!(tenant.contains("sagemaker:CreateComputeQuota") && tenant.contains("sagemaker:AddTags"));
 }
 

@@ -8,8 +8,7 @@ use crate::aws::permissions::{self, CALLERS, Caller, Kind, Permission};
 
 use super::{fenced, front_matter_in, heading, page};
 
-pub const DESCRIPTION: &str =
-    "The IAM permissions and Kubernetes RBAC the provider needs: one least-privilege policy for the whole provider \
+pub const DESCRIPTION: &str = "The IAM permissions and Kubernetes RBAC the provider needs: one least-privilege policy for the whole provider \
      and one per resource and data source, generated from the code.";
 
 const INTRO: &str = "\
@@ -63,9 +62,7 @@ pub fn render() -> String {
 }
 
 fn summary() -> String {
-    let mut out = String::from(
-        "## Summary\n\n| Caller | Kind | IAM actions | Kubernetes RBAC |\n|---|---|---|---|\n",
-    );
+    let mut out = String::from("## Summary\n\n| Caller | Kind | IAM actions | Kubernetes RBAC |\n|---|---|---|---|\n");
     for caller in CALLERS {
         let granted = caller.permissions().iter().filter(|p| p.granted).count();
         let rbac = caller.kubernetes.len();
@@ -75,8 +72,16 @@ fn summary() -> String {
             caller.name,
             anchor(caller.name),
             caller.kind.label(),
-            if granted == 0 { "none".to_string() } else { granted.to_string() },
-            if rbac == 0 { "none".to_string() } else { format!("{rbac} resources") },
+            if granted == 0 {
+                "none".to_string()
+            } else {
+                granted.to_string()
+            },
+            if rbac == 0 {
+                "none".to_string()
+            } else {
+                format!("{rbac} resources")
+            },
         );
     }
     out
@@ -127,7 +132,11 @@ fn caller_section(caller: &Caller) -> String {
             let _ = writeln!(
                 out,
                 "| `{}` | `{}` | {} | {} |",
-                if rbac.api_group.is_empty() { "\"\" (core)" } else { rbac.api_group },
+                if rbac.api_group.is_empty() {
+                    "\"\" (core)"
+                } else {
+                    rbac.api_group
+                },
                 rbac.resource,
                 rbac.verbs.join(", "),
                 rbac.why

@@ -35,7 +35,12 @@ mod tests {
         assert_eq!(current(), None);
         let inner = scope("hyperpod_tenant", async { current() }).await;
         assert_eq!(inner.as_deref(), Some("hyperpod_tenant"));
-        assert_eq!(scope(data_source("hyperpod_cluster"), async { current() }).await.as_deref(), Some("data.hyperpod_cluster"));
+        assert_eq!(
+            scope(data_source("hyperpod_cluster"), async { current() })
+                .await
+                .as_deref(),
+            Some("data.hyperpod_cluster")
+        );
         assert_eq!(current(), None);
     }
 }

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use tokio::sync::RwLock;
 use tonic::{Request, Response, Status};
 
+use super::caller;
 use super::convert::{
     decode, diagnostics_to_proto, encode, function_to_proto, identity_data, identity_schema_to_proto, path_to_proto,
     schema_to_proto,
 };
-use super::caller;
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::plan::plan_with_schema;
 use super::proto::tfplugin6 as pb;
