@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use crate::aws::ids::{AccountId, Arn, RegionName};
 use crate::governance::RuleId;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::schema::{Block, Presence, Validator};
+use crate::protocol::schema::Validator;
 use crate::protocol::validators::each_string;
 use crate::protocol::value::Value;
 
@@ -494,71 +494,6 @@ impl Validator for NotEmpty {
     }
 }
 
-/// Null where the schema does not allow one, inside nested blocks: a required attribute set to `null` and null
-/// elements of lists and maps of strings. Terraform passes both through; left alone they would be read as "unset"
-/// (a default the state never shows: a perpetual diff) or as "not known yet" for ever.
-pub fn reject_nested_nulls(block: &Block, value: &Value, path: &AttributePath, diagnostics: &mut Diagnostics) {
-    for attribute in &block.attributes {
-        let Some(attribute_value) = value.get_attr(attribute.name) else {
-            continue;
-        };
-        let at = path.push_attr(attribute.name);
-        // Top-level required arguments are Terraform's to enforce ("Missing required argument").
-        if attribute_value.is_null() && attribute.presence == Presence::Required && !path.is_root() {
-            diagnostics.push(Diagnostic::invalid_value(
-                at,
-                "null",
-                "the argument is required and cannot be null",
-                "set a value, or leave the whole block out",
-            ));
-            continue;
-        }
-        match attribute_value {
-            Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    if item.is_null() {
-                        diagnostics.push(Diagnostic::invalid_value(
-                            at.index(index),
-                            "null",
-                            "a list element cannot be null",
-                            "remove the element, or give it a value",
-                        ));
-                    }
-                }
-            }
-            Value::Map(items) => {
-                for (key, item) in items {
-                    if item.is_null() {
-                        diagnostics.push(Diagnostic::invalid_value(
-                            at.key(key),
-                            "null",
-                            "a map value cannot be null",
-                            "remove the element, or give it a value",
-                        ));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    for nested in &block.blocks {
-        let Some(nested_value) = value.get_attr(nested.name) else {
-            continue;
-        };
-        let at = path.push_attr(nested.name);
-        match nested_value {
-            Value::List(items) | Value::Set(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    if item.is_known() && !item.is_null() {
-                        reject_nested_nulls(&nested.block, item, &at.index(index), diagnostics);
-                    }
-                }
-            }
-            Value::Object(_) => reject_nested_nulls(&nested.block, nested_value, &at, diagnostics),
-            _ => {}
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -47,10 +47,12 @@ fn domain_of(spec: &BindingSpec, contract: &Contract) -> Result<String, Diagnost
         )
         .into()),
         (Some(domain), _) | (None, Some(domain)) => Ok(domain.clone()),
+        // The domain is missing from the contract's facts: the finding sits where the value comes from.
         (None, None) => Err(Diagnostics::error(
-            AttributePath::attr("domain_id"),
+            AttributePath::attr("contract"),
             "Unknown Unified Studio domain",
-            "Neither the binding nor its contract names a domain yet; set domain_id.",
+            "Neither the binding nor its contract names a domain (the contract's domain_id is null); set domain_id \
+             on the binding or unified_studio.domain_id on the contract.",
         )),
     }
 }

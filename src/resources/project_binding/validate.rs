@@ -20,16 +20,7 @@ pub fn control_character(text: &str) -> Option<char> {
 
 fn member_diagnostics(index: usize, member: &Value, diagnostics: &mut Diagnostics) {
     let at = |field: &str| AttributePath::attr("member").index(index).push_attr(field);
-    for field in ["name", "designation"] {
-        if member.get_attr(field).is_some_and(Value::is_null) {
-            diagnostics.push(Diagnostic::invalid_value(
-                at(field),
-                "null",
-                &format!("every member block needs a {field}"),
-                &format!("set {field}, or remove the member block"),
-            ));
-        }
-    }
+    // A null name or designation is reported by the schema walk ("Missing required argument"), once.
     let Some(Value::String(name)) = member.get_attr("name") else {
         return;
     };
@@ -100,13 +91,12 @@ mod tests {
     }
 
     #[test]
-    fn nested_nulls_blank_names_and_control_characters_are_named_at_their_path() {
+    fn blank_names_and_control_characters_are_named_at_their_path() {
         let config = object([
             ("description", text("ok\tfine")),
             (
                 "member",
                 Value::List(vec![
-                    member("group", Value::Null),
                     member("group", text("  ")),
                     member("group", text("bell\u{7}")),
                     member("user", text("alice smith")),
@@ -117,7 +107,7 @@ mod tests {
         ]);
         assert_eq!(
             paths_of(&config),
-            ["member[0].name", "member[1].name", "member[2].name", "member[3].name"]
+            ["member[0].name", "member[1].name", "member[2].name"]
         );
         let bad_description = object([("description", text("line\u{0}")), ("member", Value::List(vec![]))]);
         assert_eq!(paths_of(&bad_description), ["description"]);

@@ -294,17 +294,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         let mut seen = HashSet::new();
         for (index, class) in elements(config, "priority_class").iter().enumerate() {
-            // Terraform lets `name = null` through a required attribute of a nested block; SageMaker requires both.
-            for attribute in ["name", "weight"] {
-                if class.get_attr(attribute).is_none_or(Value::is_null) {
-                    diagnostics.push(Diagnostic::invalid_value(
-                        AttributePath::attr("priority_class").index(index).push_attr(attribute),
-                        "null",
-                        &format!("every priority_class needs a {attribute}"),
-                        &format!("set {attribute}, or remove the priority_class block"),
-                    ));
-                }
-            }
+            // A null name or weight is the schema walk's "Missing required argument", reported once there.
             if let Some(name) = string(class, "name")
                 && !seen.insert(name.clone())
             {
@@ -675,23 +665,6 @@ mod tests {
         resource.validate(&config, &mut diagnostics);
         assert_eq!(diagnostics.0.len(), 1);
         assert_eq!(diagnostics.0[0].path.to_string(), "priority_class[2].name");
-    }
-
-    #[test]
-    fn null_name_or_weight_in_a_priority_class_is_refused_at_its_path() {
-        let resource = SchedulingPolicy::default();
-        let config = object([(
-            "priority_class",
-            Value::List(vec![
-                object([("name", Value::Null), ("weight", crate::protocol::object::int(1))]),
-                object([("name", text("b")), ("weight", Value::Null)]),
-                object([("name", Value::Unknown), ("weight", Value::Unknown)]),
-            ]),
-        )]);
-        let mut diagnostics = Diagnostics::new();
-        resource.validate(&config, &mut diagnostics);
-        let paths: Vec<String> = diagnostics.iter().map(|d| d.path.to_string()).collect();
-        assert_eq!(paths, ["priority_class[0].name", "priority_class[1].weight"]);
     }
 
     #[test]

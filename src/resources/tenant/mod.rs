@@ -186,14 +186,7 @@ impl Resource<AwsClient> for Tenant {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
-        // `sharing { strategy = null }` and the like: rejected here rather than read as a default the state never
-        // shows (a perpetual diff) or as a value not known yet (a plan that never settles).
-        crate::resources::validators::reject_nested_nulls(
-            &self.schema.block,
-            config,
-            &AttributePath::root(),
-            diagnostics,
-        );
+        // `sharing { strategy = null }` and null elements are the schema walk's (protocol/validators.rs), once.
         let quota = crate::protocol::object::elements(config, "quota");
         if quota.len() > schema::MAX_QUOTA_RESOURCES as usize {
             diagnostics.push(Diagnostic::invalid_value(
