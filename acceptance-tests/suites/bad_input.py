@@ -322,6 +322,7 @@ class Case:
     # diagnostic there counts too (set when rendered, for kind "null" only).
     parent_line: int = 0
     block_lines: tuple = (0, 0)  # the whole resource block
+    verdict_lines: tuple = (0, 0)  # where the rule reading a nulled reference reports instead (VERDICT_MOVES)
 
     @property
     def address(self) -> str:
@@ -561,6 +562,12 @@ resource "terraform_data" "unknown" {
 """
 
 
+# An optional reference set to null is the reference left out: the rule that read it then judges live state and
+# reports at the attribute it judges, not at the reference (a tenant without `scheduling_policy`: WKL-4 at
+# `priority_class`, the class the live policy lacks).
+VERDICT_MOVES = {("hyperpod_tenant", ("scheduling_policy",)): ("priority_class",)}
+
+
 def render_batch(cases: list[Case], shared: str) -> dict[str, str]:
     """The files of a working dir holding these cases: main.tf (provider, terraform_data, what the cases share) and
     one `<label>.tf` per case, so Terraform's diagnostics name the case's file (it re-reads a diagnostic's file to show
@@ -582,6 +589,11 @@ def render_batch(cases: list[Case], shared: str) -> dict[str, str]:
         case.lines = marks.get(case.path, case.block_lines)
         if case.kind == "null":
             case.parent_line = parent[case.path[:-1]][0] if case.path[:-1] in parent else 1
+            moved = VERDICT_MOVES.get((case.resource, case.path))
+            if moved:
+                at: dict = {}
+                render(case.body, 1, [""], at, moved)
+                case.verdict_lines = at.get(moved, (0, 0))
         files[case.filename] = "\n".join(out) + "\n"
     return files
 

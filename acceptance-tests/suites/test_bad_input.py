@@ -128,7 +128,8 @@ def at_path(case: Case, d: Diagnostic) -> bool:
         return False
     # For a nulled attribute, an enclosing block's first line (parent_line, or the resource's) counts as well.
     return case.lines[0] <= d.start_line <= case.lines[1] or (
-        case.parent_line > 0 and d.start_line in (case.parent_line, case.block_lines[0]))
+        case.parent_line > 0 and d.start_line in (case.parent_line, case.block_lines[0])) or (
+        case.verdict_lines[0] > 0 and case.verdict_lines[0] <= d.start_line <= case.verdict_lines[1])
 
 
 def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list[Diagnostic], stray: list) -> set:

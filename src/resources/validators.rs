@@ -494,7 +494,6 @@ impl Validator for NotEmpty {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ mod live;
 mod model;
 mod schema;
 
-pub use model::contract_from_governance;
+pub use model::{contract_from_governance, unreadable_contract};
 pub use schema::governance_type;
 
 use async_trait::async_trait;

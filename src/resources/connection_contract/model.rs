@@ -174,6 +174,15 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
     ])
 }
 
+/// A `contract` argument that is wholly known yet not a contract's `governance` (a hand-built or `merge`d object
+/// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
+/// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
+pub fn unreadable_contract(facts: &Value) -> bool {
+    let eks_without_namespaces = facts.get_attr("orchestrator") == Some(&Value::String("eks".into()))
+        && facts.get_attr("eks_namespaces").is_none_or(Value::is_null);
+    facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(facts).is_none())
+}
+
 /// The engine's view of a contract as a dependent sees it: the `governance` facts it took as its `contract`
 /// argument. Fields dependents' rules never read (approver, monitoring, domain unit) are neutral. `None`
 /// while a fact is unknown (the contract itself waits on a resource not created yet).

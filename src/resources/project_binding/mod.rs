@@ -146,11 +146,7 @@ impl Resource<AwsClient> for ProjectBinding {
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let facts = change.planned.get_attr("contract").cloned().unwrap_or(Value::Null);
-        // An EKS contract's governance always lists its namespaces (possibly none); null means a hand-edited object,
-        // which CLU-2 would otherwise read as "no team of this project" and judge differently at apply.
-        let eks_without_namespaces = facts.get_attr("orchestrator") == Some(&Value::String("eks".into()))
-            && facts.get_attr("eks_namespaces").is_none_or(Value::is_null);
-        if facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(&facts).is_none()) {
+        if crate::resources::connection_contract::unreadable_contract(&facts) {
             // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
             return Err(Diagnostic::invalid_value(
                 AttributePath::attr("contract"),

@@ -262,14 +262,27 @@ impl Resource<AwsClient> for Tenant {
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
         if let Some(facts) = change.planned.get_attr("contract")
-            && facts.is_wholly_known()
-            && contract_from_governance(facts).is_none()
+            && crate::resources::connection_contract::unreadable_contract(facts)
         {
             return Err(Diagnostic::invalid_value(
                 AttributePath::attr("contract"),
                 "a contract value with null or missing facts",
                 "the tenant needs every fact of the contract's governance",
                 "pass hyperpod_connection_contract.<name>.governance unchanged",
+            )
+            .into());
+        }
+        // Likewise a scheduling policy's governance with its classes nulled (other facts may still be unknown): WKL-4
+        // could never read it.
+        if let Some(facts) = change.planned.get_attr("scheduling_policy")
+            && matches!(facts, Value::Object(_))
+            && facts.get_attr("priority_classes").is_none_or(Value::is_null)
+        {
+            return Err(Diagnostic::invalid_value(
+                AttributePath::attr("scheduling_policy"),
+                "a scheduling policy value with priority_classes null",
+                "the tenant needs the policy's priority classes (WKL-4)",
+                "pass hyperpod_scheduling_policy.<name>.governance unchanged",
             )
             .into());
         }
