@@ -7,6 +7,7 @@ use crate::governance::{
     Scheduling, Signal, SlurmScope, UnifiedStudio,
 };
 use crate::protocol::decode::Fields;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::{int, object, text, text_list};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
@@ -177,10 +178,19 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
 /// A `contract` argument that is wholly known yet not a contract's `governance` (a hand-built or `merge`d object
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
-pub fn unreadable_contract(facts: &Value) -> bool {
+pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
     let eks_without_namespaces = facts.get_attr("orchestrator") == Some(&Value::String("eks".into()))
         && facts.get_attr("eks_namespaces").is_none_or(Value::is_null);
-    facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(facts).is_none())
+    let unreadable = facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(facts).is_none());
+    unreadable.then(|| {
+        Diagnostic::invalid_value(
+            AttributePath::attr("contract"),
+            "a contract value with null or missing facts",
+            "a dependent needs every fact of the contract's governance (its name, lifecycle state, cluster and, on \
+             EKS, namespaces)",
+            "pass hyperpod_connection_contract.<name>.governance unchanged",
+        )
+    })
 }
 
 /// The engine's view of a contract as a dependent sees it: the `governance` facts it took as its `contract`

@@ -146,15 +146,9 @@ impl Resource<AwsClient> for ProjectBinding {
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let facts = change.planned.get_attr("contract").cloned().unwrap_or(Value::Null);
-        if crate::resources::connection_contract::unreadable_contract(&facts) {
-            // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
-            return Err(Diagnostic::invalid_value(
-                AttributePath::attr("contract"),
-                "facts with a required field null or malformed",
-                "contract must carry a contract's facts (its name, lifecycle state and cluster are required)",
-                "set contract = hyperpod_connection_contract.<name>.governance, unmodified",
-            )
-            .into());
+        // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
+        if let Some(unreadable) = crate::resources::connection_contract::unreadable_contract(&facts) {
+            return Err(unreadable.into());
         }
         let Some((contract, spec)) = inputs(&change.planned, &change.config) else {
             for name in plan::DERIVED {

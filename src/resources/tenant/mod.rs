@@ -261,16 +261,12 @@ impl Resource<AwsClient> for Tenant {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
-        if let Some(facts) = change.planned.get_attr("contract")
-            && crate::resources::connection_contract::unreadable_contract(facts)
+        if let Some(unreadable) = change
+            .planned
+            .get_attr("contract")
+            .and_then(crate::resources::connection_contract::unreadable_contract)
         {
-            return Err(Diagnostic::invalid_value(
-                AttributePath::attr("contract"),
-                "a contract value with null or missing facts",
-                "the tenant needs every fact of the contract's governance",
-                "pass hyperpod_connection_contract.<name>.governance unchanged",
-            )
-            .into());
+            return Err(unreadable.into());
         }
         // Likewise a scheduling policy's governance with its classes nulled (other facts may still be unknown): WKL-4
         // could never read it.
