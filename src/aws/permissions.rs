@@ -521,6 +521,12 @@ const TENANT_RBAC: &[Rbac] = &[
 
 const RESTRICTION_RBAC: &[Rbac] = &[
     Rbac {
+        api_group: "",
+        resource: "namespaces",
+        verbs: &["get"],
+        why: "checks, at plan and before its first write, that the namespaces it writes into exist (rbac mode)",
+    },
+    Rbac {
         api_group: "rbac.authorization.k8s.io",
         resource: "roles",
         verbs: WRITE,

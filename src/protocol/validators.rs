@@ -54,8 +54,13 @@ pub fn no_null_elements(path: &AttributePath, value: &Value, diagnostics: &mut D
 /// (values and keys). XML 1.0 cannot carry them, so IAM and STS fail on them at apply, and no AWS or Kubernetes
 /// pattern this provider sends admits them; descriptions may still hold tabs and newlines (where AWS refuses those
 /// too, the attribute's own validator says so).
+/// A control character other than tab, line feed and carriage return: what `no_control_characters` refuses.
+pub fn has_control_character(text: &str) -> bool {
+    text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+}
+
 pub fn no_control_characters(path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
-    let bad = |text: &str| text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
+    let bad = has_control_character;
     let mut report = |element_path: AttributePath, text: &str| {
         diagnostics.push(Diagnostic::invalid_value(
             element_path,

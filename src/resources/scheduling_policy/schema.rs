@@ -208,6 +208,10 @@ impl Validator for PrintableText {
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         let Value::String(text) = value else { return };
+        // The schema walk already reports the other control characters (every string); one finding per value.
+        if crate::protocol::validators::has_control_character(text) {
+            return;
+        }
         if let Some((position, bad)) = text.chars().enumerate().find(|(_, c)| is_unprintable(*c)) {
             diagnostics.push(Diagnostic::invalid_value(
                 path.clone(),
