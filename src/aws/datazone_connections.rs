@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use aws_sdk_datazone::Client;
 use aws_sdk_datazone::types::{
-    AwsLocation, ConnectionPropertiesInput, ConnectionPropertiesOutput, ConnectionType, HyperPodPropertiesInput,
-    Member, MemberDetails, UserDesignation,
+    AwsLocation, ConnectionPropertiesInput, ConnectionPropertiesOutput, ConnectionSummary, ConnectionType,
+    HyperPodPropertiesInput, Member, MemberDetails, UserDesignation,
 };
 
 use super::wait::{HasStatus, WaitSpec, wait_for_status};
@@ -166,23 +166,26 @@ pub async fn list_hyperpod_connections(
     let mut connections = Vec::new();
     while let Some(page) = pages.next().await {
         let page = page.map_err(|err| api_error("ListConnections", err))?;
-        for summary in page.items() {
-            let (cluster_name, cluster_arn, orchestrator) = hyperpod_fields(summary.props());
-            connections.push(Connection {
-                id: summary.connection_id().to_string(),
-                domain_id: summary.domain_id().to_string(),
-                name: summary.name().to_string(),
-                connection_type: summary.r#type().as_str().to_string(),
-                project_id: summary.project_id().map(str::to_string),
-                environment_id: summary.environment_id().map(str::to_string),
-                cluster_name,
-                cluster_arn,
-                orchestrator,
-                ..Connection::default()
-            });
-        }
+        connections.extend(page.items().iter().map(from_summary));
     }
     Ok(connections)
+}
+
+/// A connection as `ListConnections` summarises it (no description or environment role).
+fn from_summary(summary: &ConnectionSummary) -> Connection {
+    let (cluster_name, cluster_arn, orchestrator) = hyperpod_fields(summary.props());
+    Connection {
+        id: summary.connection_id().to_string(),
+        domain_id: summary.domain_id().to_string(),
+        name: summary.name().to_string(),
+        connection_type: summary.r#type().as_str().to_string(),
+        project_id: summary.project_id().map(str::to_string),
+        environment_id: summary.environment_id().map(str::to_string),
+        cluster_name,
+        cluster_arn,
+        orchestrator,
+        ..Connection::default()
+    }
 }
 
 /// The domain's connection named `name` (names are unique in a domain), if any.
@@ -200,19 +203,7 @@ pub async fn find_connection_by_name(
         .send()
         .await
         .map_err(|err| api_error("ListConnections", err))?;
-    Ok(output
-        .items()
-        .iter()
-        .find(|c| c.name() == name)
-        .map(|summary| Connection {
-            id: summary.connection_id().to_string(),
-            domain_id: summary.domain_id().to_string(),
-            name: summary.name().to_string(),
-            connection_type: summary.r#type().as_str().to_string(),
-            project_id: summary.project_id().map(str::to_string),
-            environment_id: summary.environment_id().map(str::to_string),
-            ..Connection::default()
-        }))
+    Ok(output.items().iter().find(|c| c.name() == name).map(from_summary))
 }
 
 /// `UpdateConnection` of the description, the one HyperPod connection field the API can change (it cannot clear it).
