@@ -410,7 +410,12 @@ fn decode_number(rd: &mut Reader<'_>, m: Marker) -> Result<Number, ValueError> {
     Ok(n)
 }
 
+/// A whole float is the integer it exactly is, as cty reads it (and as `encode_number` decides a whole number may
+/// travel as a float): 12089009975911411712.0 is that integer, not its shortest text 12089009975911412000.
 fn float_number(f: f64) -> Result<Number, ValueError> {
+    if f.is_finite() && f.fract() == 0.0 {
+        return Number::parse(&format!("{f:.0}"));
+    }
     Number::from_f64(f).ok_or_else(|| ValueError::InvalidNumber {
         path: AttrPath::default(),
         text: "NaN".into(),
@@ -587,6 +592,15 @@ mod tests {
         );
         assert!(Value::Number(inf).encode_json(&Type::Number).is_err());
         assert!(Value::decode_msgpack(&[vec![0xcb], f64::NAN.to_be_bytes().to_vec()].concat(), &Type::Number).is_err());
+    }
+
+    #[test]
+    fn a_whole_float_beyond_i64_decodes_as_the_integer_it_is() {
+        // Found by prop_msgpack_round_trip: sent as an exact float, it came back as its shortest text.
+        let v = Value::Number(Number::from_u64(12089009975911411712));
+        let bytes = v.encode_msgpack(&Type::Number).unwrap();
+        assert_eq!(bytes[0], 0xcb);
+        assert_eq!(Value::decode_msgpack(&bytes, &Type::Number).unwrap(), v);
     }
 
     proptest! {
