@@ -3,6 +3,8 @@
 * `sandbox` (session): the local AWS sandbox, started once per run (or the one at
   $HYPERPOD_SANDBOX_URL); see harness/sandbox.py.  With HYPERPOD_REAL_AWS=1 it is the caller's real AWS account
   instead (harness.RealAws): nothing is started or reset.
+* `fx` (session): the fixture, the names and ids of what the account holds (harness/fixture.py). Suites read every
+  cluster, domain, project, role and key from it, never a literal.
 * `tf` (function): a fresh Terraform working dir pointed at the sandbox, which is
   reset to its seed first, so every test starts from the same capacity account.
 * `@pytest.mark.provider`: the test needs the built provider binary; skipped when
@@ -46,6 +48,11 @@ def sandbox():
     sb = RealAws() if real_aws() else Sandbox.from_env_or_start()
     yield sb
     sb.stop()
+
+
+@pytest.fixture(scope="session")
+def fx(sandbox):
+    return sandbox.fixture()
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from pathlib import Path
 import boto3
 from botocore.config import Config
 
+from .fixture import LOCAL, Fixture
+
 REGION = "us-west-2"
 DUMMY_KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 ACCEPTANCE_DIR = Path(__file__).resolve().parent.parent
@@ -157,6 +159,10 @@ class Sandbox:
         gone at the next reset."""
         return self.admin("POST", "fixtures/teams", {"count": count, **options})
 
+    def fixture(self) -> Fixture:
+        """The names and ids of what this sandbox holds (harness/fixture.py)."""
+        return Fixture.load(LOCAL)
+
     def inventory(self) -> dict:
         """Deterministic snapshot of IAM roles, compute quotas and scheduler configs, EKS access entries and Pod
         Identity associations, KMS grants and Kubernetes objects (sandbox/inventory.py): equal before an apply and
@@ -192,6 +198,13 @@ class RealAws:
 
     def stop(self) -> None:
         pass
+
+    def fixture(self) -> Fixture:
+        """The account's fixture file, named by HYPERPOD_FIXTURE (docs/guides/acceptance-testing.md)."""
+        path = os.environ.get("HYPERPOD_FIXTURE")
+        if not path:
+            raise RuntimeError("HYPERPOD_REAL_AWS=1 needs HYPERPOD_FIXTURE=<fixture file> naming the account's objects")
+        return Fixture.load(path)
 
     def reset(self) -> dict:
         """Nothing to reset in a real account: every test cleans up what it creates."""

@@ -1,0 +1,90 @@
+"""What the acceptance suites need from an account, named in one file: the fixture.
+
+Every suite and assertion reads names and ids from here, never a literal: the same suites run against the local
+sandbox (which serves the fixture of its seed, `GET /_sandbox/fixture`) and against a real sandbox account
+(`HYPERPOD_FIXTURE=<file>`; docs/guides/acceptance-testing.md).  `fixtures/local.json` is the local seed's fixture;
+`fixtures/renamed.json` seeds the sandbox under other names and ids to prove that nothing is pinned.
+
+Access is by attribute (`fx.clusters.eks.name`) or key (`fx["clusters"]["eks"]["name"]`); a missing key is a
+KeyError naming its path, so a fixture file that lacks a value fails the test that needs it, loudly.  Derived
+values (ARNs) are methods, so a fixture never states one fact twice.
+"""
+import json
+from pathlib import Path
+
+FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures"
+LOCAL = FIXTURES_DIR / "local.json"
+
+
+class Node:
+    """A read-only view of a JSON object, by attribute or key; `path` names it in errors."""
+
+    def __init__(self, data: dict, path: str = "fixture"):
+        object.__setattr__(self, "_data", data)
+        object.__setattr__(self, "_path", path)
+
+    def __getitem__(self, key: str):
+        try:
+            value = self._data[key]
+        except KeyError:
+            raise KeyError(f"{self._path}.{key} is not in the fixture") from None
+        return Node(value, f"{self._path}.{key}") if isinstance(value, dict) else value
+
+    def __getattr__(self, key: str):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return self[key]
+
+    def __setattr__(self, key, value):
+        raise AttributeError("the fixture is read-only")
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._data
+
+    def get(self, key: str, default=None):
+        return self[key] if key in self._data else default
+
+    def keys(self):
+        return self._data.keys()
+
+    def items(self):
+        return ((key, self[key]) for key in self._data)
+
+    def raw(self) -> dict:
+        return json.loads(json.dumps(self._data))
+
+
+class Fixture(Node):
+    """The whole fixture, plus the ARNs derived from it."""
+
+    def __init__(self, data: dict):
+        super().__init__(data, "fixture")
+
+    @classmethod
+    def load(cls, path: Path | str) -> "Fixture":
+        return cls(json.loads(Path(path).read_text()))
+
+    # ARNs -----------------------------------------------------------------------------------------------------
+    def role_arn(self, name: str, account_id: str | None = None) -> str:
+        return f"arn:aws:iam::{account_id or self.account_id}:role/{name}"
+
+    def project(self, team: str) -> Node:
+        return self.datazone.projects[team]
+
+    def project_role_arn(self, team: str) -> str:
+        return self.role_arn(self.project(team).role_name)
+
+    def cluster_arn(self, kind: str = "eks") -> str:
+        return f"arn:aws:sagemaker:{self.region}:{self.account_id}:cluster/{self.clusters[kind].id}"
+
+    def eks_cluster_arn(self, kind: str = "eks") -> str:
+        return f"arn:aws:eks:{self.region}:{self.account_id}:cluster/{self.clusters[kind].eks_cluster_name}"
+
+    def kms_key_arn(self) -> str:
+        return f"arn:aws:kms:{self.region}:{self.account_id}:key/{self.kms_key_id}"
+
+    def consumer_role_arn(self) -> str:
+        return self.role_arn(self.consumer_role_name, self.consumer_account_id)
+
+    def data_role_arn(self) -> str:
+        return self.role_arn(self.data_role_name, self.data_account_id)
