@@ -88,3 +88,25 @@ class Fixture(Node):
 
     def data_role_arn(self) -> str:
         return self.role_arn(self.data_role_name, self.data_account_id)
+
+
+def selected_path() -> Path:
+    """The fixture of this run: HYPERPOD_FIXTURE, else the local sandbox's seed (fixtures/local.json).  A relative
+    path is taken from the acceptance-tests directory, so `HYPERPOD_FIXTURE=fixtures/renamed.json` works anywhere."""
+    import os
+    value = os.environ.get("HYPERPOD_FIXTURE")
+    if not value:
+        return LOCAL
+    path = Path(value)
+    return path if path.is_absolute() else FIXTURES_DIR.parent / path
+
+
+_CURRENT: dict = {}
+
+
+def current() -> Fixture:
+    """The run's fixture, read once: suites may use it at import time (HCL templates) as well as through `fx`."""
+    path = selected_path()
+    if path not in _CURRENT:
+        _CURRENT[path] = Fixture.load(path)
+    return _CURRENT[path]

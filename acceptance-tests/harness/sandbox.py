@@ -13,7 +13,7 @@ from pathlib import Path
 import boto3
 from botocore.config import Config
 
-from .fixture import LOCAL, Fixture
+from .fixture import Fixture, current
 
 REGION = "us-west-2"
 DUMMY_KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
@@ -160,8 +160,9 @@ class Sandbox:
         return self.admin("POST", "fixtures/teams", {"count": count, **options})
 
     def fixture(self) -> Fixture:
-        """The names and ids of what this sandbox holds (harness/fixture.py)."""
-        return Fixture.load(LOCAL)
+        """The names and ids of what this sandbox holds (harness/fixture.py): the run's fixture, which the sandbox
+        was seeded from."""
+        return current()
 
     def inventory(self) -> dict:
         """Deterministic snapshot of IAM roles, compute quotas and scheduler configs, EKS access entries and Pod
@@ -201,10 +202,9 @@ class RealAws:
 
     def fixture(self) -> Fixture:
         """The account's fixture file, named by HYPERPOD_FIXTURE (docs/guides/acceptance-testing.md)."""
-        path = os.environ.get("HYPERPOD_FIXTURE")
-        if not path:
+        if not os.environ.get("HYPERPOD_FIXTURE"):
             raise RuntimeError("HYPERPOD_REAL_AWS=1 needs HYPERPOD_FIXTURE=<fixture file> naming the account's objects")
-        return Fixture.load(path)
+        return current()
 
     def reset(self) -> dict:
         """Nothing to reset in a real account: every test cleans up what it creates."""
