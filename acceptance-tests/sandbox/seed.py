@@ -162,6 +162,8 @@ def _derive_datazone(hint: dict, datazone: dict, role) -> dict:
             "id": project["id"], "name": project["name"],
             "role_name": role(tooling[0]["userRoleArn"].rsplit("/", 1)[1], f"fixture.datazone.projects.{team}"),
             "tooling_environment_id": tooling[0]["id"]}
+        for key, value in project_hint.items():  # the fixture's choices: owner_group, contributor_group
+            found[team].setdefault(key, copy.deepcopy(value))
         unit_names.add(project.get("domainUnit"))
         profile_names.add(project.get("projectProfile"))
     if len(unit_names) != 1 or len(profile_names) != 1:
