@@ -6,7 +6,7 @@ override file (`zz_hyperpod_test_tags_override.tf`) whose `provider "hyperpod"` 
 need not spell it.  Terraform merges an override file's provider block into the original one of the same name and
 alias, but a nested block in an override replaces the original's: a configuration with its own `default_tags { tags
 = <expr> }` gets `tags = merge(<expr>, { <test tag> })` (the expression copied as written, so variables and later
-edits of the file carry over).  Tests that assert a whole `tags_all` add `test_tags()` to what they expect.  A root
+edits of the file carry over).  Tests that assert a whole `tags_all` add `tag_map()` to what they expect.  A root
 module without a `provider "hyperpod"` block (the provider configured implicitly) gets a plain file declaring the
 block with just the tag: an override needs an original to merge into.  `Terraform.test_tags = False` turns it off.
 """
@@ -24,7 +24,7 @@ _TAGS_ATTR = re.compile(r"^\s*tags\s*=\s*", re.M)
 _USES_PROVIDER = re.compile(r'^\s*(resource|data)\s+"hyperpod_|provider::hyperpod::', re.M)
 
 
-def test_tags(fixture=None) -> dict:
+def tag_map(fixture=None) -> dict:
     """The fixture's test tag as a tag map: {key: value}."""
     tag = (fixture or current()).test_tag
     return {tag.key: tag.value}
@@ -36,7 +36,7 @@ def hcl_map(tags: dict) -> str:
 
 def default_tags_hcl(extra: dict | None = None, fixture=None) -> str:
     """A `default_tags` block with the test tag (and `extra` tags), for a provider block that sets its own."""
-    return f"default_tags {{\n    tags = {hcl_map({**test_tags(fixture), **(extra or {})})}\n  }}"
+    return f"default_tags {{\n    tags = {hcl_map({**tag_map(fixture), **(extra or {})})}\n  }}"
 
 
 def _root_files(directory: Path) -> list[Path]:
@@ -105,7 +105,7 @@ def inject(directory: Path, fixture=None) -> Path | None:
     texts = [p.read_text(errors="replace") for p in _root_files(directory)]
     blocks = [body for text in texts for body in _provider_blocks(text)]
     default_blocks = [body for body in blocks if not _ALIAS.search(body)]
-    test = hcl_map(test_tags(fixture))
+    test = hcl_map(tag_map(fixture))
     if default_blocks:
         own = _default_tags_expr(default_blocks[0])
         tags = f"merge({own}, {test})" if own else test
