@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import procs, tags
+from . import guard, procs, tags
 from .provider import PROVIDER_SOURCE, provider_binary, provider_dir
 
 COMMON = ("-no-color", "-input=false")
@@ -349,12 +349,14 @@ class Terraform:
         path.write_text(textwrap.dedent(text))
         return path
 
-    def _tag(self) -> None:
+    def _prepare(self, args: tuple) -> None:
+        """Before each command: the test tag (harness/tags.py), and the real-account guard (harness/guard.py)."""
         if self.test_tags:
             tags.inject(self.dir)
+        guard.check_terraform_run(args, self.dir)
 
     def run(self, *args: str, check: bool = True, ok_codes: tuple = (0,)) -> Result:
-        self._tag()
+        self._prepare(args)
         proc = subprocess.run([self.binary, *args], cwd=self.dir, env=self.env, capture_output=True,
                               text=True, timeout=self.timeout, stdin=subprocess.DEVNULL)
         result = Result(args, proc.returncode, proc.stdout, proc.stderr)
@@ -364,7 +366,7 @@ class Terraform:
 
     def start(self, *args: str) -> Running:
         """`terraform <args>` in the background (output to temporary files, so it never blocks on a pipe)."""
-        self._tag()
+        self._prepare(args)
         stdout = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         process = subprocess.Popen([self.binary, *args], cwd=self.dir, env=self.env, stdout=stdout, stderr=stderr,
