@@ -64,9 +64,9 @@ resource "hyperpod_tenant" "research" {{
     count         = 1
   }}
 
-  viewer_groups           = ["research-viewers"]
+  viewer_groups           = ["{fx.roles.research_viewers}"]
   viewer_principal_arns   = ["{role(fx.roles.research_viewers)}"]
-  operator_groups         = ["research-operators"]
+  operator_groups         = ["{fx.roles.research_operators}"]
   operator_principal_arns = ["{role(fx.roles.research_operators)}"]
 
   workload {{
