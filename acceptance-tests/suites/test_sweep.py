@@ -5,7 +5,7 @@ before the apply, look-alikes included.
 
 The configuration is the research team's whole onboarding on the fixture's cluster: a contract, the scheduling
 policy, a tenant (workload role, compute quota, Kubernetes objects, Pod Identity association, access entries, KMS
-grant), its task view restriction (an access entry), the project binding (a DataZone connection named with the test
+grant), its task view restriction (an access entry, Roles and a cluster-scoped probe grant), the project binding (a DataZone connection named with the test
 prefix, and memberships of the fixture's test groups) and a domain-unit policy grant to a test group.
 """
 import json
@@ -80,6 +80,8 @@ resource "hyperpod_tenant" "research" {{
 
 resource "hyperpod_task_view_restriction" "research" {{
   contract = hyperpod_connection_contract.research.governance
+  mode     = "rbac"  # Roles in the team's namespace and a cluster-scoped probe grant
+  tenants  = [hyperpod_tenant.research.governance]
 }}
 
 resource "hyperpod_unified_studio_project_binding" "research" {{
@@ -150,6 +152,10 @@ def look_alikes(sandbox, fx, kube) -> None:
     status, body = kube.post("/api/v1/namespaces/hyperpod-ns-production/serviceaccounts",
                              {"metadata": {"name": "production-tools", "labels": MANAGED_BY}})
     assert status == 201, body
+    status, body = kube.post("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                             {"metadata": {"name": "hyperpod-studio-probes-other-group", "labels": MANAGED_BY},
+                              "rules": []})
+    assert status == 201, body
     research = fx.project("research")
     dz.create_connection(domainIdentifier=fx.datazone.domain_id, name="hyperpod-lookalike",
                          environmentIdentifier=fx.project("production").tooling_environment_id,
@@ -192,8 +198,9 @@ def test_sweep_removes_a_killed_runs_leftovers_and_nothing_else(tf, sandbox, fx,
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert listed_kinds(dry.stdout) == KINDS, dry.stdout  # the run left one of each, and each is listed
     assert sandbox.inventory() == applied, "a dry run deleted something"
+    assert "/clusterroles/hyperpod-studio-probes-" in dry.stdout, dry.stdout  # cluster-scoped ones too
     for look_alike in ("hyperpod-lookalike", "production-quota", "legacy-policy", "production-tools",
-                       "production-data"):
+                       "production-data", "other-group"):
         assert look_alike not in dry.stdout, dry.stdout
 
     swept = sweep(sandbox, "--delete")

@@ -12,9 +12,10 @@ fixture's `test_prefix`.  Per kind:
   DescribePodIdentityAssociation).
 * KMS grants on the fixture's key (no tags): the grantee is a role that carries the test tag, or the grant's name
   starts with the prefix.
-* Kubernetes objects (no AWS tags): labelled `app.kubernetes.io/managed-by=terraform-provider-hyperpod` in the
-  namespace `hyperpod-ns-<team>` of a compute quota that carries the test tag (its tagged parent); or in a
-  namespace whose name starts with the prefix.
+* Kubernetes objects (no AWS tags): labelled `app.kubernetes.io/managed-by=terraform-provider-hyperpod` and in
+  the namespace `hyperpod-ns-<team>` of a compute quota that carries the test tag (their tagged parent), or in a
+  namespace whose name starts with the prefix; cluster-scoped, a task view restriction's probe ClusterRole and
+  ClusterRoleBinding `hyperpod-studio-probes-<group>` for the Kubernetes group of an access entry with the test tag.
 * DataZone connections (no tags): the name starts with the prefix, in the fixture's projects.
 * DataZone project memberships and CREATE_PROJECT_FROM_PROJECT_PROFILE policy grants (no tags): the member or
   principal is a test principal, one of the fixture's `datazone.groups` (which exist for the tests only) or a
@@ -54,7 +55,10 @@ TEAM_NAMESPACE = "hyperpod-ns-"
 POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
 NAMESPACED = [("api/v1", "serviceaccounts"), ("apis/rbac.authorization.k8s.io/v1", "rolebindings"),
               ("apis/rbac.authorization.k8s.io/v1", "roles"), ("apis/networking.k8s.io/v1", "networkpolicies")]
-GONE = ("ResourceNotFoundException", "NoSuchEntity", "NotFoundException", "NotFoundException", "ValidationException")
+CLUSTER_SCOPED = [("apis/rbac.authorization.k8s.io/v1", "clusterrolebindings"),
+                  ("apis/rbac.authorization.k8s.io/v1", "clusterroles")]
+PROBES = "hyperpod-studio-probes-"
+GONE = ("ResourceNotFoundException", "NoSuchEntity", "NotFoundException", "ValidationException")
 
 
 @dataclass
@@ -80,6 +84,7 @@ class Sweeper:
         self.found: list[Leftover] = []
         self.tagged_role_arns: set[str] = set()
         self.tagged_teams: dict[str, set[str]] = {}  # EKS cluster name -> teams of tagged quotas
+        self.tagged_groups: dict[str, set[str]] = {}  # EKS cluster name -> Kubernetes groups of tagged access entries
 
     # ---- clients and marks -------------------------------------------------------------------------------------
     def client(self, service: str):
@@ -113,9 +118,9 @@ class Sweeper:
     def find(self) -> list[Leftover]:
         """Every marked leftover, in deletion order.  Roles and quotas are read first (they mark grants and
         Kubernetes objects) but listed after what depends on them."""
-        roles, quotas = self.find_roles(), self.find_compute_quotas()
+        roles, quotas, entries = self.find_roles(), self.find_compute_quotas(), self.find_access_entries()
         self.found = (self.find_connections() + self.find_memberships() + self.find_policy_grants()
-                      + self.find_kubernetes() + self.find_pod_identity_associations() + self.find_access_entries()
+                      + self.find_kubernetes() + self.find_pod_identity_associations() + entries
                       + self.find_kms_grants() + self.find_scheduler_configs() + quotas + roles)
         return self.found
 
@@ -181,6 +186,7 @@ class Sweeper:
                             continue
                         raise
                     if self.tagged(entry.get("tags")):
+                        self.tagged_groups.setdefault(cluster, set()).update(entry.get("kubernetesGroups") or [])
                         found.append(Leftover("eks access entry", f"{cluster} {principal}", self.tag_mark(),
                                               {"clusterName": cluster, "principalArn": principal}))
         return found
@@ -248,6 +254,31 @@ class Sweeper:
                         path = f"/{api}/namespaces/{namespace}/{resource}/{obj['metadata']['name']}"
                         found.append(Leftover("kubernetes object", f"{cluster} {path}", why,
                                               {"cluster": cluster, "path": path}))
+            found += self.find_cluster_scoped(cluster, kube)
+        return found
+
+    def find_cluster_scoped(self, cluster: str, kube) -> list[Leftover]:
+        """A task view restriction's probe ClusterRole and ClusterRoleBinding (`hyperpod-studio-probes-<group>`), for
+        the group of an access entry that carries the test tag, or named with the prefix."""
+        found, groups = [], self.tagged_groups.get(cluster, set())
+        for api, resource in CLUSTER_SCOPED:
+            status, listing = kube("GET", f"/{api}/{resource}",
+                                   params={"labelSelector": f"{MANAGED_BY_LABEL}={MANAGED_BY}"})
+            if status != 200:
+                continue
+            for obj in listing.get("items", []):
+                name = obj["metadata"]["name"]
+                if (obj["metadata"].get("labels") or {}).get(MANAGED_BY_LABEL) != MANAGED_BY:
+                    continue
+                group = name[len(PROBES):] if name.startswith(PROBES) else None
+                if group in groups:
+                    why = f"managed by the provider, for group {group} of an access entry with the test tag"
+                elif self.prefixed(name):
+                    why = f"managed by the provider, name starts with {self.prefix}"
+                else:
+                    continue
+                path = f"/{api}/{resource}/{name}"
+                found.append(Leftover("kubernetes object", f"{cluster} {path}", why, {"cluster": cluster, "path": path}))
         return found
 
     def datazone_projects(self) -> list[str]:
