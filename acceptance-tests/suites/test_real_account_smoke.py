@@ -78,11 +78,39 @@ def test_task_governance_add_on_is_active(sandbox, fx):
     assert addon["status"] == "ACTIVE", addon
 
 
+def group_profile(dz, domain: str, name: str) -> dict:
+    """The group profile of the group called `name`: by SearchGroupProfiles (exact name), read back with
+    GetGroupProfile by its id; reports whether GetGroupProfile also takes the name."""
+    found = {item["id"]: item for group_type in ("SSO_GROUP", "DATAZONE_SSO_GROUP")
+             for page in dz.get_paginator("search_group_profiles").paginate(domainIdentifier=domain,
+                                                                           groupType=group_type, searchText=name)
+             for item in page["items"] if item.get("groupName") == name}
+    assert len(found) == 1, f"SearchGroupProfiles found {list(found.values())} for {name}"
+    profile = dz.get_group_profile(domainIdentifier=domain, groupIdentifier=next(iter(found)))
+    try:
+        by_name = dz.get_group_profile(domainIdentifier=domain, groupIdentifier=name)["id"]
+    except ClientError as err:
+        by_name = code(err)
+    print(f"group {name}: profile {profile['id']} ({profile['status']}); GetGroupProfile by name: {by_name}")
+    return profile
+
+
+def accepted_identifier(call, name: str, profile_id: str) -> str:
+    """Calls `call(identifier)` with the group's name, else with its profile id; returns the one accepted."""
+    try:
+        call(name)
+        print(f"accepted the group name {name}")
+        return name
+    except ClientError as err:
+        print(f"refused the group name {name}: {code(err)}; trying the profile id")
+        call(profile_id)
+        return profile_id
+
+
 def test_group_membership_is_listed_by_profile_id_and_a_duplicate_is_refused(sandbox, fx):
     dz, domain, project = sandbox.client("datazone"), fx.datazone.domain_id, fx.project("research").id
     group = fx.datazone.groups[0]
-    profile = dz.get_group_profile(domainIdentifier=domain, groupIdentifier=group)
-    print(f"group {group}: profile {profile['id']} ({profile['status']})")
+    profile = group_profile(dz, domain, group)
 
     def listed() -> dict:
         pages = dz.get_paginator("list_project_memberships").paginate(domainIdentifier=domain,
@@ -92,9 +120,11 @@ def test_group_membership_is_listed_by_profile_id_and_a_duplicate_is_refused(san
 
     if profile["id"] in listed() or group in listed():
         pytest.skip(f"{group} is already a member of {project}: run `make sweep`, or it is not a test group")
-    member = {"groupIdentifier": group}
-    dz.create_project_membership(domainIdentifier=domain, projectIdentifier=project, member=member,
-                                 designation="PROJECT_CONTRIBUTOR")
+    identifier = accepted_identifier(
+        lambda ident: dz.create_project_membership(domainIdentifier=domain, projectIdentifier=project,
+                                                   member={"groupIdentifier": ident},
+                                                   designation="PROJECT_CONTRIBUTOR"), group, profile["id"])
+    member = {"groupIdentifier": identifier}
     try:
         members = listed()
         print(f"listed groups: {members}")
@@ -110,12 +140,18 @@ def test_group_membership_is_listed_by_profile_id_and_a_duplicate_is_refused(san
 def test_policy_grant_principal_is_listed_by_profile_id(sandbox, fx):
     dz, domain, unit = sandbox.client("datazone"), fx.datazone.domain_id, fx.datazone.domain_unit_id
     group = fx.datazone.groups[-1]
-    profile = dz.get_group_profile(domainIdentifier=domain, groupIdentifier=group)
-    principal = {"group": {"groupIdentifier": group}}
-    grant_id = dz.add_policy_grant(
-        domainIdentifier=domain, entityType="DOMAIN_UNIT", entityIdentifier=unit, policyType=POLICY_TYPE,
-        principal=principal, detail={"createProjectFromProjectProfile": {
-            "projectProfiles": [fx.datazone.project_profile_id], "includeChildDomainUnits": False}}).get("grantId")
+    profile = group_profile(dz, domain, group)
+    added = {}
+
+    def add(ident):
+        added["principal"] = {"group": {"groupIdentifier": ident}}
+        added["grant_id"] = dz.add_policy_grant(
+            domainIdentifier=domain, entityType="DOMAIN_UNIT", entityIdentifier=unit, policyType=POLICY_TYPE,
+            principal=added["principal"], detail={"createProjectFromProjectProfile": {
+                "projectProfiles": [fx.datazone.project_profile_id], "includeChildDomainUnits": False}}).get("grantId")
+
+    accepted_identifier(add, group, profile["id"])
+    principal, grant_id = added["principal"], added["grant_id"]
     try:
         pages = dz.get_paginator("list_policy_grants").paginate(domainIdentifier=domain, entityType="DOMAIN_UNIT",
                                                                 entityIdentifier=unit, policyType=POLICY_TYPE)

@@ -160,7 +160,7 @@ def look_alikes(sandbox, fx, kube) -> None:
     dz.create_connection(domainIdentifier=fx.datazone.domain_id, name="hyperpod-lookalike",
                          environmentIdentifier=fx.project("production").tooling_environment_id,
                          props={"hyperPodProperties": {"clusterName": fx.clusters.eks.name}})
-    operator = fx.role_arn(fx.roles.production_operators)
+    operator = fx.role_arn(fx.clusters.eks.admin_role_name)  # a user DataZone knows, and no test principal
     dz.create_project_membership(domainIdentifier=fx.datazone.domain_id, projectIdentifier=research.id,
                                  member={"userIdentifier": operator}, designation="PROJECT_CONTRIBUTOR")
     dz.add_policy_grant(domainIdentifier=fx.datazone.domain_id, entityType="DOMAIN_UNIT",

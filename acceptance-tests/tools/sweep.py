@@ -290,19 +290,29 @@ class Sweeper:
         domain = self.fx.datazone.domain_id
         ids = set(self.fx.datazone.get("groups", []))
         for group in list(ids):
-            try:
-                ids.add(dz.get_group_profile(domainIdentifier=domain, groupIdentifier=group)["id"])
-            except (ClientError, AttributeError, KeyError):
-                pass  # not resolvable here: the name is what the member shows
+            profile = group_profile_id(dz, domain, group)
+            if profile:
+                ids.add(profile)
         return ids
 
-    def principal_is_test(self, kind: str, ident: str | None, test_ids: set[str]) -> str | None:
+    def principal_is_test(self, kind: str, ident: str | None, test_ids: set[str], dz=None) -> str | None:
         if not ident:
             return None
         if ident in test_ids:
             return f"{kind} {ident} is one of the fixture's test groups"
         if self.prefixed(ident) or self.prefixed(ident.rsplit("/", 1)[-1]):
             return f"{kind} {ident} starts with {self.prefix}"
+        if kind == "user" and dz is not None:
+            # A user listed by its profile id: the IAM role (or SSO user) behind it decides.
+            try:
+                details = dz.get_user_profile(domainIdentifier=self.fx.datazone.domain_id,
+                                              userIdentifier=ident).get("details") or {}
+            except ClientError:
+                return None
+            name = (details.get("iam") or {}).get("arn", "").rsplit("/", 1)[-1] \
+                or (details.get("sso") or {}).get("username", "")
+            if self.prefixed(name):
+                return f"user {ident} ({name}) starts with {self.prefix}"
         return None
 
     def find_connections(self) -> list[Leftover]:
@@ -330,7 +340,7 @@ class Sweeper:
                         ident, key = details["group"].get("groupId"), "groupIdentifier"
                     else:
                         ident, key = (details.get("user") or {}).get("userId"), "userIdentifier"
-                    why = self.principal_is_test(key[:-10], ident, test_ids)
+                    why = self.principal_is_test(key[:-10], ident, test_ids, dz)
                     if why:
                         found.append(Leftover("datazone membership",
                                               f"{project} {ident} ({member.get('designation')})", why,
@@ -350,7 +360,7 @@ class Sweeper:
                     principal = grant.get("principal") or {}
                     group, user = principal.get("group") or {}, principal.get("user") or {}
                     why = (self.principal_is_test("group", group.get("groupIdentifier"), test_ids)
-                           or self.principal_is_test("user", user.get("userIdentifier"), test_ids))
+                           or self.principal_is_test("user", user.get("userIdentifier"), test_ids, dz))
                     if why:
                         args = {"domainIdentifier": domain, "entityType": "DOMAIN_UNIT", "entityIdentifier": unit,
                                 "policyType": POLICY_TYPE, "principal": principal}
@@ -448,6 +458,26 @@ class Sweeper:
                 failures += 1
                 print(f"  FAILED  {item.line()}: {err}", file=self.out)
         return failures
+
+
+def group_profile_id(dz, domain: str, name: str) -> str | None:
+    """The DataZone group profile id of the group called `name`, or None: GetGroupProfile where it takes a name,
+    else SearchGroupProfiles with an exact match on the name (the stricter reading: GetGroupProfile takes ids)."""
+    try:
+        return dz.get_group_profile(domainIdentifier=domain, groupIdentifier=name)["id"]
+    except ClientError:
+        pass
+    for group_type in ("SSO_GROUP", "DATAZONE_SSO_GROUP"):
+        try:
+            pages = dz.get_paginator("search_group_profiles").paginate(domainIdentifier=domain, groupType=group_type,
+                                                                      searchText=name)
+            for page in pages:
+                for item in page.get("items", []):
+                    if item.get("groupName") == name:
+                        return item["id"]
+        except ClientError:
+            continue
+    return None
 
 
 def _code(err: ClientError) -> str:
