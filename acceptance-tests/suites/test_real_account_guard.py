@@ -48,7 +48,8 @@ def wrong_fixture(fx, caller, tmp_path):
 def test_a_run_whose_fixture_account_is_not_the_callers_is_refused_before_any_test(sandbox, caller, wrong_fixture):
     """A whole pytest run with HYPERPOD_REAL_AWS=1: every test errors in setup with the guard's message, none runs."""
     path, wanted = wrong_fixture
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suites/test_real_account_smoke.py"],
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "suites/test_real_account_smoke.py"],
                          cwd=ACCEPTANCE_DIR, env=fake_real_env(sandbox, path, opt_in=wanted), capture_output=True,
                          text=True, timeout=300)
     assert run.returncode != 0, run.stdout

@@ -5,8 +5,9 @@ before the apply, look-alikes included.
 
 The configuration is the research team's whole onboarding on the fixture's cluster: a contract, the scheduling
 policy, a tenant (workload role, compute quota, Kubernetes objects, Pod Identity association, access entries, KMS
-grant), its task view restriction (an access entry, Roles and a cluster-scoped probe grant), the project binding (a DataZone connection named with the test
-prefix, and memberships of the fixture's test groups) and a domain-unit policy grant to a test group.
+grant), its task view restriction (an access entry, Roles and a cluster-scoped probe grant), the project binding (a
+DataZone connection named with the test prefix, and memberships of the fixture's test groups) and a domain-unit
+policy grant to a test group.
 """
 import json
 import os

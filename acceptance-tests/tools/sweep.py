@@ -204,7 +204,8 @@ class Sweeper:
                             continue
                         raise
                     if self.tagged(association.get("tags")):
-                        name = f"{cluster} {summary['namespace']}/{summary['serviceAccount']} ({summary['associationId']})"
+                        name = (f"{cluster} {summary['namespace']}/{summary['serviceAccount']} "
+                                f"({summary['associationId']})")
                         found.append(Leftover("eks pod identity association", name, self.tag_mark(),
                                               {"clusterName": cluster, "associationId": summary["associationId"]}))
         return found
@@ -278,7 +279,8 @@ class Sweeper:
                 else:
                     continue
                 path = f"/{api}/{resource}/{name}"
-                found.append(Leftover("kubernetes object", f"{cluster} {path}", why, {"cluster": cluster, "path": path}))
+                found.append(Leftover("kubernetes object", f"{cluster} {path}", why,
+                                      {"cluster": cluster, "path": path}))
         return found
 
     def datazone_projects(self) -> list[str]:
