@@ -50,6 +50,14 @@ test-acceptance: bootstrap build
 test-examples-local: bootstrap build
 	cd acceptance-tests && HYPERPOD_FIXTURE=fixtures/local.json $(PYTHON) -m pytest -q suites/test_examples.py
 
+## Delete what acceptance tests left behind (a killed run): objects with the fixture's test tag or name prefix, and
+## nothing else. The sandbox at HYPERPOD_SANDBOX_URL, else the real account of your credentials, past the guard
+## (HYPERPOD_FIXTURE, HYPERPOD_ACCEPT_REAL_ACCOUNT; docs/guides/acceptance-testing.md). To only list them:
+## `cd acceptance-tests && python tools/sweep.py`.
+.PHONY: sweep
+sweep: bootstrap
+	cd acceptance-tests && $(PYTHON) tools/sweep.py --delete
+
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --locked --all-targets -- -D warnings

@@ -218,6 +218,9 @@ class RealAws:
             raise RuntimeError("HYPERPOD_REAL_AWS=1 and HYPERPOD_SANDBOX_URL are both set: unset one of them")
         self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") \
             or (current().region if os.environ.get("HYPERPOD_FIXTURE") else REGION)
+        # The safety guard (harness/guard.py): the opt-in and the caller's account must both name the fixture's.
+        from .guard import check_account
+        self.account_id = check_account(self.fixture(), self.client("sts"))
 
     def stop(self) -> None:
         pass

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import procs
+from . import guard, procs, tags
 from .provider import PROVIDER_SOURCE, provider_binary, provider_dir
 
 COMMON = ("-no-color", "-input=false")
@@ -334,6 +334,9 @@ class Terraform:
         self.env = {**_base_env(), **sandbox_env,
                     "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""),
                     "TF_CLI_CONFIG_FILE": str(self.cli_config), "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
+        # The fixture's test tag goes into every configuration run here (harness/tags.py), so `make sweep` finds
+        # what a killed run left; a test of the provider's own tag handling may turn it off.
+        self.test_tags = True
         self.binary = shutil.which("terraform", path=self.env["PATH"])
         if self.binary is None:
             raise RuntimeError(f"no terraform on PATH ({venv_bin} first); run acceptance-tests/bootstrap.sh")
@@ -346,7 +349,14 @@ class Terraform:
         path.write_text(textwrap.dedent(text))
         return path
 
+    def _prepare(self, args: tuple) -> None:
+        """Before each command: the test tag (harness/tags.py), and the real-account guard (harness/guard.py)."""
+        if self.test_tags:
+            tags.inject(self.dir)
+        guard.check_terraform_run(args, self.dir)
+
     def run(self, *args: str, check: bool = True, ok_codes: tuple = (0,)) -> Result:
+        self._prepare(args)
         proc = subprocess.run([self.binary, *args], cwd=self.dir, env=self.env, capture_output=True,
                               text=True, timeout=self.timeout, stdin=subprocess.DEVNULL)
         result = Result(args, proc.returncode, proc.stdout, proc.stderr)
@@ -356,6 +366,7 @@ class Terraform:
 
     def start(self, *args: str) -> Running:
         """`terraform <args>` in the background (output to temporary files, so it never blocks on a pipe)."""
+        self._prepare(args)
         stdout = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         process = subprocess.Popen([self.binary, *args], cwd=self.dir, env=self.env, stdout=stdout, stderr=stderr,
