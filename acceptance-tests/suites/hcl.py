@@ -1,10 +1,31 @@
-"""HCL the Terraform suites share: the provider header and connection contracts that are valid against the
-sandbox's seed (domain dzd_capacity01, unit mlplatform0001, projects research000001 / production0001 with their
-Tooling user roles, cluster ml-capacity)."""
+"""HCL the Terraform suites share: the provider header and connection contracts that are valid against the run's
+fixture (harness/fixture.py: its domain, unit, the research and production projects with their Tooling user roles,
+the EKS cluster), and the fixture's names the suites use most, under short names.  Nothing here is a literal id:
+the same templates are valid against the local seed, the renamed seed and a real sandbox account."""
 import datetime
 
-ACCOUNT = "123456789012"
+from harness import current_fixture
+
+FX = current_fixture()
+ACCOUNT = FX.account_id
+REGION = FX.region
 ROLE = f"arn:aws:iam::{ACCOUNT}:role"
+CLUSTER = FX.clusters.eks.name  # the HyperPod EKS cluster the suites govern
+EKS_CLUSTER = FX.clusters.eks.eks_cluster_name
+SLURM_CLUSTER = FX.clusters.slurm.name
+DOMAIN = FX.datazone.domain_id
+UNIT = FX.datazone.domain_unit_id
+ROOT_UNIT = FX.datazone.root_domain_unit_id
+PROFILE = FX.datazone.project_profile_id
+RESEARCH = FX.project("research")  # .id, .name, .role_name, .tooling_environment_id
+PRODUCTION = FX.project("production")
+# The Identity Center groups of the domain, by the part each plays in the suites (fixture.datazone.groups lists them
+# in this order: a renamed fixture renames them in place).
+(RESEARCH_LEADS, RESEARCH_SCIENTISTS, RESEARCH_ANALYSTS, PRODUCTION_LEADS, PRODUCTION_SCIENTISTS, PLATFORM_LEADS,
+ PLATFORM_ADMINS) = FX.datazone.groups[:7]
+CIDR = FX.approved_public_cidr  # the EKS endpoint is public to this range
+CONSUMER_ACCOUNT = FX.consumer_account_id
+PROVIDER_REGION = f'region = "{REGION}"'
 
 
 def days_ago(days: int) -> str:
@@ -15,7 +36,7 @@ def days_ahead(days: int) -> str:
     return days_ago(-days)
 
 
-def provider(settings: str = 'region = "us-west-2"') -> str:
+def provider(settings: str = PROVIDER_REGION) -> str:
     """`terraform { required_providers }` and the provider block."""
     return f"""
 terraform {{
@@ -30,17 +51,17 @@ provider "hyperpod" {{
 """
 
 
-CONTRACT_FIELDS = {  # the research team's contract for ml-capacity; each value is an HCL fragment's content
-    "name": "research-on-ml-capacity",
-    "domain_unit_id": "mlplatform0001",
-    "project_id": "research000001",
+CONTRACT_FIELDS = {  # the research team's contract for the EKS cluster; each value is an HCL fragment's content
+    "name": f"research-on-{CLUSTER}",
+    "domain_unit_id": UNIT,
+    "project_id": RESEARCH.id,
     "account_id": ACCOUNT,
-    "cluster_name": "ml-capacity",
+    "cluster_name": CLUSTER,
     "orchestrator": "eks",
-    "project_role_arn": f"{ROLE}/datazone_usr_role_research",
-    "access_role_arn": f"{ROLE}/hyperpod-connection-access",
+    "project_role_arn": FX.project_role_arn("research"),
+    "access_role_arn": FX.role_arn(FX.roles.connection_access),
     "scope": 'eks_namespaces = ["hyperpod-ns-research"]',
-    "cidrs": '["203.0.113.0/24"]',  # the seeded EKS endpoint is public to this range
+    "cidrs": f'["{CIDR}"]',  # the EKS endpoint is public to this range
     "signal_owner": "research-leads@example.com",
     "support": "ml-platform on-call, business hours",
     "interval_days": 90,
@@ -65,14 +86,14 @@ resource "hyperpod_connection_contract" "{label}" {{
   }}
 
   unified_studio {{
-    domain_id      = "dzd_capacity01"
+    domain_id      = "{DOMAIN}"
     domain_unit_id = "{fields["domain_unit_id"]}"
     project_id     = "{fields["project_id"]}"
   }}
 
   cluster {{
     account_id   = "{fields["account_id"]}"
-    region       = "us-west-2"
+    region       = "{REGION}"
     name         = "{fields["cluster_name"]}"
     orchestrator = "{fields["orchestrator"]}"
   }}
@@ -110,7 +131,7 @@ resource "hyperpod_connection_contract" "{label}" {{
 """
 
 
-def contract(provider_settings: str = 'region = "us-west-2"', **overrides) -> str:
+def contract(provider_settings: str = PROVIDER_REGION, **overrides) -> str:
     """A whole configuration: the provider and the research contract (`hyperpod_connection_contract.research`)."""
     return provider(provider_settings) + contract_resource("research", **overrides)
 
