@@ -3,8 +3,11 @@ fixture (harness/fixture.py: its domain, unit, the research and production proje
 the EKS cluster), and the fixture's names the suites use most, under short names.  Nothing here is a literal id:
 the same templates are valid against the local seed, the renamed seed and a real sandbox account."""
 import datetime
+import json
+import re
 
 from harness import current_fixture
+from harness.fixture import LOCAL
 
 FX = current_fixture()
 ACCOUNT = FX.account_id
@@ -26,6 +29,36 @@ PRODUCTION = FX.project("production")
 CIDR = FX.approved_public_cidr  # the EKS endpoint is public to this range
 CONSUMER_ACCOUNT = FX.consumer_account_id
 PROVIDER_REGION = f'region = "{REGION}"'
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _leaves(value, path + (index,))
+    elif isinstance(node, str):
+        yield path, node
+
+
+def as_run_fixture(text: str) -> str:
+    """`text` recorded against the local seed (a state file, a log), with each of the local fixture's names and ids
+    replaced by the run's fixture's value at the same place: whole words, longest first, so ARNs and derived names
+    (`<cluster>-policy`) follow.  The identity when the run's fixture is the local one."""
+    local_fixture = json.loads(LOCAL.read_text())
+    local, run = dict(_leaves(local_fixture)), dict(_leaves(FX.raw()))
+    # A value that is also a word the suites use as a key (the project named "research" after its team) is not
+    # replaced: "research" also names the team, its namespace and its priority class, which no fixture renames.
+    words = {key for path in local for key in path if isinstance(key, str)}
+    # Unchanged values map to themselves, so a longer one (the EKS cluster's name) is never cut into by a shorter
+    # one it contains (the HyperPod cluster's name).
+    mapping = {value: run[path] for path, value in local.items() if path in run and value not in words}
+    if all(key == value for key, value in mapping.items()):
+        return text
+    pattern = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, sorted(mapping, key=len, reverse=True)))
+                         + r")(?![A-Za-z0-9_])")
+    return pattern.sub(lambda m: mapping[m.group(1)], text)
 
 
 def days_ago(days: int) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from example_vars import write_example_variables
 from harness import PROVIDER_SOURCE, Terraform, flat, provider_binary
 from hcl import days_ago
 
@@ -89,6 +90,7 @@ def mirrored(root: Path, sandbox_env: dict, zip_path: Path, tf_files: dict | Non
             shutil.copyfile(source, tf.dir / source.name)
         # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.
         (tf.dir / "terraform.tfvars").write_text(f'last_reviewed = "{days_ago(10)}"\n')
+        write_example_variables(tf, REPO / "examples" / "quickstart")
     else:
         for name, text in tf_files.items():
             tf.write_file(name, text)
