@@ -1,10 +1,10 @@
 """Scale benchmark: N governed teams on one sandbox HyperPod cluster, against a floor of plain Terraform.
 
 For each N in BENCH_SCALE_N the sandbox is reset and grown by its `teams` fixture (N projects with their roles, and
-room on ml-capacity for one guaranteed quota each); then one configuration, written as a user would (for_each over
-a map of teams, like examples/quickstart), gives each team a connection contract, a tenant, a task view restriction
-and a Unified Studio project binding next to the shared grant, cluster data source and scheduling policy. Its
-phases (fresh plan, apply of that plan, no-change plan with refresh, destroy) are timed, their AWS and Kubernetes
+room on the fixture's EKS cluster for one guaranteed quota each); then one configuration, written as a user would
+(for_each over a map of teams, like examples/quickstart), gives each team a connection contract, a tenant, a task view
+restriction and a Unified Studio project binding next to the shared grant, cluster data source and scheduling policy.
+Its phases (fresh plan, apply of that plan, no-change plan with refresh, destroy) are timed, their AWS and Kubernetes
 calls counted by the sandbox, and the provider's peak RSS read from /proc. The floor is the same graph as
 `terraform_data` resources (same inputs, same references), its phases interleaved with the provider's, alternating
 which goes first, so machine noise hits both. Then the quickstart's apply runs with and without latency on every
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "acceptance-tests"))
 sys.path.insert(0, str(REPO / "acceptance-tests" / "suites"))
 
-from harness import Sandbox, Terraform, provider_binary  # noqa: E402
+from harness import Sandbox, Terraform, current_fixture, provider_binary  # noqa: E402
 from hcl import days_ago  # noqa: E402
 
 OUT = REPO / "bench" / "out"
@@ -38,7 +38,9 @@ PHASES = ("fresh_plan", "apply", "no_change_plan", "destroy")
 PLAN_FILE = "bench.tfplan"
 TIMEOUT_S = 4 * 3600  # a slow provider at N=200 is a result, not a hang
 BINARY = "terraform-provider-hyperpod"
-ACCOUNT = "123456789012"
+FX = current_fixture()  # the sandbox's names and ids (HYPERPOD_FIXTURE; default the local seed's)
+ACCOUNT, REGION, CLUSTER = FX.account_id, FX.region, FX.clusters.eks.name
+DOMAIN, UNIT, PROFILE = FX.datazone.domain_id, FX.datazone.domain_unit_id, FX.datazone.project_profile_id
 INSTANCE_TYPE = "ml.g5.xlarge"  # the fixture's instance group: one guaranteed instance per team
 TARGETS = {  # phase -> calls per tenant (marginal, beyond a per-cluster constant)
     "no_change_plan": 25,
@@ -89,7 +91,7 @@ terraform {{
 }}
 
 provider "hyperpod" {{
-  region              = "us-west-2"
+  region              = "{REGION}"
   allowed_account_ids = ["{ACCOUNT}"]
 
   default_tags {{
@@ -155,11 +157,11 @@ def _object(value, depth: int) -> str:
 def shared(f: Flavor) -> str:
     """The cluster's data source, the organization grant and the scheduling policy, as examples/quickstart has."""
     return "\n".join([
-        f.block("cluster", {"name": q("ml-capacity")}),
+        f.block("cluster", {"name": q(CLUSTER)}),
         f.block("grant", {
-            "domain_id": q("dzd_capacity01"), "domain_unit_id": q("mlplatform0001"),
-            "project_profile_ids": '["hyperpodprof01"]',
-            "principal": {"domain_unit_id": q("mlplatform0001"), "designation": q("OWNER")},
+            "domain_id": q(DOMAIN), "domain_unit_id": q(UNIT),
+            "project_profile_ids": f'["{PROFILE}"]',
+            "principal": {"domain_unit_id": q(UNIT), "designation": q("OWNER")},
         }),
         f.block("policy", {
             "cluster_name": f.ref("cluster", "name"), "description": q("Training first; interactive work borrows"),
@@ -173,19 +175,19 @@ def per_team(f: Flavor) -> str:
     """Each team's contract, task view restriction, tenant and binding, as examples/quickstart writes them."""
     return "\n".join([
         f.block("contract", {
-            "name": q("${each.key}-on-ml-capacity"),
+            "name": q(f"${{each.key}}-on-{CLUSTER}"),
             "owners": {"business": q("${each.key}-lead@example.com"), "operations": q("ml-platform-oncall@example.com"),
                        "cost": q("finance-ml@example.com")},
-            "unified_studio": {"domain_id": q("dzd_capacity01"), "domain_unit_id": q("mlplatform0001"),
+            "unified_studio": {"domain_id": q(DOMAIN), "domain_unit_id": q(UNIT),
                                "project_id": "each.value.project_id"},
-            "cluster": {"account_id": q(ACCOUNT), "region": q("us-west-2"), "name": f.ref("cluster", "name"),
+            "cluster": {"account_id": q(ACCOUNT), "region": q(REGION), "name": f.ref("cluster", "name"),
                         "orchestrator": q("eks")},
             "project_role_arn": "each.value.project_role_arn",
-            "access_role_arn": q(f"arn:aws:iam::{ACCOUNT}:role/hyperpod-connection-access"),
+            "access_role_arn": q(FX.role_arn(FX.roles.connection_access)),
             "approved_workload_types": '["training", "interactive"]',
             "data_classification": q("internal"),
             "eks_namespaces": f.namespaces(),
-            "approved_public_cidrs": '["203.0.113.0/24"]',
+            "approved_public_cidrs": f'["{FX.approved_public_cidr}"]',
             "organization": f.ref("grant"),
             "scheduling": {"policy": q("guaranteed share; lends idle capacity"),
                            "exception_owner": q("ml-platform-leads@example.com")},
@@ -209,7 +211,7 @@ def per_team(f: Flavor) -> str:
         f.block("binding", {
             "contract": f.ref("contract"), "project_id": "each.value.project_id",
             "cluster_name": f.ref("cluster", "name"), "project_role_arn": f.ref("contract", "project_role_arn"),
-            "description": q("${each.key} on the shared ml-capacity capacity"),
+            "description": q(f"${{each.key}} on the shared {CLUSTER} capacity"),
             "task_view_restriction": f.ref("restriction"), "tenants": f"[{f.ref('tenant')}]",
             "member": [{"name": q("${each.key}-leads"), "designation": q("PROJECT_OWNER")},
                        {"name": q("${each.key}-scientists"), "designation": q("PROJECT_CONTRIBUTOR")}],
@@ -366,7 +368,8 @@ def quickstart_apply(sandbox: Sandbox, latency_ms: int) -> dict:
     tf = Terraform(Path(tempfile.mkdtemp(prefix="bench-scale-quickstart-")), sandbox.env(), timeout=TIMEOUT_S)
     for source in (REPO / "examples" / "quickstart").glob("*.tf"):
         shutil.copy(source, tf.dir)
-    tf.write_file("terraform.tfvars", f'last_reviewed = "{days_ago(10)}"\n')
+    tf.write_file("terraform.tfvars.json", json.dumps({**FX.tfvars_for(REPO / "examples" / "quickstart"),
+                                                       "last_reviewed": days_ago(10)}, indent=2))
     tf.init()
     clean_plan(tf, extra=(f"-out={PLAN_FILE}",), want_changes=True)
     if latency_ms:

@@ -89,6 +89,42 @@ class Fixture(Node):
     def data_role_arn(self) -> str:
         return self.role_arn(self.data_role_name, self.data_account_id)
 
+    # The examples' variables -------------------------------------------------------------------------------------
+    def example_variables(self) -> dict:
+        """Values of the variables the examples (examples/quickstart, module, misgoverned) take for what they name in
+        the account; their defaults are the local seed's, so `terraform apply` in an example works on the local
+        sandbox as it is. `teams` is keyed by the fixture's team (production, research)."""
+        eks = self.clusters.eks
+        return {
+            "region": self.region,
+            "capacity_account_id": self.account_id,
+            "cluster_name": eks.name,
+            "domain_id": self.datazone.domain_id,
+            "domain_unit_id": self.datazone.domain_unit_id,
+            "project_profile_id": self.datazone.project_profile_id,
+            "teams": {team: {"project_id": project.id,
+                             "project_role_name": project.role_name,
+                             "viewer_role_name": self.roles[f"{team}_viewers"],
+                             "operator_role_name": self.roles[f"{team}_operators"],
+                             "owner_group": project.owner_group,
+                             "contributor_group": project.contributor_group}
+                      for team, project in self.datazone.projects.items()},
+            "connection_access_role_name": self.roles.connection_access,
+            "approved_public_cidr": self.approved_public_cidr,
+            "consumer_account_id": self.consumer_account_id,
+            "consumer_role_name": self.consumer_role_name,
+            "kms_key_id": self.kms_key_id,
+            "instance_types": {use: group.instance_type for use, group in eks.instance_groups.items()},
+        }
+
+    def tfvars_for(self, example: Path | str) -> dict:
+        """example_variables() restricted to those the configuration in `example` declares (Terraform warns about a
+        value for an undeclared variable): write it as `terraform.tfvars.json` next to the copied example."""
+        import re
+        declared = {name for tf in Path(example).glob("*.tf")
+                    for name in re.findall(r'^variable\s+"([^"]+)"', tf.read_text(), re.MULTILINE)}
+        return {name: value for name, value in self.example_variables().items() if name in declared}
+
 
 def selected_path() -> Path:
     """The fixture of this run: HYPERPOD_FIXTURE, else the local sandbox's seed (fixtures/local.json).  A relative

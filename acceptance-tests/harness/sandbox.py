@@ -7,15 +7,16 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import boto3
 from botocore.config import Config
 
-from .fixture import Fixture, current
+from .fixture import Fixture, current, selected_path
 
-REGION = "us-west-2"
+REGION = "us-west-2"  # the local seed's region; a Sandbox uses its fixture's (`Sandbox.region`)
 DUMMY_KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 ACCEPTANCE_DIR = Path(__file__).resolve().parent.parent
 _READY = re.compile(r"hyperpod-sandbox ready on (http://\S+)")
@@ -33,12 +34,15 @@ class Sandbox:
         self.url = url.rstrip("/")
         self.process = process
         self.log_path = log_path
+        self.region = current().region
 
     @classmethod
     def start(cls, timeout: float = 60.0) -> "Sandbox":
-        """Start `python -m sandbox` on a free port (it binds port 0 and reports the real one)."""
+        """Start `python -m sandbox` on a free port (it binds port 0 and reports the real one), seeded under the run's
+        fixture (HYPERPOD_FIXTURE; the local seed's own by default)."""
         log = tempfile.NamedTemporaryFile(prefix="hyperpod-sandbox-", suffix=".log", delete=False)
-        process = subprocess.Popen([sys.executable, "-m", "sandbox", "--port", "0"], cwd=ACCEPTANCE_DIR,
+        command = [sys.executable, "-m", "sandbox", "--port", "0", "--fixture", str(selected_path())]
+        process = subprocess.Popen(command, cwd=ACCEPTANCE_DIR,
                                    stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         log_path = Path(log.name)
         deadline = time.monotonic() + timeout
@@ -61,8 +65,25 @@ class Sandbox:
         if url:
             sandbox = cls(url)
             sandbox.wait_healthy(10.0)
+            sandbox.check_fixture()
             return sandbox
         return cls.start()
+
+    def check_fixture(self) -> None:
+        """The sandbox at HYPERPOD_SANDBOX_URL holds what the run's fixture says, or the run stops here: a sandbox
+        started with another `--fixture` (or none) would fail every test that names a seeded object, obscurely."""
+        try:
+            served = self.admin("GET", "fixture")
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"the sandbox at {self.url} serves no fixture (GET /_sandbox/fixture: {e.code}); "
+                               "restart it from this checkout") from None
+        expected = current().raw()
+        if served != expected:
+            differing = sorted(k for k in set(served) | set(expected) if served.get(k) != expected.get(k))
+            raise RuntimeError(
+                f"the sandbox at {self.url} was seeded for fixture {served.get('name')!r}, but this run's fixture is "
+                f"{selected_path()} ({expected.get('name')!r}); they differ in {', '.join(differing)}. Start the "
+                f"sandbox with `python -m sandbox --fixture {selected_path()}`, or set HYPERPOD_FIXTURE to match it.")
 
     def stop(self) -> None:
         if self.process is None:
@@ -161,7 +182,7 @@ class Sandbox:
 
     def fixture(self) -> Fixture:
         """The names and ids of what this sandbox holds (harness/fixture.py): the run's fixture, which the sandbox
-        was seeded from."""
+        was seeded from (`start` passes it; `from_env_or_start` checks it against GET /_sandbox/fixture)."""
         return current()
 
     def inventory(self) -> dict:
@@ -174,11 +195,11 @@ class Sandbox:
         """boto3 client on the sandbox.  One attempt, no retries, so injected faults surface;
         validate=False turns off boto3's client-side checks to exercise the sandbox's own."""
         cfg = Config(retries={"total_max_attempts": 1, "mode": "standard"}, parameter_validation=validate, **config)
-        return boto3.client(service, endpoint_url=self.url, region_name=REGION, config=cfg, **DUMMY_KEYS)
+        return boto3.client(service, endpoint_url=self.url, region_name=self.region, config=cfg, **DUMMY_KEYS)
 
     def env(self) -> dict:
         """Environment that points AWS SDKs (and the provider) at the sandbox."""
-        return {"AWS_ENDPOINT_URL": self.url, "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION,
+        return {"AWS_ENDPOINT_URL": self.url, "AWS_REGION": self.region, "AWS_DEFAULT_REGION": self.region,
                 "AWS_ACCESS_KEY_ID": DUMMY_KEYS["aws_access_key_id"],
                 "AWS_SECRET_ACCESS_KEY": DUMMY_KEYS["aws_secret_access_key"], "AWS_EC2_METADATA_DISABLED": "true"}
 
@@ -195,7 +216,8 @@ class RealAws:
     def __init__(self):
         if os.environ.get("HYPERPOD_SANDBOX_URL"):
             raise RuntimeError("HYPERPOD_REAL_AWS=1 and HYPERPOD_SANDBOX_URL are both set: unset one of them")
-        self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or REGION
+        self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") \
+            or (current().region if os.environ.get("HYPERPOD_FIXTURE") else REGION)
 
     def stop(self) -> None:
         pass

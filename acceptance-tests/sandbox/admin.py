@@ -1,6 +1,7 @@
 """The sandbox's admin API, served under /_sandbox/ on the same port as the AWS APIs.
 
 GET    /_sandbox/health   liveness + what was seeded
+GET    /_sandbox/fixture  the fixture of what was seeded (harness/fixture.py; `--fixture` or the seed's own)
 POST   /_sandbox/reset    moto reset, re-seed, clear faults and call counters
 GET    /_sandbox/faults   armed faults
 POST   /_sandbox/faults   arm a fault (see faults.py)
@@ -35,9 +36,10 @@ _SCOPE = re.compile(r"Credential=[^/]+/[^/]+/[^/]+/([^/]+)/aws4_request")
 class AdminMiddleware:
     """WSGI wrapper: /_sandbox/* is handled here, everything else goes to moto."""
 
-    def __init__(self, moto_app, seed_path):
+    def __init__(self, moto_app, seed_path, fixture=None):
         self.moto_app = moto_app
         self.seed_path = seed_path
+        self.fixture = fixture if fixture is not None else seed.derive_fixture(seed_path)
         self.seeded = seed.apply(seed_path)
 
     def reset(self) -> dict:
@@ -64,6 +66,8 @@ class AdminMiddleware:
     def _route(self, method, route, environ):
         if (method, route) == ("GET", "health"):
             return 200, {"status": "ok", "moto": moto.__version__, "seed": self.seeded}
+        if (method, route) == ("GET", "fixture"):
+            return 200, self.fixture
         if (method, route) == ("POST", "reset"):
             return 200, {"status": "reset", "seed": self.reset()}
         if route == "faults":
@@ -91,7 +95,7 @@ class AdminMiddleware:
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
         if (method, route) == ("POST", "fixtures/teams"):
-            return 200, fixtures.teams(_json_body(environ), self.seed_path)
+            return 200, fixtures.teams(_json_body(environ), self.seed_path, self.fixture)
         if method == "GET" and route.startswith("kubernetes/"):  # a cluster's Kubernetes objects (kubernetes.py)
             dumped = kubernetes.dump(route[len("kubernetes/"):])
             return (200, dumped) if dumped is not None else (404, {"error": f"no EKS cluster {route[11:]}"})

@@ -10,11 +10,11 @@ terraform {
 }
 
 provider "hyperpod" {
-  region = "us-west-2"
+  region = var.region
 }
 
 resource "hyperpod_connection_contract" "research" {
-  name = "research-on-ml-capacity"
+  name = "research-on-${var.cluster_name}"
 
   owners {
     business   = "head-of-research@example.com"
@@ -23,24 +23,24 @@ resource "hyperpod_connection_contract" "research" {
   }
 
   unified_studio {
-    domain_id      = "dzd_capacity01"
-    domain_unit_id = "mlplatform0001"
-    project_id     = "research000001"
+    domain_id      = var.domain_id
+    domain_unit_id = var.domain_unit_id
+    project_id     = var.teams["research"].project_id
   }
 
   cluster {
-    account_id   = "123456789012"
-    region       = "us-west-2"
-    name         = "ml-capacity"
+    account_id   = var.capacity_account_id
+    region       = var.region
+    name         = var.cluster_name
     orchestrator = "eks"
   }
 
-  project_role_arn        = "arn:aws:iam::123456789012:role/datazone_usr_role_research"
-  access_role_arn         = "arn:aws:iam::123456789012:role/hyperpod-connection-access"
+  project_role_arn        = "arn:aws:iam::${var.capacity_account_id}:role/${var.teams["research"].project_role_name}"
+  access_role_arn         = "arn:aws:iam::${var.capacity_account_id}:role/${var.connection_access_role_name}"
   approved_workload_types = ["training"]
   data_classification     = "internal"
   eks_namespaces          = ["hyperpod-ns-research"]
-  approved_public_cidrs   = ["203.0.113.0/24"]
+  approved_public_cidrs   = [var.approved_public_cidr]
 
   scheduling {
     policy          = "borrow idle capacity at low priority"
@@ -60,7 +60,7 @@ resource "hyperpod_connection_contract" "research" {
 
   review {
     interval_days = 90
-    last_reviewed = "2026-11-20"
+    last_reviewed = var.last_reviewed
     approved_by   = "security-lead@example.com"
   }
 }
@@ -69,9 +69,9 @@ resource "hyperpod_tenant" "research" {
   contract = hyperpod_connection_contract.research.governance
   team     = "research"
 
-  # WKL-3: more p5 instances than the cluster has.
+  # WKL-3: more training instances than the cluster has (its training group has 8).
   quota {
-    instance_type = "ml.p5.48xlarge"
+    instance_type = var.instance_types.training
     count         = 9
   }
 

@@ -24,30 +24,6 @@ provider "hyperpod" {
   }
 }
 
-variable "region" {
-  description = "Region of the capacity account."
-  type        = string
-  default     = "us-west-2"
-}
-
-variable "capacity_account_id" {
-  description = "The capacity account; plans fail with any other credentials."
-  type        = string
-  default     = "123456789012"
-}
-
-variable "cluster_name" {
-  description = "The shared EKS-orchestrated HyperPod cluster."
-  type        = string
-  default     = "ml-capacity"
-}
-
-variable "last_reviewed" {
-  description = "When the accountable administrator last reviewed the contracts."
-  type        = string
-  default     = "2026-11-20"
-}
-
 locals {
   cluster = {
     account_id = var.capacity_account_id
@@ -57,9 +33,9 @@ locals {
   role    = "arn:aws:iam::${var.capacity_account_id}:role"
   owners  = { operations = "ml-platform-oncall@example.com", cost = "finance-ml@example.com" }
   review  = { interval_days = 90, last_reviewed = var.last_reviewed, approved_by = "security-lead@example.com" }
-  cidrs   = ["203.0.113.0/24"] # the EKS API endpoint is public to this range only
-  domain  = "dzd_capacity01"
-  ml_unit = "mlplatform0001"
+  cidrs   = [var.approved_public_cidr] # the EKS API endpoint is public to this range only
+  domain  = var.domain_id
+  ml_unit = var.domain_unit_id
 }
 
 # What the cluster offers: its orchestrator and instance groups.
@@ -90,7 +66,7 @@ resource "hyperpod_scheduling_policy" "capacity" {
 resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
   domain_id           = local.domain
   domain_unit_id      = local.ml_unit
-  project_profile_ids = ["hyperpodprof01"]
+  project_profile_ids = [var.project_profile_id]
 
   principal {
     domain_unit_id = local.ml_unit
@@ -98,7 +74,7 @@ resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
   }
 }
 
-# Production: 5 p5 and 2 g5 instances guaranteed at high priority, lending what it does not use.
+# Production: 5 training (p5) and 2 inference (g5) instances guaranteed at high priority, lending what it does not use.
 module "production" {
   source = "./modules/governed-project"
 
@@ -107,10 +83,10 @@ module "production" {
   unified_studio = {
     domain_id        = local.domain
     domain_unit_id   = local.ml_unit
-    project_id       = "production0001"
-    project_role_arn = "${local.role}/datazone_usr_role_production"
+    project_id       = var.teams["production"].project_id
+    project_role_arn = "${local.role}/${var.teams["production"].project_role_name}"
   }
-  access_role_arn   = "${local.role}/hyperpod-connection-access"
+  access_role_arn   = "${local.role}/${var.connection_access_role_name}"
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
   organization      = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
@@ -129,23 +105,23 @@ module "production" {
   review = local.review
 
   quota = [
-    { instance_type = "ml.p5.48xlarge", count = 5 },
-    { instance_type = "ml.g5.8xlarge", count = 2 },
+    { instance_type = var.instance_types.training, count = 5 },
+    { instance_type = var.instance_types.inference, count = 2 },
   ]
   sharing            = { strategy = "Lend" }
   priority_class     = "production"
   fair_share_weight  = 90
   preempt_team_tasks = "LowerPriority"
-  viewers            = { groups = ["production-viewers"], principal_arns = ["${local.role}/production-viewers"] }
-  operators          = { groups = ["production-operators"], principal_arns = ["${local.role}/production-operators"] }
+  viewers            = { groups = ["production-viewers"], principal_arns = ["${local.role}/${var.teams["production"].viewer_role_name}"] }
+  operators          = { groups = ["production-operators"], principal_arns = ["${local.role}/${var.teams["production"].operator_role_name}"] }
 
   members = [
-    { name = "production-leads", designation = "PROJECT_OWNER" },
-    { name = "production-scientists", designation = "PROJECT_CONTRIBUTOR" },
+    { name = var.teams["production"].owner_group, designation = "PROJECT_OWNER" },
+    { name = var.teams["production"].contributor_group, designation = "PROJECT_CONTRIBUTOR" },
   ]
 }
 
-# Research: 2 p5 instances guaranteed, borrowing idle capacity (up to 50 % more) at low priority, never preempting
+# Research: 2 training (p5) instances guaranteed, borrowing idle capacity (up to 50 % more) at low priority, never preempting
 # others; its pods reach the consumer account's role and its data key.
 module "research" {
   source = "./modules/governed-project"
@@ -155,16 +131,16 @@ module "research" {
   unified_studio = {
     domain_id        = local.domain
     domain_unit_id   = local.ml_unit
-    project_id       = "research000001"
-    project_role_arn = "${local.role}/datazone_usr_role_research"
+    project_id       = var.teams["research"].project_id
+    project_role_arn = "${local.role}/${var.teams["research"].project_role_name}"
   }
-  access_role_arn   = "${local.role}/hyperpod-connection-access"
+  access_role_arn   = "${local.role}/${var.connection_access_role_name}"
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
   organization      = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
   owners                  = merge(local.owners, { business = "head-of-research@example.com" })
   approved_workload_types = ["training", "interactive"]
-  approved_account_ids    = ["444455556666"] # the research consumer account its workloads reach
+  approved_account_ids    = [var.consumer_account_id] # the research consumer account its workloads reach
   approved_public_cidrs   = local.cidrs
   scheduling = {
     policy          = "borrow idle capacity at low priority; preempted when production needs it"
@@ -177,19 +153,19 @@ module "research" {
   }]
   review = local.review
 
-  quota              = [{ instance_type = "ml.p5.48xlarge", count = 2 }]
+  quota              = [{ instance_type = var.instance_types.training, count = 2 }]
   sharing            = { strategy = "LendAndBorrow", borrow_limit = 50 }
   priority_class     = "research"
   fair_share_weight  = 10
   preempt_team_tasks = "Never"
-  viewers            = { groups = ["research-viewers"], principal_arns = ["${local.role}/research-viewers"] }
-  operators          = { groups = ["research-operators"], principal_arns = ["${local.role}/research-operators"] }
-  target_role_arn    = "arn:aws:iam::444455556666:role/research-consumer"
-  kms_keys           = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
+  viewers            = { groups = ["research-viewers"], principal_arns = ["${local.role}/${var.teams["research"].viewer_role_name}"] }
+  operators          = { groups = ["research-operators"], principal_arns = ["${local.role}/${var.teams["research"].operator_role_name}"] }
+  target_role_arn    = "arn:aws:iam::${var.consumer_account_id}:role/${var.consumer_role_name}"
+  kms_keys           = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/${var.kms_key_id}"]
 
   members = [
-    { name = "research-leads", designation = "PROJECT_OWNER" },
-    { name = "research-scientists", designation = "PROJECT_CONTRIBUTOR" },
+    { name = var.teams["research"].owner_group, designation = "PROJECT_OWNER" },
+    { name = var.teams["research"].contributor_group, designation = "PROJECT_CONTRIBUTOR" },
   ]
 
   # Borrowing needs a team that lends (WKL-5): research names production's tenant.

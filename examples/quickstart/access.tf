@@ -21,11 +21,11 @@ resource "hyperpod_unified_studio_project_binding" "team" {
   tenants               = [local.tenants[each.key].governance]
 
   member {
-    name        = "${each.key}-leads"
+    name        = var.teams[each.key].owner_group
     designation = "PROJECT_OWNER"
   }
   member {
-    name        = "${each.key}-scientists"
+    name        = var.teams[each.key].contributor_group
     designation = "PROJECT_CONTRIBUTOR"
   }
 }

@@ -3,18 +3,18 @@
 locals {
   teams = {
     production = {
-      project_id = "production0001"
+      project_id = var.teams["production"].project_id
       business   = "head-of-product-ml@example.com"
       workloads  = ["training", "inference"]
       policy     = "guaranteed share at high priority; lends idle capacity"
       accounts   = []
     }
     research = {
-      project_id = "research000001"
+      project_id = var.teams["research"].project_id
       business   = "head-of-research@example.com"
       workloads  = ["training", "interactive"]
       policy     = "borrow idle capacity at low priority; preempted when production needs it"
-      accounts   = ["444455556666"] # the research consumer account its workloads reach
+      accounts   = [var.consumer_account_id] # the research consumer account its workloads reach
     }
   }
 }
@@ -22,12 +22,12 @@ locals {
 # The organization layer: only the ML platform domain unit's owners may create projects, and only from the approved
 # HyperPod project profile. Each contract names this grant, so ORG-1 checks its project against it.
 resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
-  domain_id           = "dzd_capacity01"
-  domain_unit_id      = "mlplatform0001"
-  project_profile_ids = ["hyperpodprof01"]
+  domain_id           = var.domain_id
+  domain_unit_id      = var.domain_unit_id
+  project_profile_ids = [var.project_profile_id]
 
   principal {
-    domain_unit_id = "mlplatform0001"
+    domain_unit_id = var.domain_unit_id
     designation    = "OWNER"
   }
 }
@@ -43,8 +43,8 @@ resource "hyperpod_connection_contract" "team" {
   }
 
   unified_studio {
-    domain_id      = "dzd_capacity01"
-    domain_unit_id = "mlplatform0001"
+    domain_id      = var.domain_id
+    domain_unit_id = var.domain_unit_id
     project_id     = each.value.project_id
   }
 
@@ -55,13 +55,13 @@ resource "hyperpod_connection_contract" "team" {
     orchestrator = "eks"
   }
 
-  project_role_arn        = "arn:aws:iam::${var.capacity_account_id}:role/datazone_usr_role_${each.key}"
-  access_role_arn         = "arn:aws:iam::${var.capacity_account_id}:role/hyperpod-connection-access"
+  project_role_arn        = "arn:aws:iam::${var.capacity_account_id}:role/${var.teams[each.key].project_role_name}"
+  access_role_arn         = "arn:aws:iam::${var.capacity_account_id}:role/${var.connection_access_role_name}"
   approved_workload_types = each.value.workloads
   data_classification     = "internal"
   eks_namespaces          = [provider::hyperpod::team_namespace(each.key)]
   approved_account_ids    = each.value.accounts
-  approved_public_cidrs   = ["203.0.113.0/24"]
+  approved_public_cidrs   = [var.approved_public_cidr]
   organization            = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
   scheduling {
@@ -85,10 +85,4 @@ resource "hyperpod_connection_contract" "team" {
     last_reviewed = var.last_reviewed
     approved_by   = "security-lead@example.com"
   }
-}
-
-variable "last_reviewed" {
-  description = "When the accountable administrator last reviewed the contracts."
-  type        = string
-  default     = "2026-11-20"
 }

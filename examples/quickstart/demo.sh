@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: start the local AWS sandbox, run terraform init/plan/apply of this quickstart against it with the
 # freshly built provider, show what was created, prove a second plan is empty, and stop the sandbox.
+# The sandbox is seeded from HYPERPOD_FIXTURE (a fixture file, relative to acceptance-tests/; default: the local
+# seed's fixtures/local.json); every name and id below comes from the fixture the sandbox serves.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -11,11 +13,11 @@ provider_dir="${HYPERPOD_PROVIDER_DIR:-${CARGO_TARGET_DIR:-$HOME/.cache/terrafor
 
 work="$(mktemp -d -t hyperpod-demo-XXXXXX)"
 cp "$here"/*.tf "$work/"
-# A review ten days ago: the contracts' fixed default date would go overdue (LIF-1, PRJ-3) 90 days after it.
-echo "last_reviewed = \"$(date -u -d '10 days ago' +%F)\"" >"$work/terraform.tfvars"
+fixture="${HYPERPOD_FIXTURE:-fixtures/local.json}"
 port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 
-(cd "$repo/acceptance-tests" && exec "$venv/bin/python" -m sandbox --port "$port") >"$work/sandbox.log" 2>&1 &
+(cd "$repo/acceptance-tests" && exec "$venv/bin/python" -m sandbox --port "$port" --fixture "$fixture") \
+  >"$work/sandbox.log" 2>&1 &
 sandbox_pid=$!
 trap 'kill "$sandbox_pid" 2>/dev/null || true; wait "$sandbox_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 150); do
@@ -24,6 +26,21 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 echo "== sandbox: $(head -1 "$work/sandbox.log")"
+curl -fs "http://127.0.0.1:$port/_sandbox/fixture" >"$work/fixture.json"
+# The examples' variables from the fixture (harness/fixture.py), with a review ten days ago: the contracts' fixed
+# default date would go overdue (LIF-1, PRJ-3) 90 days after it.
+tfvars() {
+  (cd "$repo/acceptance-tests" && "$venv/bin/python" - "$work/fixture.json" "$1" <<'PY'
+import datetime, json, sys
+from harness.fixture import Fixture
+variables = Fixture.load(sys.argv[1]).tfvars_for(sys.argv[2])
+variables["last_reviewed"] = (datetime.date.today() - datetime.timedelta(days=10)).isoformat()
+print(json.dumps(variables, indent=2))
+PY
+  )
+}
+tfvars "$here" >"$work/terraform.tfvars.json"
+region="$("$venv/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["region"])' "$work/fixture.json")"
 
 cat >"$work/cli.tfrc" <<TFRC
 provider_installation {
@@ -34,7 +51,7 @@ provider_installation {
 }
 TFRC
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
-export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-west-2 AWS_ACCESS_KEY_ID=testing \
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION="$region" AWS_ACCESS_KEY_ID=testing \
   AWS_SECRET_ACCESS_KEY=testing AWS_EC2_METADATA_DISABLED=true
 unset AWS_PROFILE AWS_SESSION_TOKEN
 terraform="$venv/bin/terraform"
@@ -52,32 +69,35 @@ echo "== terraform plan (again: must report no changes)"
 "$terraform" plan -input=false -no-color -detailed-exitcode >"$work/second-plan.txt" && echo "No changes: the sandbox matches the configuration."
 echo
 echo "== the sandbox's view (scheduler config, compute quotas, task view restrictions, Studio connections)"
-"$venv/bin/python" - "$AWS_ENDPOINT_URL" <<'PY'
+"$venv/bin/python" - "$AWS_ENDPOINT_URL" "$work/fixture.json" <<'PY'
 import json, sys, boto3
-sm = boto3.client("sagemaker", endpoint_url=sys.argv[1], region_name="us-west-2",
-                  aws_access_key_id="testing", aws_secret_access_key="testing")
+fx = json.load(open(sys.argv[2]))
+client = lambda service: boto3.client(service, endpoint_url=sys.argv[1], region_name=fx["region"],
+                                      aws_access_key_id="testing", aws_secret_access_key="testing")
+sm = client("sagemaker")
 for s in sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"]:
     live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=s["ClusterSchedulerConfigId"])
     print(json.dumps({k: live[k] for k in ("Name", "ClusterArn", "Status", "ClusterSchedulerConfigVersion", "SchedulerConfig")}, indent=2))
 for q in sm.list_compute_quotas()["ComputeQuotaSummaries"]:
     print(json.dumps({k: q.get(k) for k in ("Name", "Status", "ComputeQuotaConfig", "ComputeQuotaTarget")}, indent=2))
-eks = boto3.client("eks", endpoint_url=sys.argv[1], region_name="us-west-2",
-                   aws_access_key_id="testing", aws_secret_access_key="testing")
-for team in ("production", "research"):
-    role = f"arn:aws:iam::123456789012:role/datazone_usr_role_{team}"
-    policies = eks.list_associated_access_policies(clusterName="ml-capacity-eks", principalArn=role)
+eks = client("eks")
+for team, project in fx["datazone"]["projects"].items():
+    role = f"arn:aws:iam::{fx['account_id']}:role/{project['role_name']}"
+    policies = eks.list_associated_access_policies(clusterName=fx["clusters"]["eks"]["eks_cluster_name"],
+                                                   principalArn=role)
     print(team, "task view:", [(p["policyArn"].rsplit("/", 1)[-1], p["accessScope"]) for p in policies["associatedAccessPolicies"]])
-dz = boto3.client("datazone", endpoint_url=sys.argv[1], region_name="us-west-2",
-                  aws_access_key_id="testing", aws_secret_access_key="testing")
-for project in ("production0001", "research000001"):
-    for c in dz.list_connections(domainIdentifier="dzd_capacity01", projectIdentifier=project, type="HYPERPOD")["items"]:
-        print(project, "connection:", c["name"], c.get("props", {}))
+dz = client("datazone")
+for team, project in fx["datazone"]["projects"].items():
+    for c in dz.list_connections(domainIdentifier=fx["datazone"]["domain_id"], projectIdentifier=project["id"],
+                                 type="HYPERPOD")["items"]:
+        print(project["name"], "connection:", c["name"], c.get("props", {}))
 PY
 echo
 echo "== the research tenant's namespace in the cluster's Kubernetes API"
-"$venv/bin/python" - "$AWS_ENDPOINT_URL" <<'PY'
+"$venv/bin/python" - "$AWS_ENDPOINT_URL" "$work/fixture.json" <<'PY'
 import json, sys, urllib.request
-cluster = json.load(urllib.request.urlopen(f"{sys.argv[1]}/_sandbox/kubernetes/ml-capacity-eks"))
+eks_cluster = json.load(open(sys.argv[2]))["clusters"]["eks"]["eks_cluster_name"]
+cluster = json.load(urllib.request.urlopen(f"{sys.argv[1]}/_sandbox/kubernetes/{eks_cluster}"))
 for obj in cluster["objects"]:
     meta = obj["metadata"]
     if "hyperpod-ns-research" in (meta.get("namespace"), meta.get("name")):
@@ -87,6 +107,7 @@ echo
 echo "== a mis-governed configuration (examples/misgoverned): the plan must fail, naming each rule"
 mkdir -p "$work/misgoverned"
 cp "$repo/examples/misgoverned/"*.tf "$work/misgoverned/"
+tfvars "$repo/examples/misgoverned" >"$work/misgoverned/terraform.tfvars.json"
 set +e
 (cd "$work/misgoverned" && "$terraform" init -input=false -no-color >/dev/null && \
   "$terraform" plan -input=false -no-color) >"$work/misgoverned/plan.txt" 2>&1

@@ -1,4 +1,4 @@
-# Quickstart: the post's example end to end. One shared HyperPod cluster (`ml-capacity`), its scheduling policy, and
+# Quickstart: the post's example end to end. One shared HyperPod cluster (`var.cluster_name`), its scheduling policy, and
 # two teams: production (a guaranteed share at high priority, lending what it does not use) and research (a small
 # guaranteed share, borrowing idle capacity at low priority, preempted when production needs it back). Each team has
 # an approved contract (contracts.tf), a tenant (tenants.tf), a task view restriction and a Unified Studio project
@@ -24,24 +24,6 @@ provider "hyperpod" {
       "managed-by" = "terraform"
     }
   }
-}
-
-variable "region" {
-  description = "Region of the capacity account."
-  type        = string
-  default     = "us-west-2"
-}
-
-variable "capacity_account_id" {
-  description = "The capacity account; plans fail with any other credentials."
-  type        = string
-  default     = "123456789012"
-}
-
-variable "cluster_name" {
-  description = "The shared EKS-orchestrated HyperPod cluster."
-  type        = string
-  default     = "ml-capacity"
 }
 
 # What the cluster offers: its orchestrator and instance groups.

@@ -1,5 +1,5 @@
 # The two teams on the cluster. Production: 60 % of the cluster guaranteed at high priority, lending what it does not
-# use. Research: two p5 instances guaranteed, borrowing idle capacity (up to 50 % more) at low priority, never
+# use. Research: two training (p5) instances guaranteed, borrowing idle capacity (up to 50 % more) at low priority, never
 # preempting others, its pods reaching the consumer account's role and its data key.
 resource "hyperpod_tenant" "production" {
   contract          = hyperpod_connection_contract.team["production"].governance
@@ -7,11 +7,11 @@ resource "hyperpod_tenant" "production" {
   team              = "production"
 
   quota {
-    instance_type = "ml.p5.48xlarge"
+    instance_type = var.instance_types.training
     count         = 5
   }
   quota {
-    instance_type = "ml.g5.8xlarge"
+    instance_type = var.instance_types.inference
     count         = 2
   }
 
@@ -24,9 +24,9 @@ resource "hyperpod_tenant" "production" {
   priority_class     = "production"
 
   viewer_groups           = ["production-viewers"]
-  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/production-viewers"]
+  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/${var.teams["production"].viewer_role_name}"]
   operator_groups         = ["production-operators"]
-  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/production-operators"]
+  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/${var.teams["production"].operator_role_name}"]
 
   workload {
     service_account = "production-jobs"
@@ -39,7 +39,7 @@ resource "hyperpod_tenant" "research" {
   team              = "research"
 
   quota {
-    instance_type = "ml.p5.48xlarge"
+    instance_type = var.instance_types.training
     count         = 2
   }
 
@@ -55,17 +55,17 @@ resource "hyperpod_tenant" "research" {
   priority_class     = "research"
 
   viewer_groups           = ["research-viewers"]
-  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/research-viewers"]
+  viewer_principal_arns   = ["arn:aws:iam::${var.capacity_account_id}:role/${var.teams["research"].viewer_role_name}"]
   operator_groups         = ["research-operators"]
-  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/research-operators"]
+  operator_principal_arns = ["arn:aws:iam::${var.capacity_account_id}:role/${var.teams["research"].operator_role_name}"]
 
   workload {
     service_account = "research-jobs"
-    target_role_arn = "arn:aws:iam::444455556666:role/research-consumer"
+    target_role_arn = "arn:aws:iam::${var.consumer_account_id}:role/${var.consumer_role_name}"
   }
 
   data {
-    kms_keys = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"]
+    kms_keys = ["arn:aws:kms:${var.region}:${var.capacity_account_id}:key/${var.kms_key_id}"]
   }
 }
 

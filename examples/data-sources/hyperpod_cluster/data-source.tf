@@ -1,5 +1,11 @@
+variable "cluster_name" {
+  description = "The HyperPod cluster to read (the local sandbox's seeded EKS cluster by default)."
+  type        = string
+  default     = "ml-capacity"
+}
+
 data "hyperpod_cluster" "capacity" {
-  name = "ml-capacity"
+  name = var.cluster_name
 }
 
 # Scheduling policies and task governance need an EKS-orchestrated cluster.
