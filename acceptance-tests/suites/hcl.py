@@ -22,10 +22,11 @@ ROOT_UNIT = FX.datazone.root_domain_unit_id
 PROFILE = FX.datazone.project_profile_id
 RESEARCH = FX.project("research")  # .id, .name, .role_name, .tooling_environment_id
 PRODUCTION = FX.project("production")
-# The Identity Center groups of the domain, by the part each plays in the suites (fixture.datazone.groups lists them
-# in this order: a renamed fixture renames them in place).
-(RESEARCH_LEADS, RESEARCH_SCIENTISTS, RESEARCH_ANALYSTS, PRODUCTION_LEADS, PRODUCTION_SCIENTISTS, PLATFORM_LEADS,
- PLATFORM_ADMINS) = FX.datazone.groups[:7]
+# The Identity Center groups of the domain, by the part each plays in the suites: each project's owner and
+# contributor group, and the others by their place in fixture.datazone.groups (a renamed fixture renames in place).
+RESEARCH_LEADS, RESEARCH_SCIENTISTS = RESEARCH.owner_group, RESEARCH.contributor_group
+PRODUCTION_LEADS, PRODUCTION_SCIENTISTS = PRODUCTION.owner_group, PRODUCTION.contributor_group
+RESEARCH_ANALYSTS, PLATFORM_LEADS, PLATFORM_ADMINS = (FX.datazone.groups[i] for i in (2, 5, 6))
 CIDR = FX.approved_public_cidr  # the EKS endpoint is public to this range
 CONSUMER_ACCOUNT = FX.consumer_account_id
 PROVIDER_REGION = f'region = "{REGION}"'

@@ -177,7 +177,6 @@ def test_init_installs_the_release_from_the_mirror(dist, tmp_path):
     assert f'version = "{VERSION}"' in lock and f'"zh:{digest}"' in lock and '"h1:' in lock
 
 
-@pytest.mark.sandbox_only(reason="the quickstart's defaults are the sandbox's seeded account and cluster")
 def test_quickstart_plans_with_the_mirror_installed_provider(dist, sandbox, tmp_path):
     sandbox.reset()
     tf = mirrored(tmp_path, sandbox.env(), dist / ZIP, hashes=[f"zh:{sums(dist)[ZIP]}"])

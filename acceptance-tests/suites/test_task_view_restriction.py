@@ -602,7 +602,6 @@ def team_namespaces(sandbox, tmp_path) -> dict:
             for team in ("production", "research")}
 
 
-@pytest.mark.sandbox_only(reason="the quickstart names the sandbox's seeded ids")
 def test_rbac_mode_in_the_quickstart_converges_in_one_apply_at_any_parallelism(tf, sandbox, tmp_path):
     """Each team's restriction references its tenant (`tenants`, as the quickstart does), so Terraform applies the
     tenant, which has HyperPod create hyperpod-ns-<team>, before the restriction writes its Roles there: one apply
@@ -615,7 +614,6 @@ def test_rbac_mode_in_the_quickstart_converges_in_one_apply_at_any_parallelism(t
     tf.assert_no_changes()
 
 
-@pytest.mark.sandbox_only(reason="the quickstart names the sandbox's seeded ids")
 def test_rbac_mode_into_a_namespace_nothing_creates_fails_at_plan_naming_the_tenant(tf, sandbox):
     """Without the reference the namespaces do not exist yet and nothing the restriction waits for creates them:
     the plan fails on each restriction, at `tenants` (absent: the resource block), naming the team whose tenant to
