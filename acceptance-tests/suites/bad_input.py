@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from harness import current_fixture
+
 PROVIDER_KEY = "registry.terraform.io/hyperpod-governance/hyperpod"
 UNKNOWN_GUARD = 'terraform_data.unknown.id != ""'
 OVERSIZE = 'format("%010000d", 0)'  # 10 000 characters ("000...0")
@@ -73,35 +75,39 @@ def render(body: list, indent: int, out: list[str], marks: dict, target: tuple, 
             marks[target] = (marks.get(target, (first, 0))[0], len(out))
 
 
-# ---- base configurations (valid against the seed: domain dzd_capacity01, unit mlplatform0001, projects
-# research000001 / production0001, clusters ml-capacity / legacy-capacity (EKS) and slurm-capacity) ------------------
+# ---- base configurations (valid against the run's fixture: its domain, unit, research and production projects,
+# its EKS cluster, the sandbox-only legacy EKS cluster and the Slurm cluster) -------------------------------------------
 
-ACCOUNT = "123456789012"
+FX = current_fixture()
+ACCOUNT = FX.account_id
+REGION = FX.region
 ROLE = f"arn:aws:iam::{ACCOUNT}:role"
-
-
-SEEDED_PROJECTS = {"research": "research000001", "production": "production0001"}
+CLUSTER = FX.clusters.eks.name
 
 
 def contract_body(name: str, project: str = "research", namespaces=("hyperpod-ns-research",),
-                  cluster: str = "ml-capacity", project_id: str | None = None) -> list:
-    project_id = project_id or SEEDED_PROJECTS[project]
+                  cluster: str = CLUSTER, project_id: str | None = None, project_role_arn: str | None = None) -> list:
+    """A contract for one of the fixture's projects (`project` is its team key), or for a project the sandbox's
+    `teams` fixture added (`project_id` and `project_role_arn` given)."""
+    project_id = project_id or FX.project(project).id
+    project_role_arn = project_role_arn or FX.project_role_arn(project)
     return [
         Attr("name", q(name)),
         Block("owners", [Attr("business", q("head-of-research@example.com")),
                          Attr("operations", q("ml-platform-oncall@example.com")),
                          Attr("cost", q("finance-ml@example.com"))]),
-        Block("unified_studio", [Attr("domain_id", q("dzd_capacity01")), Attr("domain_unit_id", q("mlplatform0001")),
+        Block("unified_studio", [Attr("domain_id", q(FX.datazone.domain_id)),
+                                 Attr("domain_unit_id", q(FX.datazone.domain_unit_id)),
                                  Attr("project_id", q(project_id))]),
-        Block("cluster", [Attr("account_id", q(ACCOUNT)), Attr("region", q("us-west-2")), Attr("name", q(cluster)),
+        Block("cluster", [Attr("account_id", q(ACCOUNT)), Attr("region", q(REGION)), Attr("name", q(cluster)),
                           Attr("orchestrator", q("eks"))]),
-        Attr("project_role_arn", q(f"{ROLE}/datazone_usr_role_{project}")),
-        Attr("access_role_arn", q(f"{ROLE}/hyperpod-connection-access")),
+        Attr("project_role_arn", q(project_role_arn)),
+        Attr("access_role_arn", q(FX.role_arn(FX.roles.connection_access))),
         Attr("approved_workload_types", hlist([q("training"), q("interactive")])),
         Attr("data_classification", q("internal")),
         Attr("eks_namespaces", hlist(q(n) for n in namespaces)),
-        Attr("approved_account_ids", hlist([q("444455556666")])),
-        Attr("approved_public_cidrs", hlist([q("203.0.113.0/24")])),
+        Attr("approved_account_ids", hlist([q(FX.consumer_account_id)])),
+        Attr("approved_public_cidrs", hlist([q(FX.approved_public_cidr)])),
         Block("scheduling", [Attr("policy", q("borrow idle capacity at low priority")),
                              Attr("exception_owner", q("ml-platform-leads@example.com"))]),
         Block("monitoring", [Block("signal", [Attr("name", q("team-utilization")),
@@ -133,23 +139,21 @@ SAMPLES = {
     },
     "hyperpod_tenant": {
         "activation_state": q("Enabled"), "fair_share_weight": "10", "preempt_team_tasks": q("Never"),
-        "viewer_principal_arns": hlist([q(f"{ROLE}/research-viewers")]),
-        "operator_principal_arns": hlist([q(f"{ROLE}/research-operators")]),
+        "viewer_principal_arns": hlist([q(FX.role_arn(FX.roles.research_viewers))]),
+        "operator_principal_arns": hlist([q(FX.role_arn(FX.roles.research_operators))]),
         "viewer_verbs": hlist([q("get"), q("list")]), "operator_verbs": hlist([q("get"), q("delete")]),
         "tags": '{ "cost-center" = "research" }',
         "network_policy": [Attr("default_deny", "true"), Attr("allow_dns", "true"),
                            Attr("allow_same_namespace", "true"), Attr("egress_cidrs", hlist([q("10.20.0.0/16")]))],
-        "data": [Attr("kms_keys",
-                      hlist([q(f"arn:aws:kms:us-west-2:{ACCOUNT}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d")])),
-                 Attr("buckets", hlist([q("research-datasets")]))],
+        "data": [Attr("kms_keys", hlist([q(FX.kms_key_arn())])), Attr("buckets", hlist([q(FX.data_bucket)]))],
         "timeouts": [Attr("create", q("10m")), Attr("update", q("10m")), Attr("delete", q("10m"))],
-        "target_role_arn": q("arn:aws:iam::444455556666:role/research-consumer"),
+        "target_role_arn": q(FX.consumer_role_arn()),
         "session_policy": "jsonencode({ Version = \"2012-10-17\", Statement = [{ Effect = \"Allow\", "
                           "Action = \"s3:GetObject\", Resource = \"*\" }] })",
         "accelerators": "8", "memory_gib": "64", "vcpu": "32", "borrow_limit": "50",
     },
     "hyperpod_unified_studio_project_binding": {
-        "domain_id": q("dzd_capacity01"), "kind": q("group"),
+        "domain_id": q(FX.datazone.domain_id), "kind": q("group"),
         "timeouts": [Attr("create", q("10m")), Attr("delete", q("10m"))],
     },
 }
@@ -164,7 +168,7 @@ class ResourceSpec:
     shared: str = ""  # HCL every batch of this type includes
     exclusive: object = None  # callable(case_index) -> slot key; cases with one key are applied one at a time
     skip: tuple = ()  # attribute paths not generated (computed-only are skipped anyway)
-    # Instances of TENANT_INSTANCE_TYPE the runner adds to ml-capacity first (the sandbox's `teams` fixture), so the
+    # Instances of TENANT_INSTANCE_TYPE the runner adds to the EKS cluster first (the sandbox's `teams` fixture), so the
     # guaranteed quotas of every tenant case fit the cluster together (WKL-3 sums them at apply).
     capacity: int = 0
     slots: int = 2  # for exclusive resources: independent AWS objects (cases in different slots may coexist)
@@ -172,8 +176,8 @@ class ResourceSpec:
 
 
 def grant_base(suffix: str) -> list:
-    return [Attr("domain_id", q("dzd_capacity01")), Attr("domain_unit_id", q("mlplatform0001")),
-            Attr("project_profile_ids", hlist([q("hyperpodprof01")])),
+    return [Attr("domain_id", q(FX.datazone.domain_id)), Attr("domain_unit_id", q(FX.datazone.domain_unit_id)),
+            Attr("project_profile_ids", hlist([q(FX.datazone.project_profile_id)])),
             Block("principal", [Attr("group_id", q(f"bad-input-{suffix}"))])]
 
 
@@ -183,7 +187,7 @@ def slot(suffix: str, slots: int = 2) -> int:
 
 
 def scheduling_base(suffix: str) -> list:
-    return [Attr("cluster_name", q(("ml-capacity", "legacy-capacity")[slot(suffix)])), Attr("description", q("Production first")),
+    return [Attr("cluster_name", q((CLUSTER, FX.clusters.legacy.name)[slot(suffix)])), Attr("description", q("Production first")),
             Attr("fair_share", "true"), Attr("idle_resource_sharing", "true"),
             Block("priority_class", [Attr("name", q("production")), Attr("weight", "90")]),
             Block("priority_class", [Attr("name", q("research")), Attr("weight", "10")]),
@@ -202,11 +206,12 @@ def restriction_base(suffix: str) -> list:
 
 def restriction_contracts(teams: dict) -> str:
     """One contract per slot: research, production, then each fixture team ({team: {project_id, ...}})."""
-    projects = [("research", None), ("production", None)] + [(team, info["project_id"])
-                                                            for team, info in sorted(teams.items())]
+    projects = [("research", {}), ("production", {})] + [
+        (team, {"project_id": info["project_id"], "project_role_arn": info["project_role_arn"]})
+        for team, info in sorted(teams.items())]
     return "".join(contract_resource(f"slot{i}", contract_body(
-        f"bad-input-{team}", project=team, namespaces=(f"hyperpod-ns-{team}",), project_id=project_id))
-        for i, (team, project_id) in enumerate(projects[:RESTRICTION_SLOTS]))
+        f"bad-input-{team}", project=team, namespaces=(f"hyperpod-ns-{team}",), **ids))
+        for i, (team, ids) in enumerate(projects[:RESTRICTION_SLOTS]))
 
 
 TENANT_INSTANCE_TYPE = "ml.g5.xlarge"  # the sandbox's `teams` fixture adds an instance group of these
@@ -227,8 +232,8 @@ def tenant_base(suffix: str) -> list:
 
 def binding_base(suffix: str) -> list:
     return [Attr("contract", "hyperpod_connection_contract.research.governance"),
-            Attr("project_id", q("research000001")), Attr("cluster_name", q("ml-capacity")),
-            Attr("project_role_arn", q(f"{ROLE}/datazone_usr_role_research")),
+            Attr("project_id", q(FX.project("research").id)), Attr("cluster_name", q(CLUSTER)),
+            Attr("project_role_arn", q(FX.project_role_arn("research"))),
             Attr("connection_name", q(f"bad-input-{suffix}")),
             Attr("description", q("research on the shared capacity")),
             Attr("tenants", "[hyperpod_tenant.research.governance]"),
@@ -241,41 +246,41 @@ def contract_resource(label: str, body: list) -> str:
     return f'resource "hyperpod_connection_contract" "{label}" {{\n' + "\n".join(out) + "\n}\n"
 
 
-SCHEDULING_SHARED = """
-resource "hyperpod_scheduling_policy" "capacity" {
-  cluster_name = "ml-capacity"
-  priority_class {
+SCHEDULING_SHARED = f"""
+resource "hyperpod_scheduling_policy" "capacity" {{
+  cluster_name = "{CLUSTER}"
+  priority_class {{
     name   = "research"
     weight = 10
-  }
-}
+  }}
+}}
 """
 
-RESEARCH_TENANT = """
-resource "hyperpod_tenant" "research" {
+RESEARCH_TENANT = f"""
+resource "hyperpod_tenant" "research" {{
   contract = hyperpod_connection_contract.research.governance
   team     = "research"
-  quota {
-    instance_type = "ml.g5.8xlarge"
+  quota {{
+    instance_type = "{FX.clusters.eks.instance_groups.inference.instance_type}"
     count         = 1
-  }
-  viewer_groups   = ["research-viewers"]
-  operator_groups = ["research-operators"]
-  workload {
+  }}
+  viewer_groups   = ["research-task-viewers"]
+  operator_groups = ["research-task-operators"]
+  workload {{
     service_account = "research-jobs"
-  }
-}
+  }}
+}}
 """
 
-GRANT_SHARED = """
-resource "hyperpod_domain_unit_policy_grant" "org" {
-  domain_id           = "dzd_capacity01"
-  domain_unit_id      = "mlplatform0001"
-  project_profile_ids = ["hyperpodprof01"]
-  principal {
+GRANT_SHARED = f"""
+resource "hyperpod_domain_unit_policy_grant" "org" {{
+  domain_id           = "{FX.datazone.domain_id}"
+  domain_unit_id      = "{FX.datazone.domain_unit_id}"
+  project_profile_ids = ["{FX.datazone.project_profile_id}"]
+  principal {{
     group_id = "bad-input-org"
-  }
-}
+  }}
+}}
 """
 
 
@@ -298,7 +303,7 @@ def specs(case_count_hint: int = 400, teams: dict | None = None) -> dict[str, Re
             + SCHEDULING_SHARED, capacity=case_count_hint),
         "hyperpod_unified_studio_project_binding": ResourceSpec(
             "hyperpod_unified_studio_project_binding", binding_base,
-            shared=contract_resource("research", contract_body("research-on-ml-capacity")) + RESEARCH_TENANT),
+            shared=contract_resource("research", contract_body(f"research-on-{CLUSTER}")) + RESEARCH_TENANT),
     }
 
 
@@ -546,19 +551,19 @@ def walk_block(block: dict, prefix: tuple, spec: ResourceSpec, new_case) -> None
 
 # ---- batches: the configuration files ----------------------------------------------------------------------------
 
-PROVIDER_HCL = """terraform {
-  required_providers {
-    hyperpod = { source = "hyperpod-governance/hyperpod" }
-  }
-}
+PROVIDER_HCL = f"""terraform {{
+  required_providers {{
+    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+  }}
+}}
 
-provider "hyperpod" {
-  region = "us-west-2"
-}
+provider "hyperpod" {{
+  region = "{REGION}"
+}}
 
-resource "terraform_data" "unknown" {
+resource "terraform_data" "unknown" {{
   input = "known only after apply"
-}
+}}
 """
 
 
@@ -605,7 +610,7 @@ def generate_misc(schema: dict) -> list[Case]:
     cases: list[Case] = []
     counter = iter(range(10_000))
     for dtype, data_source in sorted(provider.get("data_source_schemas", {}).items()):
-        base = {"name": q("ml-capacity")}
+        base = {"name": q(CLUSTER)}
         cases.append(Case(dtype, f"d{next(counter):03d}", (), "baseline", "(base)",
                           [Attr(n, v) for n, v in base.items()], keyword="data"))
         for name, attribute in sorted(data_source["block"].get("attributes", {}).items()):

@@ -332,7 +332,7 @@ def test_bad_input(sandbox, tmp_path, schema, resource):
     spec = bad_input.specs(teams=teams)[resource]
     cases = bad_input.generate(schema, only=(resource,), teams=teams)
     if spec.capacity:
-        sandbox.add_teams(1, prefix="badinput", cluster="ml-capacity", instance_type=bad_input.TENANT_INSTANCE_TYPE,
+        sandbox.add_teams(1, prefix="badinput", cluster=bad_input.CLUSTER, instance_type=bad_input.TENANT_INSTANCE_TYPE,
                           instances_per_team=spec.capacity)
     outcomes, stray = run_cases(sandbox, tmp_path, cases, spec.shared, exclusive=spec.exclusive is not None)
     record(resource, outcomes, stray, time.monotonic() - started)

@@ -1,14 +1,15 @@
-"""hyperpod_connection_contract through a real Terraform against the sandbox's seeded capacity account: create,
+"""hyperpod_connection_contract through a real Terraform against the fixture's capacity account: create,
 empty second plan, update, import, the reviewer's checklist, and one failing plan per rule the contract enforces
 (rule ID and attribute path in the output)."""
 import pytest
 
 from harness import flat
-from hcl import ACCOUNT, ROLE, contract, days_ago, exception
+from hcl import CIDR, CONTRACT_FIELDS, CONSUMER_ACCOUNT, FX, PROVIDER_REGION, RESEARCH, SLURM_CLUSTER, contract, days_ago, exception
 
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_connection_contract.research"
+NAME = CONTRACT_FIELDS["name"]  # research-on-<cluster>
 
 
 def state(tf):
@@ -27,18 +28,18 @@ def test_create_records_the_checklist_and_a_second_plan_is_empty(tf):
     tf.write(contract())
     plan = tf.plan()
     # Known at plan time, so dependents planned in the same run can check against it.
-    assert flat('contract = "research-on-ml-capacity"') in flat(plan.stdout)
+    assert flat(f'contract = "{NAME}"') in flat(plan.stdout)
     assert flat('review_status = "current"') in flat(plan.stdout)
     tf.apply()
     values = state(tf)
-    assert values["id"] == "research-on-ml-capacity"
+    assert values["id"] == NAME
     assert values["review_status"] == "current"
     rows = checks(values)
     for rule in ("CON-1", "CON-2", "CON-3", "ORG-1", "ORG-3", "PRJ-2", "PRJ-4", "CLU-1", "EXC-1", "LIF-1", "LIF-2",
                  "LIF-4"):
         assert rows[rule]["status"] == "passed", rows[rule]
     assert values["governance"]["eks_namespaces"] == ["hyperpod-ns-research"]
-    assert values["governance"]["project_role_arn"] == f"{ROLE}/datazone_usr_role_research"
+    assert values["governance"]["project_role_arn"] == FX.project_role_arn("research")
     result = tf.plan()
     assert result.rc == 0, result.stdout
 
@@ -53,14 +54,14 @@ def test_update_in_place_and_material_change_requires_review(tf):
     assert state(tf)["support"] == "ml-platform on-call, 24x7"
     assert state(tf)["review_status"] == "current"  # support is not a material change
     # A new access role is material (LIF-2): a warning, and the status stays review_required until re-approval.
-    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=f"{ROLE}/datazone_usr_role_research"))
+    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=FX.project_role_arn("research")))
     plan = tf.plan()
     assert "[LIF-2]" in flat(plan.stdout + plan.stderr)
     tf.apply()
     assert state(tf)["review_status"] == "review_required"
     plan = tf.plan()
     assert "[LIF-2]" in flat(plan.stdout + plan.stderr)
-    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=f"{ROLE}/datazone_usr_role_research",
+    tf.write(contract(support="ml-platform on-call, 24x7", access_role_arn=FX.project_role_arn("research"),
                       last_reviewed=days_ago(0), approved_by="ciso@example.com"))
     tf.apply()
     assert state(tf)["review_status"] == "current"
@@ -68,7 +69,7 @@ def test_update_in_place_and_material_change_requires_review(tf):
 
 def test_import_by_name_then_apply_fills_the_record(tf):
     tf.write(contract())
-    tf.import_(ADDR, "research-on-ml-capacity")
+    tf.import_(ADDR, NAME)
     plan = tf.plan()
     assert "will be updated in-place" in plan.stdout
     tf.apply()
@@ -82,7 +83,7 @@ def test_con_1_malformed_account_id(tf):
 
 
 def test_con_2_slurm_contract_with_eks_namespaces(tf):
-    tf.write(contract(cluster_name="slurm-capacity", orchestrator="slurm"))
+    tf.write(contract(cluster_name=SLURM_CLUSTER, orchestrator="slurm"))
     tf.plan_fails_with("CON-2", "eks_namespaces")
 
 
@@ -92,8 +93,8 @@ def test_con_3_signal_without_owner(tf):
 
 
 def test_org_1_project_outside_the_domain_unit(tf):
-    tf.write(contract(domain_unit_id="capgovroot0001"))
-    tf.plan_fails_with("ORG-1", "unified_studio.domain_unit_id", "mlplatform0001")
+    tf.write(contract(domain_unit_id=FX.datazone.root_domain_unit_id))
+    tf.plan_fails_with("ORG-1", "unified_studio.domain_unit_id", FX.datazone.domain_unit_id)
 
 
 def test_org_3_cluster_missing_from_the_capacity_account(tf):
@@ -107,14 +108,14 @@ def test_clu_1_orchestrator_differs_from_the_cluster(tf):
 
 
 def test_prj_2_lifecycle_permissions_on_the_project_role(tf):
-    tf.write(contract(project_role_arn=f"{ROLE}/overprivileged-project-role"))
-    result = tf.plan_fails_with("PRJ-2", "project_role_arn", "overprivileged-project-role")
+    tf.write(contract(project_role_arn=FX.role_arn(FX.roles.overprivileged_project)))
+    result = tf.plan_fails_with("PRJ-2", "project_role_arn", FX.roles.overprivileged_project)
     text = flat(result.stderr)
     assert "AmazonSageMakerFullAccess" in text or "sagemaker:CreateCluster" in text
 
 
 def test_prj_2_fix_says_to_detach_an_aws_managed_policy(tf):
-    tf.write(contract(project_role_arn=f"{ROLE}/overprivileged-project-role"))
+    tf.write(contract(project_role_arn=FX.role_arn(FX.roles.overprivileged_project)))
     findings = [d for d in tf.plan_json().diagnostics if d.rule == "PRJ-2"]
     managed = [d for d in findings if "managed policy arn:aws:iam::aws:policy/" in d.detail]
     assert managed, [d.detail for d in findings]
@@ -135,12 +136,13 @@ def test_configuration_only_rules_run_at_validate_without_lifecycle_state(tf):
 
 
 def test_prj_4_project_role_is_not_the_projects_tooling_role(tf):
-    tf.write(contract(project_role_arn=f"{ROLE}/datazone_usr_role_production"))
-    tf.plan_fails_with("PRJ-4", "project_role_arn", "datazone_usr_role_production")
+    tf.write(contract(project_role_arn=FX.project_role_arn("production")))
+    tf.plan_fails_with("PRJ-4", "project_role_arn", FX.project("production").role_name)
 
 
-def test_lif_4_approver_is_the_identity_running_the_apply(tf):
-    tf.write(contract(approved_by=f"arn:aws:sts::{ACCOUNT}:user/moto"))
+def test_lif_4_approver_is_the_identity_running_the_apply(tf, sandbox):
+    caller = sandbox.client("sts").get_caller_identity()["Arn"]  # whoever runs the apply, sandbox or real account
+    tf.write(contract(approved_by=caller))
     tf.plan_fails_with("LIF-4", "review.approved_by")
 
 
@@ -157,7 +159,7 @@ def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
     assert state(tf)["review_status"] == "overdue"
     tf.write(contract(last_reviewed=days_ago(200), extra="  strict = true"))
     tf.plan_fails_with("LIF-1", "review.last_reviewed")
-    tf.write(contract(last_reviewed=days_ago(200), provider_settings='region = "us-west-2"\n  strict = true'))
+    tf.write(contract(last_reviewed=days_ago(200), provider_settings=PROVIDER_REGION + "\n  strict = true"))
     tf.plan_fails_with("LIF-1", "review.last_reviewed")
 
 
@@ -178,17 +180,17 @@ def test_clu_5_public_endpoint_outside_the_approved_cidrs(tf):
     plan = tf.plan()
     assert plan.rc == 2  # a warning: the plan goes ahead
     assert "[CLU-5]" in flat(plan.stdout + plan.stderr)
-    assert "the EKS endpoint is public to 203.0.113.0/24" in flat(plan.stdout + plan.stderr)
+    assert f"the EKS endpoint is public to {CIDR}" in flat(plan.stdout + plan.stderr)
     tf.write(contract(cidrs="[]", extra="  strict = true"))
-    tf.plan_fails_with("CLU-5", "approved_public_cidrs", "203.0.113.0/24")
+    tf.plan_fails_with("CLU-5", "approved_public_cidrs", CIDR)
 
 
-# ml-capacity-eks's observability add-on is compliant (v2.4.0); the seed keeps HyperPod cluster legacy-capacity,
-# on EKS cluster legacy-capacity-eks with the add-on at v2.3.0-eksbuild.1, for OBS-1.
-LEGACY_CLUSTER, LEGACY_EKS = "legacy-capacity", "legacy-capacity-eks"
+# The EKS cluster's observability add-on is compliant (v2.4.0); the local seed keeps a legacy HyperPod cluster (the
+# fixture's clusters.legacy) on an EKS cluster with the add-on at v2.3.0-eksbuild.1, for OBS-1.
+LEGACY_CLUSTER, LEGACY_EKS = FX.clusters.legacy.name, FX.clusters.legacy.eks_cluster_name
 
 
-@pytest.mark.sandbox_only
+@pytest.mark.sandbox_only(reason="the legacy cluster with an old add-on exists only in the sandbox's seed")
 def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
     tf.write(contract(name=f"research-on-{LEGACY_CLUSTER}", cluster_name=LEGACY_CLUSTER))
     plan = tf.plan()
@@ -204,7 +206,7 @@ def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
     assert checks(state(tf))["OBS-1"]["status"] == "passed"
 
 
-@pytest.mark.sandbox_only
+@pytest.mark.sandbox_only(reason="injects AccessDenied")
 def test_unreadable_role_is_reported_as_not_checked(tf, sandbox):
     sandbox.fault("ListAttachedRolePolicies", "error", code="AccessDenied", status=403, count=50, service="iam")
     tf.write(contract())
@@ -235,10 +237,10 @@ output "status" {
 
 
 # ---- values unknown at plan (issue 14) -----------------------------------------------------------------------------
-UNKNOWN_CIDRS = """
-resource "terraform_data" "cidrs" {
-  input = ["203.0.113.0/24"]
-}
+UNKNOWN_CIDRS = f"""
+resource "terraform_data" "cidrs" {{
+  input = ["{CIDR}"]
+}}
 """
 
 
@@ -270,7 +272,7 @@ def test_unknown_public_cidrs_plan_clu_5_unchecked_and_apply_judges_it(tf):
 def test_unknown_public_cidrs_that_break_clu_5_are_judged_at_apply(tf):
     """CIDRs known only at apply that do not cover the public endpoint: apply judges CLU-5 (a warning) and records
     `warning`, consistent with the plan's unknown status."""
-    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS.replace("203.0.113.0/24", "198.51.100.0/24"))
+    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS.replace(CIDR, "198.51.100.0/24"))
     result = tf.apply()
     assert "[CLU-5]" in flat(result.stdout + result.stderr), result.stdout
     assert checks(state(tf))["CLU-5"]["status"] == "warning"
@@ -279,7 +281,7 @@ def test_unknown_public_cidrs_that_break_clu_5_are_judged_at_apply(tf):
 
 def test_unknown_project_role_defers_only_the_rules_that_read_it(tf):
     """A project role known only after apply (PRJ-2 used to be planned `skipped`, then applied `passed`)."""
-    role = f"{ROLE}/datazone_usr_role_research"
+    role = FX.project_role_arn("research")
     tf.write(contract(project_role_arn="${terraform_data.role.output}")
              + f'resource "terraform_data" "role" {{\n  input = "{role}"\n}}\n')
     verdict = tf.plan_json()
@@ -298,7 +300,7 @@ def test_unknown_material_argument_on_update_waits_for_apply_to_say_review_requi
     tf.write(contract())
     tf.apply()
     tf.write(contract(extra="  approved_account_ids = terraform_data.accounts.output")
-             + 'resource "terraform_data" "accounts" {\n  input = ["444455556666"]\n}\n')
+             + f'resource "terraform_data" "accounts" {{\n  input = ["{CONSUMER_ACCOUNT}"]\n}}\n')
     verdict = tf.plan_json()
     assert not verdict.errors, verdict.describe()
     tf.apply()
@@ -307,7 +309,7 @@ def test_unknown_material_argument_on_update_waits_for_apply_to_say_review_requi
 
 
 @pytest.mark.parametrize("field, value", [
-    ("domain_id", "dzd_capacity01"), ("project_id", "research000001"), ("domain_unit_id", "mlplatform0001")])
+    ("domain_id", FX.datazone.domain_id), ("project_id", RESEARCH.id), ("domain_unit_id", FX.datazone.domain_unit_id)])
 def test_unknown_domain_or_project_defers_the_rules_reading_them(tf, field, value):
     """The project's ids known only after apply: ORG-1 and PRJ-4 were planned `skipped` and applied `passed`
     (inconsistent final plan). Now they are planned unknown and judged at apply; a second plan is empty."""

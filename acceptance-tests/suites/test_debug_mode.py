@@ -7,26 +7,26 @@ import subprocess
 
 import pytest
 
-from harness import provider_binary
+from harness import current_fixture, provider_binary
 
 pytestmark = pytest.mark.provider
 
-CONFIG = """
-terraform {
-  required_providers {
-    hyperpod = { source = "hyperpod-governance/hyperpod" }
-  }
-}
+CONFIG = f"""
+terraform {{
+  required_providers {{
+    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+  }}
+}}
 
-provider "hyperpod" {}
+provider "hyperpod" {{}}
 
-data "hyperpod_cluster" "c" {
-  name = "ml-capacity"
-}
+data "hyperpod_cluster" "c" {{
+  name = "{current_fixture().clusters.eks.name}"
+}}
 
-output "orchestrator" {
+output "orchestrator" {{
   value = data.hyperpod_cluster.c.orchestrator
-}
+}}
 """
 
 

@@ -1,21 +1,21 @@
-"""hyperpod_domain_unit_policy_grant through a real Terraform against the sandbox's seeded Unified Studio domain
-(dzd_capacity01, root unit capgovroot0001, unit mlplatform0001, project profile hyperpodprof01): create with each
+"""hyperpod_domain_unit_policy_grant through a real Terraform against the fixture's Unified Studio domain
+(its root unit, the ML platform unit, the HyperPod project profile): create with each
 kind of principal, empty second plan and the grant as DataZone lists it; replacement when a profile changes; import
 by ID and by identity; a grant removed out of band is added again; destroy removes it; plan-time refusals with the
 attribute path."""
 import pytest
 
 from harness import flat
-from hcl import provider
+from hcl import ACCOUNT, DOMAIN, PLATFORM_ADMINS, PROFILE, RESEARCH_LEADS, ROOT_UNIT, UNIT, provider
 
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_domain_unit_policy_grant.training"
-DOMAIN, ROOT_UNIT, ML_UNIT, PROFILE = "dzd_capacity01", "capgovroot0001", "mlplatform0001", "hyperpodprof01"
+ML_UNIT = UNIT
 POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
 
-GROUP = 'group_id = "ml-platform-admins"'
-USER = 'user_id = "arn:aws:iam::123456789012:role/PlatformAdmin"'
+GROUP = f'group_id = "{PLATFORM_ADMINS}"'
+USER = f'user_id = "arn:aws:iam::{ACCOUNT}:role/PlatformAdmin"'
 UNIT_OWNERS = f'domain_unit_id = "{ROOT_UNIT}"\n    designation    = "OWNER"'
 
 
@@ -51,7 +51,7 @@ def add_grant(sandbox, profiles=(PROFILE,), principal=None):
     dz = sandbox.client("datazone")
     return dz.add_policy_grant(
         domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
-        principal=principal or {"group": {"groupIdentifier": "ml-platform-admins"}},
+        principal=principal or {"group": {"groupIdentifier": PLATFORM_ADMINS}},
         detail={"createProjectFromProjectProfile": {"projectProfiles": list(profiles),
                                                     "includeChildDomainUnits": False}},
     )["grantId"]
@@ -82,8 +82,8 @@ def test_schema_documents_the_grant_and_org_1(tf):
 
 
 @pytest.mark.parametrize("principal,expected", [
-    (GROUP, {"group": {"groupIdentifier": "ml-platform-admins"}}),
-    (USER, {"user": {"userIdentifier": "arn:aws:iam::123456789012:role/PlatformAdmin"}}),
+    (GROUP, {"group": {"groupIdentifier": PLATFORM_ADMINS}}),
+    (USER, {"user": {"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/PlatformAdmin"}}),
     (UNIT_OWNERS, {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ROOT_UNIT}}),
 ], ids=["group", "user", "domain-unit-owners"])
 def test_create_then_empty_plan_and_the_grant_is_listed(tf, sandbox, principal, expected):
@@ -138,7 +138,7 @@ def test_import_by_id_then_empty_plan(tf, sandbox):
     tf.import_(ADDR, f"{DOMAIN}/{ML_UNIT}/{grant_id}")
     values = state(tf)
     assert (values["grant_id"], values["project_profile_ids"]) == (grant_id, [PROFILE])
-    assert values["principal"]["group_id"] == "ml-platform-admins"
+    assert values["principal"]["group_id"] == PLATFORM_ADMINS
     tf.assert_no_changes()
 
 
@@ -174,7 +174,7 @@ def test_a_grant_removed_out_of_band_is_added_again(tf, sandbox):
     first = state(tf)["grant_id"]
     sandbox.client("datazone").remove_policy_grant(
         domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
-        principal={"group": {"groupIdentifier": "ml-platform-admins"}}, grantIdentifier=first)
+        principal={"group": {"groupIdentifier": PLATFORM_ADMINS}}, grantIdentifier=first)
     assert live_grants(sandbox) == []
     plan = tf.plan()
     assert plan.rc == 2
@@ -186,7 +186,7 @@ def test_a_grant_removed_out_of_band_is_added_again(tf, sandbox):
 
 
 def test_destroy_removes_the_grant_and_leaves_others(tf, sandbox):
-    other = add_grant(sandbox, principal={"group": {"groupIdentifier": "research-leads"}})
+    other = add_grant(sandbox, principal={"group": {"groupIdentifier": RESEARCH_LEADS}})
     tf.write(grant())
     tf.apply()
     assert len(live_grants(sandbox)) == 2
@@ -229,10 +229,11 @@ def test_unknown_domain_unit_fails_the_plan(tf):
     plan_fails_at(tf, "domain_unit_id", '"nosuchunit0001"', f"no domain unit of that ID exists in domain {DOMAIN}")
 
 
-def test_unknown_project_profile_fails_the_plan_and_names_the_existing_ones(tf):
+def test_unknown_project_profile_fails_the_plan_and_names_the_existing_ones(tf, sandbox):
+    name = sandbox.client("datazone").get_project_profile(domainIdentifier=DOMAIN, identifier=PROFILE)["name"]
     tf.write(grant(profiles=(PROFILE, "nosuchprofile1")))
     plan_fails_at(tf, "project_profile_ids[1]", '"nosuchprofile1"', "no project profile of that ID exists",
-                  f"{PROFILE} (hyperpod-projects)")
+                  f"{PROFILE} ({name})")
 
 
 def test_unknown_principal_domain_unit_fails_the_plan(tf):

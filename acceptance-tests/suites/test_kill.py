@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from example_vars import write_example_variables
 from harness import PlanVerdict, TerraformError
-from hcl import days_ago
+from hcl import DOMAIN, PROVIDER_REGION, UNIT, PROFILE, days_ago
 
 pytestmark = [pytest.mark.provider,
               pytest.mark.sandbox_only(reason="holds responses and kills the provider through the sandbox's faults")]
@@ -70,6 +71,7 @@ def quickstart(tf) -> None:
         shutil.copy(path, tf.dir / path.name)
     # Reviewed ten days ago, so the contracts never go overdue (LIF-1) whenever the test runs.
     tf.write_file("terraform.tfvars", f'last_reviewed = "{days_ago(10)}"\n')
+    write_example_variables(tf, QUICKSTART)
     tf.init()
 
 
@@ -173,27 +175,27 @@ def test_killed_right_after_create(tf, sandbox, call):
     assert not orphans, f"{call}: destroy left the sandbox different from the seed:\n  " + "\n  ".join(orphans)
 
 
-GRANT_ONLY = """
-terraform {
-  required_providers {
-    hyperpod = { source = "hyperpod-governance/hyperpod" }
-  }
-}
+GRANT_ONLY = f"""
+terraform {{
+  required_providers {{
+    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+  }}
+}}
 
-provider "hyperpod" {
-  region = "us-west-2"
-}
+provider "hyperpod" {{
+  {PROVIDER_REGION}
+}}
 
-resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
-  domain_id           = "dzd_capacity01"
-  domain_unit_id      = "mlplatform0001"
-  project_profile_ids = ["hyperpodprof01"]
+resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {{
+  domain_id           = "{DOMAIN}"
+  domain_unit_id      = "{UNIT}"
+  project_profile_ids = ["{PROFILE}"]
 
-  principal {
-    domain_unit_id = "mlplatform0001"
+  principal {{
+    domain_unit_id = "{UNIT}"
     designation    = "OWNER"
-  }
-}
+  }}
+}}
 """
 
 
@@ -206,7 +208,7 @@ def test_a_grant_added_by_a_killed_apply_is_adopted(tf, sandbox):
     apply_killed_at(tf, sandbox, "datazone.AddPolicyGrant")
     dz = sandbox.client("datazone")
     listed = lambda: dz.list_policy_grants(  # noqa: E731
-        domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
+        domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=UNIT,
         policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"]
     [orphan] = listed()
     tf.apply()

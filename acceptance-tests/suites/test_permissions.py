@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import test_task_view_restriction as restriction
+from example_vars import write_example_variables
 from harness import Terraform
 from hcl import days_ago
 
@@ -106,6 +107,7 @@ def quickstart(tf: Terraform) -> None:
         shutil.copy(source, tf.dir / source.name)
     # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.
     (tf.dir / "terraform.tfvars").write_text(f'last_reviewed = "{days_ago(10)}"\n')
+    write_example_variables(tf, QUICKSTART)
 
 
 # Edits that take the update paths: a quota's weight, the policy's description and tags, a connection's
@@ -177,7 +179,7 @@ def rbac_restriction_scenario(tf: Terraform) -> None:
 def slurm_restriction_scenario(tf: Terraform, sandbox) -> None:
     """A Slurm restriction: Session Manager preferences read, the project role tagged and untagged."""
     restriction.enable_run_as(sandbox)
-    restriction.start_session_policy(sandbox, [restriction.SLURM_ARN, f"arn:aws:ssm:us-west-2:{restriction.ACCOUNT}"
+    restriction.start_session_policy(sandbox, [restriction.SLURM_ARN, f"arn:aws:ssm:{restriction.REGION}:{restriction.ACCOUNT}"
                                                                       f":document/{restriction.PREFERENCES}"])
     tf.write(restriction.slurm_config())
     tf.apply()

@@ -1,6 +1,6 @@
-"""hyperpod_unified_studio_project_binding through a real Terraform against the sandbox: the research project's
-HyperPod connection to ml-capacity (domain dzd_capacity01, Tooling environment restooling0001) with two group
-memberships. Create with everything but the connection id known at plan and an empty second plan; destroy leaves the
+"""hyperpod_unified_studio_project_binding through a real Terraform against the fixture's account: the research
+project's HyperPod connection to the EKS cluster (in the fixture's domain, through the project's Tooling environment)
+with two group memberships. Create with everything but the connection id known at plan and an empty second plan; destroy leaves the
 connections, memberships and inventory as they were; description and members change in place, a new name replaces;
 import by `<domain_id>/<connection_id>`; drift (a deleted connection is created again, a deleted membership shows in
 the plan and apply restores it, a second connection without a contract is a warning); one failing plan per rule the
@@ -16,17 +16,21 @@ import pytest
 from botocore.exceptions import ClientError
 
 from harness import flat
-from hcl import ACCOUNT, ROLE, contract_resource, provider
+from hcl import (CLUSTER, DOMAIN, EKS_CLUSTER as EKS, FX, RESEARCH_ANALYSTS, RESEARCH_LEADS, RESEARCH_SCIENTISTS,
+                 contract_resource, provider)
 
 pytestmark = pytest.mark.provider
 
-DOMAIN, CLUSTER, EKS = "dzd_capacity01", "ml-capacity", "ml-capacity-eks"
-RESEARCH, PRODUCTION = "research000001", "production0001"
-CLUSTER_ARN = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/mlcapeks0001"
+RESEARCH, PRODUCTION = FX.project("research").id, FX.project("production").id
+RESEARCH_TOOLING = FX.project("research").tooling_environment_id
+PRODUCTION_TOOLING = FX.project("production").tooling_environment_id
+RESEARCH_ROLE = FX.project_role_arn("research")
+CLUSTER_ARN = FX.cluster_arn("eks")
+CONNECTION = f"hyperpod-{CLUSTER}-{RESEARCH}"  # the binding's default connection name: hyperpod-<cluster>-<project>
 BINDING = "hyperpod_unified_studio_project_binding.research"
-P5 = "ml.p5.48xlarge"
+P5 = FX.clusters.eks.instance_groups.training.instance_type
 TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
-MEMBERS = (("research-leads", "PROJECT_OWNER"), ("research-scientists", "PROJECT_CONTRIBUTOR"))
+MEMBERS = ((RESEARCH_LEADS, "PROJECT_OWNER"), (RESEARCH_SCIENTISTS, "PROJECT_CONTRIBUTOR"))
 RULES = ["PRJ-1", "PRJ-3", "PRJ-4", "CLU-2", "WKL-1", "LIF-3"]  # what the binding checks, in order
 
 
@@ -36,7 +40,7 @@ def member(name: str, designation: str, kind: str = "group") -> str:
     return f'\n  member {{{kind_line}\n    name        = "{name}"\n    designation = "{designation}"\n  }}\n'
 
 
-def binding(project_id=RESEARCH, role="datazone_usr_role_research", members=MEMBERS,
+def binding(project_id=RESEARCH, role=FX.project("research").role_name, members=MEMBERS,
             description="Research training on the shared p5 capacity", extra="") -> str:
     """The research binding; `members`: (name, designation[, kind]) tuples."""
     blocks = "".join(member(*m) for m in members)
@@ -46,7 +50,7 @@ resource "hyperpod_unified_studio_project_binding" "research" {{
   contract         = hyperpod_connection_contract.research.governance
   project_id       = "{project_id}"
   cluster_name     = "{CLUSTER}"
-  project_role_arn = "{ROLE}/{role}"
+  project_role_arn = "{FX.role_arn(role)}"
   {description_line}
 {blocks}
   {extra}
@@ -58,8 +62,8 @@ TENANT = f"""
 resource "hyperpod_tenant" "research" {{
   contract        = hyperpod_connection_contract.research.governance
   team            = "research"
-  viewer_groups   = ["research-viewers"]
-  operator_groups = ["research-operators"]
+  viewer_groups   = ["research-task-viewers"]
+  operator_groups = ["research-task-operators"]
 
   quota {{
     instance_type = "{P5}"
@@ -95,7 +99,7 @@ def memberships(sandbox, project=RESEARCH) -> dict:
 
 
 def connect(sandbox, project, environment, name) -> str:
-    """A HyperPod connection to ml-capacity made outside Terraform (no contract); returns its id."""
+    """A HyperPod connection to the EKS cluster made outside Terraform (no contract); returns its id."""
     return sandbox.client("datazone").create_connection(
         domainIdentifier=DOMAIN, environmentIdentifier=environment, name=name,
         props={"hyperPodProperties": {"clusterName": CLUSTER}})["connectionId"]
@@ -103,7 +107,7 @@ def connect(sandbox, project, environment, name) -> str:
 
 def restrict(sandbox, team: str) -> None:
     """A task view restriction for the team's project role: an access entry with only a namespace-scoped policy."""
-    eks, role = sandbox.client("eks"), f"{ROLE}/datazone_usr_role_{team}"
+    eks, role = sandbox.client("eks"), FX.project_role_arn(team)
     eks.create_access_entry(clusterName=EKS, principalArn=role)
     eks.associate_access_policy(clusterName=EKS, principalArn=role, policyArn=TRAINING_POLICY,
                                 accessScope={"type": "namespace", "namespaces": [f"hyperpod-ns-{team}"]})
@@ -111,7 +115,7 @@ def restrict(sandbox, team: str) -> None:
 
 @pytest.fixture
 def research_tenant(tf, sandbox):
-    """The research team's compute quota on ml-capacity (after `tf` reset the sandbox): its tenant, for WKL-1."""
+    """The research team's compute quota on the EKS cluster (after `tf` reset the sandbox): its tenant, for WKL-1."""
     sm = sandbox.client("sagemaker")
     quota = sm.create_compute_quota(Name="research-quota", ClusterArn=CLUSTER_ARN,
                                     ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": P5, "Count": 2}]},
@@ -138,7 +142,7 @@ def planned(tf, plan_file: str) -> tuple[dict, dict]:
 
 
 # ---- create, empty plan, destroy -------------------------------------------------------------------------------------
-@pytest.mark.sandbox_only(reason="compares the sandbox inventory and seeded ids")
+@pytest.mark.sandbox_only(reason="compares the sandbox inventory")
 def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_project_as_it_was(
         tf, sandbox, research_tenant):
     before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
@@ -146,7 +150,7 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     tf.plan(extra=["-out=create.tfplan"])
     after, unknown = planned(tf, "create.tfplan")
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
-        "domain_id": DOMAIN, "connection_name": "hyperpod-ml-capacity-research000001", "environment_id": "restooling0001",
+        "domain_id": DOMAIN, "connection_name": CONNECTION, "environment_id": RESEARCH_TOOLING,
         "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
     assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("checks")) == (True, True, [{}] * 6), unknown
     assert [(c["rule"], c["status"]) for c in after["checks"]] == [(rule, "passed") for rule in RULES]
@@ -157,12 +161,11 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     assert state["id"] == f"{DOMAIN}/{state['connection_id']}"
     live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=state["connection_id"])
     assert (live["name"], live["type"], live["environmentId"], live["description"], live["environmentUserRole"]) == (
-        "hyperpod-ml-capacity-research000001", "HYPERPOD", "restooling0001", "Research training on the shared p5 capacity",
-        f"{ROLE}/datazone_usr_role_research")
+        CONNECTION, "HYPERPOD", RESEARCH_TOOLING, "Research training on the shared p5 capacity", RESEARCH_ROLE)
     assert live["props"]["hyperPodProperties"] == {"clusterName": CLUSTER, "clusterArn": CLUSTER_ARN,
                                                    "orchestrator": "EKS"}
-    assert memberships(sandbox) == {**before[2], ("group", "research-leads"): "PROJECT_OWNER",
-                                    ("group", "research-scientists"): "PROJECT_CONTRIBUTOR"}
+    assert memberships(sandbox) == {**before[2], ("group", RESEARCH_LEADS): "PROJECT_OWNER",
+                                    ("group", RESEARCH_SCIENTISTS): "PROJECT_CONTRIBUTOR"}
 
     tf.destroy()
     assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
@@ -179,14 +182,14 @@ def test_a_failed_membership_leaves_state_naming_what_exists_and_the_next_apply_
     assert failed.rc == 1 and flat(message) in flat(failed.stderr), failed.stderr
     state = resources(tf)[BINDING]  # tainted, and honest: the connection and the first member exist
     assert [c["connectionId"] for c in connections(sandbox).values()] == [state["connection_id"]]
-    assert [m["name"] for m in state["member"]] == ["research-leads"]
+    assert [m["name"] for m in state["member"]] == [RESEARCH_LEADS]
     sandbox.clear_faults()
     plan = tf.plan()
     assert f"{BINDING} is tainted, so must be replaced" in flat(plan.stdout), plan.stdout
     tf.apply()
     tf.assert_no_changes()
     assert [c["connectionId"] for c in connections(sandbox).values()] == [resources(tf)[BINDING]["connection_id"]]
-    assert {("group", "research-leads"), ("group", "research-scientists")} <= set(memberships(sandbox))
+    assert {("group", RESEARCH_LEADS), ("group", RESEARCH_SCIENTISTS)} <= set(memberships(sandbox))
 
 
 @pytest.mark.sandbox_only(reason="injects faults")
@@ -203,10 +206,10 @@ def test_a_destroy_that_fails_after_the_connection_stays_in_state_until_the_memb
     assert failed.rc == 1, failed.stdout
     assert connections(sandbox) == before[1], "the connection was deleted"
     state = resources(tf)[BINDING]
-    assert [m["name"] for m in state["member"]] == ["research-scientists"], state["member"]
+    assert [m["name"] for m in state["member"]] == [RESEARCH_SCIENTISTS], state["member"]
     sandbox.clear_faults()
     tf.run("refresh", "-input=false")
-    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == ["research-scientists"], \
+    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == [RESEARCH_SCIENTISTS], \
         "refresh keeps a binding whose memberships remain"
     tf.destroy()
     assert (sandbox.inventory(), connections(sandbox), memberships(sandbox)) == before
@@ -237,14 +240,14 @@ def test_a_create_interrupted_after_create_connection_is_adopted_by_the_next_app
 @pytest.mark.sandbox_only(reason="creates a connection outside Terraform")
 def test_a_connection_of_the_same_name_not_made_by_the_binding_is_refused_with_its_import_id(
         tf, sandbox, research_tenant):
-    other = connect(sandbox, RESEARCH, "restooling0001", "hyperpod-ml-capacity-research000001")
+    other = connect(sandbox, RESEARCH, RESEARCH_TOOLING, CONNECTION)
     tf.write(config())
     verdict = tf.apply_json()
     assert verdict.rc == 1, verdict.describe()
     (error,) = [d for d in verdict.errors if d.address == BINDING]
     assert f"{DOMAIN}/{other}" in error.detail, error.detail
-    assert list(connections(sandbox)) == ["hyperpod-ml-capacity-research000001"]
-    assert ("group", "research-leads") not in memberships(sandbox), "nothing of the binding was written"
+    assert list(connections(sandbox)) == [CONNECTION]
+    assert ("group", RESEARCH_LEADS) not in memberships(sandbox), "nothing of the binding was written"
 
 
 # ---- update in place; what replaces ---------------------------------------------------------------------------------
@@ -252,7 +255,7 @@ def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, san
     tf.write(config())
     tf.apply()
     connection_id = resources(tf)[BINDING]["connection_id"]
-    changed = (("research-leads", "PROJECT_CONTRIBUTOR"), ("research-reviewers", "PROJECT_CATALOG_VIEWER"))
+    changed = ((RESEARCH_LEADS, "PROJECT_CONTRIBUTOR"), (RESEARCH_ANALYSTS, "PROJECT_CATALOG_VIEWER"))
     tf.write(config(description="Research training and evaluation", members=changed))
     plan = tf.plan()
     text = flat(plan.stdout)
@@ -261,12 +264,13 @@ def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, san
     assert resources(tf)[BINDING]["connection_id"] == connection_id
     live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=connection_id)
     assert live["description"] == "Research training and evaluation"
-    assert {k: v for k, v in memberships(sandbox).items() if k[1].startswith("research-")} == {
-        ("group", "research-leads"): "PROJECT_CONTRIBUTOR", ("group", "research-reviewers"): "PROJECT_CATALOG_VIEWER"}
+    groups = {RESEARCH_LEADS, RESEARCH_SCIENTISTS, RESEARCH_ANALYSTS}
+    assert {k: v for k, v in memberships(sandbox).items() if k[1] in groups} == {
+        ("group", RESEARCH_LEADS): "PROJECT_CONTRIBUTOR", ("group", RESEARCH_ANALYSTS): "PROJECT_CATALOG_VIEWER"}
     tf.assert_no_changes()
 
     # DataZone can neither rename a connection nor clear its description: those plans replace it.
-    for overrides in ({"members": changed, "extra": 'connection_name = "research-ml-capacity"'},
+    for overrides in ({"members": changed, "extra": 'connection_name = "research-on-the-cluster"'},
                       {"members": changed, "description": None}):
         tf.write(config(**overrides))
         text = flat(tf.plan().stdout)
@@ -292,7 +296,7 @@ def test_import_by_domain_and_connection_id(tf, sandbox, research_tenant, how):
     assert "Existing project member" in text, "the members the project already has are taken over, visibly"
     tf.apply()
     tf.assert_no_changes()
-    assert list(connections(sandbox)) == ["hyperpod-ml-capacity-research000001"]
+    assert list(connections(sandbox)) == [CONNECTION]
     assert resources(tf)[BINDING]["connection_id"] == connection_id
 
 
@@ -314,22 +318,26 @@ def test_a_membership_deleted_out_of_band_shows_in_the_plan_and_apply_restores_i
     tf.write(config())
     tf.apply()
     sandbox.client("datazone").delete_project_membership(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
-                                                         member={"groupIdentifier": "research-scientists"})
+                                                         member={"groupIdentifier": RESEARCH_SCIENTISTS})
     plan = tf.plan()
     text = flat(plan.stdout)
     assert plan.rc == 2 and f"{BINDING} will be updated in-place" in text, plan.stdout
-    assert '+ member { + designation = "PROJECT_CONTRIBUTOR" + kind = "group" + name = "research-scientists" }' in text, (
-        plan.stdout)
+    assert (f'+ member {{ + designation = "PROJECT_CONTRIBUTOR" + kind = "group" + name = "{RESEARCH_SCIENTISTS}" }}'
+            in text), plan.stdout
     tf.apply()
-    assert memberships(sandbox)[("group", "research-scientists")] == "PROJECT_CONTRIBUTOR"
+    assert memberships(sandbox)[("group", RESEARCH_SCIENTISTS)] == "PROJECT_CONTRIBUTOR"
     tf.assert_no_changes()
 
 
 def test_another_connection_of_the_project_to_the_cluster_is_a_warning(tf, sandbox, research_tenant):
     tf.write(config())
     tf.apply()
-    other = connect(sandbox, RESEARCH, "restooling0001", "research-adhoc")
-    plan = tf.plan()
+    other = connect(sandbox, RESEARCH, RESEARCH_TOOLING, "research-adhoc")
+    try:
+        plan = tf.plan()
+    finally:
+        if sandbox.real:  # nothing resets a real account
+            sandbox.client("datazone").delete_connection(domainIdentifier=DOMAIN, identifier=other)
     text = flat(plan.stdout + plan.stderr)
     assert plan.rc == 0, plan.stdout  # a warning, not a change
     assert "HyperPod connections without a contract" in text and f'"research-adhoc" (id {other})' in text, text
@@ -355,15 +363,16 @@ def test_lif_3_revoked_contract(tf, research_tenant):
 
 
 def test_prj_4_project_role_is_not_the_contracts(tf, research_tenant):
-    tf.write(config(role="hyperpod-connection-access"))
-    tf.plan_fails_with("PRJ-4", "project_role_arn", "hyperpod-connection-access")
+    tf.write(config(role=FX.roles.connection_access))
+    tf.plan_fails_with("PRJ-4", "project_role_arn", FX.roles.connection_access)
 
 
-@pytest.mark.sandbox_only(reason="creates an access entry with the sandbox's seeded roles")
+@pytest.mark.sandbox_only(reason="connects the production project and adds an access entry outside Terraform, "
+                                "leaving both to the sandbox's reset")
 def test_clu_2_a_second_project_on_the_cluster_needs_a_restriction(tf, sandbox, research_tenant):
-    connect(sandbox, PRODUCTION, "prodtooling001", "production-ml-capacity")  # production is on the cluster already
+    connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, "production-on-the-cluster")  # production is on it already
     tf.write(config())
-    tf.plan_fails_with("CLU-2", "task_view_restriction", "datazone_usr_role_research")
+    tf.plan_fails_with("CLU-2", "task_view_restriction", FX.project("research").role_name)
     # Reported once, on this binding, at the argument that would fix it (missing: the resource block).
     verdict = tf.plan_json()
     assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
@@ -380,9 +389,9 @@ resource "hyperpod_task_view_restriction" "research" {
 """
 
 
-@pytest.mark.sandbox_only(reason="connects the seeded production project")
+@pytest.mark.sandbox_only(reason="connects the production project outside Terraform, leaving it to the sandbox's reset")
 def test_clu_2_a_referenced_restriction_satisfies_it_at_any_parallelism(tf, sandbox, research_tenant):
-    connect(sandbox, PRODUCTION, "prodtooling001", "production-ml-capacity")
+    connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, "production-on-the-cluster")
     tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
              + RESTRICTION)
     for parallelism in (1, 10):
@@ -418,7 +427,7 @@ def raw_member(body: str) -> str:
 
 @pytest.mark.parametrize("body, attribute", [
     ('name        = null\n    designation = "PROJECT_OWNER"', "name"),
-    ('name        = "research-leads"\n    designation = null', "designation"),
+    (f'name        = "{RESEARCH_LEADS}"\n    designation = null', "designation"),
     ('name        = "   "\n    designation = "PROJECT_OWNER"', "name"),
     ('name        = "bell\\u0007"\n    designation = "PROJECT_OWNER"', "name"),
     ('kind        = "user"\n    name        = "alice smith"\n    designation = "PROJECT_OWNER"', "name"),
@@ -434,7 +443,7 @@ def test_a_member_datazone_would_refuse_fails_validate_at_its_path(tf, body, att
 
 
 @pytest.mark.parametrize("extra, attribute", [
-    ('connection_name = "caf\u00e9-ml-capacity"', "connection_name"),
+    ('connection_name = "caf\u00e9-on-the-cluster"', "connection_name"),
 ])
 def test_connection_names_datazone_refuses_fail_validate(tf, extra, attribute):
     tf.write(provider() + contract_resource("research") + binding(extra=extra))
@@ -455,20 +464,20 @@ def test_a_description_with_a_control_character_fails_validate(tf):
 def test_member_blocks_unknown_at_plan_are_judged_at_apply(tf, research_tenant):
     """`dynamic "member"` over a value known only at apply: the members are unknown, never read as none (PRJ-1 was
     planned from zero members, then applied from one: inconsistent final plan)."""
-    dynamic = '''
-  dynamic "member" {
-    for_each = terraform_data.unknown.id != "" ? ["research-leads"] : []
-    content {
+    dynamic = f'''
+  dynamic "member" {{
+    for_each = terraform_data.unknown.id != "" ? ["{RESEARCH_LEADS}"] : []
+    content {{
       name        = member.value
       designation = "PROJECT_OWNER"
-    }
-  }
+    }}
+  }}
 '''
     tf.write(config(members=(), extra=dynamic) + 'resource "terraform_data" "unknown" {}\n')
     verdict = tf.plan_json()
     assert not verdict.errors, verdict.describe()
     tf.apply()
-    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == ["research-leads"]
+    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == [RESEARCH_LEADS]
     tf.assert_no_changes()
 
 

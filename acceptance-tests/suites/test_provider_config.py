@@ -3,6 +3,7 @@ per-service endpoints, account guards and validation."""
 import pytest
 
 from harness import flat
+from hcl import ACCOUNT, CLUSTER, FX, REGION
 
 pytestmark = pytest.mark.provider
 
@@ -14,17 +15,18 @@ terraform {
 }
 """
 
-READS_CLUSTER = """
-data "hyperpod_cluster" "c" {
-  name = "ml-capacity"
-}
+READS_CLUSTER = f"""
+data "hyperpod_cluster" "c" {{
+  name = "{CLUSTER}"
+}}
 
-output "arn" {
+output "arn" {{
   value = data.hyperpod_cluster.c.arn
-}
+}}
 """
 
-CLUSTER_ARN = "arn:aws:sagemaker:us-west-2:123456789012:cluster/mlcapeks0001"
+CLUSTER_ARN = FX.cluster_arn("eks")
+REGION_LINE = f'  region = "{REGION}"'
 
 
 def provider(body: str) -> str:
@@ -39,7 +41,7 @@ def test_region_and_credentials_from_the_environment(tf):
 
 @pytest.mark.sandbox_only(reason="dummy credentials that only the sandbox accepts")
 def test_profile_from_shared_config_and_credentials_files(tf):
-    config = tf.write_file("aws-config", "[profile capacity]\nregion = us-west-2\n")
+    config = tf.write_file("aws-config", f"[profile capacity]\nregion = {REGION}\n")
     credentials = tf.write_file("aws-credentials", "[capacity]\naws_access_key_id = AKIDCAPACITY\n"
                                                    "aws_secret_access_key = secret\n")
     for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_DEFAULT_REGION"):
@@ -64,8 +66,8 @@ def test_missing_region_is_a_clear_error(tf):
 @pytest.mark.sandbox_only(reason="assumes a role in a made-up account")
 def test_assume_role_is_used_for_every_call(tf):
     # The sandbox's STS hands out credentials for the role's account, so the account guard sees the assumed identity.
-    tf.write(provider('  region              = "us-west-2"\n'
-                      '  allowed_account_ids = ["123456789012"]\n'
+    tf.write(provider(f'  region              = "{REGION}"\n'
+                      f'  allowed_account_ids = ["{ACCOUNT}"]\n'
                       '  assume_role {\n'
                       '    role_arn     = "arn:aws:iam::111122223333:role/capacity-admin"\n'
                       '    session_name = "pipeline"\n'
@@ -81,7 +83,7 @@ def test_assume_role_is_used_for_every_call(tf):
 @pytest.mark.sandbox_only(reason="points endpoints at the sandbox's URL")
 def test_per_service_endpoints_override_the_global_one(tf, sandbox):
     tf.env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"  # nothing listens there
-    tf.write(provider('  region = "us-west-2"\n'
+    tf.write(provider(REGION_LINE + '\n'
                       '  endpoints {\n'
                       f'    sts       = "{sandbox.url}"\n'
                       f'    sagemaker = "{sandbox.url}"\n'
@@ -92,7 +94,7 @@ def test_per_service_endpoints_override_the_global_one(tf, sandbox):
 
 def test_unreachable_endpoint_fails_configuration_readably(tf):
     tf.env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"
-    tf.write(provider('  region      = "us-west-2"\n  max_retries = 0'))
+    tf.write(provider(f'  region      = "{REGION}"\n  max_retries = 0'))
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("could not confirm the AWS identity (sts:GetCallerIdentity)") in flat(result.stderr)
@@ -100,14 +102,14 @@ def test_unreachable_endpoint_fails_configuration_readably(tf):
 
 
 def test_wrong_account_fails_configuration(tf):
-    tf.write(provider('  region              = "us-west-2"\n  allowed_account_ids = ["111122223333"]'))
+    tf.write(provider(f'  region              = "{REGION}"\n  allowed_account_ids = ["111122223333"]'))
     result = tf.plan(check=False)
     assert result.rc == 1
-    assert flat("account 123456789012, which is not in allowed_account_ids") in flat(result.stderr)
+    assert flat(f"account {ACCOUNT}, which is not in allowed_account_ids") in flat(result.stderr)
 
 
 def test_forbidden_account_fails_configuration(tf):
-    tf.write(provider('  region                = "us-west-2"\n  forbidden_account_ids = ["123456789012"]'))
+    tf.write(provider(f'  region                = "{REGION}"\n  forbidden_account_ids = ["{ACCOUNT}"]'))
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("which is listed in forbidden_account_ids") in flat(result.stderr)
@@ -117,7 +119,7 @@ def test_invalid_provider_settings_fail_validation_with_paths(tf):
     tf.write(provider('  region                = "mars"\n'
                       '  max_retries           = 100\n'
                       '  allowed_account_ids   = ["12"]\n'
-                      '  forbidden_account_ids = ["123456789012"]\n'
+                      f'  forbidden_account_ids = ["{ACCOUNT}"]\n'
                       '  endpoints {\n    sagemaker = "localhost:4599"\n  }'))
     result = tf.plan(check=False)
     assert result.rc == 1

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from example_vars import write_example_variables
 from harness import PROVIDER_SOURCE, Terraform, flat, provider_binary
 from hcl import days_ago
 
@@ -89,6 +90,7 @@ def mirrored(root: Path, sandbox_env: dict, zip_path: Path, tf_files: dict | Non
             shutil.copyfile(source, tf.dir / source.name)
         # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.
         (tf.dir / "terraform.tfvars").write_text(f'last_reviewed = "{days_ago(10)}"\n')
+        write_example_variables(tf, REPO / "examples" / "quickstart")
     else:
         for name, text in tf_files.items():
             tf.write_file(name, text)
@@ -175,7 +177,6 @@ def test_init_installs_the_release_from_the_mirror(dist, tmp_path):
     assert f'version = "{VERSION}"' in lock and f'"zh:{digest}"' in lock and '"h1:' in lock
 
 
-@pytest.mark.sandbox_only(reason="the quickstart's defaults are the sandbox's seeded account and cluster")
 def test_quickstart_plans_with_the_mirror_installed_provider(dist, sandbox, tmp_path):
     sandbox.reset()
     tf = mirrored(tmp_path, sandbox.env(), dist / ZIP, hashes=[f"zh:{sums(dist)[ZIP]}"])

@@ -9,28 +9,20 @@ import time
 import pytest
 
 from harness import flat, provider_binary
+from hcl import ACCOUNT, CLUSTER, FX, PROVIDER_REGION, REGION, SLURM_CLUSTER, provider
 
 pytestmark = pytest.mark.provider
 
 ADDR = "hyperpod_scheduling_policy.capacity"
-# The tag that proves a config was created by this resource for cluster ml-capacity (how an interrupted create is
+# The tag that proves a config was created by this resource for the EKS cluster (how an interrupted create is
 # recognised on the next apply).
-OWNED = {"hyperpod-governance:owner": "hyperpod_scheduling_policy/ml-capacity"}
+OWNED = {"hyperpod-governance:owner": f"hyperpod_scheduling_policy/{CLUSTER}"}
+POLICY_NAME = f"{CLUSTER}-policy"  # the policy's default name: <cluster>-policy
 
-PROVIDER = """
-terraform {
-  required_providers {
-    hyperpod = { source = "hyperpod-governance/hyperpod" }
-  }
-}
-
-provider "hyperpod" {
-  region = "us-west-2"
-}
-"""
+PROVIDER = provider()
 
 
-def policy(classes=(("production", 90), ("research", 10)), cluster="ml-capacity", extra=""):
+def policy(classes=(("production", 90), ("research", 10)), cluster=CLUSTER, extra=""):
     blocks = "\n".join(
         f"  priority_class {{\n    name   = \"{name}\"\n    weight = {weight}\n  }}" for name, weight in classes
     )
@@ -60,7 +52,7 @@ def resource_state(tf):
 
 
 
-def cluster_arn(sandbox, name="ml-capacity"):
+def cluster_arn(sandbox, name=CLUSTER):
     return sandbox.client("sagemaker").describe_cluster(ClusterName=name)["ClusterArn"]
 
 
@@ -87,14 +79,14 @@ def test_basic_create_then_empty_plan(tf, sandbox):
     plan = tf.plan()
     assert plan.rc == 2
     # Facts known before anything exists: the cluster ARN and the policy's name.
-    assert flat('cluster_arn           = "arn:aws:sagemaker:us-west-2:123456789012:cluster/mlcapeks0001"') in flat(plan.stdout)
-    assert flat('name                  = "ml-capacity-policy"') in flat(plan.stdout)
+    assert flat(f'cluster_arn           = "{FX.cluster_arn("eks")}"') in flat(plan.stdout)
+    assert flat(f'name                  = "{POLICY_NAME}"') in flat(plan.stdout)
     # The ID is the cluster name, so dependents and reviewers see it before apply; SageMaker's ID comes later.
-    assert flat('id                    = "ml-capacity"') in flat(plan.stdout)
+    assert flat(f'id                    = "{CLUSTER}"') in flat(plan.stdout)
     assert flat("scheduler_config_id   = (known after apply)") in flat(plan.stdout)
     tf.apply()
     state = resource_state(tf)
-    assert state["id"] == "ml-capacity"
+    assert state["id"] == CLUSTER
     assert state["status"] == "Created"
     assert state["version"] == 1
     live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
@@ -126,7 +118,8 @@ def test_update_in_place_bumps_the_version(tf, sandbox):
 
 
 def test_tags_merge_default_tags_and_update(tf, sandbox):
-    provider_with_tags = PROVIDER.replace('region = "us-west-2"', 'region = "us-west-2"\n  default_tags {\n    tags = { owner = "platform" }\n  }')
+    provider_with_tags = PROVIDER.replace(PROVIDER_REGION,
+                                          PROVIDER_REGION + '\n  default_tags {\n    tags = { owner = "platform" }\n  }')
     config = policy(extra='  tags = { team = "capacity" }').replace(PROVIDER, provider_with_tags)
     tf.write(config)
     tf.apply()
@@ -147,16 +140,16 @@ def test_tags_merge_default_tags_and_update(tf, sandbox):
 def test_import_by_cluster_name_matches_state(tf, sandbox):
     sm = sandbox.client("sagemaker")
     created = sm.create_cluster_scheduler_config(
-        Name="ml-capacity-policy",
+        Name=POLICY_NAME,
         ClusterArn=cluster_arn(sandbox),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
     )
     tf.write(policy())
-    tf.import_(ADDR, "ml-capacity")
+    tf.import_(ADDR, CLUSTER)
     state = resource_state(tf)
     assert state["scheduler_config_id"] == created["ClusterSchedulerConfigId"]
-    assert state["id"] == state["cluster_name"] == "ml-capacity"
+    assert state["id"] == state["cluster_name"] == CLUSTER
     assert [c["name"] for c in state["priority_class"]] == ["production", "research"]
     tf.assert_no_changes()
 
@@ -164,14 +157,14 @@ def test_import_by_cluster_name_matches_state(tf, sandbox):
 def test_import_block_by_identity(tf, sandbox):
     sm = sandbox.client("sagemaker")
     created = sm.create_cluster_scheduler_config(
-        Name="ml-capacity-policy", ClusterArn=cluster_arn(sandbox),
+        Name=POLICY_NAME, ClusterArn=cluster_arn(sandbox),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
     )
     tf.write(policy() + f"""
 import {{
   to       = {ADDR}
-  identity = {{ cluster_name = "ml-capacity" }}
+  identity = {{ cluster_name = "{CLUSTER}" }}
 }}
 """)
     plan = tf.plan()
@@ -179,12 +172,12 @@ import {{
     tf.apply()
     assert resource_state(tf)["scheduler_config_id"] == created["ClusterSchedulerConfigId"]
     identity = tf.state_json()["resources"][0]["instances"][0]["identity"]
-    assert identity == {"cluster_name": "ml-capacity", "account_id": "123456789012", "region": "us-west-2"}
+    assert identity == {"cluster_name": CLUSTER, "account_id": ACCOUNT, "region": REGION}
 
 
 def test_import_of_a_cluster_without_a_policy_says_so(tf):
     tf.write(policy())
-    result = tf.import_(ADDR, "ml-capacity", check=False)
+    result = tf.import_(ADDR, CLUSTER, check=False)
     assert result.rc == 1
     assert flat("has no scheduling policy") in flat(result.stderr)
 
@@ -275,18 +268,18 @@ def test_eleven_priority_classes_fail_at_plan(tf, sandbox):
 
 
 def test_slurm_cluster_is_refused_at_plan(tf):
-    tf.write(policy(cluster="slurm-capacity"))
+    tf.write(policy(cluster=SLURM_CLUSTER))
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("exist only for EKS-orchestrated clusters") in flat(result.stderr)
-    assert flat('cluster_name = "slurm-capacity"') in flat(result.stderr)  # Terraform points at the attribute's line
+    assert flat(f'cluster_name = "{SLURM_CLUSTER}"') in flat(result.stderr)  # Terraform points at the attribute's line
 
 
 def test_unknown_cluster_is_refused_at_plan(tf):
     tf.write(policy(cluster="no-such-cluster"))
     result = tf.plan(check=False)
     assert result.rc == 1
-    assert flat("no HyperPod cluster of that name exists in account 123456789012 region us-west-2") in flat(result.stderr)
+    assert flat(f"no HyperPod cluster of that name exists in account {ACCOUNT} region {REGION}") in flat(result.stderr)
 
 
 def test_second_policy_on_a_cluster_is_refused_at_plan_with_import_advice(tf, sandbox):
@@ -296,7 +289,7 @@ def test_second_policy_on_a_cluster_is_refused_at_plan_with_import_advice(tf, sa
     result = tf.plan(check=False)
     assert result.rc == 1
     assert flat("already has a scheduling policy") in flat(result.stderr)
-    assert flat("terraform import hyperpod_scheduling_policy.<name> ml-capacity") in flat(result.stderr)
+    assert flat(f"terraform import hyperpod_scheduling_policy.<name> {CLUSTER}") in flat(result.stderr)
 
 
 @pytest.mark.sandbox_only(reason="injects an asynchronous failure")
@@ -338,34 +331,34 @@ def test_throttling_is_retried(tf, sandbox):
 
 
 def test_function_and_data_source(tf):
-    tf.write(PROVIDER + """
-data "hyperpod_cluster" "eks" {
-  name = "ml-capacity"
-}
+    tf.write(PROVIDER + f"""
+data "hyperpod_cluster" "eks" {{
+  name = "{CLUSTER}"
+}}
 
-data "hyperpod_cluster" "slurm" {
-  name = "slurm-capacity"
-}
+data "hyperpod_cluster" "slurm" {{
+  name = "{SLURM_CLUSTER}"
+}}
 
-output "namespace" {
+output "namespace" {{
   value = provider::hyperpod::team_namespace("research")
-}
+}}
 
-output "eks" {
+output "eks" {{
   value = data.hyperpod_cluster.eks
-}
+}}
 
-output "slurm_orchestrator" {
+output "slurm_orchestrator" {{
   value = data.hyperpod_cluster.slurm.orchestrator
-}
+}}
 """)
     tf.apply()
     assert tf.output("namespace") == "hyperpod-ns-research"
     eks = tf.output("eks")
     assert eks["orchestrator"] == "eks"
-    assert eks["eks_cluster_arn"].endswith(":cluster/ml-capacity-eks")
+    assert eks["eks_cluster_arn"] == FX.eks_cluster_arn("eks")
     assert {g["instance_type"]: g["current_count"] for g in eks["instance_groups"]} == {
-        "ml.p5.48xlarge": 8, "ml.g5.8xlarge": 4}
+        group.instance_type: group.count for _, group in FX.clusters.eks.instance_groups.items()}
     assert tf.output("slurm_orchestrator") == "slurm"
 
 
@@ -395,7 +388,7 @@ def assert_invalid_at(verdict, attribute, observed=None, at_least_one=False):
 def policy_with_class(class_body: str, extra: str = "") -> str:
     return PROVIDER + f"""
 resource "hyperpod_scheduling_policy" "capacity" {{
-  cluster_name = "ml-capacity"
+  cluster_name = "{CLUSTER}"
 {extra}
   priority_class {{
 {class_body}
@@ -425,7 +418,7 @@ LATER = '\nresource "terraform_data" "later" {\n  input = "x"\n}\n'
 def test_values_unknown_at_plan_apply_consistently_and_converge(tf, sandbox, where):
     """Anything derived from a value unknown at plan is planned unknown; the apply then matches the plan."""
     unknown = lambda value: UNKNOWN.format(value=value)  # noqa: E731
-    name, weight, extra, cluster = '"production"', "90", "", '"ml-capacity"'
+    name, weight, extra, cluster = '"production"', "90", "", f'"{CLUSTER}"'
     if where == "class_name":
         name = unknown("production")
     elif where == "weight":
@@ -435,7 +428,7 @@ def test_values_unknown_at_plan_apply_consistently_and_converge(tf, sandbox, whe
     elif where == "fair_share":
         extra = f"  fair_share = tobool({unknown('true')})"
     elif where == "cluster_name":
-        cluster = unknown("ml-capacity")
+        cluster = unknown(CLUSTER)
     elif where == "name":
         extra = f"  name = {unknown('capacity')}"
     elif where == "tags":
@@ -553,7 +546,7 @@ def test_a_config_that_is_not_provably_ours_is_refused_at_apply_with_its_import_
                                                  SchedulerConfig={"PriorityClasses": []}, **kwargs)
     tf.write(PROVIDER + LATER + f"""
 resource "hyperpod_scheduling_policy" "capacity" {{
-  cluster_name = {UNKNOWN.format(value="ml-capacity")}
+  cluster_name = {UNKNOWN.format(value=CLUSTER)}
 }}
 """)
     verdict = tf.apply_json()
@@ -561,7 +554,7 @@ resource "hyperpod_scheduling_policy" "capacity" {{
     errors = [d for d in verdict.errors if d.summary == "Cluster already has a scheduling policy"]
     assert len(errors) == 1, verdict.describe()
     error = errors[0]
-    assert "terraform import hyperpod_scheduling_policy.<name> ml-capacity" in error.detail
+    assert f"terraform import hyperpod_scheduling_policy.<name> {CLUSTER}" in error.detail
     assert foreign["ClusterSchedulerConfigId"] in error.detail
     assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [foreign["ClusterSchedulerConfigId"]]
 

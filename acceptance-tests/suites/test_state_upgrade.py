@@ -1,7 +1,8 @@
 """State written by the previous release, read by this one through a real Terraform (`UpgradeResourceState`).
 
 `tests/fixtures/state-0.1.0/quickstart.tfstate` is the state provider 0.1.0 wrote when it applied
-examples/quickstart against the sandbox. 0.2.0 changed one stored shape: `hyperpod_scheduling_policy`'s `id` was
+examples/quickstart against the sandbox's local seed; the test reads it under the run's fixture's names
+(hcl.as_run_fixture). 0.2.0 changed one stored shape: `hyperpod_scheduling_policy`'s `id` was
 SageMaker's scheduler config ID and is now the cluster name, with the config ID in `scheduler_config_id`
 (schema version 0 -> 1). Here the 0.1.0 state of the policy is put in front of this provider with a live config
 behind it: the plan must be empty, the upgraded state must carry the moved ID, and updates must reach the same
@@ -12,56 +13,56 @@ from pathlib import Path
 import pytest
 
 from harness import flat
+from hcl import CLUSTER, PROVIDER_REGION, as_run_fixture
 
-pytestmark = [pytest.mark.provider,
-              pytest.mark.sandbox_only(reason="recreates the recorded policy in the sandbox's seeded cluster")]
+pytestmark = pytest.mark.provider
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "state-0.1.0" / "quickstart.tfstate"
 ADDR = "hyperpod_scheduling_policy.capacity"
 
 # The quickstart's provider and policy, with the cluster named directly instead of through the data source.
-CONFIG = """
-terraform {
-  required_providers {
-    hyperpod = { source = "hyperpod-governance/hyperpod" }
-  }
-}
+CONFIG = f"""
+terraform {{
+  required_providers {{
+    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+  }}
+}}
 
-provider "hyperpod" {
-  region = "us-west-2"
-  default_tags {
-    tags = { "managed-by" = "terraform" }
-  }
-}
+provider "hyperpod" {{
+  {PROVIDER_REGION}
+  default_tags {{
+    tags = {{ "managed-by" = "terraform" }}
+  }}
+}}
 
-resource "hyperpod_scheduling_policy" "capacity" {
-  cluster_name          = "ml-capacity"
+resource "hyperpod_scheduling_policy" "capacity" {{
+  cluster_name          = "{CLUSTER}"
   description           = "Production first; research borrows idle capacity"
   fair_share            = true
   idle_resource_sharing = true
 
-  priority_class {
+  priority_class {{
     name   = "production"
     weight = 90
-  }
-  priority_class {
+  }}
+  priority_class {{
     name   = "research"
     weight = RESEARCH_WEIGHT
-  }
+  }}
 
-  tags = { "cost-center" = "ml-platform" }
-}
+  tags = {{ "cost-center" = "ml-platform" }}
+}}
 """
 
 
 def recorded_policy():
-    state = json.loads(FIXTURE.read_text())
+    state = json.loads(as_run_fixture(FIXTURE.read_text()))
     [resource] = [r for r in state["resources"] if r["type"] == "hyperpod_scheduling_policy"]
     return state, resource
 
 
 def recreate_live(sandbox, attributes):
-    """The config 0.1.0 created, made again in the sandbox (SageMaker generates a new ID)."""
+    """The config 0.1.0 created, made again (SageMaker generates a new ID)."""
     sm = sandbox.client("sagemaker")
     created = sm.create_cluster_scheduler_config(
         Name=attributes["name"],
@@ -94,7 +95,7 @@ def test_0_1_0_policy_state_upgrades_with_an_empty_plan_and_keeps_managing_the_s
     tf.apply("-refresh-only")
     [upgraded] = tf.state_json()["resources"][0]["instances"]
     assert upgraded["schema_version"] == 1
-    assert upgraded["attributes"]["id"] == "ml-capacity"
+    assert upgraded["attributes"]["id"] == CLUSTER
     assert upgraded["attributes"]["scheduler_config_id"] == live["ClusterSchedulerConfigId"]
     assert upgraded["identity"] == instance["identity"]
 

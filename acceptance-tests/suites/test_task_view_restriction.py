@@ -16,6 +16,7 @@ Regressions these tests pinned and the provider fixed: the contract's defaults f
 restriction, and import by the `id` attribute (`<cluster>/<role name>`).
 """
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -24,21 +25,23 @@ from botocore.exceptions import ClientError
 
 from harness import flat
 from harness.kube import Kube
-from hcl import ACCOUNT, ROLE, contract, days_ago, provider
+from example_vars import write_example_variables
+from hcl import ACCOUNT, CIDR, CLUSTER, EKS_CLUSTER as EKS, FX, REGION, ROLE, SLURM_CLUSTER, contract, days_ago, provider
 from test_tenant import example, restrict, unrestrict
 
 pytestmark = pytest.mark.provider
 
-CLUSTER, EKS = "ml-capacity", "ml-capacity-eks"
-SLURM_ARN = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/slurmcap0001"
+SLURM_ARN = FX.cluster_arn("slurm")
 ADDRESS = "hyperpod_task_view_restriction.research"
-RESEARCH_ROLE = f"{ROLE}/datazone_usr_role_research"
-RESEARCH_ROLE_NAME = "datazone_usr_role_research"
+RESEARCH_ROLE = FX.project_role_arn("research")
+RESEARCH_ROLE_NAME = FX.project("research").role_name
 NS = "hyperpod-ns-research"
 TRAINING, INFERENCE, SPACE = (f"AmazonSagemakerHyperpod{p}Policy" for p in ("Training", "Inference", "Space"))
 SPACE_TEMPLATE, USER_CLUSTER = "AmazonSagemakerHyperpodSpaceTemplatePolicy", "AmazonSagemakerHyperpodUserClusterPolicy"
 DEFAULT_POLICIES = {TRAINING: [NS], INFERENCE: [NS], SPACE: [NS], USER_CLUSTER: "cluster"}
-GROUP = "hyperpod-studio-datazone-usr-role-research"  # the default kubernetes_group of the research project role
+# The default kubernetes_group of the research project role: hyperpod-studio-<role name>, lowercased to a valid
+# group name (src/resources/task_view_restriction/model.rs, default_group).
+GROUP = "hyperpod-studio-" + re.sub(r"[^a-z0-9.-]", "-", RESEARCH_ROLE_NAME.lower()).strip("-")
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 VIEWER, PROBES = "hyperpod-studio-viewer", f"hyperpod-studio-probes-{GROUP}"
 RBAC_PATHS = {"Role": f"{RBAC}/namespaces/default/roles/{VIEWER}",
@@ -61,7 +64,7 @@ def restriction(body: str = ROLE_AND_NAMESPACES, facts: str = "hyperpod_connecti
 
 
 def config(body: str = ROLE_AND_NAMESPACES, **contract_overrides) -> str:
-    """The research contract on ml-capacity (hcl.CONTRACT_FIELDS + overrides) and its restriction."""
+    """The research contract on the EKS cluster (hcl.CONTRACT_FIELDS + overrides) and its restriction."""
     return contract(**contract_overrides) + restriction(body)
 
 
@@ -326,9 +329,9 @@ PREFERENCES = "SSM-SessionManagerRunShell"
 
 
 def slurm_config() -> str:
-    """The research contract on slurm-capacity (as test_tenant's slurm_example) and a restriction running the project
-    role's sessions as OS user `research`."""
-    return config(SLURM_RESTRICTION, cluster_name="slurm-capacity", orchestrator="slurm", scope=SLURM_SCOPE)
+    """The research contract on the Slurm cluster (as test_tenant's slurm_example) and a restriction running the
+    project role's sessions as OS user `research`."""
+    return config(SLURM_RESTRICTION, cluster_name=SLURM_CLUSTER, orchestrator="slurm", scope=SLURM_SCOPE)
 
 
 def enable_run_as(sandbox) -> None:
@@ -364,7 +367,7 @@ def test_slurm_run_as_tag_guarded_by_clu_7_and_clu_8(tf, sandbox):
     start_session_policy(sandbox, ["*"])  # the seeded role has no ssm:StartSession: give it one on every node
     finding(tf, "CLU-8", "project_role_arn", 'allows ssm:StartSession on ["*"]')
 
-    start_session_policy(sandbox, [SLURM_ARN, f"arn:aws:ssm:us-west-2:{ACCOUNT}:document/{PREFERENCES}"])
+    start_session_policy(sandbox, [SLURM_ARN, f"arn:aws:ssm:{REGION}:{ACCOUNT}:document/{PREFERENCES}"])
     tags_before, before = role_tags(sandbox), sandbox.inventory()
     tf.apply()
     assert role_tags(sandbox) == {**tags_before, "SSMSessionRunAs": "research"}
@@ -403,18 +406,18 @@ def test_clu_3_cluster_wide_view_policy_on_the_project_role(tf, sandbox, no_entr
 
 def test_clu_5_endpoint_public_to_an_unapproved_range_is_a_warning(tf):
     tf.write(config(cidrs='["198.51.100.0/24"]'))
-    finding(tf, "CLU-5", "approved_public_cidrs", "the EKS endpoint is public to 203.0.113.0/24", severity="warning")
+    finding(tf, "CLU-5", "approved_public_cidrs", f"the EKS endpoint is public to {CIDR}", severity="warning")
 
 
 def test_clu_5_passes_when_the_contract_approves_the_endpoints_range(tf):
-    tf.write(config())  # hcl.CONTRACT_FIELDS approve 203.0.113.0/24, the seeded endpoint's only public range
+    tf.write(config())  # hcl.CONTRACT_FIELDS approve the fixture's CIDR, the endpoint's only public range
     rc, diagnostics = plan_diagnostics(tf)
     assert rc == 0 and not [d for d in diagnostics if d["summary"].startswith("[CLU-5]")], diagnostics
 
 
 def handed_over(tf, **overrides) -> str:
     """The research contract's `governance` facts as another configuration hands them over (a terraform_remote_state
-    output): planned for ml-capacity, with `overrides`, in governance.json; the HCL expression that reads them."""
+    output): planned for the EKS cluster, with `overrides`, in governance.json; the HCL expression that reads them."""
     tf.write(contract())
     tf.plan(extra=["-out=contract.tfplan"])
     (change,) = [c["change"] for c in tf.show_json("contract.tfplan")["resource_changes"]
@@ -426,11 +429,11 @@ def handed_over(tf, **overrides) -> str:
 def config_map_cluster(sandbox, name: str = "configmap-capacity") -> None:
     """A HyperPod cluster on an EKS cluster whose authentication mode admits no access entries (CONFIG_MAP)."""
     access = {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
-    eks = sandbox.client("eks").create_cluster(name=f"{name}-eks", roleArn=f"{ROLE}/ml-capacity-eks-cluster-role",
+    eks = sandbox.client("eks").create_cluster(name=f"{name}-eks", roleArn=f"{ROLE}/{name}-eks-cluster-role",
                                                resourcesVpcConfig={"subnetIds": ["subnet-1"]}, accessConfig=access)
-    group = {"InstanceGroupName": "workers", "InstanceType": "ml.g5.8xlarge", "InstanceCount": 1,
+    group = {"InstanceGroupName": "workers", "InstanceType": FX.clusters.eks.instance_groups.inference.instance_type, "InstanceCount": 1,
              "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-lifecycle/lc/", "OnCreate": "on_create.sh"},
-             "ExecutionRole": f"{ROLE}/ml-capacity-node-role"}
+             "ExecutionRole": f"{ROLE}/{name}-node-role"}
     sandbox.client("sagemaker").create_cluster(ClusterName=name, InstanceGroups=[group],
                                                Orchestrator={"Eks": {"ClusterArn": eks["cluster"]["arn"]}})
 
@@ -460,8 +463,8 @@ def test_clu_9_a_restriction_grants_only_namespaces_of_its_contract(tf, sandbox,
 
 
 def test_clu_9_a_restriction_is_for_its_contracts_project_role(tf, sandbox):
-    tf.write(config(f'project_role_arn = "{ROLE}/datazone_usr_role_production"\n  namespaces       = ["{NS}"]'))
-    finding(tf, "CLU-9", "project_role_arn", "datazone_usr_role_production")
+    tf.write(config(f'project_role_arn = "{FX.project_role_arn("production")}"\n  namespaces       = ["{NS}"]'))
+    finding(tf, "CLU-9", "project_role_arn", FX.project("production").role_name)
     tf.plan_json().assert_rule("CLU-9", ADDRESS, "project_role_arn")
 
 
@@ -581,6 +584,7 @@ def quickstart(tf, restriction_settings: str = "", extra: str = "") -> None:
     for source in QUICKSTART.glob("*.tf"):
         shutil.copyfile(source, tf.dir / source.name)
     tf.write_file("terraform.tfvars", f'last_reviewed = "{days_ago(10)}"\n')
+    write_example_variables(tf, QUICKSTART)
     access = (tf.dir / "access.tf").read_text()
     assert QUICKSTART_TENANTS in access
     tf.write_file("access.tf", access.replace(QUICKSTART_TENANTS, QUICKSTART_TENANTS + restriction_settings, 1)
@@ -598,7 +602,6 @@ def team_namespaces(sandbox, tmp_path) -> dict:
             for team in ("production", "research")}
 
 
-@pytest.mark.sandbox_only(reason="the quickstart names the sandbox's seeded ids")
 def test_rbac_mode_in_the_quickstart_converges_in_one_apply_at_any_parallelism(tf, sandbox, tmp_path):
     """Each team's restriction references its tenant (`tenants`, as the quickstart does), so Terraform applies the
     tenant, which has HyperPod create hyperpod-ns-<team>, before the restriction writes its Roles there: one apply
@@ -611,7 +614,6 @@ def test_rbac_mode_in_the_quickstart_converges_in_one_apply_at_any_parallelism(t
     tf.assert_no_changes()
 
 
-@pytest.mark.sandbox_only(reason="the quickstart names the sandbox's seeded ids")
 def test_rbac_mode_into_a_namespace_nothing_creates_fails_at_plan_naming_the_tenant(tf, sandbox):
     """Without the reference the namespaces do not exist yet and nothing the restriction waits for creates them:
     the plan fails on each restriction, at `tenants` (absent: the resource block), naming the team whose tenant to
@@ -693,7 +695,7 @@ def test_an_rbac_object_of_the_same_name_that_is_not_ours_is_refused(tf, sandbox
 
 # ---- j. what AWS and Kubernetes refuse is refused at validate or plan (issue 14) --------------------------------------
 @pytest.mark.parametrize("setting, observed", [
-    (f'project_role_arn = "arn:aws:sts::{ACCOUNT}:assumed-role/datazone_usr_role_research/s"\n'
+    (f'project_role_arn = "arn:aws:sts::{ACCOUNT}:assumed-role/{RESEARCH_ROLE_NAME}/s"\n'
      f'  namespaces       = ["{NS}"]', "assumed-role"),
     (f'project_role_arn = "{ROLE}/{"r" * 65}"\n  namespaces       = ["{NS}"]', "r" * 65),
     (f'{ROLE_AND_NAMESPACES}\n  kubernetes_group = "{"g" * 231}"', "231 characters"),

@@ -1,5 +1,5 @@
 """hyperpod_tenant through a real Terraform against the sandbox, written from the tenant spec: the post's example (two
-contracts, the cluster's scheduling policy, tenants production and research on ml-capacity) composes exactly what
+contracts, the cluster's scheduling policy, tenants production and research on the EKS cluster) composes exactly what
 its state records and its destroy leaves the account as it found it; a fault at each composition step fails the
 apply and the next apply converges; an update in place while another team's quota is edited; out-of-band deletions
 and changes show in the plan and apply restores them, also when everything of the tenants disappeared; import by
@@ -24,14 +24,22 @@ from botocore.exceptions import ClientError
 
 from harness import flat
 from harness.kube import Kube
-from hcl import ACCOUNT, ROLE, contract_resource, days_ago, days_ahead, exception, provider
+from hcl import (ACCOUNT, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE, SLURM_CLUSTER,
+                 contract_resource, days_ago, days_ahead, exception, provider)
 
 pytestmark = pytest.mark.provider
 
-CLUSTER, EKS = "ml-capacity", "ml-capacity-eks"
-P5, G5 = "ml.p5.48xlarge", "ml.g5.8xlarge"
-CONSUMER_ROLE = "arn:aws:iam::444455556666:role/research-consumer"
-KEY = f"arn:aws:kms:us-west-2:{ACCOUNT}:key/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+P5 = FX.clusters.eks.instance_groups.training.instance_type
+G5 = FX.clusters.eks.instance_groups.inference.instance_type
+# The example's quotas fill the training group exactly: production guarantees all but 3 of its instances (5 of the
+# local seed's 8), research 2, and research's update 3 (WKL-3 holds); research asking for 4 overcommits it by one.
+P5_COUNT = FX.clusters.eks.instance_groups.training.count
+PRODUCTION_P5 = P5_COUNT - 3
+assert PRODUCTION_P5 >= 1 and FX.clusters.eks.instance_groups.inference.count >= 2, \
+    "the tenant suite needs at least 4 training and 2 inference instances on the EKS cluster"
+CONSUMER_ROLE = FX.consumer_role_arn()
+KEY = FX.kms_key_arn()
+WORKLOAD_ROLE = f"hyperpod-{CLUSTER}-research"  # the default workload role name: hyperpod-<cluster>-<team>
 TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
 RESEARCH = "hyperpod_tenant.research"
 NETPOL = "/apis/networking.k8s.io/v1/namespaces/hyperpod-ns-research/networkpolicies/hyperpod-tenant-default-deny"
@@ -40,14 +48,14 @@ VIEWER_BINDING = ("/apis/rbac.authorization.k8s.io/v1/namespaces/hyperpod-ns-res
                   "hyperpod-tenant-viewer")
 PRODUCTION = "hyperpod_tenant.production"
 
-CONTRACTS = {  # hcl.contract_resource overrides, per team (projects and roles from seed_data/datazone.json, iam.json)
-    "production": {"name": "production-on-ml-capacity", "project_id": "production0001",
-                   "project_role_arn": f"{ROLE}/datazone_usr_role_production",
+CONTRACTS = {  # hcl.contract_resource overrides, per team (the fixture's projects and their Tooling roles)
+    "production": {"name": f"production-on-{CLUSTER}", "project_id": FX.project("production").id,
+                   "project_role_arn": FX.project_role_arn("production"),
                    "scope": 'eks_namespaces = ["hyperpod-ns-production"]'},
-    "research": {"name": "research-on-ml-capacity", "project_id": "research000001",
-                 "project_role_arn": f"{ROLE}/datazone_usr_role_research",
+    "research": {"name": f"research-on-{CLUSTER}", "project_id": FX.project("research").id,
+                 "project_role_arn": FX.project_role_arn("research"),
                  "scope": 'eks_namespaces       = ["hyperpod-ns-research"]\n'
-                          '  approved_account_ids = ["444455556666", "777788889999"]'},
+                          f'  approved_account_ids = ["{FX.consumer_account_id}", "{FX.data_account_id}"]'},
 }
 
 
@@ -57,15 +65,25 @@ def workload(service_account="research-jobs", target=None, extra="") -> str:
     return f'workload {{\n    service_account = "{service_account}"{target_line}\n    {extra}\n  }}'
 
 
+def viewers(team: str) -> str:
+    """The team's viewer role (fixture.roles.<team>_viewers)."""
+    return FX.role_arn(FX.roles[f"{team}_viewers"])
+
+
+def operators(team: str) -> str:
+    return FX.role_arn(FX.roles[f"{team}_operators"])
+
+
 def access(team: str, viewer_groups: str = "") -> str:
-    return (f'viewer_groups           = ["{viewer_groups or f"{team}-viewers"}"]\n'
-            f'  viewer_principal_arns   = ["{ROLE}/{team}-viewers"]\n'
-            f'  operator_groups         = ["{team}-operators"]\n'
-            f'  operator_principal_arns = ["{ROLE}/{team}-operators"]')
+    """Kubernetes groups `<team>-task-viewers` / `-operators`, mapped from the team's viewer and operator roles."""
+    return (f'viewer_groups           = ["{viewer_groups or f"{team}-task-viewers"}"]\n'
+            f'  viewer_principal_arns   = ["{viewers(team)}"]\n'
+            f'  operator_groups         = ["{team}-task-operators"]\n'
+            f'  operator_principal_arns = ["{operators(team)}"]')
 
 
 TENANTS = {  # the post's example; each value an HCL fragment of the tenant block
-    "production": {"team": "production", "quota": ((P5, 5), (G5, 2)),
+    "production": {"team": "production", "quota": ((P5, PRODUCTION_P5), (G5, 2)),
                    "sharing": 'sharing {\n    strategy = "Lend"\n  }',
                    "settings": 'preempt_team_tasks = "LowerPriority"\n  priority_class     = "production"',
                    "access": access("production"), "network": "", "workload": workload("production-jobs"),
@@ -105,8 +123,8 @@ def example(production=None, research=None, research_contract=None, fair_share=T
 
 
 def slurm_example(sharing: str = "") -> str:
-    """The research team on slurm-capacity: a Slurm contract and tenant (no AWS writes)."""
-    contract = contract_resource("research", cluster_name="slurm-capacity", orchestrator="slurm",
+    """The research team on the Slurm cluster: a Slurm contract and tenant (no AWS writes)."""
+    contract = contract_resource("research", cluster_name=SLURM_CLUSTER, orchestrator="slurm",
                                  scope='slurm {\n    accounts   = ["research"]\n    partitions = ["gpu"]\n  }')
     return provider() + contract + f"""
 resource "hyperpod_tenant" "research" {{
@@ -129,7 +147,7 @@ resource "hyperpod_tenant" "research" {{
 
 # ---- task view restrictions (CLU-2), made with boto3 ------------------------------------------------------------
 def project_role(team: str) -> str:
-    return f"{ROLE}/datazone_usr_role_{team}"
+    return FX.project_role_arn(team)
 
 
 def restrict(sandbox, team: str) -> None:
@@ -293,7 +311,7 @@ def test_the_posts_example_creates_exactly_its_components_and_destroy_leaves_the
     assert inventory_keys(after) - inventory_keys(before) == composed_keys(state)
     research = state[RESEARCH]
     assert (research["id"], research["cluster_name"], research["namespace"]) == (
-        "ml-capacity/research", CLUSTER, "hyperpod-ns-research")
+        f"{CLUSTER}/research", CLUSTER, "hyperpod-ns-research")
     assert {"iam_policy/hyperpod-tenant-target", "iam_policy/hyperpod-tenant-data", f"kms_grant/{KEY}",
             "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"} <= set(research["components"])
     assert not [row for values in tenants(state) for row in values["checks"] if row["status"] == "failed"]
@@ -341,14 +359,15 @@ def assert_live_objects(sandbox, inv: dict):
     assert (research["ComputeQuotaResources"], research["ResourceSharingConfig"], research["PreemptTeamTasks"]) == (
         [{"InstanceType": P5, "Count": 2}], {"Strategy": "LendAndBorrow", "BorrowLimit": 50}, "Never")
     assert (production["ComputeQuotaResources"], production["ResourceSharingConfig"]["Strategy"],
-            production["PreemptTeamTasks"]) == ([{"InstanceType": P5, "Count": 5}, {"InstanceType": G5, "Count": 2}],
+            production["PreemptTeamTasks"]) == ([{"InstanceType": P5, "Count": PRODUCTION_P5},
+                                                  {"InstanceType": G5, "Count": 2}],
                                                 "Lend", "LowerPriority")
     association = inv["eks"][EKS]["pod_identity_associations"]["hyperpod-ns-research/research-jobs"]
     assert (association["role_arn"], association["target_role_arn"]) == (
-        f"{ROLE}/hyperpod-ml-capacity-research", CONSUMER_ROLE)
-    tags = inv["iam_roles"][ACCOUNT]["hyperpod-ml-capacity-research"]["tags"]
+        f"{ROLE}/{WORKLOAD_ROLE}", CONSUMER_ROLE)
+    tags = inv["iam_roles"][ACCOUNT][WORKLOAD_ROLE]["tags"]
     assert {k: tags.get(k) for k in ("hyperpod:contract", "hyperpod:tenant", "hyperpod:cluster")} == {
-        "hyperpod:contract": "research-on-ml-capacity", "hyperpod:tenant": "research", "hyperpod:cluster": CLUSTER}
+        "hyperpod:contract": f"research-on-{CLUSTER}", "hyperpod:tenant": "research", "hyperpod:cluster": CLUSTER}
     deny = inv["kubernetes"][EKS]["NetworkPolicy/hyperpod-ns-research/hyperpod-tenant-default-deny"]
     assert {k: deny["metadata"]["labels"].get(k) for k in ("app.kubernetes.io/managed-by",
                                                            "hyperpod.governance/tenant")} == {
@@ -413,11 +432,11 @@ def test_out_of_band_deletions_show_in_the_plan_and_apply_restores_them(tf, sand
 
 
 RESEARCH_CHANGED = {  # research's in-place update: more guaranteed capacity, more borrowing, a weight, egress, viewers
-    "quota": ((P5, 3),),  # 5 + 3 = the 8 instances of the p5 group (WKL-3 holds)
+    "quota": ((P5, 3),),  # PRODUCTION_P5 + 3 = the instances of the training group (WKL-3 holds)
     "sharing": 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 100\n  }',
     "extra": "fair_share_weight = 20",
     "network": 'network_policy {\n    egress_cidrs = ["10.20.0.0/16"]\n  }',
-    "access": access("research", viewer_groups="research-analysts"),
+    "access": access("research", viewer_groups="research-task-analysts"),
 }
 
 
@@ -454,7 +473,7 @@ def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restri
     assert (production["ComputeQuotaTarget"].get("FairShareWeight", 0), production["ActivationState"],
             production["ComputeQuotaConfig"]["ComputeQuotaResources"],
             production["ComputeQuotaConfig"]["ResourceSharingConfig"]["Strategy"]) == (
-        0, "Enabled", [{"InstanceType": P5, "Count": 5}, {"InstanceType": G5, "Count": 2}], "Lend")
+        0, "Enabled", [{"InstanceType": P5, "Count": PRODUCTION_P5}, {"InstanceType": G5, "Count": 2}], "Lend")
 
     kube = Kube(sandbox, tmp_path, EKS)
     status, egress = kube.get(EGRESS)
@@ -464,9 +483,9 @@ def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restri
     status, binding = kube.get(VIEWER_BINDING)
     assert status == 200, binding
     assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
-                                    "name": "research-analysts"}]
-    entry = sandbox.client("eks").describe_access_entry(clusterName=EKS, principalArn=f"{ROLE}/research-viewers")
-    assert entry["accessEntry"]["kubernetesGroups"] == ["research-analysts"]
+                                    "name": "research-task-analysts"}]
+    entry = sandbox.client("eks").describe_access_entry(clusterName=EKS, principalArn=viewers("research"))
+    assert entry["accessEntry"]["kubernetesGroups"] == ["research-task-analysts"]
 
     # Nothing else came or went: the same role, association and grant; one new NetworkPolicy, the viewers' groups.
     after = resources(tf)[RESEARCH]
@@ -475,11 +494,11 @@ def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restri
     assert after["components"]["kubernetes/NetworkPolicy/hyperpod-tenant-allow-egress"] == (
         "hyperpod-ns-research/hyperpod-tenant-allow-egress")
     keys_before, keys_after = inventory_keys(inv_before), inventory_keys(sandbox.inventory())
-    viewers = f"access_entry {EKS} {ROLE}/research-viewers"
+    entry = f"access_entry {EKS} {viewers('research')}"
     assert keys_after - keys_before == {
         f"kubernetes {EKS} NetworkPolicy/hyperpod-ns-research/hyperpod-tenant-allow-egress",
-        f"{viewers} research-analysts"}
-    assert keys_before - keys_after == {f"{viewers} research-viewers"}
+        f"{entry} research-task-analysts"}
+    assert keys_before - keys_after == {f"{entry} research-task-viewers"}
     tf.assert_no_changes()
 
 
@@ -538,7 +557,7 @@ def test_when_everything_disappeared_the_plan_creates_it_again(tf, sandbox, rest
 IMPORT_BLOCK = f"""
 import {{
   to = {RESEARCH}
-  id = "ml-capacity/research"
+  id = "{CLUSTER}/research"
 }}
 """
 
@@ -551,8 +570,8 @@ def test_import_by_cluster_and_team(tf, sandbox, restricted, how):
     before = sandbox.inventory()
     tf.run("state", "rm", RESEARCH)
     if how == "terraform import":
-        tf.import_(RESEARCH, "ml-capacity/research")
-        assert resources(tf)[RESEARCH]["id"] == "ml-capacity/research"
+        tf.import_(RESEARCH, f"{CLUSTER}/research")
+        assert resources(tf)[RESEARCH]["id"] == f"{CLUSTER}/research"
     else:
         tf.write(example() + IMPORT_BLOCK)
     plan = tf.plan()
@@ -568,7 +587,7 @@ def test_import_by_cluster_and_team(tf, sandbox, restricted, how):
 
 # ---- e. one failing plan per rule ----------------------------------------------------------------------------------
 def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
-    tf.write(example(research={"workload": workload(target="arn:aws:iam::999999999999:role/research-consumer")}))
+    tf.write(example(research={"workload": workload(target=FX.role_arn(FX.consumer_role_name, "999999999999"))}))
     tf.plan_fails_with("ORG-2", "workload.target_role_arn", "999999999999")
 
 
@@ -583,7 +602,7 @@ def test_clu_2_is_the_bindings_rule_not_the_tenants(tf, sandbox):
 
 def test_clu_6_target_role_is_the_project_role(tf, restricted):
     tf.write(example(research={"workload": workload(target=project_role("research"))}))
-    tf.plan_fails_with("CLU-6", "workload.target_role_arn", "datazone_usr_role_research")
+    tf.plan_fails_with("CLU-6", "workload.target_role_arn", FX.project("research").role_name)
 
 
 def test_wkl_1_team_outside_the_contracts_namespaces(tf, restricted):
@@ -597,7 +616,7 @@ def test_wkl_2_sharing_on_a_slurm_cluster(tf):
 
 
 def test_wkl_3_two_new_tenants_overcommit_the_p5_group_on_the_first_plan(tf, restricted):
-    tf.write(example(research={"quota": ((P5, 4),)}))  # 5 + 4 > 8; research borrows from production
+    tf.write(example(research={"quota": ((P5, 4),)}))  # PRODUCTION_P5 + 4 > the group; research borrows
     tf.plan_fails_with("WKL-3", "quota[0].count", P5)
     tf.plan_json().assert_rule("WKL-3", RESEARCH, "count")
 
@@ -654,16 +673,17 @@ def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_w
     the plan warns that ORG-2 is not checked; the apply judges it with the known value before the tenant writes
     anything (the sandbox inventory gains no tenant object); under strict the plan itself fails."""
     # terraform_data's id is known only once it is created: the ARN built from it is unknown at plan.
-    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "research-consumer"\n}\n'
-    research = {"workload": workload(extra='target_role_arn = replace("arn:aws:iam::999999999999:role/'
-                                           'research-consumer#${terraform_data.consumer_role.id}", "/#.*/", "")')}
+    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "consumer"\n}\n'
+    unapproved = FX.role_arn(FX.consumer_role_name, "999999999999")
+    research = {"workload": workload(extra=f'target_role_arn = replace("{unapproved}'
+                                           '#${terraform_data.consumer_role.id}", "/#.*/", "")')}
     tf.write(example(research=research) + made_later)
     verdict = tf.plan_json()
     assert verdict.rc == 2, verdict.describe()
     deferred = [d for d in verdict.diagnostics if d.severity == "warning" and d.address == RESEARCH]
     assert deferred and all("not checked at plan" in d.summary for d in deferred), verdict.describe()
     assert {"ORG-2"} <= {rule for d in deferred for rule in d.summary[1:d.summary.index("]")].split(", ")}
-    strict_config = example(research=research).replace('region = "us-west-2"', 'region = "us-west-2"\n  strict = true', 1)
+    strict_config = example(research=research).replace(PROVIDER_REGION, PROVIDER_REGION + "\n  strict = true", 1)
     tf.write(strict_config + made_later)
     strict = tf.plan_json()
     assert strict.rc == 1 and any(d.severity == "error" and "not checked at plan" in d.summary
@@ -681,9 +701,9 @@ def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_w
 def test_an_apply_time_check_sees_what_an_earlier_resource_of_the_same_apply_wrote(tf, sandbox, restricted):
     """research neither references production nor can be judged at plan (its target role is known only at apply),
     and waits for production (depends_on). In the apply, production's own checks read the cluster first; then
-    production creates its quota. research's checks must see that quota, not the cluster as read before it: 5 + 4
-    p5 instances exceed the group's 8, so WKL-3 fails on research before it writes anything."""
-    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "research-consumer"\n}\n'
+    production creates its quota. research's checks must see that quota, not the cluster as read before it:
+    PRODUCTION_P5 + 4 training instances exceed the group, so WKL-3 fails on research before it writes anything."""
+    made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "consumer"\n}\n'
     target = f'target_role_arn = replace("{CONSUMER_ROLE}#${{terraform_data.consumer_role.id}}", "/#.*/", "")'
     research = {"quota": ((P5, 4),), "sharing": 'sharing {\n    strategy = "DontLend"\n  }',
                 "workload": workload(extra=target), "extra": "depends_on = [hyperpod_tenant.production]"}
@@ -727,7 +747,7 @@ def test_wkl_8_no_default_deny_unless_the_contract_has_an_exception(tf, restrict
 
 def test_wkl_9_session_policy_with_session_tags(tf, restricted):
     policy = ('session_policy = jsonencode({ Version = "2012-10-17", Statement = [{ Effect = "Allow", '
-              'Action = "s3:GetObject", Resource = "arn:aws:s3:::research-datasets/*" }] })')
+              f'Action = "s3:GetObject", Resource = "arn:aws:s3:::{FX.data_bucket}/*" }}] }})')
     tf.write(example(research={"workload": workload(target=CONSUMER_ROLE, extra=policy)}))
     tf.plan_fails_with("WKL-9", "workload.disable_session_tags")
 
@@ -740,7 +760,7 @@ def test_wkl_10_no_viewer_or_operator_groups(tf, restricted):
 def test_wkl_11_data_granted_to_the_project_role(tf, restricted):
     data = f'data {{\n    kms_keys         = ["{KEY}"]\n    grantee_role_arn = "{project_role("research")}"\n  }}'
     tf.write(example(research={"data": data}))
-    tf.plan_fails_with("WKL-11", "data.grantee_role_arn", "datazone_usr_role_research")
+    tf.plan_fails_with("WKL-11", "data.grantee_role_arn", FX.project("research").role_name)
 
 
 def test_exc_1_expired_exception(tf, restricted):
@@ -783,7 +803,7 @@ def iam_role_snapshot(sandbox, name: str) -> dict:
 @pytest.fixture
 def foreign_role(tf, sandbox):
     """An IAM role of research's default workload role name that the provider did not create (no tenant tags)."""
-    name = "hyperpod-ml-capacity-research"
+    name = WORKLOAD_ROLE
     trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
                                                      "Principal": {"Service": "ec2.amazonaws.com"}}]}
     iam = sandbox.client("iam")
@@ -906,7 +926,7 @@ def apply_killing_the_provider_after(tf, sandbox, operation: str, service: str, 
 
 
 KILLED_CREATES = {  # operation -> (service, whether the inventory shows what production's call made)
-    "CreateRole": ("iam", lambda inv: "hyperpod-ml-capacity-production" in inv["iam_roles"][ACCOUNT]),
+    "CreateRole": ("iam", lambda inv: f"hyperpod-{CLUSTER}-production" in inv["iam_roles"][ACCOUNT]),
     "PutRolePolicy": ("iam", lambda inv: True),
     "CreateComputeQuota": ("sagemaker", lambda inv: any(q["name"] == "production-quota"
                                                         for q in inv["sagemaker"]["compute_quotas"])),
@@ -914,8 +934,8 @@ KILLED_CREATES = {  # operation -> (service, whether the inventory shows what pr
         name.startswith("ServiceAccount/hyperpod-ns-production/") for name in inv["kubernetes"][EKS])),
     "CreatePodIdentityAssociation": ("eks", lambda inv: "hyperpod-ns-production/production-jobs"
                                      in inv["eks"][EKS]["pod_identity_associations"]),
-    "CreateAccessEntry": ("eks", lambda inv: f"{ROLE}/production-viewers" in inv["eks"][EKS]["access_entries"]
-                          or f"{ROLE}/production-operators" in inv["eks"][EKS]["access_entries"]),
+    "CreateAccessEntry": ("eks", lambda inv: viewers("production") in inv["eks"][EKS]["access_entries"]
+                          or operators("production") in inv["eks"][EKS]["access_entries"]),
     "AssociateAccessPolicy": ("eks", lambda inv: True),
     "CreateGrant": ("kms", lambda inv: any(g for grants in inv["kms_grants"].values() for g in grants)),
 }
@@ -962,7 +982,7 @@ def test_a_compute_quota_of_the_tenants_name_not_provably_its_own_is_refused_wit
     assert verdict.rc == 1, verdict.describe()
     (refusal,) = [d for d in verdict.errors if d.address == RESEARCH]
     assert verdict.line(refusal).strip().startswith("team"), verdict.describe()
-    assert quota_id in refusal.detail and "ml-capacity/research" in refusal.detail, refusal.detail
+    assert quota_id in refusal.detail and f"{CLUSTER}/research" in refusal.detail, refusal.detail
     keys = inventory_keys(sandbox.inventory()) - inventory_keys(before)
     assert not [k for k in keys if "research" in k], keys
     assert describe_quota(sandbox, "research")["ComputeQuotaId"] == quota_id
@@ -1007,13 +1027,13 @@ def test_scheduling_policy_tags_are_checked_as_aws_checks_them(tf):
 @pytest.mark.parametrize("case,extra,lines", [
     ("team too long", {"team": "r" * 41}, ("team",)),
     ("role name characters", {"extra": 'workload_role_name = "research workload!"'}, ("workload_role_name",)),
-    ("empty group", {"access": access("research").replace('["research-viewers"]', '[""]')}, ("viewer_groups",)),
+    ("empty group", {"access": access("research").replace('["research-task-viewers"]', '[""]')}, ("viewer_groups",)),
     ("system group", {"access": access("research", viewer_groups="system:masters")}, ("viewer_groups",)),
     ("null strategy", {"sharing": 'sharing {\n    strategy = null\n  }'}, ("strategy",)),
     ("null instance type", {"quota": (), "extra": "quota {\n    instance_type = null\n    count = 1\n  }"},
      ("instance_type",)),
     ("null service account", {"workload": 'workload {\n    service_account = null\n  }'}, ("service_account",)),
-    ("null group", {"access": access("research").replace('["research-operators"]', '["a", null]')},
+    ("null group", {"access": access("research").replace('["research-task-operators"]', '["a", null]')},
      ("operator_groups",)),
     ("session policy not json", {"workload": workload(extra='session_policy = "{not json"')}, ("session_policy",)),
     ("session policy not a policy", {"workload": workload(extra='session_policy = jsonencode({ a = 1 })')},
@@ -1021,24 +1041,25 @@ def test_scheduling_policy_tags_are_checked_as_aws_checks_them(tf):
     ("session policy too long", {"workload": workload(extra='session_policy = jsonencode({ Version = "2012-10-17", '
                                                           'Statement = [{ Effect = "Allow", Action = "s3:GetObject",'
                                                           ' Resource = [for i in range(100) : "arn:aws:s3:::'
-                                                          'research-datasets/${i}/*"] }] })')},
+                                                          f'{FX.data_bucket}/${{i}}/*"] }}] }})')},
      ("session_policy",)),
     ("bucket name", {"data": 'data {\n    buckets = ["Research_Data"]\n  }'}, ("buckets",)),
-    ("huge vcpu", {"quota": (), "extra": "quota {\n    instance_type = \"ml.p5.48xlarge\"\n    vcpu = 1e8\n  }"},
+    ("huge vcpu", {"quota": (), "extra": f"quota {{\n    instance_type = \"{P5}\"\n    vcpu = 1e8\n  }}"},
      ("vcpu",)),
-    ("count and accelerators", {"quota": (), "extra": "quota {\n    instance_type = \"ml.p5.48xlarge\"\n    "
+    ("count and accelerators", {"quota": (), "extra": f"quota {{\n    instance_type = \"{P5}\"\n    "
                                 "count = 1\n    accelerators = 8\n  }"}, ("accelerators",)),
     ("instance type twice", {"quota": ((P5, 1), (P5, 1))}, ("instance_type",)),
     ("no verbs", {"extra": "viewer_verbs = []"}, ("viewer_verbs",)),
-    ("principal twice", {"access": access("research").replace(f'["{ROLE}/research-viewers"]',
-                                                            f'["{ROLE}/research-viewers", "{ROLE}/research-viewers"]')},
+    ("principal twice", {"access": access("research").replace(f'["{viewers("research")}"]',
+                                                            f'["{viewers("research")}", "{viewers("research")}"]')},
      ("viewer_principal_arns",)),
-    ("principal characters", {"access": access("research").replace("research-viewers\"]", "research-viewersé\"]")},
+    ("principal characters", {"access": access("research").replace(f'{viewers("research")}"]',
+                                                                 f'{viewers("research")}é"]')},
      ("viewer_principal_arns",)),
     ("target role characters", {"workload": workload(target=CONSUMER_ROLE + "\\t")}, ("target_role_arn",)),
-    ("kms key characters", {"data": 'data {\n    kms_keys = ["arn:aws:kms:us-west-2:123456789012:key/ké"]\n  }'},
+    ("kms key characters", {"data": f'data {{\n    kms_keys = ["arn:aws:kms:{REGION}:{ACCOUNT}:key/ké"]\n  }}'},
      ("kms_keys",)),
-    ("kms alias", {"data": 'data {\n    kms_keys = ["arn:aws:kms:us-west-2:123456789012:alias/research"]\n  }'},
+    ("kms alias", {"data": f'data {{\n    kms_keys = ["arn:aws:kms:{REGION}:{ACCOUNT}:alias/research"]\n  }}'},
      ("kms_keys",)),
 ])
 def test_input_aws_or_kubernetes_would_refuse_fails_validate_at_its_path(tf, case, extra, lines):
@@ -1063,7 +1084,7 @@ def test_a_tenant_whose_inputs_are_known_only_at_apply_applies_consistently(tf, 
     research = {
         "target_role_arn": {"workload": workload(extra=f"target_role_arn = {known_at_apply(CONSUMER_ROLE)}")},
         "workload_role_name": {"extra": f"workload_role_name = {known_at_apply('research-workload')}"},
-        "tags": {"extra": f'tags = {{ owner = {known_at_apply("research-leads")} }}'},
+        "tags": {"extra": f'tags = {{ owner = {known_at_apply("research-team")} }}'},
         "kms_keys": {"data": f"data {{\n    kms_keys = [{known_at_apply(KEY)}]\n  }}"},
         "scheduling_policy": {},
     }[case]

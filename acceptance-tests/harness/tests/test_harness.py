@@ -24,9 +24,9 @@ def test_terraform_version_through_shim(tf):
     assert tf.binary.endswith("/bin/terraform")
 
 
-def test_environment_points_at_sandbox_and_provider(tf, sandbox):
+def test_environment_points_at_sandbox_and_provider(tf, sandbox, fx):
     env = tf.env
-    assert env["AWS_ENDPOINT_URL"] == sandbox.url and env["AWS_REGION"] == "us-west-2"
+    assert env["AWS_ENDPOINT_URL"] == sandbox.url and env["AWS_REGION"] == fx.region
     assert env["AWS_EC2_METADATA_DISABLED"] == "true" and env["CHECKPOINT_DISABLE"] == "1"
     assert env["TF_IN_AUTOMATION"] == "1" and env["AWS_ACCESS_KEY_ID"]
     cli_config = open(env["TF_CLI_CONFIG_FILE"]).read()

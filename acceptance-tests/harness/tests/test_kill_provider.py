@@ -8,22 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from harness import procs
+from harness import current_fixture, procs
 
-DESCRIBE_CLUSTER = """
-    terraform {
-      required_providers {
-        hyperpod = { source = "hyperpod-governance/hyperpod" }
-      }
-    }
+DESCRIBE_CLUSTER = f"""
+    terraform {{
+      required_providers {{
+        hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
+      }}
+    }}
 
-    provider "hyperpod" {
-      region = "us-west-2"
-    }
+    provider "hyperpod" {{
+      region = "{current_fixture().region}"
+    }}
 
-    data "hyperpod_cluster" "capacity" {
-      name = "ml-capacity"
-    }
+    data "hyperpod_cluster" "capacity" {{
+      name = "{current_fixture().clusters.eks.name}"
+    }}
 """
 
 

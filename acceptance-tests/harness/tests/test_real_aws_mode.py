@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness import RealAws, real_aws
+from harness import RealAws, current_fixture, real_aws
 from harness.sandbox import ACCEPTANCE_DIR
 
 
@@ -45,7 +45,7 @@ def test_flag_values(monkeypatch, value, expected):
 
 def test_sandbox_only_tests_skip_with_their_reason():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_SANDBOX_URL"))}
-    env.update(HYPERPOD_REAL_AWS="1", AWS_REGION="us-west-2", CI="")
+    env.update(HYPERPOD_REAL_AWS="1", AWS_REGION=current_fixture().region, CI="")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          "sandbox/tests/test_faults.py::test_latency",

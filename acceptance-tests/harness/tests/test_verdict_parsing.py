@@ -21,7 +21,7 @@ MAIN_TF = textwrap.dedent("""\
       team     = "research"
 
       quota {
-        instance_type = "ml.p5.48xlarge"
+        instance_type = "ml.p4d.24xlarge"
         count         = 9
       }
 
@@ -36,7 +36,7 @@ MAIN_TF = textwrap.dedent("""\
 
     resource "hyperpod_connection_contract" "team" {
       for_each = toset(["production"])
-      name     = "${each.key}-on-ml-capacity"
+      name     = "${each.key}-on-gpu-pool"
     }
     """)
 MODULE_TF = textwrap.dedent("""\
@@ -95,7 +95,7 @@ MESSAGES = [
     diag("[CLU-2] Task views restricted (not checked)", "warning", address=MODULE_TENANT,
          rng=module_range("var.team")),
     diag("[ORG-1] Projects from the approved profile", address=CONTRACT,
-         rng=main_range('"${each.key}-on-ml-capacity"')),
+         rng=main_range('"${each.key}-on-gpu-pool"')),
     diag("Invalid provider configuration", detail="region is required"),
 ]
 
@@ -207,7 +207,7 @@ def test_source_is_the_exact_text_of_the_range(workdir):
     assert result.source(by_rule["WKL-3"]) == "9"
     assert result.source(by_rule["WKL-5"]) == "50"
     assert result.source(by_rule["WKL-7"]) == '"create"'
-    assert result.source(by_rule["ORG-1"]) == '"${each.key}-on-ml-capacity"'
+    assert result.source(by_rule["ORG-1"]) == '"${each.key}-on-gpu-pool"'
     assert result.source(by_rule["CLU-2"]) == "var.team"  # relative to the work dir: modules/governed-project/main.tf
     assert result.line(by_rule["CLU-2"]) == "  team     = var.team"
     assert result.source(by_rule[None]) is None and result.line(by_rule[None]) is None
@@ -357,7 +357,7 @@ AWS_TF = """\
     }
 
     provider "aws" {
-      region                      = "us-west-2"
+      region                      = "eu-central-1"
       access_key                  = "testing"
       secret_key                  = "testing"
       skip_credentials_validation = true
