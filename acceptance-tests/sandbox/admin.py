@@ -12,6 +12,8 @@ GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker
 GET    /_sandbox/calls/by-caller   the same per caller (x-hyperpod-caller header): {"hyperpod_tenant": {...}, "": {...}}
 DELETE /_sandbox/calls    zero the call counters (both views)
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
+GET    /_sandbox/settings  {"target_version": "current"|"next"}: the TargetVersion reading enforced (sagemaker.py)
+PUT    /_sandbox/settings  change it ({"target_version": null}: back to HYPERPOD_SANDBOX_TARGET_VERSION); reset restores
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)
 """
@@ -25,7 +27,7 @@ import moto
 from moto import backends
 from moto.moto_api._internal.models import moto_api_backend
 
-from . import faults, fixtures, inventory, kubernetes, seed
+from . import faults, fixtures, inventory, kubernetes, sagemaker, seed
 from .validation import aws_error
 
 PREFIX = "/_sandbox/"
@@ -46,6 +48,7 @@ class AdminMiddleware:
         moto_api_backend.reset()  # what POST /moto-api/reset does: every backend starts empty
         faults.clear()
         faults.reset_calls()
+        sagemaker.reset_settings()
         self.seeded = seed.apply(self.seed_path)
         return self.seeded
 
@@ -92,6 +95,8 @@ class AdminMiddleware:
                 return 200, {}
         if (method, route) == ("GET", "calls/by-caller"):
             return 200, faults.calls_by_caller()
+        if route == "settings" and method in ("GET", "PUT"):  # sandbox readings of what AWS leaves open
+            return 200, sagemaker.settings(_json_body(environ) if method == "PUT" else None)
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
         if (method, route) == ("POST", "fixtures/teams"):

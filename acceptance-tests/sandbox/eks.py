@@ -31,7 +31,7 @@ from moto.eks.exceptions import (InvalidParameterException, InvalidRequestExcept
                                  ResourceNotFoundException)
 from moto.eks.responses import EKSResponse
 
-from . import kubernetes
+from . import kubernetes, principals
 
 _lock = kubernetes.LOCK  # one lock for EKS state and the Kubernetes objects kept on the same clusters
 _ALNUM = string.ascii_lowercase + string.digits
@@ -59,6 +59,10 @@ ADDONS = {
     "amazon-cloudwatch-observability": (("v2.3.0-eksbuild.1", "v2.4.0-eksbuild.1"), "observability",
                                         "amazon-cloudwatch"),
     "eks-pod-identity-agent": (("v1.3.4-eksbuild.1", "v1.3.8-eksbuild.2"), "security", "kube-system"),
+    # HyperPod task governance (Kueue): the prerequisite of compute quotas and cluster policies (sagemaker.py).
+    # Versions, type and namespace are the sandbox's (GUESS); only the name and ACTIVE status are relied on.
+    "amazon-sagemaker-hyperpod-taskgovernance": (("v1.0.0-eksbuild.1", "v1.1.0-eksbuild.1"), "machine-learning",
+                                                 "kueue-system"),
 }
 
 
@@ -393,6 +397,10 @@ def create_access_entry(self):
         raise _error(InvalidParameterException, f"Access entries of type {entry_type} must use an IAM role in the "
                      "cluster's account.", clusterName=cluster.name)
     _check_username_and_groups(cluster, entry_type, p)
+    if not principals.visible("eks", "CreateAccessEntry", principal):
+        # AWS checks the principal against IAM; a role still propagating gets the same answer.
+        raise _error(InvalidParameterException, "The specified principalArn is invalid: invalid principal.",
+                     clusterName=cluster.name)
     if principal in state(cluster)["access_entries"]:
         raise _error(ResourceInUseException, "The specified access entry resource is already in use on this cluster.",
                      clusterName=cluster.name)
@@ -518,10 +526,14 @@ def _association(cluster, aid):
     return assoc
 
 
-def _check_association(cluster, a):
+def _check_association(cluster, a, operation=None):
+    """`operation`: the write that names `roleArn` (then checked against IAM), None when the role is unchanged."""
     if not _ROLE.fullmatch(a.get("roleArn") or "") or a["roleArn"].split(":")[4] != _account(cluster):
         raise _error(InvalidParameterException, f"The roleArn {a.get('roleArn')} is not valid: it must be an IAM role "
                      "in the cluster's account.", clusterName=cluster.name)
+    if operation and not principals.visible("eks", operation, a["roleArn"]):
+        raise _error(InvalidParameterException, "Role provided in the request does not exist",
+                     clusterName=cluster.name)
     if a.get("targetRoleArn") and not _ROLE.fullmatch(a["targetRoleArn"]):
         raise _error(InvalidParameterException, f"The targetRoleArn {a['targetRoleArn']} is not a valid IAM role ARN.",
                      clusterName=cluster.name)
@@ -551,7 +563,7 @@ def create_pod_identity_association(self):
     for k in ("targetRoleArn", "policy"):
         if p.get(k):
             a[k] = p[k]
-    _check_association(cluster, a)
+    _check_association(cluster, a, "CreatePodIdentityAssociation")
     for other in state(cluster)["pod_identity"].values():
         if (other["namespace"], other["serviceAccount"]) == (a["namespace"], a["serviceAccount"]):
             raise _error(ResourceInUseException, "Association already exists: "
@@ -585,7 +597,7 @@ def update_pod_identity_association(self):
     for k in ("targetRoleArn", "policy"):  # an empty string removes it
         if new.get(k) == "":
             del new[k]
-    _check_association(cluster, new)
+    _check_association(cluster, new, "UpdatePodIdentityAssociation" if "roleArn" in p else None)
     new.pop("externalId", None)
     if new.get("targetRoleArn"):
         new["externalId"] = _external_id(cluster, new)
@@ -740,6 +752,47 @@ def describe_addon_versions(self):
     return ActionResult(_page(out, p, "addons"))
 
 
+# ---- tags on sub-resources ----------------------------------------------------------------------------------
+# moto tags clusters only; AWS's TagResource/UntagResource/ListTagsForResource take any taggable EKS ARN.  Pod
+# Identity associations, access entries and add-ons keep their tags in their own `tags`, which their Describe shows.
+_orig_tag_resource = eks_models.EKSBackend.tag_resource
+_orig_untag_resource = eks_models.EKSBackend.untag_resource
+_orig_list_tags = eks_models.EKSBackend.list_tags_for_resource
+
+
+def _sub_resource(backend, arn):
+    """The association, access entry or add-on (a dict with `tags`) whose ARN this is, or None."""
+    for cluster in list(backend.clusters.values()):
+        st = state(cluster)
+        for item in (*st["pod_identity"].values(), *st["access_entries"].values(), *st["addons"].values()):
+            if arn in (item.get("associationArn"), item.get("accessEntryArn"), item.get("addonArn")):
+                return item
+    return None
+
+
+def _tag_resource(self, resource_arn, tags):
+    with _lock:
+        item = _sub_resource(self, resource_arn)
+        if item is None:
+            return _orig_tag_resource(self, resource_arn, tags)
+        item["tags"].update(tags)
+
+
+def _untag_resource(self, resource_arn, tag_keys):
+    with _lock:
+        item = _sub_resource(self, resource_arn)
+        if item is None:
+            return _orig_untag_resource(self, resource_arn, tag_keys)
+        for key in tag_keys if isinstance(tag_keys, list) else [tag_keys]:
+            item["tags"].pop(key, None)
+
+
+def _list_tags_for_resource(self, resource_arn):
+    with _lock:
+        item = _sub_resource(self, resource_arn)
+        return dict(item["tags"]) if item is not None else _orig_list_tags(self, resource_arn)
+
+
 # ---- install & seed ----------------------------------------------------------------------------------------------
 _OPERATIONS = (describe_update, list_updates, create_access_entry, describe_access_entry, update_access_entry,
                delete_access_entry, list_access_entries, list_access_policies, associate_access_policy,
@@ -772,6 +825,9 @@ def install():
     for fn in _OPERATIONS:
         setattr(EKSResponse, fn.__name__, fn)
     eks_urls.url_paths.update(_URL_PATHS)
+    eks_models.EKSBackend.tag_resource = _tag_resource
+    eks_models.EKSBackend.untag_resource = _untag_resource
+    eks_models.EKSBackend.list_tags_for_resource = _list_tags_for_resource
     kubernetes.install()
 
 

@@ -8,10 +8,15 @@ Modes (each fault matches `operation` — an API name, or "*" for any — option
 * ``async_failure``: the write succeeds, but the resource's asynchronous transition ends in ``*Failed`` with
   `failure_reason` (consumed by sagemaker.py).
 * ``eventual_consistency``: the next IAM CreateRole of `role_name` (or of the role `resource` names, by name or
-  ARN; any role if neither is given) succeeds, but the role stays invisible to the next `count` reads of it:
+  ARN; any role if neither is given) succeeds, but the role stays invisible to the next `count` reads of it, or,
+  with `seconds`, to every read for that many seconds after its creation (`count` then defaults to null):
   IAM calls naming it (GetRole, GetRolePolicy, ListAttachedRolePolicies, PutRolePolicy, ... — all but
-  Create/DeleteRole) answer 404 NoSuchEntity, STS AssumeRole of it answers 403 AccessDenied, as AWS does while a
-  new role propagates.
+  Create/DeleteRole) answer 404 NoSuchEntity, STS AssumeRole of it answers 403 AccessDenied, and the services that
+  check a principal against IAM refuse it as they refuse one that does not exist (EKS CreateAccessEntry 400
+  InvalidParameterException "The specified principalArn is invalid: invalid principal.", Create/Update
+  PodIdentityAssociation 400 InvalidParameterException "Role provided in the request does not exist", KMS
+  CreateGrant 400 InvalidArnException), as AWS does while a new role propagates.  `existing: true` starts the window
+  at once for a role that exists already (as if it had just been created outside the sandbox's view).
 * ``hold``: the call is handled normally (AWS accepts it, the state changes), then its response is held back for
   `ms` milliseconds (default 600000, the most) or until released, so a test can kill the caller at exactly that
   moment (the kill test: the provider killed right after a create AWS accepted).  While it waits the call is listed
@@ -122,15 +127,30 @@ def add(spec: dict) -> dict:
     elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
     else:
-        if op != "CreateRole" or fault["nth"] != 1 or fault["count"] is None:
-            raise ValueError("eventual_consistency takes `role_name` or `resource` and a `count` of reads "
-                             "(operation CreateRole, no nth)")
+        seconds = spec.get("seconds")
+        if seconds is not None and (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+                                    or not (0 < seconds <= 600)):
+            raise ValueError("'seconds' (how long after its creation the role stays invisible, 0..600) must be a "
+                             "number")
+        if seconds is not None and "count" not in spec:
+            fault["count"] = None  # a time window: every read until it closes
+        if op != "CreateRole" or fault["nth"] != 1 or (fault["count"] is None and seconds is None):
+            raise ValueError("eventual_consistency takes `role_name` or `resource` and a `count` of reads or "
+                             "`seconds` (operation CreateRole, no nth)")
         target = spec.get("role_name") or spec.get("resource")
         if target is not None and (not isinstance(target, str) or not target):
             raise ValueError("'role_name'/'resource' must be a role name or ARN")
+        existing = spec.get("existing", False)
+        if not isinstance(existing, bool) or (existing and target is None):
+            raise ValueError("'existing' (true: the role exists already and propagates from now) needs `role_name` "
+                             "or `resource`")
         fault["service"] = "iam"
         fault["role_name"] = target.rsplit("/", 1)[-1] if target else None
-        fault["active"] = False  # becomes True when the role is created
+        fault["seconds"] = seconds
+        fault["active"] = False  # becomes True when the role is created (at once for an existing role)
+        fault["until"] = None
+        if existing:
+            _activate(fault)
     with _lock:
         _armed.append(fault)
     return _public(fault)
@@ -152,7 +172,7 @@ def _check_kubernetes_fault(op: str, mode: str, service) -> None:
 
 
 def _public(fault: dict) -> dict:
-    return {k: v for k, v in fault.items() if v is not None or k in ("count", "code")}
+    return {k: v for k, v in fault.items() if (v is not None or k in ("count", "code")) and k != "until"}
 
 
 def _matches(fault, service, operation, modes):
@@ -264,14 +284,44 @@ def release_held() -> int:
 
 
 # ---- IAM eventual consistency --------------------------------------------------------------------------------
+def _activate(fault, role_name=None):
+    fault["active"] = True
+    fault["role_name"] = fault["role_name"] or role_name
+    if fault.get("seconds") is not None:
+        fault["until"] = time.monotonic() + fault["seconds"]
+
+
 def role_created(role_name: str) -> None:
     """CreateRole of `role_name` succeeded: start the invisibility window of a waiting fault."""
     with _lock:
         for fault in _armed:
             if (fault["mode"] == "eventual_consistency" and not fault["active"]
                     and fault["role_name"] in (None, role_name)):
-                fault["active"], fault["role_name"] = True, role_name
+                _activate(fault, role_name)
                 return
+
+
+def _hiding(name: str):
+    """The active eventual-consistency fault that still hides role `name` (expired time windows are dropped)."""
+    for fault in list(_armed):
+        if fault["mode"] != "eventual_consistency" or not fault["active"] or fault["role_name"] != name:
+            continue
+        if fault.get("until") is not None and time.monotonic() >= fault["until"]:
+            _armed.remove(fault)
+            continue
+        return fault
+    return None
+
+
+def role_hidden(service: str, operation: str, role_name: str) -> bool:
+    """Whether a call of another service that checks role `role_name` against IAM (EKS CreateAccessEntry,
+    CreatePodIdentityAssociation, KMS CreateGrant) still cannot see it; counts as one read of the role."""
+    with _lock:
+        fault = _hiding(role_name)
+        if fault is None:
+            return False
+        _consume(fault)
+        return True
 
 
 def invisible_role(service: str, operation: str, role_name: str | None, role_arn: str | None):
@@ -284,10 +334,10 @@ def invisible_role(service: str, operation: str, role_name: str | None, role_arn
     else:
         return None
     with _lock:
-        for fault in _armed:
-            if fault["mode"] == "eventual_consistency" and fault["active"] and fault["role_name"] == name:
-                _consume(fault)
-                return answer
+        fault = _hiding(name)
+        if fault is not None:
+            _consume(fault)
+            return answer
     return None
 
 

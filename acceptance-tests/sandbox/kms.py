@@ -10,6 +10,8 @@ Fixes:
   ("Key '<arn>' does not exist", or "Alias <arn> is not found."; moto crashed with a KeyError).
 * CreateGrant with a `Name` is idempotent, as AWS documents: the same name, grantee, operations, constraints and
   retiring principal return the existing grant's `GrantId` (with a new token) instead of a duplicate grant.
+* CreateGrant of a grantee that is not an existing IAM role, user or account root (or a role an
+  `eventual_consistency` fault still hides) answers InvalidArnException, after the key is checked.
 * ListGrants filters by `GranteePrincipal` and pages (`Limit` 1-1000, default 50; `NextMarker`, `Truncated`); a
   `GrantId` that is not a grant of the key answers NotFoundException ("Grant ID <id> not found"), as RevokeGrant does.
 """
@@ -22,6 +24,8 @@ from moto.core.utils import unix_time
 from moto.kms import exceptions as kms_exceptions
 from moto.kms import models as kms_models
 from moto.kms.responses import KmsResponse
+
+from . import principals
 
 _KEY_ARN = re.compile(r"arn:aws[\w-]*:kms:([\w-]+):(\d{12}):(?:key|alias)/")
 _orig_add_grant = kms_models.Key.add_grant
@@ -75,6 +79,24 @@ def _existing_key(fn):
     return wrapper
 
 
+class InvalidArnException(kms_exceptions.JsonRESTError):
+    code = 400
+
+    def __init__(self, message):
+        super().__init__("InvalidArnException", message)
+
+
+def _grantee_must_exist(fn):
+    """CreateGrant of a grantee IAM does not know (never created, or still propagating): InvalidArnException, as AWS
+    answers (the AWS provider retries it for IAM eventual consistency)."""
+    def create_grant(self):
+        grantee = self._get_param("GranteePrincipal")
+        if grantee and not principals.visible("kms", "CreateGrant", grantee):
+            raise InvalidArnException(f"ARN does not refer to a valid principal: {grantee}")
+        return fn(self)
+    return create_grant
+
+
 def _list_grants(self):
     grant_id, grantee = self._get_param("GrantId"), self._get_param("GranteePrincipal")
     grants = self.kms_backend.list_grants(key_id=self._get_param("KeyId"), grant_id=grant_id)
@@ -104,6 +126,7 @@ def install():
     kms_models.Grant.to_json = _grant_json
     KmsResponse.kms_backend = _kms_backend
     KmsResponse.list_grants = _list_grants
+    KmsResponse.create_grant = _grantee_must_exist(KmsResponse.create_grant)
     for name in ("create_grant", "list_grants", "revoke_grant"):
         setattr(KmsResponse, name, _existing_key(getattr(KmsResponse, name)))
     KmsResponse.retire_grant = _retire_grant_checked(KmsResponse.retire_grant)

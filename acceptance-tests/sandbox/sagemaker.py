@@ -38,6 +38,48 @@ _FAILED = {"Creating": "CreateFailed", "Updating": "UpdateFailed", "Deleting": "
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 
 
+TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
+TARGET_VERSION_READINGS = ("current", "next")
+_target_version = None  # None: HYPERPOD_SANDBOX_TARGET_VERSION (default "current"); set by PUT /_sandbox/settings
+
+
+def target_version_reading() -> str:
+    """Which reading of UpdateComputeQuota/UpdateClusterSchedulerConfig `TargetVersion` the sandbox enforces: "current"
+    (TargetVersion = the version being replaced) or "next" (= current + 1).  AWS documents only "Target version"."""
+    reading = _target_version or os.environ.get("HYPERPOD_SANDBOX_TARGET_VERSION", "current")
+    if reading not in TARGET_VERSION_READINGS:
+        raise ValueError(f"HYPERPOD_SANDBOX_TARGET_VERSION must be one of {list(TARGET_VERSION_READINGS)}")
+    return reading
+
+
+def settings(body: dict | None = None) -> dict:
+    """GET/PUT /_sandbox/settings: {"target_version": "current"|"next"|null (back to the environment's)}."""
+    global _target_version
+    if body is not None:
+        unknown = set(body) - {"target_version"}
+        if unknown:
+            raise ValueError(f"unknown settings {sorted(unknown)}; known: ['target_version']")
+        value = body.get("target_version")
+        if value is not None and value not in TARGET_VERSION_READINGS:
+            raise ValueError(f"'target_version' must be one of {list(TARGET_VERSION_READINGS)} or null")
+        _target_version = value
+    return {"target_version": target_version_reading()}
+
+
+def reset_settings() -> None:
+    global _target_version
+    _target_version = None
+
+
+def _check_target_version(target, current, kind, rid):
+    """ConflictException unless `target` is what the configured reading expects (see target_version_reading)."""
+    reading = target_version_reading()
+    expected = current if reading == "current" else current + 1
+    if target != expected:
+        raise ConflictException(f"TargetVersion {target} does not match the expected version {expected} of {kind} "
+                                f"{rid} (current version {current})")
+
+
 def async_delay() -> timedelta:
     """How long a Creating/Updating/Deleting state lasts, measured from the write."""
     return timedelta(seconds=float(os.environ.get("HYPERPOD_SANDBOX_ASYNC_SECONDS", "1.0")))
@@ -217,6 +259,20 @@ def _governed_cluster(backend, cluster_arn):
     return cluster
 
 
+def _require_task_governance(cluster):
+    """Task governance runs on the task-governance EKS add-on (Kueue): AWS has it installed before cluster policies
+    and compute allocations are created.  GUESS, the stricter reading: the API refuses a create or update without the
+    add-on ACTIVE on the cluster's EKS cluster (ValidationException), rather than accepting it and failing later."""
+    from . import eks
+    eks_arn = cluster.sandbox_extra["Orchestrator"]["Eks"]["ClusterArn"]
+    eks_cluster = eks.find_cluster(arn=eks_arn)
+    addon = eks.state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
+    if addon is None or addon.get("status") != "ACTIVE":
+        eks_name = eks_arn.rsplit("/", 1)[-1]
+        raise ValidationError(f"Task governance is not enabled on cluster {cluster.arn}: install the "
+                              f"{TASK_GOVERNANCE_ADDON} add-on on EKS cluster {eks_name} (status ACTIVE) first")
+
+
 def _locked(fn):
     @functools.wraps(fn)
     def wrapper(self):
@@ -229,7 +285,7 @@ def _locked(fn):
 def create_cluster_scheduler_config(self):
     backend = self.sagemaker_backend
     cluster_arn = self._get_param("ClusterArn")
-    _governed_cluster(backend, cluster_arn)
+    _require_task_governance(_governed_cluster(backend, cluster_arn))
     for other in _configs(backend).values():
         if other.cluster_arn == cluster_arn:
             raise ConflictException(f"Cluster {cluster_arn} already has a cluster scheduler config "
@@ -252,11 +308,10 @@ def describe_cluster_scheduler_config(self):
 def update_cluster_scheduler_config(self):
     cfg = _config_or_404(self.sagemaker_backend, self._get_param("ClusterSchedulerConfigId"))
     target = self._get_param("TargetVersion")
-    if target != cfg.version:
-        raise ConflictException(f"TargetVersion {target} does not match the current version {cfg.version} "
-                                f"of ClusterSchedulerConfig {cfg.id}")
+    _check_target_version(target, cfg.version, "ClusterSchedulerConfig", cfg.id)
     if cfg.status in ("Creating", "Updating", "Deleting"):
         raise ConflictException(f"ClusterSchedulerConfig {cfg.id} is {cfg.status}; retry when the operation completes")
+    _require_task_governance(_governed_cluster(self.sagemaker_backend, cfg.cluster_arn))
     current = cfg.versions[cfg.version]
     spec = self._get_param("SchedulerConfig")
     description = self._get_param("Description")
@@ -572,6 +627,7 @@ def _check_unique(quotas, cluster_arn, name, team):
 def create_compute_quota(self):
     backend = self.sagemaker_backend
     cluster = _governed_cluster(backend, self._get_param("ClusterArn"))
+    _require_task_governance(cluster)
     name = self._get_param("Name")
     target = _quota_target(self._get_param("ComputeQuotaTarget"))
     config = _quota_config(self._get_param("ComputeQuotaConfig"), cluster)
@@ -600,12 +656,11 @@ def update_compute_quota(self):
     backend = self.sagemaker_backend
     quota = _quota_or_404(backend, self._get_param("ComputeQuotaId"))
     target_version = self._get_param("TargetVersion")
-    if target_version != quota.version:
-        raise ConflictException(f"TargetVersion {target_version} does not match the current version {quota.version} "
-                                f"of ComputeQuota {quota.id}")
+    _check_target_version(target_version, quota.version, "ComputeQuota", quota.id)
     if quota.status in _TRANSITIONAL:
         raise ConflictException(f"ComputeQuota {quota.id} is {quota.status}; retry when the operation completes")
     cluster = _governed_cluster(backend, quota.cluster_arn)
+    _require_task_governance(cluster)
     current = quota.content
     config, target = self._get_param("ComputeQuotaConfig"), self._get_param("ComputeQuotaTarget")
     # A given ComputeQuotaConfig/ComputeQuotaTarget replaces the stored one whole (defaults re-applied).

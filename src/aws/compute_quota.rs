@@ -11,6 +11,7 @@ use aws_sdk_sagemaker::types::{
 };
 
 use super::sagemaker::to_sdk_tag;
+use super::target_version::Reading;
 use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
 use crate::protocol::resource::OperationContext;
@@ -152,19 +153,21 @@ pub async fn create_compute_quota(client: &Client, spec: &QuotaSpec) -> Result<(
     ))
 }
 
-/// Writes config, target, activation state and description as a new version; `target_version` is the version the
-/// change was computed against (a `ConflictException` means someone else wrote in between). Returns the new version.
-/// The quota's name, cluster and team cannot change.
+/// Writes config, target, activation state and description as a new version; `current` is the version the change
+/// was computed against and `reading` how `TargetVersion` names it (`target_version`; a `ConflictException` means
+/// someone else wrote in between, or the other reading). Returns the new version. The quota's name, cluster and team
+/// cannot change.
 pub async fn update_compute_quota(
     client: &Client,
     id: &str,
-    target_version: i32,
+    current: i32,
+    reading: Reading,
     spec: &QuotaSpec,
 ) -> Result<i32, AwsError> {
     let output = client
         .update_compute_quota()
         .compute_quota_id(id)
-        .target_version(target_version)
+        .target_version(reading.target(current))
         .compute_quota_config(to_sdk_config(spec))
         .compute_quota_target(to_sdk_target(spec))
         .activation_state(ActivationState::from(
@@ -178,7 +181,7 @@ pub async fn update_compute_quota(
         .await
         .map_err(|err| api_error("UpdateComputeQuota", err))
         .map_err(|err| not_found_as(COMPUTE_QUOTA, id, err))?;
-    Ok(output.compute_quota_version().unwrap_or(target_version + 1))
+    Ok(output.compute_quota_version().unwrap_or(current + 1))
 }
 
 /// Starts deleting a compute quota; one that is already gone is fine. Follow with `wait_compute_quota_deleted`.

@@ -18,6 +18,7 @@ pub mod retry;
 pub mod sagemaker;
 pub mod shared_reads;
 pub mod ssm;
+pub mod target_version;
 pub mod wait;
 
 use std::collections::BTreeMap;

@@ -188,7 +188,7 @@ const EKS_CLUSTER: &[Permission] = &[call(
 
 const EKS_ADDONS: &[Permission] = &[call(
     "eks:DescribeAddon",
-    "checks the observability and Pod Identity add-ons the contract relies on (CLU- rules)",
+    "checks the add-ons the rules rely on: observability (OBS-1) and task governance (CLU-10)",
 )];
 
 /// What the rules read about the cluster's other tenants, its scheduling policy and the access entries of the
@@ -582,6 +582,7 @@ pub const CALLERS: &[Caller] = &[
         aws: &[
             HYPERPOD_CLUSTER,
             EKS_CLUSTER,
+            EKS_ADDONS,
             CLUSTER_FACTS,
             TENANT_ROLE,
             COMPUTE_QUOTA,
@@ -594,7 +595,7 @@ pub const CALLERS: &[Caller] = &[
     Caller {
         name: "hyperpod_scheduling_policy",
         kind: Kind::Resource,
-        aws: &[HYPERPOD_CLUSTER, SCHEDULER_CONFIG],
+        aws: &[HYPERPOD_CLUSTER, EKS_ADDONS, SCHEDULER_CONFIG],
         kubernetes: &[],
     },
     Caller {

@@ -114,6 +114,8 @@ catalog! {
         "A Slurm-restricted project role starts Session Manager sessions only on its own cluster's nodes";
     Clu9 => "CLU-9", Cluster, Error, Config,
         "A task view restriction is for its contract's project role and grants only namespaces in the contract's scope";
+    Clu10 => "CLU-10", Cluster, Error, Live,
+        "The EKS cluster has the task-governance add-on (amazon-sagemaker-hyperpod-taskgovernance) ACTIVE before tenants or a scheduling policy are created";
     Wkl1 => "WKL-1", Workload, Error, Config,
         "A tenant's namespace is inside its contract's namespace scope, and a bound contract's namespaces have tenants";
     Wkl2 => "WKL-2", Workload, Error, Config,
@@ -177,7 +179,7 @@ mod tests {
     #[test]
     fn the_catalog_has_every_published_rule_once_in_order() {
         let ids: Vec<&str> = RuleId::ALL.iter().map(|rule| rule.id()).collect();
-        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 9), ("WKL", 11)]
+        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 10), ("WKL", 11)]
             .into_iter()
             .chain([("EXC", 1), ("OBS", 1), ("LIF", 4)])
             .flat_map(|(prefix, count)| (1..=count).map(move |n| format!("{prefix}-{n}")))

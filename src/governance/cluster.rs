@@ -5,7 +5,7 @@ use super::catalog::RuleId;
 use super::cidr::Cidr;
 use super::finding::{Check, Finding};
 use super::model::{
-    AccessEntry, AccessScope, ClusterView, Contract, EksCluster, Fact, LiveCluster, ProjectOnCluster, Setting,
+    AccessEntry, AccessScope, Addon, ClusterView, Contract, EksCluster, Fact, LiveCluster, ProjectOnCluster, Setting,
     TaskViewRestriction, Tenant,
 };
 use super::paths;
@@ -307,6 +307,37 @@ pub fn clu_4(eks: &Fact<EksCluster>, at: AttributePath) -> Check {
         )]
     };
     Check::from_findings(rule, findings, format!("authentication mode {mode}"))
+}
+
+/// The EKS add-on that runs HyperPod task governance (Kueue and SageMaker's controllers): compute quotas and cluster
+/// policies act through it, and AWS has it installed before either is created.
+pub const TASK_GOVERNANCE_ADDON: &str = "amazon-sagemaker-hyperpod-taskgovernance";
+
+/// CLU-10: the task-governance add-on is installed and ACTIVE on `eks_cluster`. `addon` is `eks:DescribeAddon` of
+/// [`TASK_GOVERNANCE_ADDON`] (`Known(None)`: not installed); `at` the attribute that puts the resource on the
+/// cluster (a tenant's contract cluster, a policy's `cluster_name`).
+pub fn clu_10(addon: &Fact<Option<Addon>>, eks_cluster: &str, at: AttributePath) -> Check {
+    let rule = RuleId::Clu10;
+    let fix = format!(
+        "install it first: aws eks create-addon --cluster-name {eks_cluster} --addon-name {TASK_GOVERNANCE_ADDON} \
+         (or from the HyperPod console's Dashboard), and wait until it is ACTIVE"
+    );
+    let finding = |observed: String, why: &str| Finding::new(rule, at.clone(), observed, why, fix.clone());
+    let findings = match addon {
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+        Fact::Known(None) => vec![finding(
+            format!("EKS cluster {eks_cluster:?} has no {TASK_GOVERNANCE_ADDON} add-on"),
+            "compute quotas and scheduling policies need HyperPod task governance, which this add-on runs",
+        )],
+        Fact::Known(Some(addon)) if addon.status != "ACTIVE" => vec![finding(
+            format!("{TASK_GOVERNANCE_ADDON} on {eks_cluster:?} is {}", addon.status),
+            "task governance works only once its add-on is ACTIVE",
+        )],
+        Fact::Known(Some(addon)) => {
+            return Check::passed(rule, format!("{TASK_GOVERNANCE_ADDON} {} ACTIVE", addon.version));
+        }
+    };
+    Check::from_findings(rule, findings, "")
 }
 
 /// CLU-5 (warning): the EKS endpoint is private, or public only from the contract's approved CIDRs. An empty

@@ -329,6 +329,11 @@ pub(crate) fn failing(rule: RuleId) -> Check {
         })),
         Clu8 => cluster_slurm::clu_8(&clu_8_role(), CLUSTER_ARN),
         Clu9 => cluster::clu_9(&clu_9_restriction(), &contract()),
+        Clu10 => cluster::clu_10(
+            &Fact::Known(None),
+            "ml-capacity-eks",
+            paths::tenant::contract().push_attr("cluster_name"),
+        ),
         Wkl1 => workload::wkl_1(&wkl_1_tenant(), &contract()),
         Wkl2 => workload::wkl_2(&wkl_2_tenant()),
         Wkl3 => workload::wkl_3(&wkl_3_view(), paths::tenant::quota()),

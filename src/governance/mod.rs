@@ -12,7 +12,8 @@
 //!
 //! Where things live: rule IDs and their text in [`catalog`]; attribute names in [`paths`]; CON-* in [`contract`],
 //! ORG-* in [`organization`], PRJ-* in [`project`] (IAM evaluation in [`iam_policy`]), CLU-* in [`cluster`]
-//! (CIDRs in [`cidr`]; the Slurm restriction rules CLU-7, CLU-8 in [`cluster_slurm`]), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
+//! (CIDRs in [`cidr`]; the Slurm restriction rules CLU-7, CLU-8 in [`cluster_slurm`]; CLU-10, the task-governance
+//! add-on, is judged by the tenant and scheduling policy resources themselves, next to their own reports), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
 //! in [`observability`], LIF-* in [`lifecycle`]. [`rule_function`] maps every rule to its function; the `check_*`
 //! functions below run the rules that belong to one resource's plan. [`examples`] holds agreeing facts and one failing
 //! configuration per rule, shared by the unit tests and the docs.
@@ -245,6 +246,7 @@ pub fn rule_function(rule: RuleId) -> &'static str {
         Clu7 => "governance::cluster_slurm::clu_7",
         Clu8 => "governance::cluster_slurm::clu_8",
         Clu9 => "governance::cluster::clu_9",
+        Clu10 => "governance::cluster::clu_10",
         Wkl1 => "governance::workload::wkl_1",
         Wkl2 => "governance::workload::wkl_2",
         Wkl3 => "governance::workload::wkl_3",

@@ -49,6 +49,11 @@ fn run(rule: RuleId) -> Check {
         Clu7 => cluster_slurm::clu_7(&Fact::Known(cluster_slurm::SessionPreferences { run_as_enabled: true })),
         Clu8 => cluster_slurm::clu_8(&read_only_role(PROJECT_ROLE), CLUSTER_ARN),
         Clu9 => cluster::clu_9(&restriction, &c),
+        Clu10 => cluster::clu_10(
+            &addon("v1.1.0-eksbuild.1", "ACTIVE"),
+            "ml-capacity-eks",
+            AttributePath::root(),
+        ),
         Wkl1 => workload::wkl_1(&t, &c),
         Wkl2 => workload::wkl_2(&t),
         Wkl3 => workload::wkl_3(&v, AttributePath::root()),

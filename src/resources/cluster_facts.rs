@@ -9,10 +9,10 @@ use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::aws::{AwsClient, AwsError, eks};
 use crate::governance::arns::same_role;
-use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
+use crate::governance::cluster::{CLUSTER_WIDE_VIEW_POLICIES, TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
-    AccessEntry, AccessScope, AssociatedPolicy, Capacity, ClusterView, Contract, EksCluster, Fact, Inventory,
-    ProjectOnCluster, SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
+    AccessEntry, AccessScope, Addon, AssociatedPolicy, Capacity, Check, ClusterView, Contract, EksCluster, Fact,
+    Inventory, ProjectOnCluster, SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -178,6 +178,26 @@ pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> R
             err.diagnostics(contract_path(), "Cannot read the HyperPod cluster")
         }
     })
+}
+
+/// CLU-10 for a resource that puts compute quotas or a scheduler config on `cluster`: one `eks:DescribeAddon` of the
+/// task-governance add-on (shared per provider process). `None` for a Slurm cluster, which has no task governance.
+pub async fn task_governance(client: &AwsClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
+    let sagemaker::Orchestrator::Eks { eks_cluster_arn } = &cluster.orchestrator else {
+        return None;
+    };
+    let eks_name = Arn::parse(eks_cluster_arn)
+        .map(|arn| arn.resource_id().to_string())
+        .unwrap_or_else(|_| eks_cluster_arn.clone());
+    let addon = match client.addon(&eks_name, TASK_GOVERNANCE_ADDON).await {
+        Ok(addon) => Fact::Known(addon.map(|a| Addon {
+            name: a.name,
+            version: a.version,
+            status: a.status,
+        })),
+        Err(err) => Fact::unreadable(&format!("the {TASK_GOVERNANCE_ADDON} add-on"), &err),
+    };
+    Some(clu_10(&addon, &eks_name, at))
 }
 
 /// The cluster's facts a resource's rules read. Of the access entries only those of `principals` (the roles the

@@ -35,3 +35,19 @@ def wait_gone(describe, what, timeout=10.0):
             return
         time.sleep(0.1)
     raise AssertionError(f"{what} still exists after {timeout}s")
+
+
+TRUST_ANY_SERVICE = ('{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":'
+                     '"eks.amazonaws.com"},"Action":"sts:AssumeRole"}]}')
+
+
+def make_principals(sandbox, *arns):
+    """Creates the IAM roles and users these ARNs (of the sandbox caller's account) name, so that EKS and KMS, which
+    refuse principals IAM does not know, accept them."""
+    iam = sandbox.client("iam")
+    for arn in arns:
+        kind, _, name = arn.split(":", 5)[5].partition("/")
+        if kind == "role":
+            iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST_ANY_SERVICE)
+        else:
+            iam.create_user(UserName=name)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from helpers import error_of
+from helpers import error_of, make_principals
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
 SEEDED = "ml-capacity-eks"
@@ -22,12 +22,19 @@ ROLE = f"arn:aws:iam::{ACCOUNT}:role/team-a"
 POD_ROLE = f"arn:aws:iam::{ACCOUNT}:role/pod-identity"
 TARGET_ROLE = "arn:aws:iam::777788889999:role/data-reader"
 CW = "amazon-cloudwatch-observability"
+TG = "amazon-sagemaker-hyperpod-taskgovernance"
 VPC = {"subnetIds": ["subnet-0a1b2c3d4e5f60001"], "securityGroupIds": ["sg-0a1b2c3d4e5f60001"]}
+
+
+# Principals the tests name: EKS refuses one IAM does not know (see test_principals_must_exist).
+PRINCIPALS = (ROLE, POD_ROLE, f"arn:aws:iam::{ACCOUNT}:role/node", f"arn:aws:iam::{ACCOUNT}:user/alice",
+              *(f"arn:aws:iam::{ACCOUNT}:role/r{i}" for i in range(3)))
 
 
 @pytest.fixture(autouse=True)
 def fresh(sandbox):
     sandbox.reset()
+    make_principals(sandbox, *PRINCIPALS)
 
 
 @pytest.fixture
@@ -77,7 +84,7 @@ def test_seeded_legacy_cluster_has_the_old_observability_addon(eks, sandbox):
     assert (vpc["endpointPublicAccess"], vpc["endpointPrivateAccess"], vpc["publicAccessCidrs"]) == \
         (True, True, ["203.0.113.0/24"])
     assert eks.list_access_entries(clusterName=LEGACY)["accessEntries"] == [DEFAULT_CALLER]  # the creator only
-    assert eks.list_addons(clusterName=LEGACY)["addons"] == [CW]
+    assert eks.list_addons(clusterName=LEGACY)["addons"] == [CW, TG]  # task governance: quotas need it
     addon = eks.describe_addon(clusterName=LEGACY, addonName=CW)["addon"]
     assert (addon["addonVersion"], addon["status"]) == ("v2.3.0-eksbuild.1", "ACTIVE")  # older than 2.4.0: OBS-1
     assert addon["addonArn"].startswith(f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{LEGACY}/{CW}/")
@@ -226,7 +233,7 @@ def test_access_entry_rejections(eks):
     assert error_of(eks.create_access_entry, clusterName="missing", principalArn=ROLE)[:2] == \
         ("ResourceNotFoundException", 404)
     # a cross-account STANDARD principal is fine
-    eks.create_access_entry(clusterName=SEEDED, principalArn="arn:aws:iam::444455556666:role/consumer")
+    eks.create_access_entry(clusterName=SEEDED, principalArn="arn:aws:iam::444455556666:role/research-consumer")
 
 
 def test_access_entries_need_an_api_authentication_mode(eks):

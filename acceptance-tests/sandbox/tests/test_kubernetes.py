@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from harness.kube import Kube
+from helpers import make_principals
 from sandbox import kubernetes
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
@@ -215,6 +216,7 @@ def test_namespace_scoped_policies(kube, sandbox):
     kube.post("/api/v1/namespaces", {"metadata": {"name": "team-b"}})
     eks = sandbox.client("eks")
     role = f"arn:aws:iam::{ACCOUNT}:role/team-a"
+    make_principals(sandbox, role)
     eks.create_access_entry(clusterName=SEEDED, principalArn=role)
     eks.associate_access_policy(clusterName=SEEDED, principalArn=role, policyArn=POLICY.format("AmazonEKSEditPolicy"),
                                 accessScope={"type": "namespace", "namespaces": ["team-a"]})
@@ -245,6 +247,7 @@ def test_namespace_scoped_policies(kube, sandbox):
 def test_hyperpod_policies_grant_nothing_here(kube, sandbox):
     eks = sandbox.client("eks")
     role = f"arn:aws:iam::{ACCOUNT}:role/studio"
+    make_principals(sandbox, role)
     eks.create_access_entry(clusterName=SEEDED, principalArn=role)
     eks.associate_access_policy(clusterName=SEEDED, principalArn=role,
                                 policyArn=POLICY.format("AmazonSagemakerHyperpodTrainingPolicy"),

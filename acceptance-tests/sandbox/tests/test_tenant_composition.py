@@ -326,7 +326,8 @@ def test_kms_grant_on_the_data_accounts_key(iam, kms):
     kms.revoke_grant(KeyId=DATA_KEY, GrantId=gid)
 
 
-def test_kms_grants_paginate(kms):
+def test_kms_grants_paginate(kms, sandbox):
+    helpers.make_principals(sandbox, *(f"arn:aws:iam::{ACCOUNT}:role/r{i}" for i in range(3)))
     for i in range(3):
         kms.create_grant(KeyId=KEY, GranteePrincipal=f"arn:aws:iam::{ACCOUNT}:role/r{i}", Operations=["Decrypt"])
     first = kms.list_grants(KeyId=KEY, Limit=2)

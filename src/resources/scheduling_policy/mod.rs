@@ -16,7 +16,8 @@ use async_trait::async_trait;
 
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
-use crate::aws::{AwsClient, AwsError, api_error};
+use crate::aws::{AwsClient, AwsError, api_error, target_version};
+use crate::governance::Report;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, string, string_map, text, text_map, timeout, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -24,6 +25,7 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::state_upgrade::StateUpgrader;
 use crate::protocol::value::Value;
+use crate::resources::cluster_facts::task_governance;
 use model::{PolicySpec, flatten, merge_tags};
 use ownership::{OWNER_TAG, is_ours, with_owner, without_owner};
 
@@ -109,6 +111,14 @@ impl SchedulingPolicy {
                  or choose an EKS-orchestrated cluster",
             )
             .into());
+        }
+        // CLU-10: a scheduler config needs the task-governance add-on. Judged wherever the cluster is resolved: at
+        // plan, or at apply before the create when the cluster's name was unknown at plan.
+        if let Some(check) = task_governance(client, &cluster, cluster_path()).await {
+            let diagnostics = Report::from_iter([check]).diagnostics(client.strict);
+            if diagnostics.has_errors() {
+                return Err(diagnostics);
+            }
         }
         Ok(cluster)
     }
@@ -236,8 +246,14 @@ impl SchedulingPolicy {
         wait: Duration,
         context: &OperationContext,
     ) -> Result<(), AwsError> {
+        // A conflict on an unchanged version is the other `TargetVersion` reading (`aws::target_version`): retried at
+        // once with it, from the version just re-read.
+        let mut reread = None;
         for attempt in 1..=UPDATE_ATTEMPTS {
-            let mut current = find_scheduler_config(&client.sagemaker, id).await?;
+            let mut current = match reread.take() {
+                Some(current) => current,
+                None => find_scheduler_config(&client.sagemaker, id).await?,
+            };
             if matches!(current.status.as_str(), "Creating" | "Updating") {
                 // SageMaker refuses updates while another change is in flight; let it settle first. A settle that
                 // ends in a failed state is fine: the update below is what repairs it.
@@ -246,11 +262,12 @@ impl SchedulingPolicy {
                     Err(_) => find_scheduler_config(&client.sagemaker, id).await?,
                 };
             }
+            let reading = target_version::LEARNED.reading();
             let result = client
                 .sagemaker
                 .update_cluster_scheduler_config()
                 .cluster_scheduler_config_id(id)
-                .target_version(current.version)
+                .target_version(reading.target(current.version))
                 .scheduler_config(spec.to_sdk())
                 .description(spec.update_description())
                 .send()
@@ -259,12 +276,19 @@ impl SchedulingPolicy {
             match result {
                 Ok(_) => return Ok(()),
                 Err(err) if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS => {
-                    tracing::warn!(
-                        id,
-                        attempt,
-                        "scheduler config changed concurrently; re-reading its version"
-                    );
-                    tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
+                    let now = find_scheduler_config(&client.sagemaker, id).await?;
+                    let settled = target_version::is_settled(&now.status);
+                    if target_version::LEARNED.conflict_was_reading(reading, current.version, now.version, settled) {
+                        tracing::info!(id, ?reading, "TargetVersion is read the other way; retrying with it");
+                    } else {
+                        tracing::warn!(
+                            id,
+                            attempt,
+                            "scheduler config changed concurrently; re-reading its version"
+                        );
+                        tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
+                    }
+                    reread = Some(now);
                 }
                 Err(err) => return Err(err),
             }

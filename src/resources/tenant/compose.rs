@@ -16,7 +16,7 @@ use super::desired::*;
 use super::model::TenantSpec;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::eks_access as access;
-use crate::aws::{AwsClient, eks, iam, kms};
+use crate::aws::{AwsClient, eks, iam, kms, target_version};
 use crate::kubernetes::{KubeClient, KubeError, namespaces};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::resource::OperationContext;
@@ -297,12 +297,18 @@ impl<'a> Composer<'a> {
 
     /// Other teams' quota updates do not bump this quota's version, but a console edit or another pipeline does:
     /// re-read the version and retry.
+    /// A conflict on an unchanged version is the other `TargetVersion` reading (`aws::target_version`): retried at
+    /// once with it, from the version just re-read.
     async fn update_quota(&mut self, id: &str, wanted: &QuotaSpec) -> Result<(), Diagnostics> {
         let sm = &self.client.sagemaker;
+        let mut reread = None;
         for attempt in 1..=QUOTA_UPDATE_ATTEMPTS {
-            let mut live = cq::find_compute_quota(sm, id)
-                .await
-                .map_err(|err| failed("Reading the compute quota failed", err))?;
+            let mut live = match reread.take() {
+                Some(live) => live,
+                None => cq::find_compute_quota(sm, id)
+                    .await
+                    .map_err(|err| failed("Reading the compute quota failed", err))?,
+            };
             if matches!(live.status.as_str(), "Creating" | "Updating") {
                 live = match cq::wait_compute_quota_ready(sm, id, self.target.timeout, self.context).await {
                     Ok(settled) => settled,
@@ -311,7 +317,8 @@ impl<'a> Composer<'a> {
                         .map_err(|err| failed("Reading the compute quota failed", err))?,
                 };
             }
-            match cq::update_compute_quota(sm, id, live.version, wanted).await {
+            let reading = target_version::LEARNED.reading();
+            match cq::update_compute_quota(sm, id, live.version, reading, wanted).await {
                 Ok(_) => {
                     return cq::wait_compute_quota_ready(sm, id, self.target.timeout, self.context)
                         .await
@@ -319,12 +326,21 @@ impl<'a> Composer<'a> {
                         .map_err(|err| failed("The compute quota update did not complete", err));
                 }
                 Err(err) if err.code() == Some("ConflictException") && attempt < QUOTA_UPDATE_ATTEMPTS => {
-                    tracing::warn!(
-                        id,
-                        attempt,
-                        "compute quota changed concurrently; re-reading its version"
-                    );
-                    tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
+                    let now = cq::find_compute_quota(sm, id)
+                        .await
+                        .map_err(|err| failed("Reading the compute quota failed", err))?;
+                    let settled = target_version::is_settled(&now.status);
+                    if target_version::LEARNED.conflict_was_reading(reading, live.version, now.version, settled) {
+                        tracing::info!(id, ?reading, "TargetVersion is read the other way; retrying with it");
+                    } else {
+                        tracing::warn!(
+                            id,
+                            attempt,
+                            "compute quota changed concurrently; re-reading its version"
+                        );
+                        tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
+                    }
+                    reread = Some(now);
                 }
                 Err(err) => return Err(failed("Updating the compute quota failed", err)),
             }

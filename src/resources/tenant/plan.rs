@@ -121,6 +121,11 @@ fn slurm_value(spec: &TenantSpec, contract: &Contract) -> Value {
     ])
 }
 
+/// Where CLU-10 points on a tenant: the contract's cluster, the attribute that puts the tenant on that cluster.
+pub fn task_governance_path() -> AttributePath {
+    live::contract_path().push_attr("cluster_name")
+}
+
 /// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
 #[allow(clippy::too_many_arguments)]
 pub async fn derive(
@@ -199,7 +204,12 @@ pub async fn derive(
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
     let view = live::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
-    let report = check_tenant(&tenant, contract, &view, &admins, today);
+    let mut report = check_tenant(&tenant, contract, &view, &admins, today);
+    // CLU-10: the quota needs the task-governance add-on. Judged here, where the cluster is known: at plan, and again
+    // at apply before the first write (so a cluster that was unknown at plan is checked too).
+    if let Some(check) = live::task_governance(client, &facts.cluster, task_governance_path()).await {
+        report.push(check);
+    }
     let diagnostics = report.diagnostics(client.strict);
     if diagnostics.has_errors() {
         return Err(diagnostics);
