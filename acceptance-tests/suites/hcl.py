@@ -28,6 +28,8 @@ RESEARCH_LEADS, RESEARCH_SCIENTISTS = RESEARCH.owner_group, RESEARCH.contributor
 PRODUCTION_LEADS, PRODUCTION_SCIENTISTS = PRODUCTION.owner_group, PRODUCTION.contributor_group
 RESEARCH_ANALYSTS, PLATFORM_LEADS, PLATFORM_ADMINS = (FX.datazone.groups[i] for i in (2, 5, 6))
 CIDR = FX.approved_public_cidr  # the EKS endpoint is public to this range
+# A documentation range the endpoint is not public to, whatever the fixture's CIDR is.
+OTHER_CIDR = next(c for c in ("198.51.100.0/24", "192.0.2.0/24") if c != CIDR)
 CONSUMER_ACCOUNT = FX.consumer_account_id
 PROVIDER_REGION = f'region = "{REGION}"'
 

@@ -4,7 +4,8 @@ empty second plan, update, import, the reviewer's checklist, and one failing pla
 import pytest
 
 from harness import flat
-from hcl import CIDR, CONTRACT_FIELDS, CONSUMER_ACCOUNT, FX, PROVIDER_REGION, RESEARCH, SLURM_CLUSTER, contract, days_ago, exception
+from hcl import (CIDR, CONSUMER_ACCOUNT, CONTRACT_FIELDS, FX, OTHER_CIDR, PROVIDER_REGION, RESEARCH, SLURM_CLUSTER,
+                 contract, days_ago, exception)
 
 pytestmark = pytest.mark.provider
 
@@ -272,7 +273,7 @@ def test_unknown_public_cidrs_plan_clu_5_unchecked_and_apply_judges_it(tf):
 def test_unknown_public_cidrs_that_break_clu_5_are_judged_at_apply(tf):
     """CIDRs known only at apply that do not cover the public endpoint: apply judges CLU-5 (a warning) and records
     `warning`, consistent with the plan's unknown status."""
-    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS.replace(CIDR, "198.51.100.0/24"))
+    tf.write(contract(cidrs="terraform_data.cidrs.output") + UNKNOWN_CIDRS.replace(CIDR, OTHER_CIDR))
     result = tf.apply()
     assert "[CLU-5]" in flat(result.stdout + result.stderr), result.stdout
     assert checks(state(tf))["CLU-5"]["status"] == "warning"

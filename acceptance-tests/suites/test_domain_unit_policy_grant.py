@@ -4,6 +4,7 @@ kind of principal, empty second plan and the grant as DataZone lists it; replace
 by ID and by identity; a grant removed out of band is added again; destroy removes it; plan-time refusals with the
 attribute path."""
 import pytest
+from botocore.exceptions import ClientError
 
 from harness import flat
 from hcl import ACCOUNT, DOMAIN, PLATFORM_ADMINS, PROFILE, RESEARCH_LEADS, ROOT_UNIT, UNIT, provider
@@ -47,14 +48,36 @@ def live_grants(sandbox, unit=ML_UNIT):
                                  policyType=POLICY_TYPE)["grantList"]
 
 
+_ADDED: list = []  # (principal, grant id) of the grants add_grant made in the running test
+
+
 def add_grant(sandbox, profiles=(PROFILE,), principal=None):
     dz = sandbox.client("datazone")
-    return dz.add_policy_grant(
+    principal = principal or {"group": {"groupIdentifier": PLATFORM_ADMINS}}
+    grant_id = dz.add_policy_grant(
         domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
-        principal=principal or {"group": {"groupIdentifier": PLATFORM_ADMINS}},
+        principal=principal,
         detail={"createProjectFromProjectProfile": {"projectProfiles": list(profiles),
                                                     "includeChildDomainUnits": False}},
     )["grantId"]
+    _ADDED.append((principal, grant_id))
+    return grant_id
+
+
+@pytest.fixture(autouse=True)
+def remove_added_grants(sandbox):
+    """Grants a test added outside Terraform are removed after it on a real account (the sandbox's reset removes
+    them locally); one the test imported is gone already, with its destroy."""
+    _ADDED.clear()
+    yield
+    if sandbox.real:
+        dz = sandbox.client("datazone")
+        for principal, grant_id in _ADDED:
+            try:
+                dz.remove_policy_grant(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT,
+                                       policyType=POLICY_TYPE, principal=principal, grantIdentifier=grant_id)
+            except ClientError:
+                pass
 
 
 @pytest.fixture

@@ -56,6 +56,31 @@ def cluster_arn(sandbox, name=CLUSTER):
     return sandbox.client("sagemaker").describe_cluster(ClusterName=name)["ClusterArn"]
 
 
+_MADE_OUTSIDE: list = []  # ids of the scheduler configs the running test made with boto3
+
+
+def create_outside(sandbox, **request) -> dict:
+    """CreateClusterSchedulerConfig outside Terraform (someone else's config, or one to import)."""
+    created = sandbox.client("sagemaker").create_cluster_scheduler_config(**request)
+    _MADE_OUTSIDE.append(created["ClusterSchedulerConfigId"])
+    return created
+
+
+@pytest.fixture(autouse=True)
+def no_config_left(sandbox):
+    """On a real account (nothing resets it), a config the test made outside Terraform and did not import (and
+    destroy) is deleted after it, so the next test finds the cluster as this one did; only those, never another."""
+    _MADE_OUTSIDE.clear()
+    yield
+    if sandbox.real:
+        sm = sandbox.client("sagemaker")
+        for config_id in _MADE_OUTSIDE:
+            try:
+                sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+            except sm.exceptions.ResourceNotFound:
+                pass
+
+
 def test_schema_describes_every_attribute(tf):
     tf.write(PROVIDER)
     schema = tf.schema_json()["provider_schemas"]["registry.terraform.io/hyperpod-governance/hyperpod"]
@@ -124,23 +149,24 @@ def test_tags_merge_default_tags_and_update(tf, sandbox):
     tf.write(config)
     tf.apply()
     state = resource_state(tf)
-    assert state["tags_all"] == {"owner": "platform", "team": "capacity"}
+    # The harness may add the fixture's test tag to the provider's default_tags (for the sweeper): a default tag too.
+    test_tag = {FX.test_tag.key: FX.test_tag.value} if getattr(tf, "test_tags", False) else {}
+    assert state["tags_all"] == {"owner": "platform", "team": "capacity", **test_tag}
     assert state["tags"] == {"team": "capacity"}
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
     # The provider's ownership tag is on the config too, but kept out of tags/tags_all.
-    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "capacity", **OWNED}
+    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "capacity", **OWNED, **test_tag}
     tf.assert_no_changes()
     tf.write(config.replace('team = "capacity"', 'team = "ml-platform"'))
     tf.apply()
     live = sandbox.client("sagemaker").list_tags(ResourceArn=state["arn"])["Tags"]
-    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "ml-platform", **OWNED}
+    assert {t["Key"]: t["Value"] for t in live} == {"owner": "platform", "team": "ml-platform", **OWNED, **test_tag}
     tf.assert_no_changes()
 
 
 def test_import_by_cluster_name_matches_state(tf, sandbox):
-    sm = sandbox.client("sagemaker")
-    created = sm.create_cluster_scheduler_config(
-        Name=POLICY_NAME,
+    created = create_outside(
+        sandbox, Name=POLICY_NAME,
         ClusterArn=cluster_arn(sandbox),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
@@ -155,9 +181,8 @@ def test_import_by_cluster_name_matches_state(tf, sandbox):
 
 
 def test_import_block_by_identity(tf, sandbox):
-    sm = sandbox.client("sagemaker")
-    created = sm.create_cluster_scheduler_config(
-        Name=POLICY_NAME, ClusterArn=cluster_arn(sandbox),
+    created = create_outside(
+        sandbox, Name=POLICY_NAME, ClusterArn=cluster_arn(sandbox),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
     )
@@ -283,8 +308,8 @@ def test_unknown_cluster_is_refused_at_plan(tf):
 
 
 def test_second_policy_on_a_cluster_is_refused_at_plan_with_import_advice(tf, sandbox):
-    sandbox.client("sagemaker").create_cluster_scheduler_config(
-        Name="other", ClusterArn=cluster_arn(sandbox), SchedulerConfig={"PriorityClasses": []})
+    create_outside(
+        sandbox, Name="other", ClusterArn=cluster_arn(sandbox), SchedulerConfig={"PriorityClasses": []})
     tf.write(policy())
     result = tf.plan(check=False)
     assert result.rc == 1
@@ -540,10 +565,9 @@ def test_create_interrupted_after_aws_accepted_it_is_adopted_and_destroy_leaves_
 def test_a_config_that_is_not_provably_ours_is_refused_at_apply_with_its_import_id(tf, sandbox, tags):
     """The cluster's name is unknown at plan; the apply refuses the foreign config (one without this resource's
     ownership tag, or with the tag of another cluster's policy) and names the import ID."""
-    sm = sandbox.client("sagemaker")
     kwargs = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
-    foreign = sm.create_cluster_scheduler_config(Name="console-policy", ClusterArn=cluster_arn(sandbox),
-                                                 SchedulerConfig={"PriorityClasses": []}, **kwargs)
+    foreign = create_outside(sandbox, Name="console-policy", ClusterArn=cluster_arn(sandbox),
+                             SchedulerConfig={"PriorityClasses": []}, **kwargs)
     tf.write(PROVIDER + LATER + f"""
 resource "hyperpod_scheduling_policy" "capacity" {{
   cluster_name = {UNKNOWN.format(value=CLUSTER)}

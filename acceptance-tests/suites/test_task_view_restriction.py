@@ -26,7 +26,8 @@ from botocore.exceptions import ClientError
 from harness import flat
 from harness.kube import Kube
 from example_vars import write_example_variables
-from hcl import ACCOUNT, CIDR, CLUSTER, EKS_CLUSTER as EKS, FX, REGION, ROLE, SLURM_CLUSTER, contract, days_ago, provider
+from hcl import (ACCOUNT, CIDR, CLUSTER, EKS_CLUSTER as EKS, FX, OTHER_CIDR, REGION, ROLE, SLURM_CLUSTER, contract,
+                 days_ago, provider)
 from test_tenant import example, restrict, unrestrict
 
 pytestmark = pytest.mark.provider
@@ -405,7 +406,7 @@ def test_clu_3_cluster_wide_view_policy_on_the_project_role(tf, sandbox, no_entr
 
 
 def test_clu_5_endpoint_public_to_an_unapproved_range_is_a_warning(tf):
-    tf.write(config(cidrs='["198.51.100.0/24"]'))
+    tf.write(config(cidrs=f'["{OTHER_CIDR}"]'))
     finding(tf, "CLU-5", "approved_public_cidrs", f"the EKS endpoint is public to {CIDR}", severity="warning")
 
 
@@ -431,7 +432,8 @@ def config_map_cluster(sandbox, name: str = "configmap-capacity") -> None:
     access = {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
     eks = sandbox.client("eks").create_cluster(name=f"{name}-eks", roleArn=f"{ROLE}/{name}-eks-cluster-role",
                                                resourcesVpcConfig={"subnetIds": ["subnet-1"]}, accessConfig=access)
-    group = {"InstanceGroupName": "workers", "InstanceType": FX.clusters.eks.instance_groups.inference.instance_type, "InstanceCount": 1,
+    group = {"InstanceGroupName": "workers", "InstanceCount": 1,
+             "InstanceType": FX.clusters.eks.instance_groups.inference.instance_type,
              "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-lifecycle/lc/", "OnCreate": "on_create.sh"},
              "ExecutionRole": f"{ROLE}/{name}-node-role"}
     sandbox.client("sagemaker").create_cluster(ClusterName=name, InstanceGroups=[group],
