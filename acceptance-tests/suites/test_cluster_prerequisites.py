@@ -12,7 +12,7 @@ a real Terraform against the sandbox (issue 15):
 import pytest
 
 from hcl import provider
-from test_tenant import example, restrict
+from test_tenant import P5, example, restrict
 
 pytestmark = pytest.mark.provider
 
@@ -135,7 +135,7 @@ def test_a_tenant_quota_update_under_the_next_reading(tf, sandbox):
         restrict(sandbox, team)  # CLU-2's task view restrictions, as test_tenant makes them
     tf.write(example())
     tf.apply()
-    tf.write(example(research={"quota": (("ml.p5.48xlarge", 3),)}))
+    tf.write(example(research={"quota": ((P5, 3),)}))
     sandbox.reset_calls()
     tf.apply()
     calls = sandbox.calls_by_caller()["hyperpod_tenant"]
