@@ -86,11 +86,29 @@ def connections(sandbox, project=RESEARCH) -> dict:
     return {c["name"]: c for c in items}
 
 
+def profile_names(sandbox) -> dict:
+    """Profile ID -> the name a configuration writes (group name, Identity Center user name, IAM ARN)."""
+    dz, names = sandbox.client("datazone"), {}
+    for page in dz.get_paginator("search_group_profiles").paginate(domainIdentifier=DOMAIN, groupType="SSO_GROUP"):
+        names |= {g["id"]: g["groupName"] for g in page["items"]}
+    for page in dz.get_paginator("search_user_profiles").paginate(domainIdentifier=DOMAIN, userType="DATAZONE_USER"):
+        names |= {u["id"]: (u["details"].get("sso") or {}).get("username") or u["details"]["iam"]["arn"]
+                  for u in page["items"]}
+    return names
+
+
+def group_id(sandbox, name: str) -> str:
+    """The group profile ID of a group name: DataZone keeps and lists members by it."""
+    (found,) = [i for i, n in profile_names(sandbox).items() if n == name]
+    return found
+
+
 def memberships(sandbox, project=RESEARCH) -> dict:
-    """(kind, id) -> designation."""
+    """(kind, name) -> designation: DataZone lists members by profile ID, named here as configurations name them."""
     members = sandbox.client("datazone").list_project_memberships(domainIdentifier=DOMAIN,
                                                                   projectIdentifier=project)["members"]
-    return {(kind, detail[f"{kind}Id"]): m["designation"]
+    names = profile_names(sandbox)
+    return {(kind, names.get(detail[f"{kind}Id"], detail[f"{kind}Id"])): m["designation"]
             for m in members for kind, detail in m["memberDetails"].items()}
 
 
@@ -252,7 +270,7 @@ def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, san
     tf.write(config())
     tf.apply()
     connection_id = resources(tf)[BINDING]["connection_id"]
-    changed = (("research-leads", "PROJECT_CONTRIBUTOR"), ("research-reviewers", "PROJECT_CATALOG_VIEWER"))
+    changed = (("research-leads", "PROJECT_CONTRIBUTOR"), ("research-analysts", "PROJECT_CATALOG_VIEWER"))
     tf.write(config(description="Research training and evaluation", members=changed))
     plan = tf.plan()
     text = flat(plan.stdout)
@@ -262,7 +280,7 @@ def test_description_and_members_change_in_place_and_a_new_name_replaces(tf, san
     live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=connection_id)
     assert live["description"] == "Research training and evaluation"
     assert {k: v for k, v in memberships(sandbox).items() if k[1].startswith("research-")} == {
-        ("group", "research-leads"): "PROJECT_CONTRIBUTOR", ("group", "research-reviewers"): "PROJECT_CATALOG_VIEWER"}
+        ("group", "research-leads"): "PROJECT_CONTRIBUTOR", ("group", "research-analysts"): "PROJECT_CATALOG_VIEWER"}
     tf.assert_no_changes()
 
     # DataZone can neither rename a connection nor clear its description: those plans replace it.
@@ -313,8 +331,9 @@ def test_a_connection_deleted_out_of_band_is_created_again(tf, sandbox, research
 def test_a_membership_deleted_out_of_band_shows_in_the_plan_and_apply_restores_it(tf, sandbox, research_tenant):
     tf.write(config())
     tf.apply()
-    sandbox.client("datazone").delete_project_membership(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
-                                                         member={"groupIdentifier": "research-scientists"})
+    sandbox.client("datazone").delete_project_membership(
+        domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
+        member={"groupIdentifier": group_id(sandbox, "research-scientists")})
     plan = tf.plan()
     text = flat(plan.stdout)
     assert plan.rc == 2 and f"{BINDING} will be updated in-place" in text, plan.stdout
