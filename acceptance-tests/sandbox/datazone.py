@@ -973,3 +973,12 @@ def add_projects(account: dict, domain_id: str, projects: list) -> dict:
             project, role = _seed_project(backend, domain, pr, units, profiles)
             added[pr["name"]] = {"id": project["id"], **(role or {})}
         return added
+
+
+def add_group_profiles(account: dict, domain_id: str, names: list) -> dict:
+    """Group profiles (Identity Center groups given a profile in the domain), as `groupProfiles` in
+    seed_data/datazone.json, in an existing domain: the admin fixtures' way to grow the account; returns name -> ID."""
+    backend = datazone_backends[account["account_id"]][account["region"]]
+    with _lock:
+        return {name: backend.create_group_profile({"domainIdentifier": domain_id, "groupIdentifier": name})["id"]
+                for name in names}

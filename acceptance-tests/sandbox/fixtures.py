@@ -4,7 +4,8 @@ the next reset. They add only what a real capacity account could hold; no AWS be
 `teams` (bench/scale.py): `count` more Unified Studio teams, each a copy of the seed's research team under its own
 name `<prefix><n>` (n = 1..count, zero-padded to 3 digits): the Tooling user role `datazone_usr_role_<team>`,
 `<team>-viewers` and `<team>-operators` (the seed's research roles renamed, the project tag retargeted), a DataZone
-project `<team>` like `research` (same domain unit and profile, a Tooling environment carrying that role), and one
+project `<team>` like `research` (same domain unit and profile, a Tooling environment carrying that role), the
+team's groups `<team>-leads`, ... (group profiles, as the seed has `research-*` ones), and one
 instance group `<prefix>-capacity` on `cluster` with `instances_per_team` x count `instance_type` instances, so one
 guaranteed quota per team fits (WKL-3). Ids derive from the names, so they are the same after every reset.
 """
@@ -46,6 +47,11 @@ def teams(body: dict, seed_path: Path) -> dict:
     roles = iam.apply_seed({"accounts": {"account_id": {"roles": [
         role for team in names for role in _team_roles(iam_seed, team)]}}}, account)["roles"]
     projects = datazone.add_projects(account, domain, [_project(project, team, roles) for team in names])
+    # Members of a team's binding are its groups: DataZone keeps memberships by group profile, so they must exist.
+    template = f"{TEMPLATE_TEAM}-"
+    groups = [g["groupName"][len(template):] for d in json.loads((seed_path / "datazone.json").read_text())["domains"]
+              if d["id"] == domain for g in d.get("groupProfiles", []) if g["groupName"].startswith(template)]
+    datazone.add_group_profiles(account, domain, [f"{team}-{group}" for team in names for group in groups])
     return {"teams": {team: {"project_id": projects[team]["id"],
                              "project_role_arn": projects[team]["userRoleArn"],
                              "viewer_role_arn": roles[f"{team}-viewers"],

@@ -384,7 +384,10 @@ pub async fn create_project_membership(
         return Ok(());
     };
     let existing = list_project_memberships(client, domain_id, project_id).await?;
-    match existing.iter().find(|m| m.kind == membership.kind && m.id == membership.id) {
+    match existing
+        .iter()
+        .find(|m| m.kind == membership.kind && m.id == membership.id)
+    {
         Some(found) if found.designation == membership.designation => Ok(()),
         Some(_) => {
             delete_project_membership(client, domain_id, project_id, membership).await?;

@@ -23,14 +23,15 @@ pub const GROUP_PROFILE: &str = "DataZone group profile";
 pub fn is_profile_id(identifier: &str) -> bool {
     let hex = |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_hexdigit());
     let parts: Vec<&str> = identifier.split('-').collect();
-    let uuid = |p: &[&str]| {
-        p.len() == 5 && hex(p[0], 8) && hex(p[1], 4) && hex(p[2], 4) && hex(p[3], 4) && hex(p[4], 12)
-    };
+    let uuid =
+        |p: &[&str]| p.len() == 5 && hex(p[0], 8) && hex(p[1], 4) && hex(p[2], 4) && hex(p[3], 4) && hex(p[4], 12);
     match parts.len() {
         5 => uuid(&parts),
         6 => {
             parts[0].len() == 10
-                && parts[0].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                && parts[0]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
                 && uuid(&parts[1..])
         }
         _ => false,

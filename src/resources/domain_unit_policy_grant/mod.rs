@@ -103,7 +103,9 @@ async fn resolve_principal(
     principal: &GrantPrincipal,
 ) -> Result<GrantPrincipal, AwsError> {
     Ok(match principal {
-        GrantPrincipal::Group(identifier) => GrantPrincipal::Group(client.group_profile_id(domain_id, identifier).await?),
+        GrantPrincipal::Group(identifier) => {
+            GrantPrincipal::Group(client.group_profile_id(domain_id, identifier).await?)
+        }
         GrantPrincipal::User(identifier) => GrantPrincipal::User(client.user_profile_id(domain_id, identifier).await?),
         other => other.clone(),
     })
@@ -513,10 +515,13 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
                 ..spec.clone()
             },
             Err(err) => {
-                let error = unresolved_principal(&spec.domain_id, &spec.principal, &err)
-                    .unwrap_or_else(|| {
-                        Diagnostic::error(principal_path(&spec.principal), "Cannot resolve the principal", err.to_string())
-                    });
+                let error = unresolved_principal(&spec.domain_id, &spec.principal, &err).unwrap_or_else(|| {
+                    Diagnostic::error(
+                        principal_path(&spec.principal),
+                        "Cannot resolve the principal",
+                        err.to_string(),
+                    )
+                });
                 return Diagnostics::from(error).into();
             }
         };

@@ -122,16 +122,28 @@ pub async fn resolve_all(client: &AwsClient, domain_id: &str, members: &[Member]
 }
 
 /// Every member's profile ID, or the diagnostics of those whose name resolves to none (each at its member).
-pub async fn resolve_members(client: &AwsClient, domain_id: &str, members: &[Member]) -> Result<Vec<String>, Diagnostics> {
+pub async fn resolve_members(
+    client: &AwsClient,
+    domain_id: &str,
+    members: &[Member],
+) -> Result<Vec<String>, Diagnostics> {
     let mut ids = Vec::new();
     let mut diagnostics = Diagnostics::new();
-    for (index, (member, resolved)) in members.iter().zip(resolve_all(client, domain_id, members).await).enumerate() {
+    for (index, (member, resolved)) in members
+        .iter()
+        .zip(resolve_all(client, domain_id, members).await)
+        .enumerate()
+    {
         match resolved {
             Ok(id) => ids.push(id),
             Err(err) => diagnostics.push(unresolved(index, member, domain_id, &err)),
         }
     }
-    if diagnostics.has_errors() { Err(diagnostics) } else { Ok(ids) }
+    if diagnostics.has_errors() {
+        Err(diagnostics)
+    } else {
+        Ok(ids)
+    }
 }
 
 /// The diagnostic for a member whose name resolves to no profile, at its `name`.
@@ -156,7 +168,11 @@ pub fn unresolved(index: usize, member: &Member, domain_id: &str, err: &AwsError
             &format!(
                 "use the {kind}'s name, ID{} as Unified Studio knows it (`{search}`); an Identity Center {kind} needs \
                  a profile in the domain first",
-                if member.kind == MemberKind::User { ", or IAM ARN" } else { "" }
+                if member.kind == MemberKind::User {
+                    ", or IAM ARN"
+                } else {
+                    ""
+                }
             ),
         )
     } else {

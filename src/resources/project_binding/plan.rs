@@ -176,12 +176,9 @@ fn member_profiles(
         match result {
             Ok(id) => {
                 let kind = super::model::member_kind(member);
-                let earlier = spec.members[..index]
-                    .iter()
-                    .zip(&ids)
-                    .position(|(other, other_id)| {
-                        super::model::member_kind(other) == kind && other_id.as_deref() == Some(id.as_str())
-                    });
+                let earlier = spec.members[..index].iter().zip(&ids).position(|(other, other_id)| {
+                    super::model::member_kind(other) == kind && other_id.as_deref() == Some(id.as_str())
+                });
                 if let Some(earlier) = earlier {
                     findings.push(Diagnostic::invalid_value(
                         paths::binding::member(index),
@@ -426,7 +423,12 @@ mod tests {
         let found: Vec<(String, bool)> = findings
             .0
             .iter()
-            .map(|d| (d.path.to_string(), d.severity == crate::protocol::diagnostics::Severity::Error))
+            .map(|d| {
+                (
+                    d.path.to_string(),
+                    d.severity == crate::protocol::diagnostics::Severity::Error,
+                )
+            })
             .collect();
         assert_eq!(
             found,
@@ -436,7 +438,11 @@ mod tests {
                 ("member[3].name".to_string(), true)
             ]
         );
-        assert!(findings.0[0].detail.contains("no DataZone group profile"), "{}", findings.0[0].detail);
+        assert!(
+            findings.0[0].detail.contains("no DataZone group profile"),
+            "{}",
+            findings.0[0].detail
+        );
         assert!(findings.0[2].detail.contains("member[0]"), "{}", findings.0[2].detail);
     }
 

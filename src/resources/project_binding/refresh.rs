@@ -166,7 +166,10 @@ mod tests {
     #[test]
     fn a_deleted_member_drops_out_and_a_changed_one_shows_its_live_designation() {
         let managed = [
-            (member("scientists", "PROJECT_CONTRIBUTOR"), Some("id-scientists".to_string())),
+            (
+                member("scientists", "PROJECT_CONTRIBUTOR"),
+                Some("id-scientists".to_string()),
+            ),
             (member("leads", "PROJECT_OWNER"), Some("id-leads".to_string())),
             (member("gone", "PROJECT_OWNER"), None), // its profile no longer exists
         ];
