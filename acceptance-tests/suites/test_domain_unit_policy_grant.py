@@ -6,7 +6,8 @@ attribute path."""
 import pytest
 
 from harness import flat
-from hcl import ROLE, provider
+from harness.fixture import current
+from hcl import provider
 from test_project_binding import profile_names
 
 pytestmark = pytest.mark.provider
@@ -15,7 +16,8 @@ ADDR = "hyperpod_domain_unit_policy_grant.training"
 DOMAIN, ROOT_UNIT, ML_UNIT, PROFILE = "dzd_capacity01", "capgovroot0001", "mlplatform0001", "hyperpodprof01"
 POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
 
-GROUP_NAME, ADMIN_ROLE = "platform-admins", f"{ROLE}/ml-capacity-cluster-admin"  # seeded group; IAM user profile
+# A group with a profile in the domain, and an IAM role with a user profile (fixture `datazone`).
+GROUP_NAME, ADMIN_ROLE = current().datazone.groups[-1], current().role_arn(current().datazone.user_role_name)
 GROUP = f'group_id = "{GROUP_NAME}"'
 USER = f'user_id = "{ADMIN_ROLE}"'
 UNIT_OWNERS = f'domain_unit_id = "{ROOT_UNIT}"\n    designation    = "OWNER"'
