@@ -551,3 +551,11 @@ def test_reset_restores_exactly_the_seed(dz, sandbox):
     assert project_role(dz, RESEARCH) == (RESEARCH_ENV, RESEARCH_ROLE)
     assert sorted(g["groupName"] for g in dz.search_group_profiles(domainIdentifier=DOMAIN,
                                                                    groupType="SSO_GROUP")["items"]) == sorted(GROUPS)
+
+
+def test_fixture_teams_get_the_research_teams_groups(dz, sandbox):
+    """A `teams` fixture team is a copy of the research team, its groups too: its bindings name `<team>-leads`."""
+    sandbox.add_teams(2, prefix="tfx")
+    names = {g["groupName"] for g in dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="SSO_GROUP",
+                                                              searchText="tfx")["items"]}
+    assert names == {f"tfx{n:03d}-{role}" for n in (1, 2) for role in ("leads", "scientists", "analysts")}
