@@ -194,3 +194,23 @@ def test_a_principal_respelled_as_the_same_profile_is_recorded_in_place(tf, sand
     tf.assert_no_changes()
     tf.write(grant(principal=f'group_id = "{OTHER_LEADS}"'))
     assert "must be replaced" in flat(tf.plan().stdout)
+
+
+@pytest.mark.sandbox_only(reason="injects a fault to show no membership is deleted")
+def test_a_member_respelled_as_the_same_profile_keeps_its_membership(tf, sandbox, research_tenant):
+    """A member's name replaced by its group's profile ID: the same membership, so the update records the new
+    spelling and neither deletes nor re-creates it (a DeleteProjectMembership would fail here)."""
+    tf.write(config(((LEADS, "PROJECT_OWNER"),)))
+    tf.apply()
+    before = raw_memberships(sandbox)
+    leads = profile_id(sandbox, LEADS)
+    tf.write(config(((leads, "PROJECT_OWNER"),)))
+    plan = tf.plan()
+    assert plan.rc == 2 and f"{BINDING} will be updated in-place" in flat(plan.stdout), plan.stdout
+    sandbox.fault("DeleteProjectMembership", code="AccessDeniedException", status=403, count=10, service="datazone",
+                  message="sandbox fault: the membership must not be deleted")
+    tf.apply()
+    sandbox.clear_faults()
+    assert raw_memberships(sandbox) == before
+    assert [m["name"] for m in resources(tf)[BINDING]["member"]] == [leads]
+    tf.assert_no_changes()

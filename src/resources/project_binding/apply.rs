@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::model::{BindingSpec, members_value, membership, resolve, resolve_members};
-use crate::aws::datazone_connections::{self as dz, Connection, NewConnection};
+use crate::aws::datazone_connections::{self as dz, Connection, Membership, NewConnection};
 use crate::aws::{AwsClient, AwsError};
 use crate::governance::{Member, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -256,9 +256,21 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
         Ok(ids) => ids,
         Err(diagnostics) => return stop(&kept, &current, diagnostics),
     };
+    let wanted: Vec<Membership> = spec
+        .members
+        .iter()
+        .zip(&profile_ids)
+        .map(|(member, profile_id)| membership(member, profile_id))
+        .collect();
+    // Memberships a member only respelled (a group's ID for its name) still names: they stay as they are.
+    let mut respelled: Vec<Membership> = Vec::new();
     let unwanted: Vec<Member> = current.iter().filter(|m| !spec.members.contains(m)).cloned().collect();
     for member in unwanted {
         let removed = match resolve(client, &domain_id, &member).await {
+            Ok(profile_id) if wanted.contains(&membership(&member, &profile_id)) => {
+                respelled.push(membership(&member, &profile_id));
+                Ok(())
+            }
             Ok(profile_id) => {
                 let gone = membership(&member, &profile_id);
                 dz::delete_project_membership(&client.datazone, &domain_id, &spec.project_id, &gone).await
@@ -276,12 +288,15 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
         }
         current.retain(|m| *m != member);
     }
-    for (index, (member, profile_id)) in spec.members.iter().zip(&profile_ids).enumerate() {
+    for (index, (member, wanted)) in spec.members.iter().zip(&wanted).enumerate() {
         if current.contains(member) {
             continue;
         }
-        let wanted = membership(member, profile_id);
-        let made = dz::create_project_membership(&client.datazone, &domain_id, &spec.project_id, &wanted).await;
+        if respelled.contains(wanted) {
+            current.push(member.clone()); // the membership exists: now under the new spelling
+            continue;
+        }
+        let made = dz::create_project_membership(&client.datazone, &domain_id, &spec.project_id, wanted).await;
         if let Err(err) = made {
             return stop(
                 &kept,
