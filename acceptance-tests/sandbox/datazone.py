@@ -13,7 +13,13 @@ ValidationException 400); this file holds the state and AWS's business rules:
   (created in moto's IAM), which is how Studio tooling finds the project role;
 * connections: HYPERPOD resolves `clusterName` against moto's own SageMaker clusters (same process;
   account/region from `awsLocation`, else the environment), IAM and S3 are kept as given;
-* project memberships (users and groups with designations) and policy grants on domain units.
+* user profiles (IAM and IAM Identity Center users) and group profiles (Identity Center groups), seeded:
+  GetUserProfile / GetGroupProfile / SearchUserProfiles / SearchGroupProfiles;
+* project memberships (users and groups with designations) and policy grants on domain units. Their user and group
+  identifiers are resolved to the profile ID, which is what ListProjectMemberships and ListPolicyGrants return; an
+  identifier that names no profile is a ResourceNotFoundException, a second membership of the same profile a
+  ConflictException (whatever its designation). The stricter reading of what AWS accepts: a group only by its
+  profile ID, a user by its profile ID or, for an IAM user profile, its IAM ARN; a name is found with Search*.
 
 State lives in the backend's `__dict__`, which moto's reset wipes; the seed is `seed_data/datazone.json`.
 """
@@ -26,6 +32,7 @@ import secrets
 import string
 import sys
 import threading
+import uuid
 from urllib.parse import unquote
 
 import moto.backend_index as backend_index
@@ -42,6 +49,12 @@ SAGEMAKER_PROVIDER = "Amazon SageMaker"
 # Policy types whose grants live on another entity type than a domain unit.
 _NOT_ON_DOMAIN_UNITS = {"CREATE_ENVIRONMENT_PROFILE", "DELEGATE_CREATE_ENVIRONMENT_PROFILE", "CREATE_ENVIRONMENT",
                         "CREATE_ENVIRONMENT_FROM_BLUEPRINT", "USE_ASSET_TYPE"}
+# DataZone's UserProfileId / GroupProfileId: a UUID, optionally behind a 10-hex-digit identity store prefix.
+PROFILE_ID = re.compile(r"([0-9a-f]{10}-)?[A-Fa-f0-9]{8}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{12}")
+# SearchUserProfiles userType -> the profile types it finds; SearchGroupProfiles groupType -> role-backed or not.
+_USER_SEARCH = {"SSO_USER": {"SSO"}, "DATAZONE_SSO_USER": {"SSO"}, "DATAZONE_IAM_USER": {"IAM"},
+                "DATAZONE_USER": {"SSO", "IAM"}}
+_GROUP_SEARCH = {"SSO_GROUP": False, "DATAZONE_SSO_GROUP": False, "IAM_ROLE_SESSION_GROUP": True}
 # Input props member -> ConnectionType for the connection kinds the sandbox keeps.
 _CONNECTION_TYPES = {"hyperPodProperties": "HYPERPOD", "iamProperties": "IAM", "s3Properties": "S3"}
 
@@ -61,6 +74,11 @@ class ValidationException(ServiceException):
 def new_id(n: int = 14) -> str:
     """DataZone ids are 14 lowercase alphanumerics (domains add `dzd_`)."""
     return "".join(secrets.choice(_LOWER) for _ in range(n))
+
+
+def derived_profile_id(domain_id: str, kind: str, name: str) -> str:
+    """A profile's ID, derived from the domain and what it profiles, so seeded IDs survive resets and re-seeding."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"datazone:{domain_id}:{kind}:{name}"))
 
 
 def _camel(policy_type: str) -> str:
@@ -138,7 +156,9 @@ class Domain:
         # stricter reading: a token is remembered for good, answers with its first response (even once that
         # connection is deleted), and with other parameters is a ConflictException.
         self.client_tokens: dict[str, tuple[dict, dict]] = {}
-        self.memberships: dict[str, list] = {}  # project id -> members
+        self.memberships: dict[str, list] = {}  # project id -> members (profile IDs)
+        self.user_profiles: dict[str, dict] = {}  # profile id -> GetUserProfile output
+        self.group_profiles: dict[str, dict] = {}  # profile id -> GetGroupProfile output
         self.grants: dict[tuple, list] = {}  # (entityType, entityIdentifier) -> grants
         self.grant_tokens: dict[str, tuple] = {}  # AddPolicyGrant clientToken -> (request, grantId)
 
@@ -175,6 +195,31 @@ class Domain:
         if connection_id not in self.connections:
             raise ResourceNotFoundException(f"Connection {connection_id} not found in domain {self.id}")
         return self.connections[connection_id]
+
+    def user_profile(self, identifier: str) -> dict:
+        """The user profile a `userIdentifier` names: its profile ID, or the IAM ARN of an IAM user profile."""
+        if identifier in self.user_profiles:
+            return self.user_profiles[identifier]
+        for profile in self.user_profiles.values():
+            if profile["type"] == "IAM" and profile["details"]["iam"]["arn"] == identifier:
+                return profile
+        raise ResourceNotFoundException(f"User profile {identifier} not found in domain {self.id}")
+
+    def group_profile(self, identifier: str) -> dict:
+        """The group profile a `groupIdentifier` names: its profile ID (a group name is found with
+        SearchGroupProfiles; the stricter reading of what AWS resolves)."""
+        if identifier in self.group_profiles:
+            return self.group_profiles[identifier]
+        raise ResourceNotFoundException(f"Group profile {identifier} not found in domain {self.id}")
+
+    def resolve_principal(self, principal: dict) -> dict:
+        """A policy grant principal with its user or group identifier replaced by the profile ID, as DataZone keeps
+        and lists it; other principals as given."""
+        if "user" in principal and "userIdentifier" in principal["user"]:
+            return {"user": {"userIdentifier": self.user_profile(principal["user"]["userIdentifier"])["id"]}}
+        if "group" in principal and "groupIdentifier" in principal["group"]:
+            return {"group": {"groupIdentifier": self.group_profile(principal["group"]["groupIdentifier"])["id"]}}
+        return principal
 
     def user_role(self, environment: dict | None) -> str | None:
         for resource in (environment or {}).get("provisionedResources", []):
@@ -375,8 +420,15 @@ class DataZoneBackend(BaseBackend):
 
     def list_projects(self, p):
         domain = self._domain(p["domainIdentifier"])
-        wanted = {("user", p["userIdentifier"])} if p.get("userIdentifier") else set()
-        wanted |= {("group", p["groupIdentifier"])} if p.get("groupIdentifier") else set()
+        wanted = set()
+        # The filter names a profile as memberships do; one that names none matches no project.
+        for kind, key, find in (("user", "userIdentifier", domain.user_profile),
+                                ("group", "groupIdentifier", domain.group_profile)):
+            if p.get(key):
+                try:
+                    wanted.add((kind, find(p[key])["id"]))
+                except ResourceNotFoundException:
+                    wanted.add((kind, None))
         items = [pr for pr in domain.projects.values()
                  if (not p.get("name") or p["name"] in pr["name"])
                  and p.get("projectCategory") in (None, pr.get("projectCategory"))
@@ -572,28 +624,108 @@ class DataZoneBackend(BaseBackend):
         items = [c for c in domain.connections.values() if all(v is None or c.get(k) == v for k, v in filters.items())]
         return _listing("items", _sort_by_name(items, p), p)
 
+    # ---- user and group profiles ----------------------------------------------------------
+    def create_user_profile(self, p, profile_id=None):
+        """An IAM user profile (`userIdentifier` an IAM ARN, userType IAM_ROLE / IAM_USER) or an Identity Center one
+        (userType SSO_USER: the sandbox has no Identity Center, so the identifier is taken as the user name)."""
+        _required(p, "userIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        identifier, user_type = p["userIdentifier"], p.get("userType")
+        iam = user_type in ("IAM_USER", "IAM_ROLE") or (user_type is None and identifier.startswith("arn:aws:iam::"))
+        if iam and not re.fullmatch(r"arn:aws:iam::\d{12}:(role|user)/.+", identifier):
+            raise ValidationException(f"User identifier {identifier} is not an IAM user or role ARN")
+        pid = profile_id or derived_profile_id(domain.id, "iam" if iam else "sso", identifier)
+        if pid in domain.user_profiles:
+            raise ConflictException(f"User profile for {identifier} already exists in domain {domain.id}")
+        details = ({"iam": {"arn": identifier, "principalId": "AROA" + pid.replace("-", "")[:17].upper()}} if iam
+                   else {"sso": {"username": identifier}})
+        profile = {"domainId": domain.id, "id": pid, "type": "IAM" if iam else "SSO",
+                   "status": "ACTIVATED" if iam else "ASSIGNED", "details": details}
+        domain.user_profiles[pid] = profile
+        return profile
+
+    def get_user_profile(self, p):
+        domain = self._domain(p["domainIdentifier"])
+        profile = domain.user_profile(p["userIdentifier"])
+        if p.get("type") and p["type"] != profile["type"]:
+            raise ResourceNotFoundException(f"User profile {p['userIdentifier']} of type {p['type']} not found "
+                                            f"in domain {domain.id}")
+        return profile
+
+    def search_user_profiles(self, p):
+        _required(p, "userType")
+        domain = self._domain(p["domainIdentifier"])
+        if p["userType"] not in _USER_SEARCH:
+            raise ValidationException(f"Invalid userType {p['userType']}")
+        text = (p.get("searchText") or "").lower()
+
+        def words(profile):
+            details = profile["details"].get("sso") or profile["details"].get("iam") or {}
+            return [str(v).lower() for v in details.values()]
+        items = [u for u in domain.user_profiles.values() if u["type"] in _USER_SEARCH[p["userType"]]
+                 and (not text or any(text in w for w in words(u)))]
+        return _listing("items", items, p)
+
+    def create_group_profile(self, p, profile_id=None):
+        """A group profile for an Identity Center group (the sandbox has no Identity Center: the identifier is the
+        group's name) or, with `rolePrincipalArn`, an IAM-role-backed one."""
+        _required(p, "groupIdentifier")
+        domain = self._domain(p["domainIdentifier"])
+        name = p["groupIdentifier"]
+        pid = profile_id or derived_profile_id(domain.id, "group", name)
+        if pid in domain.group_profiles or any(g["groupName"] == name for g in domain.group_profiles.values()):
+            raise ConflictException(f"Group profile for {name} already exists in domain {domain.id}")
+        profile = {"domainId": domain.id, "id": pid, "status": "ASSIGNED", "groupName": name}
+        if p.get("rolePrincipalArn"):
+            profile.update(rolePrincipalArn=p["rolePrincipalArn"],
+                           rolePrincipalId="AROA" + pid.replace("-", "")[:17].upper())
+        domain.group_profiles[pid] = profile
+        return profile
+
+    def get_group_profile(self, p):
+        return self._domain(p["domainIdentifier"]).group_profile(p["groupIdentifier"])
+
+    def search_group_profiles(self, p):
+        _required(p, "groupType")
+        domain = self._domain(p["domainIdentifier"])
+        if p["groupType"] not in _GROUP_SEARCH:
+            raise ValidationException(f"Invalid groupType {p['groupType']}")
+        text = (p.get("searchText") or "").lower()
+        items = [g for g in domain.group_profiles.values()
+                 if bool(g.get("rolePrincipalArn")) == _GROUP_SEARCH[p["groupType"]] and text in g["groupName"].lower()]
+        return _listing("items", items, p)
+
     # ---- project memberships -----------------------------------------------------------
     @staticmethod
-    def _member(member, designation, user_created_designation_id=None):
+    def _member_profile(domain, member) -> tuple[str, str]:
+        """("user" | "group", profile ID) of a `member` union; an identifier that names no profile is
+        ResourceNotFoundException."""
         kind, identifier = _one_member({"member": member}, "member")
+        if kind == "userIdentifier":
+            return "user", domain.user_profile(identifier)["id"]
+        return "group", domain.group_profile(identifier)["id"]
+
+    @classmethod
+    def _member(cls, domain, member, designation, user_created_designation_id=None):
         _required({"designation": designation}, "designation")
         if designation == "USER_CREATED_DESIGNATION" and not user_created_designation_id:
             raise ValidationException("userCreatedDesignationId is required for designation USER_CREATED_DESIGNATION")
-        return {"kind": "user" if kind == "userIdentifier" else "group", "id": identifier,
-                "designation": designation, "userCreatedDesignationId": user_created_designation_id}
+        kind, pid = cls._member_profile(domain, member)
+        return {"kind": kind, "id": pid, "designation": designation,
+                "userCreatedDesignationId": user_created_designation_id}
 
     def create_project_membership(self, p):
         _required(p, "member", "designation")
         domain = self._domain(p["domainIdentifier"])
         project = domain.project(p["projectIdentifier"])
-        new = self._member(p["member"], p["designation"], p.get("userCreatedDesignationId"))
+        new = self._member(domain, p["member"], p["designation"], p.get("userCreatedDesignationId"))
         members = domain.memberships[project["id"]]
         for existing in members:
+            # AWS's answer to a second membership is not documented (the model lists no ConflictException); the
+            # stricter reading: refused, with or without another designation (a change is a delete and a create).
             if (existing["kind"], existing["id"]) == (new["kind"], new["id"]):
-                if existing["designation"] != new["designation"]:
-                    raise ValidationException(f"{new['kind'].capitalize()} {new['id']} is already a member of project "
-                                              f"{project['id']} as {existing['designation']}")
-                return {}
+                raise ConflictException(f"{new['kind'].capitalize()} {new['id']} is already a member of project "
+                                        f"{project['id']} as {existing['designation']}")
         members.append(new)
         return {}
 
@@ -609,8 +741,7 @@ class DataZoneBackend(BaseBackend):
         _required(p, "member")
         domain = self._domain(p["domainIdentifier"])
         project = domain.project(p["projectIdentifier"])
-        kind, identifier = _one_member(p, "member")
-        kind = "user" if kind == "userIdentifier" else "group"
+        kind, identifier = self._member_profile(domain, p["member"])
         members = domain.memberships[project["id"]]
         for existing in members:
             if (existing["kind"], existing["id"]) == (kind, identifier):
@@ -627,9 +758,12 @@ class DataZoneBackend(BaseBackend):
         return domain, (p["entityType"], p["entityIdentifier"])
 
     def _check_grant(self, domain, p):
+        """Checks the grant and returns its principal as DataZone keeps it (user and group identifiers resolved to
+        profile IDs; one that names no profile is ResourceNotFoundException)."""
         if p["policyType"] in _NOT_ON_DOMAIN_UNITS:
             raise ValidationException(f"Policy type {p['policyType']} cannot be granted on a DOMAIN_UNIT")
         kind, principal = _one_member(p, "principal")
+        resolved = domain.resolve_principal(p["principal"])
         if kind == "project" and principal.get("projectIdentifier"):
             domain.project(principal["projectIdentifier"])
         if kind == "domainUnit" and principal.get("domainUnitIdentifier"):
@@ -638,17 +772,18 @@ class DataZoneBackend(BaseBackend):
         if detail_kind != _camel(p["policyType"]):
             raise ValidationException(f"detail.{detail_kind} does not match policyType {p['policyType']} "
                                       f"(expected detail.{_camel(p['policyType'])})")
-        for profile_id in (detail or {}).get("projectProfiles", []):
-            domain.profile(profile_id)
+        for project_profile in (detail or {}).get("projectProfiles", []):
+            domain.profile(project_profile)
+        return resolved
 
     def add_policy_grant(self, p):
         _required(p, "policyType", "principal", "detail")
         domain, key = self._grant_entity(p)
-        self._check_grant(domain, p)
+        principal = self._check_grant(domain, p)
         # clientToken (idempotencyToken): a repeat of an earlier request answers what that one answered. The window
         # and what AWS does when the grant was removed since are not documented; the stricter reading: remembered
         # until reset, the first answer replayed even if that grant is gone, a reuse with other terms a conflict.
-        token, request = p.get("clientToken"), (key, p["policyType"], repr(p["principal"]), repr(p["detail"]))
+        token, request = p.get("clientToken"), (key, p["policyType"], repr(principal), repr(p["detail"]))
         if token in domain.grant_tokens:
             first, grant_id = domain.grant_tokens[token]
             if first != request:
@@ -656,10 +791,10 @@ class DataZoneBackend(BaseBackend):
             return {"grantId": grant_id}
         grants = domain.grants.setdefault(key, [])
         for grant in grants:
-            if (grant["policyType"], grant["principal"], grant["detail"]) == (p["policyType"], p["principal"], p["detail"]):
+            if (grant["policyType"], grant["principal"], grant["detail"]) == (p["policyType"], principal, p["detail"]):
                 raise ConflictException(f"This policy grant already exists ({grant['grantId']})")
         grant = {"grantId": "".join(secrets.choice(_GRANT) for _ in range(10)), "policyType": p["policyType"],
-                 "principal": p["principal"], "detail": p["detail"], "createdAt": utcnow(), "createdBy": self._caller()}
+                 "principal": principal, "detail": p["detail"], "createdAt": utcnow(), "createdBy": self._caller()}
         grants.append(grant)
         if token:
             domain.grant_tokens[token] = (request, grant["grantId"])
@@ -675,8 +810,12 @@ class DataZoneBackend(BaseBackend):
         _required(p, "policyType", "principal")
         domain, key = self._grant_entity(p)
         grants = domain.grants.get(key, [])
+        try:
+            principal = domain.resolve_principal(p["principal"])
+        except ResourceNotFoundException:
+            principal = p["principal"]  # names no profile: matches no grant
         # Removing a grant that is not there succeeds, as the model has no ResourceNotFound for it.
-        grants[:] = [g for g in grants if not (g["policyType"] == p["policyType"] and g["principal"] == p["principal"]
+        grants[:] = [g for g in grants if not (g["policyType"] == p["policyType"] and g["principal"] == principal
                                                and p.get("grantIdentifier") in (None, g["grantId"]))]
 
 
@@ -757,8 +896,8 @@ _register()
 
 # ---- seed ------------------------------------------------------------------------------------
 def apply_seed(data: dict, account: dict) -> dict:
-    """Domains from seed_data/datazone.json with fixed ids (domain, units, profiles, projects, environments),
-    so ids survive resets. Tooling environments take `userRoleArn` as given (the IAM seed holds those roles)."""
+    """Domains from seed_data/datazone.json with fixed ids (domain, units, profiles, projects, environments; user and
+    group profile IDs derived from the domain and the name), so ids survive resets. Tooling environments take `userRoleArn` as given (the IAM seed holds those roles)."""
     backend = datazone_backends[account["account_id"]][account["region"]]
     summary = {}
     with _lock:
@@ -785,8 +924,18 @@ def apply_seed(data: dict, account: dict) -> dict:
                 projects[pr["name"]] = project["id"]
                 if role:
                     roles[pr["name"]] = role
+            groups = {g["groupName"]: backend.create_group_profile({"domainIdentifier": domain_id,
+                                                                     "groupIdentifier": g["groupName"]})["id"]
+                      for g in d.get("groupProfiles", [])}
+            users = {}
+            for u in d.get("userProfiles", []):
+                identifier = u["arn"] if u["type"] == "IAM" else u["username"]
+                users[identifier] = backend.create_user_profile(
+                    {"domainIdentifier": domain_id, "userIdentifier": identifier,
+                     "userType": "IAM_ROLE" if u["type"] == "IAM" else "SSO_USER"})["id"]
             summary[d["name"]] = {"domainId": domain_id, "domainUnits": units, "projectProfiles": profiles,
-                                  "projects": projects, "toolingEnvironments": roles}
+                                  "projects": projects, "toolingEnvironments": roles, "groupProfiles": groups,
+                                  "userProfiles": users}
     return {"domains": summary}
 
 
@@ -824,3 +973,12 @@ def add_projects(account: dict, domain_id: str, projects: list) -> dict:
             project, role = _seed_project(backend, domain, pr, units, profiles)
             added[pr["name"]] = {"id": project["id"], **(role or {})}
         return added
+
+
+def add_group_profiles(account: dict, domain_id: str, names: list) -> dict:
+    """Group profiles (Identity Center groups given a profile in the domain), as `groupProfiles` in
+    seed_data/datazone.json, in an existing domain: the admin fixtures' way to grow the account; returns name -> ID."""
+    backend = datazone_backends[account["account_id"]][account["region"]]
+    with _lock:
+        return {name: backend.create_group_profile({"domainIdentifier": domain_id, "groupIdentifier": name})["id"]
+                for name in names}

@@ -6,7 +6,8 @@ the next reset. They add only what a real capacity account could hold; no AWS be
 digits): the Tooling user role `datazone_usr_role_<team>`, `<team>-viewers` and `<team>-operators` (copies of the
 research project's Tooling role and of the fixture's `roles.research_viewers` / `research_operators`, the project tag
 retargeted), a DataZone project `<team>` like research's (same domain unit and profile, a Tooling environment carrying
-that role), and one instance group `<prefix>-capacity` on `cluster` (default: the fixture's EKS cluster) with
+that role), the team's groups `<team>-leads`, `<team>-scientists`, `<team>-analysts` (group profiles, as the
+seed's teams have), and one instance group `<prefix>-capacity` on `cluster` (default: the fixture's EKS cluster) with
 `instances_per_team` x count `instance_type` instances, so one guaranteed quota per team fits (WKL-3). Ids derive from
 the names, so they are the same after every reset.
 """
@@ -21,6 +22,7 @@ from . import datazone, iam, sagemaker, seed
 TEMPLATE_TEAM = "research"  # the fixture's team (datazone.projects.<key>) every added team copies
 _PREFIX = re.compile(r"[a-z][a-z0-9-]{0,19}")
 MAX_TEAMS = 1000
+TEAM_GROUPS = ("leads", "scientists", "analysts")  # each added team's groups, `<team>-<group>`
 
 
 def teams(body: dict, seed_path: Path, fixture: dict | None = None) -> dict:
@@ -50,6 +52,8 @@ def teams(body: dict, seed_path: Path, fixture: dict | None = None) -> dict:
     roles = iam.apply_seed({"accounts": {"account_id": {"roles": [
         role for team in names for role in _team_roles(iam_seed, template, team)]}}}, account)["roles"]
     projects = datazone.add_projects(account, domain, [_project(project, team, roles) for team in names])
+    # Members of a team's binding are its groups: DataZone keeps memberships by group profile, so they must exist.
+    datazone.add_group_profiles(account, domain, [f"{team}-{group}" for team in names for group in TEAM_GROUPS])
     return {"teams": {team: {"project_id": projects[team]["id"],
                              "project_role_arn": projects[team]["userRoleArn"],
                              "viewer_role_arn": roles[f"{team}-viewers"],

@@ -18,7 +18,7 @@ the next reset).  Every mapping is sorted by key, every list sorted.
                                   uid, resourceVersion, creationTimestamp, generation, managedFields, deletionTimestamp}},
      "datazone":   {domain id: {"connections": {name: {"type", "scope", "project", "environment", "description",
                                                       "props"}},            # props without resolved ARNs' ids
-                                "memberships": {project id: ["<kind>:<id>:<designation>"]},
+                                "memberships": {project id: ["<kind>:<profile id>:<designation>"]},
                                 "policy_grants": {"<entity type>/<entity id>": [{"policy_type", "principal",
                                                                                  "detail"}]}}}}
 """

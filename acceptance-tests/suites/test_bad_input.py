@@ -34,6 +34,8 @@ from harness.terraform import Diagnostic, parse_json_lines, parse_validate_json
 pytestmark = [pytest.mark.provider, pytest.mark.sandbox_only(reason="resets the sandbox between resource batches")]
 
 OUT = Path(__file__).resolve().parent.parent / "out"
+# The groups bad_input.py's binding members and grant principals name (binding_base, grant_base, GRANT_SHARED).
+GROUP_NAMES = re.compile(r'"(bi\d+-leads|bad-input-(?:\d+|org))"')
 CRASH = re.compile(r"panic|plugin exited|plugin crashed|unexpected EOF|rpc error|connection refused|"
                    r"The plugin encountered an error|plugin did not respond", re.I)
 INCONSISTENT = re.compile(r"Provider produced inconsistent|Provider produced invalid|produced an invalid new value|produced an unexpected new "
@@ -84,12 +86,24 @@ class Batch:
     def __init__(self, sandbox, root: Path, shared: str):
         self.tf = Terraform(root, sandbox.env(), timeout=900)
         self.shared = shared
+        self.sandbox = sandbox
 
     def write(self, cases: list[Case]) -> None:
         for stale in self.tf.dir.glob("*.tf"):
             stale.unlink()
+        names = set()
         for name, text in bad_input.render_batch(cases, self.shared).items():
             (self.tf.dir / name).write_text(text)
+            names |= set(GROUP_NAMES.findall(text))
+        # DataZone keeps binding members and grant principals by group profile: the groups the cases name exist, as
+        # Identity Center groups given a profile would; a mutated name that is no group's is diagnosed at its path.
+        dz = self.sandbox.client("datazone")
+        for name in sorted(names):
+            try:
+                dz.create_group_profile(domainIdentifier=self.sandbox.fixture().datazone.domain_id,
+                                        groupIdentifier=name)
+            except dz.exceptions.ConflictException:
+                pass
 
     def run_json(self, *args) -> tuple[int, list[dict], str]:
         started = time.monotonic()

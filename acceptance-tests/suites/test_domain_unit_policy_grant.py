@@ -7,7 +7,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from harness import flat
-from hcl import ACCOUNT, DOMAIN, PLATFORM_ADMINS, PROFILE, RESEARCH_LEADS, ROOT_UNIT, UNIT, provider
+from hcl import DOMAIN, FX, PLATFORM_ADMINS, PROFILE, RESEARCH_LEADS, ROOT_UNIT, UNIT, provider
+from test_project_binding import profile_names
 
 pytestmark = pytest.mark.provider
 
@@ -15,8 +16,10 @@ ADDR = "hyperpod_domain_unit_policy_grant.training"
 ML_UNIT = UNIT
 POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
 
-GROUP = f'group_id = "{PLATFORM_ADMINS}"'
-USER = f'user_id = "arn:aws:iam::{ACCOUNT}:role/PlatformAdmin"'
+# A group with a profile in the domain, and an IAM role with a user profile (fixture `datazone`).
+GROUP_NAME, ADMIN_ROLE = PLATFORM_ADMINS, FX.role_arn(FX.datazone.user_role_name)
+GROUP = f'group_id = "{GROUP_NAME}"'
+USER = f'user_id = "{ADMIN_ROLE}"'
 UNIT_OWNERS = f'domain_unit_id = "{ROOT_UNIT}"\n    designation    = "OWNER"'
 
 
@@ -51,9 +54,15 @@ def live_grants(sandbox, unit=ML_UNIT):
 _ADDED: list = []  # (principal, grant id) of the grants add_grant made in the running test
 
 
+def profile_id(sandbox, name: str) -> str:
+    """The profile ID of a group name, user name or IAM ARN: DataZone keeps and lists grant principals by it."""
+    (found,) = [i for i, n in profile_names(sandbox).items() if n == name]
+    return found
+
+
 def add_grant(sandbox, profiles=(PROFILE,), principal=None):
     dz = sandbox.client("datazone")
-    principal = principal or {"group": {"groupIdentifier": PLATFORM_ADMINS}}
+    principal = principal or {"group": {"groupIdentifier": profile_id(sandbox, GROUP_NAME)}}
     grant_id = dz.add_policy_grant(
         domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
         principal=principal,
@@ -105,9 +114,10 @@ def test_schema_documents_the_grant_and_org_1(tf):
 
 
 @pytest.mark.parametrize("principal,expected", [
-    (GROUP, {"group": {"groupIdentifier": PLATFORM_ADMINS}}),
-    (USER, {"user": {"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/PlatformAdmin"}}),
-    (UNIT_OWNERS, {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ROOT_UNIT}}),
+    # DataZone lists a group or user principal by its profile ID, whatever the request named it by.
+    (GROUP, lambda sandbox: {"group": {"groupIdentifier": profile_id(sandbox, GROUP_NAME)}}),
+    (USER, lambda sandbox: {"user": {"userIdentifier": profile_id(sandbox, ADMIN_ROLE)}}),
+    (UNIT_OWNERS, lambda _: {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ROOT_UNIT}}),
 ], ids=["group", "user", "domain-unit-owners"])
 def test_create_then_empty_plan_and_the_grant_is_listed(tf, sandbox, principal, expected):
     tf.write(grant(principal=principal))
@@ -123,7 +133,9 @@ def test_create_then_empty_plan_and_the_grant_is_listed(tf, sandbox, principal, 
                                     "include_child_domain_units": False}
     [live] = live_grants(sandbox)
     assert live["grantId"] == values["grant_id"]
-    assert live["principal"] == expected
+    assert live["principal"] == expected(sandbox)
+    recorded = next(v for k, v in values["principal"].items() if k != "designation" and v)
+    assert f'"{recorded}"' in principal, "state keeps the principal as the configuration names it"
     assert live["detail"] == {"createProjectFromProjectProfile": {"projectProfiles": [PROFILE],
                                                                   "includeChildDomainUnits": False}}
     tf.assert_no_changes()
@@ -155,13 +167,19 @@ def test_a_changed_profile_replaces_the_grant(tf, sandbox, training_profile):
     tf.assert_no_changes()
 
 
-def test_import_by_id_then_empty_plan(tf, sandbox):
+def test_import_by_id_then_the_principal_is_recorded_as_configured(tf, sandbox):
+    """Import reads the principal as DataZone lists it, by profile ID; the configuration names the group: the same
+    grant, so the plan records the name in place (no replacement), and then is empty."""
     grant_id = add_grant(sandbox)
     tf.write(grant())
     tf.import_(ADDR, f"{DOMAIN}/{ML_UNIT}/{grant_id}")
     values = state(tf)
     assert (values["grant_id"], values["project_profile_ids"]) == (grant_id, [PROFILE])
-    assert values["principal"]["group_id"] == PLATFORM_ADMINS
+    assert values["principal"]["group_id"] == profile_id(sandbox, GROUP_NAME)
+    plan = tf.plan()
+    assert flat("0 to add, 1 to change, 0 to destroy") in flat(plan.stdout), plan.stdout
+    tf.apply()
+    assert (state(tf)["grant_id"], state(tf)["principal"]["group_id"]) == (grant_id, GROUP_NAME)
     tf.assert_no_changes()
 
 
@@ -178,7 +196,8 @@ import {{
 }}
 """)
     plan = tf.plan()
-    assert flat("1 to import, 0 to add, 0 to change, 0 to destroy") in flat(plan.stdout)
+    # The principal is recorded as configured (DataZone lists it by profile ID): in place, nothing replaced.
+    assert flat("1 to import, 0 to add, 1 to change, 0 to destroy") in flat(plan.stdout), plan.stdout
     tf.apply()
     assert state(tf)["grant_id"] == grant_id
     assert len(live_grants(sandbox)) == 1
@@ -197,7 +216,7 @@ def test_a_grant_removed_out_of_band_is_added_again(tf, sandbox):
     first = state(tf)["grant_id"]
     sandbox.client("datazone").remove_policy_grant(
         domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, policyType=POLICY_TYPE,
-        principal={"group": {"groupIdentifier": PLATFORM_ADMINS}}, grantIdentifier=first)
+        principal={"group": {"groupIdentifier": profile_id(sandbox, GROUP_NAME)}}, grantIdentifier=first)
     assert live_grants(sandbox) == []
     plan = tf.plan()
     assert plan.rc == 2
@@ -209,7 +228,7 @@ def test_a_grant_removed_out_of_band_is_added_again(tf, sandbox):
 
 
 def test_destroy_removes_the_grant_and_leaves_others(tf, sandbox):
-    other = add_grant(sandbox, principal={"group": {"groupIdentifier": RESEARCH_LEADS}})
+    other = add_grant(sandbox, principal={"group": {"groupIdentifier": profile_id(sandbox, RESEARCH_LEADS)}})
     tf.write(grant())
     tf.apply()
     assert len(live_grants(sandbox)) == 2

@@ -90,11 +90,29 @@ def connections(sandbox, project=RESEARCH) -> dict:
     return {c["name"]: c for c in items}
 
 
+def profile_names(sandbox) -> dict:
+    """Profile ID -> the name a configuration writes (group name, Identity Center user name, IAM ARN)."""
+    dz, names = sandbox.client("datazone"), {}
+    for page in dz.get_paginator("search_group_profiles").paginate(domainIdentifier=DOMAIN, groupType="SSO_GROUP"):
+        names |= {g["id"]: g["groupName"] for g in page["items"]}
+    for page in dz.get_paginator("search_user_profiles").paginate(domainIdentifier=DOMAIN, userType="DATAZONE_USER"):
+        names |= {u["id"]: (u["details"].get("sso") or {}).get("username") or u["details"]["iam"]["arn"]
+                  for u in page["items"]}
+    return names
+
+
+def group_id(sandbox, name: str) -> str:
+    """The group profile ID of a group name: DataZone keeps and lists members by it."""
+    (found,) = [i for i, n in profile_names(sandbox).items() if n == name]
+    return found
+
+
 def memberships(sandbox, project=RESEARCH) -> dict:
-    """(kind, id) -> designation."""
+    """(kind, name) -> designation: DataZone lists members by profile ID, named here as configurations name them."""
     members = sandbox.client("datazone").list_project_memberships(domainIdentifier=DOMAIN,
                                                                   projectIdentifier=project)["members"]
-    return {(kind, detail[f"{kind}Id"]): m["designation"]
+    names = profile_names(sandbox)
+    return {(kind, names.get(detail[f"{kind}Id"], detail[f"{kind}Id"])): m["designation"]
             for m in members for kind, detail in m["memberDetails"].items()}
 
 
@@ -317,8 +335,9 @@ def test_a_connection_deleted_out_of_band_is_created_again(tf, sandbox, research
 def test_a_membership_deleted_out_of_band_shows_in_the_plan_and_apply_restores_it(tf, sandbox, research_tenant):
     tf.write(config())
     tf.apply()
-    sandbox.client("datazone").delete_project_membership(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
-                                                         member={"groupIdentifier": RESEARCH_SCIENTISTS})
+    sandbox.client("datazone").delete_project_membership(
+        domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
+        member={"groupIdentifier": group_id(sandbox, RESEARCH_SCIENTISTS)})
     plan = tf.plan()
     text = flat(plan.stdout)
     assert plan.rc == 2 and f"{BINDING} will be updated in-place" in text, plan.stdout

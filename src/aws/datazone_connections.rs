@@ -302,7 +302,8 @@ pub enum MemberKind {
     Group,
 }
 
-/// One project membership: a user or group identifier and its designation (`PROJECT_OWNER`, ...).
+/// One project membership: a user or group profile ID (what ListProjectMemberships reports, and what the provider
+/// sends once it has resolved a member's name) and its designation (`PROJECT_OWNER`, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Membership {
     pub kind: MemberKind,
@@ -351,15 +352,13 @@ pub async fn list_project_memberships(
     Ok(memberships)
 }
 
-/// `CreateProjectMembership`. A member that already holds this designation counts as created: the call is then a
-/// no-op in effect, whatever the service answers (after an import, or a create retried after a timeout).
-pub async fn create_project_membership(
+async fn send_create_project_membership(
     client: &Client,
     domain_id: &str,
     project_id: &str,
     membership: &Membership,
 ) -> Result<(), AwsError> {
-    let created = client
+    client
         .create_project_membership()
         .domain_identifier(domain_id)
         .project_identifier(project_id)
@@ -367,17 +366,34 @@ pub async fn create_project_membership(
         .designation(UserDesignation::from(membership.designation.as_str()))
         .send()
         .await
-        .map_err(|err| api_error("CreateProjectMembership", err));
-    match created {
-        Ok(_) => Ok(()),
-        Err(err) => {
-            let existing = list_project_memberships(client, domain_id, project_id).await?;
-            if existing.contains(membership) {
-                Ok(())
-            } else {
-                Err(err)
-            }
+        .map_err(|err| api_error("CreateProjectMembership", err))
+        .map(|_| ())
+}
+
+/// `CreateProjectMembership`, `membership.id` being the member's profile ID (how the project lists it). A member that
+/// already holds this designation counts as created: the call is then a no-op in effect, whatever the service answers
+/// (after an import, or a create retried after a timeout). A member that holds another designation (one the binding
+/// takes over, as its plan said) is refused by DataZone, which has no update: it is deleted and created again.
+pub async fn create_project_membership(
+    client: &Client,
+    domain_id: &str,
+    project_id: &str,
+    membership: &Membership,
+) -> Result<(), AwsError> {
+    let Err(err) = send_create_project_membership(client, domain_id, project_id, membership).await else {
+        return Ok(());
+    };
+    let existing = list_project_memberships(client, domain_id, project_id).await?;
+    match existing
+        .iter()
+        .find(|m| m.kind == membership.kind && m.id == membership.id)
+    {
+        Some(found) if found.designation == membership.designation => Ok(()),
+        Some(_) => {
+            delete_project_membership(client, domain_id, project_id, membership).await?;
+            send_create_project_membership(client, domain_id, project_id, membership).await
         }
+        None => Err(err),
     }
 }
 

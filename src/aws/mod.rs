@@ -6,6 +6,7 @@ pub mod config;
 pub mod datazone;
 pub mod datazone_connections;
 pub mod datazone_grants;
+pub mod datazone_identities;
 pub mod eks;
 pub mod eks_access;
 pub mod iam;

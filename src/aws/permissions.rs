@@ -424,6 +424,25 @@ const CONNECTIONS: &[Permission] = &[
         "adds the binding's members to the project",
     ),
     call("datazone:DeleteProjectMembership", "removes them"),
+    call(
+        "datazone:SearchGroupProfiles",
+        "resolves a member group's name to the group profile ID the project lists it by",
+    ),
+    call(
+        "datazone:GetGroupProfile",
+        "resolves a member group given by ID to its group profile",
+    )
+    .unexercised("only for a member group given by its profile or Identity Center ID (test_datazone_identities)"),
+    call(
+        "datazone:SearchUserProfiles",
+        "resolves a member user's Identity Center name to the user profile ID",
+    )
+    .unexercised("only for a user member given by name (test_datazone_identities; PRJ-1 warns about users)"),
+    call(
+        "datazone:GetUserProfile",
+        "resolves a member user given by ID or IAM ARN to its user profile",
+    )
+    .unexercised("only for a user member given by ID or IAM ARN (test_datazone_identities)"),
 ];
 
 const POLICY_GRANTS: &[Permission] = &[
@@ -447,6 +466,26 @@ const POLICY_GRANTS: &[Permission] = &[
         "grants creating projects from the profiles on the domain unit",
     ),
     call("datazone:RemovePolicyGrant", "removes the grant"),
+    call(
+        "datazone:SearchGroupProfiles",
+        "resolves a group principal's name to the group profile ID DataZone lists grants by",
+    )
+    .unexercised("only for a grant to a group (the quickstart grants to domain-unit owners; test_datazone_identities)"),
+    call(
+        "datazone:GetGroupProfile",
+        "resolves a group principal given by ID to its group profile",
+    )
+    .unexercised("only for a grant to a group given by ID (test_datazone_identities)"),
+    call(
+        "datazone:SearchUserProfiles",
+        "resolves a user principal's Identity Center name to the user profile ID",
+    )
+    .unexercised("only for a grant to a user given by name (test_datazone_identities)"),
+    call(
+        "datazone:GetUserProfile",
+        "resolves a user principal given by ID or IAM ARN to its user profile",
+    )
+    .unexercised("only for a grant to a user given by ID or IAM ARN (test_domain_unit_policy_grant)"),
 ];
 
 const RESTRICTION_WRITES: &[Permission] = &[

@@ -12,6 +12,7 @@ use super::compute_quota::{self, ComputeQuota};
 use super::datazone::{self, Project, ToolingEnvironment};
 use super::datazone_connections::{self as connections, Connection, Membership};
 use super::datazone_grants::{self, DomainUnit};
+use super::datazone_identities;
 use super::eks_access::{self, AccessPolicyAssociation};
 use super::iam::{self, RolePolicy};
 use super::memo::Memo;
@@ -44,6 +45,8 @@ pub struct SharedReads {
     tooling_blueprints: Memo<String, Vec<String>>,
     tooling_environments: Memo<Key2, Option<ToolingEnvironment>>,
     domain_units: Memo<Key2, DomainUnit>,
+    /// Profile IDs by (domain, "user:<identifier>" or "group:<identifier>"): what an identifier names does not change.
+    profile_ids: Memo<Key2, String>,
     role_policies: Memo<String, Vec<RolePolicy>>,
 }
 
@@ -243,6 +246,26 @@ impl AwsClient {
             .memberships
             .get(&key(domain_id, project_id), || {
                 connections::list_project_memberships(&self.datazone, domain_id, project_id)
+            })
+            .await
+    }
+
+    /// The user profile ID `identifier` names in the domain (`datazone_identities::resolve_user`).
+    pub async fn user_profile_id(&self, domain_id: &str, identifier: &str) -> Result<String, AwsError> {
+        self.reads
+            .profile_ids
+            .get(&key(domain_id, &format!("user:{identifier}")), || {
+                datazone_identities::resolve_user(&self.datazone, domain_id, identifier)
+            })
+            .await
+    }
+
+    /// The group profile ID `identifier` names in the domain (`datazone_identities::resolve_group`).
+    pub async fn group_profile_id(&self, domain_id: &str, identifier: &str) -> Result<String, AwsError> {
+        self.reads
+            .profile_ids
+            .get(&key(domain_id, &format!("group:{identifier}")), || {
+                datazone_identities::resolve_group(&self.datazone, domain_id, identifier)
             })
             .await
     }

@@ -22,8 +22,21 @@ RESEARCH_ROLE = f"arn:aws:iam::{ACCOUNT}:role/datazone_usr_role_research"
 ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"
 SLURM_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/slurmcap0001"
 ID = re.compile(r"[a-z0-9]{14}")
+ADMIN_ROLE = f"arn:aws:iam::{ACCOUNT}:role/ml-capacity-cluster-admin"  # has an IAM user profile in the seed
+GROUPS = ["research-leads", "research-scientists", "research-analysts", "production-leads", "production-scientists",
+          "platform-leads", "platform-admins"]
+PROFILE_ID = re.compile(r"([0-9a-f]{10}-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def group_id(dz, name):
+    """The group profile ID of a seeded group, found by name as a client must (GetGroupProfile takes the ID)."""
+    (found,) = [g for g in dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="DATAZONE_SSO_GROUP",
+                                                    searchText=name)["items"] if g["groupName"] == name]
+    return found["id"]
+
+
 GRANT = {"policyType": "CREATE_PROJECT_FROM_PROJECT_PROFILE",
-         "principal": {"group": {"groupIdentifier": "ml-engineers"}},
+         "principal": {"group": {"groupIdentifier": "platform-admins"}},  # replaced by its profile ID in the tests
          "detail": {"createProjectFromProjectProfile": {"projectProfiles": [PROFILE], "includeChildDomainUnits": True}}}
 
 model_validation = pytest.mark.skipif("datazone" not in VALIDATED_SERVICES,
@@ -305,44 +318,106 @@ def test_unsupported_connection_kind_is_json_501(dz):
     assert error_of(dz.list_subscriptions, domainIdentifier=DOMAIN)[:2] == ("NotImplemented", 501)
 
 
+# ---- user and group profiles ----------------------------------------------------------------
+def test_seeded_group_profiles_are_found_by_name_and_read_by_id(dz):
+    found = dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="DATAZONE_SSO_GROUP")["items"]
+    assert sorted(g["groupName"] for g in found) == sorted(GROUPS)
+    assert all(PROFILE_ID.fullmatch(g["id"]) and g["status"] == "ASSIGNED" for g in found)
+    leads = group_id(dz, "research-leads")
+    got = dz.get_group_profile(domainIdentifier=DOMAIN, groupIdentifier=leads)
+    assert (got["id"], got["groupName"], got["domainId"]) == (leads, "research-leads", DOMAIN)
+    # A name is not a group profile identifier (the stricter reading); neither is a group that exists nowhere.
+    for unknown in ("research-leads", "nobody-at-all"):
+        assert error_of(dz.get_group_profile, domainIdentifier=DOMAIN, groupIdentifier=unknown)[:2] == (
+            "ResourceNotFoundException", 404)
+    assert dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="IAM_ROLE_SESSION_GROUP")["items"] == []
+    page = dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="SSO_GROUP", maxResults=2)
+    assert len(page["items"]) == 2 and page["nextToken"]
+
+
+def test_seeded_user_profiles_by_id_iam_arn_and_search(dz):
+    (admin,) = dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_IAM_USER")["items"]
+    assert (admin["type"], admin["details"]["iam"]["arn"]) == ("IAM", ADMIN_ROLE)
+    assert dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=ADMIN_ROLE)["id"] == admin["id"]
+    assert dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=admin["id"])["id"] == admin["id"]
+    (alice,) = dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_SSO_USER", searchText="alice")["items"]
+    assert (alice["type"], alice["details"]["sso"]["username"]) == ("SSO", "alice@example.com")
+    assert len(dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_USER")["items"]) == 2
+    assert error_of(dz.get_user_profile, domainIdentifier=DOMAIN, userIdentifier=admin["id"], type="SSO")[0] == \
+        "ResourceNotFoundException"
+    for unknown in (f"arn:aws:iam::{ACCOUNT}:role/nobody", "alice@example.com"):
+        assert error_of(dz.get_user_profile, domainIdentifier=DOMAIN, userIdentifier=unknown)[:2] == (
+            "ResourceNotFoundException", 404)
+
+
+def test_profile_ids_survive_a_reset(dz, sandbox):
+    before = group_id(dz, "research-leads")
+    sandbox.reset()
+    assert group_id(dz, "research-leads") == before
+
+
+def test_created_profiles_resolve_like_seeded_ones(dz):
+    made = dz.create_group_profile(domainIdentifier=DOMAIN, groupIdentifier="tfacc-reviewers")
+    assert group_id(dz, "tfacc-reviewers") == made["id"]
+    assert error_of(dz.create_group_profile, domainIdentifier=DOMAIN, groupIdentifier="tfacc-reviewers")[0] == \
+        "ConflictException"
+    role = f"arn:aws:iam::{ACCOUNT}:role/tfacc-user"
+    user = dz.create_user_profile(domainIdentifier=DOMAIN, userIdentifier=role, userType="IAM_ROLE")
+    assert dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=role)["id"] == user["id"]
+
+
 # ---- project memberships -------------------------------------------------------------------
-def test_project_memberships(dz):
+def test_project_memberships_resolve_to_profile_ids(dz):
+    engineers = group_id(dz, "platform-admins")
+    admin = dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=ADMIN_ROLE)["id"]
     created = dz.create_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                                           member={"groupIdentifier": "ml-engineers"}, designation="PROJECT_CONTRIBUTOR")
+                                           member={"groupIdentifier": engineers}, designation="PROJECT_CONTRIBUTOR")
     assert status_of(created) == 201
     dz.create_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                                 member={"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/platform-admin"},
-                                 designation="PROJECT_OWNER")
-    dz.create_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,  # same again: no-op
-                                 member={"groupIdentifier": "ml-engineers"}, designation="PROJECT_CONTRIBUTOR")
-    members = dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION, sortBy="NAME")["members"]
+                                 member={"userIdentifier": ADMIN_ROLE}, designation="PROJECT_OWNER")
+    members = dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION)["members"]
     assert members == [
-        {"memberDetails": {"user": {"userId": f"arn:aws:iam::{ACCOUNT}:role/platform-admin"}}, "designation": "PROJECT_OWNER"},
-        {"memberDetails": {"group": {"groupId": "ml-engineers"}}, "designation": "PROJECT_CONTRIBUTOR"}]
+        {"memberDetails": {"group": {"groupId": engineers}}, "designation": "PROJECT_CONTRIBUTOR"},
+        {"memberDetails": {"user": {"userId": admin}}, "designation": "PROJECT_OWNER"}]
     assert dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH)["members"] == []
-    assert [p["id"] for p in dz.list_projects(domainIdentifier=DOMAIN, groupIdentifier="ml-engineers")["items"]] == [
+    assert [p["id"] for p in dz.list_projects(domainIdentifier=DOMAIN, groupIdentifier=engineers)["items"]] == [
         PRODUCTION]
+    assert dz.list_projects(domainIdentifier=DOMAIN, groupIdentifier="nobody-at-all")["items"] == []
 
+    # A second membership of the same profile is refused, whatever its designation and however it is named.
+    for member, designation in (({"groupIdentifier": engineers}, "PROJECT_CONTRIBUTOR"),
+                                ({"groupIdentifier": engineers}, "PROJECT_OWNER"),
+                                ({"userIdentifier": admin}, "PROJECT_OWNER")):
+        assert error_of(dz.create_project_membership, domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
+                        member=member, designation=designation)[:2] == ("ConflictException", 409)
+    # Unknown identities and bare group names are refused: nothing is echoed.
+    for member in ({"groupIdentifier": "platform-admins"}, {"groupIdentifier": "ml-engineers"},
+                   {"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/nobody"}, {"userIdentifier": "alice@example.com"}):
+        assert error_of(dz.create_project_membership, domainIdentifier=DOMAIN, projectIdentifier=RESEARCH,
+                        member=member, designation="PROJECT_OWNER")[:2] == ("ResourceNotFoundException", 404), member
+    assert dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=RESEARCH)["members"] == []
     assert error_of(dz.create_project_membership, domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                    member={"groupIdentifier": "ml-engineers"}, designation="PROJECT_OWNER")[:2] == (
-        "ValidationException", 400)
-    assert error_of(dz.create_project_membership, domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                    member={"groupIdentifier": "g"}, designation="USER_CREATED_DESIGNATION")[0] == "ValidationException"
+                    member={"groupIdentifier": engineers}, designation="USER_CREATED_DESIGNATION")[0] == \
+        "ValidationException"
     assert error_of(dz.create_project_membership, domainIdentifier=DOMAIN, projectIdentifier="nosuchproject",
-                    member={"groupIdentifier": "g"}, designation="PROJECT_OWNER")[:2] == ("ResourceNotFoundException", 404)
+                    member={"groupIdentifier": engineers}, designation="PROJECT_OWNER")[:2] == (
+        "ResourceNotFoundException", 404)
 
+    # Delete names the member by any identifier of its profile.
     deleted = dz.delete_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                                           member={"groupIdentifier": "ml-engineers"})
+                                           member={"userIdentifier": ADMIN_ROLE})
     assert status_of(deleted) == 204
     assert [m["designation"] for m in dz.list_project_memberships(
-        domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION)["members"]] == ["PROJECT_OWNER"]
+        domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION)["members"]] == ["PROJECT_CONTRIBUTOR"]
     assert error_of(dz.delete_project_membership, domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                    member={"groupIdentifier": "ml-engineers"})[:2] == ("ResourceNotFoundException", 404)
+                    member={"userIdentifier": admin})[:2] == ("ResourceNotFoundException", 404)
+    assert error_of(dz.delete_project_membership, domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
+                    member={"groupIdentifier": "nobody-at-all"})[:2] == ("ResourceNotFoundException", 404)
 
 
 def test_membership_without_designation_is_rejected(raw_dz):
     code, status, message = error_of(raw_dz.create_project_membership, domainIdentifier=DOMAIN,
-                                     projectIdentifier=PRODUCTION, member={"groupIdentifier": "ml-engineers"})
+                                     projectIdentifier=PRODUCTION, member={"groupIdentifier": "platform-admins"})
     assert (code, status) == ("ValidationException", 400)
     assert "Value null at 'designation' failed to satisfy constraint: Member must not be null" in message
     assert raw_dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION)["members"] == []
@@ -364,52 +439,64 @@ def test_missing_required_query_parameter_is_a_validation_error(raw_dz, call, kw
 # ---- policy grants -------------------------------------------------------------------------
 def test_policy_grants_on_domain_units(dz):
     scope = {"domainIdentifier": DOMAIN, "entityType": "DOMAIN_UNIT", "entityIdentifier": ML_UNIT}
-    added = dz.add_policy_grant(**scope, **GRANT)
+    admins = {"group": {"groupIdentifier": group_id(dz, "platform-admins")}}
+    terms = {**GRANT, "principal": admins}
+    added = dz.add_policy_grant(**scope, **terms)
     assert status_of(added) == 201 and re.fullmatch(r"[A-Za-z0-9+/]{10}", added["grantId"])
     unit_principal = {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ML_UNIT}}
-    dz.add_policy_grant(**scope, **{**GRANT, "principal": unit_principal})
-    user_principal = {"user": {"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/platform-admin"}}
-    dz.add_policy_grant(**scope, **{**GRANT, "principal": user_principal})
+    dz.add_policy_grant(**scope, **{**terms, "principal": unit_principal})
+    # A user named by its IAM ARN is kept, and listed, as its profile ID.
+    dz.add_policy_grant(**scope, **{**terms, "principal": {"user": {"userIdentifier": ADMIN_ROLE}}})
+    user_principal = {"user": {"userIdentifier": dz.get_user_profile(domainIdentifier=DOMAIN,
+                                                                     userIdentifier=ADMIN_ROLE)["id"]}}
     dz.add_policy_grant(**scope, policyType="CREATE_PROJECT", principal=user_principal,
                         detail={"createProject": {"includeChildDomainUnits": False}})
 
     grants = dz.list_policy_grants(**scope, policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"]
-    assert [g["principal"] for g in grants] == [GRANT["principal"], unit_principal, user_principal]
-    assert grants[0]["detail"] == GRANT["detail"] and grants[0]["grantId"] == added["grantId"]
+    assert [g["principal"] for g in grants] == [terms["principal"], unit_principal, user_principal]
+    assert grants[0]["detail"] == terms["detail"] and grants[0]["grantId"] == added["grantId"]
     assert dz.list_policy_grants(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ROOT_UNIT,
                                  policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"] == []
 
-    assert error_of(dz.add_policy_grant, **scope, **GRANT)[:2] == ("ConflictException", 409)
-    assert error_of(dz.add_policy_grant, **scope, **{**GRANT, "policyType": "CREATE_PROJECT"})[:2] == (
+    assert error_of(dz.add_policy_grant, **scope, **terms)[:2] == ("ConflictException", 409)
+    assert error_of(dz.add_policy_grant, **scope, **{**terms, "principal": user_principal})[:2] == (
+        "ConflictException", 409), "the same profile, named by its ID this time"
+    for unknown in ({"group": {"groupIdentifier": "platform-admins"}}, {"group": {"groupIdentifier": "ml-engineers"}},
+                    {"user": {"userIdentifier": f"arn:aws:iam::{ACCOUNT}:role/nobody"}}):
+        assert error_of(dz.add_policy_grant, **scope, **{**terms, "principal": unknown})[:2] == (
+            "ResourceNotFoundException", 404), unknown
+    assert error_of(dz.add_policy_grant, **scope, **{**terms, "policyType": "CREATE_PROJECT"})[:2] == (
         "ValidationException", 400)
     missing_profile = {"createProjectFromProjectProfile": {"projectProfiles": ["nosuchprofile1"]}}
-    assert error_of(dz.add_policy_grant, **scope, **{**GRANT, "detail": missing_profile})[0] == "ResourceNotFoundException"
-    assert error_of(dz.add_policy_grant, **{**scope, "entityIdentifier": "nosuchunit0001"}, **GRANT)[0] == \
+    assert error_of(dz.add_policy_grant, **scope, **{**terms, "detail": missing_profile})[0] == "ResourceNotFoundException"
+    assert error_of(dz.add_policy_grant, **{**scope, "entityIdentifier": "nosuchunit0001"}, **terms)[0] == \
         "ResourceNotFoundException"
 
-    removed = dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])
+    removed = dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=terms["principal"])
     assert status_of(removed) == 204
-    dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=unit_principal, grantIdentifier="AAAAAAAAAA")
+    dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=unit_principal, grantIdentifier="AAAAAAAAAA")
     left = dz.list_policy_grants(**scope, policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"]
     assert [g["principal"] for g in left] == [unit_principal, user_principal]  # wrong grantIdentifier: kept
-    dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])  # absent: no-op
-    assert len(dz.list_policy_grants(**scope, policyType="CREATE_PROJECT")["grantList"]) == 1
+    dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=terms["principal"])  # absent: no-op
+    dz.remove_policy_grant(**scope, policyType="CREATE_PROJECT", principal={"user": {"userIdentifier": ADMIN_ROLE}})
+    assert dz.list_policy_grants(**scope, policyType="CREATE_PROJECT")["grantList"] == [], "removed by its IAM ARN"
 
 
 def test_add_policy_grant_replays_a_client_token(dz):
     """A repeated clientToken answers the first request's grant (even once removed: the stricter reading); the same
     terms under another token are a conflict, the token under other terms too."""
     scope = {"domainIdentifier": DOMAIN, "entityType": "DOMAIN_UNIT", "entityIdentifier": ML_UNIT}
-    first = dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"]
-    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
-    assert len(dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"]) == 1
-    assert error_of(dz.add_policy_grant, **scope, **GRANT, clientToken="another-token")[:2] == ("ConflictException", 409)
+    terms = {**GRANT, "principal": {"group": {"groupIdentifier": group_id(dz, "platform-admins")}}}
+    first = dz.add_policy_grant(**scope, **terms, clientToken="hyperpod-grant-1")["grantId"]
+    assert dz.add_policy_grant(**scope, **terms, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert len(dz.list_policy_grants(**scope, policyType=terms["policyType"])["grantList"]) == 1
+    assert error_of(dz.add_policy_grant, **scope, **terms, clientToken="another-token")[:2] == ("ConflictException", 409)
     other = {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ML_UNIT}}
-    assert error_of(dz.add_policy_grant, **scope, **{**GRANT, "principal": other}, clientToken="hyperpod-grant-1")[:2] \
+    assert error_of(dz.add_policy_grant, **scope, **{**terms, "principal": other}, clientToken="hyperpod-grant-1")[:2] \
         == ("ConflictException", 409)
-    dz.remove_policy_grant(**scope, policyType=GRANT["policyType"], principal=GRANT["principal"])
-    assert dz.add_policy_grant(**scope, **GRANT, clientToken="hyperpod-grant-1")["grantId"] == first
-    assert dz.list_policy_grants(**scope, policyType=GRANT["policyType"])["grantList"] == []
+    dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=terms["principal"])
+    assert dz.add_policy_grant(**scope, **terms, clientToken="hyperpod-grant-1")["grantId"] == first
+    assert dz.list_policy_grants(**scope, policyType=terms["policyType"])["grantList"] == []
 
 
 # ---- model validation (the shared botocore-model hook) ---------------------------------------
@@ -447,8 +534,10 @@ def test_error_fault_on_a_datazone_operation(dz, sandbox):
 def test_reset_restores_exactly_the_seed(dz, sandbox):
     connect(dz)
     dz.create_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                                 member={"groupIdentifier": "g"}, designation="PROJECT_OWNER")
-    dz.add_policy_grant(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT, **GRANT)
+                                 member={"groupIdentifier": group_id(dz, "platform-admins")}, designation="PROJECT_OWNER")
+    dz.add_policy_grant(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT,
+                        **{**GRANT, "principal": {"user": {"userIdentifier": ADMIN_ROLE}}})
+    dz.create_group_profile(domainIdentifier=DOMAIN, groupIdentifier="temporary")
     dz.create_project(domainIdentifier=DOMAIN, name="temporary", projectProfileId=PROFILE)
     dz.delete_project(domainIdentifier=DOMAIN, identifier=RESEARCH)
     dz.create_domain(name="temporary")
@@ -460,3 +549,13 @@ def test_reset_restores_exactly_the_seed(dz, sandbox):
     assert dz.list_policy_grants(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT,
                                  policyType=GRANT["policyType"])["grantList"] == []
     assert project_role(dz, RESEARCH) == (RESEARCH_ENV, RESEARCH_ROLE)
+    assert sorted(g["groupName"] for g in dz.search_group_profiles(domainIdentifier=DOMAIN,
+                                                                   groupType="SSO_GROUP")["items"]) == sorted(GROUPS)
+
+
+def test_fixture_teams_get_the_research_teams_groups(dz, sandbox):
+    """A `teams` fixture team is a copy of the research team, its groups too: its bindings name `<team>-leads`."""
+    sandbox.add_teams(2, prefix="tfx")
+    names = {g["groupName"] for g in dz.search_group_profiles(domainIdentifier=DOMAIN, groupType="SSO_GROUP",
+                                                              searchText="tfx")["items"]}
+    assert names == {f"tfx{n:03d}-{role}" for n in (1, 2) for role in ("leads", "scientists", "analysts")}

@@ -96,8 +96,11 @@ def test_the_inventory_shows_datazone_connections_memberships_and_grants(sandbox
     connection = dz.create_connection(
         domainIdentifier="dzd_capacity01", environmentIdentifier="restooling0001", name="hyperpod-ml-capacity-research",
         description="research on ml-capacity", props={"hyperPodProperties": {"clusterName": "ml-capacity"}})
+    (leads,) = [g["id"] for g in dz.search_group_profiles(domainIdentifier="dzd_capacity01", groupType="SSO_GROUP",
+                                                          searchText="research-leads")["items"]
+                if g["groupName"] == "research-leads"]
     dz.create_project_membership(domainIdentifier="dzd_capacity01", projectIdentifier="research000001",
-                                 member={"groupIdentifier": "research-leads"}, designation="PROJECT_OWNER")
+                                 member={"groupIdentifier": leads}, designation="PROJECT_OWNER")
     principal = {"domainUnit": {"domainUnitDesignation": "OWNER",
                                 "domainUnitIdentifier": "mlplatform0001"}}
     detail = {"createProjectFromProjectProfile": {"projectProfiles": ["hyperpodprof01"]}}
@@ -108,12 +111,12 @@ def test_the_inventory_shows_datazone_connections_memberships_and_grants(sandbox
         "type": "HYPERPOD", "scope": "PROJECT", "project": "research000001", "environment": "restooling0001",
         "description": "research on ml-capacity",
         "props": {"hyperPodProperties": {"clusterName": "ml-capacity", "clusterArn": ML_ARN, "orchestrator": "EKS"}}}}
-    assert inv["memberships"] == {"production0001": [], "research000001": ["group:research-leads:PROJECT_OWNER"]}
+    assert inv["memberships"] == {"production0001": [], "research000001": [f"group:{leads}:PROJECT_OWNER"]}
     assert inv["policy_grants"] == {"DOMAIN_UNIT/mlplatform0001": [
         {"policy_type": "CREATE_PROJECT_FROM_PROJECT_PROFILE", "principal": principal, "detail": detail}]}
     dz.delete_connection(domainIdentifier="dzd_capacity01", identifier=connection["connectionId"])
     dz.delete_project_membership(domainIdentifier="dzd_capacity01", projectIdentifier="research000001",
-                                 member={"groupIdentifier": "research-leads"})
+                                 member={"groupIdentifier": leads})
     dz.remove_policy_grant(domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
                            policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE", principal=principal)
     assert sandbox.inventory() == seed

@@ -94,6 +94,84 @@ fn same_terms(grant: &grants::ProfileGrant, spec: &GrantSpec) -> bool {
     )
 }
 
+/// The principal as DataZone keeps and lists it: a group's or user's identifier (a name, an IAM ARN or an ID, as the
+/// configuration spells it) resolved to its profile ID; a domain unit's owners as they are. `NotFound` when the
+/// identifier names no profile.
+async fn resolve_principal(
+    client: &AwsClient,
+    domain_id: &str,
+    principal: &GrantPrincipal,
+) -> Result<GrantPrincipal, AwsError> {
+    Ok(match principal {
+        GrantPrincipal::Group(identifier) => {
+            GrantPrincipal::Group(client.group_profile_id(domain_id, identifier).await?)
+        }
+        GrantPrincipal::User(identifier) => GrantPrincipal::User(client.user_profile_id(domain_id, identifier).await?),
+        other => other.clone(),
+    })
+}
+
+/// Where a principal is configured: `principal.group_id` or `principal.user_id`.
+fn principal_path(principal: &GrantPrincipal) -> AttributePath {
+    let name = match principal {
+        GrantPrincipal::User(_) => "user_id",
+        GrantPrincipal::DomainUnitOwners(_) => "domain_unit_id",
+        _ => "group_id",
+    };
+    path("principal").push_attr(name)
+}
+
+/// The finding for a principal that could not be resolved: an error when it names no profile, else `None` (the
+/// caller decides: a warning at plan, an error at apply).
+fn unresolved_principal(domain_id: &str, principal: &GrantPrincipal, err: &AwsError) -> Option<Diagnostic> {
+    if !err.is_not_found() {
+        return None;
+    }
+    let (kind, id, search) = match principal {
+        GrantPrincipal::User(id) => ("user", id, "search-user-profiles --user-type DATAZONE_SSO_USER"),
+        GrantPrincipal::Group(id) => ("group", id, "search-group-profiles --group-type DATAZONE_SSO_GROUP"),
+        _ => return None,
+    };
+    Some(Diagnostic::invalid_value(
+        principal_path(principal),
+        format!("{id:?}"),
+        &format!("no DataZone {kind} profile of that name or ID exists in domain {domain_id}"),
+        &format!(
+            "use the {kind}'s name or ID as Unified Studio knows it (`aws datazone {search} --domain-identifier \
+             {domain_id}`)"
+        ),
+    ))
+}
+
+/// The configured principal as the user spelled it, when it names the principal DataZone reports (by profile ID):
+/// state keeps what the configuration says, so a grant read back is no change.
+async fn as_configured(
+    client: &AwsClient,
+    domain_id: &str,
+    live: &GrantPrincipal,
+    configured: Option<GrantPrincipal>,
+) -> Option<GrantPrincipal> {
+    let configured = configured?;
+    if configured == *live {
+        return Some(configured);
+    }
+    let same_kind = matches!(
+        (&configured, live),
+        (GrantPrincipal::Group(_), GrantPrincipal::Group(_)) | (GrantPrincipal::User(_), GrantPrincipal::User(_))
+    );
+    if !same_kind {
+        return None;
+    }
+    match resolve_principal(client, domain_id, &configured).await {
+        Ok(resolved) if resolved == *live => Some(configured),
+        Ok(_) => None,
+        // Not found: the configured name names no one now; the live principal shows (and the plan replaces it).
+        Err(err) if err.is_not_found() => None,
+        // Unreadable now: keep what was recorded rather than report drift that may not be there.
+        Err(_) => Some(configured),
+    }
+}
+
 impl DomainUnitPolicyGrant {
     fn remember(&self, grant_id: &str) {
         if let Ok(mut ids) = self.managed_ids.lock() {
@@ -181,6 +259,18 @@ impl DomainUnitPolicyGrant {
             (_, Some(Err(err))) => warnings.push(could_not_verify(owner_path, "the principal's domain unit", &err)),
             _ => {}
         }
+        // The principal's profile: DataZone refuses a grant to a user or group it has no profile of.
+        let configured_principal = model::principal_from_value(planned);
+        let mut resolved_principal = None;
+        if let Some(principal) = &configured_principal {
+            match resolve_principal(client, &domain_id, principal).await {
+                Ok(resolved) => resolved_principal = Some(resolved),
+                Err(err) => match unresolved_principal(&domain_id, principal, &err) {
+                    Some(error) => errors.push(error),
+                    None => warnings.push(could_not_verify(principal_path(principal), "the principal", &err)),
+                },
+            }
+        }
         let mut known_profiles: Option<Result<Vec<ProjectProfile>, AwsError>> = None;
         for ((index, id), found) in profiles.iter().zip(found_profiles) {
             let item_path = path("project_profile_ids").index(*index);
@@ -229,8 +319,10 @@ impl DomainUnitPolicyGrant {
         // refused with its import ID). Only DataZone can tell, at AddPolicyGrant: say so now.
         if errors.is_empty()
             && change.prior.is_none()
-            && let Some(spec) = GrantSpec::from_value(planned)
+            && let Some(written) = GrantSpec::from_value(planned)
+            && let Some(principal) = resolved_principal
         {
+            let spec = GrantSpec { principal, ..written };
             match list_project_profile_grants(dz, &spec.domain_id, &spec.domain_unit_id).await {
                 Ok(existing) => {
                     let same = existing
@@ -272,8 +364,11 @@ impl DomainUnitPolicyGrant {
     /// `AddPolicyGrant` with the grant's own idempotency token; returns the grant's ID. DataZone answers a token
     /// it has seen with its first grant: after an interrupted apply that is the grant to adopt, but if that grant
     /// was removed since, the answer names a grant that is gone, and the next token in the chain is tried.
-    async fn add(&self, dz: &DataZoneClient, spec: &GrantSpec) -> Result<String, Diagnostics> {
-        let mut token = spec.client_token();
+    /// `written` is the grant as configured (its token comes from that), `sent` the same with the principal resolved
+    /// to its profile ID (what DataZone keeps, and what is sent).
+    async fn add(&self, dz: &DataZoneClient, written: &GrantSpec, sent: &GrantSpec) -> Result<String, Diagnostics> {
+        let spec = sent;
+        let mut token = written.client_token();
         for _ in 0..MAX_STALE_TOKENS {
             let added = add_project_profile_grant(
                 dz,
@@ -371,8 +466,28 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         }
         // The principal is a block, which the schema's requires-replace does not cover: a new principal is a new
         // grant too.
+        // A principal spelled another way that names the same profile (the group's ID after an import, its name in
+        // configuration) is the same grant: recorded in place.
         if change.prior.is_some() && change.prior_attr("principal") != Some(change.planned_attr("principal")) {
-            change.requires_replace.push(path("principal"));
+            let domain_id = string(&change.planned, "domain_id");
+            let prior = change.prior.as_ref().and_then(model::principal_from_value);
+            let planned = model::principal_from_value(&change.planned);
+            // Only a positive answer counts: both resolve, to the same profile (and the domain is unchanged).
+            let respelled = match (domain_id, prior, planned) {
+                (Some(domain_id), Some(prior), Some(planned))
+                    if change.prior_attr("domain_id") == Some(change.planned_attr("domain_id")) =>
+                {
+                    let (prior, planned) = tokio::join!(
+                        resolve_principal(client, &domain_id, &prior),
+                        resolve_principal(client, &domain_id, &planned)
+                    );
+                    matches!((prior, planned), (Ok(a), Ok(b)) if a == b)
+                }
+                _ => false,
+            };
+            if !respelled {
+                change.requires_replace.push(path("principal"));
+            }
         }
         let changed = change.prior.is_none()
             || ARGUMENTS
@@ -393,7 +508,24 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
             )
             .into();
         };
-        match self.add(&client.datazone, &spec).await {
+        // The principal's profile before the first write: a name that names no one fails here, with nothing added.
+        let sent = match resolve_principal(client, &spec.domain_id, &spec.principal).await {
+            Ok(principal) => GrantSpec {
+                principal,
+                ..spec.clone()
+            },
+            Err(err) => {
+                let error = unresolved_principal(&spec.domain_id, &spec.principal, &err).unwrap_or_else(|| {
+                    Diagnostic::error(
+                        principal_path(&spec.principal),
+                        "Cannot resolve the principal",
+                        err.to_string(),
+                    )
+                });
+                return Diagnostics::from(error).into();
+            }
+        };
+        match self.add(&client.datazone, &spec, &sent).await {
             Ok(grant_id) => {
                 self.remember(&grant_id);
                 Applied::ok(self.created_state(planned, &spec, &grant_id))
@@ -417,7 +549,15 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         };
         self.remember(&grant_id);
         match find_project_profile_grant(&client.datazone, &domain_id, &unit_id, &grant_id).await {
-            Ok(grant) => Ok(Some(flatten(&grant, &domain_id, &unit_id, current))),
+            Ok(grant) => {
+                let mut state = flatten(&grant, &domain_id, &unit_id, current);
+                // DataZone reports a user or group by profile ID: state keeps the name the configuration gave.
+                let recorded = model::principal_from_value(current);
+                if let Some(kept) = as_configured(client, &domain_id, &grant.principal, recorded).await {
+                    set_attr(&mut state, "principal", model::principal_value(&kept));
+                }
+                Ok(Some(state))
+            }
             Err(err) if err.is_not_found() => Ok(None),
             Err(err) => Err(err.diagnostics(AttributePath::root(), "Reading the policy grant failed")),
         }

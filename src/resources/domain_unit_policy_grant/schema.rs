@@ -29,14 +29,19 @@ pub fn principal_block() -> Block {
     .attribute(
         Attribute::string("group_id")
             .optional()
-            .describe("An IAM Identity Center group (DataZone `groupIdentifier`): its members may create projects.")
+            .describe(
+                "An IAM Identity Center group, by name or ID, or a DataZone group profile ID: its members may create \
+                 projects. Resolved to the group profile at plan time (DataZone lists grants by profile ID); a name \
+                 that names no profile fails the plan here. State keeps it as written.",
+            )
             .validate(LengthBetween { min: 1, max: 1024 }),
     )
     .attribute(
         Attribute::string("user_id")
             .optional()
             .describe(
-                "A user (DataZone `userIdentifier`: the user profile ID, an IAM ARN or an Identity Center user ID).",
+                "A user: an Identity Center user name, a user profile ID or an IAM ARN. Resolved to the user profile \
+                 at plan time, like `group_id`.",
             )
             .validate(LengthBetween { min: 1, max: 1024 }),
     )

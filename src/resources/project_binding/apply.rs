@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use super::model::{BindingSpec, members_value, membership};
-use crate::aws::datazone_connections::{self as dz, Connection, NewConnection};
+use super::model::{BindingSpec, members_value, membership, resolve, resolve_members};
+use crate::aws::datazone_connections::{self as dz, Connection, Membership, NewConnection};
 use crate::aws::{AwsClient, AwsError};
 use crate::governance::{Member, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -195,17 +195,22 @@ async fn create_connection(
 
 pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
     let spec = target.spec;
+    // Every member's profile before the first write: a name that names no one fails here, with nothing created.
+    let profile_ids = match resolve_members(client, &target.domain_id, &spec.members).await {
+        Ok(ids) => ids,
+        Err(diagnostics) => return diagnostics.into(),
+    };
     let connection = match create_connection(client, context, value, target).await {
         Ok(connection) => connection,
         Err(applied) => return applied,
     };
     let mut members = Vec::new();
-    for (index, member) in spec.members.iter().enumerate() {
+    for (index, (member, profile_id)) in spec.members.iter().zip(&profile_ids).enumerate() {
         let made = dz::create_project_membership(
             &client.datazone,
             &target.domain_id,
             &spec.project_id,
-            &membership(member),
+            &membership(member, profile_id),
         )
         .await;
         if let Err(err) = made {
@@ -246,10 +251,33 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
         }
         set_attr(&mut kept, "description", text(description));
     }
+    // Every wanted member's profile before the first write.
+    let profile_ids = match resolve_members(client, &domain_id, &spec.members).await {
+        Ok(ids) => ids,
+        Err(diagnostics) => return stop(&kept, &current, diagnostics),
+    };
+    let wanted: Vec<Membership> = spec
+        .members
+        .iter()
+        .zip(&profile_ids)
+        .map(|(member, profile_id)| membership(member, profile_id))
+        .collect();
+    // Memberships a member only respelled (a group's ID for its name) still names: they stay as they are.
+    let mut respelled: Vec<Membership> = Vec::new();
     let unwanted: Vec<Member> = current.iter().filter(|m| !spec.members.contains(m)).cloned().collect();
     for member in unwanted {
-        let removed =
-            dz::delete_project_membership(&client.datazone, &domain_id, &spec.project_id, &membership(&member)).await;
+        let removed = match resolve(client, &domain_id, &member).await {
+            Ok(profile_id) if wanted.contains(&membership(&member, &profile_id)) => {
+                respelled.push(membership(&member, &profile_id));
+                Ok(())
+            }
+            Ok(profile_id) => {
+                let gone = membership(&member, &profile_id);
+                dz::delete_project_membership(&client.datazone, &domain_id, &spec.project_id, &gone).await
+            }
+            // Its profile is gone: so is its membership.
+            Err(err) => Err(err),
+        };
         match removed {
             Ok(()) => {}
             Err(err) if err.is_not_found() => {}
@@ -260,12 +288,15 @@ pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &Bin
         }
         current.retain(|m| *m != member);
     }
-    for (index, member) in spec.members.iter().enumerate() {
+    for (index, (member, wanted)) in spec.members.iter().zip(&wanted).enumerate() {
         if current.contains(member) {
             continue;
         }
-        let made =
-            dz::create_project_membership(&client.datazone, &domain_id, &spec.project_id, &membership(member)).await;
+        if respelled.contains(wanted) {
+            current.push(member.clone()); // the membership exists: now under the new spelling
+            continue;
+        }
+        let made = dz::create_project_membership(&client.datazone, &domain_id, &spec.project_id, wanted).await;
         if let Err(err) = made {
             return stop(
                 &kept,
@@ -326,7 +357,14 @@ pub async fn delete(
         }
     }
     for (index, member) in members.iter().enumerate() {
-        match dz::delete_project_membership(&client.datazone, &domain_id, &project_id, &membership(member)).await {
+        let removed = match resolve(client, &domain_id, member).await {
+            Ok(profile_id) => {
+                let gone = membership(member, &profile_id);
+                dz::delete_project_membership(&client.datazone, &domain_id, &project_id, &gone).await
+            }
+            Err(err) => Err(err), // a profile that is gone: so is its membership
+        };
+        match removed {
             Ok(()) => {}
             Err(err) if err.is_not_found() => {}
             Err(err) => {

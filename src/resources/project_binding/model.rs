@@ -1,7 +1,9 @@
 //! From the resource's value to a typed binding spec and the engine's `Binding`, and memberships both ways.
 
 use crate::aws::datazone_connections::{self as dz, Membership};
-use crate::governance::{Binding, Member, MemberKind};
+use crate::aws::{AwsClient, AwsError};
+use crate::governance::{Binding, Member, MemberKind, paths};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, object, string, text};
 use crate::protocol::value::Value;
 
@@ -89,14 +91,96 @@ pub fn default_connection_name(cluster_name: &str, project_id: &str) -> String {
         .to_string()
 }
 
-pub fn membership(member: &Member) -> Membership {
+/// The membership of `member` as DataZone keeps it: under the profile ID its name resolves to.
+pub fn membership(member: &Member, profile_id: &str) -> Membership {
     Membership {
-        kind: match member.kind {
-            MemberKind::User => dz::MemberKind::User,
-            MemberKind::Group => dz::MemberKind::Group,
-        },
-        id: member.name.clone(),
+        kind: member_kind(member),
+        id: profile_id.to_string(),
         designation: member.designation.clone(),
+    }
+}
+
+pub fn member_kind(member: &Member) -> dz::MemberKind {
+    match member.kind {
+        MemberKind::User => dz::MemberKind::User,
+        MemberKind::Group => dz::MemberKind::Group,
+    }
+}
+
+/// The profile ID a member's name (as the user wrote it: a name, an IAM ARN or an ID) resolves to in the domain;
+/// `NotFound` when it names no user or group profile.
+pub async fn resolve(client: &AwsClient, domain_id: &str, member: &Member) -> Result<String, AwsError> {
+    match member.kind {
+        MemberKind::User => client.user_profile_id(domain_id, &member.name).await,
+        MemberKind::Group => client.group_profile_id(domain_id, &member.name).await,
+    }
+}
+
+/// Every member resolved, concurrently, in order.
+pub async fn resolve_all(client: &AwsClient, domain_id: &str, members: &[Member]) -> Vec<Result<String, AwsError>> {
+    futures::future::join_all(members.iter().map(|member| resolve(client, domain_id, member))).await
+}
+
+/// Every member's profile ID, or the diagnostics of those whose name resolves to none (each at its member).
+pub async fn resolve_members(
+    client: &AwsClient,
+    domain_id: &str,
+    members: &[Member],
+) -> Result<Vec<String>, Diagnostics> {
+    let mut ids = Vec::new();
+    let mut diagnostics = Diagnostics::new();
+    for (index, (member, resolved)) in members
+        .iter()
+        .zip(resolve_all(client, domain_id, members).await)
+        .enumerate()
+    {
+        match resolved {
+            Ok(id) => ids.push(id),
+            Err(err) => diagnostics.push(unresolved(index, member, domain_id, &err)),
+        }
+    }
+    if diagnostics.has_errors() {
+        Err(diagnostics)
+    } else {
+        Ok(ids)
+    }
+}
+
+/// The diagnostic for a member whose name resolves to no profile, at its `name`.
+pub fn unresolved(index: usize, member: &Member, domain_id: &str, err: &AwsError) -> Diagnostic {
+    let (kind, search) = match member.kind {
+        MemberKind::User => (
+            "user",
+            format!("aws datazone search-user-profiles --domain-identifier {domain_id} --user-type DATAZONE_SSO_USER"),
+        ),
+        MemberKind::Group => (
+            "group",
+            format!(
+                "aws datazone search-group-profiles --domain-identifier {domain_id} --group-type DATAZONE_SSO_GROUP"
+            ),
+        ),
+    };
+    if err.is_not_found() {
+        Diagnostic::invalid_value(
+            paths::binding::member(index),
+            format!("{:?}", member.name),
+            &format!("no DataZone {kind} profile of that name or ID exists in domain {domain_id}"),
+            &format!(
+                "use the {kind}'s name, ID{} as Unified Studio knows it (`{search}`); an Identity Center {kind} needs \
+                 a profile in the domain first",
+                if member.kind == MemberKind::User {
+                    ", or IAM ARN"
+                } else {
+                    ""
+                }
+            ),
+        )
+    } else {
+        Diagnostic::error(
+            paths::binding::member(index),
+            format!("Cannot resolve the {kind} {:?}", member.name),
+            err.to_string(),
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{BindingSpec, default_connection_name, members_of, same_member};
+use super::model::{BindingSpec, default_connection_name, members_of, resolve_all, same_member};
 use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker;
@@ -124,12 +124,19 @@ fn duplicates_warning(spec: &BindingSpec, duplicates: &[&Connection], name: &str
 }
 
 /// Members configured here that the project already has: the binding takes them over, and removes them on destroy.
-fn adopted_warnings(spec: &BindingSpec, prior: Option<&Value>, existing: &[Membership]) -> Diagnostics {
+/// `profile_ids`: each member's profile ID (`None`: not resolved), which is how the project lists its members.
+fn adopted_warnings(
+    spec: &BindingSpec,
+    prior: Option<&Value>,
+    existing: &[Membership],
+    profile_ids: &[Option<String>],
+) -> Diagnostics {
     let managed = prior.and_then(members_of).unwrap_or_default();
     let mut warnings = Diagnostics::new();
-    for (index, member) in spec.members.iter().enumerate() {
-        let wanted = super::model::membership(member);
-        let Some(found) = existing.iter().find(|m| m.kind == wanted.kind && m.id == wanted.id) else {
+    for (index, (member, profile_id)) in spec.members.iter().zip(profile_ids).enumerate() {
+        let Some(profile_id) = profile_id else { continue };
+        let kind = super::model::member_kind(member);
+        let Some(found) = existing.iter().find(|m| m.kind == kind && &m.id == profile_id) else {
             continue;
         };
         if managed.iter().any(|m| same_member(m, member)) {
@@ -155,6 +162,58 @@ fn adopted_warnings(spec: &BindingSpec, prior: Option<&Value>, existing: &[Membe
     warnings
 }
 
+/// Each member's profile ID (`None` where it could not be resolved) and the findings: a name that names no profile is
+/// an error at the member (apply would fail on it); one that could not be read a warning (apply resolves it again);
+/// two members that name the same profile an error at the second (a project has one membership per profile).
+fn member_profiles(
+    spec: &BindingSpec,
+    domain_id: &str,
+    resolved: Vec<Result<String, crate::aws::AwsError>>,
+) -> (Vec<Option<String>>, Diagnostics) {
+    let mut findings = Diagnostics::new();
+    let mut ids: Vec<Option<String>> = Vec::new();
+    for (index, (member, result)) in spec.members.iter().zip(resolved).enumerate() {
+        match result {
+            Ok(id) => {
+                let kind = super::model::member_kind(member);
+                let earlier = spec.members[..index].iter().zip(&ids).position(|(other, other_id)| {
+                    super::model::member_kind(other) == kind && other_id.as_deref() == Some(id.as_str())
+                });
+                if let Some(earlier) = earlier {
+                    findings.push(Diagnostic::invalid_value(
+                        paths::binding::member(index),
+                        format!("{:?}", member.name),
+                        &format!(
+                            "names the same DataZone profile ({id}) as member[{earlier}] ({:?}); a project has one \
+                             membership per user or group",
+                            spec.members[earlier].name
+                        ),
+                        "list the member once",
+                    ));
+                }
+                ids.push(Some(id));
+            }
+            Err(err) if err.is_not_found() => {
+                findings.push(super::model::unresolved(index, member, domain_id, &err));
+                ids.push(None);
+            }
+            Err(err) => {
+                findings.push(Diagnostic::warning(
+                    paths::binding::member(index),
+                    "Project member not resolved",
+                    format!(
+                        "Could not look up {:?} in domain {domain_id} ({err}); apply resolves it again before \
+                         writing anything.",
+                        member.name
+                    ),
+                ));
+                ids.push(None);
+            }
+        }
+    }
+    (ids, findings)
+}
+
 /// Judges and predicts. `prior` is the state (None on create).
 pub async fn derive(
     client: &AwsClient,
@@ -171,13 +230,15 @@ pub async fn derive(
     let orchestrator = orchestrator_name(&cluster);
     // CLU-2 asks whether this project's role is restricted: only its access entry is read.
     let project_role: Vec<&str> = contract.project_role_arn.as_deref().into_iter().collect();
-    let (facts, project, own_connections, memberships) = tokio::join!(
+    let (facts, project, own_connections, memberships, resolved) = tokio::join!(
         live::gather(client, cluster, live::Needs::Binding, &project_role),
         project_facts::read(client, Some(&domain_id), Some(&spec.project_id)),
         client.hyperpod_connections(&domain_id, Some(&spec.project_id)),
         client.project_memberships(&domain_id, &spec.project_id),
+        resolve_all(client, &domain_id, &spec.members),
     );
     let mut warnings = Diagnostics::new();
+    let (profile_ids, member_findings) = member_profiles(spec, &domain_id, resolved);
     let not_listed = |warnings: &mut Diagnostics, err: &crate::aws::AwsError| {
         warnings.push(Diagnostic::warning(
             paths::binding::cluster_name(),
@@ -229,6 +290,7 @@ pub async fn derive(
     }
     let report = check_binding(&binding, contract, &project.project, &view, today);
     let mut diagnostics = report.diagnostics(client.strict);
+    diagnostics.extend(member_findings);
     let environment_id = match &project.tooling_environment_id {
         Fact::Known(Some(id)) => text(id),
         Fact::Known(None) => {
@@ -260,7 +322,7 @@ pub async fn derive(
         warnings.push(duplicates_warning(spec, &duplicates, &name, own_id.is_none()));
     }
     if let Ok(existing) = &memberships {
-        warnings.extend(adopted_warnings(spec, prior, existing));
+        warnings.extend(adopted_warnings(spec, prior, existing, &profile_ids));
     }
     diagnostics.extend(warnings);
 
@@ -322,12 +384,66 @@ mod tests {
             id: "research-scientists".into(),
             designation: "PROJECT_CONTRIBUTOR".into(),
         }];
-        let warnings = adopted_warnings(&spec(), None, &existing);
+        let ids = [Some("research-scientists".to_string())];
+        let warnings = adopted_warnings(&spec(), None, &existing, &ids);
         assert_eq!(warnings.0.len(), 1);
         assert_eq!(warnings.0[0].path.to_string(), "member[0].name");
         assert!(warnings.0[0].detail.contains("changing it to PROJECT_OWNER"));
         let prior = object([("member", super::super::model::members_value(&spec().members))]);
-        assert!(adopted_warnings(&spec(), Some(&prior), &existing).is_empty());
+        assert!(adopted_warnings(&spec(), Some(&prior), &existing, &ids).is_empty());
+        // Matched on the profile ID the name resolves to, never on the name as written.
+        assert!(adopted_warnings(&spec(), None, &existing, &[Some("another-profile".to_string())]).is_empty());
+        assert!(adopted_warnings(&spec(), None, &existing, &[None]).is_empty());
+    }
+
+    #[test]
+    fn unknown_and_repeated_profiles_are_findings_at_the_member() {
+        let mut spec = spec();
+        let member = |name: &str| crate::governance::Member {
+            kind: MemberKind::Group,
+            name: name.into(),
+            designation: "PROJECT_CONTRIBUTOR".into(),
+        };
+        spec.members = vec![member("a"), member("b"), member("c"), member("d")];
+        let not_found = crate::aws::AwsError::NotFound {
+            kind: "DataZone group profile",
+            id: "b".into(),
+        };
+        let throttled = crate::aws::AwsError::Api {
+            operation: "SearchGroupProfiles",
+            code: "ThrottlingException".into(),
+            message: "slow down".into(),
+        };
+        let (ids, findings) = member_profiles(
+            &spec,
+            "dzd_abc123",
+            vec![Ok("p1".into()), Err(not_found), Err(throttled), Ok("p1".into())],
+        );
+        assert_eq!(ids, [Some("p1".to_string()), None, None, Some("p1".to_string())]);
+        let found: Vec<(String, bool)> = findings
+            .0
+            .iter()
+            .map(|d| {
+                (
+                    d.path.to_string(),
+                    d.severity == crate::protocol::diagnostics::Severity::Error,
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("member[1].name".to_string(), true),
+                ("member[2].name".to_string(), false),
+                ("member[3].name".to_string(), true)
+            ]
+        );
+        assert!(
+            findings.0[0].detail.contains("no DataZone group profile"),
+            "{}",
+            findings.0[0].detail
+        );
+        assert!(findings.0[2].detail.contains("member[0]"), "{}", findings.0[2].detail);
     }
 
     #[test]

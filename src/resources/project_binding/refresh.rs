@@ -2,7 +2,7 @@
 //! creates it again) and the managed members as the project has them: one deleted out of band drops out of `member`,
 //! one with another designation shows it, and the next plan restores both.
 
-use super::model::{members_of, members_value, membership, parse_id};
+use super::model::{member_kind, members_of, members_value, parse_id, resolve_all};
 use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::governance::Member;
@@ -36,14 +36,16 @@ fn flatten(state: &mut Value, connection: &Connection) {
     }
 }
 
-/// The managed members that still exist, each with its live designation, in the recorded order.
-fn still_members(managed: &[Member], live: &[dz::Membership]) -> Vec<Member> {
+/// The managed members that still exist, each with its live designation, in the recorded order. Each member comes
+/// with the profile ID its name resolves to (`None`: it names no profile any more, so it is no member either); the
+/// project lists members by profile ID.
+fn still_members(managed: &[(Member, Option<String>)], live: &[dz::Membership]) -> Vec<Member> {
     managed
         .iter()
-        .filter_map(|member| {
-            let wanted = membership(member);
+        .filter_map(|(member, profile_id)| {
+            let profile_id = profile_id.as_ref()?;
             live.iter()
-                .find(|m| m.kind == wanted.kind && m.id == wanted.id)
+                .find(|m| m.kind == member_kind(member) && &m.id == profile_id)
                 .map(|found| Member {
                     designation: found.designation.clone(),
                     ..member.clone()
@@ -72,14 +74,29 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
         Vec::new()
     } else {
         let project_id = string(&state, "project_id").unwrap_or_default();
-        let live = match client.project_memberships(&domain_id, &project_id).await {
+        let (live, resolved) = tokio::join!(
+            client.project_memberships(&domain_id, &project_id),
+            resolve_all(client, &domain_id, &managed)
+        );
+        let live = match live {
             Ok(live) => live,
             Err(err) if err.is_not_found() => Vec::new(),
             Err(err) => {
                 return Err(err.diagnostics(AttributePath::attr("member"), "Cannot read the project's memberships"));
             }
         };
-        still_members(&managed, &live)
+        let mut with_ids = Vec::new();
+        for (member, profile_id) in managed.into_iter().zip(resolved) {
+            match profile_id {
+                Ok(id) => with_ids.push((member, Some(id))),
+                Err(err) if err.is_not_found() => with_ids.push((member, None)),
+                Err(err) => {
+                    let at = crate::governance::paths::binding::member(with_ids.len());
+                    return Err(err.diagnostics(at, "Cannot resolve the project member"));
+                }
+            }
+        }
+        still_members(&with_ids, &live)
     };
     match connection {
         Some(_) => set_attr(&mut state, "member", members_value(&members)),
@@ -149,19 +166,28 @@ mod tests {
     #[test]
     fn a_deleted_member_drops_out_and_a_changed_one_shows_its_live_designation() {
         let managed = [
-            member("scientists", "PROJECT_CONTRIBUTOR"),
-            member("leads", "PROJECT_OWNER"),
+            (
+                member("scientists", "PROJECT_CONTRIBUTOR"),
+                Some("id-scientists".to_string()),
+            ),
+            (member("leads", "PROJECT_OWNER"), Some("id-leads".to_string())),
+            (member("gone", "PROJECT_OWNER"), None), // its profile no longer exists
         ];
         let live = [
             dz::Membership {
                 kind: dz::MemberKind::Group,
-                id: "leads".into(),
+                id: "id-leads".into(),
                 designation: "PROJECT_CONTRIBUTOR".into(),
             },
             dz::Membership {
                 kind: dz::MemberKind::User,
-                id: "scientists".into(), // a user of the same name is someone else
+                id: "id-scientists".into(), // a user of the same ID is someone else
                 designation: "PROJECT_CONTRIBUTOR".into(),
+            },
+            dz::Membership {
+                kind: dz::MemberKind::Group,
+                id: "leads".into(), // listed by profile ID, never by the name as written
+                designation: "PROJECT_OWNER".into(),
             },
         ];
         assert_eq!(still_members(&managed, &live), [member("leads", "PROJECT_CONTRIBUTOR")]);

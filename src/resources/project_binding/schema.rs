@@ -47,8 +47,10 @@ fn member_block() -> Block {
         Attribute::string("name")
             .required()
             .describe(
-                "The group's identifier (IAM Identity Center group ID or DataZone group profile ID), or the user's \
-                 (user profile ID, IAM ARN or Identity Center user ID).",
+                "The group as Unified Studio knows it (its name, IAM Identity Center group ID or DataZone group \
+                 profile ID), or the user (Identity Center user name, user profile ID or IAM ARN). Resolved to the \
+                 DataZone profile at plan time, which is how the project lists its members: a name that names no \
+                 profile in the domain fails the plan here. State keeps the name as written.",
             )
             .validate(LengthBetween { min: 1, max: 1024 }),
     )
