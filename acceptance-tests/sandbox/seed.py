@@ -176,7 +176,19 @@ def _derive_datazone(hint: dict, datazone: dict, role) -> dict:
                         "which the seed's domain does not have")
     out = {"domain_id": domain["id"], "root_domain_unit_id": domain["rootDomainUnitId"], "domain_unit_id": units[unit],
            "project_profile_id": profiles[profile], "projects": found}
-    for key, value in hint.items():  # groups (until the seed models them), anything else added later
+    # The IAM role DataZone knows as a user (grant and membership tests name a user by it).
+    iam_users = [p["arn"] for p in domain.get("userProfiles", []) if p.get("type") == "IAM"]
+    if iam_users:
+        out["user_role_name"] = role(_only(iam_users, "IAM user profile").rsplit("/", 1)[1],
+                                     "fixture.datazone.user_role_name")
+    sso_users = [p["username"] for p in domain.get("userProfiles", []) if p.get("type") == "SSO"]
+    if sso_users:
+        out["sso_user"] = _only(sso_users, "SSO user profile")
+    seeded_groups = {g["groupName"] for g in domain.get("groupProfiles", [])}
+    unknown = [g for g in hint.get("groups", []) if g not in seeded_groups]
+    if unknown:
+        raise SeedError(f"fixture.datazone.groups: the seed's domain has no group profile {unknown}")
+    for key, value in hint.items():  # the fixture's choices: which groups the suites use, anything added later
         out.setdefault(key, copy.deepcopy(value))
     return out
 

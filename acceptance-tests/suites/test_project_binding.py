@@ -364,11 +364,11 @@ def test_another_connection_of_the_project_to_the_cluster_is_a_warning(tf, sandb
 
 # ---- one failing plan per rule ---------------------------------------------------------------------------------------
 def test_prj_1_a_user_member_is_a_warning(tf, research_tenant):
-    tf.write(config(members=MEMBERS + (("alice@example.com", "PROJECT_OWNER", "user"),)))
+    tf.write(config(members=MEMBERS + ((FX.datazone.sso_user, "PROJECT_OWNER", "user"),)))
     plan = tf.plan()
     assert plan.rc == 2, plan.stderr
     text = flat(plan.stdout + plan.stderr)
-    assert "Warning: [PRJ-1]" in text and "member[2].name" in text and 'user "alice@example.com"' in text, text
+    assert "Warning: [PRJ-1]" in text and "member[2].name" in text and f'user "{FX.datazone.sso_user}"' in text, text
 
 
 def test_prj_3_another_project_than_the_contracts(tf, research_tenant):
