@@ -81,6 +81,26 @@ pub fn is_settled(status: &str) -> bool {
     !matches!(status, "Creating" | "Updating" | "Deleting")
 }
 
+/// What an update loop does after a `ConflictException` and a re-read (`now_version`, `now_status`): when the
+/// conflict was the reading, nothing (the retry uses the other one at once); when it was a concurrent write, back off
+/// before rebasing on the re-read version. `what` names the object in logs ("compute quota").
+pub async fn after_conflict(
+    what: &str,
+    id: &str,
+    used: Reading,
+    sent_against: i32,
+    now_version: i32,
+    now_status: &str,
+    attempt: usize,
+) {
+    if LEARNED.conflict_was_reading(used, sent_against, now_version, is_settled(now_status)) {
+        tracing::info!(what, id, ?used, "TargetVersion is read the other way; retrying with it");
+    } else {
+        tracing::warn!(what, id, attempt, "changed concurrently; re-reading its version");
+        tokio::time::sleep(std::time::Duration::from_millis(500 * attempt as u64)).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -277,17 +277,17 @@ impl SchedulingPolicy {
                 Ok(_) => return Ok(()),
                 Err(err) if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS => {
                     let now = find_scheduler_config(&client.sagemaker, id).await?;
-                    let settled = target_version::is_settled(&now.status);
-                    if target_version::LEARNED.conflict_was_reading(reading, current.version, now.version, settled) {
-                        tracing::info!(id, ?reading, "TargetVersion is read the other way; retrying with it");
-                    } else {
-                        tracing::warn!(
-                            id,
-                            attempt,
-                            "scheduler config changed concurrently; re-reading its version"
-                        );
-                        tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
-                    }
+                    let (version, status) = (now.version, now.status.as_str());
+                    target_version::after_conflict(
+                        "scheduler config",
+                        id,
+                        reading,
+                        current.version,
+                        version,
+                        status,
+                        attempt,
+                    )
+                    .await;
                     reread = Some(now);
                 }
                 Err(err) => return Err(err),

@@ -329,17 +329,17 @@ impl<'a> Composer<'a> {
                     let now = cq::find_compute_quota(sm, id)
                         .await
                         .map_err(|err| failed("Reading the compute quota failed", err))?;
-                    let settled = target_version::is_settled(&now.status);
-                    if target_version::LEARNED.conflict_was_reading(reading, live.version, now.version, settled) {
-                        tracing::info!(id, ?reading, "TargetVersion is read the other way; retrying with it");
-                    } else {
-                        tracing::warn!(
-                            id,
-                            attempt,
-                            "compute quota changed concurrently; re-reading its version"
-                        );
-                        tokio::time::sleep(Duration::from_millis(500 * attempt as u64)).await;
-                    }
+                    let (version, status) = (now.version, now.status.as_str());
+                    target_version::after_conflict(
+                        "compute quota",
+                        id,
+                        reading,
+                        live.version,
+                        version,
+                        status,
+                        attempt,
+                    )
+                    .await;
                     reread = Some(now);
                 }
                 Err(err) => return Err(failed("Updating the compute quota failed", err)),
