@@ -10,7 +10,7 @@ the sandbox) goes ahead only when all of these hold, checked before the first te
 
 And a test may change the cluster's scheduling policy (SageMaker allows one per cluster, and it orders every
 team's work) only when the fixture says `clusters.eks.scheduling_policy_writable: true`: otherwise the harness
-skips any apply, import or destroy of a `hyperpod_scheduling_policy` on a real account (`check_terraform_run`).
+skips any apply or import of a `hyperpod_scheduling_policy` on a real account (`check_terraform_run`).
 """
 import os
 import re
@@ -18,7 +18,9 @@ from pathlib import Path
 
 OPT_IN = "HYPERPOD_ACCEPT_REAL_ACCOUNT"
 _POLICY = re.compile(r'^\s*resource\s+"hyperpod_scheduling_policy"', re.M)
-_WRITES = ("apply", "import", "destroy")
+# Not `destroy`: whatever is in state got there through a guarded apply or import, and a test's teardown must be
+# able to remove it.
+_WRITES = ("apply", "import")
 
 
 class GuardError(RuntimeError):
@@ -53,8 +55,8 @@ def scheduling_policy_writable(fixture, kind: str = "eks") -> bool:
 
 
 def refusal_for_scheduling_policy(fixture, args: tuple, directory: Path) -> str | None:
-    """Why this Terraform command may not run on a real account, or None: it would create, import, change or
-    destroy the cluster's scheduling policy and the fixture does not allow it."""
+    """Why this Terraform command may not run on a real account, or None: it would create, import or change the
+    cluster's scheduling policy and the fixture does not allow it."""
     if not args or args[0] not in _WRITES or scheduling_policy_writable(fixture):
         return None
     if not any(_POLICY.search(p.read_text(errors="replace")) for p in Path(directory).glob("*.tf")):

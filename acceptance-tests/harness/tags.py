@@ -30,6 +30,12 @@ def tag_map(fixture=None) -> dict:
     return {tag.key: tag.value}
 
 
+def tag_list(fixture=None, **extra) -> list:
+    """The test tag (and `extra` tags) as SageMaker, IAM and STS take them: [{"Key": k, "Value": v}], for objects a
+    test creates with boto3 (EKS and KMS-style maps: `tag_map()`)."""
+    return [{"Key": k, "Value": v} for k, v in {**tag_map(fixture), **extra}.items()]
+
+
 def hcl_map(tags: dict) -> str:
     return "{ " + ", ".join(f'"{k}" = "{v}"' for k, v in tags.items()) + " }"
 

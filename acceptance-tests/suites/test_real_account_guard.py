@@ -89,7 +89,7 @@ def test_scheduling_policy_writes_need_the_fixtures_permission(fx, tmp_path, wri
     data["clusters"]["eks"]["scheduling_policy_writable"] = writable
     fixture = Fixture(data)
     (tmp_path / "main.tf").write_text(POLICY_CONFIG)
-    for command in ("apply", "import", "destroy"):
+    for command in ("apply", "import"):
         reason = refusal_for_scheduling_policy(fixture, (command, "-auto-approve"), tmp_path)
         if writable:
             assert reason is None
@@ -98,5 +98,7 @@ def test_scheduling_policy_writes_need_the_fixtures_permission(fx, tmp_path, wri
                               "which this run did not create; set clusters.eks.scheduling_policy_writable=true in "
                               "the fixture to allow it")
     assert refusal_for_scheduling_policy(fixture, ("plan",), tmp_path) is None  # reading is always fine
+    # and so is destroying: what is in state got there through a guarded apply or import (a teardown must work)
+    assert refusal_for_scheduling_policy(fixture, ("destroy", "-auto-approve"), tmp_path) is None
     (tmp_path / "main.tf").write_text('resource "terraform_data" "x" {}\n')
     assert refusal_for_scheduling_policy(fixture, ("apply",), tmp_path) is None

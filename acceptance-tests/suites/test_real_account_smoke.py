@@ -21,7 +21,7 @@ import uuid
 import pytest
 from botocore.exceptions import ClientError
 
-from harness.tags import tag_map
+from harness.tags import tag_list, tag_map
 
 TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
@@ -184,7 +184,7 @@ def test_update_compute_quota_target_version(sandbox, fx, name):
         ComputeQuotaConfig={"ComputeQuotaResources": [
             {"InstanceType": eks.instance_groups.training.instance_type, "Count": 1}]},
         ComputeQuotaTarget={"TeamName": name},
-        Tags=[{"Key": k, "Value": v} for k, v in tag_map(fx).items()])["ComputeQuotaId"]
+        Tags=tag_list(fx))["ComputeQuotaId"]
     try:
         quota = settle(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id))
         assert quota["Status"] == "Created", quota
@@ -210,7 +210,7 @@ def test_update_cluster_scheduler_config_target_version(sandbox, fx, name):
     if created:
         config_id = sm.create_cluster_scheduler_config(
             Name=name, ClusterArn=fx.cluster_arn(), SchedulerConfig={"FairShare": "Enabled"},
-            Tags=[{"Key": k, "Value": v} for k, v in tag_map(fx).items()])["ClusterSchedulerConfigId"]
+            Tags=tag_list(fx))["ClusterSchedulerConfigId"]
     else:
         config_id = live[0]["ClusterSchedulerConfigId"]
     try:
@@ -257,7 +257,7 @@ def test_principals_must_exist_and_a_just_created_role_becomes_usable(sandbox, f
     trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:TagSession"],
                                                      "Principal": {"Service": "pods.eks.amazonaws.com"}}]}
     role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust),
-                           Tags=[{"Key": k, "Value": v} for k, v in tags.items()])["Role"]["Arn"]
+                           Tags=tag_list(fx))["Role"]["Arn"]
     association = grant = entry = None
     try:
         eventually(lambda: eks.create_access_entry(clusterName=cluster, principalArn=role, tags=tags),

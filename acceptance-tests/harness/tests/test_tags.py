@@ -3,7 +3,7 @@
 import pytest
 
 from harness.fixture import current
-from harness.tags import IMPLICIT_FILE, OVERRIDE_FILE, hcl_map, inject, tag_map
+from harness.tags import IMPLICIT_FILE, OVERRIDE_FILE, hcl_map, inject, tag_list, tag_map
 
 
 @pytest.fixture
@@ -45,3 +45,8 @@ def test_an_implicit_provider_gets_a_block_and_a_configuration_without_the_provi
 def test_an_aliased_block_alone_is_not_the_default_provider(tmp_path):
     name, _ = injected(tmp_path, 'provider "hyperpod" {\n  alias = "b"\n}\nresource "hyperpod_tenant" "x" {}\n')
     assert name == IMPLICIT_FILE
+
+
+def test_tag_list_is_the_tag_map_in_sagemaker_and_iam_shape():
+    (key, value), = tag_map(current()).items()
+    assert tag_list(team="x") == [{"Key": key, "Value": value}, {"Key": "team", "Value": "x"}]
