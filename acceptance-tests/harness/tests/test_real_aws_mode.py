@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from harness import RealAws, current_fixture, real_aws
+from harness import RealAws, current_fixture, guard, real_aws
+from harness.fixture import selected_path as current_fixture_path
 from harness.sandbox import ACCEPTANCE_DIR
 
 
@@ -16,6 +17,10 @@ def real_env(monkeypatch):
     monkeypatch.delenv("HYPERPOD_SANDBOX_URL", raising=False)
     monkeypatch.setenv("AWS_PROFILE", "capacity-sandbox")
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    monkeypatch.setenv("HYPERPOD_FIXTURE", str(current_fixture_path()))
+    # The guard's STS call is suites/test_real_account_guard.py's subject; here the caller is taken as the fixture's.
+    monkeypatch.setattr(guard, "check_account", lambda fixture, sts, environ=None: fixture.account_id)
+    monkeypatch.setattr(RealAws, "client", lambda self, service, validate=True, **config: None)  # no profile here
 
 
 def test_real_aws_handle(real_env):
