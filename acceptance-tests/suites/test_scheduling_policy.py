@@ -9,6 +9,7 @@ import time
 import pytest
 
 from harness import flat, provider_binary
+from harness.tags import tag_list
 from hcl import ACCOUNT, CLUSTER, FX, PROVIDER_REGION, REGION, SLURM_CLUSTER, provider
 
 pytestmark = pytest.mark.provider
@@ -165,8 +166,9 @@ def test_tags_merge_default_tags_and_update(tf, sandbox):
 
 
 def test_import_by_cluster_name_matches_state(tf, sandbox):
+    # Made with the test tag, as the configuration will have it (the harness adds it to default_tags).
     created = create_outside(
-        sandbox, Name=POLICY_NAME,
+        sandbox, Name=POLICY_NAME, Tags=tag_list(),
         ClusterArn=cluster_arn(sandbox),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
@@ -182,7 +184,7 @@ def test_import_by_cluster_name_matches_state(tf, sandbox):
 
 def test_import_block_by_identity(tf, sandbox):
     created = create_outside(
-        sandbox, Name=POLICY_NAME, ClusterArn=cluster_arn(sandbox),
+        sandbox, Name=POLICY_NAME, ClusterArn=cluster_arn(sandbox), Tags=tag_list(),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 90}, {"Name": "research", "Weight": 10}],
                          "FairShare": "Enabled"},
     )
