@@ -6,7 +6,7 @@ resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
   project_profile_ids = ["hyperpodprof01"]
 
   principal {
-    group_id = "ml-platform-admins"
+    group_id = "platform-admins"
   }
 }
 
