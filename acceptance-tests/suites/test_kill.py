@@ -25,7 +25,7 @@ import pytest
 
 from example_vars import write_example_variables
 from harness import PlanVerdict, TerraformError
-from hcl import DOMAIN, PROVIDER_REGION, UNIT, PROFILE, days_ago
+from hcl import DOMAIN, PROFILE, UNIT, days_ago, provider
 
 pytestmark = [pytest.mark.provider,
               pytest.mark.sandbox_only(reason="holds responses and kills the provider through the sandbox's faults")]
@@ -175,16 +175,7 @@ def test_killed_right_after_create(tf, sandbox, call):
     assert not orphans, f"{call}: destroy left the sandbox different from the seed:\n  " + "\n  ".join(orphans)
 
 
-GRANT_ONLY = f"""
-terraform {{
-  required_providers {{
-    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
-  }}
-}}
-
-provider "hyperpod" {{
-  {PROVIDER_REGION}
-}}
+GRANT_ONLY = provider() + f"""
 
 resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {{
   domain_id           = "{DOMAIN}"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness import flat
-from hcl import CLUSTER, PROVIDER_REGION, as_run_fixture
+from hcl import CLUSTER, PROVIDER_REGION, as_run_fixture, provider
 
 pytestmark = pytest.mark.provider
 
@@ -21,19 +21,10 @@ FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "state-0.
 ADDR = "hyperpod_scheduling_policy.capacity"
 
 # The quickstart's provider and policy, with the cluster named directly instead of through the data source.
-CONFIG = f"""
-terraform {{
-  required_providers {{
-    hyperpod = {{ source = "hyperpod-governance/hyperpod" }}
-  }}
-}}
-
-provider "hyperpod" {{
-  {PROVIDER_REGION}
+CONFIG = provider(f"""{PROVIDER_REGION}
   default_tags {{
     tags = {{ "managed-by" = "terraform" }}
-  }}
-}}
+  }}""") + f"""
 
 resource "hyperpod_scheduling_policy" "capacity" {{
   cluster_name          = "{CLUSTER}"
