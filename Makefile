@@ -67,13 +67,15 @@ fmt:
 
 ## Handshake time, schema latency, idle RSS, binary size -> bench/out/results.{json,md}; `terraform validate` of one
 ## tenant against Terraform core alone -> bench/out/validate.{json,md}; one tenant's plan wall time against the
-## sandbox, failing on its own settings and agreeing -> bench/out/plan.{json,md}
+## sandbox, failing on its own settings and agreeing -> bench/out/plan.{json,md}; lines and widest line of
+## examples/quickstart's plan as `terraform show` prints it -> bench/out/plan_lines.{json,md}
 bench: bootstrap build
 	bash bench/run.sh
 
 ## N teams (BENCH_SCALE_N, default "5 20 80 200") on one sandbox cluster: wall time against a terraform_data floor, API
-## calls per tenant and peak provider RSS for fresh plan, apply, no-change plan and destroy; the quickstart's apply
-## under 100 ms latency per call -> bench/out/scale.{json,md}. Targets reported, not asserted.
+## calls per tenant and peak provider RSS for fresh plan, apply, no-change plan and destroy; lines per team of the
+## fresh plan as `terraform show` prints it; the quickstart's apply under 100 ms latency per call ->
+## bench/out/scale.{json,md}. Targets reported, not asserted.
 bench-scale: bootstrap build
 	$(PYTHON) bench/scale.py
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Transport benchmark: builds the release binary and the bench_plugin example, runs spawn → handshake → mTLS →
 # GetProviderSchema → Shutdown the way Terraform does, and writes bench/out/results.json and bench/out/results.md.
-# Then `terraform validate` of one hyperpod_tenant against one terraform_data side by side (bench/out/validate.*)
-# and one tenant's plan wall time against the sandbox (bench/out/plan.*).
+# Then `terraform validate` of one hyperpod_tenant against one terraform_data side by side (bench/out/validate.*),
+# one tenant's plan wall time against the sandbox (bench/out/plan.*), and the line count and widest line of
+# examples/quickstart's plan as `terraform show` prints it (bench/out/plan_lines.*; targets ≤ 700 lines, ≤ 140 columns).
 # Targets (handshake ≤ 15 ms median, GetProviderSchema ≤ 10 ms p95, idle RSS ≤ 40 MB, stripped binary ≤ 32 MB,
 # validate ≤ 1.5× Terraform core alone) are reported, not asserted: a missed target prints a MISSED line and the
 # script still exits 0. It fails only if the build or a run breaks. Knobs: BENCH_RUNS (default 30), BENCH_CALLS
@@ -56,3 +57,8 @@ echo "==> plan wall time of one tenant against the local sandbox (${BENCH_PLANS:
 HYPERPOD_PROVIDER_DIR="$CARGO_TARGET_DIR/release" "${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}/bin/python" \
   "$repo/bench/plan_wall.py"
 echo "==> wrote $out/plan.json and $out/plan.md"
+
+echo "==> what a reviewer reads: lines and columns of examples/quickstart's plan (terraform show)"
+HYPERPOD_PROVIDER_DIR="$CARGO_TARGET_DIR/release" "${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}/bin/python" \
+  "$repo/bench/plan_lines.py"
+echo "==> wrote $out/plan_lines.json and $out/plan_lines.md"

@@ -49,6 +49,7 @@ TARGETS = {  # phase -> calls per tenant (marginal, beyond a per-cluster constan
 }
 NO_CHANGE_DRIFT = 0.10  # calls per tenant at the largest N within 10 % of N=20
 NO_CHANGE_FLOOR_RATIO, RATIO_AT_N = 5.0, 80
+PLAN_LINES_PER_TEAM = 150  # `terraform show` of the fresh plan, marginal lines per team
 
 
 # ---- the configuration: one graph, two flavours -------------------------------------------------------------------
@@ -351,13 +352,24 @@ def run_n(sandbox: Sandbox, n: int, phases: tuple, offset: int) -> dict:
             print(f"    N={n} {phase} {side}", flush=True)
             action = phase_action(dirs[side], phase)
             runs[side] = measured(sandbox, action) if side == "provider" else timed(action)
+        if phase == "fresh_plan":  # read after the timing, before apply uses the plan
+            lines = {side: plan_lines(dirs[side]) for side in order}
         if phase in phases:
             results[phase] = {**runs["provider"], "floor_wall_s": runs["floor"]["wall_s"], "first": order[0],
                               "calls_per_tenant": round(runs["provider"]["api_calls"] / n, 2),
                               "ratio": round(runs["provider"]["wall_s"] / max(runs["floor"]["wall_s"], 1e-3), 2)}
+            if phase == "fresh_plan":
+                results[phase].update(plan_lines=lines["provider"], floor_plan_lines=lines["floor"],
+                                      plan_lines_per_team=round(lines["provider"] / n, 1),
+                                      floor_plan_lines_per_team=round(lines["floor"] / n, 1))
     for tf in dirs.values():
         shutil.rmtree(tf.dir.parent, ignore_errors=True)
     return results
+
+
+def plan_lines(tf: Terraform) -> int:
+    """Lines of `terraform show -no-color` of the saved fresh plan: what a reviewer scrolls through."""
+    return len(tf.run("show", "-no-color", PLAN_FILE).stdout.splitlines())
 
 
 # ---- the quickstart under latency ---------------------------------------------------------------------------------
@@ -422,6 +434,7 @@ def judge(scale: dict) -> list:
                          f"{drift:+.0%} (the target names N=200)"))
     else:
         verdicts.append(("NOT MEASURED", "no_change_plan: calls/tenant at N=200 within 10 % of N=20"))
+    verdicts.append(plan_lines_verdict(scale))
     at = scale.get(str(RATIO_AT_N), {}).get("no_change_plan")
     if at:
         verdicts.append(("MET" if at["ratio"] <= NO_CHANGE_FLOOR_RATIO else "MISSED",
@@ -431,6 +444,26 @@ def judge(scale: dict) -> list:
         verdicts.append(("NOT MEASURED",
                          f"no_change_plan wall at N={RATIO_AT_N} ≤ {NO_CHANGE_FLOOR_RATIO:g}× floor"))
     return verdicts
+
+
+def plan_lines_verdict(scale: dict) -> tuple:
+    """Lines per team of the fresh plan: the marginal lines of one more team (like calls, beyond the shared grant,
+    policy and summary), or lines / N when only one N ran."""
+    points = sorted((int(n), r["fresh_plan"]["plan_lines"]) for n, r in scale.items()
+                    if "plan_lines" in r.get("fresh_plan", {}))
+    if not points:
+        return "NOT MEASURED", f"fresh plan: ≤ {PLAN_LINES_PER_TEAM} lines per team (`terraform show`)"
+    slopes = [round((l2 - l1) / (n2 - n1), 1) for (n1, l1), (n2, l2) in zip(points, points[1:])]
+    worst = max(slopes) if slopes else round(points[0][1] / points[0][0], 1)
+    floor = sorted((int(n), r["fresh_plan"]["floor_plan_lines"]) for n, r in scale.items()
+                   if "floor_plan_lines" in r.get("fresh_plan", {}))
+    floor_slopes = [round((l2 - l1) / (n2 - n1), 1) for (n1, l1), (n2, l2) in zip(floor, floor[1:])]
+    pairs = [f"N {a}→{b}" for (a, _), (b, _) in zip(points, points[1:])]
+    how = (f"marginal {', '.join(f'{p}: {s}' for p, s in zip(pairs, slopes))}; the terraform_data floor with the "
+           f"same inputs: {', '.join(f'{p}: {s}' for p, s in zip(pairs, floor_slopes))}"
+           if slopes else f"lines/N at N={points[0][0]}: {worst}")
+    return ("MET" if worst <= PLAN_LINES_PER_TEAM else "MISSED",
+            f"fresh plan: ≤ {PLAN_LINES_PER_TEAM} lines per team (`terraform show`); {how}")
 
 
 def markdown(report: dict) -> str:
@@ -445,6 +478,12 @@ def markdown(report: dict) -> str:
             note = " (changes!)" if (r.get("detail") or {}).get("changes") and phase == "no_change_plan" else ""
             lines.append(f"| {n} | {phase}{note} | {r['wall_s']} | {r['floor_wall_s']} | {r['ratio']} | "
                          f"{r['api_calls']} | {r['calls_per_tenant']} | {r['peak_rss_mb']} |")
+    sized = [(n, r["fresh_plan"]) for n, r in scale.items() if "plan_lines" in r.get("fresh_plan", {})]
+    if sized:
+        lines += ["", "Fresh plan as `terraform show` prints it:", "",
+                  "| N | lines | lines/team | floor lines | floor lines/team |", "|---|---|---|---|---|"]
+        lines += [f"| {n} | {r['plan_lines']} | {r['plan_lines_per_team']} | {r['floor_plan_lines']} | "
+                  f"{r['floor_plan_lines_per_team']} |" for n, r in sized]
     largest = max(scale, key=int, default=None)
     top = (scale.get(largest) or {}).get("no_change_plan")
     if top:
