@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: start the local AWS sandbox, run terraform init/plan/apply of this quickstart against it with the
-# freshly built provider, show what was created, prove a second plan is empty, and stop the sandbox.
+# freshly built provider, print the plan's governance report (as a pull request would show it), show what was
+# created, prove a second plan is empty, print the report of the mis-governed example's failing plan, and stop the
+# sandbox.
 # The sandbox is seeded from HYPERPOD_FIXTURE (a fixture file, relative to acceptance-tests/; default: the local
 # seed's fixtures/local.json); every name and id below comes from the fixture the sandbox serves.
 set -euo pipefail
@@ -58,9 +60,25 @@ terraform="$venv/bin/terraform"
 cd "$work"
 
 step() { echo; echo "== terraform $*"; "$terraform" "$@"; }
+# The governance report of a saved plan, as a pull request would show it (examples/ci/): `terraform show -json` of
+# the plan and the `terraform plan -json` log (its diagnostics) through the provider binary's `report` subcommand.
+report() { # report <plan file> <plan log> <expected exit code>
+  "$terraform" show -json "$1" >"$1.json"
+  set +e
+  "$provider_dir/terraform-provider-hyperpod" report --log "$2" "$1.json"
+  local rc=$?
+  set -e
+  [ "$rc" -eq "$3" ] || { echo "the report exited $rc, expected $3" >&2; exit 1; }
+}
 step version
 step init -input=false -no-color
-step plan -input=false -no-color -out=quickstart.tfplan
+echo
+echo "== terraform plan -out=quickstart.tfplan (then terraform show of it)"
+"$terraform" plan -input=false -no-color -json -out=quickstart.tfplan >quickstart.log.jsonl
+"$terraform" show -no-color quickstart.tfplan
+echo
+echo "== the governance report of that plan (terraform-provider-hyperpod report)"
+report quickstart.tfplan quickstart.log.jsonl 0
 step apply -input=false -no-color quickstart.tfplan
 step output -no-color
 step state list
@@ -119,5 +137,10 @@ for rule in ORG-2 WKL-3 WKL-7 WKL-8; do
   grep -q "\[$rule\]" "$work/misgoverned/plan.txt" || { echo "missing [$rule] in the mis-governed plan" >&2; exit 1; }
 done
 echo "The plan failed before anything was created, as it should."
+echo
+echo "== the governance report of the mis-governed plan (exit 1: not compliant)"
+(cd "$work/misgoverned" && "$terraform" plan -input=false -no-color -json -out=misgoverned.tfplan \
+  >misgoverned.log.jsonl || true)
+(cd "$work/misgoverned" && report misgoverned.tfplan misgoverned.log.jsonl 1)
 echo
 echo "Demo complete. Working directory (state, plan, logs): $work"
