@@ -44,7 +44,8 @@ def run_report(plan_json: Path, log: Path, *extra: str) -> subprocess.CompletedP
 
 @pytest.fixture(scope="module")
 def planned(sandbox, tmp_path_factory):
-    """Each example planned once: {example: (plan.json path, plan log path)}."""
+    """Each example planned once against the seed as it is: {example: (plan.json path, plan log path)}."""
+    sandbox.reset()
     out = {}
     for example in EXPECTED:
         source = REPO / "examples" / example
