@@ -144,7 +144,7 @@ _SCRIPT = """
       nodes.forEach((node, i) => { out.diagrams[i].svg = node.querySelector("svg") !== null; });
     }
   } catch (e) { out.failure = String((e && e.stack) || e); }
-  out.height = Math.ceil(document.documentElement.scrollHeight);
+  out.height = Math.ceil(document.body.getBoundingClientRect().bottom);  // the content's, not the window's
   const tag = document.createElement("script");
   tag.type = "application/json";
   tag.id = "RESULT_ID";
@@ -193,7 +193,8 @@ def render_markdown(text: str, name: str, out_dir: Path = OUT) -> Rendered:
     html_path = (out_dir / f"{name}.html").resolve()
     html_path.write_text(page(text, name, script), encoding="utf-8")
 
-    dumped = _chromium("--dump-dom", html_path.as_uri())
+    # The same width as the screenshot: the diagram scales with it, so the height measured here is the PNG's.
+    dumped = _chromium("--dump-dom", f"--window-size={WIDTH},400", html_path.as_uri())
     found = _RESULT.search(dumped.stdout)
     assert found, (f"Chromium gave no render result for {html_path} (rc {dumped.returncode}): the page's script did "
                    f"not finish\n--- stderr ---\n{dumped.stderr[-3000:]}")
