@@ -2,6 +2,9 @@
 # Create or refresh the acceptance-test venv and put the `terraform` shim in its bin.
 # Idempotent: pip runs only when requirements.txt changed (sha256 stamp in the venv).
 #   venv: ${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}
+# Then the render test's tools (harness/render.py): Debian's chromium (apt-get, only when missing) and Mermaid's
+# script from npm (`npm ci` of render/package-lock.json, only when that lock file changed):
+#   ${HYPERPOD_RENDER_DIR:-$HOME/.cache/terraform-provider-hyperpod/render}/node_modules/mermaid
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,3 +34,33 @@ chmod 0755 "$venv/bin/terraform.tmp"
 mv "$venv/bin/terraform.tmp" "$venv/bin/terraform"
 
 echo "bootstrap: venv $state at $venv ($("$venv/bin/terraform" version 2>/dev/null | head -1))"
+
+# ---- the render test: headless Chromium + Mermaid (acceptance-tests/harness/render.py) ----
+apt_updated=""
+apt_install() {
+  if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+render_state="up to date"
+if ! command -v chromium >/dev/null; then
+  # The colour emoji font: the report's verdict icons (✅ ❌ ⚠️) show in the screenshot, not as empty boxes.
+  apt_install chromium fonts-noto-color-emoji
+  render_state="installed"
+fi
+if ! command -v npm >/dev/null; then
+  apt_install nodejs npm
+  render_state="installed"
+fi
+render_dir="${HYPERPOD_RENDER_DIR:-$HOME/.cache/terraform-provider-hyperpod/render}"
+render_want="$(cat "$here/render/package.json" "$here/render/package-lock.json" | sha256sum | cut -d' ' -f1)"
+if [ ! -f "$render_dir/node_modules/mermaid/dist/mermaid.min.js" ] \
+    || [ "$(cat "$render_dir/.lock.sha256" 2>/dev/null)" != "$render_want" ]; then
+  mkdir -p "$render_dir"
+  cp "$here/render/package.json" "$here/render/package-lock.json" "$render_dir/"
+  # npm ci: exactly the lock file's versions (integrity-checked); no install scripts are needed for a dist script.
+  (cd "$render_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$render_want" >"$render_dir/.lock.sha256"
+  render_state="installed"
+fi
+mermaid_version="$(sed -n 's/^ *"version": "\(.*\)",*$/\1/p' "$render_dir/node_modules/mermaid/package.json" | head -1)"
+echo "bootstrap: render tools $render_state ($(chromium --version 2>/dev/null | head -1); mermaid $mermaid_version at $render_dir)"

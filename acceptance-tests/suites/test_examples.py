@@ -38,8 +38,10 @@ def _resource_types() -> list[str]:
 
 def _standalone() -> list[Path]:
     """Whole configurations: examples/<name>/ other than the per-kind trees (provider, quickstart, misgoverned,
-    module, ...); files such as bench_plugin.rs are not examples."""
-    return [d for d in _dirs(EXAMPLES) if d.name != "resources" and d.name not in SNIPPET_KINDS]
+    module, ...); files such as bench_plugin.rs, and directories without a .tf file (ci: a workflow and a script),
+    are not configurations."""
+    return [d for d in _dirs(EXAMPLES) if d.name != "resources" and d.name not in SNIPPET_KINDS
+            and any(d.glob("*.tf"))]
 
 
 def _snippets() -> list[Path]:
