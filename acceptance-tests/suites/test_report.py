@@ -12,54 +12,47 @@ Two kinds of test per example:
 import datetime
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from harness import Terraform, current_fixture, provider_binary
+from harness import current_fixture
 from harness.fixture import LOCAL, Fixture
 from hcl import days_ago
+from report_cli import plan_artifacts, require_report
+from test_verdict import MISGOVERNED_AT, MISGOVERNED_SIZES, workdir
 
-REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "report"
 FX = current_fixture()
 REVIEW_INTERVAL_DAYS = 90  # the examples' contracts
-LAST_REVIEWED = days_ago(10)
 # example -> (report exit code, verdict status, {(rule, address)} of the failures)
 EXPECTED = {
     "quickstart": (0, "compliant", set()),
     "module": (0, "compliant", set()),
-    "misgoverned": (1, "not_compliant", {("ORG-2", "hyperpod_tenant.research"), ("WKL-3", "hyperpod_tenant.research"),
-                                         ("WKL-7", "hyperpod_tenant.research"),
-                                         ("WKL-8", "hyperpod_tenant.research")}),
+    "misgoverned": (1, "not_compliant", {(rule, "hyperpod_tenant.research") for rule in MISGOVERNED_AT}),
 }
+EXAMPLES = [pytest.param(e, marks=pytest.mark.sandbox_only(reason=MISGOVERNED_SIZES)) if e == "misgoverned" else e
+            for e in sorted(EXPECTED)]
 
 
-def run_report(plan_json: Path, log: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(provider_binary()), "report", "--log", str(log), *extra, str(plan_json)],
-                          capture_output=True, text=True, timeout=60)
+def run_report(artifacts, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(require_report()), "report", "--log", str(artifacts.log), *extra,
+                           str(artifacts.plan)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")
 def planned(sandbox, tmp_path_factory):
-    """Each example planned once against the seed as it is: {example: (plan.json path, plan log path)}."""
-    sandbox.reset()
-    out = {}
-    for example in EXPECTED:
-        source = REPO / "examples" / example
-        tf = Terraform(tmp_path_factory.mktemp(f"report-{example}"), sandbox.env())
-        shutil.copytree(source, tf.dir, dirs_exist_ok=True)
-        tf.write_file("terraform.tfvars.json",
-                      json.dumps({**FX.tfvars_for(source), "last_reviewed": LAST_REVIEWED}, indent=2))
-        tf.init()
-        result = tf.run("plan", "-input=false", "-json", "-out=example.tfplan", check=False)
-        assert result.rc == (1 if EXPECTED[example][0] == 1 else 0), result.stdout[-4000:]
-        log = tf.write_file("plan.log.jsonl", result.stdout)
-        plan_json = tf.write_file("plan.json", json.dumps(tf.show_json("example.tfplan")))
-        out[example] = (plan_json, log)
-    return out
+    """Each example planned once, against the seed as it is, as examples/ci/pipeline.sh plans it (lazily, so a
+    skipped example is never planned): {example: PlanArtifacts}."""
+    artifacts = {}
+
+    def plan(example: str):
+        if example not in artifacts:
+            sandbox.reset()
+            artifacts[example] = plan_artifacts(workdir(example, tmp_path_factory.mktemp(f"report-{example}"), sandbox))
+        return artifacts[example]
+    return plan
 
 
 def to_local_seed(text: str) -> str:
@@ -80,15 +73,16 @@ def to_local_seed(text: str) -> str:
     walk(FX.raw(), Fixture.load(LOCAL).raw())
     for ours, local in sorted(set(pairs), key=lambda pair: -len(pair[0])):
         text = text.replace(ours, local)
-    next_review = datetime.date.fromisoformat(LAST_REVIEWED) + datetime.timedelta(days=REVIEW_INTERVAL_DAYS)
-    return text.replace(LAST_REVIEWED, "<last_reviewed>").replace(next_review.isoformat(), "<next_review>")
+    last_reviewed = days_ago(10)  # as test_verdict.workdir writes it
+    next_review = datetime.date.fromisoformat(last_reviewed) + datetime.timedelta(days=REVIEW_INTERVAL_DAYS)
+    return text.replace(last_reviewed, "<last_reviewed>").replace(next_review.isoformat(), "<next_review>")
 
 
-@pytest.mark.parametrize("example", sorted(EXPECTED))
+@pytest.mark.provider
+@pytest.mark.parametrize("example", EXAMPLES)
 def test_verdict(planned, example):
     """The report's exit code and verdict, and the failures it names, for the example's real plan."""
-    plan_json, log = planned[example]
-    result = run_report(plan_json, log, "--format", "json")
+    result = run_report(planned(example), "--format", "json")
     code, status, failures = EXPECTED[example]
     report = json.loads(result.stdout)
     assert (result.returncode, report["verdict"]["status"]) == (code, status), result.stderr
@@ -97,12 +91,12 @@ def test_verdict(planned, example):
     assert found == failures
 
 
+@pytest.mark.provider
 @pytest.mark.parametrize("form", ["md", "json"])
-@pytest.mark.parametrize("example", sorted(EXPECTED))
+@pytest.mark.parametrize("example", EXAMPLES)
 def test_golden(planned, example, form):
     """The whole report, Markdown and JSON, as reviewers and bots read it."""
-    plan_json, log = planned[example]
-    result = run_report(plan_json, log, "--format", "markdown" if form == "md" else "json")
+    result = run_report(planned(example), "--format", "markdown" if form == "md" else "json")
     assert result.returncode == EXPECTED[example][0], result.stderr
     actual = to_local_seed(result.stdout)
     golden = GOLDEN / f"{example}.{form}"
@@ -113,10 +107,11 @@ def test_golden(planned, example, form):
     assert actual == golden.read_text(), f"the {example} report differs from {golden} (UPDATE_GOLDEN=1 rewrites it)"
 
 
+@pytest.mark.provider
 def test_unreadable_plan_is_exit_3(tmp_path):
     """A file that is not `terraform show -json` output: exit 3 and a message naming the file, not a verdict."""
     bogus = tmp_path / "plan.json"
     bogus.write_text("{not json")
-    result = subprocess.run([str(provider_binary()), "report", str(bogus)], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run([str(require_report()), "report", str(bogus)], capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 3 and str(bogus) in result.stderr and not result.stdout
