@@ -263,6 +263,42 @@ mod tests {
         assert!(change.requires_replace.is_empty());
     }
 
+    fn with_handoff() -> Block {
+        block().attribute(Attribute::new("contract", crate::protocol::value::Type::String).write_only())
+    }
+
+    #[test]
+    fn write_only_arguments_are_read_from_config_and_never_planned() {
+        let config = object(&[("name", s("a")), ("contract", s("facts"))]);
+        let proposed = object(&[("name", s("a")), ("contract", s("facts")), ("id", Value::Null)]);
+        let mut change = plan_with_schema(&with_handoff(), config, None, proposed);
+        assert_eq!(change.planned_attr("contract"), &Value::Null);
+        assert_eq!(change.arguments().get_attr("contract"), Some(&s("facts")));
+        let arguments = change.arguments();
+        change.set_planned(arguments);
+        assert_eq!(
+            change.planned_attr("contract"),
+            &Value::Null,
+            "set_planned drops it again"
+        );
+    }
+
+    #[test]
+    fn the_private_digest_tells_a_moved_handoff_from_an_unchanged_one() {
+        let block = with_handoff();
+        let digest = |facts: Value| write_only_digest(&block, &object(&[("contract", facts)]));
+        let applied = private_with_digest(b"", &digest(s("facts")).expect("known"));
+        assert!(!write_only_moved(digest(s("facts")).as_deref(), &applied));
+        assert!(write_only_moved(digest(s("other")).as_deref(), &applied));
+        assert_eq!(digest(Value::Unknown), None);
+        assert!(write_only_moved(None, &applied), "unknown until apply: it moves");
+        assert!(
+            !write_only_moved(digest(s("other")).as_deref(), b""),
+            "no record: not known to have moved"
+        );
+        assert_eq!(recorded_digest(&applied), digest(s("facts")));
+    }
+
     #[test]
     fn unchanged_update_is_a_no_op() {
         let prior = object(&[
