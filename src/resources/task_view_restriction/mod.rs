@@ -572,7 +572,8 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         if components.is_empty() {
             return Ok(());
         }
-        let Some((_, spec)) = inputs(prior) else {
+        // From what the restriction recorded: `contract` is write-only, never in state.
+        let Some(spec) = RestrictionSpec::from_value(prior, None, &[]) else {
             return Err(Diagnostics::error(
                 AttributePath::root(),
                 "Cannot read the restriction's state",
