@@ -552,6 +552,11 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
+        // An import records only the cluster and the role: its first plan resolves the rest (namespaces from the
+        // contract), and until then there is nothing recorded to refresh.
+        if current.get_attr("namespaces").is_none_or(Value::is_null) {
+            return Ok(Some(current.clone()));
+        }
         // From what the restriction recorded (`contract` is write-only, never in state): its resolved project role
         // and namespaces.
         let Some(spec) = RestrictionSpec::from_value(current, None, &[]) else {
