@@ -71,8 +71,13 @@ fn state_written_by_0_1_0_upgrades_for_every_resource() {
         SHIPPED_IN_0_1_0.into_iter().collect(),
         "the fixture records every resource type 0.1.0 shipped"
     );
+    assert_every_instance_upgrades(&provider, &instances);
+}
+
+/// Each instance upgrades to this provider's schema, fits it, and still names the object its identity names.
+fn assert_every_instance_upgrades(provider: &HyperpodProvider, instances: &[Instance]) {
     let resources = provider.resources();
-    for instance in &instances {
+    for instance in instances {
         let resource = resources
             .iter()
             .find(|r| r.type_name() == instance.type_name)
@@ -105,6 +110,45 @@ fn state_written_by_0_1_0_upgrades_for_every_resource() {
                 "{}: the upgraded state names the same object as the recorded identity",
                 instance.address
             );
+        }
+    }
+}
+
+/// 0.3.0-dev (the state `make demo` wrote before handoffs became write-only): every instance upgrades, and no
+/// handoff copy survives.
+#[test]
+fn state_written_by_0_3_0_dev_upgrades_and_drops_the_handoff_copies() {
+    let provider = HyperpodProvider::default();
+    let instances = recorded("0.3.0-dev");
+    assert_every_instance_upgrades(&provider, &instances);
+    let handoffs = [
+        (
+            "hyperpod_tenant",
+            &["contract", "scheduling_policy", "borrows_from"][..],
+        ),
+        ("hyperpod_task_view_restriction", &["contract"][..]),
+        (
+            "hyperpod_unified_studio_project_binding",
+            &["contract", "task_view_restriction", "tenants"][..],
+        ),
+        ("hyperpod_connection_contract", &["organization"][..]),
+    ];
+    let resources = provider.resources();
+    for (type_name, names) in handoffs {
+        let resource = resources.iter().find(|r| r.type_name() == type_name).expect(type_name);
+        for instance in instances.iter().filter(|i| i.type_name == type_name) {
+            assert_eq!(instance.schema_version, 0, "{}", instance.address);
+            let upgraded = resource
+                .upgrade_state(0, instance.attributes.to_string().as_bytes())
+                .unwrap_or_else(|d| panic!("{}: {:?}", instance.address, d.0));
+            for name in names {
+                assert_eq!(
+                    upgraded.get_attr(name),
+                    Some(&Value::Null),
+                    "{}.{name}",
+                    instance.address
+                );
+            }
         }
     }
 }

@@ -271,3 +271,64 @@ fn a_malformed_client_certificate_is_refused_at_startup() {
     assert_eq!(stdout, "", "no handshake line without usable TLS");
     assert!(stderr.contains("PLUGIN_CLIENT_CERT"), "{stderr}");
 }
+
+/// A write-only argument (a handoff) set for a Terraform that cannot take one is an error at that argument; a
+/// Terraform that announces `write_only_attributes_allowed` gets none.
+#[tokio::test]
+async fn a_write_only_argument_needs_a_terraform_that_allows_it() {
+    use terraform_provider_hyperpod::protocol::resource::PluginProvider;
+    use terraform_provider_hyperpod::protocol::value::Value;
+    let provider = terraform_provider_hyperpod::provider::HyperpodProvider::default();
+    let contract = provider
+        .resources()
+        .into_iter()
+        .find(|r| r.type_name() == "hyperpod_connection_contract")
+        .expect("the contract resource");
+    let block = &contract.schema().block;
+    let mut config = block.null_value();
+    let Value::Object(fields) = &mut config else {
+        panic!("an object")
+    };
+    let organization = block.find_attribute("organization").expect("organization").value_type();
+    let Value::Object(grant) = Value::decode_json(b"{}", &organization).expect("a null grant object") else {
+        panic!("an object")
+    };
+    fields.insert("organization".into(), Value::Object(grant));
+    let config = tfplugin6::DynamicValue {
+        msgpack: Vec::new(),
+        json: config.encode_json(&block.value_type()).expect("encode"),
+    };
+
+    let plugin = PluginProcess::spawn();
+    let mut client = plugin.provider_client().await;
+    let mut validate = async |allowed: Option<bool>| {
+        let request = tfplugin6::validate_resource_config::Request {
+            type_name: "hyperpod_connection_contract".into(),
+            config: Some(config.clone()),
+            client_capabilities: allowed.map(|allowed| tfplugin6::ClientCapabilities {
+                deferral_allowed: false,
+                write_only_attributes_allowed: allowed,
+            }),
+        };
+        let response = tokio::time::timeout(STEP_TIMEOUT, client.validate_resource_config(request))
+            .await
+            .expect("ValidateResourceConfig in time")
+            .expect("ValidateResourceConfig")
+            .into_inner();
+        response
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.summary.contains("Write-only"))
+            .map(|d| (d.detail, format!("{:?}", d.attribute)))
+            .collect::<Vec<_>>()
+    };
+    for refused in [validate(None).await, validate(Some(false)).await] {
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].0.contains("Terraform or OpenTofu 1.11 or later"),
+            "{refused:?}"
+        );
+        assert!(refused[0].1.contains("organization"), "{refused:?}");
+    }
+    assert!(validate(Some(true)).await.is_empty());
+}

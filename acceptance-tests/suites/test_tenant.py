@@ -1097,3 +1097,77 @@ def test_a_tenant_whose_inputs_are_known_only_at_apply_applies_consistently(tf, 
     applied = tf.apply_json()
     assert applied.rc == 0 and not applied.errors, applied.describe()
     tf.assert_no_changes()
+
+
+# ---- i. handoffs are write-only (issue 16) --------------------------------------------------------------------------
+HANDOFFS = ("contract", "scheduling_policy", "borrows_from")
+
+
+def tenant_changes(plan_json: dict) -> dict:
+    """address -> change of every tenant in a plan's `terraform show -json`."""
+    return {c["address"]: c["change"] for c in plan_json["resource_changes"] if c["type"] == "hyperpod_tenant"}
+
+
+def test_handoffs_render_as_write_only_and_are_null_in_plan_and_state(tf, restricted):
+    """The contract, policy and lenders a tenant takes are write-only: the plan renders each as `(write-only
+    attribute)` (not the 30 lines of a contract's governance), planned and applied state hold null, and what the
+    tenant composes from them (its facts for others, its tags) is there instead."""
+    tf.write(example())
+    plan = tf.plan(extra=["-out=create.tfplan"])
+    text = flat(plan.stdout)
+    # Terraform renders every write-only argument so, set or not (production has no borrows_from).
+    for name in HANDOFFS:
+        assert text.count(f"+ {name} = (write-only attribute)") == 2, plan.stdout
+    planned = tenant_changes(tf.show_json("create.tfplan"))
+    assert set(planned) == {PRODUCTION, RESEARCH}
+    for address, change in planned.items():
+        assert {name: change["after"][name] for name in HANDOFFS} == dict.fromkeys(HANDOFFS), address
+        assert change["after"]["tags_all"]["hyperpod:contract"] == CONTRACTS[address.split(".")[1]]["name"]
+    tf.apply("create.tfplan")
+
+    state = resources(tf)
+    for address in (PRODUCTION, RESEARCH):
+        values = state[address]
+        assert {name: values[name] for name in HANDOFFS} == dict.fromkeys(HANDOFFS), address
+        team = address.split(".")[1]
+        assert values["governance"]["cluster_name"] == CLUSTER and values["governance"]["project_id"] == (
+            CONTRACTS[team]["project_id"]), values["governance"]
+    raw = [r for r in tf.state_json()["resources"] if r["type"] == "hyperpod_tenant"]
+    assert {i["schema_version"] for r in raw for i in r["instances"]} == {1}
+    tf.assert_no_changes()  # a refresh derives nothing from the handoffs it no longer has
+
+
+def test_a_contract_change_shows_as_the_change_of_what_the_tenant_composes(tf, restricted):
+    """Renaming research's contract changes the `hyperpod:contract` tag research's objects carry: the plan updates
+    the tenant in place and shows the tag, though neither plan nor state holds the contract."""
+    tf.write(example())
+    tf.apply()
+    renamed = f"research-renamed-on-{CLUSTER}"
+    tf.write(example(research_contract={"name": renamed}))
+    plan = tf.plan(extra=["-out=rename.tfplan"])
+    text = flat(plan.stdout)
+    assert plan.rc == 2
+    assert f"{RESEARCH} will be updated in-place" in text, plan.stdout
+    assert f'~ "hyperpod:contract" = "research-on-{CLUSTER}" -> "{renamed}"' in text, plan.stdout
+    assert f"{PRODUCTION} will be" not in text, plan.stdout
+    change = tenant_changes(tf.show_json("rename.tfplan"))[RESEARCH]
+    assert change["actions"] == ["update"]
+    assert change["after"]["tags_all"]["hyperpod:contract"] == renamed
+    assert change["before"]["contract"] is None and change["after"]["contract"] is None
+    tf.apply("rename.tfplan")
+    assert resources(tf)[RESEARCH]["tags_all"]["hyperpod:contract"] == renamed
+    tf.assert_no_changes()
+
+
+def test_a_contract_change_that_breaks_an_unchanged_tenant_fails_its_plan(tf, restricted):
+    """The contract stops listing research's namespace. Nothing research composes moves (same tags, same facts), so
+    its planned value equals its state; yet its contract did change since it was applied (the provider keeps a
+    digest of the write-only arguments in private state), so WKL-1 fails the plan instead of warning as it does for
+    an unchanged resource (test_a_rule_broken_since_apply_warns_and_never_blocks_destroy)."""
+    tf.write(example())
+    tf.apply()
+    scope = CONTRACTS["research"]["scope"].replace("hyperpod-ns-research", "hyperpod-ns-research-other")
+    tf.write(example(research_contract={"scope": scope}))
+    verdict = tf.plan_json()
+    assert verdict.rc == 1, verdict.describe()
+    verdict.assert_rule("WKL-1", RESEARCH, "team")

@@ -15,6 +15,12 @@ pub struct PlannedChange {
     pub requires_replace: Vec<AttributePath>,
     /// Warnings for the reviewer (errors are returned as `Err`).
     pub diagnostics: Diagnostics,
+    /// The schema's write-only attributes: read from `config`, null in `planned` (and `prior`).
+    pub write_only: Vec<&'static str>,
+    /// Whether the write-only arguments differ from those the object was last applied with (or are unknown until
+    /// apply). Neither state nor plan holds them, so this is the one trace of their change: a resource whose
+    /// planned value equals its prior one is still judged as changed when they moved.
+    pub write_only_changed: bool,
 }
 
 impl PlannedChange {
@@ -33,9 +39,22 @@ impl PlannedChange {
     pub fn set(&mut self, name: &str, value: Value) {
         set_attr(&mut self.planned, name, value);
     }
+    /// The planned value with the write-only arguments as configured: what the resource judges and derives from.
+    /// Never planned as it is (`set_planned` drops them again).
+    pub fn arguments(&self) -> Value {
+        with_write_only(&self.planned, &self.config, &self.write_only)
+    }
+    /// Plans `value`, with its write-only attributes null (Terraform rejects a plan that holds one).
+    pub fn set_planned(&mut self, value: Value) {
+        self.planned = without_write_only(value, &self.write_only);
+    }
     /// True when the planned object differs from the prior one (always true on create).
     pub fn has_changes(&self) -> bool {
         self.prior.as_ref() != Some(&self.planned)
+    }
+    /// True when Terraform would leave the object as it is, and its write-only arguments did not move either.
+    pub fn is_unchanged(&self) -> bool {
+        !self.has_changes() && !self.write_only_changed
     }
 }
 
@@ -46,9 +65,33 @@ pub fn set_attr(object: &mut Value, name: &str, value: Value) {
     }
 }
 
+/// `value` with the write-only attributes `names` taken from `config`: what a resource reads its write-only
+/// arguments from at plan and at apply (state and plans never hold them).
+pub fn with_write_only(value: &Value, config: &Value, names: &[&str]) -> Value {
+    let mut out = value.clone();
+    for name in names {
+        set_attr(&mut out, name, config.get_attr(name).cloned().unwrap_or(Value::Null));
+    }
+    out
+}
+
+/// `value` with the write-only attributes `names` null: planned and new state, Read and import results.
+pub fn without_write_only(mut value: Value, names: &[&str]) -> Value {
+    if value.is_null() {
+        return value;
+    }
+    for name in names {
+        set_attr(&mut value, name, Value::Null);
+    }
+    value
+}
+
 /// Plans a create or update from Terraform's proposed new state (config merged with prior computed values).
+/// Write-only attributes are null in the plan whatever the proposal holds: a change to one alone is no change.
 pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, proposed: Value) -> PlannedChange {
-    let mut planned = proposed;
+    let write_only = block.write_only_names();
+    let mut planned = without_write_only(proposed, &write_only);
+    let prior = prior.map(|prior| without_write_only(prior, &write_only));
     apply_defaults(block, &config, &mut planned);
     match &prior {
         None => mark_computed_unknown(block, &config, &mut planned, false),
@@ -67,6 +110,54 @@ pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, prop
         planned,
         requires_replace,
         diagnostics: Diagnostics::new(),
+        write_only,
+        write_only_changed: false,
+    }
+}
+
+/// The provider's private data of an object: a digest of the write-only arguments it was applied with (Terraform
+/// keeps it with the state, never shows it, and hands it back at the next plan).
+const PRIVATE_DIGEST: &str = "write_only_sha256";
+
+/// A digest of the write-only arguments in `config`, `None` while one is not wholly known.
+pub fn write_only_digest(block: &Block, config: &Value) -> Option<String> {
+    let mut fields = serde_json::Map::new();
+    for attribute in block.attributes.iter().filter(|a| a.write_only) {
+        let value = config.get_attr(attribute.name).cloned().unwrap_or(Value::Null);
+        if !value.is_wholly_known() {
+            return None;
+        }
+        fields.insert(attribute.name.to_string(), value.to_json(&attribute.value_type()).ok()?);
+    }
+    let bytes = serde_json::Value::Object(fields).to_string();
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes.as_bytes());
+    Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Private data recording `digest` (merged into what `private` holds already).
+pub fn private_with_digest(private: &[u8], digest: &str) -> Vec<u8> {
+    let mut fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).unwrap_or_default();
+    fields.insert(
+        PRIVATE_DIGEST.to_string(),
+        serde_json::Value::String(digest.to_string()),
+    );
+    serde_json::Value::Object(fields).to_string().into_bytes()
+}
+
+/// The digest `private` records, if any (objects applied before handoffs were write-only have none).
+pub fn recorded_digest(private: &[u8]) -> Option<String> {
+    let fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).ok()?;
+    fields.get(PRIVATE_DIGEST)?.as_str().map(str::to_string)
+}
+
+/// Whether write-only arguments now (`digest`, `None` while unknown) differ from those recorded in `private`. An
+/// unknown argument moves (its source changes in this apply); with no record (state from before write-only
+/// arguments, or an import) nothing is known to have moved.
+pub fn write_only_moved(digest: Option<&str>, private: &[u8]) -> bool {
+    match (digest, recorded_digest(private)) {
+        (None, _) => true,
+        (Some(now), Some(before)) => now != before,
+        (Some(_), None) => false,
     }
 }
 
@@ -170,6 +261,42 @@ mod tests {
         assert_eq!(change.planned_attr("version"), &Value::Unknown);
         assert_eq!(change.planned_attr("flag"), &Value::Bool(true));
         assert!(change.requires_replace.is_empty());
+    }
+
+    fn with_handoff() -> Block {
+        block().attribute(Attribute::new("contract", crate::protocol::value::Type::String).write_only())
+    }
+
+    #[test]
+    fn write_only_arguments_are_read_from_config_and_never_planned() {
+        let config = object(&[("name", s("a")), ("contract", s("facts"))]);
+        let proposed = object(&[("name", s("a")), ("contract", s("facts")), ("id", Value::Null)]);
+        let mut change = plan_with_schema(&with_handoff(), config, None, proposed);
+        assert_eq!(change.planned_attr("contract"), &Value::Null);
+        assert_eq!(change.arguments().get_attr("contract"), Some(&s("facts")));
+        let arguments = change.arguments();
+        change.set_planned(arguments);
+        assert_eq!(
+            change.planned_attr("contract"),
+            &Value::Null,
+            "set_planned drops it again"
+        );
+    }
+
+    #[test]
+    fn the_private_digest_tells_a_moved_handoff_from_an_unchanged_one() {
+        let block = with_handoff();
+        let digest = |facts: Value| write_only_digest(&block, &object(&[("contract", facts)]));
+        let applied = private_with_digest(b"", &digest(s("facts")).expect("known"));
+        assert!(!write_only_moved(digest(s("facts")).as_deref(), &applied));
+        assert!(write_only_moved(digest(s("other")).as_deref(), &applied));
+        assert_eq!(digest(Value::Unknown), None);
+        assert!(write_only_moved(None, &applied), "unknown until apply: it moves");
+        assert!(
+            !write_only_moved(digest(s("other")).as_deref(), b""),
+            "no record: not known to have moved"
+        );
+        assert_eq!(recorded_digest(&applied), digest(s("facts")));
     }
 
     #[test]

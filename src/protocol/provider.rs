@@ -14,7 +14,9 @@ use super::convert::{
     schema_to_proto,
 };
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use super::plan::plan_with_schema;
+use super::plan::{
+    plan_with_schema, private_with_digest, with_write_only, without_write_only, write_only_digest, write_only_moved,
+};
 use super::proto::tfplugin6 as pb;
 use super::resource::{DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource};
 use super::serve::Signals;
@@ -207,6 +209,12 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .schema()
                 .block
                 .validate(&config, &AttributePath::root(), &mut diagnostics);
+            let write_only_allowed = request
+                .client_capabilities
+                .is_some_and(|capabilities| capabilities.write_only_attributes_allowed);
+            if !write_only_allowed {
+                write_only_unsupported(&resource.schema().block, &config, &mut diagnostics);
+            }
             resource.validate(&config, &mut diagnostics);
             Ok::<_, Diagnostics>(diagnostics)
         })()
@@ -336,6 +344,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                     Value::Null
                 }
             };
+            // Terraform rejects a read that returns a value for a write-only attribute.
+            let new_state = without_write_only(new_state, &resource.schema().block.write_only_names());
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             Ok::<_, Diagnostics>((
                 encode(&new_state, &ty)?,
@@ -374,37 +384,58 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let proposed = decode(request.proposed_new_state.as_ref(), &ty)?;
             if proposed.is_null() {
                 // Destroy: nothing to plan but the absence of the object.
-                return Ok((encode(&Value::Null, &ty)?, Vec::new(), Diagnostics::new(), None));
+                return Ok((
+                    encode(&Value::Null, &ty)?,
+                    Vec::new(),
+                    Diagnostics::new(),
+                    None,
+                    request.prior_private.clone(),
+                ));
             }
             let prior = decode(request.prior_state.as_ref(), &ty)?;
             let config = decode(request.config.as_ref(), &ty)?;
             let prior = (!prior.is_null()).then_some(prior);
-            let mut change = plan_with_schema(&resource.schema().block, config, prior, proposed);
+            let block = &resource.schema().block;
+            let digest = write_only_digest(block, &config);
+            let mut change = plan_with_schema(block, config, prior, proposed);
+            change.write_only_changed = !change.write_only.is_empty()
+                && change.prior.is_some()
+                && write_only_moved(digest.as_deref(), &request.prior_private);
             let client = self.configured_client().await?;
             resource.modify_plan(&client, &mut change).await?;
+            // Write-only arguments are never planned, whatever the resource did with them.
+            change.planned = without_write_only(change.planned, &change.write_only);
             let identity = change
                 .planned
                 .is_wholly_known()
                 .then(|| resource.identity(&change.planned))
                 .flatten();
             let planned_identity = identity_data(identity, resource.identity_schema()).or(request.prior_identity);
+            // Apply records the digest of the arguments it ran with (`apply_resource_change`).
+            let planned_private = match digest {
+                Some(digest) if !change.write_only.is_empty() => private_with_digest(&request.prior_private, &digest),
+                _ => request.prior_private.clone(),
+            };
             Ok::<_, Diagnostics>((
                 encode(&change.planned, &ty)?,
                 change.requires_replace.iter().map(path_to_proto).collect(),
                 change.diagnostics,
                 planned_identity,
+                planned_private,
             ))
         })
         .await;
         let response = match result {
-            Ok((planned_state, requires_replace, warnings, planned_identity)) => pb::plan_resource_change::Response {
-                planned_state: Some(planned_state),
-                requires_replace,
-                planned_private: request.prior_private,
-                diagnostics: diagnostics_to_proto(warnings),
-                planned_identity,
-                ..Default::default()
-            },
+            Ok((planned_state, requires_replace, warnings, planned_identity, planned_private)) => {
+                pb::plan_resource_change::Response {
+                    planned_state: Some(planned_state),
+                    requires_replace,
+                    planned_private,
+                    diagnostics: diagnostics_to_proto(warnings),
+                    planned_identity,
+                    ..Default::default()
+                }
+            }
             Err(diagnostics) => pb::plan_resource_change::Response {
                 diagnostics: diagnostics_to_proto(diagnostics),
                 ..Default::default()
@@ -423,15 +454,20 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let ty = resource.schema().value_type();
             let prior = decode(request.prior_state.as_ref(), &ty)?;
             let planned = decode(request.planned_state.as_ref(), &ty)?;
+            let config = decode(request.config.as_ref(), &ty)?;
+            let write_only = resource.schema().block.write_only_names();
+            // The plan holds null for write-only arguments: create and update read them from the configuration,
+            // merged into the planned value they are given.
+            let arguments = with_write_only(&planned, &config, &write_only);
             let client = self.configured_client().await?;
             let context = self.context();
             let applied = if planned.is_null() {
                 // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
                 resource.destroy(&client, &prior, &context).await
             } else if prior.is_null() {
-                resource.create(&client, &planned, &context).await
+                resource.create(&client, &arguments, &context).await
             } else {
-                match resource.update(&client, &prior, &planned, &context).await {
+                match resource.update(&client, &prior, &arguments, &context).await {
                     // A failed update that cannot say what exists keeps the prior state.
                     applied if applied.state.is_none() => {
                         super::resource::Applied::failed(Some(prior.clone()), applied.diagnostics)
@@ -439,20 +475,28 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                     applied => applied,
                 }
             };
-            let new_state = applied.state.unwrap_or(Value::Null);
+            let new_state = without_write_only(applied.state.unwrap_or(Value::Null), &write_only);
             resource.after_apply(&client, [&prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
+            // The arguments this apply ran with (known now, even when the plan did not know them).
+            let private = match write_only_digest(&resource.schema().block, &config) {
+                Some(digest) if !write_only.is_empty() && !new_state.is_null() => {
+                    private_with_digest(&request.planned_private, &digest)
+                }
+                _ => request.planned_private.clone(),
+            };
             Ok::<_, Diagnostics>((
                 encode(&new_state, &ty)?,
                 identity_data(identity, resource.identity_schema()),
                 applied.diagnostics,
+                private,
             ))
         })
         .await;
         let response = match result {
-            Ok((new_state, new_identity, diagnostics)) => pb::apply_resource_change::Response {
+            Ok((new_state, new_identity, diagnostics, private)) => pb::apply_resource_change::Response {
                 new_state: Some(new_state),
-                private: request.planned_private,
+                private,
                 diagnostics: diagnostics_to_proto(diagnostics),
                 legacy_type_system: false,
                 new_identity,
@@ -487,7 +531,10 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 None => ImportTarget::Id(request.id.clone()),
             };
             let client = self.configured_client().await?;
-            let state = resource.import(&client, target).await?;
+            let state = without_write_only(
+                resource.import(&client, target).await?,
+                &resource.schema().block.write_only_names(),
+            );
             let identity = resource.identity(&state);
             Ok::<_, Diagnostics>(pb::import_resource_state::ImportedResource {
                 type_name: request.type_name.clone(),
@@ -609,6 +656,22 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
     ) -> Result<Response<pb::stop_provider::Response>, Status> {
         self.signals.request_stop();
         Ok(Response::new(pb::stop_provider::Response { error: String::new() }))
+    }
+}
+
+/// A write-only argument set for a Terraform that cannot take one (before 1.11): it would be stored in state, so
+/// it is an error at the argument.
+fn write_only_unsupported(block: &super::schema::Block, config: &Value, diagnostics: &mut Diagnostics) {
+    for name in block.write_only_names() {
+        if config.get_attr(name).is_some_and(|value| !value.is_null()) {
+            diagnostics.push(Diagnostic::error(
+                AttributePath::attr(name),
+                "Write-only argument not supported by this Terraform",
+                format!(
+                    "`{name}` is a write-only argument: it needs Terraform or OpenTofu 1.11 or later, which keep it out                      of plans and state. Upgrade Terraform or OpenTofu."
+                ),
+            ));
+        }
     }
 }
 

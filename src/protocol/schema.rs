@@ -120,6 +120,12 @@ impl Attribute {
         self.sensitive = true;
         self
     }
+    /// Write-only (tfplugin6, Terraform/OpenTofu 1.11+): the provider reads the value from the configuration at plan
+    /// and apply; plans and state hold null for it, and the plan renders `(write-only attribute)`.
+    pub fn write_only(mut self) -> Self {
+        self.write_only = true;
+        self
+    }
     pub fn deprecated(mut self, message: impl Into<String>) -> Self {
         self.deprecation = Some(message.into());
         self
@@ -235,6 +241,15 @@ impl Block {
                 .map(|name| (name.to_string(), Value::Null))
                 .collect(),
         )
+    }
+
+    /// The names of the top-level write-only attributes.
+    pub fn write_only_names(&self) -> Vec<&'static str> {
+        self.attributes
+            .iter()
+            .filter(|a| a.write_only)
+            .map(|a| a.name)
+            .collect()
     }
 
     pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {

@@ -89,8 +89,9 @@ pub fn deferred(planned: &Value, input: &str, strict: bool) -> crate::protocol::
 
 /// Whether Terraform proposes no change at all to an existing resource (a refresh, or the plan `terraform destroy`
 /// runs first to refresh state).
+/// Write-only arguments (the handoffs) count: a contract that moved under an unchanged tenant makes it changed.
 fn unchanged(change: &PlannedChange) -> bool {
-    change.prior.as_ref().is_some_and(|prior| prior == &change.planned)
+    change.prior.is_some() && change.is_unchanged()
 }
 
 /// A resource's plan-time judgement, `Ok(Some(_))` to go on with. On a resource Terraform leaves unchanged, its
@@ -142,6 +143,8 @@ mod tests {
             planned,
             requires_replace: Vec::new(),
             diagnostics: Diagnostics::new(),
+            write_only: Vec::new(),
+            write_only_changed: false,
         }
     }
 

@@ -5,6 +5,7 @@ pub mod connection_contract;
 #[cfg(test)]
 pub(crate) mod decode_property;
 pub mod domain_unit_policy_grant;
+pub mod handoff;
 pub mod import_id;
 pub mod project_binding;
 pub mod project_facts;

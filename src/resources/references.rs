@@ -7,7 +7,7 @@
 
 use crate::governance::{Capacity, Referenced, Sharing, SharingStrategy, TaskViewRestriction, Tenant, TenantCapacity};
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{elements, integer, object, string, strings, text};
+use crate::protocol::object::{elements, integer, object, string, string_map, strings, text};
 use crate::protocol::value::{Type, Value};
 
 /// `hyperpod_tenant.<name>.governance`: what other resources count of a tenant (WKL-1, WKL-3, WKL-5).
@@ -34,12 +34,26 @@ pub fn restriction_type() -> Type {
     ])
 }
 
-/// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is.
-fn contract_fact(value: &Value, name: &str) -> Value {
+/// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is. `contract`
+/// is write-only, so a stored value (Read, import) has it null: the fact is then the one the resource recorded,
+/// `stored`.
+fn contract_fact(value: &Value, name: &str, stored: impl FnOnce() -> Value) -> Value {
     match value.get_attr("contract") {
         Some(contract @ Value::Object(_)) => contract.get_attr(name).cloned().unwrap_or(Value::Null),
+        Some(Value::Null) | None => stored(),
         _ => Value::Unknown,
     }
+}
+
+/// What a resource recorded of a contract fact in its own `governance`, else in `attribute` (its own copy).
+fn recorded(value: &Value, fact: &str, attribute: &str) -> Value {
+    value
+        .get_attr("governance")
+        .and_then(|governance| governance.get_attr(fact))
+        .filter(|v| v.is_known() && !v.is_null())
+        .or_else(|| value.get_attr(attribute))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 /// A tenant's `governance`, from its own arguments and its contract: unknown parts stay unknown.
@@ -73,10 +87,24 @@ pub fn tenant_value(tenant: &Value) -> Value {
         Some(_) => Value::Unknown,
     };
     object([
-        ("cluster_name", contract_fact(tenant, "cluster_name")),
+        (
+            "cluster_name",
+            contract_fact(tenant, "cluster_name", || {
+                recorded(tenant, "cluster_name", "cluster_name")
+            }),
+        ),
         ("team", team),
         ("namespace", namespace),
-        ("project_id", contract_fact(tenant, "project_id")),
+        (
+            "project_id",
+            contract_fact(tenant, "project_id", || {
+                let tags = string_map(tenant, "tags_all");
+                match recorded(tenant, "project_id", "project_id") {
+                    Value::Null => tags.get("hyperpod:project").map_or(Value::Null, text),
+                    known => known,
+                }
+            }),
+        ),
         ("quota", quota),
         ("sharing_strategy", sharing_strategy),
     ])
@@ -86,11 +114,16 @@ pub fn tenant_value(tenant: &Value) -> Value {
 /// `namespaces` default to the contract's).
 pub fn restriction_value(restriction: &Value) -> Value {
     let own_or_contract = |own: &str, contract: &str| match restriction.get_attr(own) {
-        Some(Value::Null) | None => contract_fact(restriction, contract),
+        Some(Value::Null) | None => contract_fact(restriction, contract, || recorded(restriction, own, own)),
         Some(value) => value.clone(),
     };
     object([
-        ("cluster_name", contract_fact(restriction, "cluster_name")),
+        (
+            "cluster_name",
+            contract_fact(restriction, "cluster_name", || {
+                recorded(restriction, "cluster_name", "cluster_name")
+            }),
+        ),
         (
             "project_role_arn",
             own_or_contract("project_role_arn", "project_role_arn"),

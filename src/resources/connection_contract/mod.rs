@@ -196,10 +196,11 @@ impl Resource<AwsClient> for ConnectionContract {
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // Under strict (the provider's or the contract's own) every finding fails the plan, changed or not.
         let strict = boolean(&change.planned, "strict").unwrap_or(client.strict);
-        let mut planned = change.planned.clone();
+        // `organization` is write-only: judged from the configuration, never planned.
+        let mut planned = change.arguments();
         let result = self.evaluate(client, &mut planned, change.prior.as_ref()).await;
         if let Some(warnings) = crate::resources::checks::judged(change, strict, result)? {
-            change.planned = planned;
+            change.set_planned(planned);
             change.diagnostics.extend(warnings);
         }
         Ok(())
@@ -240,6 +241,10 @@ impl Resource<AwsClient> for ConnectionContract {
         set_attr(&mut state, "id", text(&name));
         set_attr(&mut state, "name", text(&name));
         Ok(state)
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &crate::resources::handoff::CONTRACT_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

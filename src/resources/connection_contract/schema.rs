@@ -128,7 +128,8 @@ pub fn schema() -> Schema {
     let governance = governance_attributes();
 
     Schema {
-        version: 0,
+        // 1: `organization` became write-only (`resources::handoff`).
+        version: 1,
         block: Block::new(
             "The connection contract: the governance record a reviewer approves for one Unified Studio project's use \
              of one HyperPod cluster. It creates no AWS object; it lives in state and in version control. At plan \
@@ -203,6 +204,7 @@ pub fn schema() -> Schema {
                 "organization",
                 crate::resources::domain_unit_policy_grant::governance_type(),
             )
+            .write_only()
             .optional()
             .describe(
                 "The organization grant the project's creation rests on: \

@@ -145,25 +145,27 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        let facts = change.planned.get_attr("contract").cloned().unwrap_or(Value::Null);
+        // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
+        let arguments = change.arguments();
+        let facts = arguments.get_attr("contract").cloned().unwrap_or(Value::Null);
         // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
         if let Some(unreadable) = crate::resources::connection_contract::unreadable_contract(&facts) {
             return Err(unreadable.into());
         }
-        let Some((contract, spec)) = inputs(&change.planned, &change.config) else {
+        let Some((contract, spec)) = inputs(&arguments, &change.config) else {
             for name in plan::DERIVED {
                 if change.config_attr(name).is_null() && change.prior_attr(name).is_none_or(Value::is_null) {
                     change.set(name, Value::Unknown);
                 }
             }
             change.set("checks", Value::Unknown);
-            let deferred = crate::resources::checks::deferred(&change.planned, "contract", client.strict);
+            let deferred = crate::resources::checks::deferred(&arguments, "contract", client.strict);
             change.diagnostics.push(deferred);
             return Ok(());
         };
         let result = plan::derive(
             client,
-            &change.planned,
+            &arguments,
             &spec,
             &contract,
             change.prior.as_ref(),
@@ -285,6 +287,10 @@ impl Resource<AwsClient> for ProjectBinding {
 
     async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         refresh::import(client, self.schema.block.null_value(), target).await
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &crate::resources::handoff::BINDING_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -108,9 +108,9 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     Ok(Some(state))
 }
 
-/// Import by `<domain_id>/<connection_id>` (or identity): the connection's attributes. `contract`,
-/// `project_role_arn` and the members exist only in configuration: the first plan after an import is an in-place
-/// update that records them (members the project already has are taken over, and the plan says so).
+/// Import by `<domain_id>/<connection_id>` (or identity): the connection's attributes. `project_role_arn` and the
+/// members exist only in configuration (`contract` is write-only, never in state): the first plan after an import is
+/// an in-place update that records them (members the project already has are taken over, and the plan says so).
 pub async fn import(client: &AwsClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let ids = match &target {
         ImportTarget::Id(id) => parse_id(id),

@@ -81,11 +81,13 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .write_only()
             .required()
             .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
     )
     .attribute(
         Attribute::new("task_view_restriction", crate::resources::references::restriction_type())
+            .write_only()
             .optional()
             .describe(
                 "The project's task view restriction on this cluster, \
@@ -95,6 +97,7 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
+            .write_only()
             .optional()
             .describe(
                 "The tenants of the contract's namespaces, `[hyperpod_tenant.<name>.governance]` (WKL-1): every \
@@ -179,7 +182,8 @@ pub fn schema() -> Schema {
     .attribute(crate::resources::checks::attribute("Every rule checked at plan time, in the order they ran: the reviewer's checklist."))
     .block(NestedBlock::list("member", member_block()))
     .block(timeouts_block(&["create", "delete"], "10m"));
-    Schema { version: 0, block }
+    // 1: `contract`, `task_view_restriction` and `tenants` became write-only (`resources::handoff`).
+    Schema { version: 1, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {

@@ -523,10 +523,12 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
     }
 
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-        let mut planned = change.planned.clone();
-        // Left unset, these default to the contract's (derive resolves them); unknown would mean a reference.
+        // `contract` is write-only: derive reads it from the configuration.
+        let mut planned = change.arguments();
+        // Left unset, these default to the contract's, resolved by derive on every plan: the contract leaves no
+        // copy in state, so a recorded default would not move with it.
         for name in ["project_role_arn", "namespaces", "kubernetes_group"] {
-            if change.config_attr(name).is_null() && !planned.get_attr(name).is_some_and(Value::is_known) {
+            if change.config_attr(name).is_null() {
                 set_attr(&mut planned, name, Value::Null);
             }
         }
@@ -534,7 +536,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         let Some(warnings) = checks::judged(change, client.strict, result)? else {
             return Ok(());
         };
-        change.planned = planned;
+        change.set_planned(planned);
         checks::keep_recorded(change);
         change.diagnostics.extend(warnings);
         Ok(())
@@ -550,7 +552,14 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
-        let Some((_, spec)) = inputs(current) else {
+        // An import records only the cluster and the role: its first plan resolves the rest (namespaces from the
+        // contract), and until then there is nothing recorded to refresh.
+        if current.get_attr("namespaces").is_none_or(Value::is_null) {
+            return Ok(Some(current.clone()));
+        }
+        // From what the restriction recorded (`contract` is write-only, never in state): its resolved project role
+        // and namespaces.
+        let Some(spec) = RestrictionSpec::from_value(current, None, &[]) else {
             return Ok(Some(current.clone()));
         };
         let Some(eks_cluster) = self.cluster_of(client, current).await? else {
@@ -568,7 +577,8 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         if components.is_empty() {
             return Ok(());
         }
-        let Some((_, spec)) = inputs(prior) else {
+        // From what the restriction recorded: `contract` is write-only, never in state.
+        let Some(spec) = RestrictionSpec::from_value(prior, None, &[]) else {
             return Err(Diagnostics::error(
                 AttributePath::root(),
                 "Cannot read the restriction's state",
@@ -614,6 +624,10 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         set_attr(&mut state, "project_role_arn", text(&role));
         set_attr(&mut state, "components", Value::Map(BTreeMap::new()));
         Ok(state)
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &crate::resources::handoff::RESTRICTION_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

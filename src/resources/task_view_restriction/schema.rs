@@ -65,6 +65,7 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .write_only()
             .required()
             .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
     )
@@ -157,7 +158,8 @@ pub fn schema() -> Schema {
     .attribute(crate::resources::checks::attribute("Every rule checked at plan time, with its outcome."))
     .block(NestedBlock::single("slurm", slurm))
     .block(timeouts_block(&["create", "update", "delete"], "10m"));
-    Schema { version: 0, block }
+    // 1: `contract` became write-only (`resources::handoff`).
+    Schema { version: 1, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {

@@ -260,9 +260,10 @@ impl Resource<AwsClient> for Tenant {
     async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
+        // The handoffs (`contract`, `scheduling_policy`, `borrows_from`) are write-only: read from the configuration.
+        let arguments = change.arguments();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
-        if let Some(unreadable) = change
-            .planned
+        if let Some(unreadable) = arguments
             .get_attr("contract")
             .and_then(crate::resources::connection_contract::unreadable_contract)
         {
@@ -270,7 +271,7 @@ impl Resource<AwsClient> for Tenant {
         }
         // Likewise a scheduling policy's governance with its classes nulled (other facts may still be unknown): WKL-4
         // could never read it.
-        if let Some(facts) = change.planned.get_attr("scheduling_policy")
+        if let Some(facts) = arguments.get_attr("scheduling_policy")
             && matches!(facts, Value::Object(_))
             && facts.get_attr("priority_classes").is_none_or(Value::is_null)
         {
@@ -282,18 +283,15 @@ impl Resource<AwsClient> for Tenant {
             )
             .into());
         }
-        let Some((contract, spec)) = inputs(&change.planned).filter(|_| !role_name_unknown) else {
+        let Some((contract, spec)) = inputs(&arguments).filter(|_| !role_name_unknown) else {
             for name in plan::DERIVED {
                 if change.config_attr(name).is_null() {
                     change.set(name, Value::Unknown);
                 }
             }
-            change.set(
-                "governance",
-                crate::resources::references::tenant_value(&change.planned),
-            );
+            change.set("governance", crate::resources::references::tenant_value(&arguments));
             change.diagnostics.push(crate::resources::checks::deferred(
-                &change.planned,
+                &arguments,
                 if role_name_unknown {
                     "workload_role_name"
                 } else {
@@ -306,7 +304,7 @@ impl Resource<AwsClient> for Tenant {
         let role_name = chosen_role_name(&change.config, change.prior.as_ref());
         let result = plan::derive(
             client,
-            &change.planned,
+            &arguments,
             change.prior.as_ref(),
             &spec,
             &contract,
@@ -314,6 +312,16 @@ impl Resource<AwsClient> for Tenant {
             crate::resources::checks::today(),
         )
         .await;
+        if change.prior.is_some() {
+            // No copy of the handoffs is kept, so a change in one is a change of what the tenant composes from them
+            // (its facts for others, its tags): planned before judging, so a tenant whose composition moves is
+            // judged as changed (its findings fail the plan) rather than as unchanged (they would only warn).
+            change.set("governance", crate::resources::references::tenant_value(&arguments));
+            change.set(
+                "tags_all",
+                crate::protocol::object::text_map(&plan::composed_tags(client, &spec, &contract)),
+            );
+        }
         let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {
             return Ok(());
         };
@@ -324,7 +332,7 @@ impl Resource<AwsClient> for Tenant {
         // apply: their outcome is not known yet.
         let waits = ["scheduling_policy", "borrows_from"]
             .iter()
-            .any(|name| !change.planned_attr(name).is_wholly_known());
+            .any(|name| arguments.get_attr(name).is_some_and(|value| !value.is_wholly_known()));
         if waits {
             change.set("checks", Value::Unknown);
         }
@@ -439,6 +447,10 @@ impl Resource<AwsClient> for Tenant {
         refresh::import(client, self.schema.block.null_value(), &cluster, &team)
             .await
             .map(with_governance)
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &crate::resources::handoff::TENANT_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -126,6 +126,16 @@ pub fn task_governance_path() -> AttributePath {
     live::contract_path().push_attr("cluster_name")
 }
 
+/// Every tag the tenant's AWS objects carry: the provider's default tags, the tenant's own and the governance tags
+/// from its contract (contract, cluster, team, project, project role).
+pub fn composed_tags(client: &AwsClient, spec: &TenantSpec, contract: &Contract) -> BTreeMap<String, String> {
+    let mut tags_all = model::tags_all(&client.default_tags, &spec.tags, contract, &spec.team);
+    if let Some(role) = &contract.project_role_arn {
+        tags_all.insert(live::PROJECT_ROLE_TAG.to_string(), role.clone());
+    }
+    tags_all
+}
+
 /// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
 #[allow(clippy::too_many_arguments)]
 pub async fn derive(
@@ -177,11 +187,7 @@ pub async fn derive(
     let account = contract.cluster.account_id.clone();
     let role_name = config_role_name.unwrap_or_else(|| model::default_role_name(&cluster.name, &spec.team));
     let role_arn = role_arn(partition, &account, &role_name);
-    let tags_all = model::tags_all(&client.default_tags, &spec.tags, contract, &spec.team);
-    let mut tags_all = tags_all;
-    if let Some(role) = &contract.project_role_arn {
-        tags_all.insert(live::PROJECT_ROLE_TAG.to_string(), role.clone());
-    }
+    let tags_all = composed_tags(client, spec, contract);
 
     let cluster_arn = cluster.arn.clone();
     let cluster_name = cluster.name.clone();

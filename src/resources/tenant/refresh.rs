@@ -293,8 +293,9 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
 }
 
 /// Import by `<cluster>/<team>`: finds the team's quota and the objects the tenant composes by their deterministic
-/// names and this provider's tags; read then fills in the rest. Config-only arguments (`contract`, `priority_class`)
-/// come from the configuration at the next plan, which shows them as an in-place update.
+/// names and this provider's tags; read then fills in the rest. Config-only arguments (`priority_class`) come from
+/// the configuration at the next plan, which shows them as an in-place update; `contract` is write-only, never in
+/// state.
 pub async fn import(
     client: &AwsClient,
     block_null: Value,

@@ -295,6 +295,7 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::new("contract", crate::resources::connection_contract::governance_type())
+            .write_only()
             .required()
             .describe("The contract's facts: `hyperpod_connection_contract.<name>.governance`."),
     )
@@ -303,6 +304,7 @@ pub fn schema() -> Schema {
             "scheduling_policy",
             crate::resources::scheduling_policy::governance_type(),
         )
+        .write_only()
         .optional()
         .describe(
             "The cluster policy's facts, `hyperpod_scheduling_policy.<name>.governance`, for WKL-4 and WKL-6 on \
@@ -311,6 +313,7 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::new("borrows_from", Type::list(crate::resources::references::tenant_type()))
+            .write_only()
             .optional()
             .describe(
                 "The tenants this one borrows idle capacity from, `[hyperpod_tenant.<lender>.governance]`: each \
@@ -494,7 +497,8 @@ pub fn schema() -> Schema {
     .block(NestedBlock::single("data", data_block()))
     .block(NestedBlock::single("slurm", slurm_block()))
     .block(timeouts_block(&["create", "update", "delete"], "20m"));
-    Schema { version: 0, block }
+    // 1: `contract`, `scheduling_policy` and `borrows_from` became write-only (`resources::handoff`).
+    Schema { version: 1, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {

@@ -1,0 +1,157 @@
+//! Handoffs: the write-only arguments through which a resource takes another's facts (`contract`,
+//! `scheduling_policy`, `borrows_from`, `task_view_restriction`, `tenants`, `organization`). The facts live once, in
+//! the source resource's state and plan; a consumer reads them from the configuration at plan and apply
+//! (`PlannedChange::arguments`, and the planned value apply is given) and keeps no copy: plans and state hold null
+//! (`docs/design/cross-resource-rules.md`).
+//!
+//! Up to schema version 0 the copies were stored; the state upgraders here drop them.
+
+use crate::protocol::state_upgrade::{RawState, StateUpgrader};
+
+/// `hyperpod_tenant`'s handoffs.
+pub const TENANT: [&str; 3] = ["contract", "scheduling_policy", "borrows_from"];
+/// `hyperpod_task_view_restriction`'s handoff.
+pub const RESTRICTION: [&str; 1] = ["contract"];
+/// `hyperpod_unified_studio_project_binding`'s handoffs.
+pub const BINDING: [&str; 3] = ["contract", "task_view_restriction", "tenants"];
+/// `hyperpod_connection_contract`'s handoff.
+pub const CONTRACT: [&str; 1] = ["organization"];
+
+const CHANGE: &str = "handoff arguments became write-only: their stored copies are dropped";
+
+/// Sets each of `names` to null (present or not): what a write-only attribute holds in state.
+fn null_handoffs(state: &mut RawState, names: &[&str]) -> Result<(), String> {
+    for name in names {
+        state.insert((*name).to_string(), serde_json::Value::Null);
+    }
+    Ok(())
+}
+
+pub fn upgrade_tenant(state: &mut RawState) -> Result<(), String> {
+    null_handoffs(state, &TENANT)
+}
+
+pub fn upgrade_restriction(state: &mut RawState) -> Result<(), String> {
+    null_handoffs(state, &RESTRICTION)
+}
+
+pub fn upgrade_binding(state: &mut RawState) -> Result<(), String> {
+    null_handoffs(state, &BINDING)
+}
+
+pub fn upgrade_contract(state: &mut RawState) -> Result<(), String> {
+    null_handoffs(state, &CONTRACT)
+}
+
+/// The step from schema version 0 of each resource whose handoffs became write-only.
+pub const TENANT_STEPS: [StateUpgrader; 1] = [StateUpgrader {
+    from: 0,
+    change: CHANGE,
+    upgrade: upgrade_tenant,
+}];
+pub const RESTRICTION_STEPS: [StateUpgrader; 1] = [StateUpgrader {
+    from: 0,
+    change: CHANGE,
+    upgrade: upgrade_restriction,
+}];
+pub const BINDING_STEPS: [StateUpgrader; 1] = [StateUpgrader {
+    from: 0,
+    change: CHANGE,
+    upgrade: upgrade_binding,
+}];
+pub const CONTRACT_STEPS: [StateUpgrader; 1] = [StateUpgrader {
+    from: 0,
+    change: CHANGE,
+    upgrade: upgrade_contract,
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::resource::Resource;
+    use crate::protocol::value::Value;
+
+    /// State provider 0.3.0-dev wrote for examples/quickstart (`make demo`): every handoff holds a copy there.
+    const RECORDED: &str = include_str!("../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate");
+
+    /// The recorded attributes of every instance of `type_name`.
+    fn recorded(type_name: &str) -> Vec<RawState> {
+        let state: serde_json::Value = serde_json::from_str(RECORDED).expect("a Terraform state document");
+        let resources = state["resources"].as_array().cloned().unwrap_or_default();
+        let out: Vec<RawState> = resources
+            .iter()
+            .filter(|resource| resource["type"] == type_name)
+            .flat_map(|resource| resource["instances"].as_array().cloned().unwrap_or_default())
+            .filter_map(|instance| instance["attributes"].as_object().cloned())
+            .collect();
+        assert!(!out.is_empty(), "no {type_name} in the recording");
+        out
+    }
+
+    fn check(type_name: &str, resource: &dyn Resource<crate::aws::AwsClient>, handoffs: &[&str]) {
+        for attributes in recorded(type_name) {
+            // The recording holds copies: otherwise this test proves nothing.
+            assert!(
+                handoffs
+                    .iter()
+                    .any(|name| attributes.get(*name).is_some_and(|v| !v.is_null())),
+                "{type_name}: the recording has no handoff copy"
+            );
+            let json = serde_json::Value::Object(attributes.clone()).to_string();
+            let upgraded = resource
+                .upgrade_state(0, json.as_bytes())
+                .unwrap_or_else(|err| panic!("{type_name}: {:?}", err.0));
+            for name in handoffs {
+                assert_eq!(upgraded.get_attr(name), Some(&Value::Null), "{type_name}.{name}");
+            }
+            // Everything else is kept as stored.
+            let kept = ["id", "governance"]
+                .iter()
+                .filter(|name| attributes.get(**name).is_some_and(|v| !v.is_null()))
+                .all(|name| upgraded.get_attr(name).is_some_and(|v| !v.is_null()));
+            assert!(kept, "{type_name}: an attribute besides the handoffs was lost");
+            assert_eq!(resource.schema().version, 1, "{type_name}: the step leads to version 1");
+        }
+    }
+
+    #[test]
+    fn recorded_0_3_0_dev_state_loses_its_handoff_copies_and_nothing_else() {
+        check("hyperpod_tenant", &crate::resources::tenant::Tenant::default(), &TENANT);
+        check(
+            "hyperpod_task_view_restriction",
+            &crate::resources::task_view_restriction::TaskViewRestrictionResource::default(),
+            &RESTRICTION,
+        );
+        check(
+            "hyperpod_unified_studio_project_binding",
+            &crate::resources::project_binding::ProjectBinding::default(),
+            &BINDING,
+        );
+        check(
+            "hyperpod_connection_contract",
+            &crate::resources::connection_contract::ConnectionContract::default(),
+            &CONTRACT,
+        );
+    }
+
+    #[test]
+    fn the_upgrade_is_a_pure_rewrite_of_the_handoffs() {
+        let mut state: RawState = serde_json::from_str(
+            r#"{"id":"ml-capacity/research","contract":{"contract":"research"},"borrows_from":[{"team":"p"}],
+                "team":"research"}"#,
+        )
+        .expect("json");
+        upgrade_tenant(&mut state).expect("upgrade");
+        assert_eq!(state["contract"], serde_json::Value::Null);
+        assert_eq!(state["borrows_from"], serde_json::Value::Null);
+        assert_eq!(
+            state["scheduling_policy"],
+            serde_json::Value::Null,
+            "absent becomes null"
+        );
+        assert_eq!(state["team"], "research");
+        let again = state.clone();
+        upgrade_tenant(&mut state).expect("upgrade twice");
+        assert_eq!(state, again, "idempotent");
+    }
+}
