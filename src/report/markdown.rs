@@ -18,7 +18,8 @@ pub fn render(report: &Report) -> String {
         report.verdict.level.words()
     ));
     out.blank();
-    out.wrapped(&report.verdict.summary, "", "");
+    // One line, unwrapped: the verdict a reviewer (or `head -3`) reads first.
+    out.line(&report.verdict.summary);
     out.blank();
     out.line("```mermaid");
     out.raw(&mermaid::diagram(report));
@@ -85,7 +86,16 @@ pub fn render(report: &Report) -> String {
     }
     for item in &report.destroyed {
         out.wrapped(
-            &format!("{} {}: {}", code(&item.address), item.action, text(&item.reason)),
+            &format!(
+                "{} is {}: {}",
+                code(&item.address),
+                if item.action == "replace" {
+                    "replaced"
+                } else {
+                    "destroyed"
+                },
+                text(&item.reason)
+            ),
             "- ",
             "  ",
         );

@@ -98,6 +98,7 @@ pub struct Destroyed {
     pub address: String,
     /// `destroy` or `replace`.
     pub action: &'static str,
+    /// Why, in words (Terraform's `action_reason`).
     pub reason: String,
 }
 
@@ -363,7 +364,8 @@ impl Report {
 
     /// Which statuses the report shows, best first (for the legend).
     pub fn statuses(&self) -> BTreeSet<Status> {
-        self.results.iter().map(|r| r.status).collect()
+        let deferred = self.resources.iter().any(|r| r.deferred).then_some(Status::Deferred);
+        self.results.iter().map(|r| r.status).chain(deferred).collect()
     }
 }
 
@@ -620,13 +622,11 @@ fn destroyed(plan: &Plan) -> Vec<Destroyed> {
 
 /// Terraform's `action_reason`, in words.
 fn reason(change: &ResourceChange) -> String {
-    let paths = if change.replace_paths.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", change.replace_paths.join(", "))
-    };
     match change.action_reason.as_deref() {
-        Some("replace_because_cannot_update") => format!("a change forces replacement{paths}"),
+        Some("replace_because_cannot_update") if !change.replace_paths.is_empty() => {
+            format!("{} cannot change in place", change.replace_paths.join(", "))
+        }
+        Some("replace_because_cannot_update") => "an argument cannot change in place".to_string(),
         Some("replace_because_tainted") => "tainted".to_string(),
         Some("replace_by_request") => "replacement requested (-replace)".to_string(),
         Some("replace_by_triggers") => "replace_triggered_by".to_string(),
@@ -637,7 +637,7 @@ fn reason(change: &ResourceChange) -> String {
         Some("delete_because_each_key") => "its for_each key is gone".to_string(),
         Some("delete_because_no_move_target") => "moved to an address that does not exist".to_string(),
         Some(other) => other.replace('_', " "),
-        None if change.action == Action::Replace => format!("replaced{paths}"),
+        None if change.action == Action::Replace => "replacement planned".to_string(),
         None => "destroy planned".to_string(),
     }
 }

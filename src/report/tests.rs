@@ -326,7 +326,7 @@ fn deletes_and_replaces_of_any_type_are_listed_with_their_reason() {
         listed,
         [
             ("aws_s3_bucket.logs", "destroy", "removed from the configuration"),
-            ("hyperpod_tenant.old", "replace", "a change forces replacement: team"),
+            ("hyperpod_tenant.old", "replace", "team cannot change in place"),
         ]
     );
     assert_eq!(
@@ -335,7 +335,7 @@ fn deletes_and_replaces_of_any_type_are_listed_with_their_reason() {
     );
     let markdown = super::markdown::render(&built);
     assert!(
-        markdown.contains("- `aws_s3_bucket.logs` destroy: removed from the configuration\n"),
+        markdown.contains("- `aws_s3_bucket.logs` is destroyed: removed from the configuration\n"),
         "{markdown}"
     );
 

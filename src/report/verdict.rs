@@ -120,8 +120,20 @@ fn summary(report: &Report, level: Level) -> String {
                     rules_with(report, Status::Skipped)
                 ));
             }
-            if c.deferred > 0 {
-                parts.push(format!("{} judged at apply", c.deferred));
+            let deferred_rules = report.results.iter().filter(|r| r.status == Status::Deferred).count();
+            if deferred_rules > 0 {
+                parts.push(format!(
+                    "{} judged at apply ({})",
+                    plural(deferred_rules, "rule", "rules"),
+                    rules_with(report, Status::Deferred)
+                ));
+            }
+            let deferred_resources = c.deferred - deferred_rules;
+            if deferred_resources > 0 {
+                parts.push(format!(
+                    "{} judged at apply",
+                    plural(deferred_resources, "resource", "resources")
+                ));
             }
             let others = report
                 .attention()
