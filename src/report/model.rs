@@ -410,6 +410,9 @@ fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap<(String, R
             },
         );
     };
+    if fields[0] == Field::Null {
+        return checks_before_0_3(after, &mut add);
+    }
     for (field, status) in [(&fields[0], Status::Passed), (&fields[1], Status::NotApplicable)] {
         for id in field.as_text().unwrap_or_default().split_whitespace() {
             add(Rule::parse(id), status, None);
@@ -428,6 +431,47 @@ fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap<(String, R
         }
     }
     false
+}
+
+/// A plan made by a provider before 0.3.0 holds one `checks` list (rows of rule, status, detail; a passed row that
+/// names an exception is an excepted rule): read it too, so such a plan is never reported as passing no checks.
+fn checks_before_0_3(after: &Values, add: &mut impl FnMut(Rule, Status, Option<String>)) -> bool {
+    let rows = match after.get(&["checks"]) {
+        Field::Unknown => return true,
+        Field::Known(serde_json::Value::Array(rows)) => rows.len(),
+        _ => 0,
+    };
+    let mut deferred = false;
+    for i in 0..rows {
+        let index = i.to_string();
+        let field = |name: &str| after.get(&["checks", &index, name]);
+        let Some(rule) = field("rule").as_text() else {
+            continue;
+        };
+        let detail = field("detail").as_text();
+        let status = match field("status") {
+            Field::Unknown => {
+                deferred = true;
+                continue;
+            }
+            status => status.as_text().unwrap_or_default(),
+        };
+        let status = match status.as_str() {
+            "passed"
+                if detail
+                    .as_deref()
+                    .is_some_and(|d| d.starts_with("passed with exception")) =>
+            {
+                Status::Excepted
+            }
+            "passed" => Status::Passed,
+            "not_applicable" => Status::NotApplicable,
+            other => Status::of_finding(other),
+        };
+        let detail = detail.filter(|_| status != Status::Passed && status != Status::NotApplicable);
+        add(Rule::parse(&rule), status, detail);
+    }
+    deferred
 }
 
 /// A diagnostic about a rule: the worse of it and what the plan's values say, with the diagnostic's attribute.

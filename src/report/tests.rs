@@ -452,3 +452,43 @@ fn json_output_carries_the_verdict_exit_code_and_layers() {
     let keys: Vec<&String> = document.as_object().map(|o| o.keys().collect()).unwrap_or_default();
     assert_eq!(keys.len(), 10, "{keys:?}");
 }
+
+#[test]
+fn a_plan_of_a_provider_before_0_3_is_read_from_its_checks_list() {
+    let old = json!({"checks": [
+        {"rule": "ORG-2", "status": "passed", "detail": "no cross-account role"},
+        {"rule": "WKL-2", "status": "not_applicable", "detail": "EKS"},
+        {"rule": "WKL-8", "status": "passed", "detail": "passed with exception (owner a, expires 2027-01-01: x)"},
+        {"rule": "WKL-6", "status": "warning", "detail": "fair share is off"}]});
+    let mut t = tenant("research", "research-on-ml", old, json!({}));
+    for name in ["passed_checks", "not_applicable_checks", "findings"] {
+        if let Some(after) = t["change"]["after"].as_object_mut() {
+            after.remove(name);
+        }
+    }
+    let built = report(&plan_json(vec![contract("research", "p1"), t.clone()], false), None);
+    let statuses: Vec<(&str, Status)> = built
+        .results
+        .iter()
+        .filter(|r| r.address == "hyperpod_tenant.research")
+        .map(|r| (r.rule.id(), r.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("ORG-2", Status::Passed),
+            ("WKL-2", Status::NotApplicable),
+            ("WKL-6", Status::Warning),
+            ("WKL-8", Status::Excepted)
+        ]
+    );
+    // A row whose status waits for apply: the resource is judged at apply.
+    t["change"]["after_unknown"] = json!({"checks": [{}, {}, {"status": true, "detail": true}, {}]});
+    let deferred = report(&plan_json(vec![contract("research", "p1"), t], false), None);
+    assert!(
+        deferred
+            .resources
+            .iter()
+            .any(|r| r.deferred && r.address == "hyperpod_tenant.research")
+    );
+}
