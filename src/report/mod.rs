@@ -1,9 +1,8 @@
 //! The governance report of a plan, for pull requests: `terraform-provider-hyperpod report [options] PLAN_JSON`.
 //!
-//! Pure pipeline — parse (`plan`, `log`) → model (`model`, `associate`, `tenants`,
-//! `destroyed`, `verdict`) → render (`markdown`, `json`,
-//! `mermaid`); `cli` holds the arguments and the only I/O. Rule metadata (layer, title) comes from
-//! `governance::catalog` through `rules`.
+//! Pure pipeline — parse (`plan`, `log`) → model (`model`, `associate`, `tenants`, `destroyed`, `verdict`) →
+//! render (`markdown`, `json`, `mermaid`); `cli` holds the arguments and the only I/O. Rule metadata (layer,
+//! title) comes from `governance::catalog` through `rules`.
 
 pub mod associate;
 pub mod cli;
