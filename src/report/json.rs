@@ -87,6 +87,8 @@ struct LayersJson<'a> {
 #[derive(Serialize)]
 struct ResultJson<'a> {
     rule: &'a str,
+    /// The catalog's one-line text of the rule.
+    title: Option<&'static str>,
     status: &'static str,
     detail: Option<&'a str>,
     address: &'a str,
@@ -120,6 +122,7 @@ struct DestroyedJson<'a> {
 struct AttentionJson {
     status: &'static str,
     rule: Option<String>,
+    title: Option<&'static str>,
     link: Option<String>,
     address: String,
     attribute: Option<String>,
@@ -129,6 +132,7 @@ struct AttentionJson {
 fn result<'a>(r: &'a RuleResult, base: &str) -> ResultJson<'a> {
     ResultJson {
         rule: r.rule.id(),
+        title: r.rule.title(),
         status: r.status.key(),
         detail: r.detail.as_deref(),
         address: &r.address,
@@ -223,6 +227,7 @@ pub fn render(report: &Report) -> String {
                 status: a.status.key(),
                 link: a.rule.as_ref().and_then(|r| r.link(base)),
                 rule: a.rule.as_ref().map(|r: &Rule| r.id().to_string()),
+                title: a.rule.as_ref().and_then(Rule::title),
                 address: a.address,
                 attribute: a.attribute,
                 detail: a.detail,
