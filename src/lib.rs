@@ -13,5 +13,6 @@ pub mod governance;
 pub mod kubernetes;
 pub mod protocol;
 pub mod provider;
+pub mod report;
 pub mod resources;
 pub mod run;

@@ -1,0 +1,21 @@
+//! The governance report of a plan, for pull requests: `terraform-provider-hyperpod report [options] PLAN_JSON`.
+//!
+//! Pure pipeline — parse (`plan`, `log`) → model (`model`, `associate`, `tenants`, `destroyed`, `verdict`) →
+//! render (`markdown`, `json`, `mermaid`); `cli` holds the arguments and the only I/O. Rule metadata (layer,
+//! title) comes from `governance::catalog` through `rules`.
+
+pub mod associate;
+pub mod cli;
+pub mod destroyed;
+pub mod json;
+pub mod log;
+pub mod markdown;
+pub mod mermaid;
+pub mod model;
+pub mod plan;
+pub mod rules;
+pub mod tenants;
+pub mod verdict;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,398 @@
+//! `terraform show -json <planfile>` (or `tofu show -json`) read into what the report needs: every resource
+//! change with its action and values, where each value is known, null, or known only after apply.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// The plan, as far as the report reads it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    pub terraform_version: Option<String>,
+    /// `"errored": true`: the plan stopped; the resources whose plan failed are absent (their diagnostics are in
+    /// the `plan -json` log).
+    pub errored: bool,
+    pub changes: Vec<ResourceChange>,
+    /// The configuration's resources by address without instance keys (`module.a.hyperpod_tenant.x`): what a
+    /// resource whose plan failed can still be told by.
+    pub configuration: BTreeMap<String, ConfiguredResource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfiguredResource {
+    /// Every `references` entry of its expressions, e.g. `hyperpod_connection_contract.research.governance`.
+    pub references: Vec<String>,
+    /// A literal `team` argument, if the configuration has one.
+    pub team: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceChange {
+    pub address: String,
+    /// `module.production` (with instance keys) or empty for the root module.
+    pub module_address: String,
+    pub resource_type: String,
+    pub managed: bool,
+    pub action: Action,
+    pub action_reason: Option<String>,
+    /// Attribute paths that force a replacement, as `a.b[0]`.
+    pub replace_paths: Vec<String>,
+    pub before: Values,
+    pub after: Values,
+}
+
+impl ResourceChange {
+    /// One of this provider's resources.
+    pub fn is_governed(&self) -> bool {
+        self.managed && self.resource_type.starts_with("hyperpod_")
+    }
+}
+
+/// `change.actions`, as Terraform's renderer names them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Action {
+    NoOp,
+    Read,
+    Create,
+    Update,
+    Delete,
+    /// Delete then create, or create then delete (`create_before_destroy`).
+    Replace,
+    /// Removed from state without destroying (a `removed` block with `destroy = false`).
+    Forget,
+    Other(String),
+}
+
+impl Action {
+    fn parse(actions: &[&str]) -> Action {
+        match actions {
+            ["no-op"] => Action::NoOp,
+            ["read"] => Action::Read,
+            ["create"] => Action::Create,
+            ["update"] => Action::Update,
+            ["delete"] => Action::Delete,
+            ["delete", "create"] | ["create", "delete"] => Action::Replace,
+            ["forget"] => Action::Forget,
+            other => Action::Other(other.join(",")),
+        }
+    }
+
+    pub fn destroys(&self) -> bool {
+        matches!(self, Action::Delete | Action::Replace)
+    }
+}
+
+/// A value as the plan holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field<'a> {
+    Known(&'a Value),
+    Null,
+    /// Known only after apply.
+    Unknown,
+}
+
+impl<'a> Field<'a> {
+    /// The value as text, if known and scalar.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Field::Known(Value::String(text)) => Some(text.clone()),
+            Field::Known(Value::Number(number)) => Some(number.to_string()),
+            Field::Known(Value::Bool(flag)) => Some(flag.to_string()),
+            _ => None,
+        }
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Field::Unknown)
+    }
+}
+
+/// One side of a change (`before`, or `after` with `after_unknown`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Values {
+    value: Value,
+    unknown: Value,
+}
+
+impl Values {
+    pub fn new(value: Value, unknown: Value) -> Self {
+        Self { value, unknown }
+    }
+
+    pub fn is_present(&self) -> bool {
+        !self.value.is_null()
+    }
+
+    /// The value at `path`. A name step into a list descends into its only element, so `cluster.name` reads both
+    /// a nested block (`cluster[0].name`) and an object attribute; a numeric step indexes a list.
+    pub fn get(&self, path: &[&str]) -> Field<'_> {
+        let mut value = &self.value;
+        let mut unknown = &self.unknown;
+        for step in path {
+            if unknown == &Value::Bool(true) {
+                return Field::Unknown;
+            }
+            (value, unknown) = match (value, step.parse::<usize>()) {
+                (Value::Array(items), Ok(index)) => (
+                    items.get(index).unwrap_or(&Value::Null),
+                    unknown.get(index).unwrap_or(&Value::Null),
+                ),
+                (Value::Array(items), Err(_)) if items.len() == 1 => (
+                    items[0].get(step).unwrap_or(&Value::Null),
+                    unknown.get(0).and_then(|u| u.get(step)).unwrap_or(&Value::Null),
+                ),
+                (Value::Object(fields), _) => (
+                    fields.get(*step).unwrap_or(&Value::Null),
+                    unknown.get(step).unwrap_or(&Value::Null),
+                ),
+                _ => (&Value::Null, unknown.get(step).unwrap_or(&Value::Null)),
+            };
+        }
+        if unknown == &Value::Bool(true) {
+            Field::Unknown
+        } else if value.is_null() {
+            Field::Null
+        } else {
+            Field::Known(value)
+        }
+    }
+}
+
+/// Why the input is not a plan the report can read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanError(pub String);
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Reads the text of `terraform show -json <planfile>`.
+pub fn parse(text: &str) -> Result<Plan, PlanError> {
+    let json: Value = serde_json::from_str(text).map_err(|err| PlanError(format!("not JSON: {err}")))?;
+    let Value::Object(root) = &json else {
+        return Err(PlanError("not a JSON object".into()));
+    };
+    if !root.contains_key("format_version") {
+        return Err(PlanError(
+            "no format_version: not the output of `terraform show -json <planfile>`".into(),
+        ));
+    }
+    if root.contains_key("values") && !root.contains_key("resource_changes") && !root.contains_key("planned_values") {
+        return Err(PlanError(
+            "this is a state (`terraform show -json` without a plan file), not a plan".into(),
+        ));
+    }
+    let changes = match root.get("resource_changes") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| change(item).map_err(|what| PlanError(format!("resource_changes[{i}]: {what}"))))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(PlanError("resource_changes is not a list".into())),
+    };
+    let mut configuration = BTreeMap::new();
+    if let Some(module) = json.pointer("/configuration/root_module") {
+        configured(module, "", &mut configuration);
+    }
+    Ok(Plan {
+        terraform_version: root
+            .get("terraform_version")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        errored: root.get("errored").and_then(Value::as_bool).unwrap_or(false),
+        changes,
+        configuration,
+    })
+}
+
+fn change(item: &Value) -> Result<ResourceChange, String> {
+    let text = |key: &str| item.get(key).and_then(Value::as_str);
+    let address = text("address").ok_or("no address")?.to_string();
+    let change = item.get("change").ok_or_else(|| format!("{address}: no change"))?;
+    let actions: Vec<&str> = change
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{address}: change.actions is not a list"))?
+        .iter()
+        .map(|action| action.as_str().unwrap_or("?"))
+        .collect();
+    let field = |key: &str| change.get(key).cloned().unwrap_or(Value::Null);
+    Ok(ResourceChange {
+        module_address: text("module_address").unwrap_or_default().to_string(),
+        resource_type: text("type").unwrap_or_default().to_string(),
+        managed: text("mode").is_none_or(|mode| mode == "managed"),
+        action: Action::parse(&actions),
+        action_reason: text("action_reason").map(str::to_string),
+        replace_paths: change
+            .get("replace_paths")
+            .and_then(Value::as_array)
+            .map(|paths| paths.iter().map(path_text).collect())
+            .unwrap_or_default(),
+        before: Values::new(field("before"), Value::Null),
+        after: Values::new(field("after"), field("after_unknown")),
+        address,
+    })
+}
+
+/// `["quota", 0, "count"]` as `quota[0].count`.
+fn path_text(path: &Value) -> String {
+    let mut text = String::new();
+    for step in path.as_array().into_iter().flatten() {
+        match step {
+            Value::Number(index) => text.push_str(&format!("[{index}]")),
+            Value::String(name) if text.is_empty() => text.push_str(name),
+            Value::String(name) => text.push_str(&format!(".{name}")),
+            other => text.push_str(&format!("[{other}]")),
+        }
+    }
+    text
+}
+
+fn configured(module: &Value, prefix: &str, out: &mut BTreeMap<String, ConfiguredResource>) {
+    for resource in module.get("resources").and_then(Value::as_array).into_iter().flatten() {
+        let Some(address) = resource.get("address").and_then(Value::as_str) else {
+            continue;
+        };
+        let expressions = resource.get("expressions").cloned().unwrap_or(Value::Null);
+        let mut references = Vec::new();
+        collect_references(&expressions, &mut references);
+        let team = expressions
+            .pointer("/team/constant_value")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        out.insert(format!("{prefix}{address}"), ConfiguredResource { references, team });
+    }
+    for (name, call) in module
+        .get("module_calls")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(child) = call.get("module") {
+            configured(child, &format!("{prefix}module.{name}."), out);
+        }
+    }
+}
+
+fn collect_references(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                match (key.as_str(), field) {
+                    ("references", Value::Array(items)) => {
+                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string))
+                    }
+                    _ => collect_references(field, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_references(item, out)),
+        _ => {}
+    }
+}
+
+/// An instance address without its instance keys: `module.a["x"].hyperpod_tenant.t["k"]` →
+/// `module.a.hyperpod_tenant.t`, the address the configuration knows it by.
+pub fn without_keys(address: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in address.chars() {
+        if depth > 0 {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if quoted => escaped = true,
+                '"' => quoted = !quoted,
+                ']' if !quoted => depth -= 1,
+                _ => {}
+            }
+        } else if c == '[' {
+            depth = 1;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_tell_known_null_and_unknown_apart() {
+        let after = Values::new(
+            json!({"cluster": [{"name": "ml"}], "unified_studio": {"project_id": "p1"}, "id": null,
+                   "tags_all": {"a": "b"}, "quota": [{"count": 2}, {"count": 3}]}),
+            json!({"id": true, "tags_all": true, "quota": [{}, {"count": true}]}),
+        );
+        assert_eq!(after.get(&["cluster", "name"]).as_text().as_deref(), Some("ml"));
+        assert_eq!(
+            after.get(&["unified_studio", "project_id"]).as_text().as_deref(),
+            Some("p1")
+        );
+        assert_eq!(after.get(&["id"]), Field::Unknown);
+        assert_eq!(after.get(&["tags_all", "a"]), Field::Unknown, "inside an unknown value");
+        assert_eq!(after.get(&["absent"]), Field::Null);
+        assert_eq!(after.get(&["quota", "0", "count"]).as_text().as_deref(), Some("2"));
+        assert_eq!(after.get(&["quota", "1", "count"]), Field::Unknown);
+        // A name step into a list of two does not guess which element.
+        assert_eq!(after.get(&["quota", "count"]), Field::Null);
+    }
+
+    #[test]
+    fn a_plan_is_read_and_other_json_is_refused_with_what_is_wrong() {
+        let plan = parse(
+            r#"{"format_version":"1.2","terraform_version":"1.15.5","errored":true,"resource_changes":[
+                {"address":"module.m[\"a\"].hyperpod_tenant.t[\"x\"]","module_address":"module.m[\"a\"]",
+                 "mode":"managed","type":"hyperpod_tenant",
+                 "change":{"actions":["delete","create"],"before":{},"after":{},"after_unknown":{},
+                           "replace_paths":[["quota",0,"count"]]},
+                 "action_reason":"replace_because_cannot_update"}]}"#,
+        )
+        .expect("a plan");
+        assert!(plan.errored);
+        assert_eq!(plan.terraform_version.as_deref(), Some("1.15.5"));
+        assert_eq!(plan.changes[0].action, Action::Replace);
+        assert_eq!(plan.changes[0].replace_paths, ["quota[0].count"]);
+        assert!(plan.changes[0].is_governed());
+        assert_eq!(without_keys(&plan.changes[0].address), "module.m.hyperpod_tenant.t");
+        assert_eq!(without_keys(r#"a.b["x]\"y"].c"#), "a.b.c");
+
+        for (text, says) in [
+            ("", "not JSON"),
+            ("[1]", "not a JSON object"),
+            ("{}", "format_version"),
+            (r#"{"format_version":"1.0","values":{}}"#, "state"),
+            (r#"{"format_version":"1.2","resource_changes":{}}"#, "not a list"),
+            (
+                r#"{"format_version":"1.2","resource_changes":[{"address":"a","change":{}}]}"#,
+                "actions",
+            ),
+        ] {
+            let err = parse(text).expect_err(text);
+            assert!(err.0.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn configuration_references_are_collected_per_module() {
+        let plan = parse(
+            r#"{"format_version":"1.2","configuration":{"root_module":{
+                "resources":[{"address":"hyperpod_tenant.r","expressions":{
+                    "team":{"constant_value":"research"},
+                    "contract":{"references":["hyperpod_connection_contract.r.governance"]}}}],
+                "module_calls":{"m":{"module":{"resources":[{"address":"hyperpod_tenant.this","expressions":{}}]}}}}}}"#,
+        )
+        .expect("a plan");
+        let tenant = &plan.configuration["hyperpod_tenant.r"];
+        assert_eq!(tenant.references, ["hyperpod_connection_contract.r.governance"]);
+        assert_eq!(tenant.team.as_deref(), Some("research"));
+        assert!(plan.configuration.contains_key("module.m.hyperpod_tenant.this"));
+    }
+}

@@ -1,0 +1,157 @@
+//! What each tenant gets, in words for the report's table: namespace, guaranteed capacity, sharing, priority and
+//! who can see and act, from the tenant's planned values (or "not planned" when its plan failed).
+
+use std::collections::BTreeMap;
+
+use super::associate::shown;
+use super::model::{Governed, Tenant};
+use super::plan::{Field, Plan, ResourceChange, Values};
+
+pub fn tenants(plan: &Plan, governed: &[&ResourceChange], resources: &BTreeMap<String, Governed>) -> Vec<Tenant> {
+    let contract = |address: &str| resources.get(address).and_then(|r| r.contract);
+    let mut tenants: Vec<Tenant> = governed
+        .iter()
+        .filter(|c| c.resource_type == "hyperpod_tenant" && c.after.is_present())
+        .map(|change| tenant(&change.address, &change.after, contract(&change.address)))
+        .collect();
+    // A tenant whose plan failed: it gets nothing, and says so.
+    for resource in resources.values() {
+        if resource.resource_type == "hyperpod_tenant" && !resource.planned {
+            let configured = plan.configuration.get(&super::plan::without_keys(&resource.address));
+            let team = configured
+                .and_then(|c| c.team.clone())
+                .unwrap_or_else(|| resource.address.rsplit('.').next().unwrap_or_default().to_string());
+            let none = "—".to_string();
+            tenants.push(Tenant {
+                address: resource.address.clone(),
+                team,
+                namespace: "not planned: its plan failed".to_string(),
+                guaranteed: none.clone(),
+                sharing: none.clone(),
+                priority: none.clone(),
+                viewers: none.clone(),
+                operators: none,
+                cluster: None,
+                contract: resource.contract,
+                planned: false,
+            });
+        }
+    }
+    tenants.sort_by(|a, b| a.address.cmp(&b.address));
+    tenants
+}
+
+fn tenant(address: &str, after: &Values, contract: Option<usize>) -> Tenant {
+    let slurm = matches!(after.get(&["slurm"]), Field::Known(_));
+    let list = |path: &[&str]| -> Result<Vec<String>, String> {
+        match after.get(path) {
+            Field::Unknown => Err("(known after apply)".to_string()),
+            Field::Known(serde_json::Value::Array(items)) => Ok(items
+                .iter()
+                .map(|item| item.as_str().map_or("(known after apply)".to_string(), str::to_string))
+                .collect()),
+            _ => Ok(Vec::new()),
+        }
+    };
+    let who = |groups: &[&str], principals: &[&str]| -> String {
+        match (list(groups), list(principals)) {
+            (Err(unknown), _) | (_, Err(unknown)) => unknown,
+            (Ok(groups), Ok(principals)) => {
+                let principals: Vec<String> = principals.iter().map(|arn| short_arn(arn)).collect();
+                let text = [groups.join(", "), principals.join(", ")]
+                    .into_iter()
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" · ");
+                if text.is_empty() { "—".to_string() } else { text }
+            }
+        }
+    };
+    let team = shown(after.get(&["team"]));
+    let (namespace, priority, viewers, operators) = if slurm {
+        (
+            format!("Slurm account {team}"),
+            format!(
+                "QoS {} ({})",
+                shown(after.get(&["slurm", "qos_priority"])),
+                shown(after.get(&["slurm", "fairshare"]))
+            ),
+            "—".to_string(),
+            who(&["slurm", "users"], &["none"]),
+        )
+    } else {
+        (
+            shown(after.get(&["namespace"])),
+            format!(
+                "{} ({})",
+                shown(after.get(&["priority_class"])),
+                shown(after.get(&["fair_share_weight"]))
+            ),
+            who(&["viewer_groups"], &["viewer_principal_arns"]),
+            who(&["operator_groups"], &["operator_principal_arns"]),
+        )
+    };
+    let sharing = match (
+        after.get(&["sharing", "strategy"]),
+        after.get(&["sharing", "borrow_limit"]),
+    ) {
+        (Field::Null, _) => "—".to_string(),
+        (strategy, Field::Null) => shown(strategy),
+        (strategy, limit) => format!("{}, borrows ≤ {} %", shown(strategy), shown(limit)),
+    };
+    Tenant {
+        address: address.to_string(),
+        team,
+        namespace,
+        guaranteed: guaranteed(after),
+        sharing,
+        priority,
+        viewers,
+        operators,
+        cluster: after.get(&["cluster_name"]).as_text(),
+        contract,
+        planned: true,
+    }
+}
+
+/// `5 × ml.p5.48xlarge, 2 × ml.g5.8xlarge`, or the resources a quota block names without a count.
+fn guaranteed(after: &Values) -> String {
+    let blocks = match after.get(&["quota"]) {
+        Field::Unknown => return "(known after apply)".to_string(),
+        Field::Known(serde_json::Value::Array(blocks)) => blocks.len(),
+        _ => 0,
+    };
+    let parts: Vec<String> = (0..blocks)
+        .map(|i| {
+            let index = i.to_string();
+            let field = |name: &str| after.get(&["quota", &index, name]);
+            let instance_type = shown(field("instance_type"));
+            let amounts: Vec<String> = [
+                ("accelerators", "accelerators"),
+                ("vcpu", "vCPU"),
+                ("memory_gib", "GiB"),
+            ]
+            .iter()
+            .filter(|(name, _)| !matches!(field(name), Field::Null))
+            .map(|(name, unit)| format!("{} {unit}", shown(field(name))))
+            .collect();
+            match field("count") {
+                Field::Null if !amounts.is_empty() => format!("{instance_type}: {}", amounts.join(", ")),
+                count => format!("{} × {instance_type}", shown(count)),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `arn:aws:iam::123456789012:role/production-viewers` → `role/production-viewers`.
+fn short_arn(arn: &str) -> String {
+    match arn.splitn(6, ':').nth(5) {
+        Some(resource) if arn.starts_with("arn:") => resource.to_string(),
+        _ => arn.to_string(),
+    }
+}
