@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat
+from harness import flat, statuses
 from harness.kube import Kube
 from hcl import (ACCOUNT, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE, SLURM_CLUSTER,
                  contract_resource, days_ago, days_ahead, exception, provider)
@@ -314,7 +314,7 @@ def test_the_posts_example_creates_exactly_its_components_and_destroy_leaves_the
         f"{CLUSTER}/research", CLUSTER, "hyperpod-ns-research")
     assert {"iam_policy/hyperpod-tenant-target", "iam_policy/hyperpod-tenant-data", f"kms_grant/{KEY}",
             "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"} <= set(research["components"])
-    assert not [row for values in tenants(state) for row in values["checks"] if row["status"] == "failed"]
+    assert not [rule for values in tenants(state) for rule, status in statuses(values).items() if status == "failed"]
     assert_live_objects(sandbox, after)
 
     tf.destroy()

@@ -80,9 +80,10 @@ impl ProjectBinding {
             ));
         };
         let mut value = planned.clone();
-        let judged = ["checks", "environment_id", "cluster_arn"]
-            .iter()
-            .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
+        let judged = crate::resources::checks::known(planned)
+            && ["environment_id", "cluster_arn"]
+                .iter()
+                .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
         if !judged {
             let derived = plan::derive(
                 client,
@@ -113,6 +114,10 @@ impl Resource<AwsClient> for ProjectBinding {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -156,7 +161,7 @@ impl Resource<AwsClient> for ProjectBinding {
                     change.set(name, Value::Unknown);
                 }
             }
-            change.set("checks", Value::Unknown);
+            crate::resources::checks::set_unknown(&mut change.planned);
             let deferred = crate::resources::checks::deferred(&change.planned, "contract", client.strict);
             change.diagnostics.push(deferred);
             return Ok(());

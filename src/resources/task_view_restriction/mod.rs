@@ -212,7 +212,7 @@ impl TaskViewRestrictionResource {
                     set_attr(value, name, Value::Unknown);
                 }
             }
-            set_attr(value, "checks", Value::Unknown);
+            checks::set_unknown(value);
             let facts = crate::resources::references::restriction_value(value);
             set_attr(value, "governance", facts);
             let unknown = unknown_inputs(value);
@@ -358,7 +358,7 @@ impl TaskViewRestrictionResource {
                 set_attr(value, name, Value::Unknown);
             }
         }
-        set_attr(value, "checks", checks::of(&report));
+        checks::set(value, &report);
         Ok(diagnostics)
     }
 
@@ -439,7 +439,7 @@ impl TaskViewRestrictionResource {
 
     async fn write(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
         let mut value = planned.clone();
-        if !planned.get_attr("checks").is_some_and(Value::is_wholly_known) {
+        if !checks::known(planned) {
             // Judged now: a dependency was unknown at plan.
             if let Err(diagnostics) = self.derive(client, &mut value, prior).await {
                 return Applied::failed(prior.cloned(), diagnostics);
@@ -508,6 +508,10 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {

@@ -154,10 +154,10 @@ pub fn schema() -> Schema {
         "What this resource added (the access entry if it created it, each policy association, Kubernetes objects, \
          the role tag), so destroy removes exactly that and refresh shows what went missing.",
     ))
-    .attribute(crate::resources::checks::attribute("Every rule checked at plan time, with its outcome."))
+    .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::single("slurm", slurm))
     .block(timeouts_block(&["create", "update", "delete"], "10m"));
-    Schema { version: 0, block }
+    Schema { version: 1, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {
@@ -170,3 +170,11 @@ pub fn identity_schema() -> IdentitySchema {
 pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
     crate::resources::import_id::identity(["cluster_name", "project_role_arn"], [cluster_name, project_role_arn])
 }
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`",
+        upgrade: crate::resources::checks::upgrade_state,
+    }];

@@ -95,11 +95,7 @@ impl Tenant {
         };
         let mut value = planned.clone();
         // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
-        if planned
-            .get_attr("checks")
-            .is_none_or(|checks| !checks.is_wholly_known())
-            || string(planned, "cluster_arn").is_none()
-        {
+        if !crate::resources::checks::known(planned) || string(planned, "cluster_arn").is_none() {
             let derived = plan::derive(
                 client,
                 planned,
@@ -179,6 +175,10 @@ impl Resource<AwsClient> for Tenant {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -326,7 +326,7 @@ impl Resource<AwsClient> for Tenant {
             .iter()
             .any(|name| !change.planned_attr(name).is_wholly_known());
         if waits {
-            change.set("checks", Value::Unknown);
+            crate::resources::checks::set_unknown(&mut change.planned);
         }
         crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);

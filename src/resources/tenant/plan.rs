@@ -22,7 +22,7 @@ use crate::resources::references::{self, References};
 use crate::resources::validators::MAX_TAGS;
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
-pub const DERIVED: [&str; 17] = [
+pub const DERIVED: [&str; 19] = [
     "governance",
     "id",
     "cluster_name",
@@ -38,7 +38,9 @@ pub const DERIVED: [&str; 17] = [
     "kms_grants",
     "components",
     "slurm_artefacts",
-    "checks",
+    "passed_checks",
+    "not_applicable_checks",
+    "findings",
     "workload_role_name",
 ];
 
@@ -234,7 +236,7 @@ pub async fn derive(
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));
-    attributes.insert("checks", crate::resources::checks::of(&report));
+    attributes.extend(crate::resources::checks::of(&report));
     if eks {
         let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);

@@ -286,7 +286,7 @@ pub fn schema() -> Schema {
          the SageMaker compute quota (which creates `hyperpod-ns-<team>`), the service account, viewer and operator \
          RBAC, default-deny NetworkPolicies, the EKS Pod Identity association, EKS access entries for the groups' \
          principals and the KMS grants on tenant data. On Slurm it renders the accounting artefacts. The plan shows \
-         every object (`components`, `kubernetes_manifests`, `access_entries`) and the rules checked (`checks`).",
+         every object (`components`, `kubernetes_manifests`, `access_entries`) and the rules checked (`passed_checks`, `findings`).",
     )
     .attribute(
         Attribute::string("id")
@@ -484,9 +484,7 @@ pub fn schema() -> Schema {
         slurm_artefacts_type(),
         "Slurm only: `account`, `sacctmgr_commands` and a `slurm_conf` fragment for the lifecycle scripts.",
     ))
-    .attribute(crate::resources::checks::attribute(
-        "Every rule checked at plan time, with its outcome.",
-    ))
+    .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
     .block(NestedBlock::single("sharing", sharing_block()))
     .block(NestedBlock::single("network_policy", network_policy_block()))
@@ -494,7 +492,7 @@ pub fn schema() -> Schema {
     .block(NestedBlock::single("data", data_block()))
     .block(NestedBlock::single("slurm", slurm_block()))
     .block(timeouts_block(&["create", "update", "delete"], "20m"));
-    Schema { version: 0, block }
+    Schema { version: 1, block }
 }
 
 pub fn identity_schema() -> IdentitySchema {
@@ -507,3 +505,11 @@ pub fn identity_schema() -> IdentitySchema {
 pub fn identity(cluster_name: &str, team: &str) -> Value {
     crate::resources::import_id::identity(["cluster_name", "team"], [cluster_name, team])
 }
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`",
+        upgrade: crate::resources::checks::upgrade_state,
+    }];
