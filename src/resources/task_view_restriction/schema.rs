@@ -1,6 +1,6 @@
 //! `hyperpod_task_view_restriction` schema.
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
 use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
@@ -39,16 +39,6 @@ pub fn schema() -> Schema {
             .describe("Linux/Slurm user (`SSMSessionRunAs` tag on the project role).")
             .validate(Matches::new("[a-z_][a-z0-9_-]{0,31}", "a POSIX user name")),
     );
-    let associated = Attribute::nested(
-        "associated_policy",
-        Nesting::Single,
-        vec![
-            Attribute::string("policy_arn").computed(),
-            Attribute::string("scope").computed(),
-            Attribute::new("namespaces", strings()).computed(),
-        ],
-    )
-    .value_type();
     let block = Block::new(
         "Restricts what a Unified Studio project's users see of a shared HyperPod cluster (Studio shows every team's \
          tasks by default). EKS, `access_policy` mode: the project role's access entry (adopted when Studio's \"Manage \
@@ -134,16 +124,6 @@ pub fn schema() -> Schema {
     .attribute(computed("cluster_arn", Type::String, "The HyperPod cluster's ARN, resolved at plan time."))
     .attribute(computed("orchestrator", Type::String, "`eks` or `slurm`."))
     .attribute(computed(
-        "associated_policies",
-        Type::list(associated),
-        "EKS: the access policies on the project role's access entry, with their scope.",
-    ))
-    .attribute(computed(
-        "kubernetes_manifests",
-        strings(),
-        "EKS `rbac` mode: every Kubernetes object applied, as JSON.",
-    ))
-    .attribute(computed(
         "private_data_conf",
         Type::String,
         "Slurm: the `slurm.conf` lines that keep jobs, usage and users private to their owners.",
@@ -151,8 +131,10 @@ pub fn schema() -> Schema {
     .attribute(computed(
         "components",
         Type::Map(Box::new(Type::String)),
-        "What this resource added (the access entry if it created it, each policy association, Kubernetes objects, \
-         the role tag), so destroy removes exactly that and refresh shows what went missing.",
+        "What this resource added (the access entry if it created it, each policy association with its scope, \
+         Kubernetes objects, the role tag), so destroy removes exactly that and refresh shows what went missing. A \
+         Kubernetes object's value is its API path, `@` and a short digest of the content the provider writes: an \
+         object edited outside Terraform, or a provider version that writes it differently, shows as a changed value.",
     ))
     .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::single("slurm", slurm))
@@ -171,10 +153,21 @@ pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
     crate::resources::import_id::identity(["cluster_name", "project_role_arn"], [cluster_name, project_role_arn])
 }
 
-/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`.
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
+/// `associated_policies` and `kubernetes_manifests` are removed.
 pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     [crate::protocol::state_upgrade::StateUpgrader {
         from: 0,
-        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`",
-        upgrade: crate::resources::checks::upgrade_state,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `associated_policies` and \
+                 `kubernetes_manifests` are removed",
+        upgrade: upgrade_state,
     }];
+
+/// The step from version 0: the checklist (`checks::upgrade_state`), and `associated_policies` and
+/// `kubernetes_manifests` dropped (`components` names the same; the next refresh records each object's digest).
+pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    crate::resources::checks::upgrade_state(state)?;
+    state.remove("associated_policies");
+    state.remove("kubernetes_manifests");
+    Ok(())
+}

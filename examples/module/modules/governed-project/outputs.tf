@@ -30,7 +30,7 @@ output "tenant_components" {
 
 output "task_view_policies" {
   description = "The access policies restricting what the project's Studio users see."
-  value       = hyperpod_task_view_restriction.this.associated_policies[*].policy_arn
+  value       = [for key in keys(hyperpod_task_view_restriction.this.components) : trimprefix(key, "access_policy/") if startswith(key, "access_policy/")]
 }
 
 output "connection_id" {
