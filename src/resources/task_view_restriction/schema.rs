@@ -166,8 +166,36 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
 /// The step from version 0: the checklist (`checks::upgrade_state`), and `associated_policies` and
 /// `kubernetes_manifests` dropped (`components` names the same; the next refresh records each object's digest).
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
     crate::resources::checks::upgrade_state(state)?;
     state.remove("associated_policies");
-    state.remove("kubernetes_manifests");
+    let manifests = state.remove("kubernetes_manifests");
+    let Some(Json::Object(components)) = state.get_mut("components") else {
+        return Ok(());
+    };
+    // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
+    // first refresh after the upgrade reports no change.
+    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for manifest in manifests.iter().filter_map(Json::as_str) {
+        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
+            continue;
+        };
+        let field = |pointer: &str| {
+            object
+                .pointer(pointer)
+                .and_then(Json::as_str)
+                .unwrap_or("-")
+                .to_string()
+        };
+        let key = format!(
+            "kubernetes/{}/{}/{}",
+            field("/kind"),
+            field("/metadata/namespace"),
+            field("/metadata/name")
+        );
+        if let Some(Json::String(path)) = components.get(&key).cloned() {
+            components.insert(key, Json::String(super::model::object_value(&path, &object)));
+        }
+    }
     Ok(())
 }

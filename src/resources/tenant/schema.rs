@@ -496,12 +496,47 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
         upgrade: upgrade_state,
     }];
 
-/// The step from version 0: the checklist (`checks::upgrade_state`), and the rendered objects dropped. `components`
-/// is kept as recorded: the next refresh reads every object back and records its digest.
+/// The step from version 0: the checklist (`checks::upgrade_state`), and the rendered objects dropped. Each
+/// Kubernetes object's and access entry's `components` value gets the digest of the content state recorded for it
+/// (what the last refresh read), so the first refresh after the upgrade reports no change.
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
     crate::resources::checks::upgrade_state(state)?;
-    state.remove("kubernetes_manifests");
-    state.remove("access_entries");
+    let manifests = state.remove("kubernetes_manifests");
+    let entries = state.remove("access_entries");
+    let Some(Json::Object(components)) = state.get_mut("components") else {
+        return Ok(());
+    };
+    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for manifest in manifests.iter().filter_map(Json::as_str) {
+        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
+            continue;
+        };
+        let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
+        let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
+        if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
+            *value = Json::String(super::manifests::component_value(namespace, name, &object));
+        }
+    }
+    let entries = entries.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for entry in &entries {
+        let strings = |name: &str| -> Vec<String> {
+            entry[name]
+                .as_array()
+                .map(|items| items.iter().filter_map(Json::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        let (Some(principal), Some(policy)) = (entry["principal_arn"].as_str(), entry["policy_arn"].as_str()) else {
+            continue;
+        };
+        if let Some(value) = components.get_mut(&super::desired::access_entry_component(principal)) {
+            let content = super::desired::entry_content(
+                &strings("kubernetes_groups"),
+                &[(policy.to_string(), strings("namespaces"))],
+            );
+            *value = Json::String(super::desired::with_digest(principal, &content));
+        }
+    }
     Ok(())
 }
 
@@ -525,11 +560,24 @@ mod tests {
             .expect("attributes");
         let components = raw["components"].clone();
         assert!(raw["kubernetes_manifests"].as_array().is_some_and(|m| !m.is_empty()));
+        let deny = "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny";
         super::upgrade_state(&mut raw).expect("upgrades");
         for gone in ["kubernetes_manifests", "access_entries", "checks"] {
             assert!(!raw.contains_key(gone), "{gone}");
         }
-        assert_eq!(raw["components"], components);
+        // Every component stays; an object's value gains the digest of what state recorded of it.
+        assert_eq!(
+            raw["components"]
+                .as_object()
+                .map(|c| c.keys().cloned().collect::<Vec<_>>()),
+            components.as_object().map(|c| c.keys().cloned().collect::<Vec<_>>())
+        );
+        let recorded = components[deny].as_str().unwrap_or_default();
+        let upgraded = raw["components"][deny].as_str().unwrap_or_default();
+        assert!(
+            upgraded.starts_with(&format!("{recorded}@")) && upgraded.len() == recorded.len() + 9,
+            "{upgraded}"
+        );
         assert!(raw["passed_checks"].as_str().is_some_and(|ids| ids.contains("WKL-8")));
         // The upgraded state decodes under this schema.
         let json = serde_json::Value::Object(raw).to_string();
