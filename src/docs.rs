@@ -449,8 +449,10 @@ them are the connection contract itself (CON), its exceptions (EXC), observabili
 lifecycle (LIF). A rule's ID never changes meaning once published.
 
 A failed rule becomes a diagnostic on the resource that checked it, pointing at the attribute at fault (the
-attribute paths below are relative to that resource), with what was observed and how to fix it. Every check, whether passed, failed or skipped, is also listed in the resource's
-computed `checks` attribute, which reads like a reviewer's checklist.
+attribute paths below are relative to that resource), with what was observed and how to fix it. Every check is
+also listed on the resource, as a reviewer's checklist: the IDs of the rules that passed in `passed_checks`, those
+that do not apply in `not_applicable_checks`, and every failed, warning, skipped or excepted rule in `findings`,
+with its detail.
 
 **Severity.** `E`: a finding is an error and the plan fails. `W`: a finding is a warning and the plan goes on.
 `strict = true` in the provider block (or on a `hyperpod_connection_contract`, for its own checks) turns warnings
@@ -484,8 +486,8 @@ resource \"hyperpod_connection_contract\" \"research\" {
 ";
 
 const GOVERNANCE_EXCEPTIONS_AFTER: &str = "\
-While the exception is valid (it names an owner and has not expired), the waived rule's check passes and its
-`checks` row names the exception and what it waived. An exception without an owner, or past its expiry date,
+While the exception is valid (it names an owner and has not expired), the waived rule fails no plan and is listed
+in `findings` as `excepted`, with the exception and what it waived. An exception without an owner, or past its expiry date,
 fails EXC-1 and no longer waives anything; EXC-1 itself cannot be waived.
 ";
 

@@ -2,7 +2,8 @@
 from .provider import PROVIDER_SOURCE, provider_binary, provider_dir, require_provider
 from .fixture import Fixture, current as current_fixture
 from .sandbox import REGION, RealAws, Sandbox, real_aws
-from .terraform import Diagnostic, PlanVerdict, Result, Running, Terraform, TerraformError, flat
+from .terraform import (Diagnostic, PlanVerdict, Result, Running, Terraform, TerraformError, checklist, flat,
+                        statuses)
 
 __all__ = ["Diagnostic", "Fixture", "current_fixture", "PROVIDER_SOURCE", "PlanVerdict", "REGION", "RealAws", "Result", "Running", "Sandbox",
-           "Terraform", "TerraformError", "flat", "provider_binary", "provider_dir", "real_aws", "require_provider"]
+           "Terraform", "TerraformError", "checklist", "flat", "statuses", "provider_binary", "provider_dir", "real_aws", "require_provider"]

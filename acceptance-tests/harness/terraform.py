@@ -439,3 +439,21 @@ class Terraform:
 
     def schema_json(self) -> dict:
         return json.loads(self.run("providers", "schema", "-json").stdout)
+
+
+def checklist(values: dict) -> dict:
+    """A governed resource's checklist as {rule: {"status", "detail"}}, in the order the rules ran: the rules in
+    `passed_checks` and `not_applicable_checks` (no detail) and every `findings` row. None when the plan left it
+    unknown (a rule waits for apply)."""
+    if values.get("passed_checks") is None and values.get("findings") is None:
+        return None
+    rows = {rule: {"status": "passed", "detail": None} for rule in (values.get("passed_checks") or "").split()}
+    rows |= {rule: {"status": "not_applicable", "detail": None}
+             for rule in (values.get("not_applicable_checks") or "").split()}
+    rows |= {row["rule"]: {"status": row["status"], "detail": row["detail"]} for row in values.get("findings") or []}
+    return rows
+
+
+def statuses(values: dict) -> dict:
+    """{rule: status} of `checklist(values)`."""
+    return {rule: row["status"] for rule, row in (checklist(values) or {}).items()}

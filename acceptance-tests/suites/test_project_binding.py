@@ -15,7 +15,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat
+from harness import flat, statuses
 from hcl import (CLUSTER, DOMAIN, EKS_CLUSTER as EKS, FX, RESEARCH_ANALYSTS, RESEARCH_LEADS, RESEARCH_SCIENTISTS,
                  contract_resource, provider)
 
@@ -170,8 +170,8 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
         "domain_id": DOMAIN, "connection_name": CONNECTION, "environment_id": RESEARCH_TOOLING,
         "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
-    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("checks")) == (True, True, [{}] * 6), unknown
-    assert [(c["rule"], c["status"]) for c in after["checks"]] == [(rule, "passed") for rule in RULES]
+    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("passed_checks")) == (True, True, None), unknown
+    assert (after["passed_checks"], after["findings"]) == (" ".join(RULES), None), after
 
     tf.apply("create.tfplan")
     tf.assert_no_changes()

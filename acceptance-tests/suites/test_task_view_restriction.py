@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat
+from harness import flat, statuses
 from harness.kube import Kube
 from example_vars import write_example_variables
 from hcl import (ACCOUNT, CIDR, CLUSTER, EKS_CLUSTER as EKS, FX, OTHER_CIDR, REGION, ROLE, SLURM_CLUSTER, contract,
@@ -101,9 +101,16 @@ def values(tf, address: str = ADDRESS) -> dict:
 
 
 def recorded_policies(state: dict) -> dict:
-    """`associated_policies` in live_policies' shape."""
-    return {p["policy_arn"].rsplit("/", 1)[1]: "cluster" if p["scope"] == "cluster" else p["namespaces"]
-            for p in state["associated_policies"]}
+    """The `access_policy/<ARN>` components in live_policies' shape."""
+    return {key.rsplit("/", 1)[1]: "cluster" if scope == "cluster" else scope.removeprefix("namespace:").split(",")
+            for key, scope in state["components"].items() if key.startswith("access_policy/")}
+
+
+def recorded_objects(state: dict) -> set:
+    """The kinds of the Kubernetes objects in `components`, each value `<API path>@<content digest>`."""
+    objects = {key: value for key, value in state["components"].items() if key.startswith("kubernetes/")}
+    assert all(re.fullmatch(r"/apis/\S+@[0-9a-f]{8}", value) for value in objects.values()), objects
+    return {key.split("/")[1] for key in objects}
 
 
 def policy_components(policies: dict) -> dict:
@@ -148,11 +155,11 @@ def test_access_policy_mode_scopes_the_studio_policies_and_destroy_leaves_the_ac
             state["mode"]) == (f"{CLUSTER}/{RESEARCH_ROLE_NAME}", CLUSTER, "eks", RESEARCH_ROLE, [NS], "access_policy")
     assert state["components"] == {"access_entry": RESEARCH_ROLE, **policy_components(DEFAULT_POLICIES)}
     assert recorded_policies(state) == DEFAULT_POLICIES
-    assert state["kubernetes_manifests"] == [] and state["private_data_conf"] is None
-    checks = {row["rule"]: row["status"] for row in state["checks"]}
-    assert set(checks) == {"CLU-9", "CLU-3", "CLU-4", "CLU-5", "LIF-3"}, state["checks"]
+    assert recorded_objects(state) == set() and state["private_data_conf"] is None
+    checks = statuses(state)
+    assert set(checks) == {"CLU-9", "CLU-3", "CLU-4", "CLU-5", "LIF-3"}, state
     assert {rule: checks[rule] for rule in ("CLU-9", "CLU-3", "CLU-4", "LIF-3")} == dict.fromkeys(
-        ("CLU-9", "CLU-3", "CLU-4", "LIF-3"), "passed"), state["checks"]  # CLU-5: test_clu_5_passes_when_...
+        ("CLU-9", "CLU-3", "CLU-4", "LIF-3"), "passed"), state  # CLU-5: test_clu_5_passes_when_...
     tf.assert_no_changes()
 
     tf.destroy()
@@ -259,7 +266,7 @@ def test_rbac_mode_binds_a_group_and_switching_back_removes_it(tf, sandbox, no_e
     assert live_policies(sandbox) == {}  # no HyperPod access policies in RBAC mode
     state = values(tf)
     assert state["kubernetes_group"] == GROUP
-    assert {json.loads(m)["kind"] for m in state["kubernetes_manifests"]} == set(RBAC_PATHS)
+    assert recorded_objects(state) == set(RBAC_PATHS)
     assert {key for key in state["components"] if key.startswith("kubernetes/")} == {
         "kubernetes/Role/default/hyperpod-studio-viewer", "kubernetes/RoleBinding/default/hyperpod-studio-viewer",
         f"kubernetes/ClusterRole/-/{PROBES}", f"kubernetes/ClusterRoleBinding/-/{PROBES}"}
@@ -272,7 +279,7 @@ def test_rbac_mode_binds_a_group_and_switching_back_removes_it(tf, sandbox, no_e
     assert access_entry(sandbox)["kubernetesGroups"] == []
     assert live_policies(sandbox) == {TRAINING: ["default"], INFERENCE: ["default"], SPACE: ["default"],
                                       USER_CLUSTER: "cluster"}
-    assert values(tf)["kubernetes_manifests"] == []
+    assert recorded_objects(values(tf)) == set()
     tf.assert_no_changes()
 
     tf.destroy()
@@ -377,7 +384,7 @@ def test_slurm_run_as_tag_guarded_by_clu_7_and_clu_8(tf, sandbox):
     assert state["components"] == {"role_tag/SSMSessionRunAs": "research"}
     assert any(line.startswith("PrivateData=") and "jobs" in line.split("=", 1)[1].split(",")
                for line in state["private_data_conf"].splitlines()), state["private_data_conf"]
-    assert state["kubernetes_manifests"] == []  # associated_policies: test_a_slurm_restriction_claims_no_...
+    assert recorded_objects(state) == set()  # access policies: test_a_slurm_restriction_claims_no_...
     tf.assert_no_changes()
 
     tf.destroy()
@@ -391,7 +398,7 @@ def test_a_slurm_restriction_claims_no_eks_access_policies(tf, sandbox):
     tf.write(slurm_config())
     tf.plan(extra=["-out=slurm.tfplan"])
     (change,) = [c["change"] for c in tf.show_json("slurm.tfplan")["resource_changes"] if c["address"] == ADDRESS]
-    assert change["after"]["associated_policies"] == []
+    assert recorded_policies(change["after"]) == {}
 
 
 # ---- f. one failing plan per rule ----------------------------------------------------------------------------------
@@ -520,10 +527,10 @@ def test_an_input_known_only_at_apply_is_planned_unknown_and_applied_consistentl
     tf.plan(extra=["-out=later.tfplan"])
     (change,) = [c["change"] for c in tf.show_json("later.tfplan")["resource_changes"] if c["address"] == ADDRESS]
     unknown = change["after_unknown"]
-    for name in ("kubernetes_manifests", "associated_policies", "components"):
+    for name in ("components",):
         assert unknown.get(name) is True, (name, change["after"].get(name), unknown.get(name))
     # No rule reads them: every rule is judged at plan, and says so.
-    assert {row["rule"]: row["status"] for row in change["after"]["checks"]} == {
+    assert statuses(change["after"]) == {
         "CLU-9": "passed", "CLU-3": "passed", "CLU-4": "passed", "CLU-5": "passed", "LIF-3": "passed"}, change
     verdict = tf.plan_json()
     deferred = [d for d in verdict.warnings if d.address == ADDRESS and "not checked at plan" in d.summary]
@@ -537,10 +544,10 @@ def test_an_input_known_only_at_apply_is_planned_unknown_and_applied_consistentl
     if value == "rbac":
         assert access_entry(sandbox)["kubernetesGroups"] == [GROUP]
         assert live_policies(sandbox) == {}
-        assert {json.loads(m)["kind"] for m in state["kubernetes_manifests"]} == set(RBAC_PATHS)
+        assert recorded_objects(state) == set(RBAC_PATHS)
     else:
         assert live_policies(sandbox) == {TRAINING: [NS], USER_CLUSTER: "cluster"}
-    assert all(row["status"] in ("passed", "warning", "not_applicable") for row in state["checks"]), state["checks"]
+    assert set(statuses(state).values()) <= {"passed", "warning", "not_applicable"}, state
     tf.assert_no_changes()
 
 

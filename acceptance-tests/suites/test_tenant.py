@@ -14,6 +14,7 @@ restriction resource does not exist yet).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat
+from harness import flat, statuses
 from harness.kube import Kube
 from hcl import (ACCOUNT, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE, SLURM_CLUSTER,
                  contract_resource, days_ago, days_ahead, exception, provider)
@@ -255,7 +256,7 @@ def component_keys(component: str, values: dict) -> set:
     if component == "pod_identity_association":
         return {f"pod_identity {EKS} {ns}/{block(values, 'workload')['service_account']}"}
     if kind == "access_entry":
-        return set()  # with its groups and policy, from `access_entries`
+        return set()  # with its groups and policy, from the tenant's arguments (access_entry_keys)
     if kind == "kms_grant":
         grantee = block(values, "data").get("grantee_role_arn") or f"{ROLE}/{role}"
         return {f"kms_grant {rest} hyperpod-tenant/{cluster}/{team} {grantee}"}
@@ -263,23 +264,31 @@ def component_keys(component: str, values: dict) -> set:
 
 
 def access_entry_keys(values: dict) -> set:
+    """The entries the tenant's arguments ask for: operators get the edit policy, viewers (not operators) the view
+    policy, on the tenant namespace."""
     keys = set()
-    for e in values["access_entries"]:
-        keys.add(f"access_entry {EKS} {e['principal_arn']} {','.join(sorted(e['kubernetes_groups']))}")
-        keys.add(f"access_policy {EKS} {e['principal_arn']} {e['policy_arn']} namespace "
-                 f"{','.join(sorted(e['namespaces']))}")
+    policy = "arn:aws:eks::aws:cluster-access-policy/AmazonEKS{}Policy"
+    operators = values.get("operator_principal_arns") or []
+    entries = [(p, values.get("operator_groups") or [], policy.format("Edit")) for p in operators]
+    entries += [(p, values.get("viewer_groups") or [], policy.format("View"))
+                for p in values.get("viewer_principal_arns") or [] if p not in operators]
+    for principal, groups, policy_arn in entries:
+        assert f"access_entry/{principal}" in values["components"], values["components"]
+        keys.add(f"access_entry {EKS} {principal} {','.join(sorted(groups))}")
+        keys.add(f"access_policy {EKS} {principal} {policy_arn} namespace {values['namespace']}")
     return keys
 
 
 def assert_lists_match_components(values: dict):
-    """`kubernetes_manifests`, `access_entries` and `kms_grants` name the same objects as `components`."""
+    """`kms_grants` names the same grants as `components`; a Kubernetes object's value is `<namespace>/<name>@<digest>`
+    and an access entry's `<principal>@<digest>`."""
     components = values["components"]
-    manifests = [json.loads(m) for m in values["kubernetes_manifests"]]
-    assert {f"kubernetes/{m['kind']}/{m['metadata']['name']}" for m in manifests} == {
-        c for c in components if c.startswith("kubernetes/")}
-    assert {m["metadata"]["namespace"] for m in manifests} == {values["namespace"]}
-    assert {f"access_entry/{e['principal_arn']}" for e in values["access_entries"]} == {
-        c for c in components if c.startswith("access_entry/")}
+    for component, value in components.items():
+        kind, _, rest = component.partition("/")
+        if kind == "kubernetes":
+            assert re.fullmatch(rf"{values['namespace']}/{rest.split('/')[1]}@[0-9a-f]{{8}}", value), (component, value)
+        if kind == "access_entry":
+            assert re.fullmatch(rf"{re.escape(rest)}@[0-9a-f]{{8}}", value), (component, value)
     assert {f"kms_grant/{key}" for key in values["kms_grants"]} == {c for c in components if c.startswith("kms_grant/")}
     assert all(values["kms_grants"].values()) and all(components.values())
 
@@ -314,7 +323,7 @@ def test_the_posts_example_creates_exactly_its_components_and_destroy_leaves_the
         f"{CLUSTER}/research", CLUSTER, "hyperpod-ns-research")
     assert {"iam_policy/hyperpod-tenant-target", "iam_policy/hyperpod-tenant-data", f"kms_grant/{KEY}",
             "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"} <= set(research["components"])
-    assert not [row for values in tenants(state) for row in values["checks"] if row["status"] == "failed"]
+    assert not [rule for values in tenants(state) for rule, status in statuses(values).items() if status == "failed"]
     assert_live_objects(sandbox, after)
 
     tf.destroy()
@@ -491,8 +500,8 @@ def test_update_in_place_while_another_teams_quota_is_edited(tf, sandbox, restri
     after = resources(tf)[RESEARCH]
     assert {k: after[k] for k in ("workload_role_arn", "pod_identity_association_id", "kms_grants")} == {
         k: before[k] for k in ("workload_role_arn", "pod_identity_association_id", "kms_grants")}
-    assert after["components"]["kubernetes/NetworkPolicy/hyperpod-tenant-allow-egress"] == (
-        "hyperpod-ns-research/hyperpod-tenant-allow-egress")
+    assert after["components"]["kubernetes/NetworkPolicy/hyperpod-tenant-allow-egress"].startswith(
+        "hyperpod-ns-research/hyperpod-tenant-allow-egress@")
     keys_before, keys_after = inventory_keys(inv_before), inventory_keys(sandbox.inventory())
     entry = f"access_entry {EKS} {viewers('research')}"
     assert keys_after - keys_before == {
@@ -519,11 +528,18 @@ def test_out_of_band_changes_show_in_the_plan_and_apply_restores_them(tf, sandbo
     assert plan.rc == 2
     assert f"{RESEARCH} will be updated in-place" in text and "0 to add, 1 to change, 0 to destroy" in text, plan.stdout
     assert 'preempt_team_tasks = "LowerPriority" -> "Never"' in text, plan.stdout
-    assert '~ policyTypes = [ "Ingress", + "Egress", ]' in text, plan.stdout
+    # The drifted object is named by its component, whose content digest moves back to what the tenant writes.
     (change,) = [c["change"] for c in tf.show_json("drift.tfplan")["resource_changes"] if c["address"] == RESEARCH]
-    deny = {side: [m["spec"]["policyTypes"] for m in map(json.loads, change[side]["kubernetes_manifests"])
-                   if m["metadata"]["name"] == "hyperpod-tenant-default-deny"] for side in ("before", "after")}
-    assert deny == {"before": [["Ingress"]], "after": [["Ingress", "Egress"]]}
+    key = "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"
+    moved = {k for k in change["after"]["components"] if change["before"]["components"].get(k)
+             != change["after"]["components"][k]}
+    assert moved == {key}, change
+    # ... and a warning says which object drifted and how.
+    verdict = tf.plan_json()
+    [drift] = [d for d in verdict.warnings if d.address == RESEARCH and d.rule is None]
+    assert drift.summary == "NetworkPolicy hyperpod-ns-research/hyperpod-tenant-default-deny changed outside Terraform"
+    assert drift.detail.startswith('spec is {"podSelector":{},"policyTypes":["Ingress"]} live, '
+                                   '{"podSelector":{},"policyTypes":["Ingress","Egress"]} as written'), drift
     tf.apply("drift.tfplan")
 
     assert describe_quota(sandbox, "research")["ComputeQuotaConfig"]["PreemptTeamTasks"] == "Never"

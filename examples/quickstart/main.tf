@@ -75,13 +75,11 @@ output "scheduling_policy" {
 }
 
 output "teams" {
-  description = "Per team: the contract's review status, the tenant's namespace and components, the binding."
+  description = "Per team: the contract's review status, the tenant's namespace, the binding."
   value = {
     for team in keys(local.teams) : team => {
       review_status = hyperpod_connection_contract.team[team].review_status
       namespace     = team == "production" ? hyperpod_tenant.production.namespace : hyperpod_tenant.research.namespace
-      components    = keys(team == "production" ? hyperpod_tenant.production.components : hyperpod_tenant.research.components)
-      restriction   = hyperpod_task_view_restriction.team[team].associated_policies[*].policy_arn
       connection_id = hyperpod_unified_studio_project_binding.team[team].connection_id
     }
   }

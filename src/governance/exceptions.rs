@@ -1,4 +1,4 @@
-//! EXC-1: the exceptions themselves. A valid exception (owned, unexpired) turns its rule's failure into a passed row
+//! EXC-1: the exceptions themselves. A valid exception (owned, unexpired) turns its rule's failure into `excepted`
 //! with the exception named (`Report::with_exceptions`); an invalid one waives nothing and fails here.
 
 use time::Date;

@@ -82,6 +82,10 @@ pub enum Outcome {
     NotApplicable {
         why: String,
     },
+    /// Failed, and waived by a valid exception: `detail` names the exception and what it waives.
+    Excepted {
+        detail: String,
+    },
     Skipped {
         reason: String,
         cause: SkipCause,
@@ -182,19 +186,31 @@ impl Check {
     }
 }
 
-/// One line of the reviewer's checklist a resource exposes as a computed attribute.
+/// A rule that did not simply pass or not apply, as the reviewer's checklist lists it (`findings`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChecklistRow {
     pub rule: &'static str,
-    /// One of [`ChecklistRow::STATUSES`]; `None` while the rule waits for a value known only at apply (the plan
-    /// shows the row as "known after apply", and apply fills it in before writing anything).
-    pub status: Option<&'static str>,
-    pub detail: Option<String>,
+    /// One of [`ChecklistRow::STATUSES`].
+    pub status: &'static str,
+    pub detail: String,
 }
 
 impl ChecklistRow {
-    /// `warning`: failed with warning-severity findings only (the plan goes on); `skipped`: a fact could not be read.
-    pub const STATUSES: [&'static str; 5] = ["passed", "failed", "warning", "skipped", "not_applicable"];
+    /// `warning`: failed with warning-severity findings only (the plan goes on); `skipped`: a fact could not be
+    /// read; `excepted`: failed, waived by a valid exception.
+    pub const STATUSES: [&'static str; 4] = ["failed", "warning", "skipped", "excepted"];
+}
+
+/// The reviewer's checklist of one report: the rules that passed outright and those that do not apply, by ID, and
+/// every other rule with its detail, each in the order the rules ran.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checklist {
+    pub passed: Vec<&'static str>,
+    pub not_applicable: Vec<&'static str>,
+    pub findings: Vec<ChecklistRow>,
+    /// Some rule waits for a value known only at apply: the plan cannot tell the checklist yet, and apply fills it
+    /// in before writing anything.
+    pub deferred: bool,
 }
 
 /// The checks one resource ran, in the order it ran them.
@@ -250,38 +266,38 @@ impl Report {
         self.diagnostics(strict).has_errors()
     }
 
-    /// The plan-time checklist: one row per check.
-    pub fn checklist(&self) -> Vec<ChecklistRow> {
-        self.checks
-            .iter()
-            .map(|check| {
-                let (status, detail) = match &check.outcome {
-                    Outcome::Passed { detail } => (Some("passed"), Some(detail.clone())),
-                    Outcome::Failed(findings) => {
-                        let errors = findings.iter().any(|f| f.severity == Severity::Error);
-                        (
-                            Some(if errors { "failed" } else { "warning" }),
-                            Some(findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | ")),
-                        )
-                    }
-                    Outcome::NotApplicable { why } => (Some("not_applicable"), Some(why.clone())),
-                    Outcome::Skipped {
-                        cause: SkipCause::UnknownUntilApply,
-                        ..
-                    } => (None, None),
-                    Outcome::Skipped { reason, .. } => (Some("skipped"), Some(reason.clone())),
-                };
-                ChecklistRow {
-                    rule: check.rule.id(),
-                    status,
-                    detail,
+    /// The plan-time checklist.
+    pub fn checklist(&self) -> Checklist {
+        let mut list = Checklist::default();
+        for check in &self.checks {
+            let rule = check.rule.id();
+            let row = |status, detail: &str| ChecklistRow {
+                rule,
+                status,
+                detail: detail.to_string(),
+            };
+            match &check.outcome {
+                Outcome::Passed { .. } => list.passed.push(rule),
+                Outcome::NotApplicable { .. } => list.not_applicable.push(rule),
+                Outcome::Failed(findings) => {
+                    let errors = findings.iter().any(|f| f.severity == Severity::Error);
+                    let detail = findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | ");
+                    list.findings
+                        .push(row(if errors { "failed" } else { "warning" }, &detail));
                 }
-            })
-            .collect()
+                Outcome::Excepted { detail } => list.findings.push(row("excepted", detail)),
+                Outcome::Skipped {
+                    cause: SkipCause::UnknownUntilApply,
+                    ..
+                } => list.deferred = true,
+                Outcome::Skipped { reason, .. } => list.findings.push(row("skipped", reason)),
+            }
+        }
+        list
     }
 
     /// Failed checks whose rule has a valid exception (owned, unexpired; EXC-1 judges the exceptions themselves)
-    /// become passed rows that name the exception and what it waives. EXC-1 itself can never be waived.
+    /// become `excepted`, naming the exception and what it waives. EXC-1 itself can never be waived.
     pub fn with_exceptions(mut self, exceptions: &[Exception], today: Date) -> Self {
         for check in &mut self.checks {
             let Outcome::Failed(findings) = &check.outcome else {
@@ -294,9 +310,11 @@ impl Report {
                 continue;
             };
             let waived: Vec<String> = findings.iter().map(Finding::detail).collect();
-            check.outcome = Outcome::Passed {
+            // The wording is 0.2.0's "passed with exception (…)" without "passed with ": the state upgrader
+            // (`resources::checks::upgrade_state`) relies on it.
+            check.outcome = Outcome::Excepted {
                 detail: format!(
-                    "passed with exception (owner {}, expires {}: {}); waived: {}",
+                    "exception (owner {}, expires {}: {}); waived: {}",
                     exception.owner,
                     exception.expires,
                     exception.reason,

@@ -60,10 +60,11 @@ fn every_skip_is_a_diagnostic_and_deferred_rows_stay_unknown() {
             .contains("unified_studio.project_id is not known until apply")
     );
     assert!(report.diagnostics(true).0.iter().all(|d| d.severity == Severity::Error));
-    let rows = report.checklist();
-    assert_eq!(rows[0].status, Some("skipped"));
-    // Apply fills the deferred row in; a known "skipped" here would contradict it.
-    assert_eq!((rows[1].status, rows[1].detail.as_deref()), (None, None));
+    let checklist = report.checklist();
+    assert_eq!(checklist.findings[0].status, "skipped");
+    // Apply fills the deferred rule in; a known "skipped" here would contradict it.
+    assert_eq!(checklist.findings.len(), 1);
+    assert!(checklist.deferred);
 }
 
 #[test]
@@ -76,13 +77,16 @@ fn statuses_tell_warnings_and_not_applicable_apart_from_passes() {
     ]
     .into_iter()
     .collect();
-    let rows = report.checklist();
-    assert_eq!(rows[0].status, Some("warning"));
-    assert_eq!(rows[1].status, Some("not_applicable"));
+    let checklist = report.checklist();
+    assert_eq!(checklist.findings[0].status, "warning");
+    assert_eq!(checklist.not_applicable, ["WKL-8"]);
+    assert!(checklist.passed.is_empty());
     assert!(!report.checks[1].is_passed());
     assert!(
-        rows.iter()
-            .all(|row| ChecklistRow::STATUSES.contains(&row.status.unwrap_or_default()))
+        checklist
+            .findings
+            .iter()
+            .all(|row| ChecklistRow::STATUSES.contains(&row.status))
     );
 }
 
@@ -98,20 +102,17 @@ fn checklist_rows_read_like_a_review() {
     ]
     .into_iter()
     .collect();
-    let rows = report.checklist();
-    assert_eq!((rows[0].rule, rows[0].status), ("CON-1", Some("passed")));
-    assert_eq!((rows[1].rule, rows[1].status), ("WKL-2", Some("failed")));
-    assert!(
-        rows[1]
-            .detail
-            .as_deref()
-            .unwrap_or_default()
-            .starts_with("sharing: Slurm")
+    let checklist = report.checklist();
+    assert_eq!(checklist.passed, ["CON-1"]);
+    assert_eq!(
+        (checklist.findings[0].rule, checklist.findings[0].status),
+        ("WKL-2", "failed")
     );
+    assert!(checklist.findings[0].detail.starts_with("sharing: Slurm"));
 }
 
 #[test]
-fn valid_exceptions_turn_failures_into_passed_rows() {
+fn valid_exceptions_turn_failures_into_excepted_findings() {
     let failed = || Check::from_findings(RuleId::Wkl8, vec![finding(RuleId::Wkl8, AttributePath::root())], "");
     let exception = |owner: &str, expires| Exception {
         rule: RuleId::Wkl8,
@@ -124,12 +125,14 @@ fn valid_exceptions_turn_failures_into_passed_rows() {
     let excepted = report
         .clone()
         .with_exceptions(&[exception("net-team", date(2026, 9, 1))], today);
-    assert!(excepted.checks[0].is_passed());
+    assert!(!excepted.checks[0].is_passed() && !excepted.checks[0].is_failed());
+    let checklist = excepted.checklist();
+    assert!(checklist.passed.is_empty());
+    assert_eq!(checklist.findings[0].status, "excepted");
     assert!(
-        excepted.checklist()[0]
+        checklist.findings[0]
             .detail
-            .as_deref()
-            .is_some_and(|detail| detail.contains("passed with exception (owner net-team"))
+            .starts_with("exception (owner net-team, expires 2026-09-01: NCCL")
     );
     assert!(excepted.diagnostics(true).is_empty());
     // Expired or ownerless exceptions waive nothing (EXC-1 reports them).

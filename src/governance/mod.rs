@@ -7,8 +7,8 @@
 //! facts it needs and returns a [`Check`]: passed (with a detail for the checklist), failed (with [`Finding`]s that
 //! name the rule, the attribute path, the observed value and the fix), or skipped with a reason (a value unknown
 //! until apply, or a fact the resource could not read — never a silent pass). A [`Report`] of checks becomes
-//! diagnostics (`strict` turns warnings into errors) and the `checks` checklist a resource exposes in the plan;
-//! valid contract exceptions turn failures into passed rows that name the exception.
+//! diagnostics (`strict` turns warnings into errors) and the checklist a resource exposes in the plan; valid
+//! contract exceptions turn failures into `excepted` outcomes that name the exception.
 //!
 //! Where things live: rule IDs and their text in [`catalog`]; attribute names in [`paths`]; CON-* in [`contract`],
 //! ORG-* in [`organization`], PRJ-* in [`project`] (IAM evaluation in [`iam_policy`]), CLU-* in [`cluster`]
@@ -41,7 +41,7 @@ pub(crate) mod examples;
 
 pub use catalog::{Layer, Needs, RuleId};
 pub use cidr::Cidr;
-pub use finding::{Check, ChecklistRow, Finding, Outcome, Report, SkipCause};
+pub use finding::{Check, Checklist, ChecklistRow, Finding, Outcome, Report, SkipCause};
 pub use lifecycle::{ReviewStatus, material_changes, reapproved, review_status, schedule_status};
 pub use model::*;
 

@@ -219,6 +219,10 @@ impl Block {
         self.attributes.push(attribute);
         self
     }
+    pub fn attributes(mut self, attributes: impl IntoIterator<Item = Attribute>) -> Self {
+        self.attributes.extend(attributes);
+        self
+    }
     pub fn block(mut self, block: NestedBlock) -> Self {
         self.blocks.push(block);
         self

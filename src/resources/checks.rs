@@ -1,51 +1,115 @@
-//! The reviewer's checklist every governed resource exposes (`checks`), and the plan-time conventions around it.
+//! The reviewer's checklist every governed resource exposes (`passed_checks`, `not_applicable_checks`,
+//! `findings`), the plan-time conventions around it, and the upgrade of 0.2.0's `checks` list to it.
 
-use crate::governance::{ChecklistRow, Report};
+use crate::governance::{Checklist, Report};
 use crate::protocol::object::{object, text};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::schema::{Attribute, Nesting};
+use crate::protocol::state_upgrade::RawState;
 use crate::protocol::value::Value;
 
-/// The computed `checks` attribute: one row per rule checked, in the order the rules ran.
-pub fn attribute(description: &str) -> Attribute {
-    Attribute::nested(
-        "checks",
-        Nesting::List,
-        vec![
-            Attribute::string("rule").computed().describe("Rule ID."),
-            Attribute::string("status").computed().describe(
-                "`passed` (a passed row names an exception that waived it), `failed`, `warning` (failed at warning \
-                 severity), `skipped` (a fact could not be read; the plan warns) or `not_applicable`. Known after \
-                 apply when the rule waits for a value known only then: apply judges it before writing anything.",
-            ),
-            Attribute::string("detail")
-                .computed()
-                .describe("What was checked, what was found, or why it was skipped."),
-        ],
-    )
-    .computed()
-    .describe(description)
+/// The checklist's attributes, in the order the schema lists them.
+pub const NAMES: [&str; 3] = ["passed_checks", "not_applicable_checks", "findings"];
+
+const UNKNOWN_AT_PLAN: &str = "Known after apply while a rule waits for a value known only then: apply judges it \
+                               before writing anything.";
+
+/// The computed checklist attributes: passed rules by ID on one line, every other outcome with its detail.
+pub fn attributes() -> [Attribute; 3] {
+    [
+        Attribute::string("passed_checks").computed().describe(format!(
+            "The IDs of the rules that passed, space-separated, in the order they ran (`\"\"` when none did). \
+             {UNKNOWN_AT_PLAN}"
+        )),
+        Attribute::string("not_applicable_checks").computed().describe(format!(
+            "The IDs of the rules that do not apply here (an EKS-only rule on a Slurm cluster), space-separated; \
+             null when every rule applies. {UNKNOWN_AT_PLAN}"
+        )),
+        Attribute::nested(
+            "findings",
+            Nesting::List,
+            vec![
+                Attribute::string("rule").computed().describe("Rule ID."),
+                Attribute::string("status").computed().describe(
+                    "`failed`, `warning` (failed at warning severity), `skipped` (a fact could not be read; the \
+                     plan warns) or `excepted` (failed, and waived by a valid exception the detail names).",
+                ),
+                Attribute::string("detail")
+                    .computed()
+                    .describe("What was found and how to fix it, why it was skipped, or the exception that waives it."),
+            ],
+        )
+        .computed()
+        .describe(format!(
+            "Every rule that neither passed nor is not applicable, in the order they ran, with its detail; null when \
+             there is none. {UNKNOWN_AT_PLAN}"
+        )),
+    ]
 }
 
-/// The rows as the attribute holds them; a row deferred to apply has its status and detail unknown, so apply can
-/// fill them in without contradicting the plan.
-pub fn value(rows: &[ChecklistRow]) -> Value {
-    Value::List(
-        rows.iter()
-            .map(|row| {
-                object([
-                    ("rule", text(row.rule)),
-                    ("status", row.status.map_or(Value::Unknown, text)),
-                    ("detail", row.detail.as_ref().map_or(Value::Unknown, text)),
-                ])
-            })
-            .collect(),
-    )
+/// The three attribute values of a checklist; all unknown while a rule is deferred to apply, so apply can fill
+/// them in without contradicting the plan.
+pub fn values(checklist: &Checklist) -> [(&'static str, Value); 3] {
+    if checklist.deferred {
+        return NAMES.map(|name| (name, Value::Unknown));
+    }
+    let ids = |ids: &[&str]| ids.join(" ");
+    let findings = checklist
+        .findings
+        .iter()
+        .map(|row| {
+            object([
+                ("rule", text(row.rule)),
+                ("status", text(row.status)),
+                ("detail", text(&row.detail)),
+            ])
+        })
+        .collect::<Vec<_>>();
+    [
+        ("passed_checks", text(ids(&checklist.passed))),
+        (
+            "not_applicable_checks",
+            if checklist.not_applicable.is_empty() {
+                Value::Null
+            } else {
+                text(ids(&checklist.not_applicable))
+            },
+        ),
+        (
+            "findings",
+            if findings.is_empty() {
+                Value::Null
+            } else {
+                Value::List(findings)
+            },
+        ),
+    ]
 }
 
-/// `value` of a report's checklist.
-pub fn of(report: &Report) -> Value {
-    value(&report.checklist())
+/// `values` of a report's checklist.
+pub fn of(report: &Report) -> [(&'static str, Value); 3] {
+    values(&report.checklist())
+}
+
+/// Sets a report's checklist on a resource value.
+pub fn set(value: &mut Value, report: &Report) {
+    for (name, checklist_value) in of(report) {
+        set_attr(value, name, checklist_value);
+    }
+}
+
+/// Plans the checklist unknown (a rule waits for apply).
+pub fn set_unknown(value: &mut Value) {
+    for name in NAMES {
+        set_attr(value, name, Value::Unknown);
+    }
+}
+
+/// Whether the plan judged every rule (apply judges again otherwise, before writing anything).
+pub fn known(value: &Value) -> bool {
+    NAMES
+        .iter()
+        .all(|name| value.get_attr(name).is_some_and(Value::is_wholly_known))
 }
 
 /// A checklist whose wording moved with live facts alone is not a change to apply: keep the recorded one unless
@@ -55,14 +119,66 @@ pub fn keep_recorded(change: &mut PlannedChange) {
         return;
     };
     let mut without = change.planned.clone();
-    set_attr(
-        &mut without,
-        "checks",
-        prior.get_attr("checks").cloned().unwrap_or(Value::Null),
-    );
+    for name in NAMES {
+        set_attr(&mut without, name, prior.get_attr(name).cloned().unwrap_or(Value::Null));
+    }
     if &without == prior {
         change.planned = without;
     }
+}
+
+/// State upgrade from 0.2.0's `checks` list (rows of rule, status, detail): `passed` rows become `passed_checks`
+/// (one naming an exception, `excepted`), `not_applicable` rows `not_applicable_checks`, the rest `findings`, each
+/// with the wording the rules give today, so the first plan after the upgrade shows no change. A list that cannot
+/// be read that way (a row without a status) leaves all three null: the next change records them.
+pub fn upgrade_state(state: &mut RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
+    let rows = match state.remove("checks") {
+        Some(Json::Array(rows)) => rows,
+        Some(Json::Null) | None => Vec::new(),
+        Some(other) => return Err(format!("`checks` is {other}, not a list")),
+    };
+    let field = |row: &Json, name: &str| row.get(name).and_then(Json::as_str).map(str::to_string);
+    let mut passed = Vec::new();
+    let mut not_applicable = Vec::new();
+    let mut findings = Vec::new();
+    let mut readable = true;
+    for row in &rows {
+        let (Some(rule), Some(status)) = (field(row, "rule"), field(row, "status")) else {
+            readable = false;
+            continue;
+        };
+        let detail = field(row, "detail").unwrap_or_default();
+        match (status.as_str(), detail.strip_prefix("passed with exception")) {
+            ("passed", Some(rest)) => findings.push(serde_json::json!({
+                "rule": rule, "status": "excepted", "detail": format!("exception{rest}"),
+            })),
+            ("passed", None) => passed.push(rule),
+            ("not_applicable", _) => not_applicable.push(rule),
+            _ => findings.push(serde_json::json!({"rule": rule, "status": status, "detail": detail})),
+        }
+    }
+    let (passed, not_applicable, findings) = if readable && !rows.is_empty() {
+        (
+            Json::String(passed.join(" ")),
+            if not_applicable.is_empty() {
+                Json::Null
+            } else {
+                Json::String(not_applicable.join(" "))
+            },
+            if findings.is_empty() {
+                Json::Null
+            } else {
+                Json::Array(findings)
+            },
+        )
+    } else {
+        (Json::Null, Json::Null, Json::Null)
+    };
+    state.insert("passed_checks".to_string(), passed);
+    state.insert("not_applicable_checks".to_string(), not_applicable);
+    state.insert("findings".to_string(), findings);
+    Ok(())
 }
 
 /// The warning (an error under `strict`) for a resource none of whose rules the plan can judge, because `input`
@@ -154,6 +270,138 @@ mod tests {
             "[CLU-6] …",
             "the workload role is a cluster admin",
         ))
+    }
+
+    #[test]
+    fn passed_rules_go_on_one_line_and_every_other_outcome_is_a_finding() {
+        use crate::governance::{Check, Finding, RuleId};
+        let failed = Finding::new(
+            RuleId::Wkl8,
+            AttributePath::attr("network_policy"),
+            "off",
+            "no deny",
+            "turn on",
+        );
+        let report: Report = [
+            Check::passed(RuleId::Con1, "well-formed"),
+            Check::not_applicable(RuleId::Wkl2, "Slurm"),
+            Check::passed(RuleId::Con2, "owners"),
+            Check::from_findings(RuleId::Wkl8, vec![failed], ""),
+            Check::unavailable(RuleId::Prj2, "AccessDenied"),
+        ]
+        .into_iter()
+        .collect();
+        let [passed, not_applicable, findings] = of(&report).map(|(_, value)| value);
+        assert_eq!(passed, text("CON-1 CON-2"));
+        assert_eq!(not_applicable, text("WKL-2"));
+        let Value::List(rows) = findings else {
+            panic!("findings: {findings:?}")
+        };
+        let statuses: Vec<_> = rows.iter().map(|row| row.get_attr("status").cloned()).collect();
+        assert_eq!(statuses, [Some(text("failed")), Some(text("skipped"))]);
+        // Nothing to list is null (a create plan does not render it); a deferred rule makes all three unknown.
+        let clean: Report = [Check::passed(RuleId::Con1, "")].into_iter().collect();
+        assert_eq!(of(&clean).map(|(_, value)| value)[1..], [Value::Null, Value::Null]);
+        let waiting: Report = [
+            Check::passed(RuleId::Con1, ""),
+            Check::unknown(RuleId::Org1, "project_id"),
+        ]
+        .into_iter()
+        .collect();
+        assert!(of(&waiting).iter().all(|(_, value)| *value == Value::Unknown));
+    }
+
+    #[test]
+    fn keep_recorded_keeps_a_checklist_that_moved_alone() {
+        let resource = |team: &str, passed: &str| {
+            object([
+                ("team", text(team)),
+                ("passed_checks", text(passed)),
+                ("not_applicable_checks", Value::Null),
+                ("findings", Value::Null),
+            ])
+        };
+        let prior = resource("research", "WKL-1");
+        let mut moved = change(Some(prior.clone()), resource("research", "WKL-1 WKL-2"));
+        keep_recorded(&mut moved);
+        assert_eq!(moved.planned, prior);
+        let mut changed = change(Some(prior), resource("vision", "WKL-1 WKL-2"));
+        keep_recorded(&mut changed);
+        assert_eq!(changed.planned, resource("vision", "WKL-1 WKL-2"));
+    }
+
+    /// 0.3.0-dev state of examples/quickstart (provider at 0f3c547 applied against the sandbox's local seed), one
+    /// resource of each type that had `checks`, plus a contract with an exception.
+    const STATE: &str = include_str!("../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate");
+
+    fn instances(type_name: &str) -> Vec<RawState> {
+        let state: serde_json::Value = serde_json::from_str(STATE).expect("fixture");
+        state["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .filter(|r| r["type"] == type_name)
+            .flat_map(|r| r["instances"].as_array().cloned().unwrap_or_default())
+            .map(|i| i["attributes"].as_object().cloned().expect("attributes"))
+            .collect()
+    }
+
+    #[test]
+    fn upgraded_state_of_every_governed_resource_lists_the_same_rules() {
+        for type_name in [
+            "hyperpod_connection_contract",
+            "hyperpod_tenant",
+            "hyperpod_task_view_restriction",
+            "hyperpod_unified_studio_project_binding",
+        ] {
+            for mut state in instances(type_name) {
+                let rows = state["checks"].as_array().cloned().expect("checks");
+                upgrade_state(&mut state).expect("upgrades");
+                assert!(!state.contains_key("checks"), "{type_name}");
+                let passed = state["passed_checks"].as_str().expect("passed_checks");
+                let listed = passed.split(' ').count()
+                    + state["not_applicable_checks"]
+                        .as_str()
+                        .map_or(0, |ids| ids.split(' ').count())
+                    + state["findings"].as_array().map_or(0, Vec::len);
+                assert_eq!(listed, rows.len(), "{type_name}: {passed}");
+                assert!(
+                    passed.starts_with(rows[0]["rule"].as_str().expect("rule")),
+                    "{type_name}: {passed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_excepted_row_becomes_an_excepted_finding_with_todays_wording() {
+        let mut state = RawState::new();
+        state.insert(
+            "checks".into(),
+            serde_json::json!([
+                {"rule": "CON-1", "status": "passed", "detail": "all fields well-formed"},
+                {"rule": "WKL-8", "status": "passed",
+                 "detail": "passed with exception (owner net-team, expires 2026-09-01: NCCL); waived: no deny"},
+                {"rule": "WKL-2", "status": "not_applicable", "detail": "Slurm"},
+                {"rule": "PRJ-2", "status": "skipped", "detail": "AccessDenied"},
+            ]),
+        );
+        upgrade_state(&mut state).expect("upgrades");
+        assert_eq!(state["passed_checks"], "CON-1");
+        assert_eq!(state["not_applicable_checks"], "WKL-2");
+        assert_eq!(
+            state["findings"],
+            serde_json::json!([
+                {"rule": "WKL-8", "status": "excepted",
+                 "detail": "exception (owner net-team, expires 2026-09-01: NCCL); waived: no deny"},
+                {"rule": "PRJ-2", "status": "skipped", "detail": "AccessDenied"},
+            ])
+        );
+        // A row without a status (never written by a release) leaves the checklist to the next plan.
+        let mut odd = RawState::new();
+        odd.insert("checks".into(), serde_json::json!([{"rule": "CON-1", "status": null}]));
+        upgrade_state(&mut odd).expect("upgrades");
+        assert_eq!(odd["passed_checks"], serde_json::Value::Null);
     }
 
     #[test]

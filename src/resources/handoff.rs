@@ -4,9 +4,10 @@
 //! (`PlannedChange::arguments`, and the planned value apply is given) and keeps no copy: plans and state hold null
 //! (`docs/design/cross-resource-rules.md`).
 //!
-//! Up to schema version 0 the copies were stored; the state upgraders here drop them.
+//! Up to schema version 0 the copies were stored; each resource's step from version 0 (`STATE_UPGRADERS` in its
+//! schema) drops them with the function here.
 
-use crate::protocol::state_upgrade::{RawState, StateUpgrader};
+use crate::protocol::state_upgrade::RawState;
 
 /// `hyperpod_tenant`'s handoffs.
 pub const TENANT: [&str; 3] = ["contract", "scheduling_policy", "borrows_from"];
@@ -16,8 +17,6 @@ pub const RESTRICTION: [&str; 1] = ["contract"];
 pub const BINDING: [&str; 3] = ["contract", "task_view_restriction", "tenants"];
 /// `hyperpod_connection_contract`'s handoff.
 pub const CONTRACT: [&str; 1] = ["organization"];
-
-const CHANGE: &str = "handoff arguments became write-only: their stored copies are dropped";
 
 /// Sets each of `names` to null (present or not): what a write-only attribute holds in state.
 fn null_handoffs(state: &mut RawState, names: &[&str]) -> Result<(), String> {
@@ -42,28 +41,6 @@ pub fn upgrade_binding(state: &mut RawState) -> Result<(), String> {
 pub fn upgrade_contract(state: &mut RawState) -> Result<(), String> {
     null_handoffs(state, &CONTRACT)
 }
-
-/// The step from schema version 0 of each resource whose handoffs became write-only.
-pub const TENANT_STEPS: [StateUpgrader; 1] = [StateUpgrader {
-    from: 0,
-    change: CHANGE,
-    upgrade: upgrade_tenant,
-}];
-pub const RESTRICTION_STEPS: [StateUpgrader; 1] = [StateUpgrader {
-    from: 0,
-    change: CHANGE,
-    upgrade: upgrade_restriction,
-}];
-pub const BINDING_STEPS: [StateUpgrader; 1] = [StateUpgrader {
-    from: 0,
-    change: CHANGE,
-    upgrade: upgrade_binding,
-}];
-pub const CONTRACT_STEPS: [StateUpgrader; 1] = [StateUpgrader {
-    from: 0,
-    change: CHANGE,
-    upgrade: upgrade_contract,
-}];
 
 #[cfg(test)]
 mod tests {

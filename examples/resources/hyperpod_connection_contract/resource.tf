@@ -1,5 +1,6 @@
 # The research project's approved use of the shared cluster `ml-capacity`. Reviewers approve this record in the
-# pull request; `terraform plan` checks it against the live account and lists every check in `checks`.
+# pull request; `terraform plan` checks it against the live account, and `passed_checks` and `findings` list the
+# outcome of each rule.
 resource "hyperpod_connection_contract" "research" {
   name = "research-on-ml-capacity"
 

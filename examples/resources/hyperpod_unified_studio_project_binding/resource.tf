@@ -1,6 +1,7 @@
 # The research project's HyperPod connection to `ml-capacity`, under its approved contract. The plan checks the
 # contract (approved, current, this project and cluster), the project role, the task view restrictions once the
-# cluster is shared and the tenant of every namespace in the contract, and lists each check in `checks`.
+# cluster is shared and the tenant of every namespace in the contract; `passed_checks` and `findings` list the
+# outcome of each rule.
 resource "hyperpod_unified_studio_project_binding" "research" {
   contract         = hyperpod_connection_contract.research.governance
   project_id       = "research000001"

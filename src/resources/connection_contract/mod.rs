@@ -30,7 +30,14 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 /// The attributes the provider derives at plan time.
-const DERIVED: [&str; 4] = ["review_status", "next_review_date", "checks", "governance"];
+const DERIVED: [&str; 6] = [
+    "review_status",
+    "next_review_date",
+    "passed_checks",
+    "not_applicable_checks",
+    "findings",
+    "governance",
+];
 
 pub struct ConnectionContract {
     schema: Schema,
@@ -143,7 +150,7 @@ impl ConnectionContract {
         set_attr(&mut governance, "review_status", status_value.clone());
         set_attr(value, "review_status", status_value);
         set_attr(value, "next_review_date", text(next_review.to_string()));
-        set_attr(value, "checks", crate::resources::checks::of(&report));
+        crate::resources::checks::set(value, &report);
         set_attr(value, "governance", governance);
 
         let strict = boolean(value, "strict").unwrap_or(client.strict);
@@ -168,6 +175,10 @@ impl Resource<AwsClient> for ConnectionContract {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -241,10 +252,6 @@ impl Resource<AwsClient> for ConnectionContract {
         set_attr(&mut state, "id", text(&name));
         set_attr(&mut state, "name", text(&name));
         Ok(state)
-    }
-
-    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
-        &crate::resources::handoff::CONTRACT_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -128,13 +128,13 @@ pub fn schema() -> Schema {
     let governance = governance_attributes();
 
     Schema {
-        // 1: `organization` became write-only (`resources::handoff`).
+        // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
         version: 1,
         block: Block::new(
             "The connection contract: the governance record a reviewer approves for one Unified Studio project's use \
              of one HyperPod cluster. It creates no AWS object; it lives in state and in version control. At plan \
              time it is checked against the live account (cluster, orchestrator, project, project role and its \
-             permissions, approver) and its `checks` list reads like the reviewer's checklist. Resources that \
+             permissions, approver); `passed_checks` and `findings` read like the reviewer's checklist. Resources that \
              depend on it take `governance`, which is known at plan time.",
         )
         .attribute(
@@ -232,9 +232,7 @@ pub fn schema() -> Schema {
                 .computed()
                 .describe("`last_reviewed` plus the interval."),
         )
-        .attribute(crate::resources::checks::attribute(
-            "Every rule checked at plan time, in catalog order, with its outcome.",
-        ))
+        .attributes(crate::resources::checks::attributes())
         .attribute(
             Attribute::nested("governance", Nesting::Single, governance)
                 .computed()
@@ -337,4 +335,19 @@ pub fn governance_attributes() -> Vec<Attribute> {
 /// The type of `governance`, which dependents take as their `contract` argument.
 pub fn governance_type() -> Type {
     Attribute::nested("governance", Nesting::Single, governance_attributes()).value_type()
+}
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
+/// `organization` is write-only, so its stored copy is dropped.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `organization` becomes \
+                 write-only",
+        upgrade: upgrade_state,
+    }];
+
+fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::handoff::upgrade_contract(state)
 }

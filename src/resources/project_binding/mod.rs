@@ -80,9 +80,10 @@ impl ProjectBinding {
             ));
         };
         let mut value = planned.clone();
-        let judged = ["checks", "environment_id", "cluster_arn"]
-            .iter()
-            .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
+        let judged = crate::resources::checks::known(planned)
+            && ["environment_id", "cluster_arn"]
+                .iter()
+                .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
         if !judged {
             let derived = plan::derive(
                 client,
@@ -113,6 +114,10 @@ impl Resource<AwsClient> for ProjectBinding {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -158,7 +163,7 @@ impl Resource<AwsClient> for ProjectBinding {
                     change.set(name, Value::Unknown);
                 }
             }
-            change.set("checks", Value::Unknown);
+            crate::resources::checks::set_unknown(&mut change.planned);
             let deferred = crate::resources::checks::deferred(&arguments, "contract", client.strict);
             change.diagnostics.push(deferred);
             return Ok(());
@@ -287,10 +292,6 @@ impl Resource<AwsClient> for ProjectBinding {
 
     async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         refresh::import(client, self.schema.block.null_value(), target).await
-    }
-
-    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
-        &crate::resources::handoff::BINDING_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -20,7 +20,7 @@ use futures::StreamExt as _;
 use futures::future::{BoxFuture, FutureExt as _};
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
-pub const DERIVED: [&str; 8] = [
+pub const DERIVED: [&str; 10] = [
     "id",
     "connection_id",
     "domain_id",
@@ -28,7 +28,9 @@ pub const DERIVED: [&str; 8] = [
     "environment_id",
     "cluster_arn",
     "orchestrator",
-    "checks",
+    "passed_checks",
+    "not_applicable_checks",
+    "findings",
 ];
 
 pub struct Derived {
@@ -338,7 +340,7 @@ pub async fn derive(
     attributes.insert("environment_id", environment_id);
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("orchestrator", text(orchestrator));
-    attributes.insert("checks", crate::resources::checks::of(&report));
+    attributes.extend(crate::resources::checks::of(&report));
     Ok(Derived {
         attributes,
         warnings: diagnostics,

@@ -69,8 +69,8 @@ pub fn schema() -> Schema {
          only when the control layers agree, checked at plan time: an approved, unexpired contract for this project \
          and cluster (PRJ-3, LIF-3), the contract's project role, which is the project's tooling-environment user \
          role (PRJ-4), a task view restriction for every project once the cluster is shared (CLU-2), a tenant for \
-         every namespace of the contract (WKL-1), and groups rather than users (PRJ-1). `checks` lists each rule as \
-         passed, failed or skipped with the reason. Other HyperPod connections of the project to the same cluster \
+         every namespace of the contract (WKL-1), and groups rather than users (PRJ-1). `passed_checks` lists the \
+         rules that passed, `findings` every other one with its detail. Other HyperPod connections of the project to the same cluster \
          exist without a contract: the plan warns about them.",
     )
     .attribute(
@@ -179,10 +179,10 @@ pub fn schema() -> Schema {
         "orchestrator",
         "`EKS` or `SLURM`: known at plan time, read back from the connection.",
     ))
-    .attribute(crate::resources::checks::attribute("Every rule checked at plan time, in the order they ran: the reviewer's checklist."))
+    .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::list("member", member_block()))
     .block(timeouts_block(&["create", "delete"], "10m"));
-    // 1: `contract`, `task_view_restriction` and `tenants` became write-only (`resources::handoff`).
+    // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }
 
@@ -211,4 +211,19 @@ pub fn identity(domain_id: &str, connection_id: &str) -> Value {
         ("domain_id", Value::String(domain_id.to_string())),
         ("connection_id", Value::String(connection_id.to_string())),
     ])
+}
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
+/// `contract`, `task_view_restriction` and `tenants` are write-only, so their stored copies are dropped.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `contract`, \
+                 `task_view_restriction` and `tenants` become write-only",
+        upgrade: upgrade_state,
+    }];
+
+fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::handoff::upgrade_binding(state)
 }

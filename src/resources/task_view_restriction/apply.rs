@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, object_component};
+use super::model::{ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, object_component, object_value};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
@@ -218,14 +218,15 @@ impl Applier<'_> {
             for object in &manifests {
                 let recorded = self.components.contains_key(&object_component(object));
                 write_object(&kube, object, recorded).await?;
-                self.components.insert(object_component(object), object.path());
+                self.components
+                    .insert(object_component(object), object_value(&object.path(), &object.body));
             }
             let keep: BTreeSet<String> = manifests.iter().map(object_component).collect();
             let stale: Vec<(String, String)> = self
                 .components
                 .iter()
                 .filter(|(key, _)| key.starts_with("kubernetes/") && !keep.contains(*key))
-                .map(|(key, path)| (key.clone(), path.clone()))
+                .map(|(key, value)| (key.clone(), crate::resources::without_digest(value).to_string()))
                 .collect();
             for (key, path) in stale {
                 kube.delete(&path)
@@ -272,7 +273,7 @@ impl Applier<'_> {
             .components
             .iter()
             .filter(|(key, _)| key.starts_with("kubernetes/"))
-            .map(|(key, path)| (key.clone(), path.clone()))
+            .map(|(key, value)| (key.clone(), crate::resources::without_digest(value).to_string()))
             .collect();
         if !paths.is_empty() {
             let kube = self.kube(&cluster).await?;

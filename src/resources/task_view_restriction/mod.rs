@@ -21,7 +21,7 @@ use crate::governance::{
     AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, TaskViewRestriction, check_restriction,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{object, string, string_map, text, text_list, text_map, unknowns_to_null};
+use crate::protocol::object::{string, string_map, text, text_list, text_map, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
@@ -31,7 +31,7 @@ use crate::resources::cluster_facts::kube_client;
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use apply::Applier;
-use model::{ENTRY, Mode, RestrictionSpec, components, object_component, private_data_conf};
+use model::{ENTRY, Mode, RestrictionSpec, components, private_data_conf};
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]
@@ -40,7 +40,7 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 }
 
 pub const TYPE_NAME: &str = "hyperpod_task_view_restriction";
-const DERIVED: [&str; 12] = [
+const DERIVED: [&str; 10] = [
     "id",
     "governance",
     "cluster_name",
@@ -49,8 +49,6 @@ const DERIVED: [&str; 12] = [
     "project_role_arn",
     "namespaces",
     "kubernetes_group",
-    "associated_policies",
-    "kubernetes_manifests",
     "private_data_conf",
     "components",
 ];
@@ -212,7 +210,7 @@ impl TaskViewRestrictionResource {
                     set_attr(value, name, Value::Unknown);
                 }
             }
-            set_attr(value, "checks", Value::Unknown);
+            checks::set_unknown(value);
             let facts = crate::resources::references::restriction_value(value);
             set_attr(value, "governance", facts);
             let unknown = unknown_inputs(value);
@@ -296,10 +294,6 @@ impl TaskViewRestrictionResource {
         };
         let eks = eks_name.is_some();
         let wanted = adopted.map(|adopted| components(&spec, partition, eks, adopted));
-        let mut manifests = spec.manifests();
-        manifests.sort_by_key(object_component);
-        let mut associations = spec.associations(partition);
-        associations.sort_by(|a, b| a.policy_arn.cmp(&b.policy_arn));
         set_attr(value, "id", text(&owner));
         set_attr(value, "cluster_name", text(&cluster_name));
         set_attr(value, "cluster_arn", text(&cluster_arn));
@@ -309,37 +303,6 @@ impl TaskViewRestrictionResource {
         set_attr(value, "kubernetes_group", text(&spec.kubernetes_group));
         let facts = crate::resources::references::restriction_value(value);
         set_attr(value, "governance", facts);
-        if !eks {
-            associations.clear();
-        }
-        set_attr(
-            value,
-            "associated_policies",
-            Value::List(
-                associations
-                    .iter()
-                    .map(|a| {
-                        object([
-                            ("policy_arn", text(&a.policy_arn)),
-                            (
-                                "scope",
-                                text(if a.namespaces.is_empty() {
-                                    "cluster"
-                                } else {
-                                    "namespace"
-                                }),
-                            ),
-                            ("namespaces", text_list(&a.namespaces)),
-                        ])
-                    })
-                    .collect(),
-            ),
-        );
-        set_attr(
-            value,
-            "kubernetes_manifests",
-            Value::List(manifests.iter().map(|m| text(m.to_json())).collect()),
-        );
         set_attr(
             value,
             "private_data_conf",
@@ -353,12 +316,7 @@ impl TaskViewRestrictionResource {
                 _ => Value::Unknown,
             },
         );
-        if !grants_known {
-            for name in ["associated_policies", "kubernetes_manifests"] {
-                set_attr(value, name, Value::Unknown);
-            }
-        }
-        set_attr(value, "checks", checks::of(&report));
+        checks::set(value, &report);
         Ok(diagnostics)
     }
 
@@ -439,7 +397,7 @@ impl TaskViewRestrictionResource {
 
     async fn write(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
         let mut value = planned.clone();
-        if !planned.get_attr("checks").is_some_and(Value::is_wholly_known) {
+        if !checks::known(planned) {
             // Judged now: a dependency was unknown at plan.
             if let Err(diagnostics) = self.derive(client, &mut value, prior).await {
                 return Applied::failed(prior.cloned(), diagnostics);
@@ -508,6 +466,10 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
 
     fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -624,10 +586,6 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         set_attr(&mut state, "project_role_arn", text(&role));
         set_attr(&mut state, "components", Value::Map(BTreeMap::new()));
         Ok(state)
-    }
-
-    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
-        &crate::resources::handoff::RESTRICTION_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -231,6 +231,13 @@ pub fn object_component(object: &Object) -> String {
     )
 }
 
+/// The `components` value of a Kubernetes object: its API path and a digest of its content (see
+/// `resources::with_digest`); `body` is the rendered object, or the live one at refresh.
+pub fn object_value(path: &str, body: &serde_json::Value) -> String {
+    let normalized = crate::kubernetes::objects::normalize(body, &[crate::kubernetes::objects::MANAGED_BY_LABEL]);
+    crate::resources::with_digest(path, &normalized.to_string())
+}
+
 /// Slurm: the lines that keep jobs, usage and users private (Studio then lists only the session user's jobs).
 pub fn private_data_conf() -> String {
     "# hyperpod_task_view_restriction: users see only their own jobs, usage and user records\n\
@@ -261,7 +268,7 @@ pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: b
         out.insert(association.component(), association.scope());
     }
     for object in spec.manifests() {
-        out.insert(object_component(&object), object.path());
+        out.insert(object_component(&object), object_value(&object.path(), &object.body));
     }
     out
 }

@@ -4,11 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, role_name};
+use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, object_value, role_name};
 use crate::aws::{AwsClient, iam};
-use crate::kubernetes::objects;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::{object, string_map, text, text_list};
+use crate::protocol::object::{string_map, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{kube_client, kubernetes_object};
@@ -45,7 +44,6 @@ pub async fn refresh(
                 Err(err) if err.is_not_found() => None,
                 Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
             };
-            let mut associated = Vec::new();
             if let Some(entry) = &entry {
                 if recorded.contains_key(ENTRY) {
                     live.insert(ENTRY.to_string(), spec.project_role_arn.clone());
@@ -63,18 +61,6 @@ pub async fn refresh(
                     if &live_scope == scope {
                         live.insert(key.clone(), live_scope.clone());
                     }
-                    associated.push(object([
-                        ("policy_arn", text(policy)),
-                        (
-                            "scope",
-                            text(if found.scope_type == "namespace" {
-                                "namespace"
-                            } else {
-                                "cluster"
-                            }),
-                        ),
-                        ("namespaces", text_list(&found.namespaces)),
-                    ]));
                 }
                 for (key, group) in recorded.iter().filter(|(k, _)| k.starts_with("access_entry_group/")) {
                     if entry.kubernetes_groups.contains(group) {
@@ -82,28 +68,24 @@ pub async fn refresh(
                     }
                 }
             }
-            set_attr(&mut state, "associated_policies", Value::List(associated));
             let objects_recorded: Vec<(&String, &String)> =
                 recorded.iter().filter(|(k, _)| k.starts_with("kubernetes/")).collect();
-            let mut manifests = Vec::new();
             if !objects_recorded.is_empty() {
                 let kube = kube_client(client, cluster)
                     .await
                     .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
-                for (key, path) in objects_recorded {
+                for (key, recorded_value) in objects_recorded {
+                    let path = crate::resources::without_digest(recorded_value);
                     match kubernetes_object(client, &kube, cluster, path).await {
+                        // Recorded with the live content's digest: an edit shows as a changed value at the next plan.
                         Ok(Some(found)) => {
-                            live.insert(key.clone(), path.clone());
-                            manifests.push(text(
-                                objects::normalize(&found, &[objects::MANAGED_BY_LABEL]).to_string(),
-                            ));
+                            live.insert(key.clone(), object_value(path, &found));
                         }
                         Ok(None) => {}
                         Err(err) => return Err(failed(&format!("Reading {key} failed"), err)),
                     }
                 }
             }
-            set_attr(&mut state, "kubernetes_manifests", Value::List(manifests));
         }
     }
     if live.is_empty() {

@@ -1,6 +1,6 @@
 //! `hyperpod_task_view_restriction` schema.
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
 use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
@@ -39,16 +39,6 @@ pub fn schema() -> Schema {
             .describe("Linux/Slurm user (`SSMSessionRunAs` tag on the project role).")
             .validate(Matches::new("[a-z_][a-z0-9_-]{0,31}", "a POSIX user name")),
     );
-    let associated = Attribute::nested(
-        "associated_policy",
-        Nesting::Single,
-        vec![
-            Attribute::string("policy_arn").computed(),
-            Attribute::string("scope").computed(),
-            Attribute::new("namespaces", strings()).computed(),
-        ],
-    )
-    .value_type();
     let block = Block::new(
         "Restricts what a Unified Studio project's users see of a shared HyperPod cluster (Studio shows every team's \
          tasks by default). EKS, `access_policy` mode: the project role's access entry (adopted when Studio's \"Manage \
@@ -135,16 +125,6 @@ pub fn schema() -> Schema {
     .attribute(computed("cluster_arn", Type::String, "The HyperPod cluster's ARN, resolved at plan time."))
     .attribute(computed("orchestrator", Type::String, "`eks` or `slurm`."))
     .attribute(computed(
-        "associated_policies",
-        Type::list(associated),
-        "EKS: the access policies on the project role's access entry, with their scope.",
-    ))
-    .attribute(computed(
-        "kubernetes_manifests",
-        strings(),
-        "EKS `rbac` mode: every Kubernetes object applied, as JSON.",
-    ))
-    .attribute(computed(
         "private_data_conf",
         Type::String,
         "Slurm: the `slurm.conf` lines that keep jobs, usage and users private to their owners.",
@@ -152,13 +132,15 @@ pub fn schema() -> Schema {
     .attribute(computed(
         "components",
         Type::Map(Box::new(Type::String)),
-        "What this resource added (the access entry if it created it, each policy association, Kubernetes objects, \
-         the role tag), so destroy removes exactly that and refresh shows what went missing.",
+        "What this resource added (the access entry if it created it, each policy association with its scope, \
+         Kubernetes objects, the role tag), so destroy removes exactly that and refresh shows what went missing. A \
+         Kubernetes object's value is its API path, `@` and a short digest of the content the provider writes: an \
+         object edited outside Terraform, or a provider version that writes it differently, shows as a changed value.",
     ))
-    .attribute(crate::resources::checks::attribute("Every rule checked at plan time, with its outcome."))
+    .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::single("slurm", slurm))
     .block(timeouts_block(&["create", "update", "delete"], "10m"));
-    // 1: `contract` became write-only (`resources::handoff`).
+    // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }
 
@@ -171,4 +153,52 @@ pub fn identity_schema() -> IdentitySchema {
 
 pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
     crate::resources::import_id::identity(["cluster_name", "project_role_arn"], [cluster_name, project_role_arn])
+}
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
+/// `associated_policies` and `kubernetes_manifests` are removed.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `associated_policies` and \
+                 `kubernetes_manifests` are removed; `contract` becomes write-only",
+        upgrade: upgrade_state,
+    }];
+
+/// The step from version 0: the checklist (`checks::upgrade_state`), and `associated_policies` and
+/// `kubernetes_manifests` dropped (`components` names the same; the next refresh records each object's digest).
+pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
+    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::handoff::upgrade_restriction(state)?;
+    state.remove("associated_policies");
+    let manifests = state.remove("kubernetes_manifests");
+    let Some(Json::Object(components)) = state.get_mut("components") else {
+        return Ok(());
+    };
+    // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
+    // first refresh after the upgrade reports no change.
+    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for manifest in manifests.iter().filter_map(Json::as_str) {
+        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
+            continue;
+        };
+        let field = |pointer: &str| {
+            object
+                .pointer(pointer)
+                .and_then(Json::as_str)
+                .unwrap_or("-")
+                .to_string()
+        };
+        let key = format!(
+            "kubernetes/{}/{}/{}",
+            field("/kind"),
+            field("/metadata/namespace"),
+            field("/metadata/name")
+        );
+        if let Some(Json::String(path)) = components.get(&key).cloned() {
+            components.insert(key, Json::String(super::model::object_value(&path, &object)));
+        }
+    }
+    Ok(())
 }

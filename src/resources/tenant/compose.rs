@@ -383,10 +383,10 @@ impl<'a> Composer<'a> {
         let entries = recorded
             .iter()
             .filter(|(c, _)| c.starts_with("access_entry/"))
-            .map(|(component, principal)| {
+            .map(|(component, _)| {
                 let eks_name = &eks_name;
                 async move {
-                    access::delete_access_entry(&self.client.eks, eks_name, principal)
+                    access::delete_access_entry(&self.client.eks, eks_name, entry_principal(component))
                         .await
                         .map_err(|err| failed("Deleting an access entry failed", err))?;
                     self.components.remove(component);

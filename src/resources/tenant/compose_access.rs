@@ -28,7 +28,7 @@ impl Composer<'_> {
                     .await
                     .map_err(|err| kube_failed(&format!("Applying {} failed", manifest.describe()), err))?;
                 self.components
-                    .insert(manifest.component(), format!("{namespace}/{}", manifest.name));
+                    .insert(manifest.component(), manifests::rendered_value(namespace, manifest));
                 Ok(())
             }
         }))
@@ -159,14 +159,15 @@ impl Composer<'_> {
             .iter()
             .map(|e| access_entry_component(&e.principal_arn))
             .collect();
-        let stale: Vec<(String, String)> = self
+        let stale: Vec<String> = self
             .components
             .with_prefix("access_entry/")
             .into_iter()
-            .filter(|(key, _)| !keep.contains(key))
+            .map(|(key, _)| key)
+            .filter(|key| !keep.contains(key))
             .collect();
-        for (key, principal) in stale {
-            access::delete_access_entry(eks, eks_name, &principal)
+        for key in stale {
+            access::delete_access_entry(eks, eks_name, entry_principal(&key))
                 .await
                 .map_err(|err| failed("Deleting an access entry failed", err))?;
             self.components.remove(&key);
@@ -187,7 +188,7 @@ impl Composer<'_> {
                 Err(err) => return Err(failed("Creating an access entry failed", err)),
             };
         if created {
-            self.components.insert(key, entry.principal_arn.clone());
+            self.components.insert(key, entry_value(entry));
             return self.associate(entry).await;
         }
         let live = match access::find_access_entry(eks, eks_name, &entry.principal_arn).await {
@@ -231,7 +232,7 @@ impl Composer<'_> {
                     .map_err(|err| failed("Creating an access entry failed", err))?;
             }
         }
-        self.components.insert(key, entry.principal_arn.clone());
+        self.components.insert(key, entry_value(entry));
         self.associate(entry).await
     }
 

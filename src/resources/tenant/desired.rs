@@ -25,6 +25,35 @@ pub fn grant_component(key_arn: &str) -> String {
     format!("kms_grant/{key_arn}")
 }
 
+/// The principal of an `access_entry/<principal>` component.
+pub fn entry_principal(component: &str) -> &str {
+    component.trim_start_matches("access_entry/")
+}
+
+pub use crate::resources::with_digest;
+
+/// What the tenant governs of an access entry, canonical: its Kubernetes groups and its EKS view/edit policies with
+/// their namespaces (`*` for cluster scope). Other policies on the entry are not the tenant's.
+pub fn entry_content(groups: &[String], policies: &[(String, Vec<String>)]) -> String {
+    let mut groups = groups.to_vec();
+    groups.sort();
+    let mut policies: Vec<&(String, Vec<String>)> = policies
+        .iter()
+        .filter(|(arn, _)| [VIEW_POLICY, EDIT_POLICY].contains(&arn.as_str()))
+        .collect();
+    policies.sort();
+    serde_json::json!({ "kubernetes_groups": groups, "policies": policies }).to_string()
+}
+
+/// An access entry's component value: the principal and the digest of what the tenant writes into its entry.
+pub fn entry_value(entry: &DesiredEntry) -> String {
+    let policy = (entry.policy_arn.clone(), entry.namespaces.clone());
+    with_digest(
+        &entry.principal_arn,
+        &entry_content(&entry.kubernetes_groups, &[policy]),
+    )
+}
+
 /// The name of the tenant's KMS grants. KMS makes CreateGrant with a name idempotent (the same name, grantee,
 /// operations and constraints return the existing grant), so a create retried after an interrupted apply finds the
 /// grant it made instead of adding a second one. Built from the cluster and team, which fit KMS's grant-name

@@ -173,6 +173,56 @@ pub fn normalize(live: &Json) -> Json {
     crate::kubernetes::objects::normalize(live, &LABELS)
 }
 
+/// The `components` value of an object the tenant writes: `<namespace>/<name>@<digest of its content>`. `body` is
+/// the rendered object at plan and apply, the live one at refresh; both in the normalized shape, so they agree
+/// exactly when the object is as the provider writes it.
+pub fn component_value(namespace: &str, name: &str, body: &Json) -> String {
+    super::desired::with_digest(&format!("{namespace}/{name}"), &normalize(body).to_string())
+}
+
+/// `component_value` of a rendered object.
+pub fn rendered_value(namespace: &str, manifest: &Manifest) -> String {
+    component_value(namespace, &manifest.name, &manifest.body)
+}
+
+/// How a live object differs from the rendered one, for the drift warning: the top-level fields that differ (`rules`,
+/// `subjects`, `spec`, labels), each with its live and written value, cut short.
+pub fn differences(live: &Json, rendered: &Json) -> String {
+    let (live, rendered) = (normalize(live), normalize(rendered));
+    let short = |value: Option<&Json>| {
+        let text = value.map_or_else(|| "absent".to_string(), Json::to_string);
+        if text.chars().count() > 100 {
+            format!("{}…", text.chars().take(100).collect::<String>())
+        } else {
+            text
+        }
+    };
+    let mut fields: Vec<&String> = live
+        .as_object()
+        .into_iter()
+        .chain(rendered.as_object())
+        .flat_map(|fields| fields.keys())
+        .collect();
+    fields.sort();
+    fields.dedup();
+    let differing: Vec<String> = fields
+        .into_iter()
+        .filter(|field| live.get(field.as_str()) != rendered.get(field.as_str()))
+        .map(|field| {
+            format!(
+                "{field} is {} live, {} as written",
+                short(live.get(field.as_str())),
+                short(rendered.get(field.as_str()))
+            )
+        })
+        .collect();
+    if differing.is_empty() {
+        "its content differs".to_string()
+    } else {
+        differing.join("; ")
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -261,6 +311,24 @@ pub(crate) mod tests {
                 "kubernetes/Role/hyperpod-tenant-operator",
                 "kubernetes/RoleBinding/hyperpod-tenant-operator"
             ]
+        );
+    }
+
+    #[test]
+    fn a_live_object_as_written_has_the_rendered_digest_and_an_edit_names_what_differs() {
+        let rendered = render(&spec());
+        let deny = rendered.iter().find(|m| m.name == DEFAULT_DENY).expect("default deny");
+        let mut live = deny.body.clone();
+        live["metadata"]["uid"] = json!("0b5c");
+        live["metadata"]["resourceVersion"] = json!("42");
+        live["status"] = json!({});
+        let value = rendered_value("hyperpod-ns-research", deny);
+        assert_eq!(component_value("hyperpod-ns-research", DEFAULT_DENY, &live), value);
+        live["spec"]["policyTypes"] = json!(["Ingress"]);
+        assert_ne!(component_value("hyperpod-ns-research", DEFAULT_DENY, &live), value);
+        assert_eq!(
+            differences(&live, &deny.body),
+            r#"spec is {"podSelector":{},"policyTypes":["Ingress"]} live, {"podSelector":{},"policyTypes":["Ingress","Egress"]} as written"#
         );
     }
 }

@@ -78,6 +78,82 @@ fn chosen_role_name(config: &Value, prior: Option<&Value>) -> Option<String> {
 }
 
 impl Tenant {
+    /// A Kubernetes object or access entry whose live content (its digest, recorded at refresh) is not what the
+    /// tenant wrote under its prior arguments was edited outside Terraform, or this provider version writes it
+    /// differently: governed RBAC, NetworkPolicy or cluster access worth a reviewer's attention. One warning per
+    /// object, naming it and what differs; the plan shows it as a changed `components` value and apply rewrites it.
+    async fn warn_drift(&self, client: &AwsClient, change: &mut PlannedChange) {
+        let Some(prior) = &change.prior else { return };
+        let Some(written) = TenantSpec::from_value(prior) else {
+            return;
+        };
+        let recorded = string_map(prior, "components");
+        let namespace = written.namespace();
+        let moved = |key: &str, value: &str| recorded.get(key).is_some_and(|live| live != value);
+        let drifted: Vec<manifests::Manifest> = manifests::render(&written)
+            .into_iter()
+            .filter(|m| moved(&m.component(), &manifests::rendered_value(&namespace, m)))
+            .collect();
+        for entry in desired::desired_entries(&written) {
+            if moved(
+                &desired::access_entry_component(&entry.principal_arn),
+                &desired::entry_value(&entry),
+            ) {
+                change.diagnostics.push(Diagnostic::warning(
+                    AttributePath::attr("components"),
+                    format!(
+                        "The EKS access entry of {} changed outside Terraform",
+                        entry.principal_arn
+                    ),
+                    format!(
+                        "Its Kubernetes groups or access policies are not what this tenant wrote (groups {:?}, \
+                         policy {} on {}). Apply writes them back as planned; find out who changed them.",
+                        entry.kubernetes_groups,
+                        entry.policy_arn,
+                        entry.namespaces.join(", ")
+                    ),
+                ));
+            }
+        }
+        if drifted.is_empty() {
+            return;
+        }
+        let eks_cluster = match string(prior, "cluster_arn") {
+            Some(arn) => match client.cluster(&arn).await {
+                Ok(cluster) => refresh::eks_name(&cluster).unwrap_or_default(),
+                Err(_) => String::new(),
+            },
+            None => String::new(),
+        };
+        let kube = compose::kube_client(client, &eks_cluster).await.ok();
+        for manifest in drifted {
+            let how = match &kube {
+                Some(kube) => {
+                    match crate::resources::cluster_facts::kubernetes_object(
+                        client,
+                        kube,
+                        &eks_cluster,
+                        &manifest.path(),
+                    )
+                    .await
+                    {
+                        Ok(Some(live)) => manifests::differences(&live, &manifest.body),
+                        _ => "it could not be read again to say how".to_string(),
+                    }
+                }
+                None => "the cluster's Kubernetes API could not be reached to say how".to_string(),
+            };
+            change.diagnostics.push(Diagnostic::warning(
+                AttributePath::attr("components"),
+                format!("{} changed outside Terraform", manifest.describe()),
+                format!(
+                    "{how}. Someone edited this governed object, or this provider version writes it differently; \
+                     apply writes it back as planned."
+                ),
+            ));
+        }
+    }
+
     /// Everything apply needs from the planned value. Apply re-derives (and re-judges) when the plan could not.
     async fn target(
         &self,
@@ -95,11 +171,7 @@ impl Tenant {
         };
         let mut value = planned.clone();
         // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
-        if planned
-            .get_attr("checks")
-            .is_none_or(|checks| !checks.is_wholly_known())
-            || string(planned, "cluster_arn").is_none()
-        {
+        if !crate::resources::checks::known(planned) || string(planned, "cluster_arn").is_none() {
             let derived = plan::derive(
                 client,
                 planned,
@@ -181,6 +253,10 @@ impl Resource<AwsClient> for Tenant {
         &self.schema
     }
 
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
+    }
+
     fn identity_schema(&self) -> Option<&IdentitySchema> {
         Some(&self.identity)
     }
@@ -249,9 +325,9 @@ impl Resource<AwsClient> for Tenant {
             client
                 .reads
                 .forget_compute_quota(string(state, "compute_quota_arn").as_deref());
-            if let Some(Value::List(entries)) = state.get_attr("access_entries") {
-                for principal in entries.iter().filter_map(|entry| string(entry, "principal_arn")) {
-                    client.reads.forget_access_entry(&principal);
+            for component in string_map(state, "components").keys() {
+                if component.starts_with("access_entry/") {
+                    client.reads.forget_access_entry(desired::entry_principal(component));
                 }
             }
         }
@@ -334,10 +410,11 @@ impl Resource<AwsClient> for Tenant {
             .iter()
             .any(|name| arguments.get_attr(name).is_some_and(|value| !value.is_wholly_known()));
         if waits {
-            change.set("checks", Value::Unknown);
+            crate::resources::checks::set_unknown(&mut change.planned);
         }
         crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
+        self.warn_drift(client, change).await;
         Ok(())
     }
 
@@ -447,10 +524,6 @@ impl Resource<AwsClient> for Tenant {
         refresh::import(client, self.schema.block.null_value(), &cluster, &team)
             .await
             .map(with_governance)
-    }
-
-    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
-        &crate::resources::handoff::TENANT_STEPS
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

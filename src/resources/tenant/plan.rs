@@ -1,13 +1,13 @@
 //! Plan time: judge the tenant against its contract, its cluster and every other tenant on it, and predict every
-//! object apply will compose, so the reviewer sees names, ARNs and rendered Kubernetes objects before anything
-//! exists.
+//! object apply will compose, so the reviewer sees names, ARNs and a digest of each Kubernetes object's content
+//! before anything exists.
 
 use std::collections::BTreeMap;
 
 use super::compose::foreign_quota;
 use super::desired::{
-    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, grant_component, policy_component, quota_spec,
-    role_policies,
+    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, entry_value, grant_component, policy_component,
+    quota_spec, role_policies,
 };
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
@@ -33,12 +33,12 @@ pub const DERIVED: [&str; 17] = [
     "compute_quota_id",
     "compute_quota_arn",
     "pod_identity_association_id",
-    "kubernetes_manifests",
-    "access_entries",
     "kms_grants",
     "components",
     "slurm_artefacts",
-    "checks",
+    "passed_checks",
+    "not_applicable_checks",
+    "findings",
     "workload_role_name",
 ];
 
@@ -78,38 +78,21 @@ pub fn predicted_components(
     }
     add(QUOTA.to_string(), None);
     for manifest in manifests::render(spec) {
-        add(manifest.component(), Some(format!("{namespace}/{}", manifest.name)));
+        add(
+            manifest.component(),
+            Some(manifests::rendered_value(&namespace, &manifest)),
+        );
     }
     if spec.workload.is_some() {
         add(POD_IDENTITY.to_string(), None);
     }
     for entry in desired_entries(spec) {
-        add(access_entry_component(&entry.principal_arn), Some(entry.principal_arn));
+        add(access_entry_component(&entry.principal_arn), Some(entry_value(&entry)));
     }
     for key in &spec.data.kms_keys {
         add(grant_component(key), None);
     }
     out
-}
-
-pub fn access_entries_value(spec: &TenantSpec) -> Value {
-    Value::List(
-        desired_entries(spec)
-            .into_iter()
-            .map(|entry| {
-                object([
-                    ("principal_arn", text(entry.principal_arn)),
-                    ("kubernetes_groups", text_list(&entry.kubernetes_groups)),
-                    ("policy_arn", text(entry.policy_arn)),
-                    ("namespaces", text_list(&entry.namespaces)),
-                ])
-            })
-            .collect(),
-    )
-}
-
-pub fn manifests_value(spec: &TenantSpec) -> Value {
-    Value::List(manifests::render(spec).iter().map(|m| text(m.to_json())).collect())
 }
 
 fn slurm_value(spec: &TenantSpec, contract: &Contract) -> Value {
@@ -240,7 +223,7 @@ pub async fn derive(
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));
-    attributes.insert("checks", crate::resources::checks::of(&report));
+    attributes.extend(crate::resources::checks::of(&report));
     if eks {
         let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
@@ -257,8 +240,6 @@ pub async fn derive(
             },
         );
         attributes.insert("pod_identity_association_id", recorded(POD_IDENTITY));
-        attributes.insert("kubernetes_manifests", manifests_value(spec));
-        attributes.insert("access_entries", access_entries_value(spec));
         attributes.insert(
             "kms_grants",
             Value::Map(
@@ -295,8 +276,6 @@ pub async fn derive(
         ] {
             attributes.insert(name, Value::Null);
         }
-        attributes.insert("kubernetes_manifests", Value::List(Vec::new()));
-        attributes.insert("access_entries", Value::List(Vec::new()));
         attributes.insert("kms_grants", Value::Map(BTreeMap::new()));
         attributes.insert("components", Value::Map(BTreeMap::new()));
         attributes.insert("slurm_artefacts", slurm_value(spec, contract));
@@ -364,9 +343,14 @@ mod tests {
             components["iam_policy/hyperpod-tenant-data"],
             text("hyperpod-ml-capacity-research/hyperpod-tenant-data")
         );
-        assert_eq!(
-            components["kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"],
-            text("hyperpod-ns-research/hyperpod-tenant-default-deny")
+        let Value::String(deny) = &components["kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"] else {
+            panic!("{components:?}")
+        };
+        let (name, digest) = deny.split_once('@').unwrap_or_default();
+        assert_eq!(name, "hyperpod-ns-research/hyperpod-tenant-default-deny");
+        assert!(
+            digest.len() == 8 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+            "{deny}"
         );
         assert_eq!(components["compute_quota"], Value::Unknown);
         assert_eq!(components["pod_identity_association"], Value::Unknown);

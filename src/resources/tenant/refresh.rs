@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value as Json;
-
 use super::compose::kube_client;
 use super::desired::{self, POD_IDENTITY, QUOTA, ROLE};
 use super::manifests;
@@ -14,7 +12,7 @@ use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, AwsError, iam, kms};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{elements, int, nested, object, string, string_map, strings, text, text_list, text_map};
+use crate::protocol::object::{elements, int, nested, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::kubernetes_object;
@@ -75,42 +73,33 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     }
 
     let namespace = string(current, "namespace").unwrap_or_default();
-    let rendered: Vec<Json> = strings(current, "kubernetes_manifests")
-        .iter()
-        .filter_map(|m| serde_json::from_str(m).ok())
+    // Each object is read back and recorded with the digest of its live content: one that differs from what the
+    // provider writes shows as a changed `components` value at the next plan, which names it and warns.
+    let objects: Vec<(&String, &str, &str)> = prior
+        .keys()
+        .filter_map(|key| {
+            let (kind, name) = key.strip_prefix("kubernetes/")?.split_once('/')?;
+            Some((key, kind, name))
+        })
         .collect();
-    let mut manifests_now = Vec::new();
-    if rendered.iter().any(|m| prior.contains_key(&component_of(m))) {
-        match kube_client(client, &eks_cluster).await {
-            Ok(kube) => {
-                for manifest in &rendered {
-                    let key = component_of(manifest);
-                    let kind = manifest["kind"].as_str().unwrap_or_default();
-                    let name = manifest
-                        .pointer("/metadata/name")
-                        .and_then(Json::as_str)
-                        .unwrap_or_default();
-                    let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
-                        continue;
-                    };
-                    if !prior.contains_key(&key) {
-                        continue;
-                    }
-                    let path = paths::namespaced(api_version, resource, &namespace, name);
-                    match kubernetes_object(client, &kube, &eks_cluster, &path).await {
-                        Ok(Some(object)) => {
-                            live.insert(key, format!("{namespace}/{name}"));
-                            manifests_now.push(text(manifests::normalize(&object).to_string()));
-                        }
-                        Ok(None) => {}
-                        Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
-                    }
+    if !objects.is_empty() {
+        let kube = kube_client(client, &eks_cluster)
+            .await
+            .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
+        for (key, kind, name) in objects {
+            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
+                continue;
+            };
+            let path = paths::namespaced(api_version, resource, &namespace, name);
+            match kubernetes_object(client, &kube, &eks_cluster, &path).await {
+                Ok(Some(object)) => {
+                    live.insert(key.clone(), manifests::component_value(&namespace, name, &object));
                 }
+                Ok(None) => {}
+                Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
             }
-            Err(err) => return Err(failed("Cannot reach the cluster's Kubernetes API", err)),
         }
     }
-    set_attr(&mut state, "kubernetes_manifests", Value::List(manifests_now));
 
     if let Some(id) = prior.get(POD_IDENTITY)
         && let Some(association) = present(
@@ -144,38 +133,12 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
         optional(live.get(POD_IDENTITY).cloned()),
     );
 
-    let mut entries_now = Vec::new();
-    for entry in elements(current, "access_entries") {
-        let principal = string(entry, "principal_arn").unwrap_or_default();
-        let key = desired::access_entry_component(&principal);
-        if !prior.contains_key(&key) {
-            continue;
+    for key in prior.keys().filter(|key| key.starts_with("access_entry/")) {
+        let principal = desired::entry_principal(key);
+        if let Some(record) = present(client.access_entry(&eks_cluster, principal).await, "an access entry")? {
+            live.insert(key.clone(), live_entry_value(principal, &record));
         }
-        let Some(record) = present(client.access_entry(&eks_cluster, &principal).await, "an access entry")? else {
-            continue;
-        };
-        live.insert(key, principal.clone());
-        let policy_arn = string(entry, "policy_arn").unwrap_or_default();
-        let namespaces = record
-            .policies
-            .iter()
-            .find(|p| p.policy_arn == policy_arn)
-            .map(|p| {
-                if p.scope_type == "namespace" {
-                    p.namespaces.clone()
-                } else {
-                    vec!["*".to_string()]
-                }
-            })
-            .unwrap_or_default();
-        entries_now.push(object([
-            ("principal_arn", text(&principal)),
-            ("kubernetes_groups", text_list(&record.kubernetes_groups)),
-            ("policy_arn", text(policy_arn)),
-            ("namespaces", text_list(&namespaces)),
-        ]));
     }
-    set_attr(&mut state, "access_entries", Value::List(entries_now));
 
     let mut grants_now = BTreeMap::new();
     for (key, id) in prior.iter().filter(|(k, _)| k.starts_with("kms_grant/")) {
@@ -199,15 +162,21 @@ fn optional(value: Option<String>) -> Value {
     value.map_or(Value::Null, Value::String)
 }
 
-fn component_of(manifest: &Json) -> String {
-    format!(
-        "kubernetes/{}/{}",
-        manifest["kind"].as_str().unwrap_or_default(),
-        manifest
-            .pointer("/metadata/name")
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-    )
+/// An access entry's `components` value from its live record (see `desired::entry_content`).
+fn live_entry_value(principal: &str, record: &access::AccessEntryRecord) -> String {
+    let policies: Vec<(String, Vec<String>)> = record
+        .policies
+        .iter()
+        .map(|p| {
+            let namespaces = if p.scope_type == "namespace" {
+                p.namespaces.clone()
+            } else {
+                vec!["*".to_string()]
+            };
+            (p.policy_arn.clone(), namespaces)
+        })
+        .collect();
+    desired::with_digest(principal, &desired::entry_content(&record.kubernetes_groups, &policies))
 }
 
 /// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
@@ -345,7 +314,6 @@ pub async fn import(
     }
     let mut manifests_found = Vec::new();
     let mut workload = None;
-    let mut entries = Vec::new();
     if let Some(eks_cluster) = eks_name(&cluster) {
         let role_arn = components.get(ROLE).cloned();
         let associations = access::list_pod_identity_associations(&client.eks, &eks_cluster, &namespace)
@@ -386,7 +354,6 @@ pub async fn import(
         let kube = kube_client(client, &eks_cluster)
             .await
             .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
-        let mut rendered = Vec::new();
         for (kind, name) in manifests_found {
             let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
                 continue;
@@ -395,11 +362,10 @@ pub async fn import(
                 .get(&paths::namespaced(api_version, resource, &namespace, &name))
                 .await
             {
-                components.insert(format!("kubernetes/{kind}/{name}"), format!("{namespace}/{name}"));
-                rendered.push(text(manifests::normalize(&found).to_string()));
+                let value = manifests::component_value(&namespace, &name, &found);
+                components.insert(format!("kubernetes/{kind}/{name}"), value);
             }
         }
-        set_attr(&mut state, "kubernetes_manifests", Value::List(rendered));
         let principals = access::list_access_entries(&client.eks, &eks_cluster)
             .await
             .map_err(|err| failed("Listing access entries failed", err))?;
@@ -414,16 +380,13 @@ pub async fn import(
             if !ours(&record.tags) {
                 continue;
             }
-            let Some(policy) = record.policies.iter().find(|p| p.namespaces.contains(&namespace)) else {
+            if !record.policies.iter().any(|p| p.namespaces.contains(&namespace)) {
                 continue;
-            };
-            components.insert(desired::access_entry_component(&principal), principal.clone());
-            entries.push(object([
-                ("principal_arn", text(&principal)),
-                ("kubernetes_groups", text_list(&record.kubernetes_groups)),
-                ("policy_arn", text(&policy.policy_arn)),
-                ("namespaces", text_list(&policy.namespaces)),
-            ]));
+            }
+            components.insert(
+                desired::access_entry_component(&principal),
+                live_entry_value(&principal, &record),
+            );
         }
     }
     set_attr(&mut state, "id", text(format!("{}/{team}", cluster.name)));
@@ -439,7 +402,6 @@ pub async fn import(
     if let Some(workload) = workload {
         set_attr(&mut state, "workload", workload);
     }
-    set_attr(&mut state, "access_entries", Value::List(entries));
     set_attr(&mut state, "kms_grants", Value::Map(BTreeMap::new()));
     set_attr(&mut state, "components", text_map(&components));
     flatten_quota(&mut state, &quota);

@@ -1,7 +1,7 @@
 //! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
 //! identity and data; and, computed at plan time, every object apply will compose.
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
 use crate::protocol::validators::{
     EachOneOf, IntBetween, LengthBetween, Matches, NonNegativeNumber, OneOf, WholeNumber,
 };
@@ -251,20 +251,6 @@ fn slurm_block() -> Block {
     )
 }
 
-fn access_entry_type() -> Type {
-    Attribute::nested(
-        "access_entry",
-        Nesting::Single,
-        vec![
-            Attribute::string("principal_arn").computed(),
-            Attribute::new("kubernetes_groups", strings()).computed(),
-            Attribute::string("policy_arn").computed(),
-            Attribute::new("namespaces", strings()).computed(),
-        ],
-    )
-    .value_type()
-}
-
 fn slurm_artefacts_type() -> Type {
     Type::Object(
         [
@@ -285,8 +271,8 @@ pub fn schema() -> Schema {
         "A governed team on a shared HyperPod cluster. On EKS it composes, in order: the tenant workload IAM role, \
          the SageMaker compute quota (which creates `hyperpod-ns-<team>`), the service account, viewer and operator \
          RBAC, default-deny NetworkPolicies, the EKS Pod Identity association, EKS access entries for the groups' \
-         principals and the KMS grants on tenant data. On Slurm it renders the accounting artefacts. The plan shows \
-         every object (`components`, `kubernetes_manifests`, `access_entries`) and the rules checked (`checks`).",
+         principals and the KMS grants on tenant data. On Slurm it renders the accounting artefacts. The plan names \
+         every object (`components`) and the rules checked (`passed_checks`, `findings`).",
     )
     .attribute(
         Attribute::string("id")
@@ -461,16 +447,6 @@ pub fn schema() -> Schema {
         "ID of the EKS Pod Identity association.",
     ))
     .attribute(computed(
-        "kubernetes_manifests",
-        strings(),
-        "Every Kubernetes object applied in the tenant namespace, as JSON, rendered at plan time.",
-    ))
-    .attribute(computed(
-        "access_entries",
-        Type::list(access_entry_type()),
-        "The EKS access entries and their namespace-scoped access policies.",
-    ))
-    .attribute(computed(
         "kms_grants",
         Type::Map(Box::new(Type::String)),
         "KMS grant IDs by key ARN.",
@@ -480,16 +456,18 @@ pub fn schema() -> Schema {
         Type::Map(Box::new(Type::String)),
         "Every object the tenant composes, by component (`iam_role`, `compute_quota`, `kubernetes/<Kind>/<name>`, \
          `pod_identity_association`, `access_entry/<principal>`, `kms_grant/<key>`, …) with its name, ARN or ID. \
-         A component missing here after refresh was deleted out of band; apply restores it.",
+         A Kubernetes object's and an access entry's value ends in `@` and a short digest of the content the \
+         provider writes into it (`hyperpod-ns-<team>/<name>@1a2b3c4d`): an object edited outside Terraform, or a \
+         provider version that writes it differently, changes the digest, so the plan shows the component as an \
+         update, and a live edit is also a warning naming the object and what differs. A component missing here \
+         after refresh was deleted out of band; apply restores it.",
     ))
     .attribute(computed(
         "slurm_artefacts",
         slurm_artefacts_type(),
         "Slurm only: `account`, `sacctmgr_commands` and a `slurm_conf` fragment for the lifecycle scripts.",
     ))
-    .attribute(crate::resources::checks::attribute(
-        "Every rule checked at plan time, with its outcome.",
-    ))
+    .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
     .block(NestedBlock::single("sharing", sharing_block()))
     .block(NestedBlock::single("network_policy", network_policy_block()))
@@ -497,7 +475,7 @@ pub fn schema() -> Schema {
     .block(NestedBlock::single("data", data_block()))
     .block(NestedBlock::single("slurm", slurm_block()))
     .block(timeouts_block(&["create", "update", "delete"], "20m"));
-    // 1: `contract`, `scheduling_policy` and `borrows_from` became write-only (`resources::handoff`).
+    // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }
 
@@ -510,4 +488,104 @@ pub fn identity_schema() -> IdentitySchema {
 
 pub fn identity(cluster_name: &str, team: &str) -> Value {
     crate::resources::import_id::identity(["cluster_name", "team"], [cluster_name, team])
+}
+
+/// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
+/// `kubernetes_manifests` and `access_entries` are gone (`components` carries a digest of each object instead).
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `kubernetes_manifests` and \
+                 `access_entries` are removed; `contract`, `scheduling_policy` and `borrows_from` become write-only",
+        upgrade: upgrade_state,
+    }];
+
+/// The step from version 0: the checklist (`checks::upgrade_state`), and the rendered objects dropped. Each
+/// Kubernetes object's and access entry's `components` value gets the digest of the content state recorded for it
+/// (what the last refresh read), so the first refresh after the upgrade reports no change.
+pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
+    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::handoff::upgrade_tenant(state)?;
+    let manifests = state.remove("kubernetes_manifests");
+    let entries = state.remove("access_entries");
+    let Some(Json::Object(components)) = state.get_mut("components") else {
+        return Ok(());
+    };
+    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for manifest in manifests.iter().filter_map(Json::as_str) {
+        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
+            continue;
+        };
+        let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
+        let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
+        if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
+            *value = Json::String(super::manifests::component_value(namespace, name, &object));
+        }
+    }
+    let entries = entries.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
+    for entry in &entries {
+        let strings = |name: &str| -> Vec<String> {
+            entry[name]
+                .as_array()
+                .map(|items| items.iter().filter_map(Json::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        let (Some(principal), Some(policy)) = (entry["principal_arn"].as_str(), entry["policy_arn"].as_str()) else {
+            continue;
+        };
+        if let Some(value) = components.get_mut(&super::desired::access_entry_component(principal)) {
+            let content = super::desired::entry_content(
+                &strings("kubernetes_groups"),
+                &[(policy.to_string(), strings("namespaces"))],
+            );
+            *value = Json::String(super::desired::with_digest(principal, &content));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tenant of 0.3.0-dev state (examples/quickstart applied by the provider at 0f3c547).
+    #[test]
+    fn upgraded_tenant_state_drops_the_rendered_objects_and_keeps_its_components() {
+        let state: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate"
+        ))
+        .expect("fixture");
+        let resources = state["resources"].as_array().cloned().unwrap_or_default();
+        let tenant = resources
+            .iter()
+            .find(|r| r["type"] == "hyperpod_tenant")
+            .expect("a tenant");
+        let mut raw = tenant["instances"][0]["attributes"]
+            .as_object()
+            .cloned()
+            .expect("attributes");
+        let components = raw["components"].clone();
+        assert!(raw["kubernetes_manifests"].as_array().is_some_and(|m| !m.is_empty()));
+        let deny = "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny";
+        super::upgrade_state(&mut raw).expect("upgrades");
+        for gone in ["kubernetes_manifests", "access_entries", "checks"] {
+            assert!(!raw.contains_key(gone), "{gone}");
+        }
+        // Every component stays; an object's value gains the digest of what state recorded of it.
+        assert_eq!(
+            raw["components"]
+                .as_object()
+                .map(|c| c.keys().cloned().collect::<Vec<_>>()),
+            components.as_object().map(|c| c.keys().cloned().collect::<Vec<_>>())
+        );
+        let recorded = components[deny].as_str().unwrap_or_default();
+        let upgraded = raw["components"][deny].as_str().unwrap_or_default();
+        assert!(
+            upgraded.starts_with(&format!("{recorded}@")) && upgraded.len() == recorded.len() + 9,
+            "{upgraded}"
+        );
+        assert!(raw["passed_checks"].as_str().is_some_and(|ids| ids.contains("WKL-8")));
+        // The upgraded state decodes under this schema.
+        let json = serde_json::Value::Object(raw).to_string();
+        crate::protocol::value::Value::decode_json(json.as_bytes(), &super::schema().value_type()).expect("decodes");
+    }
 }

@@ -4,7 +4,7 @@ output "contract" {
     name              = hyperpod_connection_contract.this.name
     review_status     = hyperpod_connection_contract.this.review_status
     next_review_date  = hyperpod_connection_contract.this.next_review_date
-    checks_not_passed = [for c in hyperpod_connection_contract.this.checks : "${c.rule}: ${c.status}" if !contains(["passed", "not_applicable"], c.status)]
+    checks_not_passed = [for f in coalesce(hyperpod_connection_contract.this.findings, []) : "${f.rule}: ${f.status}"]
   }
 }
 
@@ -30,7 +30,7 @@ output "tenant_components" {
 
 output "task_view_policies" {
   description = "The access policies restricting what the project's Studio users see."
-  value       = hyperpod_task_view_restriction.this.associated_policies[*].policy_arn
+  value       = [for key in keys(hyperpod_task_view_restriction.this.components) : trimprefix(key, "access_policy/") if startswith(key, "access_policy/")]
 }
 
 output "connection_id" {
