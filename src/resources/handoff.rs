@@ -11,8 +11,8 @@ use crate::protocol::state_upgrade::RawState;
 
 /// `hyperpod_tenant`'s handoffs.
 pub const TENANT: [&str; 3] = ["contract", "scheduling_policy", "borrows_from"];
-/// `hyperpod_task_view_restriction`'s handoff.
-pub const RESTRICTION: [&str; 1] = ["contract"];
+/// `hyperpod_task_view_restriction`'s handoffs (`tenants`: RBAC mode's referenced tenants).
+pub const RESTRICTION: [&str; 2] = ["contract", "tenants"];
 /// `hyperpod_unified_studio_project_binding`'s handoffs.
 pub const BINDING: [&str; 3] = ["contract", "task_view_restriction", "tenants"];
 /// `hyperpod_connection_contract`'s handoff.

@@ -114,6 +114,7 @@ pub fn schema() -> Schema {
     .attribute(
         Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
             .optional()
+            .write_only()
             .describe(
                 "EKS `rbac` mode: the tenants whose namespaces the restriction writes its Roles into, \
                  `[hyperpod_tenant.<name>.governance]`. HyperPod creates `hyperpod-ns-<team>` with the team's compute \
@@ -161,7 +162,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     [crate::protocol::state_upgrade::StateUpgrader {
         from: 0,
         change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `associated_policies` and \
-                 `kubernetes_manifests` are removed; `contract` becomes write-only",
+                 `kubernetes_manifests` are removed; `contract` and `tenants` become write-only",
         upgrade: upgrade_state,
     }];
 
