@@ -115,3 +115,27 @@ def test_unreadable_plan_is_exit_3(tmp_path):
     result = subprocess.run([str(require_report()), "report", str(bogus)], capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 3 and str(bogus) in result.stderr and not result.stdout
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "reviewing-a-plan.md"
+
+
+def quoted(text: str) -> str:
+    """A report as the guide quotes it: a Markdown blockquote, so its headings stay inside the guide's section."""
+    return "".join(f"> {line}".rstrip() + "\n" for line in text.splitlines())
+
+
+@pytest.mark.parametrize("example", ["quickstart", "misgoverned"])
+def test_the_guide_quotes_the_reports_as_the_provider_writes_them(example):
+    """docs/guides/reviewing-a-plan.md walks through these two reports: its quoted copies are the golden files (which
+    test_golden holds to the provider's output), so the guide cannot go stale. `UPDATE_GOLDEN=1` rewrites them."""
+    begin, end = f"<!-- report:{example} -->\n", f"<!-- /report:{example} -->\n"
+    guide = GUIDE.read_text()
+    assert begin in guide and end in guide, f"{GUIDE} has no {begin.strip()} … {end.strip()} block"
+    head, rest = guide.split(begin, 1)
+    body, tail = rest.split(end, 1)
+    expected = quoted((GOLDEN / f"{example}.md").read_text())
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GUIDE.write_text(head + begin + expected + end + tail)
+        body = expected
+    assert body == expected, f"the guide's {example} report differs from golden/report/{example}.md"
