@@ -40,3 +40,16 @@ pub fn without_digest(value: &str) -> &str {
         _ => value,
     }
 }
+
+/// Upgrading state of schema version 0: removes `kubernetes_manifests` (the JSON of each object as the last refresh
+/// read it) and returns the objects, so the upgrader can give each component the digest of what state recorded.
+pub fn take_recorded_manifests(state: &mut crate::protocol::state_upgrade::RawState) -> Vec<serde_json::Value> {
+    let recorded = state.remove("kubernetes_manifests");
+    let manifests = recorded.as_ref().and_then(serde_json::Value::as_array);
+    manifests
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .filter_map(|manifest| serde_json::from_str(manifest).ok())
+        .collect()
+}

@@ -173,17 +173,13 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     crate::resources::checks::upgrade_state(state)?;
     crate::resources::handoff::upgrade_restriction(state)?;
     state.remove("associated_policies");
-    let manifests = state.remove("kubernetes_manifests");
+    let manifests = crate::resources::take_recorded_manifests(state);
     let Some(Json::Object(components)) = state.get_mut("components") else {
         return Ok(());
     };
     // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
     // first refresh after the upgrade reports no change.
-    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
-    for manifest in manifests.iter().filter_map(Json::as_str) {
-        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
-            continue;
-        };
+    for object in &manifests {
         let field = |pointer: &str| {
             object
                 .pointer(pointer)

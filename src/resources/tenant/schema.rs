@@ -507,16 +507,12 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     use serde_json::Value as Json;
     crate::resources::checks::upgrade_state(state)?;
     crate::resources::handoff::upgrade_tenant(state)?;
-    let manifests = state.remove("kubernetes_manifests");
+    let manifests = crate::resources::take_recorded_manifests(state);
     let entries = state.remove("access_entries");
     let Some(Json::Object(components)) = state.get_mut("components") else {
         return Ok(());
     };
-    let manifests = manifests.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
-    for manifest in manifests.iter().filter_map(Json::as_str) {
-        let Ok(object) = serde_json::from_str::<Json>(manifest) else {
-            continue;
-        };
+    for object in &manifests {
         let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
         let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
         if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
