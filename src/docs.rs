@@ -271,14 +271,18 @@ const GOVERNANCE: &str = "\
 Every plan checks the governance rule catalog (CON-, ORG-, PRJ-, CLU-, WKL-, EXC-, OBS- and LIF- rules) against the
 configuration and the live account, and reports each finding as an error or a warning that names the rule, the
 attribute, what was observed and the fix. Every rule, what it needs and the diagnostic it reports on an example:
-[Governance rules]({guide}).
+[Governance rules]({guide}). In a pull request, `terraform-provider-hyperpod report` turns the plan into one
+governance report beside it (a verdict line, the four layers per connection contract, what each tenant gets):
+[Reviewing a plan]({review_guide}).
 ";
 
 /// The pointer to the guide, then every rule of the catalog, each linking to its section there, so the model and
 /// its IDs are on the provider's front page.
 fn governance_section() -> String {
     let guide = registry_docs_url("guides/governance-rules");
-    let mut out = GOVERNANCE.replace("{guide}", &guide);
+    let mut out = GOVERNANCE
+        .replace("{guide}", &guide)
+        .replace("{review_guide}", &registry_docs_url("guides/reviewing-a-plan"));
     out.push_str("\n| Rule | Layer | What it checks |\n|---|---|---|\n");
     for rule in RuleId::ALL {
         let _ = writeln!(
