@@ -9,8 +9,8 @@ from harness import render
 
 VALID = """\
 flowchart LR
-  n1["domain unit mlplatform0001"] --> n2["research — project #quot;research0001#quot;"]
-  n2 --> n3["cluster ml-capacity"]
+  n1["domain unit unit-a"] --> n2["team-a — project #quot;project-a#quot;"]
+  n2 --> n3["cluster shared-gpus"]
   classDef pass fill:#dafbe1,stroke:#1a7f37
   class n1,n2,n3 pass
 """
@@ -34,7 +34,7 @@ def test_a_valid_diagram_is_drawn():
     assert diagram.error is None and diagram.svg, diagram
     assert diagram.source == VALID  # what Mermaid read is the text as written: the escaping was undone
     # Mermaid's own escape for a quote inside a quoted label (a backslash is no escape there) came out as a quote.
-    assert '"research0001"' in result.dom_path.read_text()
+    assert '"project-a"' in result.dom_path.read_text()
     result.assert_ok()
     assert result.screenshot.stat().st_size > 5_000  # a drawn page, not a blank one
 
