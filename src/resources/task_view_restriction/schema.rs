@@ -194,7 +194,7 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
             field("/metadata/name")
         );
         if let Some(Json::String(path)) = components.get(&key).cloned() {
-            components.insert(key, Json::String(super::model::object_value(&path, &object)));
+            components.insert(key, Json::String(super::model::object_value(&path, object)));
         }
     }
     Ok(())

@@ -516,7 +516,7 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
         let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
         if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
-            *value = Json::String(super::manifests::component_value(namespace, name, &object));
+            *value = Json::String(super::manifests::component_value(namespace, name, object));
         }
     }
     let entries = entries.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
