@@ -32,16 +32,16 @@ demo: bootstrap build
 sandbox: bootstrap
 	cd acceptance-tests && $(PYTHON) -m sandbox --port $(SANDBOX_PORT) --fixture $(SANDBOX_FIXTURE)
 
-## Everything. The sandbox's own smoke tests run first, so a drift in moto or botocore's models fails loudly before
-## anything is judged against it; then formatting and lints, unit/property/transport tests, Terraform acceptance
+## Everything. The build, then the sandbox's own smoke tests, so a drift in moto or botocore's models fails loudly
+## before anything is judged against it (the harness tests kill a real provider, so they need the build); then formatting and lints, unit/property/transport tests, Terraform acceptance
 ## against the renamed seed ($(ACCEPTANCE_FIXTURE)), and the examples once more against the seed as it is (their
 ## variables' defaults are the local seed's: `make demo` and a plain `terraform apply` in an example rely on them).
-test: bootstrap test-sandbox lint test-unit test-acceptance test-examples-local
+test: bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
 
 test-unit:
 	cargo test --release --locked
 
-test-sandbox: bootstrap
+test-sandbox: bootstrap build
 	cd acceptance-tests && HYPERPOD_FIXTURE=fixtures/local.json $(PYTHON) -m pytest -q sandbox/tests harness/tests
 
 test-acceptance: bootstrap build
