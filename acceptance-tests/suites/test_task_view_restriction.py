@@ -101,7 +101,7 @@ def values(tf, address: str = ADDRESS) -> dict:
 
 
 def recorded_policies(state: dict) -> dict:
-    """The `access_policy/<ARN>` components in live_policies' shape."""
+    """The `access_policy/<name>` components in live_policies' shape."""
     return {key.rsplit("/", 1)[1]: "cluster" if scope == "cluster" else scope.removeprefix("namespace:").split(",")
             for key, scope in state["components"].items() if key.startswith("access_policy/")}
 
@@ -114,8 +114,8 @@ def recorded_objects(state: dict) -> set:
 
 
 def policy_components(policies: dict) -> dict:
-    """`components` of associations: `access_policy/<ARN>` -> `cluster` or `namespace:<namespaces>`."""
-    return {f"access_policy/{policy_arn(name)}": "cluster" if scope == "cluster" else f"namespace:{','.join(scope)}"
+    """`components` of associations: `access_policy/<policy name>` -> `cluster` or `namespace:<namespaces>`."""
+    return {f"access_policy/{name}": "cluster" if scope == "cluster" else f"namespace:{','.join(scope)}"
             for name, scope in policies.items()}
 
 
@@ -237,7 +237,7 @@ def test_a_policy_disassociated_out_of_band_shows_in_the_plan_and_apply_restores
     text = flat(plan.stdout)
     assert plan.rc == 2
     assert f"{ADDRESS} will be updated in-place" in text and "0 to add, 1 to change, 0 to destroy" in text, plan.stdout
-    assert f'+ "access_policy/{policy_arn(TRAINING)}" = "namespace:{NS}"' in text, plan.stdout
+    assert f'+ "access_policy/{TRAINING}" = "namespace:{NS}"' in text, plan.stdout
     tf.apply()
     assert live_policies(sandbox) == DEFAULT_POLICIES
     tf.assert_no_changes()

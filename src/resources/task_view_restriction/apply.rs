@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, object_component, object_value};
+use super::model::{
+    ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_policy_arn, object_component, object_value,
+};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
@@ -202,8 +204,8 @@ impl Applier<'_> {
             .cloned()
             .collect();
         for key in stale {
-            let policy = key.trim_start_matches("access_policy/");
-            access::disassociate_access_policy(eks, cluster, &principal, policy)
+            let policy = component_policy_arn(&self.partition, &key).unwrap_or_default();
+            access::disassociate_access_policy(eks, cluster, &principal, &policy)
                 .await
                 .map_err(|err| failed(&format!("Removing {policy} failed"), err))?;
             self.components.remove(&key);
@@ -291,16 +293,16 @@ impl Applier<'_> {
             self.components.clear();
             return Ok(());
         }
-        let policies: Vec<String> = self
+        let policies: Vec<(String, String)> = self
             .components
             .keys()
-            .filter_map(|key| key.strip_prefix("access_policy/").map(str::to_string))
+            .filter_map(|key| Some((key.clone(), component_policy_arn(&self.partition, key)?)))
             .collect();
-        for policy in policies {
+        for (key, policy) in policies {
             access::disassociate_access_policy(eks, &cluster, &principal, &policy)
                 .await
                 .map_err(|err| failed(&format!("Removing {policy} failed"), err))?;
-            self.components.remove(&format!("access_policy/{policy}"));
+            self.components.remove(&key);
         }
         let ours: Vec<String> = self
             .components

@@ -45,8 +45,9 @@ pub struct Association {
 }
 
 impl Association {
+    /// `access_policy/<policy name>`: the name alone (the partition is the cluster's), so the key stays short.
     pub fn component(&self) -> String {
-        format!("access_policy/{}", self.policy_arn)
+        format!("access_policy/{}", policy_name(&self.policy_arn))
     }
     /// What `components` records: the scope, so a changed scope is drift.
     pub fn scope(&self) -> String {
@@ -60,6 +61,21 @@ impl Association {
 
 pub fn policy_arn(partition: &str, name: &str) -> String {
     format!("arn:{partition}:eks::aws:cluster-access-policy/{name}")
+}
+
+/// An access policy's name, the last segment of its ARN.
+pub fn policy_name(policy_arn: &str) -> &str {
+    policy_arn.rsplit('/').next().unwrap_or(policy_arn)
+}
+
+/// The policy ARN an `access_policy/<name>` component names (a key recorded before 0.3.0 holds the whole ARN).
+pub fn component_policy_arn(partition: &str, component: &str) -> Option<String> {
+    let policy = component.strip_prefix("access_policy/")?;
+    Some(if policy.starts_with("arn:") {
+        policy.to_string()
+    } else {
+        policy_arn(partition, policy)
+    })
 }
 
 /// The role's name, the last segment of its ARN.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, object_value, role_name};
+use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, object_value, policy_name, role_name};
 use crate::aws::{AwsClient, iam};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string_map, text};
@@ -50,7 +50,8 @@ pub async fn refresh(
                 }
                 for (key, scope) in recorded.iter().filter(|(k, _)| k.starts_with("access_policy/")) {
                     let policy = key.trim_start_matches("access_policy/");
-                    let Some(found) = entry.policies.iter().find(|p| p.policy_arn == policy) else {
+                    let named = |arn: &str| arn == policy || policy_name(arn) == policy;
+                    let Some(found) = entry.policies.iter().find(|p| named(&p.policy_arn)) else {
                         continue;
                     };
                     let live_scope = if found.scope_type == "namespace" {

@@ -133,8 +133,8 @@ pub fn schema() -> Schema {
     .attribute(computed(
         "components",
         Type::Map(Box::new(Type::String)),
-        "What this resource added (the access entry if it created it, each policy association with its scope, \
-         Kubernetes objects, the role tag), so destroy removes exactly that and refresh shows what went missing. A \
+        "What this resource added (the access entry if it created it, each policy association with its scope as \
+         `access_policy/<policy name>`, Kubernetes objects, the role tag), so destroy removes exactly that and refresh shows what went missing. A \
          Kubernetes object's value is its API path, `@` and a short digest of the content the provider writes: an \
          object edited outside Terraform, or a provider version that writes it differently, shows as a changed value.",
     ))
@@ -157,12 +157,13 @@ pub fn identity(cluster_name: &str, project_role_arn: &str) -> Value {
 }
 
 /// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
-/// `associated_policies` and `kubernetes_manifests` are removed.
+/// `associated_policies` and `kubernetes_manifests` are removed; `components` names access policies by name.
 pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     [crate::protocol::state_upgrade::StateUpgrader {
         from: 0,
         change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `associated_policies` and \
-                 `kubernetes_manifests` are removed; `contract` and `tenants` become write-only",
+                 `kubernetes_manifests` are removed; `contract` and `tenants` become write-only; `components` keys \
+                 access policies by name",
         upgrade: upgrade_state,
     }];
 
@@ -177,6 +178,17 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     let Some(Json::Object(components)) = state.get_mut("components") else {
         return Ok(());
     };
+    // `access_policy/<ARN>` becomes `access_policy/<name>` (see `Association::component`).
+    let by_arn: Vec<String> = components
+        .keys()
+        .filter(|key| key.starts_with("access_policy/arn:"))
+        .cloned()
+        .collect();
+    for key in by_arn {
+        if let Some(scope) = components.remove(&key) {
+            components.insert(format!("access_policy/{}", super::model::policy_name(&key)), scope);
+        }
+    }
     // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
     // first refresh after the upgrade reports no change.
     for object in &manifests {
@@ -198,4 +210,36 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The production restriction of 0.3.0-dev state (examples/quickstart applied by the provider at 0f3c547).
+    #[test]
+    fn upgraded_restriction_state_keys_its_access_policies_by_name_with_their_scopes() {
+        let state: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate"
+        ))
+        .expect("fixture");
+        let resources = state["resources"].as_array().cloned().unwrap_or_default();
+        let restriction = resources
+            .iter()
+            .find(|r| r["type"] == "hyperpod_task_view_restriction")
+            .expect("a restriction");
+        let mut raw = restriction["instances"][0]["attributes"]
+            .as_object()
+            .cloned()
+            .expect("attributes");
+        let training = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy";
+        let scope = raw["components"][format!("access_policy/{training}")].clone();
+        assert!(scope.as_str().is_some_and(|s| s.starts_with("namespace:")), "{scope}");
+        super::upgrade_state(&mut raw).expect("upgrades");
+        let components = raw["components"].as_object().cloned().unwrap_or_default();
+        assert_eq!(components["access_policy/AmazonSagemakerHyperpodTrainingPolicy"], scope);
+        assert!(
+            !components.keys().any(|key| key.starts_with("access_policy/arn:")),
+            "{components:?}"
+        );
+        assert_eq!(components["access_entry"], raw["project_role_arn"]);
+    }
 }

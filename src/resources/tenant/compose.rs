@@ -165,8 +165,8 @@ impl<'a> Composer<'a> {
         )
         .await;
         match created {
-            Ok(role) => {
-                self.components.insert(ROLE.to_string(), role.arn);
+            Ok(_) => {
+                self.components.insert(ROLE.to_string(), target.role_name.clone());
                 Ok(())
             }
             Err(err) if err.code() == Some("EntityAlreadyExists") => {
@@ -184,7 +184,7 @@ impl<'a> Composer<'a> {
                     .into());
                 }
                 // Ours from an earlier, interrupted apply: adopt it.
-                self.components.insert(ROLE.to_string(), role.arn);
+                self.components.insert(ROLE.to_string(), target.role_name.clone());
                 Ok(())
             }
             Err(err) => Err(failed("Creating the tenant workload role failed", err)),
@@ -198,8 +198,7 @@ impl<'a> Composer<'a> {
             iam::put_role_policy(&self.client.iam, &target.role_name, name, document)
                 .await
                 .map_err(|err| failed(&format!("Writing the workload role's {name} policy failed"), err))?;
-            self.components
-                .insert(policy_component(name), format!("{}/{name}", target.role_name));
+            self.components.insert(policy_component(name), target.role_name.clone());
         }
         let stale: Vec<String> = self
             .components

@@ -45,13 +45,31 @@ pub fn entry_content(groups: &[String], policies: &[(String, Vec<String>)]) -> S
     serde_json::json!({ "kubernetes_groups": groups, "policies": policies }).to_string()
 }
 
-/// An access entry's component value: the principal and the digest of what the tenant writes into its entry.
+/// An access entry's component value: the EKS policy the tenant grants (its name; the key names the principal) and
+/// the digest of what the tenant writes into the entry, e.g. `AmazonEKSViewPolicy@1a2b3c4d`.
 pub fn entry_value(entry: &DesiredEntry) -> String {
-    let policy = (entry.policy_arn.clone(), entry.namespaces.clone());
-    with_digest(
-        &entry.principal_arn,
-        &entry_content(&entry.kubernetes_groups, &[policy]),
+    entry_value_of(
+        &entry.kubernetes_groups,
+        &[(entry.policy_arn.clone(), entry.namespaces.clone())],
     )
+}
+
+/// `entry_value` of an entry's groups and policies, as planned or as read: the governed policies' names (`+` between
+/// them, `none` without one) and the digest of `entry_content`.
+pub fn entry_value_of(groups: &[String], policies: &[(String, Vec<String>)]) -> String {
+    let mut names: Vec<&str> = policies
+        .iter()
+        .filter(|(arn, _)| [VIEW_POLICY, EDIT_POLICY].contains(&arn.as_str()))
+        .map(|(arn, _)| arn.rsplit('/').next().unwrap_or(arn))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let id = if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join("+")
+    };
+    with_digest(&id, &entry_content(groups, policies))
 }
 
 /// The name of the tenant's KMS grants. KMS makes CreateGrant with a name idempotent (the same name, grantee,

@@ -173,16 +173,16 @@ pub fn normalize(live: &Json) -> Json {
     crate::kubernetes::objects::normalize(live, &LABELS)
 }
 
-/// The `components` value of an object the tenant writes: `<namespace>/<name>@<digest of its content>`. `body` is
-/// the rendered object at plan and apply, the live one at refresh; both in the normalized shape, so they agree
-/// exactly when the object is as the provider writes it.
-pub fn component_value(namespace: &str, name: &str, body: &Json) -> String {
-    super::desired::with_digest(&format!("{namespace}/{name}"), &normalize(body).to_string())
+/// The `components` value of an object the tenant writes: `<namespace>@<digest of its content>` (the key names its
+/// kind and name). `body` is the rendered object at plan and apply, the live one at refresh; both in the normalized
+/// shape, so they agree exactly when the object is as the provider writes it.
+pub fn component_value(namespace: &str, body: &Json) -> String {
+    super::desired::with_digest(namespace, &normalize(body).to_string())
 }
 
 /// `component_value` of a rendered object.
 pub fn rendered_value(namespace: &str, manifest: &Manifest) -> String {
-    component_value(namespace, &manifest.name, &manifest.body)
+    component_value(namespace, &manifest.body)
 }
 
 /// How a live object differs from the rendered one, for the drift warning: the top-level fields that differ (`rules`,
@@ -323,9 +323,9 @@ pub(crate) mod tests {
         live["metadata"]["resourceVersion"] = json!("42");
         live["status"] = json!({});
         let value = rendered_value("hyperpod-ns-research", deny);
-        assert_eq!(component_value("hyperpod-ns-research", DEFAULT_DENY, &live), value);
+        assert_eq!(component_value("hyperpod-ns-research", &live), value);
         live["spec"]["policyTypes"] = json!(["Ingress"]);
-        assert_ne!(component_value("hyperpod-ns-research", DEFAULT_DENY, &live), value);
+        assert_ne!(component_value("hyperpod-ns-research", &live), value);
         assert_eq!(
             differences(&live, &deny.body),
             r#"spec is {"podSelector":{},"policyTypes":["Ingress"]} live, {"podSelector":{},"policyTypes":["Ingress","Egress"]} as written"#

@@ -58,7 +58,6 @@ pub fn role_arn(partition: &str, account: &str, role_name: &str) -> String {
 pub fn predicted_components(
     spec: &TenantSpec,
     role_name: &str,
-    role_arn: &str,
     partition: &str,
     prior: &BTreeMap<String, String>,
 ) -> BTreeMap<String, Value> {
@@ -72,9 +71,10 @@ pub fn predicted_components(
         };
         out.insert(key, value);
     };
-    add(ROLE.to_string(), Some(role_arn.to_string()));
+    // The role by name, and each inline policy by the role it is on (its key names the policy).
+    add(ROLE.to_string(), Some(role_name.to_string()));
     for name in role_policies(spec, partition).keys() {
-        add(policy_component(name), Some(format!("{role_name}/{name}")));
+        add(policy_component(name), Some(role_name.to_string()));
     }
     add(QUOTA.to_string(), None);
     for manifest in manifests::render(spec) {
@@ -225,7 +225,7 @@ pub async fn derive(
     attributes.insert("tags_all", text_map(&tags_all));
     attributes.extend(crate::resources::checks::of(&report));
     if eks {
-        let components = predicted_components(spec, &role_name, &role_arn, partition, &prior_components);
+        let components = predicted_components(spec, &role_name, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
         let quota_known = prior_components.contains_key(QUOTA);
         attributes.insert("namespace", text(spec.namespace()));
@@ -324,30 +324,22 @@ mod tests {
     use super::*;
     use crate::resources::tenant::manifests::tests::spec;
 
-    const ROLE_ARN: &str = "arn:aws:iam::123456789012:role/hyperpod-ml-capacity-research";
-
     #[test]
     fn predictions_name_every_object_and_leave_aws_ids_unknown() {
         let mut spec = spec();
         spec.viewer_principal_arns = vec!["arn:aws:iam::123456789012:role/research-viewers".into()];
         spec.data.kms_keys = vec!["arn:aws:kms:us-west-2:123456789012:key/k".into()];
-        let components = predicted_components(
-            &spec,
-            "hyperpod-ml-capacity-research",
-            ROLE_ARN,
-            "aws",
-            &BTreeMap::new(),
-        );
-        assert_eq!(components["iam_role"], text(ROLE_ARN));
+        let components = predicted_components(&spec, "hyperpod-ml-capacity-research", "aws", &BTreeMap::new());
+        assert_eq!(components["iam_role"], text("hyperpod-ml-capacity-research"));
         assert_eq!(
             components["iam_policy/hyperpod-tenant-data"],
-            text("hyperpod-ml-capacity-research/hyperpod-tenant-data")
+            text("hyperpod-ml-capacity-research")
         );
         let Value::String(deny) = &components["kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"] else {
             panic!("{components:?}")
         };
-        let (name, digest) = deny.split_once('@').unwrap_or_default();
-        assert_eq!(name, "hyperpod-ns-research/hyperpod-tenant-default-deny");
+        let (namespace, digest) = deny.split_once('@').unwrap_or_default();
+        assert_eq!(namespace, "hyperpod-ns-research");
         assert!(
             digest.len() == 8 && digest.chars().all(|c| c.is_ascii_hexdigit()),
             "{deny}"
@@ -365,7 +357,7 @@ mod tests {
     fn recorded_ids_are_kept_and_a_missing_component_is_planned_again() {
         let spec = spec();
         let prior: BTreeMap<String, String> = [("compute_quota".to_string(), "abcdef123456".to_string())].into();
-        let components = predicted_components(&spec, "r", ROLE_ARN, "aws", &prior);
+        let components = predicted_components(&spec, "r", "aws", &prior);
         assert_eq!(components["compute_quota"], text("abcdef123456"));
         // Deleted out of band: not in the recorded components, so the plan shows it (unknown until re-created).
         assert_eq!(components["pod_identity_association"], Value::Unknown);

@@ -48,9 +48,9 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
 
     let role_name = string(current, "workload_role_name").unwrap_or_default();
     if prior.contains_key(ROLE)
-        && let Some(role) = present(iam::find_role(&client.iam, &role_name).await, "the workload role")?
+        && present(iam::find_role(&client.iam, &role_name).await, "the workload role")?.is_some()
     {
-        live.insert(ROLE.to_string(), role.arn);
+        live.insert(ROLE.to_string(), role_name.clone());
         for (key, value) in prior.iter().filter(|(k, _)| k.starts_with("iam_policy/")) {
             let name = key.trim_start_matches("iam_policy/");
             if present(
@@ -93,7 +93,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
             let path = paths::namespaced(api_version, resource, &namespace, name);
             match kubernetes_object(client, &kube, &eks_cluster, &path).await {
                 Ok(Some(object)) => {
-                    live.insert(key.clone(), manifests::component_value(&namespace, name, &object));
+                    live.insert(key.clone(), manifests::component_value(&namespace, &object));
                 }
                 Ok(None) => {}
                 Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
@@ -136,7 +136,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
     for key in prior.keys().filter(|key| key.starts_with("access_entry/")) {
         let principal = desired::entry_principal(key);
         if let Some(record) = present(client.access_entry(&eks_cluster, principal).await, "an access entry")? {
-            live.insert(key.clone(), live_entry_value(principal, &record));
+            live.insert(key.clone(), live_entry_value(&record));
         }
     }
 
@@ -163,7 +163,7 @@ fn optional(value: Option<String>) -> Value {
 }
 
 /// An access entry's `components` value from its live record (see `desired::entry_content`).
-fn live_entry_value(principal: &str, record: &access::AccessEntryRecord) -> String {
+fn live_entry_value(record: &access::AccessEntryRecord) -> String {
     let policies: Vec<(String, Vec<String>)> = record
         .policies
         .iter()
@@ -176,7 +176,7 @@ fn live_entry_value(principal: &str, record: &access::AccessEntryRecord) -> Stri
             (p.policy_arn.clone(), namespaces)
         })
         .collect();
-    desired::with_digest(principal, &desired::entry_content(&record.kubernetes_groups, &policies))
+    desired::entry_value_of(&record.kubernetes_groups, &policies)
 }
 
 /// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
@@ -292,6 +292,7 @@ pub async fn import(
     let role_name = super::model::default_role_name(&cluster.name, team);
     let namespace = crate::governance::Tenant::namespace_for(team);
     let mut components = BTreeMap::new();
+    let mut role_arn = None;
     components.insert(QUOTA.to_string(), quota.id.clone());
     let ours = |tags: &BTreeMap<String, String>| {
         tags.get("hyperpod:tenant").map(String::as_str) == Some(team)
@@ -300,7 +301,8 @@ pub async fn import(
     if let Some(role) = present(iam::find_role(&client.iam, &role_name).await, "the workload role")?
         && ours(&role.tags)
     {
-        components.insert(ROLE.to_string(), role.arn.clone());
+        components.insert(ROLE.to_string(), role_name.clone());
+        role_arn = Some(role.arn.clone());
         for name in [desired::TARGET_POLICY, desired::DATA_POLICY] {
             if present(
                 iam::find_role_policy(&client.iam, &role_name, name).await,
@@ -308,14 +310,13 @@ pub async fn import(
             )?
             .is_some()
             {
-                components.insert(desired::policy_component(name), format!("{role_name}/{name}"));
+                components.insert(desired::policy_component(name), role_name.clone());
             }
         }
     }
     let mut manifests_found = Vec::new();
     let mut workload = None;
     if let Some(eks_cluster) = eks_name(&cluster) {
-        let role_arn = components.get(ROLE).cloned();
         let associations = access::list_pod_identity_associations(&client.eks, &eks_cluster, &namespace)
             .await
             .map_err(|err| failed("Listing Pod Identity associations failed", err))?;
@@ -362,7 +363,7 @@ pub async fn import(
                 .get(&paths::namespaced(api_version, resource, &namespace, &name))
                 .await
             {
-                let value = manifests::component_value(&namespace, &name, &found);
+                let value = manifests::component_value(&namespace, &found);
                 components.insert(format!("kubernetes/{kind}/{name}"), value);
             }
         }
@@ -383,10 +384,7 @@ pub async fn import(
             if !record.policies.iter().any(|p| p.namespaces.contains(&namespace)) {
                 continue;
             }
-            components.insert(
-                desired::access_entry_component(&principal),
-                live_entry_value(&principal, &record),
-            );
+            components.insert(desired::access_entry_component(&principal), live_entry_value(&record));
         }
     }
     set_attr(&mut state, "id", text(format!("{}/{team}", cluster.name)));
@@ -395,7 +393,7 @@ pub async fn import(
     set_attr(&mut state, "cluster_arn", text(&cluster.arn));
     set_attr(&mut state, "namespace", text(&namespace));
     set_attr(&mut state, "workload_role_name", text(&role_name));
-    set_attr(&mut state, "workload_role_arn", optional(components.get(ROLE).cloned()));
+    set_attr(&mut state, "workload_role_arn", optional(role_arn));
     set_attr(&mut state, "compute_quota_id", text(&quota.id));
     set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
     set_attr(&mut state, "quota", Value::List(Vec::new()));

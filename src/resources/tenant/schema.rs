@@ -455,9 +455,11 @@ pub fn schema() -> Schema {
         "components",
         Type::Map(Box::new(Type::String)),
         "Every object the tenant composes, by component (`iam_role`, `compute_quota`, `kubernetes/<Kind>/<name>`, \
-         `pod_identity_association`, `access_entry/<principal>`, `kms_grant/<key>`, …) with its name, ARN or ID. \
-         A Kubernetes object's and an access entry's value ends in `@` and a short digest of the content the \
-         provider writes into it (`hyperpod-ns-<team>/<name>@1a2b3c4d`): an object edited outside Terraform, or a \
+         `pod_identity_association`, `access_entry/<principal>`, `kms_grant/<key>`, …) with its name or ID (the \
+         workload role and each of its inline policies: the role's name). \
+         A Kubernetes object's value is its namespace and an access entry's the EKS policy it grants, each followed \
+         by `@` and a short digest of the content the provider writes into it (`hyperpod-ns-<team>@1a2b3c4d`, \
+         `AmazonEKSViewPolicy@1a2b3c4d`): an object edited outside Terraform, or a \
          provider version that writes it differently, changes the digest, so the plan shows the component as an \
          update, and a live edit is also a warning naming the object and what differs. A component missing here \
          after refresh was deleted out of band; apply restores it.",
@@ -496,7 +498,8 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     [crate::protocol::state_upgrade::StateUpgrader {
         from: 0,
         change: "`checks` becomes `passed_checks`, `not_applicable_checks` and `findings`; `kubernetes_manifests` and \
-                 `access_entries` are removed; `contract`, `scheduling_policy` and `borrows_from` become write-only",
+                 `access_entries` are removed; `contract`, `scheduling_policy` and `borrows_from` become write-only; \
+                 `components` names the role and its policies by the role's name",
         upgrade: upgrade_state,
     }];
 
@@ -512,11 +515,23 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     let Some(Json::Object(components)) = state.get_mut("components") else {
         return Ok(());
     };
+    // The role by name (was its ARN) and each inline policy by the role it is on (was `<role>/<policy>`).
+    for (key, value) in components.iter_mut() {
+        let Json::String(text) = value else { continue };
+        let named = match key.as_str() {
+            "iam_role" => text.rsplit('/').next(),
+            _ if key.starts_with("iam_policy/") => text.split('/').next(),
+            _ => None,
+        };
+        if let Some(name) = named.map(str::to_string) {
+            *text = name;
+        }
+    }
     for object in &manifests {
         let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
         let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
         if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
-            *value = Json::String(super::manifests::component_value(namespace, name, object));
+            *value = Json::String(super::manifests::component_value(namespace, object));
         }
     }
     let entries = entries.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
@@ -531,11 +546,10 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
             continue;
         };
         if let Some(value) = components.get_mut(&super::desired::access_entry_component(principal)) {
-            let content = super::desired::entry_content(
+            *value = Json::String(super::desired::entry_value_of(
                 &strings("kubernetes_groups"),
                 &[(policy.to_string(), strings("namespaces"))],
-            );
-            *value = Json::String(super::desired::with_digest(principal, &content));
+            ));
         }
     }
     Ok(())
@@ -553,8 +567,8 @@ mod tests {
         let resources = state["resources"].as_array().cloned().unwrap_or_default();
         let tenant = resources
             .iter()
-            .find(|r| r["type"] == "hyperpod_tenant")
-            .expect("a tenant");
+            .find(|r| r["type"] == "hyperpod_tenant" && r["name"] == "research")
+            .expect("the research tenant (its role has inline policies)");
         let mut raw = tenant["instances"][0]["attributes"]
             .as_object()
             .cloned()
@@ -573,12 +587,26 @@ mod tests {
                 .map(|c| c.keys().cloned().collect::<Vec<_>>()),
             components.as_object().map(|c| c.keys().cloned().collect::<Vec<_>>())
         );
+        // An object's value becomes its namespace and the digest of what state recorded of it.
         let recorded = components[deny].as_str().unwrap_or_default();
+        let namespace = recorded.split('/').next().unwrap_or_default();
         let upgraded = raw["components"][deny].as_str().unwrap_or_default();
         assert!(
-            upgraded.starts_with(&format!("{recorded}@")) && upgraded.len() == recorded.len() + 9,
+            upgraded.starts_with(&format!("{namespace}@")) && upgraded.len() == namespace.len() + 9,
             "{upgraded}"
         );
+        // The role and its inline policies are named by the role's name, not its ARN or `<role>/<policy>`.
+        let role = raw["workload_role_name"].as_str().unwrap_or_default().to_string();
+        assert!(!role.is_empty());
+        assert_eq!(raw["components"]["iam_role"].as_str(), Some(role.as_str()));
+        let policies: Vec<&serde_json::Value> = raw["components"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| key.starts_with("iam_policy/"))
+            .map(|(_, value)| value)
+            .collect();
+        assert!(!policies.is_empty() && policies.iter().all(|value| value.as_str() == Some(role.as_str())));
         assert!(raw["passed_checks"].as_str().is_some_and(|ids| ids.contains("WKL-8")));
         // The upgraded state decodes under this schema.
         let json = serde_json::Value::Object(raw).to_string();
