@@ -330,20 +330,10 @@ mod tests {
         assert_eq!(changed.planned, resource("vision", "WKL-1 WKL-2"));
     }
 
-    /// 0.3.0-dev state of examples/quickstart (provider at 0f3c547 applied against the sandbox's local seed), one
-    /// resource of each type that had `checks`, plus a contract with an exception.
-    const STATE: &str = include_str!("../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate");
-
+    /// The recorded quickstart: one resource of each type that had `checks`, plus a contract with an exception.
     fn instances(type_name: &str) -> Vec<RawState> {
-        let state: serde_json::Value = serde_json::from_str(STATE).expect("fixture");
-        state["resources"]
-            .as_array()
-            .expect("resources")
-            .iter()
-            .filter(|r| r["type"] == type_name)
-            .flat_map(|r| r["instances"].as_array().cloned().unwrap_or_default())
-            .map(|i| i["attributes"].as_object().cloned().expect("attributes"))
-            .collect()
+        let recorded = crate::resources::recorded_state::instances(type_name);
+        recorded.into_iter().map(|(_, attributes)| attributes).collect()
     }
 
     #[test]

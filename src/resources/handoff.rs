@@ -48,21 +48,11 @@ mod tests {
     use crate::protocol::resource::Resource;
     use crate::protocol::value::Value;
 
-    /// State provider 0.3.0-dev wrote for examples/quickstart (`make demo`): every handoff holds a copy there.
-    const RECORDED: &str = include_str!("../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate");
-
-    /// The recorded attributes of every instance of `type_name`.
+    /// The recorded attributes of every instance of `type_name` in the 0.3.0-dev quickstart state, where every
+    /// handoff holds a copy.
     fn recorded(type_name: &str) -> Vec<RawState> {
-        let state: serde_json::Value = serde_json::from_str(RECORDED).expect("a Terraform state document");
-        let resources = state["resources"].as_array().cloned().unwrap_or_default();
-        let out: Vec<RawState> = resources
-            .iter()
-            .filter(|resource| resource["type"] == type_name)
-            .flat_map(|resource| resource["instances"].as_array().cloned().unwrap_or_default())
-            .filter_map(|instance| instance["attributes"].as_object().cloned())
-            .collect();
-        assert!(!out.is_empty(), "no {type_name} in the recording");
-        out
+        let recorded = crate::resources::recorded_state::instances(type_name);
+        recorded.into_iter().map(|(_, attributes)| attributes).collect()
     }
 
     fn check(type_name: &str, resource: &dyn Resource<crate::aws::AwsClient>, handoffs: &[&str]) {

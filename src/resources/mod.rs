@@ -9,6 +9,8 @@ pub mod handoff;
 pub mod import_id;
 pub mod project_binding;
 pub mod project_facts;
+#[cfg(test)]
+pub(crate) mod recorded_state;
 pub mod references;
 pub mod scheduling_policy;
 pub mod task_view_restriction;

@@ -214,22 +214,10 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
 
 #[cfg(test)]
 mod tests {
-    /// The production restriction of 0.3.0-dev state (examples/quickstart applied by the provider at 0f3c547).
+    /// The first restriction of the recorded 0.3.0-dev quickstart state (`team["production"]`).
     #[test]
     fn upgraded_restriction_state_keys_its_access_policies_by_name_with_their_scopes() {
-        let state: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate"
-        ))
-        .expect("fixture");
-        let resources = state["resources"].as_array().cloned().unwrap_or_default();
-        let restriction = resources
-            .iter()
-            .find(|r| r["type"] == "hyperpod_task_view_restriction")
-            .expect("a restriction");
-        let mut raw = restriction["instances"][0]["attributes"]
-            .as_object()
-            .cloned()
-            .expect("attributes");
+        let mut raw = crate::resources::recorded_state::instance("hyperpod_task_view_restriction", "team");
         let training = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy";
         let scope = raw["components"][format!("access_policy/{training}")].clone();
         assert!(scope.as_str().is_some_and(|s| s.starts_with("namespace:")), "{scope}");

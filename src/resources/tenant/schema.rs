@@ -557,22 +557,11 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
 
 #[cfg(test)]
 mod tests {
-    /// The tenant of 0.3.0-dev state (examples/quickstart applied by the provider at 0f3c547).
+    /// A tenant of the recorded 0.3.0-dev quickstart state (`resources::recorded_state`).
     #[test]
     fn upgraded_tenant_state_drops_the_rendered_objects_and_keeps_its_components() {
-        let state: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../tests/fixtures/state-0.3.0-dev/quickstart.tfstate"
-        ))
-        .expect("fixture");
-        let resources = state["resources"].as_array().cloned().unwrap_or_default();
-        let tenant = resources
-            .iter()
-            .find(|r| r["type"] == "hyperpod_tenant" && r["name"] == "research")
-            .expect("the research tenant (its role has inline policies)");
-        let mut raw = tenant["instances"][0]["attributes"]
-            .as_object()
-            .cloned()
-            .expect("attributes");
+        // The research tenant: its role has inline policies.
+        let mut raw = crate::resources::recorded_state::instance("hyperpod_tenant", "research");
         let components = raw["components"].clone();
         assert!(raw["kubernetes_manifests"].as_array().is_some_and(|m| !m.is_empty()));
         let deny = "kubernetes/NetworkPolicy/hyperpod-tenant-default-deny";
