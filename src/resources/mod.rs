@@ -30,17 +30,13 @@ pub fn failed(summary: &str, detail: impl std::fmt::Display) -> crate::protocol:
 /// content changes — a live edit, or a provider version that writes it differently — the value changes, and the plan
 /// names the object as an in-place update instead of rendering its content.
 pub fn with_digest(id: &str, content: &str) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, content.as_bytes());
-    let hex: String = digest.as_ref()[..4].iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("{id}@{hex}")
+    format!("{id}@{}", short_digest(content))
 }
 
-/// The `<id>` of a `with_digest` value (a value recorded before 0.3.0 has no digest).
-pub fn without_digest(value: &str) -> &str {
-    match value.rsplit_once('@') {
-        Some((id, digest)) if digest.len() == 8 && digest.chars().all(|c| c.is_ascii_hexdigit()) => id,
-        _ => value,
-    }
+/// The first 4 bytes of `content`'s SHA-256 in hex (`1a2b3c4d`): enough to tell a changed object, short in a plan.
+pub fn short_digest(content: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, content.as_bytes());
+    digest.as_ref()[..4].iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Upgrading state of schema version 0: removes `kubernetes_manifests` (the JSON of each object as the last refresh

@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
-    ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_policy_arn, object_component, object_value,
+    ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_path, component_policy_arn, object_component,
+    object_value,
 };
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
@@ -221,14 +222,14 @@ impl Applier<'_> {
                 let recorded = self.components.contains_key(&object_component(object));
                 write_object(&kube, object, recorded).await?;
                 self.components
-                    .insert(object_component(object), object_value(&object.path(), &object.body));
+                    .insert(object_component(object), object_value(&object.body));
             }
             let keep: BTreeSet<String> = manifests.iter().map(object_component).collect();
             let stale: Vec<(String, String)> = self
                 .components
-                .iter()
-                .filter(|(key, _)| key.starts_with("kubernetes/") && !keep.contains(*key))
-                .map(|(key, value)| (key.clone(), crate::resources::without_digest(value).to_string()))
+                .keys()
+                .filter(|key| !keep.contains(*key))
+                .filter_map(|key| Some((key.clone(), component_path(key)?)))
                 .collect();
             for (key, path) in stale {
                 kube.delete(&path)
@@ -273,9 +274,8 @@ impl Applier<'_> {
         let principal = self.spec.project_role_arn.clone();
         let paths: Vec<(String, String)> = self
             .components
-            .iter()
-            .filter(|(key, _)| key.starts_with("kubernetes/"))
-            .map(|(key, value)| (key.clone(), crate::resources::without_digest(value).to_string()))
+            .keys()
+            .filter_map(|key| Some((key.clone(), component_path(key)?)))
             .collect();
         if !paths.is_empty() {
             let kube = self.kube(&cluster).await?;

@@ -247,11 +247,23 @@ pub fn object_component(object: &Object) -> String {
     )
 }
 
-/// The `components` value of a Kubernetes object: its API path and a digest of its content (see
-/// `resources::with_digest`); `body` is the rendered object, or the live one at refresh.
-pub fn object_value(path: &str, body: &serde_json::Value) -> String {
-    let normalized = crate::kubernetes::objects::normalize(body, &[crate::kubernetes::objects::MANAGED_BY_LABEL]);
-    crate::resources::with_digest(path, &normalized.to_string())
+/// The `components` value of a Kubernetes object: the short digest of its content (`resources::short_digest`; the
+/// key names the object). `body` is the rendered object, or the live one at refresh.
+pub fn object_value(body: &serde_json::Value) -> String {
+    let normalized = crate::kubernetes::objects::normalize(body, &[MANAGED_BY_LABEL]);
+    crate::resources::short_digest(&normalized.to_string())
+}
+
+/// The API path of the object a `kubernetes/<Kind>/<namespace or ->/<name>` component names.
+pub fn component_path(component: &str) -> Option<String> {
+    use crate::kubernetes::paths;
+    let (kind, rest) = component.strip_prefix("kubernetes/")?.split_once('/')?;
+    let (namespace, name) = rest.split_once('/')?;
+    let (api_version, resource) = crate::kubernetes::objects::kind_path(kind)?;
+    Some(match namespace {
+        "-" => paths::cluster_scoped(api_version, resource, name),
+        namespace => paths::namespaced(api_version, resource, namespace, name),
+    })
 }
 
 /// Slurm: the lines that keep jobs, usage and users private (Studio then lists only the session user's jobs).
@@ -284,7 +296,7 @@ pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: b
         out.insert(association.component(), association.scope());
     }
     for object in spec.manifests() {
-        out.insert(object_component(&object), object_value(&object.path(), &object.body));
+        out.insert(object_component(&object), object_value(&object.body));
     }
     out
 }
@@ -385,6 +397,16 @@ mod tests {
             "selfsubjectaccessreviews"
         );
         assert!(spec(Mode::Rbac).associations("aws").is_empty());
+        // The key alone finds each object again (apply's stale removal, refresh, destroy); the value is its digest.
+        for object in &manifests {
+            assert_eq!(component_path(&object_component(object)), Some(object.path()));
+            let value = object_value(&object.body);
+            assert!(
+                value.len() == 8 && value.chars().all(|c| c.is_ascii_hexdigit()),
+                "{value}"
+            );
+        }
+        assert_eq!(component_path("access_policy/AmazonEKSViewPolicy"), None);
     }
 
     #[test]

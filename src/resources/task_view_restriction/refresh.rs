@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, object_value, policy_name, role_name};
+use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, component_path, object_value, policy_name, role_name};
 use crate::aws::{AwsClient, iam};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string_map, text};
@@ -69,18 +69,17 @@ pub async fn refresh(
                     }
                 }
             }
-            let objects_recorded: Vec<(&String, &String)> =
-                recorded.iter().filter(|(k, _)| k.starts_with("kubernetes/")).collect();
+            let objects_recorded: Vec<&String> = recorded.keys().filter(|k| k.starts_with("kubernetes/")).collect();
             if !objects_recorded.is_empty() {
                 let kube = kube_client(client, cluster)
                     .await
                     .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
-                for (key, recorded_value) in objects_recorded {
-                    let path = crate::resources::without_digest(recorded_value);
-                    match kubernetes_object(client, &kube, cluster, path).await {
+                for key in objects_recorded {
+                    let Some(path) = component_path(key) else { continue };
+                    match kubernetes_object(client, &kube, cluster, &path).await {
                         // Recorded with the live content's digest: an edit shows as a changed value at the next plan.
                         Ok(Some(found)) => {
-                            live.insert(key.clone(), object_value(path, &found));
+                            live.insert(key.clone(), object_value(&found));
                         }
                         Ok(None) => {}
                         Err(err) => return Err(failed(&format!("Reading {key} failed"), err)),

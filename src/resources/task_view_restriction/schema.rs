@@ -135,7 +135,8 @@ pub fn schema() -> Schema {
         Type::Map(Box::new(Type::String)),
         "What this resource added (the access entry if it created it, each policy association with its scope as \
          `access_policy/<policy name>`, Kubernetes objects, the role tag), so destroy removes exactly that and refresh shows what went missing. A \
-         Kubernetes object's value is its API path, `@` and a short digest of the content the provider writes: an \
+         Kubernetes object's value is a short digest of the content the provider writes (the key names its kind, \
+         namespace or `-`, and name): an \
          object edited outside Terraform, or a provider version that writes it differently, shows as a changed value.",
     ))
     .attributes(crate::resources::checks::attributes())
@@ -205,8 +206,8 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
             field("/metadata/namespace"),
             field("/metadata/name")
         );
-        if let Some(Json::String(path)) = components.get(&key).cloned() {
-            components.insert(key, Json::String(super::model::object_value(&path, object)));
+        if components.contains_key(&key) {
+            components.insert(key, Json::String(super::model::object_value(object)));
         }
     }
     Ok(())
