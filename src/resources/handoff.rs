@@ -5,41 +5,17 @@
 //! (`docs/design/cross-resource-rules.md`).
 //!
 //! Up to schema version 0 the copies were stored; each resource's step from version 0 (`STATE_UPGRADERS` in its
-//! schema) drops them with the function here.
+//! schema) drops them with `drop_copies`. The handoffs are the schema's write-only attributes, so the schema is the
+//! one list of them.
 
+use crate::protocol::schema::Block;
 use crate::protocol::state_upgrade::RawState;
 
-/// `hyperpod_tenant`'s handoffs.
-pub const TENANT: [&str; 3] = ["contract", "scheduling_policy", "borrows_from"];
-/// `hyperpod_task_view_restriction`'s handoffs (`tenants`: RBAC mode's referenced tenants).
-pub const RESTRICTION: [&str; 2] = ["contract", "tenants"];
-/// `hyperpod_unified_studio_project_binding`'s handoffs.
-pub const BINDING: [&str; 3] = ["contract", "task_view_restriction", "tenants"];
-/// `hyperpod_connection_contract`'s handoff.
-pub const CONTRACT: [&str; 1] = ["organization"];
-
-/// Sets each of `names` to null (present or not): what a write-only attribute holds in state.
-fn null_handoffs(state: &mut RawState, names: &[&str]) -> Result<(), String> {
-    for name in names {
-        state.insert((*name).to_string(), serde_json::Value::Null);
+/// Sets each write-only attribute of `block` to null (present or not): what state holds of a handoff.
+pub fn drop_copies(state: &mut RawState, block: &Block) {
+    for name in block.write_only_names() {
+        state.insert(name.to_string(), serde_json::Value::Null);
     }
-    Ok(())
-}
-
-pub fn upgrade_tenant(state: &mut RawState) -> Result<(), String> {
-    null_handoffs(state, &TENANT)
-}
-
-pub fn upgrade_restriction(state: &mut RawState) -> Result<(), String> {
-    null_handoffs(state, &RESTRICTION)
-}
-
-pub fn upgrade_binding(state: &mut RawState) -> Result<(), String> {
-    null_handoffs(state, &BINDING)
-}
-
-pub fn upgrade_contract(state: &mut RawState) -> Result<(), String> {
-    null_handoffs(state, &CONTRACT)
 }
 
 #[cfg(test)]
@@ -56,6 +32,7 @@ mod tests {
     }
 
     fn check(type_name: &str, resource: &dyn Resource<crate::aws::AwsClient>, handoffs: &[&str]) {
+        assert_eq!(resource.schema().block.write_only_names(), handoffs, "{type_name}");
         for attributes in recorded(type_name) {
             // The recording holds copies: otherwise this test proves nothing.
             assert!(
@@ -83,21 +60,25 @@ mod tests {
 
     #[test]
     fn recorded_0_3_0_dev_state_loses_its_handoff_copies_and_nothing_else() {
-        check("hyperpod_tenant", &crate::resources::tenant::Tenant::default(), &TENANT);
+        check(
+            "hyperpod_tenant",
+            &crate::resources::tenant::Tenant::default(),
+            &["contract", "scheduling_policy", "borrows_from"],
+        );
         check(
             "hyperpod_task_view_restriction",
             &crate::resources::task_view_restriction::TaskViewRestrictionResource::default(),
-            &RESTRICTION,
+            &["contract", "tenants"],
         );
         check(
             "hyperpod_unified_studio_project_binding",
             &crate::resources::project_binding::ProjectBinding::default(),
-            &BINDING,
+            &["contract", "task_view_restriction", "tenants"],
         );
         check(
             "hyperpod_connection_contract",
             &crate::resources::connection_contract::ConnectionContract::default(),
-            &CONTRACT,
+            &["organization"],
         );
     }
 
@@ -108,7 +89,9 @@ mod tests {
                 "team":"research"}"#,
         )
         .expect("json");
-        upgrade_tenant(&mut state).expect("upgrade");
+        let tenant = crate::resources::tenant::Tenant::default();
+        let block = &tenant.schema().block;
+        drop_copies(&mut state, block);
         assert_eq!(state["contract"], serde_json::Value::Null);
         assert_eq!(state["borrows_from"], serde_json::Value::Null);
         assert_eq!(
@@ -118,7 +101,7 @@ mod tests {
         );
         assert_eq!(state["team"], "research");
         let again = state.clone();
-        upgrade_tenant(&mut state).expect("upgrade twice");
+        drop_copies(&mut state, block);
         assert_eq!(state, again, "idempotent");
     }
 }

@@ -349,5 +349,6 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
 
 fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
     crate::resources::checks::upgrade_state(state)?;
-    crate::resources::handoff::upgrade_contract(state)
+    crate::resources::handoff::drop_copies(state, &schema().block);
+    Ok(())
 }

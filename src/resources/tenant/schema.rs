@@ -509,7 +509,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
     use serde_json::Value as Json;
     crate::resources::checks::upgrade_state(state)?;
-    crate::resources::handoff::upgrade_tenant(state)?;
+    crate::resources::handoff::drop_copies(state, &schema().block);
     let manifests = crate::resources::take_recorded_manifests(state);
     let entries = state.remove("access_entries");
     let Some(Json::Object(components)) = state.get_mut("components") else {
