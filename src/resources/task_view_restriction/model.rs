@@ -68,14 +68,9 @@ pub fn policy_name(policy_arn: &str) -> &str {
     policy_arn.rsplit('/').next().unwrap_or(policy_arn)
 }
 
-/// The policy ARN an `access_policy/<name>` component names (a key recorded before 0.3.0 holds the whole ARN).
+/// The policy ARN an `access_policy/<name>` component names (the 0→1 state upgrader rewrote keys that held ARNs).
 pub fn component_policy_arn(partition: &str, component: &str) -> Option<String> {
-    let policy = component.strip_prefix("access_policy/")?;
-    Some(if policy.starts_with("arn:") {
-        policy.to_string()
-    } else {
-        policy_arn(partition, policy)
-    })
+    Some(policy_arn(partition, component.strip_prefix("access_policy/")?))
 }
 
 /// The role's name, the last segment of its ARN.

@@ -50,8 +50,7 @@ pub async fn refresh(
                 }
                 for (key, scope) in recorded.iter().filter(|(k, _)| k.starts_with("access_policy/")) {
                     let policy = key.trim_start_matches("access_policy/");
-                    let named = |arn: &str| arn == policy || policy_name(arn) == policy;
-                    let Some(found) = entry.policies.iter().find(|p| named(&p.policy_arn)) else {
+                    let Some(found) = entry.policies.iter().find(|p| policy_name(&p.policy_arn) == policy) else {
                         continue;
                     };
                     let live_scope = if found.scope_type == "namespace" {
