@@ -3,10 +3,11 @@
 //!
 //! Layout: `protocol` (the plugin protocol, no AWS), `provider` (the provider block and registry), `resources`,
 //! `data_sources` and `functions` (one module each), `aws` (clients, `find_*` / `wait_*` helpers, typed errors),
-//! `kubernetes` (an EKS cluster's API: a JSON client, paths, namespace helpers).
+//! `kubernetes` (an EKS cluster's API: a JSON client, paths, namespace helpers), `digest` (SHA-256 in hex).
 
 pub mod aws;
 pub mod data_sources;
+pub mod digest;
 pub mod docs;
 pub mod functions;
 pub mod governance;

@@ -130,8 +130,7 @@ pub fn write_only_digest(block: &Block, config: &Value) -> Option<String> {
         fields.insert(attribute.name.to_string(), value.to_json(&attribute.value_type()).ok()?);
     }
     let bytes = serde_json::Value::Object(fields).to_string();
-    let digest = ring::digest::digest(&ring::digest::SHA256, bytes.as_bytes());
-    Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
+    Some(crate::digest::sha256_hex(bytes.as_bytes()))
 }
 
 /// Private data recording `digest` (merged into what `private` holds already).

@@ -35,8 +35,7 @@ pub fn with_digest(id: &str, content: &str) -> String {
 
 /// The first 4 bytes of `content`'s SHA-256 in hex (`1a2b3c4d`): enough to tell a changed object, short in a plan.
 pub fn short_digest(content: &str) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, content.as_bytes());
-    digest.as_ref()[..4].iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::digest::sha256_hex(content.as_bytes())[..8].to_string()
 }
 
 /// Upgrading state of schema version 0: removes `kubernetes_manifests` (the JSON of each object as the last refresh

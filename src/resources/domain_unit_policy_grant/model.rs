@@ -78,9 +78,7 @@ pub fn next_client_token(token: &str, stale_grant_id: &str) -> String {
 
 /// `hyperpod-grant-` and 32 hex digits of the text's SHA-256 (ClientToken: 1..128 printable ASCII characters).
 fn token_of(text: &str) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
-    let hex: String = digest.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{TOKEN_PREFIX}{hex}")
+    format!("{TOKEN_PREFIX}{}", &crate::digest::sha256_hex(text.as_bytes())[..32])
 }
 
 /// The configured principal; `None` when it is unknown or not exactly one kind.
