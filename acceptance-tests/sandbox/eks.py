@@ -306,6 +306,26 @@ def _update_vpc_config(cluster, req):
 
 
 @_locked
+def update_cluster_version(self):
+    """UpdateClusterVersion: one Kubernetes minor version at a time (AWS: "Unsupported Kubernetes minor version
+    update from 1.31 to 1.33"); the sandbox's update completes at once (DescribeUpdate says Successful)."""
+    p = _params(self)
+    cluster = _cluster(self.eks_backend, p["name"])
+    try:
+        major, minor = (int(x) for x in cluster.version.split("."))
+        new_major, new_minor = (int(x) for x in p["version"].split("."))
+    except (ValueError, AttributeError):
+        raise _error(InvalidParameterException, f"Invalid Kubernetes version {p.get('version')!r}",
+                     clusterName=cluster.name) from None
+    if (new_major, new_minor) != (major, minor + 1):
+        raise _error(InvalidParameterException, f"Unsupported Kubernetes minor version update from "
+                     f"{cluster.version} to {p['version']}", clusterName=cluster.name)
+    cluster.version = p["version"]
+    update = _new_update(cluster, "VersionUpdate", [("Version", p["version"]), ("PlatformVersion", "eks.1")])
+    return ActionResult({"update": update})
+
+
+@_locked
 def describe_update(self):
     p = _params(self)
     cluster = _cluster(self.eks_backend, p["name"])
@@ -794,7 +814,7 @@ def _list_tags_for_resource(self, resource_arn):
 
 
 # ---- install & seed ----------------------------------------------------------------------------------------------
-_OPERATIONS = (describe_update, list_updates, create_access_entry, describe_access_entry, update_access_entry,
+_OPERATIONS = (update_cluster_version, describe_update, list_updates, create_access_entry, describe_access_entry, update_access_entry,
                delete_access_entry, list_access_entries, list_access_policies, associate_access_policy,
                disassociate_access_policy, list_associated_access_policies, create_pod_identity_association,
                describe_pod_identity_association, update_pod_identity_association, delete_pod_identity_association,

@@ -201,6 +201,14 @@ def test_obs_1_observability_addon_older_than_2_4_0(tf, sandbox):
     eks = sandbox.client("eks")
     eks.update_addon(clusterName=LEGACY_EKS, addonName="amazon-cloudwatch-observability",
                      addonVersion="v2.4.0-eksbuild.1")
+    # The legacy cluster's node role lacks the CloudWatch agent's policy as well: each prerequisite is named.
+    addr = "hyperpod_connection_contract.research"
+    role_arn = sandbox.client("sagemaker").describe_cluster(ClusterName=LEGACY_CLUSTER)["InstanceGroups"][0][
+        "ExecutionRole"]
+    diag = tf.plan_json().assert_rule("OBS-1", addr, "signal", severity="warning")
+    assert "CloudWatchAgentServerPolicy" in diag.detail and "v2.3.0" not in diag.detail, diag.detail
+    sandbox.client("iam").attach_role_policy(RoleName=role_arn.rsplit("/", 1)[1],
+                                             PolicyArn="arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy")
     plan = tf.plan()
     assert "[OBS-1]" not in flat(plan.stdout + plan.stderr)
     tf.apply()

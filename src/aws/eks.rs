@@ -38,6 +38,8 @@ pub struct EksCluster {
     pub endpoint_public: bool,
     pub endpoint_private: bool,
     pub public_access_cidrs: Vec<String>,
+    /// The Kubernetes version, e.g. `1.31` (LIF-2 records it as the orchestrator's version).
+    pub version: String,
 }
 
 /// Describes an EKS cluster by name (not ARN: `DescribeCluster` takes the name).
@@ -76,6 +78,7 @@ pub async fn find_cluster(client: &Client, name: &str) -> Result<EksCluster, Aws
         endpoint_public: vpc.is_some_and(|v| v.endpoint_public_access()),
         endpoint_private: vpc.is_some_and(|v| v.endpoint_private_access()),
         public_access_cidrs: vpc.map(|v| v.public_access_cidrs().to_vec()).unwrap_or_default(),
+        version: cluster.version().unwrap_or_default().to_string(),
     })
 }
 

@@ -21,16 +21,43 @@ pub struct RolePolicy {
     pub document: serde_json::Value,
 }
 
+/// The ARNs of the managed policies attached to a role (`ListAttachedRolePolicies` alone: OBS-1 needs only whether
+/// one named policy is attached, not the documents). `NotFound` when the role does not exist.
+pub async fn list_attached_policy_arns(client: &Client, role_arn: &str) -> Result<Vec<String>, AwsError> {
+    let role_name = role_name_of(role_arn, "ListAttachedRolePolicies")?;
+    let mut pages = client
+        .list_attached_role_policies()
+        .role_name(&role_name)
+        .into_paginator()
+        .send();
+    let mut arns = Vec::new();
+    while let Some(page) = pages.next().await {
+        let page =
+            page.map_err(|err| not_found_as("IAM role", role_arn, api_error("ListAttachedRolePolicies", err)))?;
+        arns.extend(
+            page.attached_policies()
+                .iter()
+                .filter_map(|p| p.policy_arn())
+                .map(str::to_string),
+        );
+    }
+    Ok(arns)
+}
+
+fn role_name_of(role_arn: &str, operation: &'static str) -> Result<String, AwsError> {
+    Arn::parse(role_arn)
+        .map(|arn| arn.resource_id().to_string())
+        .map_err(|message| AwsError::Api {
+            operation,
+            code: "InvalidArn".to_string(),
+            message,
+        })
+}
+
 /// Every policy document on a role. Fails with `NotFound` when the role does not exist, and with the API error (e.g.
 /// `AccessDenied`) when the provider may not read it — callers report that as an unverified check, not a pass.
 pub async fn find_role_policies(client: &Client, role_arn: &str) -> Result<Vec<RolePolicy>, AwsError> {
-    let role_name = Arn::parse(role_arn)
-        .map(|arn| arn.resource_id().to_string())
-        .map_err(|message| AwsError::Api {
-            operation: "GetRole",
-            code: "InvalidArn".to_string(),
-            message,
-        })?;
+    let role_name = role_name_of(role_arn, "GetRole")?;
     // No GetRole first: both lists answer NoSuchEntity for a missing role, which is NotFound here.
     let mut policies = Vec::new();
 

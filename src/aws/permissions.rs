@@ -252,6 +252,12 @@ const ROLE_POLICIES: &[Permission] = &[
     call("iam:GetPolicyVersion", "reads an attached managed policy's document"),
 ];
 
+/// The worker node roles' CloudWatch policy (OBS-1), beside the contract's other facts.
+const CONTRACT_FACTS: &[Permission] = &[call(
+    "iam:ListAttachedRolePolicies",
+    "checks each worker node role of the cluster for CloudWatchAgentServerPolicy (OBS-1)",
+)];
+
 const TENANT_ROLE: &[Permission] = &[
     call("iam:GetRole", "reads the tenant's workload role"),
     call(
@@ -612,6 +618,7 @@ pub const CALLERS: &[Caller] = &[
             CLUSTER_FACTS,
             PROJECT_FACTS,
             ROLE_POLICIES,
+            CONTRACT_FACTS,
         ],
         kubernetes: &[],
     },

@@ -31,6 +31,8 @@ pub struct InstanceGroup {
     pub instance_type: String,
     pub current_count: i32,
     pub target_count: i32,
+    /// The IAM role the group's nodes run as (OBS-1 looks for the CloudWatch agent's policy on it).
+    pub execution_role: String,
 }
 
 #[derive(Clone, Debug)]
@@ -77,6 +79,7 @@ pub async fn find_cluster(client: &Client, name_or_arn: &str) -> Result<HyperPod
                     .unwrap_or_default(),
                 current_count: group.current_count().unwrap_or(0),
                 target_count: group.target_count().unwrap_or(0),
+                execution_role: group.execution_role().unwrap_or_default().to_string(),
             })
             .collect(),
     })

@@ -48,6 +48,7 @@ pub struct SharedReads {
     /// Profile IDs by (domain, "user:<identifier>" or "group:<identifier>"): what an identifier names does not change.
     profile_ids: Memo<Key2, String>,
     role_policies: Memo<String, Vec<RolePolicy>>,
+    attached_policies: Memo<String, Vec<String>>,
 }
 
 fn key(a: &str, b: &str) -> Key2 {
@@ -237,6 +238,16 @@ impl AwsClient {
             .addons
             .get(&key(eks_cluster, addon_name), || {
                 eks::find_addon(&self.eks, eks_cluster, addon_name)
+            })
+            .await
+    }
+
+    /// The managed policies attached to a role (a node role, for OBS-1).
+    pub async fn attached_policy_arns(&self, role_arn: &str) -> Result<Vec<String>, AwsError> {
+        self.reads
+            .attached_policies
+            .get(&role_arn.to_string(), || {
+                iam::list_attached_policy_arns(&self.iam, role_arn)
             })
             .await
     }

@@ -25,6 +25,12 @@ pub fn role_identity(text: &str) -> Option<(String, String)> {
     (!name.is_empty()).then(|| (arn.account.clone(), name.to_ascii_lowercase()))
 }
 
+/// The role name of a role ARN, without its path (`role/service-role/x` → `x`).
+pub fn role_name(text: &str) -> Option<&str> {
+    let (_, resource) = text.trim().split_once(":role/")?;
+    resource.rsplit('/').next().filter(|name| !name.is_empty())
+}
+
 /// Whether two ARNs name the same role; unparseable ARNs are compared as text.
 pub fn same_role(a: &str, b: &str) -> bool {
     match (role_identity(a), role_identity(b)) {

@@ -141,11 +141,13 @@ catalog! {
     Exc1 => "EXC-1", Exceptions, Error, Config,
         "Every exception names an owner and an expiry, and no exception has expired";
     Obs1 => "OBS-1", Observability, Warning, Live,
-        "EKS metrics views need the amazon-cloudwatch-observability add-on at version 2.4.0 or later, ACTIVE";
+        "EKS metrics views need the amazon-cloudwatch-observability add-on at version 2.4.0 or later, ACTIVE, and \
+         CloudWatchAgentServerPolicy on every worker node role";
     Lif1 => "LIF-1", Lifecycle, Warning, Config,
         "The contract is not past its review date";
-    Lif2 => "LIF-2", Lifecycle, Warning, Config,
-        "A material change to the contract is re-approved (new last_reviewed or approved_by) before it is relied on";
+    Lif2 => "LIF-2", Lifecycle, Warning, Live,
+        "A material change to the contract, or to the live facts it was approved against, is re-approved (new \
+         last_reviewed or approved_by) before it is relied on";
     Lif3 => "LIF-3", Lifecycle, Error, Config,
         "A revoked contract, or one without an accountable owner, does not back a binding or tenant";
     Lif4 => "LIF-4", Lifecycle, Error, Live,

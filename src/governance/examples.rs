@@ -21,6 +21,7 @@ pub(crate) const PROJECT_ROLE: &str = "arn:aws:iam::111122223333:role/datazone_u
 pub(crate) const ACCESS_ROLE: &str = "arn:aws:iam::111122223333:role/hyperpod-connection";
 pub(crate) const WORKLOAD_ROLE: &str = "arn:aws:iam::111122223333:role/research-workload";
 pub(crate) const TARGET_ROLE: &str = "arn:aws:iam::444455556666:role/research-data";
+pub(crate) const NODE_ROLE: &str = "arn:aws:iam::111122223333:role/ml-capacity-node-role";
 pub(crate) const CLUSTER_ARN: &str = "arn:aws:sagemaker:us-west-2:111122223333:cluster/slurmcap0001";
 
 pub(crate) fn date(year: i32, month: u8, day: u8) -> Date {
@@ -218,10 +219,15 @@ pub(crate) fn view() -> ClusterView {
 /// The HyperPod cluster as DescribeCluster reports it: four p5 nodes.
 pub(crate) fn live_cluster(account_id: &str, region: &str, orchestrator: Orchestrator) -> Fact<Option<LiveCluster>> {
     Fact::Known(Some(LiveCluster {
+        arn: format!("arn:aws:sagemaker:{region}:{account_id}:cluster/mlcapeks0001"),
         account_id: account_id.into(),
         region: region.into(),
         orchestrator,
-        instance_groups: vec![capacity("ml.p5.48xlarge", 4)],
+        instance_groups: vec![LiveInstanceGroup {
+            name: "p5-training".into(),
+            capacity: capacity("ml.p5.48xlarge", 4),
+            execution_role: NODE_ROLE.into(),
+        }],
     }))
 }
 
@@ -261,6 +267,7 @@ pub(crate) fn eks(authentication_mode: &str, public: bool, public_cidrs: &[&str]
         endpoint_public: public,
         endpoint_private: !public,
         public_cidrs: public_cidrs.iter().map(|c| c.to_string()).collect(),
+        version: "1.31".into(),
     })
 }
 
@@ -346,9 +353,9 @@ pub(crate) fn failing(rule: RuleId) -> Check {
         Wkl10 => workload_access::wkl_10(&wkl_10_tenant()),
         Wkl11 => workload_access::wkl_11(&wkl_11_tenant(), &contract()),
         Exc1 => exceptions::exc_1(&exc_1_contract(), today()),
-        Obs1 => observability::obs_1(&obs_1_addon(), paths::contract::signals()),
+        Obs1 => observability::obs_1(&obs_1_addon(), &node_roles(true), paths::contract::signals()),
         Lif1 => lifecycle::lif_1(&contract(), lif_1_today()),
-        Lif2 => lifecycle::lif_2(&lif_2_contract(), Some(&contract())),
+        Lif2 => lifecycle::lif_2(&lif_2_contract(), Some(&contract()), None),
         Lif3 => lifecycle::lif_3(&lif_3_contract(), paths::tenant::contract()),
         Lif4 => lifecycle::lif_4(&lif_4_contract(), &caller()),
     }
@@ -585,6 +592,19 @@ pub(crate) fn exc_1_contract() -> Contract {
         .exceptions
         .push(exception(RuleId::Clu5, "network-team", date(2026, 5, 31)));
     contract
+}
+
+/// The worker node role of [`live_cluster`]'s instance group, with or without the CloudWatch agent's policy.
+pub(crate) fn node_roles(with_cloudwatch_policy: bool) -> Fact<Vec<NodeRole>> {
+    let mut attached = vec!["arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy".to_string()];
+    if with_cloudwatch_policy {
+        attached.push("arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy".into());
+    }
+    Fact::Known(vec![NodeRole {
+        role_arn: NODE_ROLE.into(),
+        instance_groups: vec!["p5-training".into()],
+        attached_policy_arns: attached,
+    }])
 }
 
 /// OBS-1: the observability add-on is older than 2.4.0.

@@ -5,6 +5,7 @@ use std::fmt;
 
 use time::Date;
 
+use super::approval::{self, FactComparison};
 use super::arns::role_identity;
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
@@ -199,9 +200,11 @@ pub fn lif_1(contract: &Contract, today: Date) -> Check {
     Check::from_findings(rule, findings, format!("next review on {due}"))
 }
 
-/// LIF-2 (warning): a material change since the prior approved contract is re-approved. `prior` is the contract as
-/// last applied (None on create: the new record is approved as written).
-pub fn lif_2(contract: &Contract, prior: Option<&Contract>) -> Check {
+/// LIF-2 (warning; strict: error): nothing material changed since the last approval. Two sources: the contract's
+/// arguments against `prior` (the contract as last applied; None on create), and the facts it was approved against
+/// against the account now (`facts`; None when the facts are recorded by this plan: create, re-approval, or state
+/// written before facts were recorded). An argument the facts cover is named once, as a fact.
+pub fn lif_2(contract: &Contract, prior: Option<&Contract>, facts: Option<&FactComparison>) -> Check {
     let rule = RuleId::Lif2;
     // One detail for every passing case, so the checklist does not change between consecutive plans.
     let settled = || {
@@ -213,22 +216,45 @@ pub fn lif_2(contract: &Contract, prior: Option<&Contract>) -> Check {
             ),
         )
     };
-    let Some(prior) = prior else {
+    if prior.is_some_and(|prior| reapproved(prior, contract)) {
         return settled();
-    };
-    let changes = material_changes(prior, contract);
-    if changes.is_empty() || reapproved(prior, contract) {
-        return settled();
+    }
+    let covered = approval::covered_paths(contract);
+    let arguments: Vec<String> = prior
+        .map(|prior| material_changes(prior, contract))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|path| facts.is_none() || !covered.contains(path))
+        .collect();
+    let changes = facts.map(|facts| facts.changes.as_slice()).unwrap_or_default();
+    if arguments.is_empty() && changes.is_empty() {
+        return match facts.filter(|facts| !facts.unverified.is_empty()) {
+            Some(facts) => Check::unavailable(
+                rule,
+                format!(
+                    "the facts approved against could not be read: {}",
+                    facts.unverified.join("; ")
+                ),
+            ),
+            None => settled(),
+        };
+    }
+    let mut observed = Vec::new();
+    if !changes.is_empty() {
+        observed.push(approval::describe_all(changes, contract.review.last_reviewed));
+    }
+    if !arguments.is_empty() {
+        observed.push(format!(
+            "changed {}; last_reviewed ({}) and approved_by unchanged",
+            arguments.join(", "),
+            contract.review.last_reviewed
+        ));
     }
     let finding = Finding::new(
         rule,
         path::review("last_reviewed"),
-        format!(
-            "changed {}; last_reviewed ({}) and approved_by unchanged",
-            changes.join(", "),
-            contract.review.last_reviewed
-        ),
-        "the contract changed materially without a new approval, so its review status is review_required",
+        observed.join("; "),
+        "the connection changed materially since its approval, so its review status is review_required",
         "have an accountable administrator review the change and record the new last_reviewed date and approved_by",
     );
     Check::from_findings(rule, vec![finding], "")

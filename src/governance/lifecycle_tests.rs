@@ -112,14 +112,14 @@ fn lif_1_warns_when_overdue() {
 
 #[test]
 fn lif_2_flags_unapproved_material_changes() {
-    assert!(lif_2(&contract(), None).is_passed());
-    assert!(lif_2(&contract(), Some(&contract())).is_passed());
+    assert!(lif_2(&contract(), None, None).is_passed());
+    assert!(lif_2(&contract(), Some(&contract()), None).is_passed());
     let check = examples::failing(RuleId::Lif2); // cluster.account_id changed
     assert_eq!(check.findings()[0].path.to_string(), "review.last_reviewed");
     assert!(check.findings()[0].observed.starts_with("changed cluster.account_id;"));
     let mut changed = lif_2_contract();
     changed.review.approved_by = "bob@example.com".into();
-    assert!(lif_2(&changed, Some(&contract())).is_passed());
+    assert!(lif_2(&changed, Some(&contract()), None).is_passed());
 }
 
 #[test]

@@ -18,6 +18,7 @@
 //! functions below run the rules that belong to one resource's plan. [`examples`] holds agreeing facts and one failing
 //! configuration per rule, shared by the unit tests and the docs.
 
+pub mod approval;
 pub mod arns;
 pub mod catalog;
 pub mod cidr;
@@ -58,6 +59,8 @@ pub struct ContractLiveFacts {
     pub access_role: Fact<RolePermissions>,
     pub eks: Option<Fact<EksCluster>>,
     pub observability_addon: Option<Fact<Option<Addon>>>,
+    /// The worker node roles of the cluster's instance groups (OBS-1); `None` where `observability_addon` is.
+    pub node_roles: Option<Fact<Vec<NodeRole>>>,
 }
 
 impl ContractLiveFacts {
@@ -70,6 +73,7 @@ impl ContractLiveFacts {
             access_role: Fact::Unavailable(reason.to_string()),
             eks: None,
             observability_addon: None,
+            node_roles: None,
         }
     }
 }
@@ -83,6 +87,7 @@ pub fn check_contract(
     caller_arn: &Fact<String>,
     today: Date,
     prior: Option<&Contract>,
+    approved: Option<&approval::Facts>,
 ) -> Report {
     let mut report: Report = [
         contract::con_1(contract),
@@ -101,13 +106,14 @@ pub fn check_contract(
             report.push(cluster::clu_4(eks, paths::contract::cluster("name")));
             report.push(cluster::clu_5(contract, eks));
         }
-        if let Some(addon) = &live.observability_addon {
-            report.push(observability::obs_1(addon, paths::contract::signals()));
+        if let (Some(addon), Some(node_roles)) = (&live.observability_addon, &live.node_roles) {
+            report.push(observability::obs_1(addon, node_roles, paths::contract::signals()));
         }
     }
     report.push(exceptions::exc_1(contract, today));
     report.push(lifecycle::lif_1(contract, today));
-    report.push(lifecycle::lif_2(contract, prior));
+    let facts = approved.map(|approved| approval::compare(approved, &approval::current_facts(contract, live)));
+    report.push(lifecycle::lif_2(contract, prior, facts.as_ref()));
     report.push(lifecycle::lif_4(contract, caller_arn));
     report.with_exceptions(&contract.exceptions, today)
 }

@@ -14,6 +14,7 @@ fn live() -> ContractLiveFacts {
         access_role: read_only_role(ACCESS_ROLE),
         eks: Some(eks("API_AND_CONFIG_MAP", false, &[])),
         observability_addon: Some(addon("v2.4.0-eksbuild.1", "ACTIVE")),
+        node_roles: Some(node_roles(true)),
     }
 }
 
@@ -66,9 +67,13 @@ fn run(rule: RuleId) -> Check {
         Wkl10 => workload_access::wkl_10(&t),
         Wkl11 => workload_access::wkl_11(&t, &c),
         Exc1 => exceptions::exc_1(&c, today()),
-        Obs1 => observability::obs_1(l.observability_addon.as_ref().expect("addon"), AttributePath::root()),
+        Obs1 => observability::obs_1(
+            l.observability_addon.as_ref().expect("addon"),
+            l.node_roles.as_ref().expect("node roles"),
+            AttributePath::root(),
+        ),
         Lif1 => lifecycle::lif_1(&c, today()),
-        Lif2 => lifecycle::lif_2(&c, Some(&c)),
+        Lif2 => lifecycle::lif_2(&c, Some(&c), None),
         Lif3 => lifecycle::lif_3(&c, AttributePath::root()),
         Lif4 => lifecycle::lif_4(&c, &caller()),
     }
@@ -94,7 +99,7 @@ fn every_rule_is_wired_and_passes_on_the_agreeing_fixtures() {
 
 #[test]
 fn check_contract_passes_an_agreeing_contract_and_lists_every_contract_rule() {
-    let report = check_contract(&contract(), &live(), &caller(), today(), None);
+    let report = check_contract(&contract(), &live(), &caller(), today(), None, None);
     let checklist = report.checklist();
     assert_eq!(
         checklist.passed,
@@ -115,7 +120,7 @@ fn check_contract_reports_a_lifecycle_role_and_a_slurm_contract_with_namespaces(
         &["sagemaker:CreateCluster", "sagemaker:UpdateClusterSoftware"],
     );
     let slurm = con_2_contract(); // a Slurm contract with EKS namespaces
-    let report = check_contract(&slurm, &facts, &caller(), today(), None);
+    let report = check_contract(&slurm, &facts, &caller(), today(), None, None);
     let diagnostics = report.diagnostics(false);
     let summaries: Vec<(&str, String)> = diagnostics
         .iter()
@@ -141,6 +146,7 @@ fn check_contract_warns_for_what_it_could_not_read_and_strict_fails_an_overdue_r
         &caller(),
         today(),
         None,
+        None,
     );
     let skipped: Vec<&str> = report
         .checklist()
@@ -158,7 +164,7 @@ fn check_contract_warns_for_what_it_could_not_read_and_strict_fails_an_overdue_r
             .all(|d| d.severity == Severity::Warning && d.summary.ends_with("(not checked)"))
     );
 
-    let overdue = check_contract(&contract(), &live(), &caller(), date(2026, 9, 1), None);
+    let overdue = check_contract(&contract(), &live(), &caller(), date(2026, 9, 1), None, None);
     assert!(!overdue.has_errors(false));
     let strict = overdue.diagnostics(true);
     assert_eq!(strict.0.len(), 1);
@@ -173,6 +179,7 @@ fn check_contract_applies_valid_exceptions() {
         endpoint_public: true,
         endpoint_private: false,
         public_cidrs: vec!["0.0.0.0/0".into()],
+        version: "1.31".into(),
     }));
     let mut excepted = contract();
     excepted.exceptions.push(Exception {
@@ -181,14 +188,14 @@ fn check_contract_applies_valid_exceptions() {
         expires: date(2026, 12, 31),
         reason: "VPN rollout".into(),
     });
-    let report = check_contract(&excepted, &facts, &caller(), today(), None);
+    let report = check_contract(&excepted, &facts, &caller(), today(), None, None);
     assert!(matches!(
         report.check(RuleId::Clu5).unwrap().outcome,
         crate::governance::Outcome::Excepted { .. }
     ));
     assert!(report.diagnostics(true).is_empty());
     excepted.exceptions[0].expires = date(2026, 5, 1);
-    let report = check_contract(&excepted, &facts, &caller(), today(), None);
+    let report = check_contract(&excepted, &facts, &caller(), today(), None, None);
     assert!(report.check(RuleId::Clu5).unwrap().is_failed());
     assert!(report.check(RuleId::Exc1).unwrap().is_failed());
 }

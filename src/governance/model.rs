@@ -212,10 +212,28 @@ pub struct Capacity {
 /// `sagemaker:DescribeCluster`, as far as the rules need it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveCluster {
+    pub arn: String,
     pub account_id: String,
     pub region: String,
     pub orchestrator: Orchestrator,
-    pub instance_groups: Vec<Capacity>,
+    pub instance_groups: Vec<LiveInstanceGroup>,
+}
+
+/// One instance group of a HyperPod cluster: its current size and the role its nodes run as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveInstanceGroup {
+    pub name: String,
+    pub capacity: Capacity,
+    pub execution_role: String,
+}
+
+/// A worker node role and the managed policies attached to it (`iam:ListAttachedRolePolicies`), for OBS-1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRole {
+    pub role_arn: String,
+    /// The instance groups whose nodes run as this role.
+    pub instance_groups: Vec<String>,
+    pub attached_policy_arns: Vec<String>,
 }
 
 /// DataZone `GetProject` plus the tooling environment's `userRoleArn` (None: no tooling environment yet).
@@ -260,6 +278,8 @@ pub struct EksCluster {
     pub endpoint_public: bool,
     pub endpoint_private: bool,
     pub public_cidrs: Vec<String>,
+    /// The Kubernetes version (`1.31`): the orchestrator's version LIF-2 records at approval.
+    pub version: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

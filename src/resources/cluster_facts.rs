@@ -62,6 +62,7 @@ pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
             endpoint_public: found.endpoint_public,
             endpoint_private: found.endpoint_private,
             public_cidrs: found.public_access_cidrs,
+            version: found.version,
         }),
         Err(err) => Fact::unreadable(&format!("EKS cluster {name}"), &err),
     }

@@ -6,8 +6,8 @@ use crate::aws::AwsClient;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::governance::{
-    Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveProject, Orchestrator,
-    RolePermissions,
+    Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveInstanceGroup, LiveProject,
+    NodeRole, Orchestrator, RolePermissions,
 };
 
 /// The add-on behind HyperPod's EKS metrics views (OBS-1).
@@ -21,16 +21,18 @@ pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFact
         role_fact(client, contract.access_role_arn.as_deref()),
     );
     // The EKS cluster behind an EKS-orchestrated HyperPod cluster: authentication mode (CLU-4), endpoint access
-    // (CLU-5) and the observability add-on (OBS-1).
-    let (eks, observability_addon) = match &hyperpod {
-        Fact::Known(Some(HyperPodCluster {
-            orchestrator: sagemaker::Orchestrator::Eks { eks_cluster_arn },
-            ..
-        })) => {
-            let (eks, addon) = eks_facts(client, eks_cluster_arn).await;
-            (Some(eks), Some(addon))
+    // (CLU-5), its version (LIF-2), and the observability add-on and node roles' CloudWatch policy (OBS-1).
+    let (eks, observability_addon, node_roles) = match &hyperpod {
+        Fact::Known(Some(
+            cluster @ HyperPodCluster {
+                orchestrator: sagemaker::Orchestrator::Eks { eks_cluster_arn },
+                ..
+            },
+        )) => {
+            let ((eks, addon), roles) = tokio::join!(eks_facts(client, eks_cluster_arn), node_roles(client, cluster));
+            (Some(eks), Some(addon), Some(roles))
         }
-        _ => (None, None),
+        _ => (None, None, None),
     };
     ContractLiveFacts {
         cluster: cluster_fact(client, hyperpod),
@@ -39,7 +41,33 @@ pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFact
         access_role,
         eks,
         observability_addon,
+        node_roles,
     }
+}
+
+/// The worker node roles of the cluster's instance groups, each with its attached managed policies. A role that no
+/// longer exists has none.
+async fn node_roles(client: &AwsClient, cluster: &HyperPodCluster) -> Fact<Vec<NodeRole>> {
+    let mut roles: Vec<NodeRole> = Vec::new();
+    for group in &cluster.instance_groups {
+        match roles.iter_mut().find(|role| role.role_arn == group.execution_role) {
+            Some(role) => role.instance_groups.push(group.name.clone()),
+            None => roles.push(NodeRole {
+                role_arn: group.execution_role.clone(),
+                instance_groups: vec![group.name.clone()],
+                attached_policy_arns: Vec::new(),
+            }),
+        }
+    }
+    let reads = futures::future::join_all(roles.iter().map(|role| client.attached_policy_arns(&role.role_arn))).await;
+    for (role, read) in roles.iter_mut().zip(reads) {
+        match read {
+            Ok(arns) => role.attached_policy_arns = arns,
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return Fact::unreadable(&format!("node role {}", role.role_arn), &err),
+        }
+    }
+    Fact::Known(roles)
 }
 
 async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
@@ -82,6 +110,7 @@ async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Optio
 fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> Fact<Option<LiveCluster>> {
     match hyperpod {
         Fact::Known(Some(cluster)) => Fact::Known(Some(LiveCluster {
+            arn: cluster.arn.clone(),
             account_id: client.account_id.as_str().to_string(),
             region: client.region.as_str().to_string(),
             orchestrator: match cluster.orchestrator {
@@ -91,9 +120,13 @@ fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> 
             instance_groups: cluster
                 .instance_groups
                 .iter()
-                .map(|group| Capacity {
-                    instance_type: group.instance_type.clone(),
-                    count: i64::from(group.current_count),
+                .map(|group| LiveInstanceGroup {
+                    name: group.name.clone(),
+                    capacity: Capacity {
+                        instance_type: group.instance_type.clone(),
+                        count: i64::from(group.current_count),
+                    },
+                    execution_role: group.execution_role.clone(),
                 })
                 .collect(),
         })),

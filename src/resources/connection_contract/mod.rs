@@ -13,9 +13,11 @@ pub use schema::governance_type;
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;
-use crate::governance::{Fact, Finding, ReviewStatus, RuleId, check_contract, paths, reapproved, review_status};
+use crate::governance::{
+    Fact, Finding, ReviewStatus, RuleId, approval, check_contract, paths, reapproved, review_status,
+};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{boolean, object, string, text, unknowns_to_null};
+use crate::protocol::object::{boolean, object, string, string_map, text, text_map, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
@@ -30,8 +32,10 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 /// The attributes the provider derives at plan time.
-const DERIVED: [&str; 6] = [
+const DERIVED: [&str; 8] = [
     "review_status",
+    "approved_facts",
+    "changed_facts",
     "next_review_date",
     "passed_checks",
     "not_applicable_checks",
@@ -97,6 +101,13 @@ impl ConnectionContract {
         let today = crate::resources::checks::today();
         let live = live::gather(client, &contract).await;
         let lif_2_waits = deferral::lif_2_waits(&unknown, &contract, prior_contract.as_ref());
+        let facts = approval::current_facts(&contract, &live);
+        // The facts stand approved as recorded, unless this plan (re-)approves: create, a new review, or state
+        // written before facts were recorded (that baseline is the account as it is now).
+        let recorded = prior
+            .filter(|p| p.get_attr("approved_facts").is_some_and(|f| !f.is_null()))
+            .map(|p| string_map(p, "approved_facts"))
+            .filter(|_| prior_contract.as_ref().is_some_and(|p| !reapproved(p, &contract)));
         let report = deferral::defer(
             check_contract(
                 &contract,
@@ -104,16 +115,28 @@ impl ConnectionContract {
                 &Fact::Known(client.caller_arn.clone()),
                 today,
                 prior_contract.as_ref(),
+                recorded.as_ref(),
             ),
             &unknown,
             lif_2_waits,
         );
+        let changes = recorded
+            .as_ref()
+            .map(|approved| approval::compare(approved, &facts).changes)
+            .unwrap_or_default();
+        let approved = recorded.unwrap_or_else(|| approval::to_record(&facts));
         let (mut status, next_review) = review_status(&contract, today, prior_contract.as_ref());
+        if !changes.is_empty() && status != ReviewStatus::Revoked {
+            status = ReviewStatus::ReviewRequired;
+        }
         let mut findings = Vec::new();
-        // LIF-2 holds until re-approval: a change applied without one keeps the contract "review required".
+        // LIF-2 holds until re-approval: an argument change applied without one keeps the contract "review
+        // required". A change of facts is compared afresh each plan (`changed_facts`), so it is not carried over.
+        let prior_cause_was_arguments = prior.is_some_and(|p| string_map(p, "changed_facts").is_empty());
         let still_required = prior
             .and_then(|p| string(p, "review_status"))
             .is_some_and(|s| s == ReviewStatus::ReviewRequired.as_str())
+            && prior_cause_was_arguments
             && prior_contract.as_ref().is_some_and(|p| !reapproved(p, &contract));
         if still_required && !matches!(status, ReviewStatus::Revoked | ReviewStatus::ReviewRequired) {
             status = ReviewStatus::ReviewRequired;
@@ -150,6 +173,14 @@ impl ConnectionContract {
         set_attr(&mut governance, "review_status", status_value.clone());
         set_attr(value, "review_status", status_value);
         set_attr(value, "next_review_date", text(next_review.to_string()));
+        // Facts read with stand-ins for values unknown until apply are not recorded: apply records them.
+        if unknown.is_empty() {
+            set_attr(value, "approved_facts", text_map(&approved));
+            set_attr(value, "changed_facts", text_map(&approval::changed_facts(&changes)));
+        } else {
+            set_attr(value, "approved_facts", Value::Unknown);
+            set_attr(value, "changed_facts", Value::Unknown);
+        }
         crate::resources::checks::set(value, &report);
         set_attr(value, "governance", governance);
 
