@@ -1,5 +1,8 @@
 //! LIF-2 on live facts: what a contract was approved against, as `key → value` text, and what differs now.
 //!
+//! The facts are what the account says, not the contract's own arguments: those are in the contract already, and a
+//! change to them is compared with the contract as last applied (`lifecycle::material_changes`).
+//!
 //! At approval (create, or a new `review.last_reviewed` / `approved_by`) the contract records the facts below in its
 //! `approved_facts`; every later plan reads them again and names each difference. Facts come in groups that are read
 //! together: a group that cannot be read now is not compared (LIF-2 says so), and a group that could not be read at
@@ -11,7 +14,6 @@ use time::Date;
 
 use super::model::{Contract, EksCluster, Fact, Orchestrator};
 use super::observability::{CLOUDWATCH_AGENT_POLICY, has_cloudwatch_agent_policy};
-use super::paths::contract as path;
 use super::{ContractLiveFacts, arns};
 
 /// Fact key → value, as recorded in `approved_facts` and shown in `changed_facts`.
@@ -42,7 +44,6 @@ pub struct FactComparison {
     pub unverified: Vec<String>,
 }
 
-const CONTRACT: &str = "contract";
 const CLUSTER: &str = "cluster";
 const ORCHESTRATOR: &str = "orchestrator";
 const PROJECT_DOMAIN_UNIT: &str = "project/domain_unit";
@@ -58,64 +59,9 @@ fn group_of(key: &str) -> &'static str {
         ORCHESTRATOR
     } else if key == PROJECT_DOMAIN_UNIT {
         PROJECT_DOMAIN_UNIT
-    } else if key.starts_with("monitoring/") {
-        MONITORING
     } else {
-        CONTRACT
+        MONITORING
     }
-}
-
-/// The contract's own arguments among the facts, with the attribute each comes from: a change to one of them is
-/// named once, as a fact, not also as a changed argument.
-fn contract_facts(contract: &Contract) -> Vec<(String, String, Option<String>)> {
-    let owners = &contract.owners;
-    vec![
-        (
-            "account".into(),
-            path::cluster("account_id").to_string(),
-            Some(contract.cluster.account_id.clone()),
-        ),
-        (
-            "region".into(),
-            path::cluster("region").to_string(),
-            Some(contract.cluster.region.clone()),
-        ),
-        (
-            "role/project".into(),
-            path::PROJECT_ROLE_ARN.into(),
-            contract.project_role_arn.clone(),
-        ),
-        (
-            "role/access".into(),
-            path::ACCESS_ROLE_ARN.into(),
-            contract.access_role_arn.clone(),
-        ),
-        (
-            "data_classification".into(),
-            path::DATA_CLASSIFICATION.into(),
-            Some(contract.data_classification.clone()),
-        ),
-        (
-            "owner/business".into(),
-            path::owner("business").to_string(),
-            Some(owners.business.clone()),
-        ),
-        (
-            "owner/operations".into(),
-            path::owner("operations").to_string(),
-            Some(owners.operations.clone()),
-        ),
-        (
-            "owner/cost".into(),
-            path::owner("cost").to_string(),
-            Some(owners.cost.clone()),
-        ),
-    ]
-}
-
-/// The attribute paths (as `material_changes` names them) that the facts cover.
-pub fn covered_paths(contract: &Contract) -> BTreeSet<String> {
-    contract_facts(contract).into_iter().map(|(_, path, _)| path).collect()
 }
 
 /// `ml.p5.48xlarge × 8`: an instance group's type and current count.
@@ -123,14 +69,9 @@ fn group_value(instance_type: &str, count: i64) -> String {
     format!("{instance_type} × {count}")
 }
 
-/// The facts now, from the contract's arguments and what the plan read of the account.
+/// The facts now, as the plan read them from the account.
 pub fn current_facts(contract: &Contract, live: &ContractLiveFacts) -> CurrentFacts {
     let mut current = CurrentFacts::default();
-    for (key, _, value) in contract_facts(contract) {
-        if let Some(value) = value {
-            current.values.insert(key, value);
-        }
-    }
     match &live.cluster {
         Fact::Known(Some(cluster)) => {
             current.values.insert(CLUSTER.into(), cluster.arn.clone());

@@ -201,9 +201,9 @@ pub fn lif_1(contract: &Contract, today: Date) -> Check {
 }
 
 /// LIF-2 (warning; strict: error): nothing material changed since the last approval. Two sources: the contract's
-/// arguments against `prior` (the contract as last applied; None on create), and the facts it was approved against
-/// against the account now (`facts`; None when the facts are recorded by this plan: create, re-approval, or state
-/// written before facts were recorded). An argument the facts cover is named once, as a fact.
+/// arguments against `prior` (the contract as last applied; None on create), and the live facts it was approved
+/// against compared with the account now (`facts`; None when this plan records them: create, re-approval, or state
+/// written before facts were recorded).
 pub fn lif_2(contract: &Contract, prior: Option<&Contract>, facts: Option<&FactComparison>) -> Check {
     let rule = RuleId::Lif2;
     // One detail for every passing case, so the checklist does not change between consecutive plans.
@@ -219,13 +219,7 @@ pub fn lif_2(contract: &Contract, prior: Option<&Contract>, facts: Option<&FactC
     if prior.is_some_and(|prior| reapproved(prior, contract)) {
         return settled();
     }
-    let covered = approval::covered_paths(contract);
-    let arguments: Vec<String> = prior
-        .map(|prior| material_changes(prior, contract))
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|path| facts.is_none() || !covered.contains(path))
-        .collect();
+    let arguments: Vec<String> = prior.map(|prior| material_changes(prior, contract)).unwrap_or_default();
     let changes = facts.map(|facts| facts.changes.as_slice()).unwrap_or_default();
     if arguments.is_empty() && changes.is_empty() {
         return match facts.filter(|facts| !facts.unverified.is_empty()) {

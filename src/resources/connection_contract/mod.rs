@@ -132,7 +132,7 @@ impl ConnectionContract {
         let mut findings = Vec::new();
         // LIF-2 holds until re-approval: an argument change applied without one keeps the contract "review
         // required". A change of facts is compared afresh each plan (`changed_facts`), so it is not carried over.
-        let prior_cause_was_arguments = prior.is_some_and(|p| string_map(p, "changed_facts").is_empty());
+        let prior_cause_was_arguments = prior.is_some_and(|p| p.get_attr("changed_facts").is_none_or(Value::is_null));
         let still_required = prior
             .and_then(|p| string(p, "review_status"))
             .is_some_and(|s| s == ReviewStatus::ReviewRequired.as_str())
@@ -176,7 +176,17 @@ impl ConnectionContract {
         // Facts read with stand-ins for values unknown until apply are not recorded: apply records them.
         if unknown.is_empty() {
             set_attr(value, "approved_facts", text_map(&approved));
-            set_attr(value, "changed_facts", text_map(&approval::changed_facts(&changes)));
+            // Null when nothing changed, like `findings`: a plan shows the attribute only when it has something to say.
+            let changed = approval::changed_facts(&changes);
+            set_attr(
+                value,
+                "changed_facts",
+                if changed.is_empty() {
+                    Value::Null
+                } else {
+                    text_map(&changed)
+                },
+            );
         } else {
             set_attr(value, "approved_facts", Value::Unknown);
             set_attr(value, "changed_facts", Value::Unknown);

@@ -236,17 +236,16 @@ pub fn schema() -> Schema {
             Attribute::new("approved_facts", Type::Map(Box::new(Type::String)))
                 .computed()
                 .describe(
-                    "The facts the contract was approved against, recorded at creation and at each re-approval (a new \
-                     `review.last_reviewed` or `approved_by`): `account`, `region`, `role/project`, `role/access`, \
-                     `data_classification`, `owner/<business|operations|cost>` from the arguments; `cluster` (its ARN), \
-                     `instance_group/<name>` (`<type> × <count>`), `orchestrator` (`EKS <version>` or `Slurm`), \
-                     `project/domain_unit` (the domain unit that owns the project), `monitoring/addon` and \
-                     `monitoring/node_role/<role>` from the account. Every plan compares them with the account (LIF-2).",
+                    "The live facts the contract was approved against, recorded at creation and at each re-approval (a new \
+                     `review.last_reviewed` or `approved_by`): `cluster` (its ARN), `instance_group/<name>` \
+                     (`<type> × <count>`), `orchestrator` (`EKS <version>` or `Slurm`), `project/domain_unit` (the \
+                     domain unit that owns the project), `monitoring/addon` and `monitoring/node_role/<role>`. \
+                     The contract's own arguments are compared with the contract as last applied. Every plan compares them with the account (LIF-2).",
                 ),
         )
         .attribute(Attribute::new("changed_facts", Type::Map(Box::new(Type::String))).computed().describe(
-            "The approved facts that differ now, with their current value (`(absent)`: gone). Not empty ⇒ \
-             `review_status` is `review_required` until re-approval.",
+            "The approved facts that differ now, with their current value (`(absent)`: gone); null when none does. \
+             Set ⇒ `review_status` is `review_required` until re-approval.",
         ))
         .attributes(crate::resources::checks::attributes())
         .attribute(
