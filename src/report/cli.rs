@@ -5,10 +5,14 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+use super::evidence::cli as evidence;
 use super::model::{Options, Report};
 use super::rules::DEFAULT_RULES_URL;
 use super::verdict::UNREADABLE;
 use super::{json, log, markdown, plan};
+
+/// The first argument after `report` that asks for the evidence of a state instead of the report of a plan.
+pub const EVIDENCE: &str = "evidence";
 
 pub const USAGE: &str = "\
 Usage: terraform-provider-hyperpod report [--format markdown|json] [--log PLAN_LOG] [--rules-url URL]
@@ -24,6 +28,8 @@ gets, what is destroyed or replaced, and what needs attention.
   --title TEXT       the heading (default: HyperPod governance)
 
 Exit code: 0 compliant, 1 not compliant, 2 compliant but needs attention, 3 the input could not be read.
+
+`terraform-provider-hyperpod report evidence --help`: the evidence of each contract in a state, for audits.
 ";
 
 /// Whether the provider binary was started as `… report …` rather than as Terraform's plugin.
@@ -52,13 +58,18 @@ pub enum Command {
     Report(Arguments),
 }
 
-/// The arguments after `report`.
-pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
-    let mut plan = None;
-    let mut log = None;
-    let mut format = Format::Markdown;
-    let mut rules_url = DEFAULT_RULES_URL.to_string();
-    let mut title = "HyperPod governance".to_string();
+/// One command-line word or option, after `--name=value` and `--name value` are told apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::report) enum Word {
+    Positional(String),
+    Flag(String),
+    Valued(String, String),
+}
+
+/// The words of `arguments`; the options named in `valued` take a value (`--name=value` or `--name value`), a word
+/// after `--` or a lone `-` is positional.
+pub(in crate::report) fn words(arguments: &[String], valued: &[&str]) -> Result<Vec<Word>, String> {
+    let mut out = Vec::new();
     let mut rest = arguments.iter();
     let mut options_done = false;
     while let Some(argument) = rest.next() {
@@ -66,31 +77,55 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
             Some((name, value)) if argument.starts_with("--") => (name, Some(value.to_string())),
             _ => (argument.as_str(), None),
         };
-        let mut value = |name: &str| {
-            inline
-                .clone()
-                .or_else(|| rest.next().cloned())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name {
-            _ if options_done || name == "-" || !name.starts_with('-') => {
+        out.push(match name {
+            _ if options_done || name == "-" || !name.starts_with('-') => Word::Positional(argument.clone()),
+            "--" => {
+                options_done = true;
+                continue;
+            }
+            _ if valued.contains(&name) => Word::Valued(
+                name.to_string(),
+                inline
+                    .or_else(|| rest.next().cloned())
+                    .ok_or_else(|| format!("{name} needs a value"))?,
+            ),
+            _ => Word::Flag(name.to_string()),
+        });
+    }
+    Ok(out)
+}
+
+/// `--format`'s value.
+pub(in crate::report) fn format(value: &str) -> Result<Format, String> {
+    match value {
+        "markdown" | "md" => Ok(Format::Markdown),
+        "json" => Ok(Format::Json),
+        other => Err(format!("--format is markdown or json, not {other:?}")),
+    }
+}
+
+/// The arguments after `report`.
+pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
+    let mut plan = None;
+    let mut log = None;
+    let mut format = Format::Markdown;
+    let mut rules_url = DEFAULT_RULES_URL.to_string();
+    let mut title = "HyperPod governance".to_string();
+    for word in words(arguments, &["--log", "--rules-url", "--title", "--format"])? {
+        match word {
+            Word::Positional(argument) => {
                 if plan.replace(argument.clone()).is_some() {
                     return Err(format!("one PLAN_JSON only (got another: {argument})"));
                 }
             }
-            "--" => options_done = true,
-            "-h" | "--help" => return Ok(Command::Help),
-            "--log" => log = Some(value(name)?),
-            "--rules-url" => rules_url = value(name)?,
-            "--title" => title = value(name)?,
-            "--format" => {
-                format = match value(name)?.as_str() {
-                    "markdown" | "md" => Format::Markdown,
-                    "json" => Format::Json,
-                    other => return Err(format!("--format is markdown or json, not {other:?}")),
-                }
-            }
-            other => return Err(format!("unknown option {other}")),
+            Word::Flag(name) if name == "-h" || name == "--help" => return Ok(Command::Help),
+            Word::Flag(other) => return Err(format!("unknown option {other}")),
+            Word::Valued(name, value) => match name.as_str() {
+                "--log" => log = Some(value),
+                "--rules-url" => rules_url = value,
+                "--title" => title = value,
+                _ => format = self::format(&value)?,
+            },
         }
     }
     let plan = plan.ok_or("PLAN_JSON is missing (use - for stdin)")?;
@@ -151,18 +186,26 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
     (report.verdict.level.exit_code(), output, String::new())
 }
 
-/// The process: arguments from the command line, files from disk or stdin, output to stdout and stderr.
+/// A file by name, `-` meaning stdin.
+fn read_file(file: &str) -> std::io::Result<String> {
+    if file == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(file)
+    }
+}
+
+/// The process: arguments from the command line, files from disk or stdin, output to stdout and stderr. `report
+/// evidence …` writes the evidence of a state instead (`evidence::cli`).
 pub fn main(arguments: Vec<OsString>) -> ExitCode {
     let arguments: Result<Vec<String>, OsString> = arguments.into_iter().map(OsString::into_string).collect();
     let (code, stdout, stderr) = match arguments {
-        Ok(arguments) => run(&arguments, |file| {
-            if file == "-" {
-                let mut text = String::new();
-                std::io::stdin().read_to_string(&mut text).map(|_| text)
-            } else {
-                std::fs::read_to_string(file)
-            }
-        }),
+        Ok(arguments) if arguments.first().is_some_and(|first| first == EVIDENCE) => {
+            let outcome = evidence::write(evidence::run(&arguments[1..], read_file));
+            (outcome.code, outcome.stdout, outcome.stderr)
+        }
+        Ok(arguments) => run(&arguments, read_file),
         Err(argument) => (
             UNREADABLE,
             String::new(),

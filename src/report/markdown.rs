@@ -146,14 +146,24 @@ pub fn render(report: &Report) -> String {
             .as_deref()
             .map_or(String::new(), |version| format!("{} ", text(version)))
     ));
-    let rules: BTreeSet<&Rule> = report.results.iter().map(|r| &r.rule).collect();
+    link_definitions(
+        &mut out,
+        report.results.iter().map(|r| &r.rule),
+        &report.options.rules_url,
+    );
+    out.0
+}
+
+/// The reference definitions `[wkl-3]: <base>#wkl-3` of every linked rule, once each, at the end of a document.
+pub(in crate::report) fn link_definitions<'a>(out: &mut Out, rules: impl Iterator<Item = &'a Rule>, base: &str) {
+    let rules: BTreeSet<&Rule> = rules.collect();
     let definitions: Vec<String> = rules
         .iter()
         .filter_map(|rule| {
             Some(format!(
                 "[{}]: {}",
                 rule.anchor()?,
-                rule.link(&report.options.rules_url)?.replace(' ', "%20")
+                rule.link(base)?.replace(' ', "%20")
             ))
         })
         .collect();
@@ -161,7 +171,6 @@ pub fn render(report: &Report) -> String {
         out.blank();
         definitions.iter().for_each(|definition| out.line(definition));
     }
-    out.0
 }
 
 /// A contract's (or the unassociated resources') layer table, the resources it covers, and what waits for apply.
@@ -201,7 +210,7 @@ fn group(out: &mut Out, report: &Report, addresses: &[String]) {
 }
 
 /// `[WKL-3][wkl-3]`, or the bare ID of a rule the catalog does not know.
-fn link(rule: &Rule) -> String {
+pub(in crate::report) fn link(rule: &Rule) -> String {
     match rule.anchor() {
         Some(anchor) => format!("[{}][{anchor}]", rule.id()),
         None => text(rule.id()),
@@ -255,23 +264,24 @@ fn cell(raw: &str) -> String {
     text(raw)
 }
 
+/// Markdown being written: lines without trailing spaces, at most one blank line in a row.
 #[derive(Default)]
-struct Out(String);
+pub(in crate::report) struct Out(pub(in crate::report) String);
 
 impl Out {
-    fn line(&mut self, line: &str) {
+    pub(in crate::report) fn line(&mut self, line: &str) {
         self.0.push_str(line.trim_end());
         self.0.push('\n');
     }
 
-    fn raw(&mut self, block: &str) {
+    pub(in crate::report) fn raw(&mut self, block: &str) {
         self.0.push_str(block);
         if !block.ends_with('\n') {
             self.0.push('\n');
         }
     }
 
-    fn blank(&mut self) {
+    pub(in crate::report) fn blank(&mut self) {
         if !self.0.is_empty() && !self.0.ends_with("\n\n") {
             self.0.push('\n');
         }
@@ -279,7 +289,7 @@ impl Out {
 
     /// Wraps at spaces to `WIDTH` columns; a word longer than that stays whole. Spaces inside code spans are
     /// not broken at, so a code span never spans lines.
-    fn wrapped(&mut self, paragraph: &str, first: &str, rest: &str) {
+    pub(in crate::report) fn wrapped(&mut self, paragraph: &str, first: &str, rest: &str) {
         let mut line = first.to_string();
         let mut empty = true;
         for word in words(paragraph) {

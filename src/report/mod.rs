@@ -1,4 +1,5 @@
-//! The governance report of a plan, for pull requests: `terraform-provider-hyperpod report [options] PLAN_JSON`.
+//! The governance report of a plan, for pull requests: `terraform-provider-hyperpod report [options] PLAN_JSON`;
+//! and the evidence of a state, per contract, for audits: `… report evidence [options] STATE_JSON` (`evidence`).
 //!
 //! Pure pipeline — parse (`plan`, `log`) → model (`model`, `associate`, `tenants`, `destroyed`, `verdict`) →
 //! render (`markdown`, `json`, `mermaid`); `cli` holds the arguments and the only I/O. Rule metadata (layer,
@@ -7,6 +8,7 @@
 pub mod associate;
 pub mod cli;
 pub mod destroyed;
+pub mod evidence;
 pub mod json;
 pub mod log;
 pub mod markdown;

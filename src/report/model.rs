@@ -387,7 +387,10 @@ fn split_address(address: &str) -> (String, String) {
 }
 
 /// The rule outcomes the resource's checklist attributes hold; `true` when they are unknown (judged at apply).
-fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap<(String, Rule), RuleResult>) -> bool {
+pub(in crate::report) fn checks_from_values(
+    change: &ResourceChange,
+    results: &mut BTreeMap<(String, Rule), RuleResult>,
+) -> bool {
     let after = &change.after;
     let fields = [
         after.get(&["passed_checks"]),

@@ -181,7 +181,8 @@ pub fn parse(text: &str) -> Result<Plan, PlanError> {
     }
     if root.contains_key("values") && !root.contains_key("resource_changes") && !root.contains_key("planned_values") {
         return Err(PlanError(
-            "this is a state (`terraform show -json` without a plan file), not a plan".into(),
+            "this is a state (`terraform show -json` without a plan file), not a plan: `report evidence` reads states"
+                .into(),
         ));
     }
     let changes = match root.get("resource_changes") {

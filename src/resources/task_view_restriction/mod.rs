@@ -31,7 +31,7 @@ use crate::resources::cluster_facts::kube_client;
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use apply::Applier;
-use model::{ENTRY, Mode, RestrictionSpec, components, private_data_conf};
+use model::{Mode, RestrictionSpec, components, private_data_conf};
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]
@@ -40,6 +40,9 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 }
 
 pub const TYPE_NAME: &str = "hyperpod_task_view_restriction";
+
+// What the governance evidence reads of a restriction's `components`.
+pub use model::{ENTRY, component_path, component_policy_arn};
 const DERIVED: [&str; 10] = [
     "id",
     "governance",

@@ -42,6 +42,10 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 }
 
 pub const TYPE_NAME: &str = "hyperpod_tenant";
+
+// What the governance evidence reads of a tenant's `components`.
+pub use desired::{POD_IDENTITY, QUOTA, ROLE, entry_principal};
+pub use plan::role_arn;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
 
 pub struct Tenant {

@@ -1,0 +1,225 @@
+//! Every object a governed resource composed, from its `components` (and its id attributes), with the ARN built
+//! from the contract's partition, account and region. A Kubernetes object has no ARN: its API path stands in. An
+//! object AWS gives no ARN of its own (an inline policy, a KMS grant, an access policy association) is located by
+//! the ARN of what holds it. The component keys and their derivations are the resources' own.
+
+use crate::aws::ids::{Arn, RegionName};
+use crate::report::plan::{Field, ResourceChange};
+use crate::resources::{digested_id, task_view_restriction as restriction, tenant};
+
+use super::model::Cluster;
+
+/// Where the contract's objects live.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub partition: Option<String>,
+    pub account: Option<String>,
+    pub region: Option<String>,
+    pub cluster: Option<String>,
+}
+
+impl Place {
+    /// The partition from the project role's ARN (what the account itself says), else from the region's name.
+    pub fn new(cluster: &Cluster, project_role_arn: Option<String>) -> Place {
+        let partition = project_role_arn
+            .and_then(|arn| Arn::parse(&arn).ok())
+            .map(|arn| arn.partition)
+            .or_else(|| {
+                let region = RegionName::parse(cluster.region.as_deref()?).ok()?;
+                Some(region.partition().to_string())
+            });
+        Place {
+            partition,
+            account: cluster.account_id.clone(),
+            region: cluster.region.clone(),
+            cluster: cluster.name.clone(),
+        }
+    }
+
+    /// `arn:<partition>:<service>:<region>:<account>:<resource>`, when all three are recorded.
+    fn arn(&self, service: &str, regional: bool, resource: &str) -> Option<String> {
+        let region = if regional { self.region.as_deref()? } else { "" };
+        Some(format!(
+            "arn:{}:{service}:{region}:{}:{resource}",
+            self.partition.as_deref()?,
+            self.account.as_deref()?
+        ))
+    }
+
+    fn role_arn(&self, name: &str) -> Option<String> {
+        Some(tenant::role_arn(
+            self.partition.as_deref()?,
+            self.account.as_deref()?,
+            name,
+        ))
+    }
+}
+
+/// How to find a composed object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Locator {
+    Arn(String),
+    /// A Kubernetes object: its path on the cluster's API server.
+    ApiPath(String),
+    /// An object without an ARN of its own, on (inside, or of) the object with this ARN.
+    On(String),
+    /// Not derivable from state; the words say how the object is identified.
+    Unlocated(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Component {
+    /// The resource that composed it.
+    pub address: String,
+    /// The `components` key, or the id attribute it comes from.
+    pub key: String,
+    /// What it is, in words: `IAM role`.
+    pub kind: &'static str,
+    /// The value state records for it (a name, an ID, or a name with the digest of its content).
+    pub value: String,
+    pub locator: Locator,
+}
+
+/// The composed objects of one governed resource, in key order.
+pub fn of(resource: &ResourceChange, place: &Place) -> Vec<Component> {
+    let text = |name: &str| resource.after.get(&[name]).as_text();
+    let component = |key: &str, kind: &'static str, value: String, locator: Locator| Component {
+        address: resource.address.clone(),
+        key: key.to_string(),
+        kind,
+        value,
+        locator,
+    };
+    let unlocated = |why: &str| Locator::Unlocated(why.to_string());
+    match resource.resource_type.as_str() {
+        // A binding and a grant record no `components`: what they create is named by its ID (the binding's
+        // environment is the project's own, not the binding's).
+        "hyperpod_unified_studio_project_binding" => text("connection_id")
+            .map(|id| {
+                component(
+                    "connection_id",
+                    "DataZone connection",
+                    id,
+                    unlocated("DataZone names it by domain and ID"),
+                )
+            })
+            .into_iter()
+            .collect(),
+        "hyperpod_domain_unit_policy_grant" => text("grant_id")
+            .map(|id| {
+                component(
+                    "grant_id",
+                    "DataZone policy grant",
+                    id,
+                    unlocated("DataZone names it by domain, entity and ID"),
+                )
+            })
+            .into_iter()
+            .collect(),
+        _ => {
+            let Field::Known(serde_json::Value::Object(components)) = resource.after.get(&["components"]) else {
+                return Vec::new();
+            };
+            components
+                .iter()
+                .map(|(key, value)| {
+                    let value = match value {
+                        serde_json::Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    let (kind, locator) = locate(resource, key, &value, place);
+                    component(key, kind, value, locator)
+                })
+                .collect()
+        }
+    }
+}
+
+fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (&'static str, Locator) {
+    let text = |name: &str| resource.after.get(&[name]).as_text();
+    let missing = || Locator::Unlocated("the contract records no partition, account or region to build it".into());
+    let or_missing = |arn: Option<String>| arn.map_or_else(missing, Locator::Arn);
+    let cluster = place.cluster.as_deref().unwrap_or("?");
+    // Older states recorded the role's ARN where newer ones record its name.
+    let role = |name: &str| {
+        if name.starts_with("arn:") {
+            Some(name.to_string())
+        } else {
+            place.role_arn(name)
+        }
+    };
+    if let Some(rest) = key.strip_prefix("kubernetes/") {
+        // A tenant's keys are `<Kind>/<name>` in its namespace; a restriction's `<Kind>/<namespace or ->/<name>`.
+        let key = match rest.split('/').count() {
+            2 => {
+                let namespace = text("namespace").unwrap_or_else(|| digested_id(value).to_string());
+                let (kind, name) = rest.split_once('/').unwrap_or_default();
+                format!("kubernetes/{kind}/{namespace}/{name}")
+            }
+            _ => key.to_string(),
+        };
+        return (
+            "Kubernetes object",
+            restriction::component_path(&key).map_or_else(
+                || Locator::Unlocated("a Kubernetes kind this version does not know".into()),
+                Locator::ApiPath,
+            ),
+        );
+    }
+    match resource.resource_type.as_str() {
+        "hyperpod_tenant" => match key {
+            tenant::ROLE => ("IAM role", or_missing(role(value))),
+            tenant::QUOTA => (
+                "SageMaker compute quota",
+                or_missing(
+                    text("compute_quota_arn")
+                        .or_else(|| place.arn("sagemaker", true, &format!("compute-quota/{value}"))),
+                ),
+            ),
+            tenant::POD_IDENTITY => (
+                "EKS Pod Identity association",
+                or_missing(place.arn("eks", true, &format!("podidentityassociation/{cluster}/{value}"))),
+            ),
+            _ if key.starts_with("iam_policy/") => (
+                "IAM inline policy",
+                role(digested_id(value).split('/').next().unwrap_or_default()).map_or_else(missing, Locator::On),
+            ),
+            _ if key.starts_with("access_entry/") => (
+                "EKS access entry",
+                Locator::Unlocated(format!(
+                    "EKS names it by cluster {cluster} and principal {}",
+                    tenant::entry_principal(key)
+                )),
+            ),
+            _ if key.starts_with("kms_grant/") => (
+                "KMS grant",
+                Locator::On(key.trim_start_matches("kms_grant/").to_string()),
+            ),
+            _ => ("component", unlocated_unknown()),
+        },
+        "hyperpod_task_view_restriction" => match key {
+            restriction::ENTRY => (
+                "EKS access entry",
+                Locator::Unlocated(format!("EKS names it by cluster {cluster} and principal {value}")),
+            ),
+            _ if key.starts_with("access_policy/") => (
+                "EKS access policy association",
+                place
+                    .partition
+                    .as_deref()
+                    .and_then(|partition| restriction::component_policy_arn(partition, key))
+                    .map_or_else(missing, Locator::On),
+            ),
+            _ if key.starts_with("role_tag/") => (
+                "IAM role tag",
+                text("project_role_arn").map_or_else(missing, Locator::On),
+            ),
+            _ => ("component", unlocated_unknown()),
+        },
+        _ => ("component", unlocated_unknown()),
+    }
+}
+
+fn unlocated_unknown() -> Locator {
+    Locator::Unlocated("a component this version of the report does not know".into())
+}

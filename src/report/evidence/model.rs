@@ -1,0 +1,391 @@
+//! The evidence of each connection contract in a state: who owns and approved it, the facts it was approved
+//! against and their current values, every rule's last verdict on it and on every resource it governs, and every
+//! object those resources composed. Renderers only format it.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::components::{self, Component};
+use super::state::State;
+use crate::report::associate::{ContractKey, contract_of};
+use crate::report::model::{Options, RuleResult, checks_from_values};
+use crate::report::plan::{Field, ResourceChange};
+use crate::report::rules::{Rule, Status};
+use crate::report::verdict::Level;
+
+pub const CONTRACT: &str = "hyperpod_connection_contract";
+pub const GRANT: &str = "hyperpod_domain_unit_policy_grant";
+/// The resource types a contract governs; the grant is the organization grant its project's creation rests on.
+pub const GOVERNED: [&str; 4] = [
+    "hyperpod_tenant",
+    "hyperpod_unified_studio_project_binding",
+    "hyperpod_task_view_restriction",
+    GRANT,
+];
+/// The review status of a contract nobody needs to look at.
+pub const CURRENT: &str = "current";
+/// What stands in for approved facts a state does not hold.
+pub const FACTS_NOT_RECORDED: &str = "not recorded (state written before approved facts were recorded)";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evidence {
+    pub options: Options,
+    pub terraform_version: Option<String>,
+    pub contracts: Vec<ContractEvidence>,
+    pub level: Level,
+    /// One line, icon first.
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractEvidence {
+    pub address: String,
+    pub name: String,
+    pub domain_id: Option<String>,
+    pub domain_unit_id: Option<String>,
+    pub project_id: Option<String>,
+    pub cluster: Cluster,
+    pub project_role_arn: Option<String>,
+    pub access_role_arn: Option<String>,
+    pub lifecycle_state: Option<String>,
+    pub owners: Owners,
+    pub review: Review,
+    pub exceptions: Vec<Exception>,
+    /// `None`: the state holds no `approved_facts` (written before the provider recorded them).
+    pub facts: Option<Vec<Fact>>,
+    /// The contract's own address first, then every resource it governs, by address.
+    pub resources: Vec<Member>,
+    /// Every rule outcome of those resources, by rule (catalog order) then address.
+    pub results: Vec<RuleResult>,
+    pub components: Vec<Component>,
+    pub level: Level,
+    /// Why the level is what it is, one short phrase each (empty when current and nothing failed).
+    pub reasons: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pub name: Option<String>,
+    pub account_id: Option<String>,
+    pub region: Option<String>,
+    pub orchestrator: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Owners {
+    pub business: Option<String>,
+    pub operations: Option<String>,
+    pub cost: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Review {
+    pub approved_by: Option<String>,
+    pub last_reviewed: Option<String>,
+    pub interval_days: Option<String>,
+    pub next_review_date: Option<String>,
+    pub review_status: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exception {
+    pub rule: String,
+    pub owner: String,
+    pub expires: String,
+    pub reason: String,
+}
+
+/// A fact the contract was approved against: the value recorded at approval and the value now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    pub key: String,
+    /// `None`: the fact changed but no approved value was recorded for it.
+    pub approved: Option<String>,
+    pub current: String,
+    pub changed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub address: String,
+    pub resource_type: String,
+}
+
+impl Evidence {
+    pub fn build(state: &State, options: Options) -> Evidence {
+        let plan = state.as_plan();
+        let governed: Vec<&ResourceChange> = plan.changes.iter().filter(|c| c.is_governed()).collect();
+        let mut contracts: Vec<&ResourceChange> = governed
+            .iter()
+            .copied()
+            .filter(|c| c.resource_type == CONTRACT)
+            .collect();
+        contracts.sort_by_key(|c| (c.after.get(&["name"]).as_text(), c.address.clone()));
+        let keys: Vec<ContractKey> = contracts.iter().map(|c| ContractKey::of(c)).collect();
+        let contracts: Vec<ContractEvidence> = contracts
+            .iter()
+            .enumerate()
+            .map(|(index, contract)| {
+                let members: Vec<&ResourceChange> = governed
+                    .iter()
+                    .copied()
+                    .filter(|c| GOVERNED.contains(&c.resource_type.as_str()))
+                    .filter(|c| governs(contract, index, c, &keys, &plan))
+                    .collect();
+                ContractEvidence::build(contract, &members)
+            })
+            .collect();
+        let level = contracts.iter().map(|c| c.level).max().unwrap_or_default();
+        let summary = summary(&contracts, level);
+        Evidence {
+            options,
+            terraform_version: state.terraform_version.clone(),
+            contracts,
+            level,
+            summary,
+        }
+    }
+
+    /// The same evidence, of one contract only (a document per contract).
+    pub fn of_contract(&self, index: usize) -> Evidence {
+        let contracts = self.contracts.get(index).cloned().into_iter().collect::<Vec<_>>();
+        let level = contracts.iter().map(|c| c.level).max().unwrap_or_default();
+        Evidence {
+            options: self.options.clone(),
+            terraform_version: self.terraform_version.clone(),
+            summary: summary(&contracts, level),
+            contracts,
+            level,
+        }
+    }
+}
+
+/// Whether the contract at `index` governs `resource`: tenants, bindings and restrictions as the plan report
+/// associates them (their `contract` argument is write-only, so state does not hold it); a grant when it covers the
+/// contract's domain unit in its domain.
+fn governs(
+    contract: &ResourceChange,
+    index: usize,
+    resource: &ResourceChange,
+    keys: &[ContractKey],
+    plan: &crate::report::plan::Plan,
+) -> bool {
+    if resource.resource_type != GRANT {
+        return contract_of(resource, keys, plan) == Some(index);
+    }
+    let text = |change: &ResourceChange, path: &[&str]| change.after.get(path).as_text();
+    let both = |a: Option<String>, b: Option<String>| matches!((a, b), (Some(a), Some(b)) if a == b);
+    both(
+        text(contract, &["unified_studio", "domain_id"]),
+        text(resource, &["domain_id"]),
+    ) && both(
+        text(contract, &["unified_studio", "domain_unit_id"]),
+        text(resource, &["domain_unit_id"]),
+    )
+}
+
+impl ContractEvidence {
+    fn build(contract: &ResourceChange, members: &[&ResourceChange]) -> ContractEvidence {
+        let text = |path: &[&str]| contract.after.get(path).as_text();
+        let mut results: BTreeMap<(String, Rule), RuleResult> = BTreeMap::new();
+        checks_from_values(contract, &mut results);
+        for member in members {
+            checks_from_values(member, &mut results);
+        }
+        let mut results: Vec<RuleResult> = results.into_values().collect();
+        results.sort_by(|a, b| (&a.rule, &a.address).cmp(&(&b.rule, &b.address)));
+
+        let cluster = Cluster {
+            name: text(&["cluster", "name"]),
+            account_id: text(&["cluster", "account_id"]),
+            region: text(&["cluster", "region"]),
+            orchestrator: text(&["cluster", "orchestrator"]),
+        };
+        let place = components::Place::new(&cluster, text(&["project_role_arn"]));
+        let mut resources = vec![Member {
+            address: contract.address.clone(),
+            resource_type: contract.resource_type.clone(),
+        }];
+        let mut sorted: Vec<&&ResourceChange> = members.iter().collect();
+        sorted.sort_by(|a, b| a.address.cmp(&b.address));
+        resources.extend(sorted.iter().map(|m| Member {
+            address: m.address.clone(),
+            resource_type: m.resource_type.clone(),
+        }));
+        let components = sorted
+            .iter()
+            .flat_map(|member| components::of(member, &place))
+            .collect();
+
+        let mut evidence = ContractEvidence {
+            address: contract.address.clone(),
+            name: text(&["name"]).unwrap_or_else(|| contract.address.clone()),
+            domain_id: text(&["unified_studio", "domain_id"]),
+            domain_unit_id: text(&["unified_studio", "domain_unit_id"]),
+            project_id: text(&["unified_studio", "project_id"]),
+            cluster,
+            project_role_arn: text(&["project_role_arn"]),
+            access_role_arn: text(&["access_role_arn"]),
+            lifecycle_state: text(&["lifecycle_state"]),
+            owners: Owners {
+                business: text(&["owners", "business"]),
+                operations: text(&["owners", "operations"]),
+                cost: text(&["owners", "cost"]),
+            },
+            review: Review {
+                approved_by: text(&["review", "approved_by"]),
+                last_reviewed: text(&["review", "last_reviewed"]),
+                interval_days: text(&["review", "interval_days"]),
+                next_review_date: text(&["next_review_date"]),
+                review_status: text(&["review_status"]),
+            },
+            exceptions: exceptions(contract.after.get(&["exception"])),
+            facts: facts(
+                contract.after.get(&["approved_facts"]),
+                contract.after.get(&["changed_facts"]),
+            ),
+            resources,
+            results,
+            components,
+            level: Level::Compliant,
+            reasons: Vec::new(),
+        };
+        (evidence.level, evidence.reasons) = judge(&evidence);
+        evidence
+    }
+
+    /// How many rule outcomes on this contract and its resources have `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.results.iter().filter(|r| r.status == status).count()
+    }
+}
+
+fn exceptions(field: Field<'_>) -> Vec<Exception> {
+    let Field::Known(Value::Array(rows)) = field else {
+        return Vec::new();
+    };
+    rows.iter()
+        .map(|row| {
+            let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+            Exception {
+                rule: text("rule"),
+                owner: text("owner"),
+                expires: text("expires"),
+                reason: text("reason"),
+            }
+        })
+        .collect()
+}
+
+/// The approved facts with their current values: `changed_facts[k]` where the live value differs, else the approved
+/// one. `None` when the state holds no approved facts.
+pub fn facts(approved: Field<'_>, changed: Field<'_>) -> Option<Vec<Fact>> {
+    let Field::Known(Value::Object(approved)) = approved else {
+        return None;
+    };
+    let changed: BTreeMap<&String, String> = match changed {
+        Field::Known(Value::Object(changed)) => changed.iter().map(|(k, v)| (k, scalar(v))).collect(),
+        _ => BTreeMap::new(),
+    };
+    let mut facts: BTreeMap<&String, Fact> = approved
+        .iter()
+        .map(|(key, value)| {
+            let approved = scalar(value);
+            let now = changed.get(key).cloned();
+            (
+                key,
+                Fact {
+                    key: key.clone(),
+                    changed: now.as_ref().is_some_and(|now| *now != approved),
+                    current: now.unwrap_or_else(|| approved.clone()),
+                    approved: Some(approved),
+                },
+            )
+        })
+        .collect();
+    // A changed fact with no approved value is still a change a reviewer must see.
+    for (key, now) in changed {
+        facts.entry(key).or_insert_with(|| Fact {
+            key: key.clone(),
+            approved: None,
+            current: now,
+            changed: true,
+        });
+    }
+    Some(facts.into_values().collect())
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The contract's level: a failed rule is not compliant; a review that is not current, a changed fact, or a rule
+/// that warned or could not be checked needs attention.
+fn judge(evidence: &ContractEvidence) -> (Level, Vec<String>) {
+    let mut reasons = Vec::new();
+    let failed = evidence.count(Status::Failed);
+    if failed > 0 {
+        reasons.push(format!("{} failed", plural(failed, "rule verdict", "rule verdicts")));
+    }
+    match evidence.review.review_status.as_deref() {
+        Some(CURRENT) => {}
+        Some(status) => reasons.push(format!("review status {status}")),
+        None => reasons.push("no review status recorded".to_string()),
+    }
+    let changed = evidence.facts.iter().flatten().filter(|fact| fact.changed).count();
+    if changed > 0 {
+        reasons.push(format!("{} changed since approval", plural(changed, "fact", "facts")));
+    }
+    for (status, one, many) in [
+        (Status::Warning, "warning", "warnings"),
+        (Status::Skipped, "rule not checked", "rules not checked"),
+    ] {
+        let count = evidence.count(status);
+        if count > 0 {
+            reasons.push(plural(count, one, many));
+        }
+    }
+    let level = if failed > 0 {
+        Level::NotCompliant
+    } else if reasons.is_empty() {
+        Level::Compliant
+    } else {
+        Level::Attention
+    };
+    (level, reasons)
+}
+
+pub fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+fn summary(contracts: &[ContractEvidence], level: Level) -> String {
+    let scope = plural(contracts.len(), "connection contract", "connection contracts");
+    let passed: usize = contracts.iter().map(|c| c.count(Status::Passed)).sum();
+    let excepted: usize = contracts.iter().map(|c| c.count(Status::Excepted)).sum();
+    let mut verdicts = plural(passed, "rule verdict passed", "rule verdicts passed");
+    if excepted > 0 {
+        verdicts.push_str(&format!(", {excepted} by exception"));
+    }
+    let objects: usize = contracts.iter().map(|c| c.components.len()).sum();
+    let objects = plural(objects, "composed object", "composed objects");
+    let flagged: Vec<String> = contracts
+        .iter()
+        .filter(|c| !c.reasons.is_empty())
+        .map(|c| format!("{}: {}", c.name, c.reasons.join(", ")))
+        .collect();
+    match level {
+        Level::Compliant if contracts.is_empty() => "✅ No connection contract in this state.".to_string(),
+        Level::Compliant => format!("✅ Current — {scope}, each reviewed and current; {verdicts}; {objects}."),
+        Level::Attention => format!(
+            "⚠️ Needs attention — {scope}; {verdicts}; {objects}; {}.",
+            flagged.join("; ")
+        ),
+        Level::NotCompliant => format!("❌ Not compliant — {scope}; {}.", flagged.join("; ")),
+    }
+}
