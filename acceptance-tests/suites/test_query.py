@@ -125,3 +125,46 @@ def test_query_lists_what_was_made_out_of_band_as_not_governed_and_what_the_prov
                                    f"(governed by contract {CONTRACT_NAME})"}, connections
     (adhoc_connection,) = [r for r in connections if r["display_name"].startswith(ADHOC_CONNECTION)]
     assert adhoc_connection["identity"] == {"domain_id": DOMAIN, "connection_id": connection_id}
+
+
+
+def blocks(text: str) -> dict:
+    """The generated file's top-level blocks: (kind, labels) -> body, `import` blocks keyed by their `to`."""
+    found = {}
+    for match in re.finditer(r'^(resource|import)\b([^{]*)\{\n(.*?)^\}', text, re.S | re.M):
+        kind, labels, body = match.group(1), match.group(2), match.group(3)
+        if kind == "import":
+            (to,) = re.findall(r"^\s*to\s*=\s*(\S+)", body, re.M)
+            found[("import", to)] = body
+        else:
+            found[("resource", ".".join(re.findall(r'"([^"]+)"', labels)))] = body
+    return found
+
+
+def test_generated_configuration_imports_what_was_found_and_asks_for_the_contract(tf, sandbox, tmp_path):
+    """`-generate-config-out` writes an import block by identity and a resource block for each object found (only
+    out-of-band objects exist here). A generated block cannot know its contract (write-only, a reference to a
+    `hyperpod_connection_contract` no live object names), nor a binding's project role (DataZone does not return it
+    for a connection made outside a binding): the plan of the file as written asks for exactly those, at their
+    lines, and nothing else."""
+    connection_id = out_of_band(sandbox)
+    query = query_dir(tmp_path, sandbox)
+    query.run("query", "-generate-config-out=generated.tf", "-no-color")
+    found = blocks((query.dir / "generated.tf").read_text())
+    tenant, restriction, binding = ("hyperpod_tenant.quotas_0", "hyperpod_task_view_restriction.task_views_0",
+                                    "hyperpod_unified_studio_project_binding.connections_0")
+    assert set(found) == {(kind, address) for address in (tenant, restriction, binding)
+                          for kind in ("resource", "import")}, sorted(found)
+    assert f'team         = "{ADHOC_TEAM}"' in found[("import", tenant)]
+    assert f'connection_id = "{connection_id}"' in found[("import", binding)]
+    assert f'project_role_arn = "{FX.project_role_arn("production")}"' in found[("import", restriction)]
+    assert re.search(rf'team\s+= "{ADHOC_TEAM}"', found[("resource", tenant)])
+    assert re.search(rf'instance_type = "{re.escape(G5)}"', found[("resource", tenant)])
+    assert re.search(rf'connection_name\s+= "{ADHOC_CONNECTION}"', found[("resource", binding)])
+
+    verdict = query.plan_json()
+    assert verdict.rc == 1, verdict.describe()
+    missing = sorted((d.address, d.snippet["code"].split("=")[0].strip()) for d in verdict.errors)
+    assert missing == sorted([(binding, "contract"), (binding, "project_role_arn"), (restriction, "contract"),
+                              (tenant, "contract")]), verdict.describe()
+    assert all(d.summary == "Missing required argument" for d in verdict.errors), verdict.describe()
