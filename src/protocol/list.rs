@@ -117,7 +117,10 @@ pub(crate) fn events<C>(
             events.push(failure(Diagnostics::error(
                 AttributePath::root(),
                 "Provider produced an unencodable identity",
-                format!("The identity of {:?} does not match the identity schema.", listed.display_name),
+                format!(
+                    "The identity of {:?} does not match the identity schema.",
+                    listed.display_name
+                ),
             )));
             return events;
         };

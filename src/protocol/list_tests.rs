@@ -119,13 +119,21 @@ impl ListResource<()> for ThingList {
     }
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         if string(config, "prefix").as_deref() == Some("bad") {
-            diagnostics.push(Diagnostic::error(AttributePath::attr("prefix"), "Bad prefix", "not that one"));
+            diagnostics.push(Diagnostic::error(
+                AttributePath::attr("prefix"),
+                "Bad prefix",
+                "not that one",
+            ));
         }
     }
     async fn list(&self, _: &(), request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let prefix = string(&request.config, "prefix").unwrap_or_default();
         if prefix == "denied" {
-            return Err(Diagnostics::error(AttributePath::root(), "Listing failed", "access denied"));
+            return Err(Diagnostics::error(
+                AttributePath::root(),
+                "Listing failed",
+                "access denied",
+            ));
         }
         Ok(["a", "b", "c"]
             .iter()
@@ -270,7 +278,11 @@ async fn each_result_carries_its_identity_and_display_name_and_the_stream_stops_
     let names: Vec<String> = events.iter().map(identity_name).collect();
     assert_eq!(names, ["x-a", "x-b"]);
     assert_eq!(events[0].display_name, "x-a (not governed)");
-    assert!(events.iter().all(|e| e.resource_object.is_none() && e.diagnostic.is_empty()));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.resource_object.is_none() && e.diagnostic.is_empty())
+    );
     assert_eq!(list(&service, THING, "x-", false, 100).await.len(), 3);
 }
 
@@ -283,7 +295,11 @@ async fn with_include_resource_each_object_is_what_import_then_read_record_witho
     assert_eq!(string(&object, "name").as_deref(), Some("x-b"));
     assert_eq!(string(&object, "size").as_deref(), Some("large"), "read filled it in");
     assert_eq!(string(&object, "id").as_deref(), Some("id-x-b"));
-    assert_eq!(object.get_attr("secret"), Some(&Value::Null), "write-only values never leave");
+    assert_eq!(
+        object.get_attr("secret"),
+        Some(&Value::Null),
+        "write-only values never leave"
+    );
 }
 
 #[tokio::test]

@@ -120,7 +120,9 @@ impl<P: PluginProvider> ProviderService<P> {
     ) -> Result<Value, Diagnostics> {
         let write_only = resource.schema().block.write_only_names();
         let imported = without_write_only(
-            resource.import(client, ImportTarget::Identity(identity.clone())).await?,
+            resource
+                .import(client, ImportTarget::Identity(identity.clone()))
+                .await?,
             &write_only,
         );
         let read = resource.read(client, &imported, &self.context()).await?;
@@ -664,8 +666,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
         let limit = list::limit(request.limit);
         // Listing reads what the resource reads: the calls are attributed to the resource type.
         let events = caller::scope(request.type_name.clone(), async {
-            let (lister, resource) = match (self.lister(&request.type_name), self.resource(&request.type_name))
-            {
+            let (lister, resource) = match (self.lister(&request.type_name), self.resource(&request.type_name)) {
                 (Ok(lister), Ok(resource)) => (lister, resource),
                 (Err(diagnostics), _) | (_, Err(diagnostics)) => return vec![list::failure(diagnostics)],
             };
@@ -684,7 +685,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 results.truncate(limit);
                 if include_resource {
                     for listed in results.iter_mut().filter(|l| l.resource_object.is_none()) {
-                        listed.resource_object = Some(self.imported(resource.as_ref(), &client, &listed.identity).await?);
+                        listed.resource_object =
+                            Some(self.imported(resource.as_ref(), &client, &listed.identity).await?);
                     }
                 }
                 Ok::<_, Diagnostics>(results)

@@ -14,7 +14,9 @@ use crate::protocol::schema::{Attribute, Block, Schema};
 /// Whether a contract governs a found object, and which when the object names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Governance {
-    Governed { contract: Option<String> },
+    Governed {
+        contract: Option<String>,
+    },
     NotGoverned,
     /// What would tell could not be read (named here); never reported as either.
     Unknown(String),
@@ -24,7 +26,9 @@ pub enum Governance {
 /// `<name> (governance unknown: <why>)`.
 pub fn display_name(name: &str, governance: &Governance) -> String {
     match governance {
-        Governance::Governed { contract: Some(contract) } => format!("{name} (governed by contract {contract})"),
+        Governance::Governed {
+            contract: Some(contract),
+        } => format!("{name} (governed by contract {contract})"),
         Governance::Governed { contract: None } => format!("{name} (governed)"),
         Governance::NotGoverned => format!("{name} (not governed)"),
         Governance::Unknown(why) => format!("{name} (governance unknown: {why})"),
