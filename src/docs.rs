@@ -368,7 +368,7 @@ fn render_list_resource(provider: &str, list: &dyn ListResource<Client>, example
         format!(
             "## Example Usage\n\n{}\nRun it with `terraform query` (Terraform 1.14 or later); \
              `terraform query -generate-config-out=generated.tf` writes an `import` block and a resource block for each \
-             result. See the resource's page for what a generated configuration needs before it plans.\n",
+             result. A generated block still needs its `contract` (write-only: no live object names it) before it plans.\n",
             examples.usage_of(&format!("list-resources/{type_name}"), "list-resource", ".tfquery.hcl")
         ),
         schema_markdown(block),
