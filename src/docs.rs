@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::governance::{Layer, Needs, RuleId, examples};
 use crate::protocol::convert::attribute_description;
 use crate::protocol::diagnostics::{Diagnostic, Severity};
+use crate::protocol::list::ListResource;
 use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
 use crate::protocol::schema::{
     Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting, Presence, Schema,
@@ -25,7 +26,7 @@ use crate::provider::{HyperpodProvider, PROVIDER_ADDRESS};
 
 /// The directories and the files under `docs/` that are generated; anything else there (other guides, e.g.
 /// `docs/sandbox.md`) is hand-written.
-const GENERATED_DIRS: [&str; 3] = ["resources", "data-sources", "functions"];
+const GENERATED_DIRS: [&str; 4] = ["resources", "data-sources", "list-resources", "functions"];
 const INDEX: &str = "index.md";
 const GOVERNANCE_GUIDE: &str = "guides/governance-rules.md";
 const PERMISSIONS_GUIDE: &str = "guides/permissions.md";
@@ -56,6 +57,12 @@ pub fn render_all(root: &Path) -> BTreeMap<PathBuf, String> {
         pages.insert(
             page_path("data-sources", name, data_source.type_name()),
             render_data_source(name, data_source.as_ref(), &examples),
+        );
+    }
+    for list in provider.list_resources() {
+        pages.insert(
+            page_path("list-resources", name, list.type_name()),
+            render_list_resource(name, list.as_ref(), &examples),
         );
     }
     for function in provider.functions() {
@@ -138,19 +145,24 @@ impl Examples<'_> {
     /// The files `examples/<dir>/<prefix>*.tf` (e.g. `resource.tf`, `resource-with-timeouts.tf`), sorted by name,
     /// each as a fenced block. Panics when there is none: every page shows at least one example.
     fn usage(&self, dir: &str, prefix: &str) -> String {
+        self.usage_of(dir, prefix, ".tf")
+    }
+
+    /// As `usage`, for files ending in `suffix` (`.tfquery.hcl` for list resources).
+    fn usage_of(&self, dir: &str, prefix: &str, suffix: &str) -> String {
         let relative = Path::new("examples").join(dir);
         let mut names: Vec<String> = fs::read_dir(self.root.join(&relative))
             .map(|entries| {
                 entries
                     .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-                    .filter(|name| name.starts_with(prefix) && name.ends_with(".tf"))
+                    .filter(|name| name.starts_with(prefix) && name.ends_with(suffix))
                     .collect()
             })
             .unwrap_or_default();
         names.sort();
         assert!(
             !names.is_empty(),
-            "{}/{prefix}.tf is missing: every docs page shows an example; write one (terraform fmt style)",
+            "{}/{prefix}{suffix} is missing: every docs page shows an example; write one (terraform fmt style)",
             relative.display()
         );
         names
@@ -341,6 +353,23 @@ fn render_data_source(provider: &str, data_source: &dyn DataSource<Client>, exam
         format!(
             "## Example Usage\n\n{}",
             examples.usage(&format!("data-sources/{type_name}"), "data-source")
+        ),
+        schema_markdown(block),
+    ])
+}
+
+/// A list resource's page (tfplugindocs' `list-resources`): the query example and the `config` block's schema.
+fn render_list_resource(provider: &str, list: &dyn ListResource<Client>, examples: &Examples) -> String {
+    let type_name = list.type_name();
+    let block = &list.schema().block;
+    page(&[
+        front_matter(&format!("{type_name} List Resource - {provider}"), &block.description),
+        heading(&format!("{type_name} (List Resource)"), &block.description),
+        format!(
+            "## Example Usage\n\n{}\nRun it with `terraform query` (Terraform 1.14 or later); \
+             `terraform query -generate-config-out=generated.tf` writes an `import` block and a resource block for each \
+             result. A generated block still needs its `contract` (write-only: no live object names it) before it plans.\n",
+            examples.usage_of(&format!("list-resources/{type_name}"), "list-resource", ".tfquery.hcl")
         ),
         schema_markdown(block),
     ])

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 PROVIDER_TF = EXAMPLES / "provider" / "provider.tf"
 RESOURCES = EXAMPLES / "resources"
+LIST_RESOURCES = EXAMPLES / "list-resources"
 # Directories of snippets that need the provider's required_providers (registry docs examples): one dir per name.
 SNIPPET_KINDS = {"data-sources": "data-source.tf", "functions": "function.tf"}
 DEV_OVERRIDES = "Provider development overrides are in effect"
@@ -40,7 +41,7 @@ def _standalone() -> list[Path]:
     """Whole configurations: examples/<name>/ other than the per-kind trees (provider, quickstart, misgoverned,
     module, ...); files such as bench_plugin.rs, and directories without a .tf file (ci: a workflow and a script),
     are not configurations."""
-    return [d for d in _dirs(EXAMPLES) if d.name != "resources" and d.name not in SNIPPET_KINDS
+    return [d for d in _dirs(EXAMPLES) if d.name not in ("resources", "list-resources") and d.name not in SNIPPET_KINDS
             and any(d.glob("*.tf"))]
 
 
@@ -177,13 +178,30 @@ def test_import_sh_example(tmp_path, resource_type):
     validate(tf)
 
 
+@pytest.mark.provider
+def test_query_examples_validate_together(tmp_path):
+    """Every list resource example (`examples/list-resources/<type>/list-resource.tfquery.hcl`) next to the provider
+    example: `terraform validate -query` checks each `list` block against the provider's list resource schemas."""
+    tf = workdir(tmp_path)
+    shutil.copy(PROVIDER_TF, tf.dir / "provider.tf")
+    queries = sorted(LIST_RESOURCES.glob("*/list-resource.tfquery.hcl"))
+    assert queries, "no list resource examples"
+    for path in queries:
+        shutil.copy(path, tf.dir / f"{path.parent.name}.tfquery.hcl")
+    tf.init()
+    result = json.loads(tf.run("validate", "-query", "-json", "-no-color", check=False).stdout)
+    diagnostics = [d for d in result["diagnostics"] if d["summary"] != DEV_OVERRIDES]
+    assert result["valid"] and not diagnostics, json.dumps(result["diagnostics"], indent=2)
+
+
 # ---- completeness -----------------------------------------------------------------------------------------------------
 
 @pytest.mark.provider
 def test_every_schema_entry_has_its_examples(tmp_path):
-    """Every resource (resource.tf, import.sh, and import-by-identity.tf when it has an identity schema), data source
-    (data-source.tf) and function (function.tf) of `terraform providers schema -json` has its example directory, and
-    no example directory is left over from something the provider no longer has."""
+    """Every resource (resource.tf, import.sh, and import-by-identity.tf when it has an identity schema), list resource
+    (list-resource.tfquery.hcl), data source (data-source.tf) and function (function.tf) of `terraform providers schema
+    -json` has its example directory, and no example directory is left over from something the provider no longer
+    has."""
     tf = workdir(tmp_path, "schema")
     shutil.copy(PROVIDER_TF, tf.dir / "provider.tf")
     (schema,) = tf.schema_json()["provider_schemas"].values()
@@ -197,12 +215,14 @@ def test_every_schema_entry_has_its_examples(tmp_path):
         expected[f"data-sources/{name}"] = ["data-source.tf"]
     for name in schema.get("functions", {}):
         expected[f"functions/{name}"] = ["function.tf"]
+    for name in schema.get("list_resource_schemas", {}):
+        expected[f"list-resources/{name}"] = ["list-resource.tfquery.hcl"]
     assert expected, "the provider schema lists nothing"
 
     missing = [f"examples/{d}/{f}" for d, files in sorted(expected.items()) for f in files
                if not (EXAMPLES / d / f).is_file()]
     assert not missing, "examples missing for what the provider schema lists:\n  " + "\n  ".join(missing)
-    present = {_id(d) for kind in ("resources", *SNIPPET_KINDS) for d in _dirs(EXAMPLES / kind)}
+    present = {_id(d) for kind in ("resources", "list-resources", *SNIPPET_KINDS) for d in _dirs(EXAMPLES / kind)}
     leftover = sorted(present - set(expected))
     assert not leftover, f"example directories for nothing in the provider schema: {leftover}"
 

@@ -6,6 +6,9 @@ pub mod convert;
 pub mod decode;
 pub mod diagnostics;
 pub mod handshake;
+pub mod list;
+#[cfg(test)]
+mod list_tests;
 pub mod object;
 pub mod plan;
 pub mod provider;

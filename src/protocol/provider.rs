@@ -14,6 +14,7 @@ use super::convert::{
     schema_to_proto,
 };
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use super::list::{self, ListRequest, ListResource};
 use super::plan::{
     plan_with_schema, private_with_digest, with_write_only, without_write_only, write_only_digest, write_only_moved,
 };
@@ -23,12 +24,16 @@ use super::serve::Signals;
 use super::value::Value;
 
 type Client<P> = <P as PluginProvider>::Client;
+/// The ListResource stream, as tonic's generated trait names it.
+type ListStream =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<pb::list_resource::Event, Status>> + Send + 'static>>;
 
 pub struct ProviderService<P: PluginProvider> {
     provider: Arc<P>,
     resources: BTreeMap<&'static str, Arc<dyn Resource<Client<P>>>>,
     data_sources: BTreeMap<&'static str, Arc<dyn DataSource<Client<P>>>>,
     functions: BTreeMap<&'static str, Arc<dyn Function>>,
+    list_resources: BTreeMap<&'static str, Arc<dyn ListResource<Client<P>>>>,
     client: Arc<RwLock<Option<Arc<Client<P>>>>>,
     signals: Signals,
     /// Built once: Terraform asks for the schema in every provider process it starts.
@@ -44,6 +49,11 @@ impl<P: PluginProvider> ProviderService<P> {
             .map(|d| (d.type_name(), d))
             .collect();
         let functions: BTreeMap<_, _> = provider.functions().into_iter().map(|f| (f.name(), f)).collect();
+        let list_resources: BTreeMap<_, _> = provider
+            .list_resources()
+            .into_iter()
+            .map(|l| (l.type_name(), l))
+            .collect();
         let schema_response = pb::get_provider_schema::Response {
             provider: Some(schema_to_proto(provider.schema())),
             resource_schemas: resources
@@ -58,6 +68,10 @@ impl<P: PluginProvider> ProviderService<P> {
                 .iter()
                 .map(|(name, f)| (name.to_string(), function_to_proto(f.signature())))
                 .collect(),
+            list_resource_schemas: list_resources
+                .iter()
+                .map(|(name, l)| (name.to_string(), schema_to_proto(l.schema())))
+                .collect(),
             server_capabilities: Some(server_capabilities()),
             ..Default::default()
         };
@@ -66,6 +80,7 @@ impl<P: PluginProvider> ProviderService<P> {
             resources,
             data_sources,
             functions,
+            list_resources,
             client: Arc::new(RwLock::new(None)),
             signals,
             schema_response,
@@ -87,6 +102,31 @@ impl<P: PluginProvider> ProviderService<P> {
         self.resources
             .get(type_name)
             .ok_or_else(|| unknown_type("resource", type_name))
+    }
+
+    fn lister(&self, type_name: &str) -> Result<&Arc<dyn ListResource<Client<P>>>, Diagnostics> {
+        self.list_resources
+            .get(type_name)
+            .ok_or_else(|| unknown_type("list resource", type_name))
+    }
+
+    /// The state an import of `identity` followed by a refresh records: what `-generate-config-out` writes and the
+    /// import it generates then finds.
+    async fn imported(
+        &self,
+        resource: &dyn Resource<Client<P>>,
+        client: &Client<P>,
+        identity: &Value,
+    ) -> Result<Value, Diagnostics> {
+        let write_only = resource.schema().block.write_only_names();
+        let imported = without_write_only(
+            resource
+                .import(client, ImportTarget::Identity(identity.clone()))
+                .await?,
+            &write_only,
+        );
+        let read = resource.read(client, &imported, &self.context()).await?;
+        Ok(without_write_only(read.unwrap_or(imported), &write_only))
     }
 
     async fn configured_client(&self) -> Result<Arc<Client<P>>, Diagnostics> {
@@ -146,6 +186,13 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .functions
                 .keys()
                 .map(|n| m::FunctionMetadata { name: n.to_string() })
+                .collect(),
+            list_resources: self
+                .list_resources
+                .keys()
+                .map(|n| m::ListResourceMetadata {
+                    type_name: n.to_string(),
+                })
                 .collect(),
             ..Default::default()
         }))
@@ -594,6 +641,62 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             diagnostics,
             deferred: None,
         }))
+    }
+
+    async fn validate_list_resource_config(
+        &self,
+        request: Request<pb::validate_list_resource_config::Request>,
+    ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
+        let request = request.into_inner();
+        let diagnostics = self
+            .lister(&request.type_name)
+            .and_then(|l| list::config(l.as_ref(), request.config.as_ref()))
+            .map_or_else(|diagnostics| diagnostics, |(_, diagnostics)| diagnostics);
+        Ok(Response::new(pb::validate_list_resource_config::Response {
+            diagnostics: diagnostics_to_proto(diagnostics),
+        }))
+    }
+
+    async fn list_resource(
+        &self,
+        request: Request<pb::list_resource::Request>,
+    ) -> Result<Response<ListStream>, Status> {
+        let request = request.into_inner();
+        let include_resource = request.include_resource_object;
+        let limit = list::limit(request.limit);
+        // Listing reads what the resource reads: the calls are attributed to the resource type.
+        let events = caller::scope(request.type_name.clone(), async {
+            let (lister, resource) = match (self.lister(&request.type_name), self.resource(&request.type_name)) {
+                (Ok(lister), Ok(resource)) => (lister, resource),
+                (Err(diagnostics), _) | (_, Err(diagnostics)) => return vec![list::failure(diagnostics)],
+            };
+            let results = async {
+                let (config, diagnostics) = list::config(lister.as_ref(), request.config.as_ref())?;
+                if diagnostics.has_errors() {
+                    return Err(diagnostics);
+                }
+                let client = self.configured_client().await?;
+                let request = ListRequest {
+                    config,
+                    include_resource,
+                    limit,
+                };
+                let mut results = lister.list(&client, &request).await?;
+                results.truncate(limit);
+                if include_resource {
+                    for listed in results.iter_mut().filter(|l| l.resource_object.is_none()) {
+                        listed.resource_object =
+                            Some(self.imported(resource.as_ref(), &client, &listed.identity).await?);
+                    }
+                }
+                Ok::<_, Diagnostics>(results)
+            }
+            .await;
+            list::events(resource.as_ref(), results, include_resource, limit)
+        })
+        .await;
+        let stream = futures::stream::iter(events.into_iter().map(Ok::<_, Status>));
+        Ok(Response::new(Box::pin(stream)))
     }
 
     async fn get_functions(

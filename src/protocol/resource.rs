@@ -148,4 +148,8 @@ pub trait PluginProvider: Send + Sync + 'static {
     fn resources(&self) -> Vec<Arc<dyn Resource<Self::Client>>>;
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<Self::Client>>>;
     fn functions(&self) -> Vec<Arc<dyn Function>>;
+    /// What `terraform query` can list; each shares its name with a resource that has an identity schema.
+    fn list_resources(&self) -> Vec<Arc<dyn super::list::ListResource<Self::Client>>> {
+        Vec::new()
+    }
 }

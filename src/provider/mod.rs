@@ -8,6 +8,7 @@ use async_trait::async_trait;
 
 use crate::aws::AwsClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::list::ListResource;
 use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
 use crate::protocol::schema::Schema;
 use crate::protocol::value::Value;
@@ -70,6 +71,14 @@ impl PluginProvider for HyperpodProvider {
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
         vec![Arc::new(crate::data_sources::cluster::ClusterDataSource::default())]
+    }
+
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource<AwsClient>>> {
+        vec![
+            Arc::new(crate::resources::tenant::TenantList::default()),
+            Arc::new(crate::resources::task_view_restriction::RestrictionList::default()),
+            Arc::new(crate::resources::project_binding::BindingList::default()),
+        ]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {

@@ -7,6 +7,7 @@ pub(crate) mod decode_property;
 pub mod domain_unit_policy_grant;
 pub mod handoff;
 pub mod import_id;
+pub mod inventory;
 pub mod project_binding;
 pub mod project_facts;
 #[cfg(test)]

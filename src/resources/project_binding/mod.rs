@@ -8,6 +8,7 @@
 //! - `refresh.rs`: read (drift) and import.
 
 mod apply;
+mod list;
 mod model;
 mod plan;
 mod refresh;
@@ -28,6 +29,8 @@ use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
 use model::{BindingSpec, members_of, same_member};
+
+pub use list::BindingList;
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! - `apply.rs` (apply and destroy), `refresh.rs` (read).
 
 mod apply;
+mod list;
 mod model;
 mod order;
 mod refresh;
@@ -32,6 +33,8 @@ use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use apply::Applier;
 use model::{Mode, RestrictionSpec, components, private_data_conf};
+
+pub use list::RestrictionList;
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod compose;
 mod compose_access;
 mod desired;
 mod drift;
+mod list;
 mod manifests;
 mod model;
 mod plan;
@@ -34,6 +35,8 @@ use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
 use compose::{Composer, Recorded, Target};
 use model::TenantSpec;
+
+pub use list::TenantList;
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]

@@ -1,0 +1,170 @@
+"""`terraform query` (tfplugin6 ListResource, `.tfquery.hcl` `list` blocks) through a real Terraform against the sandbox.
+
+What a user relies on: the inventory finds the compute quotas of a cluster (`hyperpod_tenant`), the access entries that
+give a project role HyperPod Studio policies (`hyperpod_task_view_restriction`) and the domain's HyperPod connections
+(`hyperpod_unified_studio_project_binding`), and each result's display name says whether a contract governs it: what
+the provider composed carries its marks (tags; for a connection, a tenant of its project on its cluster) and is
+"governed", what was made out of band is "not governed". `-generate-config-out` writes an `import` block (by identity)
+and a resource block for each result; once the user adds the `contract` a generated block cannot know (a write-only
+reference to a `hyperpod_connection_contract`), the plan imports each object and shows exactly what governing it adds
+(see the notes on `test_generated_configuration_imports_what_was_found`).
+"""
+import json
+import re
+
+import pytest
+
+from harness import Terraform
+from hcl import CLUSTER, DOMAIN, FX, contract_resource, provider
+from test_project_binding import PRODUCTION, PRODUCTION_TOOLING, RESTRICTION, TENANT, config as binding_config, connect
+from test_tenant import restrict
+
+pytestmark = pytest.mark.provider
+
+ADHOC_TEAM = f"{FX.test_prefix}-adhoc"  # a team whose quota is made outside Terraform
+ADHOC_CONNECTION = f"{FX.test_prefix}-production-adhoc"
+PRODUCTION_ROLE = FX.project("production").role_name
+RESEARCH_ROLE = FX.project("research").role_name
+G5 = FX.clusters.eks.instance_groups.inference.instance_type
+CONTRACT_NAME = f"research-on-{CLUSTER}"  # hcl.CONTRACT_FIELDS["name"]
+
+# The research contract, its tenant, restriction and binding: what the provider composes (governed).
+MANAGED = binding_config(extra="tenants = [hyperpod_tenant.research.governance]\n"
+                               "  task_view_restriction = hyperpod_task_view_restriction.research.governance"
+                         ) + TENANT + RESTRICTION
+
+QUERY = f"""
+list "hyperpod_tenant" "quotas" {{
+  provider = hyperpod
+  config {{
+    cluster_name = "{CLUSTER}"
+  }}
+}}
+
+list "hyperpod_task_view_restriction" "task_views" {{
+  provider = hyperpod
+  config {{
+    cluster_name = "{CLUSTER}"
+  }}
+}}
+
+list "hyperpod_unified_studio_project_binding" "connections" {{
+  provider = hyperpod
+  config {{
+    domain_id = "{DOMAIN}"
+  }}
+}}
+"""
+
+
+def out_of_band(sandbox) -> str:
+    """A compute quota, a HyperPod connection and an access entry with a HyperPod policy, made with boto3 as a
+    console user would (no contract, no provider tags); returns the connection's id."""
+    sm = sandbox.client("sagemaker")
+    sm.create_compute_quota(Name=f"{ADHOC_TEAM}-quota", ClusterArn=FX.cluster_arn("eks"),
+                            ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": G5, "Count": 1}]},
+                            ComputeQuotaTarget={"TeamName": ADHOC_TEAM})
+    restrict(sandbox, "production")  # the production role's entry, AmazonSagemakerHyperpodTrainingPolicy
+    return connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, ADHOC_CONNECTION)
+
+
+def query_json(tf, *extra) -> dict:
+    """`terraform query -json`: list address -> [list_resource_found], with no error diagnostic."""
+    result = tf.run("query", "-json", "-no-color", *extra, check=False)
+    messages = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    errors = [m for m in messages if m.get("@level") == "error"]
+    assert result.rc == 0 and not errors, f"query failed (rc {result.rc}):\n{result.stdout}\n{result.stderr}"
+    found = {}
+    for message in messages:
+        if message.get("type") == "list_resource_found":
+            item = message["list_resource_found"]
+            found.setdefault(item["address"], []).append(item)
+        elif message.get("type") == "list_complete":
+            found.setdefault(message["list_complete"]["address"], [])
+    return found
+
+
+def query_dir(tmp_path, sandbox, name: str = "query") -> Terraform:
+    """A second working directory with only the provider and the query file, initialised."""
+    query = Terraform(tmp_path / name, sandbox.env())
+    query.write(provider())
+    query.write_file("inventory.tfquery.hcl", QUERY)
+    query.init()
+    return query
+
+
+def labels(results: list) -> set:
+    return {r["display_name"] for r in results}
+
+
+def test_query_lists_what_was_made_out_of_band_as_not_governed_and_what_the_provider_composed_as_governed(
+        tf, sandbox, tmp_path):
+    tf.write(MANAGED)
+    tf.init()
+    tf.apply()
+    connection_id = out_of_band(sandbox)
+
+    found = query_json(query_dir(tmp_path, sandbox))
+
+    quotas = found["list.hyperpod_tenant.quotas"]
+    assert labels(quotas) == {f"{ADHOC_TEAM} (not governed)", f"research (governed by contract {CONTRACT_NAME})"}, \
+        quotas
+    (adhoc,) = [r for r in quotas if r["display_name"].startswith(ADHOC_TEAM)]
+    assert adhoc["identity"] == {"cluster_name": CLUSTER, "team": ADHOC_TEAM}
+    assert adhoc["resource_type"] == "hyperpod_tenant" and "resource_object" not in adhoc, adhoc
+
+    task_views = found["list.hyperpod_task_view_restriction.task_views"]
+    assert labels(task_views) == {f"{PRODUCTION_ROLE} (not governed)", f"{RESEARCH_ROLE} (governed)"}, task_views
+    (production,) = [r for r in task_views if r["display_name"].startswith(PRODUCTION_ROLE)]
+    assert production["identity"] == {"cluster_name": CLUSTER,
+                                      "project_role_arn": FX.project_role_arn("production")}
+
+    connections = found["list.hyperpod_unified_studio_project_binding.connections"]
+    assert labels(connections) == {f"{ADHOC_CONNECTION} (not governed)",
+                                   f"hyperpod-{CLUSTER}-{FX.project('research').id} "
+                                   f"(governed by contract {CONTRACT_NAME})"}, connections
+    (adhoc_connection,) = [r for r in connections if r["display_name"].startswith(ADHOC_CONNECTION)]
+    assert adhoc_connection["identity"] == {"domain_id": DOMAIN, "connection_id": connection_id}
+
+
+
+def blocks(text: str) -> dict:
+    """The generated file's top-level blocks: (kind, labels) -> body, `import` blocks keyed by their `to`."""
+    found = {}
+    for match in re.finditer(r'^(resource|import)\b([^{]*)\{\n(.*?)^\}', text, re.S | re.M):
+        kind, labels, body = match.group(1), match.group(2), match.group(3)
+        if kind == "import":
+            (to,) = re.findall(r"^\s*to\s*=\s*(\S+)", body, re.M)
+            found[("import", to)] = body
+        else:
+            found[("resource", ".".join(re.findall(r'"([^"]+)"', labels)))] = body
+    return found
+
+
+def test_generated_configuration_imports_what_was_found_and_asks_for_the_contract(tf, sandbox, tmp_path):
+    """`-generate-config-out` writes an import block by identity and a resource block for each object found (only
+    out-of-band objects exist here). A generated block cannot know its contract (write-only, a reference to a
+    `hyperpod_connection_contract` no live object names), nor a binding's project role (DataZone does not return it
+    for a connection made outside a binding): the plan of the file as written asks for exactly those, at their
+    lines, and nothing else."""
+    connection_id = out_of_band(sandbox)
+    query = query_dir(tmp_path, sandbox)
+    query.run("query", "-generate-config-out=generated.tf", "-no-color")
+    found = blocks((query.dir / "generated.tf").read_text())
+    tenant, restriction, binding = ("hyperpod_tenant.quotas_0", "hyperpod_task_view_restriction.task_views_0",
+                                    "hyperpod_unified_studio_project_binding.connections_0")
+    assert set(found) == {(kind, address) for address in (tenant, restriction, binding)
+                          for kind in ("resource", "import")}, sorted(found)
+    assert f'team         = "{ADHOC_TEAM}"' in found[("import", tenant)]
+    assert f'connection_id = "{connection_id}"' in found[("import", binding)]
+    assert f'project_role_arn = "{FX.project_role_arn("production")}"' in found[("import", restriction)]
+    assert re.search(rf'team\s+= "{ADHOC_TEAM}"', found[("resource", tenant)])
+    assert re.search(rf'instance_type = "{re.escape(G5)}"', found[("resource", tenant)])
+    assert re.search(rf'connection_name\s+= "{ADHOC_CONNECTION}"', found[("resource", binding)])
+
+    verdict = query.plan_json()
+    assert verdict.rc == 1, verdict.describe()
+    missing = sorted((d.address, d.snippet["code"].split("=")[0].strip()) for d in verdict.errors)
+    assert missing == sorted([(binding, "contract"), (binding, "project_role_arn"), (restriction, "contract"),
+                              (tenant, "contract")]), verdict.describe()
+    assert all(d.summary == "Missing required argument" for d in verdict.errors), verdict.describe()

@@ -1,0 +1,112 @@
+//! What the list resources (`terraform query`) share: the label that says whether a contract governs a found
+//! object, and the `config` block schemas' building blocks.
+//!
+//! "Governed" is read from the marks this provider writes, never guessed from names: a compute quota a tenant
+//! composed carries `hyperpod:tenant` and `hyperpod:cluster` (and `hyperpod:contract`), an access entry a task view
+//! restriction created carries `hyperpod:task-view-restriction`, and a HyperPod connection is governed when its
+//! project is onboarded on its cluster by a tenant (a quota there whose `hyperpod:project` tag names the project;
+//! DataZone connections carry no tags of their own).
+
+use std::collections::BTreeMap;
+
+use crate::protocol::schema::{Attribute, Block, Schema};
+
+/// Whether a contract governs a found object, and which when the object names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Governance {
+    Governed {
+        contract: Option<String>,
+    },
+    NotGoverned,
+    /// What would tell could not be read (named here); never reported as either.
+    Unknown(String),
+}
+
+/// The result's display name: `<name> (governed by contract <c>)`, `<name> (governed)`, `<name> (not governed)` or
+/// `<name> (governance unknown: <why>)`.
+pub fn display_name(name: &str, governance: &Governance) -> String {
+    match governance {
+        Governance::Governed {
+            contract: Some(contract),
+        } => format!("{name} (governed by contract {contract})"),
+        Governance::Governed { contract: None } => format!("{name} (governed)"),
+        Governance::NotGoverned => format!("{name} (not governed)"),
+        Governance::Unknown(why) => format!("{name} (governance unknown: {why})"),
+    }
+}
+
+/// A compute quota's governance from its tags: a tenant composed it when `hyperpod:tenant` names its team and
+/// `hyperpod:cluster` its cluster (the marks a tenant checks before it takes a quota over).
+pub fn quota_governance(tags: &BTreeMap<String, String>, team: &str, cluster_name: &str) -> Governance {
+    let ours = tags.get("hyperpod:tenant").map(String::as_str) == Some(team)
+        && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
+    if ours {
+        Governance::Governed {
+            contract: tags.get("hyperpod:contract").cloned(),
+        }
+    } else {
+        Governance::NotGoverned
+    }
+}
+
+/// A list resource's `config` block schema.
+pub fn schema(description: &str, attributes: Vec<Attribute>) -> Schema {
+    Schema {
+        version: 0,
+        block: Block::new(description).attributes(attributes),
+    }
+}
+
+/// The `cluster_name` argument of the lists that search one HyperPod cluster.
+pub fn cluster_name() -> Attribute {
+    Attribute::string("cluster_name")
+        .required()
+        .describe("The HyperPod cluster to search (its name or ARN).")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_display_name_says_whether_a_contract_governs_the_object() {
+        assert_eq!(display_name("oob", &Governance::NotGoverned), "oob (not governed)");
+        assert_eq!(
+            display_name(
+                "research",
+                &Governance::Governed {
+                    contract: Some("research-capacity".into())
+                }
+            ),
+            "research (governed by contract research-capacity)"
+        );
+        assert_eq!(
+            display_name("x", &Governance::Governed { contract: None }),
+            "x (governed)"
+        );
+    }
+
+    #[test]
+    fn a_quota_is_governed_only_with_both_marks_naming_it() {
+        let tags = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let ours = tags(&[
+            ("hyperpod:tenant", "research"),
+            ("hyperpod:cluster", "ml"),
+            ("hyperpod:contract", "c1"),
+        ]);
+        assert_eq!(
+            quota_governance(&ours, "research", "ml"),
+            Governance::Governed {
+                contract: Some("c1".into())
+            }
+        );
+        assert_eq!(quota_governance(&ours, "research", "other"), Governance::NotGoverned);
+        assert_eq!(quota_governance(&ours, "vision", "ml"), Governance::NotGoverned);
+        assert_eq!(
+            quota_governance(&tags(&[("hyperpod:tenant", "research")]), "research", "ml"),
+            Governance::NotGoverned
+        );
+    }
+}
