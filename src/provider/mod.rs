@@ -69,7 +69,10 @@ impl PluginProvider for HyperpodProvider {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
-        vec![Arc::new(crate::data_sources::cluster::ClusterDataSource::default())]
+        vec![
+            Arc::new(crate::data_sources::cluster::ClusterDataSource::default()),
+            Arc::new(crate::data_sources::team_usage::TeamUsageDataSource::default()),
+        ]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
