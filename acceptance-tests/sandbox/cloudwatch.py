@@ -68,7 +68,8 @@ class CloudWatchCbor(BaseResponse):
 
     def get_metric_data(self):
         try:
-            params = parsers.RpcV2CBORParser().parse_data_item(io.BytesIO(self.raw_body or b"\xa0"))
+            # BufferedReader: the parser peeks for the break of the indefinite-length items the Rust SDK sends.
+            params = parsers.RpcV2CBORParser().parse_data_item(io.BufferedReader(io.BytesIO(self.raw_body or b"\xa0")))
             results = _get_metric_data(self.current_account, self.region, params)
         except ValidationError as e:
             return cbor_error("ValidationError", str(e))
