@@ -11,7 +11,7 @@ from harness import fixture as harness_fixture
 from sandbox import seed as sandbox_seed
 
 pytestmark = [pytest.mark.provider,
-              pytest.mark.sandbox_only(reason="reads the sandbox's seeded CloudWatch series (seed_data/cloudwatch.json)")]
+              pytest.mark.sandbox_only(reason="reads the sandbox's seeded CloudWatch series (cloudwatch.json)")]
 
 DATA = "data.hyperpod_team_usage.research"
 WINDOW_DAYS = 14
