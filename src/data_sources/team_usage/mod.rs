@@ -521,13 +521,13 @@ mod tests {
         let mut diagnostics = Diagnostics::new();
         let signals = ["team-utilization".to_string()];
         let at = AttributePath::attr("threshold").index(1);
-        let found = check_threshold(
+        check_threshold(
             &threshold("team-starvation", "preempted_tasks", None, Some(10.0)),
             at.clone(),
             Some(&signals[..]),
             &mut diagnostics,
         );
-        assert!(found.is_none());
+        assert!(diagnostics.has_errors());
         let diagnostic = diagnostics.iter().next().expect("one diagnostic");
         assert_eq!(diagnostic.path, at.push_attr("signal"));
         assert!(diagnostic.detail.contains("team-utilization"), "{}", diagnostic.detail);
