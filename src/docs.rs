@@ -355,6 +355,10 @@ fn render_data_source(provider: &str, data_source: &dyn DataSource<Client>, exam
             examples.usage(&format!("data-sources/{type_name}"), "data-source")
         ),
         schema_markdown(block),
+        // Prose the schema cannot say (where the data comes from, with sources), next to the example.
+        examples
+            .optional(&Path::new("examples/data-sources").join(type_name).join("notes.md"))
+            .unwrap_or_default(),
     ])
 }
 

@@ -21,6 +21,7 @@ def install():
     _extension("ssm").install()
     _extension("sagemaker").install()
     _extension("eks").install()
+    _extension("cloudwatch").install()
     _extension("datazone")  # a new moto service: registers itself with moto on import
 
 

@@ -148,10 +148,15 @@ class AdminMiddleware:
         return [payload]
 
 
+# Signing names that are not the boto3 service name (moto's module, the model aws_error shapes errors by).
+_SIGNING_NAMES = {"monitoring": "cloudwatch"}
+
+
 def _service(environ) -> str:
     """The service a request is for, from its SigV4 credential scope (what moto routes on too)."""
     match = _SCOPE.search(environ.get("HTTP_AUTHORIZATION", ""))
-    return match.group(1) if match else "unknown"
+    scope = match.group(1) if match else "unknown"
+    return _SIGNING_NAMES.get(scope, scope)
 
 
 def _json_body(environ) -> dict:

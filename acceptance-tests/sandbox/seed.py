@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 DEFAULT_SEED = Path(__file__).with_name("seed_data")
-SERVICE_ORDER = ("iam", "kms", "eks", "sagemaker", "datazone", "ssm")
+SERVICE_ORDER = ("iam", "kms", "eks", "sagemaker", "datazone", "ssm", "cloudwatch")
 FIXTURE_HINTS = "fixture.json"
 # Fixture values that are no seed facts: a renamed fixture may set them freely (they are not looked for in the seed).
 NOT_IN_SEED = ("name", "test_prefix", "test_tag")

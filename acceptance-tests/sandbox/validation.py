@@ -63,6 +63,10 @@ def aws_error(service: str, code: str, message: str, status: int = 400, extra: d
     elif protocol == "json":
         body = json.dumps({"__type": CORAL_JSON_NAMESPACE.get(code, "") + code, "message": message, **(extra or {})})
         headers["Content-Type"] = f"application/x-amz-json-{meta.get('jsonVersion', '1.1')}"
+    elif protocol == "smithy-rpc-v2-cbor":  # CloudWatch
+        from .cloudwatch import cbor_error
+        body, cbor_headers = cbor_error(code, message, status)
+        headers.update({k: v for k, v in cbor_headers.items() if k != "status"})
     else:  # rest-json (EKS, DataZone) and anything else
         body = json.dumps({"message": message, **(extra or {})})
         headers["Content-Type"] = "application/json"

@@ -130,9 +130,10 @@ def test_configuration_example_validates(tmp_path, example):
 @pytest.mark.provider
 @pytest.mark.parametrize("example", _snippets(), ids=_id)
 def test_data_source_and_function_example_validates(tmp_path, example):
-    """A data source or function example next to the provider example, as the docs page shows them."""
+    """A data source or function example next to the provider and resource examples it may reference (the usage data
+    source reads `hyperpod_connection_contract.research`), as the docs pages show them."""
     tf = workdir(tmp_path)
-    shutil.copy(PROVIDER_TF, tf.dir / "provider.tf")
+    combined_resources(tf)
     copy_files(example, tf.dir, prefix="example--")
     validate(tf)
 

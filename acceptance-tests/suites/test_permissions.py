@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import test_task_view_restriction as restriction
+import test_team_usage as team_usage
 from example_vars import write_example_variables
 from harness import Terraform
 from hcl import days_ago
@@ -186,12 +187,21 @@ def slurm_restriction_scenario(tf: Terraform, sandbox) -> None:
     tf.destroy()
 
 
+def usage_scenario(tf: Terraform) -> None:
+    """The team usage data source over the seeded Kueue metrics (test_team_usage): CloudWatch GetMetricData."""
+    profiles, _ = team_usage.seed_profiles()
+    team_usage.apply_contract(tf)
+    tf.write(team_usage.config([team["team"] for team in profiles.values()]))
+    tf.apply()
+    tf.destroy()
+
+
 @pytest.fixture(scope="module")
 def observed(sandbox, tmp_path_factory) -> dict:
     """Calls per caller over every scenario, each from the sandbox's seed."""
     total = {}
     scenarios = {"quickstart": lambda tf: quickstart_scenario(tf, sandbox), "rbac": rbac_restriction_scenario,
-                 "slurm": lambda tf: slurm_restriction_scenario(tf, sandbox)}
+                 "slurm": lambda tf: slurm_restriction_scenario(tf, sandbox), "usage": usage_scenario}
     for name, scenario in scenarios.items():
         sandbox.reset()
         scenario(Terraform(tmp_path_factory.mktemp(name), sandbox.env()))

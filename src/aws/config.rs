@@ -69,6 +69,7 @@ pub struct Endpoints {
     pub datazone: Option<String>,
     pub eks: Option<String>,
     pub ssm: Option<String>,
+    pub cloudwatch: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -165,6 +166,10 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     if let Some(url) = &settings.endpoints.ssm {
         ssm_config = ssm_config.endpoint_url(url);
     }
+    let mut cloudwatch_config = aws_sdk_cloudwatch::config::Builder::from(&config).interceptor(CallerHeader);
+    if let Some(url) = &settings.endpoints.cloudwatch {
+        cloudwatch_config = cloudwatch_config.endpoint_url(url);
+    }
     let mut kms_config = aws_sdk_kms::config::Builder::from(&config).interceptor(CallerHeader);
     if let Some(url) = &settings.endpoints.kms {
         kms_config = kms_config.endpoint_url(url);
@@ -179,6 +184,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         eks: aws_sdk_eks::Client::from_conf(eks_config.build()),
         kms: aws_sdk_kms::Client::from_conf(kms_config.build()),
         ssm: aws_sdk_ssm::Client::from_conf(ssm_config.build()),
+        cloudwatch: aws_sdk_cloudwatch::Client::from_conf(cloudwatch_config.build()),
         eks_tokens,
         account_id,
         region,

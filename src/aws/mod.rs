@@ -1,6 +1,7 @@
 //! Thin AWS layer: the configured clients, typed errors (not-found is its own variant), and per-service `find_*` /
 //! `wait_*` helpers. Resources call the SDK for mutations and these helpers for reads and waits.
 
+pub mod cloudwatch;
 pub mod compute_quota;
 pub mod config;
 pub mod datazone;
@@ -38,6 +39,8 @@ pub struct AwsClient {
     pub iam: aws_sdk_iam::Client,
     pub eks: aws_sdk_eks::Client,
     pub kms: aws_sdk_kms::Client,
+    /// Container Insights metrics (`hyperpod_team_usage`).
+    pub cloudwatch: aws_sdk_cloudwatch::Client,
     /// Session Manager preferences (Slurm task view restrictions: Run As).
     pub ssm: aws_sdk_ssm::Client,
     /// Signs Kubernetes API bearer tokens for EKS clusters (`eks::token`).

@@ -521,6 +521,11 @@ const RESTRICTION_WRITES: &[Permission] = &[
     ),
 ];
 
+const TEAM_METRICS: &[Permission] = &[call(
+    "cloudwatch:GetMetricData",
+    "reads the Kueue metrics Container Insights publishes (`ContainerInsights/Prometheus`) for each team's queue",
+)];
+
 const SESSION_PREFERENCES: &[Permission] = &[call(
     "ssm:GetDocument",
     "reads the Session Manager preferences (Run As) a Slurm restriction relies on",
@@ -676,6 +681,12 @@ pub const CALLERS: &[Caller] = &[
         kubernetes: &[],
     },
     Caller {
+        name: "data.hyperpod_team_usage",
+        kind: Kind::DataSource,
+        aws: &[HYPERPOD_CLUSTER, TEAM_METRICS],
+        kubernetes: &[],
+    },
+    Caller {
         name: "review_status",
         kind: Kind::Function,
         aws: &[],
@@ -768,6 +779,7 @@ pub fn policy_document(permissions: impl IntoIterator<Item = Permission>) -> Opt
 fn statement_id(service: &str, condition: Option<&Condition>) -> String {
     let name = match service {
         "sagemaker" => "SageMaker",
+        "cloudwatch" => "CloudWatch",
         "datazone" => "DataZone",
         "eks" => "Eks",
         "iam" => "Iam",

@@ -10,7 +10,7 @@ use crate::protocol::resource::PluginProvider;
 use crate::provider::HyperpodProvider;
 
 /// The AWS services the provider has clients for: a receiver whose last segment is one of these calls it.
-const SERVICES: &[&str] = &["sagemaker", "datazone", "iam", "eks", "kms", "ssm", "sts"];
+const SERVICES: &[&str] = &["sagemaker", "datazone", "iam", "eks", "kms", "ssm", "sts", "cloudwatch"];
 
 /// One SDK operation sent in the code.
 #[derive(Debug, PartialEq)]

@@ -70,7 +70,10 @@ impl PluginProvider for HyperpodProvider {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
-        vec![Arc::new(crate::data_sources::cluster::ClusterDataSource::default())]
+        vec![
+            Arc::new(crate::data_sources::cluster::ClusterDataSource::default()),
+            Arc::new(crate::data_sources::team_usage::TeamUsageDataSource::default()),
+        ]
     }
 
     fn list_resources(&self) -> Vec<Arc<dyn ListResource<AwsClient>>> {

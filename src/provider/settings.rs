@@ -9,7 +9,7 @@ use crate::protocol::validators::{IntBetween, IsDuration, OneOf, parse_duration}
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{AccountIds, IsArn, IsRegion, IsUrl};
 
-const ENDPOINT_SERVICES: [&str; 7] = ["datazone", "eks", "iam", "kms", "sagemaker", "ssm", "sts"];
+const ENDPOINT_SERVICES: [&str; 8] = ["cloudwatch", "datazone", "eks", "iam", "kms", "sagemaker", "ssm", "sts"];
 
 pub fn schema() -> Schema {
     let endpoints = ENDPOINT_SERVICES.iter().fold(
@@ -114,6 +114,7 @@ pub fn schema() -> Schema {
 /// How AWS names the service in prose.
 fn service_name(service: &str) -> &'static str {
     match service {
+        "cloudwatch" => "Amazon CloudWatch",
         "datazone" => "Amazon DataZone (SageMaker Unified Studio)",
         "eks" => "Amazon EKS",
         "iam" => "AWS IAM",
@@ -182,6 +183,7 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
             datazone: endpoint("datazone"),
             eks: endpoint("eks"),
             ssm: endpoint("ssm"),
+            cloudwatch: endpoint("cloudwatch"),
         },
         max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
         adaptive_retry: string(config, "retry_mode").map(|mode| mode == "adaptive"),
