@@ -4,15 +4,7 @@ use crate::governance::lifecycle::lif_2;
 use crate::governance::model::{LiveCluster, LiveInstanceGroup};
 
 fn live() -> ContractLiveFacts {
-    ContractLiveFacts {
-        cluster: live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
-        project: live_project("research_unit", Some(PROJECT_ROLE)),
-        project_role: read_only_role(PROJECT_ROLE),
-        access_role: read_only_role(ACCESS_ROLE),
-        eks: Some(eks("API_AND_CONFIG_MAP", false, &[])),
-        observability_addon: Some(addon("v2.4.0-eksbuild.1", "ACTIVE")),
-        node_roles: Some(node_roles(true)),
-    }
+    contract_live_facts()
 }
 
 /// The live facts after p5-training grew to `count` nodes and EKS moved to `version`.

@@ -594,6 +594,20 @@ pub(crate) fn exc_1_contract() -> Contract {
     contract
 }
 
+/// What the contract reads at plan time, agreeing with the fixture contract.
+#[cfg(test)]
+pub(crate) fn contract_live_facts() -> super::ContractLiveFacts {
+    super::ContractLiveFacts {
+        cluster: live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
+        project: live_project("research_unit", Some(PROJECT_ROLE)),
+        project_role: read_only_role(PROJECT_ROLE),
+        access_role: read_only_role(ACCESS_ROLE),
+        eks: Some(eks("API_AND_CONFIG_MAP", false, &[])),
+        observability_addon: Some(addon("v2.4.0-eksbuild.1", "ACTIVE")),
+        node_roles: Some(node_roles(true)),
+    }
+}
+
 /// The worker node role of [`live_cluster`]'s instance group, with or without the CloudWatch agent's policy.
 pub(crate) fn node_roles(with_cloudwatch_policy: bool) -> Fact<Vec<NodeRole>> {
     let mut attached = vec!["arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy".to_string()];

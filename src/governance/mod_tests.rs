@@ -7,15 +7,7 @@ use crate::protocol::diagnostics::{AttributePath, Severity};
 
 /// What the contract reads at plan time, agreeing with the fixture contract.
 fn live() -> ContractLiveFacts {
-    ContractLiveFacts {
-        cluster: live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
-        project: live_project("research_unit", Some(PROJECT_ROLE)),
-        project_role: read_only_role(PROJECT_ROLE),
-        access_role: read_only_role(ACCESS_ROLE),
-        eks: Some(eks("API_AND_CONFIG_MAP", false, &[])),
-        observability_addon: Some(addon("v2.4.0-eksbuild.1", "ACTIVE")),
-        node_roles: Some(node_roles(true)),
-    }
+    contract_live_facts()
 }
 
 /// Runs one rule through its function on the fixtures. The match is exhaustive: a rule added to the catalog does

@@ -50,6 +50,18 @@ pub fn quota_governance(tags: &BTreeMap<String, String>, team: &str, cluster_nam
 }
 
 /// A list resource's `config` block schema.
+/// The HyperPod cluster a list's `cluster_name` names (tenant and restriction lists).
+pub async fn listed_cluster(
+    client: &crate::aws::AwsClient,
+    request: &crate::protocol::list::ListRequest,
+) -> Result<crate::aws::sagemaker::HyperPodCluster, crate::protocol::diagnostics::Diagnostics> {
+    let name = crate::protocol::object::string(&request.config, "cluster_name").unwrap_or_default();
+    client
+        .cluster(&name)
+        .await
+        .map_err(|err| crate::resources::failed("Cannot read the HyperPod cluster", err))
+}
+
 pub fn schema(description: &str, attributes: Vec<Attribute>) -> Schema {
     Schema {
         version: 0,

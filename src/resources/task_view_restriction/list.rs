@@ -11,7 +11,6 @@ use crate::aws::AwsClient;
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
-use crate::protocol::object::string;
 use crate::protocol::schema::Schema;
 use crate::resources::cluster_facts::eks_name;
 use crate::resources::failed;
@@ -68,11 +67,7 @@ impl ListResource<AwsClient> for RestrictionList {
     }
 
     async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
-        let cluster_ref = string(&request.config, "cluster_name").unwrap_or_default();
-        let cluster = client
-            .cluster(&cluster_ref)
-            .await
-            .map_err(|err| failed("Cannot read the HyperPod cluster", err))?;
+        let cluster = inventory::listed_cluster(client, request).await?;
         let Some(eks_cluster) = eks_name(&cluster) else {
             return Ok(Vec::new());
         };

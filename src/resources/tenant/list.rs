@@ -8,7 +8,6 @@ use crate::aws::AwsClient;
 use crate::aws::compute_quota as cq;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
-use crate::protocol::object::string;
 use crate::protocol::schema::Schema;
 use crate::resources::failed;
 use crate::resources::inventory::{self, display_name, quota_governance};
@@ -42,11 +41,7 @@ impl ListResource<AwsClient> for TenantList {
     }
 
     async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
-        let cluster_ref = string(&request.config, "cluster_name").unwrap_or_default();
-        let cluster = client
-            .cluster(&cluster_ref)
-            .await
-            .map_err(|err| failed("Cannot read the HyperPod cluster", err))?;
+        let cluster = inventory::listed_cluster(client, request).await?;
         let mut quotas = cq::list_compute_quotas(&client.sagemaker, &cluster.arn)
             .await
             .map_err(|err| failed("Listing the cluster's compute quotas failed", err))?;
