@@ -109,9 +109,11 @@ def test_cluster_roles(iam):
             "Service": "eks.amazonaws.com"}
         assert [p["PolicyName"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]] == [
             "AmazonEKSClusterPolicy"]
-    for name in ("ml-capacity-node-role", "slurm-capacity-node-role", "legacy-capacity-node-role"):
+    # The CloudWatch agent's policy (OBS-1) only on the compliant EKS cluster's node role; legacy lacks it.
+    for name, extra in (("ml-capacity-node-role", ["CloudWatchAgentServerPolicy"]), ("slurm-capacity-node-role", []),
+                        ("legacy-capacity-node-role", [])):
         assert [p["PolicyName"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]] == [
-            "AmazonSageMakerClusterInstanceRolePolicy"]
+            "AmazonSageMakerClusterInstanceRolePolicy", *extra]
     admin = role_policies(iam, "ml-capacity-cluster-admin")
     assert {"eks:CreateAccessEntry", "sagemaker:CreateComputeQuota"} <= actions(admin["cluster-admin"])
 
