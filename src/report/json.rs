@@ -21,11 +21,12 @@ struct Document<'a> {
     mermaid: String,
 }
 
+/// The one-line verdict, as the plan report and the evidence both write it.
 #[derive(Serialize)]
-struct VerdictJson<'a> {
-    status: &'static str,
-    summary: &'a str,
-    exit_code: u8,
+pub(super) struct VerdictJson<'a> {
+    pub(super) status: &'static str,
+    pub(super) summary: &'a str,
+    pub(super) exit_code: u8,
 }
 
 #[derive(Serialize)]

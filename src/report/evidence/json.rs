@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::components::{Component, Locator};
 use super::model::{ContractEvidence, Evidence, FACTS_NOT_RECORDED};
+use crate::report::json::VerdictJson;
 use crate::report::model::RuleResult;
 
 #[derive(Serialize)]
@@ -11,13 +12,6 @@ struct Document<'a> {
     evidence: VerdictJson<'a>,
     state: StateJson<'a>,
     contracts: Vec<ContractJson<'a>>,
-}
-
-#[derive(Serialize)]
-struct VerdictJson<'a> {
-    status: &'static str,
-    summary: &'a str,
-    exit_code: u8,
 }
 
 #[derive(Serialize)]
