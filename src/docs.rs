@@ -372,9 +372,13 @@ fn render_list_resource(provider: &str, list: &dyn ListResource<Client>, example
         format!(
             "## Example Usage\n\n{}\nRun it with `terraform query` (Terraform 1.14 or later); \
              `terraform query -generate-config-out=generated.tf` writes an `import` block and a resource block for each \
-             result. A generated block still needs its `contract` (write-only: no live object names it) before it plans.\n",
+             result.\n",
             examples.usage_of(&format!("list-resources/{type_name}"), "list-resource", ".tfquery.hcl")
         ),
+        // What a generated block still needs and what its plan shows: the resource's, not the schema's, to say.
+        examples
+            .optional(&Path::new("examples/list-resources").join(type_name).join("notes.md"))
+            .unwrap_or_default(),
         schema_markdown(block),
     ])
 }

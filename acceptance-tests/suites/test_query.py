@@ -15,8 +15,9 @@ import re
 import pytest
 
 from harness import Terraform
-from hcl import CLUSTER, DOMAIN, FX, contract_resource, provider
-from test_project_binding import PRODUCTION, PRODUCTION_TOOLING, RESTRICTION, TENANT, config as binding_config, connect
+from hcl import CLUSTER, DOMAIN, FX, PROFILE, ROOT_UNIT, UNIT, contract_resource, provider
+from test_project_binding import (PRODUCTION, PRODUCTION_TOOLING, RESTRICTION, TENANT, config as binding_config, connect,
+                                  group_id)
 from test_tenant import restrict
 
 pytestmark = pytest.mark.provider
@@ -114,7 +115,8 @@ def test_query_lists_what_was_made_out_of_band_as_not_governed_and_what_the_prov
     assert adhoc["resource_type"] == "hyperpod_tenant" and "resource_object" not in adhoc, adhoc
 
     task_views = found["list.hyperpod_task_view_restriction.task_views"]
-    assert labels(task_views) == {f"{PRODUCTION_ROLE} (not governed)", f"{RESEARCH_ROLE} (governed)"}, task_views
+    assert labels(task_views) == {f"{PRODUCTION_ROLE} (not governed)",
+                                  f"{RESEARCH_ROLE} (governed by contract {CONTRACT_NAME})"}, task_views
     (production,) = [r for r in task_views if r["display_name"].startswith(PRODUCTION_ROLE)]
     assert production["identity"] == {"cluster_name": CLUSTER,
                                       "project_role_arn": FX.project_role_arn("production")}
@@ -168,3 +170,127 @@ def test_generated_configuration_imports_what_was_found_and_asks_for_the_contrac
     assert missing == sorted([(binding, "contract"), (binding, "project_role_arn"), (restriction, "contract"),
                               (tenant, "contract")]), verdict.describe()
     assert all(d.summary == "Missing required argument" for d in verdict.errors), verdict.describe()
+
+
+RESEARCH_CONNECTION = f"hyperpod-{CLUSTER}-{FX.project('research').id}"  # a binding's default connection name
+
+
+def adopt(generated: str, filled: dict) -> str:
+    """The generated file completed with what only a person can say: `filled` (attribute -> HCL) replaces the `null`s
+    Terraform wrote for them; and the tenant's workload identity, which a bare quota lacks (the tenant composes
+    it)."""
+    for attribute, value in filled.items():
+        generated = re.sub(rf"^(\s*{attribute}\s*=) null$", lambda m: f"{m.group(1)} {value}", generated, flags=re.M)
+    return re.sub(r'^(resource "hyperpod_tenant" "\w+" \{)$',
+                  lambda m: m.group(1) + '\n  workload {\n    service_account = "research-jobs"\n  }', generated, flags=re.M)
+
+
+def changes(tf) -> dict:
+    """address -> (actions, importing) of a saved plan."""
+    plan = tf.show_json("tfplan")
+    return {c["address"]: (c["change"]["actions"], "importing" in c["change"])
+            for c in plan.get("resource_changes", [])}
+
+
+def test_adopting_what_query_found_under_a_contract_plans_the_imports_then_nothing(tf, sandbox, tmp_path):
+    """The inventory's purpose: the research project's quota, access entry and connection, made by hand, are found
+    as not governed and generated; given what only a person can say (the contract; the controls a tenant requires),
+    the plan imports each and updates it in place (the provider's marks, what the tenant composes), never replacing
+    it. Once applied, the next plan is empty with no diagnostic, and the inventory lists all three as governed."""
+    sm = sandbox.client("sagemaker")
+    quota = sm.create_compute_quota(
+        Name="research-quota", ClusterArn=FX.cluster_arn("eks"),
+        ComputeQuotaConfig={"ComputeQuotaResources": [
+            {"InstanceType": FX.clusters.eks.instance_groups.training.instance_type, "Count": 2}]},
+        ComputeQuotaTarget={"TeamName": "research"})["ComputeQuotaId"]
+    restrict(sandbox, "research")
+    connection_id = connect(sandbox, FX.project("research").id, FX.project("research").tooling_environment_id,
+                            RESEARCH_CONNECTION)
+    query = query_dir(tmp_path, sandbox)
+    query.run("query", "-generate-config-out=generated.tf", "-no-color")
+    generated = (query.dir / "generated.tf").read_text()
+    (query.dir / "generated.tf").write_text(adopt(generated, {
+        "contract": "hyperpod_connection_contract.research.governance",
+        "project_role_arn": f'"{FX.project_role_arn("research")}"',  # only the binding's is null
+        "viewer_groups": '["research-task-viewers"]',  # WKL-10: a quota is never the only control
+        "operator_groups": '["research-task-operators"]',
+    }))
+    query.write(provider() + contract_resource("research"))
+
+    verdict = query.plan_json(["-out=tfplan"])
+    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+    tenant, restriction, binding = ("hyperpod_tenant.quotas_0", "hyperpod_task_view_restriction.task_views_0",
+                                    "hyperpod_unified_studio_project_binding.connections_0")
+    assert changes(query) == {"hyperpod_connection_contract.research": (["create"], False),
+                              tenant: (["update"], True), restriction: (["update"], True),
+                              binding: (["update"], True)}
+    query.apply("tfplan")
+    after = query.plan_json()
+    assert after.rc == 0 and not after.diagnostics, after.describe()
+
+    state = {r["address"]: r["values"] for r in query.show_json()["values"]["root_module"]["resources"]}
+    assert state[tenant]["compute_quota_id"] == quota and state[binding]["connection_id"] == connection_id, state
+    found = query_json(query)
+    assert f"research (governed by contract {CONTRACT_NAME})" in labels(found["list.hyperpod_tenant.quotas"])
+    assert f"{RESEARCH_ROLE} (governed by contract {CONTRACT_NAME})" in labels(found["list.hyperpod_task_view_restriction.task_views"])
+    assert f"{RESEARCH_CONNECTION} (governed by contract {CONTRACT_NAME})" in labels(
+        found["list.hyperpod_unified_studio_project_binding.connections"])
+
+
+POLICY_TYPE = "CREATE_PROJECT_FROM_PROJECT_PROFILE"
+GRANTS_QUERY = "".join(f"""
+list "hyperpod_domain_unit_policy_grant" "{name}" {{
+  provider = hyperpod
+  config {{
+    domain_id      = "{DOMAIN}"
+    domain_unit_id = "{unit}"
+  }}
+}}
+""" for name, unit in (("platform", UNIT), ("root", ROOT_UNIT)))
+
+
+def add_grant(sandbox, unit: str, include_children: bool) -> str:
+    """A project-creation grant on `unit` for the fixture's profile to the research owners' group, made by hand."""
+    group = group_id(sandbox, FX.project("research").owner_group)
+    return sandbox.client("datazone").add_policy_grant(
+        domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=unit, policyType=POLICY_TYPE,
+        principal={"group": {"groupIdentifier": group}},
+        detail={"createProjectFromProjectProfile": {"projectProfiles": [PROFILE],
+                                                    "includeChildDomainUnits": include_children}})["grantId"]
+
+
+@pytest.mark.sandbox_only(reason="adds grants outside Terraform, leaving them to the sandbox's reset")
+def test_a_grant_is_governed_when_a_governed_project_rests_on_it_and_imports_with_no_change(tf, sandbox, tmp_path):
+    """The research project lives in the platform unit, made from the fixture's profile. A grant of that profile on
+    that unit, or on its parent including child units, is what the project's creation rests on: governed once a
+    tenant onboards the project, not before. A grant on the parent without child units never is. The generated
+    blocks are complete: the plan imports each grant and changes nothing."""
+    group = group_id(sandbox, FX.project("research").owner_group)
+    on_unit, on_root, on_root_and_children = (add_grant(sandbox, UNIT, False), add_grant(sandbox, ROOT_UNIT, False),
+                                              add_grant(sandbox, ROOT_UNIT, True))
+    query = Terraform(tmp_path / "grants", sandbox.env())
+    query.write(provider())
+    query.write_file("grants.tfquery.hcl", GRANTS_QUERY)
+    query.init()
+
+    def found() -> dict:
+        results = query_json(query)
+        return {r["identity"]["grant_id"]: r["display_name"]
+                for address in ("list.hyperpod_domain_unit_policy_grant.platform",
+                                "list.hyperpod_domain_unit_policy_grant.root") for r in results[address]}
+
+    name, children = f"group {group}: {PROFILE}", f"group {group}: {PROFILE} (and child units)"
+    assert found() == {on_unit: f"{name} (not governed)", on_root: f"{name} (not governed)",
+                       on_root_and_children: f"{children} (not governed)"}
+    tf.write(MANAGED)
+    tf.init()
+    tf.apply()
+    governed = f"(governed by contract {CONTRACT_NAME})"
+    assert found() == {on_unit: f"{name} {governed}", on_root: f"{name} (not governed)",
+                       on_root_and_children: f"{children} {governed}"}
+
+    query.run("query", "-generate-config-out=generated.tf", "-no-color")
+    verdict = query.plan_json(["-out=tfplan"])
+    assert not verdict.diagnostics, verdict.describe()
+    assert changes(query) == {f"hyperpod_domain_unit_policy_grant.{label}_{n}": (["no-op"], True)
+                              for label, n in (("platform", 0), ("root", 0), ("root", 1))}

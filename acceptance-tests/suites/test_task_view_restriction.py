@@ -26,8 +26,8 @@ from botocore.exceptions import ClientError
 from harness import flat, statuses
 from harness.kube import Kube
 from example_vars import write_example_variables
-from hcl import (ACCOUNT, CIDR, CLUSTER, EKS_CLUSTER as EKS, FX, OTHER_CIDR, REGION, ROLE, SLURM_CLUSTER, contract,
-                 days_ago, provider)
+from hcl import (ACCOUNT, CIDR, CLUSTER, CONTRACT_FIELDS, EKS_CLUSTER as EKS, FX, OTHER_CIDR, REGION, ROLE,
+                 SLURM_CLUSTER, contract, days_ago, provider)
 from test_tenant import example, restrict, unrestrict
 
 pytestmark = pytest.mark.provider
@@ -113,6 +113,10 @@ def recorded_objects(state: dict) -> set:
     return {key.split("/")[1] for key in objects}
 
 
+# An adopted entry carries the contract's name as the restriction's mark (what `terraform query` reads as governed).
+ADOPTED_MARK = {"entry_tag/hyperpod:contract": CONTRACT_FIELDS["name"]}
+
+
 def policy_components(policies: dict) -> dict:
     """`components` of associations: `access_policy/<policy name>` -> `cluster` or `namespace:<namespaces>`."""
     return {f"access_policy/{name}": "cluster" if scope == "cluster" else f"namespace:{','.join(scope)}"
@@ -190,9 +194,10 @@ def test_an_entry_studio_made_is_adopted_and_destroy_leaves_it_with_its_groups(t
 
     assert live_policies(sandbox) == DEFAULT_POLICIES
     assert access_entry(sandbox)["kubernetesGroups"] == ["studio-users"]
+    assert access_entry(sandbox)["tags"].get("hyperpod:contract") == CONTRACT_FIELDS["name"]
     components = values(tf)["components"]
     assert "access_entry" not in components
-    assert components == policy_components(DEFAULT_POLICIES)
+    assert components == policy_components(DEFAULT_POLICIES) | ADOPTED_MARK
     tf.assert_no_changes()
 
     tf.destroy()
@@ -322,11 +327,12 @@ def test_import_by_cluster_and_role_adopts_the_entry(tf, sandbox, no_entry_left,
     # task_view_restriction.md, Import), so destroy removes only the policies it associated and leaves the entry.
     state = values(tf)
     assert state["id"] == f"{CLUSTER}/{RESEARCH_ROLE_NAME}"
-    assert state["components"] == policy_components(DEFAULT_POLICIES)
+    assert state["components"] == policy_components(DEFAULT_POLICIES) | ADOPTED_MARK
     tf.destroy()
     entry = access_entry(sandbox)
     assert entry is not None and entry["createdAt"] == created
     assert live_policies(sandbox) == {}
+    assert "hyperpod:contract" not in entry.get("tags", {}), "destroy left the adopted entry's mark"
 
 
 # ---- e. Slurm ------------------------------------------------------------------------------------------------------

@@ -273,6 +273,8 @@ pub struct AccessPolicyAssociation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessEntryRecord {
     pub principal_arn: String,
+    /// What TagResource / UntagResource name.
+    pub arn: String,
     /// `STANDARD` for the entries a tenant makes; nodes' entries are `EC2_LINUX` and the like.
     pub entry_type: String,
     pub kubernetes_groups: Vec<String>,
@@ -322,6 +324,7 @@ pub async fn describe_access_entry(
     })?;
     Ok(AccessEntryRecord {
         principal_arn: entry.principal_arn().unwrap_or(principal).to_string(),
+        arn: entry.access_entry_arn().unwrap_or_default().to_string(),
         entry_type: entry.r#type().unwrap_or_default().to_string(),
         kubernetes_groups: entry.kubernetes_groups().to_vec(),
         tags: entry
@@ -383,6 +386,29 @@ pub async fn create_access_entry(
         .await
         .map_err(|err| api_error("CreateAccessEntry", err))?;
     Ok(())
+}
+
+/// Sets one tag on an access entry (by its ARN), leaving its other tags.
+pub async fn tag_access_entry(client: &Client, arn: &str, key: &str, value: &str) -> Result<(), AwsError> {
+    client
+        .tag_resource()
+        .resource_arn(arn)
+        .tags(key, value)
+        .send()
+        .await
+        .map_err(|err| api_error("TagResource", err))?;
+    Ok(())
+}
+
+/// Removes one tag from an access entry; an entry that is gone succeeds.
+pub async fn untag_access_entry(client: &Client, arn: &str, key: &str) -> Result<(), AwsError> {
+    match client.untag_resource().resource_arn(arn).tag_keys(key).send().await {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let err = api_error("UntagResource", err);
+            if is_not_found_error(&err) { Ok(()) } else { Err(err) }
+        }
+    }
 }
 
 /// Replaces the entry's Kubernetes groups (an empty slice removes them all).

@@ -81,6 +81,7 @@ impl PluginProvider for HyperpodProvider {
             Arc::new(crate::resources::tenant::TenantList::default()),
             Arc::new(crate::resources::task_view_restriction::RestrictionList::default()),
             Arc::new(crate::resources::project_binding::BindingList::default()),
+            Arc::new(crate::resources::domain_unit_policy_grant::GrantList::default()),
         ]
     }
 

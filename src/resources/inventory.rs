@@ -5,9 +5,15 @@
 //! composed carries `hyperpod:tenant` and `hyperpod:cluster` (and `hyperpod:contract`), an access entry a task view
 //! restriction created carries `hyperpod:task-view-restriction`, and a HyperPod connection is governed when its
 //! project is onboarded on its cluster by a tenant (a quota there whose `hyperpod:project` tag names the project;
-//! DataZone connections carry no tags of their own).
+//! DataZone connections carry no tags of their own). A domain unit's policy grant is governed when the creation of a
+//! governed project rests on it: the project was made from one of the grant's profiles in the grant's unit (or a
+//! child unit, when the grant includes them), which is what a contract's `organization` and ORG-1 state.
 
 use std::collections::BTreeMap;
+
+use crate::aws::datazone_connections as connections;
+use crate::aws::{AwsClient, AwsError};
+use crate::resources::cluster_facts::PROJECT_TAG;
 
 use crate::protocol::schema::{Attribute, Block, Schema};
 
@@ -49,10 +55,54 @@ pub fn quota_governance(tags: &BTreeMap<String, String>, team: &str, cluster_nam
     }
 }
 
-/// A list resource's `config` block schema.
+/// The tags of every compute quota on one cluster, by team.
+pub type QuotaTags = Vec<(String, BTreeMap<String, String>)>;
+
+/// The cluster's name and its quotas' tags (a quota deleted while listing is skipped).
+pub async fn cluster_quota_tags(client: &AwsClient, cluster_ref: &str) -> Result<(String, QuotaTags), AwsError> {
+    let cluster = client.cluster(cluster_ref).await?;
+    let mut out = Vec::new();
+    for quota in client.compute_quotas(&cluster.arn).await? {
+        match client.quota_tags(&quota.arn).await {
+            Ok(tags) => out.push((quota.team_name.clone(), tags)),
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok((cluster.name, out))
+}
+
+/// The projects of a domain that a tenant onboarded on a cluster one of the domain's HyperPod connections names:
+/// project ID -> the contract its tenant's quota names. `Err` says what could not be read.
+pub async fn governed_projects(
+    client: &AwsClient,
+    domain_id: &str,
+) -> Result<BTreeMap<String, Option<String>>, String> {
+    let found = connections::list_hyperpod_connections(&client.datazone, domain_id, None)
+        .await
+        .map_err(|err| format!("the domain's HyperPod connections could not be read: {err}"))?;
+    let clusters: std::collections::BTreeSet<String> = found
+        .iter()
+        .filter_map(|c| c.cluster_arn.clone().or_else(|| c.cluster_name.clone()))
+        .collect();
+    let mut projects = BTreeMap::new();
+    for cluster_ref in clusters {
+        let (cluster_name, quotas) = cluster_quota_tags(client, &cluster_ref)
+            .await
+            .map_err(|err| format!("cluster {cluster_ref:?} or its quotas could not be read: {err}"))?;
+        for (team, tags) in &quotas {
+            let Some(project) = tags.get(PROJECT_TAG) else { continue };
+            if let Governance::Governed { contract } = quota_governance(tags, team, &cluster_name) {
+                projects.entry(project.clone()).or_insert(contract);
+            }
+        }
+    }
+    Ok(projects)
+}
+
 /// The HyperPod cluster a list's `cluster_name` names (tenant and restriction lists).
 pub async fn listed_cluster(
-    client: &crate::aws::AwsClient,
+    client: &AwsClient,
     request: &crate::protocol::list::ListRequest,
 ) -> Result<crate::aws::sagemaker::HyperPodCluster, crate::protocol::diagnostics::Diagnostics> {
     let name = crate::protocol::object::string(&request.config, "cluster_name").unwrap_or_default();
@@ -62,6 +112,7 @@ pub async fn listed_cluster(
         .map_err(|err| crate::resources::failed("Cannot read the HyperPod cluster", err))
 }
 
+/// A list resource's `config` block schema.
 pub fn schema(description: &str, attributes: Vec<Attribute>) -> Schema {
     Schema {
         version: 0,

@@ -2,9 +2,11 @@
 //! unit (`AddPolicyGrant` / `ListPolicyGrants` / `RemovePolicyGrant`), the organization layer's "who may create
 //! projects where, from which profiles". Grants are immutable: every argument forces replacement.
 
+mod list;
 mod model;
 mod schema;
 
+pub use list::GrantList;
 pub use schema::governance_type;
 
 use std::collections::HashSet;

@@ -9,15 +9,15 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use super::{TYPE_NAME, schema};
+use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection};
-use crate::aws::{AwsClient, AwsError};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::object::string;
 use crate::protocol::schema::{Attribute, Schema};
 use crate::resources::cluster_facts::PROJECT_TAG;
 use crate::resources::failed;
-use crate::resources::inventory::{self, Governance, display_name, quota_governance};
+use crate::resources::inventory::{self, Governance, QuotaTags, display_name, quota_governance};
 
 pub struct BindingList {
     schema: Schema,
@@ -43,22 +43,6 @@ impl Default for BindingList {
             ),
         }
     }
-}
-
-/// The tenant (quota) tags of every quota on one cluster, by team.
-type QuotaTags = Vec<(String, BTreeMap<String, String>)>;
-
-async fn quota_tags(client: &AwsClient, cluster_ref: &str) -> Result<(String, QuotaTags), AwsError> {
-    let cluster = client.cluster(cluster_ref).await?;
-    let mut out = Vec::new();
-    for quota in client.compute_quotas(&cluster.arn).await? {
-        match client.quota_tags(&quota.arn).await {
-            Ok(tags) => out.push((quota.team_name.clone(), tags)),
-            Err(err) if err.is_not_found() => {}
-            Err(err) => return Err(err),
-        }
-    }
-    Ok((cluster.name, out))
 }
 
 /// Governed when a tenant's quota on the connection's cluster names the connection's project.
@@ -104,7 +88,7 @@ impl ListResource<AwsClient> for BindingList {
                 .or_else(|| connection.cluster_name.clone())
                 .unwrap_or_default();
             if !clusters.contains_key(&cluster_ref) {
-                let read = quota_tags(client, &cluster_ref)
+                let read = inventory::cluster_quota_tags(client, &cluster_ref)
                     .await
                     .map_err(|err| format!("cluster {cluster_ref:?} or its quotas could not be read: {err}"));
                 clusters.insert(cluster_ref.clone(), read);

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
-    ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_path, component_policy_arn, object_component,
-    object_value,
+    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_path,
+    component_policy_arn, object_component, object_value,
 };
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
@@ -153,6 +153,9 @@ impl Applier<'_> {
                 }
                 self.components
                     .retain(|key, _| !key.starts_with("access_entry_group/") || key == &group_key);
+                if !self.components.contains_key(ENTRY) {
+                    self.mark_adopted_entry(&live).await?;
+                }
             }
             Some(Err(err)) if err.is_not_found() => {
                 access::create_access_entry(eks, cluster, &principal, &groups_at_create, &self.tags)
@@ -241,6 +244,21 @@ impl Applier<'_> {
         Ok(())
     }
 
+    /// An adopted entry carries the contract's name (`hyperpod:contract`) like an entry the restriction made, so the
+    /// inventory reads it as governed; recorded, so destroy takes the mark off again.
+    async fn mark_adopted_entry(&mut self, live: &access::AccessEntryRecord) -> Result<(), Diagnostics> {
+        let Some(contract) = self.tags.get(CONTRACT_TAG).cloned() else {
+            return Ok(());
+        };
+        if live.tags.get(CONTRACT_TAG) != Some(&contract) {
+            access::tag_access_entry(&self.client.eks, &live.arn, CONTRACT_TAG, &contract)
+                .await
+                .map_err(|err| failed("Tagging the project role's access entry failed", err))?;
+        }
+        self.components.insert(CONTRACT_TAG_COMPONENT.to_string(), contract);
+        Ok(())
+    }
+
     async fn apply_slurm(&mut self) -> Result<(), Diagnostics> {
         let Some(user) = self.spec.slurm_os_user.clone() else {
             return Err(Diagnostics::error(
@@ -309,6 +327,20 @@ impl Applier<'_> {
             .keys()
             .filter_map(|key| key.strip_prefix("access_entry_group/").map(str::to_string))
             .collect();
+        let marked = self.components.contains_key(CONTRACT_TAG_COMPONENT);
+        if marked {
+            match access::describe_access_entry(eks, &cluster, &principal).await {
+                Ok(live) if live.tags.get(CONTRACT_TAG) == self.components.get(CONTRACT_TAG_COMPONENT) => {
+                    access::untag_access_entry(eks, &live.arn, CONTRACT_TAG)
+                        .await
+                        .map_err(|err| failed("Untagging the project role's access entry failed", err))?;
+                }
+                // Someone re-tagged it since: their mark now, left as it is.
+                Ok(_) => {}
+                Err(err) if err.is_not_found() => {}
+                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+            }
+        }
         if !ours.is_empty() {
             match access::find_access_entry(eks, &cluster, &principal).await {
                 Ok(live) => {

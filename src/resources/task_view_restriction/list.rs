@@ -1,11 +1,12 @@
 //! `list "hyperpod_task_view_restriction"`: the EKS access entries of one HyperPod cluster that give an IAM role
 //! HyperPod Studio access policies (`AmazonSagemakerHyperpod*`), each saying whether a task view restriction
-//! governs it (its `hyperpod:task-view-restriction` tag, see `model::OWNER_TAG`). Entries a tenant composed (tagged
-//! `hyperpod:tenant`) belong to that tenant and are not listed here.
+//! governs it: a restriction made it (`hyperpod:task-view-restriction`, see `model::OWNER_TAG`) or adopted it (the
+//! contract's `hyperpod:contract` mark, `model::CONTRACT_TAG`). Entries a tenant composed (tagged `hyperpod:tenant`)
+//! belong to that tenant and are not listed here.
 
 use async_trait::async_trait;
 
-use super::model::{OWNER_TAG, policy_name, role_name};
+use super::model::{CONTRACT_TAG, OWNER_TAG, policy_name, role_name};
 use super::{TYPE_NAME, schema};
 use crate::aws::AwsClient;
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
@@ -29,8 +30,9 @@ impl Default for RestrictionList {
             schema: inventory::schema(
                 "Finds the EKS access entries of a HyperPod cluster that give an IAM role HyperPod Studio access \
                  policies (`AmazonSagemakerHyperpod*`): the project roles' task views. Each result's display name is \
-                 the role's name and says whether a task view restriction governs the entry (`(governed)`, its \
-                 `hyperpod:task-view-restriction` tag) or not (`(not governed)`). Entries a tenant composed are \
+                 the role's name and says whether a task view restriction governs the entry: `(governed by contract \
+                 <name>)` when a restriction made or adopted it (its `hyperpod:task-view-restriction` or \
+                 `hyperpod:contract` tag), `(not governed)` otherwise. Entries a tenant composed are \
                  the tenant's and are not listed. A Slurm cluster has no access entries: the list is empty.",
                 vec![inventory::cluster_name()],
             ),
@@ -48,9 +50,12 @@ fn is_task_view(record: &AccessEntryRecord) -> bool {
             .any(|p| policy_name(&p.policy_arn).starts_with(HYPERPOD_POLICY_PREFIX))
 }
 
+/// Governed when a restriction made the entry (`hyperpod:task-view-restriction`) or adopted it (the contract's
+/// `hyperpod:contract` mark, which a made entry carries too).
 fn governance(record: &AccessEntryRecord) -> Governance {
-    if record.tags.contains_key(OWNER_TAG) {
-        Governance::Governed { contract: None }
+    let contract = record.tags.get(CONTRACT_TAG).cloned();
+    if record.tags.contains_key(OWNER_TAG) || contract.is_some() {
+        Governance::Governed { contract }
     } else {
         Governance::NotGoverned
     }
@@ -105,6 +110,7 @@ mod tests {
 
     fn record(principal: &str, policy: &str, tags: &[(&str, &str)]) -> AccessEntryRecord {
         AccessEntryRecord {
+            arn: String::new(),
             principal_arn: principal.into(),
             entry_type: "STANDARD".into(),
             kubernetes_groups: Vec::new(),
@@ -129,6 +135,17 @@ mod tests {
             &[(OWNER_TAG, "ml-capacity/datazone_usr_role_research")],
         );
         assert_eq!(governance(&tagged), Governance::Governed { contract: None });
+        let adopted = record(
+            role,
+            "AmazonSagemakerHyperpodTrainingPolicy",
+            &[(CONTRACT_TAG, "research-capacity")],
+        );
+        assert_eq!(
+            governance(&adopted),
+            Governance::Governed {
+                contract: Some("research-capacity".into())
+            }
+        );
     }
 
     #[test]

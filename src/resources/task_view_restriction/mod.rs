@@ -299,7 +299,7 @@ impl TaskViewRestrictionResource {
             None => Some(true),
         };
         let eks = eks_name.is_some();
-        let wanted = adopted.map(|adopted| components(&spec, partition, eks, adopted));
+        let wanted = adopted.map(|adopted| components(&spec, partition, eks, adopted, &contract.name));
         set_attr(value, "id", text(&owner));
         set_attr(value, "cluster_name", text(&cluster_name));
         set_attr(value, "cluster_arn", text(&cluster_arn));
@@ -435,7 +435,7 @@ impl TaskViewRestrictionResource {
         };
         let mut tags = client.default_tags.clone();
         if let Some(contract) = inputs(&value).map(|(c, _)| c) {
-            tags.insert("hyperpod:contract".to_string(), contract.name);
+            tags.insert(model::CONTRACT_TAG.to_string(), contract.name);
         }
         // Derived from the restriction's identity: an entry carrying it was made by this restriction.
         let owner = string(&value, "id").unwrap_or_default();

@@ -14,6 +14,11 @@ pub const ENTRY: &str = "access_entry";
 /// The tag on an access entry the restriction creates, valued with its `id` (`<cluster>/<role name>`): an entry
 /// carrying it is this restriction's even when an interrupted apply never recorded it.
 pub const OWNER_TAG: &str = "hyperpod:task-view-restriction";
+/// The governance mark on an access entry: the name of the contract that governs it. An entry the restriction
+/// creates carries it from the start; one it adopts (Studio's "Manage access", an import) gets it as the component
+/// [`CONTRACT_TAG_COMPONENT`], removed again on destroy, so the inventory reads adopted entries as governed too.
+pub const CONTRACT_TAG: &str = "hyperpod:contract";
+pub const CONTRACT_TAG_COMPONENT: &str = "entry_tag/hyperpod:contract";
 pub const RUN_AS_TAG: &str = "SSMSessionRunAs";
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
 const RBAC: &str = "rbac.authorization.k8s.io";
@@ -269,8 +274,14 @@ pub fn private_data_conf() -> String {
 }
 
 /// What the restriction will have added, keyed as `components` records it. `adopted`: the access entry existed
-/// before (Studio's "Manage access"), so it is not ours to delete.
-pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: bool) -> BTreeMap<String, String> {
+/// before (Studio's "Manage access"), so it is not ours to delete; it gets the `contract`'s mark instead.
+pub fn components(
+    spec: &RestrictionSpec,
+    partition: &str,
+    eks: bool,
+    adopted: bool,
+    contract: &str,
+) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     if !eks {
         if let Some(user) = &spec.slurm_os_user {
@@ -278,7 +289,9 @@ pub fn components(spec: &RestrictionSpec, partition: &str, eks: bool, adopted: b
         }
         return out;
     }
-    if !adopted {
+    if adopted {
+        out.insert(CONTRACT_TAG_COMPONENT.to_string(), contract.to_string());
+    } else {
         out.insert(ENTRY.to_string(), spec.project_role_arn.clone());
     }
     if spec.mode == Mode::Rbac {
@@ -405,11 +418,16 @@ mod tests {
     }
 
     #[test]
-    fn an_adopted_entry_is_not_a_component() {
-        let created = components(&spec(Mode::AccessPolicy), "aws", true, false);
+    fn an_adopted_entry_is_not_a_component_but_carries_the_contract_s_mark() {
+        let created = components(&spec(Mode::AccessPolicy), "aws", true, false, "c1");
         assert!(created.contains_key(ENTRY));
-        let adopted = components(&spec(Mode::AccessPolicy), "aws", true, true);
+        assert!(
+            !created.contains_key(CONTRACT_TAG_COMPONENT),
+            "a created entry is tagged at create"
+        );
+        let adopted = components(&spec(Mode::AccessPolicy), "aws", true, true, "c1");
         assert!(!adopted.contains_key(ENTRY));
-        assert_eq!(adopted.len(), created.len() - 1);
+        assert_eq!(adopted.get(CONTRACT_TAG_COMPONENT).map(String::as_str), Some("c1"));
+        assert_eq!(adopted.len(), created.len());
     }
 }

@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{ENTRY, RUN_AS_TAG, RestrictionSpec, component_path, object_value, policy_name, role_name};
+use super::model::{
+    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, RUN_AS_TAG, RestrictionSpec, component_path, object_value,
+    policy_name, role_name,
+};
 use crate::aws::{AwsClient, iam};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string_map, text};
@@ -61,6 +64,11 @@ pub async fn refresh(
                     if &live_scope == scope {
                         live.insert(key.clone(), live_scope.clone());
                     }
+                }
+                if let Some(contract) = recorded.get(CONTRACT_TAG_COMPONENT)
+                    && entry.tags.get(CONTRACT_TAG) == Some(contract)
+                {
+                    live.insert(CONTRACT_TAG_COMPONENT.to_string(), contract.clone());
                 }
                 for (key, group) in recorded.iter().filter(|(k, _)| k.starts_with("access_entry_group/")) {
                     if entry.kubernetes_groups.contains(group) {

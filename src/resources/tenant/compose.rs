@@ -124,10 +124,10 @@ impl<'a> Composer<'a> {
 
     /// Runs the steps in order; the last four are independent of each other and run at once, every one to its end
     /// (a step cut short could leave an object it made unrecorded).
-    pub async fn reconcile(&mut self, prior_spec: Option<&TenantSpec>) -> Result<(), Diagnostics> {
+    pub async fn reconcile(&mut self) -> Result<(), Diagnostics> {
         self.ensure_role().await?;
         self.ensure_role_policies().await?;
-        self.ensure_quota(prior_spec).await?;
+        self.ensure_quota().await?;
         let (manifests, pod_identity, access_entries, grants) = tokio::join!(
             self.ensure_manifests(),
             self.ensure_pod_identity(),
@@ -216,7 +216,7 @@ impl<'a> Composer<'a> {
         Ok(())
     }
 
-    async fn ensure_quota(&mut self, prior_spec: Option<&TenantSpec>) -> Result<(), Diagnostics> {
+    async fn ensure_quota(&mut self) -> Result<(), Diagnostics> {
         let target = self.target;
         let wanted = quota_spec(&target.spec, &target.cluster_arn, &target.tags);
         let sm = &self.client.sagemaker;
@@ -224,14 +224,16 @@ impl<'a> Composer<'a> {
             match cq::find_compute_quota(sm, &id).await {
                 Ok(live) => {
                     self.quota_arn = Some(live.arn.clone());
-                    let tags_changed = prior_spec.is_some_and(|prior| prior.tags != target.spec.tags);
                     if !quota_matches(&wanted, &live) {
                         self.update_quota(&id, &wanted).await?;
                     }
-                    if tags_changed || !quota_matches(&wanted, &live) {
-                        let current = crate::aws::sagemaker::list_tags(sm, &live.arn)
-                            .await
-                            .map_err(|err| failed("Reading the compute quota's tags failed", err))?;
+                    // Read every time, not only when the tags argument changed: an imported quota made out of band
+                    // lacks the tenant's marks (`hyperpod:tenant`, `hyperpod:cluster`, `hyperpod:contract`), and
+                    // without them the inventory and the takeover check would not know the quota is governed.
+                    let current = crate::aws::sagemaker::list_tags(sm, &live.arn)
+                        .await
+                        .map_err(|err| failed("Reading the compute quota's tags failed", err))?;
+                    if current != target.tags {
                         crate::aws::sagemaker::update_tags(sm, &live.arn, &current, &target.tags)
                             .await
                             .map_err(|err| failed("Tagging the compute quota failed", err))?;

@@ -365,7 +365,7 @@ impl Resource<AwsClient> for Tenant {
             components: Default::default(),
             quota_arn: None,
         };
-        match composer.reconcile(None).await {
+        match composer.reconcile().await {
             Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
             // Whatever exists is in state: Terraform taints it, and the next apply replaces it cleanly.
             Err(diagnostics) if composer.components.is_empty() => diagnostics.into(),
@@ -397,8 +397,7 @@ impl Resource<AwsClient> for Tenant {
             components: Recorded::new(string_map(prior, "components")),
             quota_arn: string(prior, "compute_quota_arn"),
         };
-        let prior_spec = TenantSpec::from_value(prior);
-        match composer.reconcile(prior_spec.as_ref()).await {
+        match composer.reconcile().await {
             Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
             Err(diagnostics) => {
                 // Keep the prior arguments (so the next plan still shows the change as pending) with what exists.
