@@ -12,7 +12,7 @@ SANDBOX_PORT ?= 4599
 ACCEPTANCE_FIXTURE ?= fixtures/renamed.json
 SANDBOX_FIXTURE ?= fixtures/local.json
 
-.PHONY: all build bootstrap demo sandbox test test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale clean-state docs release-local
+.PHONY: all build bootstrap demo sandbox test test-engine test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale clean-state docs release-local
 
 all: build
 
@@ -32,14 +32,19 @@ demo: bootstrap build
 sandbox: bootstrap
 	cd acceptance-tests && $(PYTHON) -m sandbox --port $(SANDBOX_PORT) --fixture $(SANDBOX_FIXTURE)
 
-## Everything. The build, then the sandbox's own smoke tests, so a drift in moto or botocore's models fails loudly
+## Everything. First the governance engine's tests (no AWS SDK to build: a broken rule fails in seconds), then the
+## build, then the sandbox's own smoke tests, so a drift in moto or botocore's models fails loudly
 ## before anything is judged against it (the harness tests kill a real provider, so they need the build); then formatting and lints, unit/property/transport tests, Terraform acceptance
 ## against the renamed seed ($(ACCEPTANCE_FIXTURE)), and the examples once more against the seed as it is (their
 ## variables' defaults are the local seed's: `make demo` and a plain `terraform apply` in an example rely on them).
-test: bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
+test: test-engine bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
+
+## The engine and the model it shares with the clients: builds and tests without compiling any AWS SDK crate.
+test-engine:
+	cargo test --release --locked -p hyperpod-model -p hyperpod-governance
 
 test-unit:
-	cargo test --release --locked
+	cargo test --release --locked --workspace
 
 test-sandbox: bootstrap build
 	cd acceptance-tests && HYPERPOD_FIXTURE=fixtures/local.json $(PYTHON) -m pytest -q sandbox/tests harness/tests
@@ -60,7 +65,7 @@ sweep: bootstrap
 
 lint:
 	cargo fmt --all -- --check
-	cargo clippy --release --locked --all-targets -- -D warnings
+	cargo clippy --release --locked --workspace --all-targets -- -D warnings
 
 fmt:
 	cargo fmt --all

@@ -553,10 +553,10 @@ fn needs_label(needs: Needs) -> &'static str {
     }
 }
 
-fn severity_letter(severity: Severity) -> &'static str {
+fn severity_letter(severity: crate::governance::Severity) -> &'static str {
     match severity {
-        Severity::Error => "E",
-        Severity::Warning => "W",
+        crate::governance::Severity::Error => "E",
+        crate::governance::Severity::Warning => "W",
     }
 }
 
@@ -620,8 +620,8 @@ fn rule_section(rule: RuleId) -> String {
         check.outcome
     );
     let severity = match rule.default_severity() {
-        Severity::Error => "E (the plan fails)",
-        Severity::Warning => "W (a warning; an error under `strict`)",
+        crate::governance::Severity::Error => "E (the plan fails)",
+        crate::governance::Severity::Warning => "W (a warning; an error under `strict`)",
     };
     let mut out = format!(
         "<a id=\"{}\"></a>\n### {}\n\n{}.\n\nSeverity: {severity}. Needs: {}.\n\n",
@@ -636,7 +636,7 @@ fn rule_section(rule: RuleId) -> String {
         "Example diagnostics:\n"
     });
     for finding in findings {
-        let diagnostic = finding.to_diagnostic(false);
+        let diagnostic = crate::findings::diagnostic(&finding.to_message(false));
         let at = if diagnostic.path.is_root() {
             "the resource block as a whole".to_string()
         } else {
@@ -1047,7 +1047,7 @@ Read-Only:
             assert!(guide.contains(&anchor), "no section for {}", rule.id());
             assert!(guide.contains(&format!("| [{}](#{}) |", rule.id(), rule_anchor(*rule))));
             for finding in examples::failing(*rule).findings() {
-                let diagnostic = finding.to_diagnostic(false);
+                let diagnostic = crate::findings::diagnostic(&finding.to_message(false));
                 let shown = format!(
                     "```text\n{}\n```\n\nAttribute path: `{}`.\n",
                     terraform_diagnostic(&diagnostic),

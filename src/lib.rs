@@ -9,8 +9,10 @@ pub mod aws;
 pub mod data_sources;
 pub mod digest;
 pub mod docs;
+pub mod findings;
 pub mod functions;
-pub mod governance;
+/// The governance engine (crate `hyperpod-governance`): the catalog, the model, one pure function per rule.
+pub use hyperpod_governance as governance;
 pub mod kubernetes;
 pub mod protocol;
 pub mod provider;

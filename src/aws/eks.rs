@@ -12,8 +12,12 @@ use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
 use aws_types::SdkConfig;
 use base64::Engine;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use super::{AwsError, api_error, not_found_as};
+
+/// SigV4 query encoding: RFC 3986's unreserved characters stay, every other byte is percent-encoded.
+const SIGV4_QUERY: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
 pub const EKS_CLUSTER: &str = "EKS cluster";
 
@@ -262,9 +266,9 @@ pub fn presign_token(
     let mut presigned = url;
     for (name, value) in instructions.params() {
         presigned.push('&');
-        presigned.push_str(&crate::kubernetes::paths::segment(name));
+        presigned.extend(utf8_percent_encode(name, SIGV4_QUERY));
         presigned.push('=');
-        presigned.push_str(&crate::kubernetes::paths::segment(value));
+        presigned.extend(utf8_percent_encode(value, SIGV4_QUERY));
     }
     Ok(format!(
         "{TOKEN_PREFIX}{}",

@@ -12,7 +12,8 @@ pub mod eks;
 pub mod eks_access;
 pub mod iam;
 pub mod iam_roles;
-pub mod ids;
+/// The identifier newtypes live in the model crate the governance engine shares.
+pub use hyperpod_model::ids;
 pub mod kms;
 pub mod memo;
 pub mod permissions;

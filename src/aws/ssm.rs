@@ -3,12 +3,11 @@
 use aws_sdk_ssm::Client;
 
 use super::{AwsError, api_error, is_not_found_error};
-use crate::governance::cluster_slurm::SessionPreferences;
 
 pub const PREFERENCES_DOCUMENT: &str = "SSM-SessionManagerRunShell";
 
 /// Whether Run As is enabled. An account that never saved preferences has no document: Run As is then off.
-pub async fn find_session_preferences(client: &Client) -> Result<SessionPreferences, AwsError> {
+pub async fn find_run_as_enabled(client: &Client) -> Result<bool, AwsError> {
     // Session Manager's documented way to save preferences is UpdateDocument on `$LATEST`; read that version.
     let output = match client
         .get_document()
@@ -21,7 +20,7 @@ pub async fn find_session_preferences(client: &Client) -> Result<SessionPreferen
         Err(err) => {
             let err = api_error("GetDocument", err);
             if is_not_found_error(&err) || err.code() == Some("InvalidDocument") {
-                return Ok(SessionPreferences { run_as_enabled: false });
+                return Ok(false);
             }
             return Err(err);
         }
@@ -32,5 +31,5 @@ pub async fn find_session_preferences(client: &Client) -> Result<SessionPreferen
         Some(serde_json::Value::String(text)) => text.eq_ignore_ascii_case("true"),
         _ => false,
     };
-    Ok(SessionPreferences { run_as_enabled })
+    Ok(run_as_enabled)
 }

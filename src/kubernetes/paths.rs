@@ -3,6 +3,8 @@
 //! `api_version` is what an object's `apiVersion` says: `"v1"` or `"rbac.authorization.k8s.io/v1"`. Names and
 //! namespaces are escaped as path segments (valid Kubernetes names never need it).
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
 pub const CORE_V1: &str = "v1";
 pub const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
 pub const NETWORKING_V1: &str = "networking.k8s.io/v1";
@@ -50,19 +52,13 @@ pub fn namespace(name: &str) -> String {
     cluster_scoped(CORE_V1, "namespaces", name)
 }
 
-/// Percent-escapes everything but RFC 3986 unreserved characters (path segments here, SigV4 query values in the
-/// EKS token).
+/// Percent-escapes everything but RFC 3986 unreserved characters.
 pub(crate) fn segment(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(value, UNRESERVED_KEPT).to_string()
 }
+
+/// RFC 3986's unreserved characters stay as they are; every other byte is percent-encoded.
+const UNRESERVED_KEPT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
 #[cfg(test)]
 mod tests {

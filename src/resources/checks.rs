@@ -200,7 +200,7 @@ pub fn deferred(planned: &Value, input: &str, strict: bool) -> crate::protocol::
             unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
         )
     };
-    crate::governance::finding::deferred_diagnostic("all rules", &what, strict)
+    crate::findings::deferred_diagnostic("all rules", &what, strict)
 }
 
 /// Whether Terraform proposes no change at all to an existing resource (a refresh, or the plan `terraform destroy`

@@ -13,6 +13,7 @@ pub use schema::governance_type;
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;
+use crate::findings::ToDiagnostics;
 use crate::governance::{
     Fact, Finding, ReviewStatus, RuleId, approval, check_contract, paths, reapproved, review_status,
 };
@@ -95,7 +96,7 @@ impl ConnectionContract {
                 _ => Vec::new(),
             };
             let what = format!("{} not known until apply", unknown.join(", "));
-            return Ok(crate::governance::finding::deferred_diagnostic("all rules", &what, strict).into());
+            return Ok(crate::findings::deferred_diagnostic("all rules", &what, strict).into());
         };
         let prior_contract = prior.and_then(contract_from_value);
         let today = crate::resources::checks::today();
@@ -198,7 +199,7 @@ impl ConnectionContract {
         let mut diagnostics = report.diagnostics(strict);
         deferral::point_deferred(&mut diagnostics, &unknown, lif_2_waits);
         for finding in findings {
-            diagnostics.push(finding.to_diagnostic(strict));
+            diagnostics.push(crate::findings::diagnostic(&finding.to_message(strict)));
         }
         if diagnostics.has_errors() {
             Err(diagnostics)

@@ -8,6 +8,7 @@ use super::model::{BindingSpec, default_connection_name, members_of, resolve_all
 use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker;
+use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Fact, ProjectOnCluster, check_binding, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};

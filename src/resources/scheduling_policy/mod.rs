@@ -17,6 +17,7 @@ use async_trait::async_trait;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
 use crate::aws::{AwsClient, AwsError, api_error, target_version};
+use crate::findings::ToDiagnostics;
 use crate::governance::Report;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, string, string_map, text, text_map, timeout, unknowns_to_null};

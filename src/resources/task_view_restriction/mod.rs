@@ -18,6 +18,8 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use crate::aws::{AwsClient, ssm};
+use crate::findings::ToDiagnostics;
+use crate::governance::cluster_slurm::SessionPreferences;
 use crate::governance::{
     AccessEntry, Contract, Fact, Orchestrator, RestrictionFacts, TaskViewRestriction, check_restriction,
 };
@@ -228,7 +230,7 @@ impl TaskViewRestrictionResource {
                     unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
                 )
             };
-            return Ok(crate::governance::finding::deferred_diagnostic("all rules", &what, client.strict).into());
+            return Ok(crate::findings::deferred_diagnostic("all rules", &what, client.strict).into());
         };
         let cluster = live::find_contract_cluster(client, &contract).await?;
         let eks_name = live::eks_name(&cluster);
@@ -260,8 +262,8 @@ impl TaskViewRestrictionResource {
                 eks: live::eks_cluster(client, name).await,
             },
             None => RestrictionFacts::Slurm {
-                preferences: match ssm::find_session_preferences(&client.ssm).await {
-                    Ok(preferences) => Fact::Known(preferences),
+                preferences: match ssm::find_run_as_enabled(&client.ssm).await {
+                    Ok(run_as_enabled) => Fact::Known(SessionPreferences { run_as_enabled }),
                     Err(err) => Fact::unreadable("Session Manager preferences", &err),
                 },
                 project_role: crate::resources::project_facts::role_permissions(client, &spec.project_role_arn).await,

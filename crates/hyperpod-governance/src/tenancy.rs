@@ -1,0 +1,202 @@
+//! Workload and project facts (part of the model, re-exported by `model`): tenants, project bindings, task view
+//! restrictions, and the view of one cluster the cross-resource rules (CLU-2, WKL-3, WKL-5, a binding's WKL-1)
+//! judge. That view holds two kinds of facts only: what the resource references explicitly in HCL (another
+//! resource's `governance` value) and what exists in AWS. Never what else happens to be planned in the same run:
+//! that would make the verdict depend on planning order (`docs/design/cross-resource-rules.md`).
+
+use super::model::{Capacity, Fact, Orchestrator, SchedulingPolicy, Setting};
+use crate::path::AttributePath;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharingStrategy {
+    Lend,
+    DontLend,
+    LendAndBorrow,
+}
+
+impl SharingStrategy {
+    /// SageMaker's `Strategy` name; anything else (and unset) is SageMaker's default, LendAndBorrow.
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "Lend" => SharingStrategy::Lend,
+            "DontLend" => SharingStrategy::DontLend,
+            _ => SharingStrategy::LendAndBorrow,
+        }
+    }
+
+    pub fn lends(self) -> bool {
+        matches!(self, SharingStrategy::Lend | SharingStrategy::LendAndBorrow)
+    }
+}
+
+impl fmt::Display for SharingStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sharing {
+    pub strategy: SharingStrategy,
+    pub borrow_limit: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodIdentity {
+    pub disable_session_tags: bool,
+    pub session_policy: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataGrants {
+    pub buckets: Vec<String>,
+    pub kms_keys: Vec<String>,
+    /// The role the bucket/key policies name; `None` when unknown until apply.
+    pub grantee_role_arn: Option<String>,
+}
+
+/// A `hyperpod_tenant`: one team on one cluster. On Slurm the team name is also the Slurm account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    pub team: String,
+    /// `hyperpod-ns-<team>` on EKS ([`Tenant::namespace_for`]).
+    pub namespace: String,
+    pub orchestrator: Orchestrator,
+    pub quota: Vec<Capacity>,
+    /// `None`: no sharing block (the right thing on Slurm).
+    pub sharing: Option<Sharing>,
+    pub priority_class: Option<String>,
+    pub fair_share_weight: Option<i64>,
+    pub viewer_groups: Vec<String>,
+    pub operator_groups: Vec<String>,
+    pub viewer_verbs: Vec<String>,
+    pub operator_verbs: Vec<String>,
+    pub default_deny_network_policy: bool,
+    /// Slurm: the OS users associated with the team's Slurm account (who may submit).
+    pub slurm_users: Vec<String>,
+    /// The Pod Identity `roleArn` (cluster account).
+    pub workload_role_arn: Option<String>,
+    /// The Pod Identity `targetRoleArn` (consumer or data account), if any.
+    pub target_role_arn: Setting<String>,
+    pub pod_identity: PodIdentity,
+    pub data_grants: DataGrants,
+}
+
+impl Tenant {
+    /// The namespace HyperPod task governance creates for a team.
+    pub fn namespace_for(team: &str) -> String {
+        format!("hyperpod-ns-{team}")
+    }
+    /// What the horizontal rules see of this tenant.
+    pub fn capacity(&self) -> TenantCapacity {
+        TenantCapacity {
+            team: self.team.clone(),
+            quota: self.quota.clone(),
+            sharing: self.sharing.clone(),
+        }
+    }
+}
+
+/// A tenant as other resources count it: referenced (a `governance` value), or a live compute quota.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TenantCapacity {
+    pub team: String,
+    pub quota: Vec<Capacity>,
+    pub sharing: Option<Sharing>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberKind {
+    User,
+    Group,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub kind: MemberKind,
+    pub name: String,
+    pub designation: String,
+}
+
+/// A `hyperpod_unified_studio_project_binding`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub project_id: Option<String>,
+    pub cluster_name: String,
+    pub project_role_arn: Option<String>,
+    pub members: Vec<Member>,
+}
+
+/// A `hyperpod_task_view_restriction`: the project role whose Studio task view is limited to `namespaces`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskViewRestriction {
+    pub project_role_arn: Option<String>,
+    pub namespaces: Vec<String>,
+}
+
+/// A project on a cluster: a live HyperPod connection, or the project behind a live compute quota's tags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectOnCluster {
+    pub project_id: String,
+    pub project_role_arn: Option<String>,
+}
+
+/// Another resource's facts taken from an explicit reference in HCL, with the attribute that references it and the
+/// cluster it belongs to (a reference to another cluster's object is a finding, not a fact about this one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Referenced<T> {
+    pub at: AttributePath,
+    pub cluster_name: String,
+    pub item: T,
+}
+
+/// What the resource references (itself included, where a rule counts it) plus what exists in AWS. Referenced
+/// entries win over live ones with the same key (a planned update replaces what exists).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inventory<T> {
+    pub referenced: Vec<Referenced<T>>,
+    /// References whose value is not known until apply (by attribute): the rules reading them are judged then.
+    pub unresolved: Vec<String>,
+    pub live: Fact<Vec<T>>,
+}
+
+impl<T> Inventory<T> {
+    /// Referenced entries on `cluster_name`, then live ones whose key none of them has; plus why the live half is
+    /// missing, if it is.
+    pub fn merged<K: PartialEq>(&self, cluster_name: &str, key: impl Fn(&T) -> K) -> (Vec<&T>, Option<&str>) {
+        let mut all: Vec<&T> = self
+            .referenced
+            .iter()
+            .filter(|r| r.cluster_name == cluster_name)
+            .map(|r| &r.item)
+            .collect();
+        let missing = match &self.live {
+            Fact::Known(live) => {
+                let referenced_keys: Vec<K> = all.iter().map(|item| key(item)).collect();
+                all.extend(live.iter().filter(|entry| !referenced_keys.contains(&key(entry))));
+                None
+            }
+            Fact::Unavailable(reason) => Some(reason.as_str()),
+        };
+        (all, missing)
+    }
+
+    /// References to objects of another cluster than `cluster_name`.
+    pub fn elsewhere<'a>(&'a self, cluster_name: &'a str) -> impl Iterator<Item = &'a Referenced<T>> + 'a {
+        self.referenced.iter().filter(move |r| r.cluster_name != cluster_name)
+    }
+}
+
+/// Everything one resource knows about one cluster, for the cross-resource rules (CLU-2, WKL-3, WKL-5, WKL-1 of a
+/// binding): live facts read at plan time, and the objects the resource references in HCL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterView {
+    pub cluster_name: String,
+    pub instance_groups: Fact<Vec<Capacity>>,
+    pub scheduling_policy: Fact<Option<SchedulingPolicy>>,
+    pub tenants: Inventory<TenantCapacity>,
+    /// Live only: the projects with a HyperPod connection to the cluster or a compute quota on it.
+    pub projects: Fact<Vec<ProjectOnCluster>>,
+    pub restrictions: Inventory<TaskViewRestriction>,
+}

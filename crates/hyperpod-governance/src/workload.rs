@@ -1,0 +1,391 @@
+//! Workload rules, capacity half (WKL-1..6): where a tenant lives and how shared capacity is divided. The access
+//! half (WKL-7..11: grants, network policy, workload identity, data) is in `workload_access.rs`.
+
+use std::collections::BTreeMap;
+
+use super::catalog::RuleId;
+use super::finding::{Check, Finding};
+use super::model::{
+    ClusterView, Contract, Fact, Inventory, Orchestrator, Referenced, SchedulingPolicy, SharingStrategy, Tenant,
+    TenantCapacity,
+};
+use super::paths::tenant as path;
+use crate::path::AttributePath;
+
+/// The borrow limits SageMaker's docs allow, in percent of idle compute.
+pub const BORROW_LIMIT_PERCENT: std::ops::RangeInclusive<i64> = 1..=500;
+
+/// WKL-1: the tenant's namespace (EKS) or Slurm account (the team name) is inside the contract's scope.
+pub fn wkl_1(tenant: &Tenant, contract: &Contract) -> Check {
+    let rule = RuleId::Wkl1;
+    let (scope, name, kind) = match tenant.orchestrator {
+        Orchestrator::Eks => (&contract.eks_namespaces, &tenant.namespace, "namespace"),
+        Orchestrator::Slurm if contract.slurm.accounts.is_empty() => {
+            return Check::passed(rule, "the contract scopes Slurm access by partition only");
+        }
+        Orchestrator::Slurm => (&contract.slurm.accounts, &tenant.team, "Slurm account"),
+    };
+    let findings = if scope.contains(name) {
+        Vec::new()
+    } else {
+        vec![Finding::new(
+            rule,
+            path::team(),
+            format!("{kind} {name:?}; the contract allows {scope:?}"),
+            format!("the tenant's {kind} is outside contract {:?}'s scope", contract.name),
+            format!(
+                "add {name:?} to the contract's scope (and have it re-approved), or use a team the contract covers"
+            ),
+        )]
+    };
+    Check::from_findings(rule, findings, format!("{kind} {name:?} is in the contract's scope"))
+}
+
+/// WKL-1 for a project binding: every namespace in the contract's scope has a tenant on the cluster (a live quota's
+/// team, or a tenant the binding references in `tenants`), so the project never reaches a namespace without quota,
+/// RBAC and network isolation. `at` is the binding's `tenants` attribute.
+pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath) -> Check {
+    let rule = RuleId::Wkl1;
+    if contract.cluster.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(
+            rule,
+            "Slurm access is scoped by accounts and partitions, not namespaces",
+        );
+    }
+    let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
+    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+    let missing: Vec<&String> = contract
+        .eks_namespaces
+        .iter()
+        .filter(|namespace| !tenants.iter().any(|t| Tenant::namespace_for(&t.team) == **namespace))
+        .collect();
+    if missing.is_empty() && findings.is_empty() {
+        // One wording for live and referenced tenants: the plan and the re-plan at apply must agree.
+        return Check::passed(
+            rule,
+            format!("every namespace of contract {:?} has a tenant", contract.name),
+        );
+    }
+    if findings.is_empty() && !view.tenants.unresolved.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
+    }
+    if findings.is_empty()
+        && let Some(reason) = live_missing
+    {
+        return Check::unavailable(rule, format!("{reason}; no referenced tenant has {missing:?}"));
+    }
+    findings.extend(missing.into_iter().map(|namespace| {
+        let team = namespace.strip_prefix("hyperpod-ns-").unwrap_or(namespace);
+        Finding::new(
+            rule,
+            at.clone(),
+            format!(
+                "namespace {namespace:?} has no tenant on cluster {:?}",
+                view.cluster_name
+            ),
+            format!(
+                "the project would reach a namespace of contract {:?} that has no quota, RBAC or network isolation",
+                contract.name
+            ),
+            format!(
+                "add the hyperpod_tenant with team = {team:?} to this binding's tenants (tenants = \
+                 [hyperpod_tenant.<name>.governance]), or remove {namespace:?} from the contract's eks_namespaces"
+            ),
+        )
+    }));
+    Check::from_findings(rule, findings, "")
+}
+
+/// References (in `at`) to objects of another cluster: a finding each, since they say nothing about this one.
+fn misplaced<T>(rule: RuleId, inventory: &Inventory<T>, cluster_name: &str, what: &str) -> Vec<Finding> {
+    inventory
+        .elsewhere(cluster_name)
+        .map(|reference| {
+            Finding::new(
+                rule,
+                reference.at.clone(),
+                format!("a {what} of cluster {:?}", reference.cluster_name),
+                format!("this resource is on cluster {cluster_name:?}"),
+                format!("reference a {what} of cluster {cluster_name:?}, or remove this reference"),
+            )
+        })
+        .collect()
+}
+
+/// WKL-2: no lend/borrow on Slurm.
+pub fn wkl_2(tenant: &Tenant) -> Check {
+    let rule = RuleId::Wkl2;
+    if tenant.orchestrator == Orchestrator::Eks {
+        return Check::not_applicable(rule, "EKS task governance supports lend/borrow");
+    }
+    let findings = match &tenant.sharing {
+        Some(sharing) if sharing.strategy != SharingStrategy::DontLend || sharing.borrow_limit.is_some() => {
+            let at = if sharing.strategy == SharingStrategy::DontLend {
+                "borrow_limit"
+            } else {
+                "strategy"
+            };
+            vec![Finding::new(
+                rule,
+                path::sharing(at),
+                match sharing.borrow_limit {
+                    Some(limit) => format!(
+                        "strategy {:?}, borrow_limit {limit} on a Slurm cluster",
+                        sharing.strategy
+                    ),
+                    None => format!("strategy {:?} on a Slurm cluster", sharing.strategy),
+                },
+                "Slurm has no lend/borrow model",
+                "remove the sharing block; on Slurm, share capacity through QoS, priority and fair-share",
+            )]
+        }
+        _ => Vec::new(),
+    };
+    Check::from_findings(rule, findings, "no lend/borrow on the Slurm cluster")
+}
+
+/// WKL-3: guaranteed quotas per instance type, summed over the cluster's tenants, fit its instance groups. The
+/// tenants counted are the live compute quotas, the tenant being planned and the tenants it references; `at` is its
+/// quota attribute. Two new tenants that reference neither each other nor anything live are each judged alone at
+/// plan; apply judges each against the quotas then live, before it writes.
+pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
+    let rule = RuleId::Wkl3;
+    let groups = match &view.instance_groups {
+        Fact::Known(groups) => groups,
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+    };
+    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+    let mut capacity: BTreeMap<&str, i64> = BTreeMap::new();
+    for group in groups {
+        *capacity.entry(group.instance_type.as_str()).or_default() += group.count;
+    }
+    let mut demand: BTreeMap<&str, Vec<(&str, i64)>> = BTreeMap::new();
+    for tenant in &tenants {
+        for quota in &tenant.quota {
+            demand
+                .entry(quota.instance_type.as_str())
+                .or_default()
+                .push((&tenant.team, quota.count));
+        }
+    }
+    let findings: Vec<Finding> = demand
+        .iter()
+        .filter_map(|(instance_type, teams)| {
+            let total = teams.iter().fold(0i64, |sum, (_, count)| sum.saturating_add(*count));
+            let available = capacity.get(instance_type).copied().unwrap_or(0);
+            (total > available).then(|| {
+                let shares: Vec<String> = teams.iter().map(|(team, count)| format!("{team} {count}")).collect();
+                // The count of this tenant's own entry for that type, where it has one.
+                let own_entry = view
+                    .tenants
+                    .referenced
+                    .iter()
+                    .find(|r| r.at == at)
+                    .and_then(|own| own.item.quota.iter().position(|q| q.instance_type == *instance_type));
+                Finding::new(
+                    rule,
+                    own_entry.map_or_else(|| at.clone(), |index| at.index(index).push_attr("count")),
+                    format!(
+                        "{instance_type}: {total} guaranteed ({}) but the instance groups have {available}",
+                        shares.join(", ")
+                    ),
+                    format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
+                    "lower the guaranteed counts (borrowing covers bursts), or grow the instance groups first",
+                )
+            })
+        })
+        .collect();
+    if !findings.is_empty() {
+        return Check::from_findings(rule, findings, "");
+    }
+    if !view.tenants.unresolved.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
+    }
+    if let Some(reason) = live_missing {
+        return Check::unavailable(
+            rule,
+            format!("{reason}; this tenant and the tenants it references fit on their own"),
+        );
+    }
+    // No count in the wording: the plan and the re-plan at apply may see different numbers of live tenants.
+    Check::passed(
+        rule,
+        format!(
+            "the guaranteed quotas on cluster {:?} fit its instance groups",
+            view.cluster_name
+        ),
+    )
+}
+
+/// WKL-4: the tenant's priority class exists in the cluster's scheduling policy (`Known(None)`: no policy).
+pub fn wkl_4(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check {
+    let rule = RuleId::Wkl4;
+    let Some(class) = &tenant.priority_class else {
+        return Check::passed(rule, "the tenant names no priority class");
+    };
+    if tenant.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm priority comes from QoS, not a cluster policy");
+    }
+    let classes: &[String] = match policy {
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+        Fact::Known(None) => &[],
+        Fact::Known(Some(policy)) => &policy.priority_classes,
+    };
+    let findings = if classes.contains(class) {
+        Vec::new()
+    } else {
+        vec![Finding::new(
+            rule,
+            AttributePath::attr(path::PRIORITY_CLASS),
+            format!("{class:?}; the cluster policy defines {classes:?}"),
+            "the priority class does not exist in the cluster's scheduling policy",
+            "add it to the hyperpod_scheduling_policy of the cluster, or use one of the defined classes",
+        )]
+    };
+    Check::from_findings(rule, findings, format!("priority class {class:?} exists"))
+}
+
+/// WKL-5: a borrow limit (1-500 %) only with LendAndBorrow, and borrowing needs another team that lends: one the
+/// tenant references in `borrows_from`, or a live quota that lends. `view.tenants.referenced` holds the tenant
+/// itself and its `borrows_from` entries.
+pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
+    let rule = RuleId::Wkl5;
+    // The tenant itself is referenced at its own `quota`; everything else came from `borrows_from`.
+    let lenders: Vec<&Referenced<TenantCapacity>> = view
+        .tenants
+        .referenced
+        .iter()
+        .filter(|r| r.at != path::quota())
+        .collect();
+    let Some(sharing) = &tenant.sharing else {
+        return match lenders.first() {
+            None => Check::passed(rule, "no sharing configured"),
+            Some(first) => Check::from_findings(
+                rule,
+                vec![Finding::new(
+                    rule,
+                    first.at.clone(),
+                    "borrows_from without a sharing block",
+                    "the tenant names lenders but does not borrow",
+                    "set sharing { strategy = \"LendAndBorrow\" }, or remove borrows_from",
+                )],
+                "",
+            ),
+        };
+    };
+    if tenant.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm has no lend/borrow model (WKL-2)");
+    }
+    let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
+    if let Some(limit) = sharing.borrow_limit {
+        if sharing.strategy != SharingStrategy::LendAndBorrow {
+            findings.push(Finding::new(
+                rule,
+                path::sharing("borrow_limit"),
+                format!("{limit} % with strategy {}", sharing.strategy),
+                "a borrow limit only applies to LendAndBorrow",
+                "remove borrow_limit, or set strategy = \"LendAndBorrow\"",
+            ));
+        }
+        if !BORROW_LIMIT_PERCENT.contains(&limit) {
+            findings.push(Finding::new(
+                rule,
+                path::sharing("borrow_limit"),
+                format!("{limit} %"),
+                "the borrow limit is out of range",
+                "use 1 to 500 percent of idle compute",
+            ));
+        }
+    }
+    let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
+    for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
+        if sharing.strategy != SharingStrategy::LendAndBorrow {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!("borrows_from with strategy {}", sharing.strategy),
+                "only a LendAndBorrow tenant borrows",
+                "set strategy = \"LendAndBorrow\", or remove borrows_from",
+            ));
+        } else if reference.item.team == tenant.team || !lends(&reference.item) {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!(
+                    "tenant {:?} with strategy {}",
+                    reference.item.team,
+                    reference
+                        .item
+                        .sharing
+                        .as_ref()
+                        .map_or("none".to_string(), |s| s.strategy.to_string())
+                ),
+                "a tenant this one borrows from must be another team that lends idle capacity",
+                "reference a tenant whose sharing strategy is Lend or LendAndBorrow",
+            ));
+        }
+    }
+    let mut missing = None;
+    if sharing.strategy == SharingStrategy::LendAndBorrow && !view.tenants.unresolved.is_empty() {
+        if findings.is_empty() {
+            return Check::unknowns(rule, &view.tenants.unresolved);
+        }
+    } else if sharing.strategy == SharingStrategy::LendAndBorrow {
+        let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+        let lender = tenants.iter().find(|other| other.team != tenant.team && lends(other));
+        match (lender, live_missing) {
+            (Some(_), _) => {}
+            (None, Some(reason)) => missing = Some(reason),
+            (None, None) => findings.push(Finding::new(
+                rule,
+                path::sharing("strategy"),
+                format!(
+                    "LendAndBorrow; no other team on cluster {:?} lends (live, or referenced in borrows_from)",
+                    view.cluster_name
+                ),
+                "borrowing needs another team that lends idle capacity",
+                "reference the lending tenant (borrows_from = [hyperpod_tenant.<lender>.governance]), or use \
+                 strategy = \"DontLend\" until one exists",
+            )),
+        }
+    }
+    if findings.is_empty()
+        && let Some(reason) = missing
+    {
+        return Check::unavailable(rule, format!("{reason}; no tenant in borrows_from lends"));
+    }
+    Check::from_findings(rule, findings, format!("sharing {} is consistent", sharing.strategy))
+}
+
+/// WKL-6 (warning): a fair-share weight while the cluster policy disables fair share has no effect.
+pub fn wkl_6(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check {
+    let rule = RuleId::Wkl6;
+    let Some(weight) = tenant.fair_share_weight.filter(|weight| *weight > 0) else {
+        return Check::passed(rule, "no fair-share weight set");
+    };
+    if tenant.orchestrator == Orchestrator::Slurm {
+        return Check::not_applicable(rule, "Slurm fair-share is configured in Slurm accounting");
+    }
+    let enabled = match policy {
+        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+        // Without a cluster policy SageMaker's default applies: fair share enabled.
+        Fact::Known(None) => true,
+        Fact::Known(Some(policy)) => policy.fair_share,
+    };
+    let findings = if enabled {
+        Vec::new()
+    } else {
+        vec![Finding::new(
+            rule,
+            AttributePath::attr(path::FAIR_SHARE_WEIGHT),
+            weight.to_string(),
+            "the cluster policy disables fair share, so the weight has no effect",
+            "enable fair_share in the cluster's hyperpod_scheduling_policy, or remove fair_share_weight",
+        )]
+    };
+    Check::from_findings(rule, findings, format!("fair-share weight {weight} applies"))
+}
+
+#[cfg(test)]
+#[path = "workload_tests.rs"]
+mod tests;

@@ -1,0 +1,262 @@
+//! Tests of WKL-1..6.
+
+use super::*;
+use crate::catalog::RuleId;
+use crate::examples::{
+    self, capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view, view_with_quota as with_quota,
+    wkl_1_binding_view, wkl_5_view,
+};
+use crate::finding::Outcome;
+use crate::model::{Referenced, Sharing, TenantCapacity};
+
+fn not_applicable(check: &Check) -> bool {
+    matches!(check.outcome, Outcome::NotApplicable { .. })
+}
+
+fn paths(check: &Check) -> Vec<String> {
+    check.findings().iter().map(|f| f.path.to_string()).collect()
+}
+
+#[test]
+fn wkl_1_keeps_tenants_inside_the_contract_scope() {
+    assert!(wkl_1(&tenant(), &contract()).is_passed());
+    let check = examples::failing(RuleId::Wkl1); // team marketing
+    assert_eq!(paths(&check), ["team"]);
+    assert!(check.findings()[0].observed.contains("hyperpod-ns-marketing"));
+    assert!(wkl_1(&slurm_tenant(), &slurm_contract()).is_passed());
+    assert!(
+        wkl_1(
+            &Tenant {
+                team: "ops".into(),
+                ..slurm_tenant()
+            },
+            &slurm_contract()
+        )
+        .is_failed()
+    );
+    let mut partitions_only = slurm_contract();
+    partitions_only.slurm.accounts.clear();
+    assert!(wkl_1(&slurm_tenant(), &partitions_only).is_passed());
+}
+
+#[test]
+fn wkl_1_for_a_binding_needs_a_tenant_in_every_namespace_of_the_contract() {
+    let at = || AttributePath::attr("tenants");
+    assert!(
+        wkl_1_binding(&contract(), &view(), at()).is_passed(),
+        "research is referenced"
+    );
+    let check = wkl_1_binding(&contract(), &wkl_1_binding_view(), at());
+    assert_eq!(paths(&check), ["tenants"]);
+    assert_eq!(
+        check.findings()[0].observed,
+        "namespace \"hyperpod-ns-research\" has no tenant on cluster \"ml-capacity\""
+    );
+    assert!(check.findings()[0].fix.contains("team = \"research\""));
+    // A live quota of the team counts as much as a referenced tenant.
+    let mut live = wkl_1_binding_view();
+    live.tenants.live = Fact::Known(vec![tenant().capacity()]);
+    assert!(wkl_1_binding(&contract(), &live, at()).is_passed());
+    // Unread quotas: skipped (a warning), unless the referenced tenants cover every namespace anyway.
+    let mut unread = wkl_1_binding_view();
+    unread.tenants.live = Fact::Unavailable("AccessDenied listing compute quotas".into());
+    assert!(wkl_1_binding(&contract(), &unread, at()).is_skipped());
+    unread.tenants.referenced = view().tenants.referenced;
+    assert!(wkl_1_binding(&contract(), &unread, at()).is_passed());
+    // A referenced tenant not known until apply defers the rule; one of another cluster is a finding.
+    let mut deferred = wkl_1_binding_view();
+    deferred.tenants.unresolved = vec!["tenants[0]".into()];
+    assert!(wkl_1_binding(&contract(), &deferred, at()).is_deferred());
+    let mut elsewhere = view();
+    elsewhere.tenants.referenced[0].cluster_name = "other-capacity".into();
+    elsewhere.tenants.referenced[0].at = AttributePath::attr("tenants").index(0);
+    assert_eq!(
+        paths(&wkl_1_binding(&contract(), &elsewhere, at())),
+        ["tenants[0]", "tenants"]
+    );
+    assert!(matches!(
+        wkl_1_binding(&slurm_contract(), &wkl_1_binding_view(), at()).outcome,
+        Outcome::NotApplicable { .. }
+    ));
+}
+
+#[test]
+fn wkl_2_refuses_lend_borrow_on_slurm() {
+    assert!(wkl_2(&slurm_tenant()).is_passed());
+    assert!(not_applicable(&wkl_2(&tenant())), "EKS may lend and borrow");
+    assert_eq!(paths(&examples::failing(RuleId::Wkl2)), ["sharing.strategy"]);
+    let dont_lend_with_limit = Tenant {
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::DontLend,
+            borrow_limit: Some(10),
+        }),
+        ..slurm_tenant()
+    };
+    assert_eq!(paths(&wkl_2(&dont_lend_with_limit)), ["sharing.borrow_limit"]);
+    let dont_lend = Tenant {
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::DontLend,
+            borrow_limit: None,
+        }),
+        ..slurm_tenant()
+    };
+    assert!(wkl_2(&dont_lend).is_passed());
+}
+
+fn lender(team: &str, count: i64, at: AttributePath) -> Referenced<TenantCapacity> {
+    Referenced {
+        at,
+        cluster_name: "ml-capacity".into(),
+        item: TenantCapacity {
+            team: team.into(),
+            quota: vec![capacity("ml.p5.48xlarge", count)],
+            sharing: Some(Sharing {
+                strategy: SharingStrategy::Lend,
+                borrow_limit: None,
+            }),
+        },
+    }
+}
+
+#[test]
+fn wkl_3_sums_referenced_and_live_quotas_against_instance_groups() {
+    assert!(wkl_3(&view(), path::quota()).is_passed());
+    let check = examples::failing(RuleId::Wkl3); // research guaranteed 3
+    assert_eq!(paths(&check), ["quota[0].count"]);
+    assert_eq!(
+        check.findings()[0].observed,
+        "ml.p5.48xlarge: 5 guaranteed (research 3, platform 2) but the instance groups have 4"
+    );
+    // A referenced tenant that also exists (a planned update) replaces the live one rather than adding to it.
+    let mut replanned = view();
+    let mut platform = lender("platform", 1, path::borrows_from(0));
+    platform.item.sharing = None;
+    replanned.tenants.referenced.push(platform);
+    assert!(wkl_3(&replanned, path::quota()).is_passed());
+    let mut unknown_type = view();
+    unknown_type.tenants.referenced[0].item.quota = vec![capacity("ml.g5.xlarge", 1)];
+    assert!(wkl_3(&unknown_type, path::quota()).is_failed());
+}
+
+#[test]
+fn wkl_3_counts_the_tenants_a_new_tenant_borrows_from_on_the_first_plan() {
+    let mut fresh = with_quota(3);
+    fresh.tenants.live = Fact::Known(Vec::new());
+    assert!(wkl_3(&fresh, path::quota()).is_passed(), "alone, 3 of 4 fit");
+    fresh
+        .tenants
+        .referenced
+        .push(lender("vision", 2, path::borrows_from(0)));
+    assert!(wkl_3(&fresh, path::quota()).is_failed());
+    // Unread live quotas: a referenced overcommit still fails; otherwise the check is skipped, not passed.
+    fresh.tenants.live = Fact::Unavailable("AccessDenied on ListComputeQuotas".into());
+    assert!(wkl_3(&fresh, path::quota()).is_failed());
+    let mut fits = view();
+    fits.tenants.live = Fact::Unavailable("AccessDenied on ListComputeQuotas".into());
+    assert!(wkl_3(&fits, path::quota()).is_skipped());
+    let mut no_groups = view();
+    no_groups.instance_groups = Fact::Unavailable("AccessDenied on DescribeCluster".into());
+    assert!(wkl_3(&no_groups, path::quota()).is_skipped());
+    let mut deferred = view();
+    deferred.tenants.unresolved = vec!["borrows_from".into()];
+    assert!(wkl_3(&deferred, path::quota()).is_deferred());
+}
+
+#[test]
+fn wkl_4_priority_class_must_exist() {
+    let known = |classes: &[&str]| Fact::Known(Some(policy(classes, true)));
+    assert!(wkl_4(&tenant(), &known(&["production", "research"])).is_passed());
+    assert_eq!(paths(&examples::failing(RuleId::Wkl4)), ["priority_class"]);
+    assert!(
+        wkl_4(&tenant(), &Fact::Known(None)).is_failed(),
+        "no policy, no classes"
+    );
+    assert!(wkl_4(&tenant(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+    assert!(
+        wkl_4(
+            &Tenant {
+                priority_class: None,
+                ..tenant()
+            },
+            &Fact::Known(None)
+        )
+        .is_passed()
+    );
+    assert!(not_applicable(&wkl_4(&slurm_tenant(), &Fact::Known(None))));
+}
+
+#[test]
+fn wkl_5_borrow_limits_and_lenders() {
+    assert!(wkl_5(&tenant(), &view()).is_passed(), "platform lends (live)");
+    let mut limit_without_borrow = tenant();
+    limit_without_borrow.sharing = Some(Sharing {
+        strategy: SharingStrategy::Lend,
+        borrow_limit: Some(600),
+    });
+    assert_eq!(
+        paths(&wkl_5(&limit_without_borrow, &view())),
+        ["sharing.borrow_limit", "sharing.borrow_limit"]
+    );
+    assert_eq!(paths(&examples::failing(RuleId::Wkl5)), ["sharing.strategy"]);
+    let alone = wkl_5(&tenant(), &wkl_5_view());
+    assert!(
+        alone.findings()[0].fix.contains("borrows_from"),
+        "{:?}",
+        alone.findings()
+    );
+    // A lender referenced in borrows_from satisfies it on the very first plan.
+    let mut referenced = wkl_5_view();
+    referenced
+        .tenants
+        .referenced
+        .push(lender("production", 1, path::borrows_from(0)));
+    assert!(wkl_5(&tenant(), &referenced).is_passed());
+    // A referenced tenant that does not lend is a finding at its reference.
+    let mut non_lender = wkl_5_view();
+    let mut finance = lender("finance", 0, path::borrows_from(0));
+    finance.item.sharing = Some(Sharing {
+        strategy: SharingStrategy::DontLend,
+        borrow_limit: None,
+    });
+    non_lender.tenants.referenced.push(finance);
+    assert_eq!(
+        paths(&wkl_5(&tenant(), &non_lender)),
+        ["borrows_from[0]", "sharing.strategy"]
+    );
+    let mut no_lender = wkl_5_view();
+    no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
+    assert!(wkl_5(&tenant(), &no_lender).is_skipped());
+    assert!(
+        wkl_5(
+            &Tenant {
+                sharing: None,
+                ..tenant()
+            },
+            &no_lender
+        )
+        .is_passed()
+    );
+    let mut deferred = wkl_5_view();
+    deferred.tenants.unresolved = vec!["borrows_from".into()];
+    assert!(wkl_5(&tenant(), &deferred).is_deferred());
+}
+
+#[test]
+fn wkl_6_warns_when_fair_share_is_disabled() {
+    assert!(wkl_6(&tenant(), &Fact::Known(Some(policy(&["research"], true)))).is_passed());
+    assert!(wkl_6(&tenant(), &Fact::Known(None)).is_passed());
+    let check = examples::failing(RuleId::Wkl6); // fair share disabled
+    assert_eq!(paths(&check), ["fair_share_weight"]);
+    assert_eq!(check.findings()[0].severity, crate::Severity::Warning);
+    assert!(wkl_6(&tenant(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
+    assert!(
+        wkl_6(
+            &Tenant {
+                fair_share_weight: None,
+                ..tenant()
+            },
+            &Fact::Known(Some(policy(&[], false)))
+        )
+        .is_passed()
+    );
+}

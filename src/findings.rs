@@ -1,0 +1,50 @@
+//! The engine's verdict as Terraform diagnostics: a [`Report`]'s messages, a [`Finding`], the message for rules
+//! deferred to apply. Paths are shared (the model crate's); severities are the engine's own and are mapped here.
+
+use crate::governance::{self, Finding, Message, Report};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics, Severity};
+
+fn severity(severity: governance::Severity) -> Severity {
+    match severity {
+        governance::Severity::Error => Severity::Error,
+        governance::Severity::Warning => Severity::Warning,
+    }
+}
+
+/// One message as one diagnostic.
+pub fn diagnostic(message: &Message) -> Diagnostic {
+    Diagnostic {
+        severity: severity(message.severity),
+        summary: message.summary.clone(),
+        detail: message.detail.clone(),
+        path: message.path.clone(),
+    }
+}
+
+/// The diagnostic for rules a plan cannot evaluate because `what` is known only at apply (see
+/// [`governance::finding::deferred_message`]).
+pub fn deferred_diagnostic(rules: &str, what: &str, strict: bool) -> Diagnostic {
+    diagnostic(&governance::finding::deferred_message(rules, what, strict))
+}
+
+/// Diagnostics from the engine's types.
+pub trait ToDiagnostics {
+    /// `strict` turns warnings into errors.
+    fn diagnostics(&self, strict: bool) -> Diagnostics;
+}
+
+impl ToDiagnostics for Report {
+    fn diagnostics(&self, strict: bool) -> Diagnostics {
+        Diagnostics(self.messages(strict).iter().map(diagnostic).collect())
+    }
+}
+
+impl ToDiagnostics for Finding {
+    fn diagnostics(&self, strict: bool) -> Diagnostics {
+        Diagnostics(vec![diagnostic(&self.to_message(strict))])
+    }
+}
+
+#[cfg(test)]
+#[path = "findings_tests.rs"]
+mod tests;
