@@ -12,7 +12,7 @@ SANDBOX_PORT ?= 4599
 ACCEPTANCE_FIXTURE ?= fixtures/renamed.json
 SANDBOX_FIXTURE ?= fixtures/local.json
 
-.PHONY: all build bootstrap demo sandbox test test-engine test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale clean-state docs release-local
+.PHONY: all build bootstrap demo sandbox test test-engine test-protocol test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale clean-state docs release-local
 
 all: build
 
@@ -32,16 +32,20 @@ demo: bootstrap build
 sandbox: bootstrap
 	cd acceptance-tests && $(PYTHON) -m sandbox --port $(SANDBOX_PORT) --fixture $(SANDBOX_FIXTURE)
 
-## Everything. First the governance engine's tests (no AWS SDK to build: a broken rule fails in seconds), then the
-## build, then the sandbox's own smoke tests, so a drift in moto or botocore's models fails loudly
+## Everything. First the governance engine's tests (no AWS SDK to build: a broken rule fails in seconds) and the
+## plugin protocol's, then the build, then the sandbox's own smoke tests, so a drift in moto or botocore's models fails loudly
 ## before anything is judged against it (the harness tests kill a real provider, so they need the build); then formatting and lints, unit/property/transport tests, Terraform acceptance
 ## against the renamed seed ($(ACCEPTANCE_FIXTURE)), and the examples once more against the seed as it is (their
 ## variables' defaults are the local seed's: `make demo` and a plain `terraform apply` in an example rely on them).
-test: test-engine bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
+test: test-engine test-protocol bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
 
-## The engine and the model it shares with the clients: builds and tests without compiling any AWS SDK crate.
+## The engine and the model: build and test in seconds, without compiling any AWS SDK crate.
 test-engine:
 	cargo test --release --locked -p hyperpod-model -p hyperpod-governance
+
+## The plugin protocol: no AWS SDK either (tonic, rustls and the TLS stack only).
+test-protocol:
+	cargo test --release --locked -p hyperpod-protocol
 
 test-unit:
 	cargo test --release --locked --workspace

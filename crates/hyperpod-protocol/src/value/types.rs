@@ -156,7 +156,7 @@ fn type_from_json(v: &serde_json::Value, depth: usize) -> Result<Type, ValueErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::value::tests::{arb_type, schema};
+    use crate::value::tests::{arb_type, schema};
     use proptest::prelude::*;
 
     #[test]

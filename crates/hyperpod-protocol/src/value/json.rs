@@ -218,7 +218,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::value::tests::typed_value;
+    use crate::value::tests::typed_value;
     use proptest::prelude::*;
 
     proptest! {

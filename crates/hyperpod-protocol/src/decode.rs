@@ -172,8 +172,8 @@ fn elements_of(value: &Value) -> &[Value] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::object::{object, text};
-    use crate::protocol::value::Number;
+    use crate::object::{object, text};
+    use crate::value::Number;
 
     #[test]
     fn null_unknown_and_known_stay_apart() {

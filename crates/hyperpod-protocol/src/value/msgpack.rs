@@ -426,7 +426,7 @@ fn float_number(f: f64) -> Result<Number, ValueError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::value::tests::{num, roundtrip, typed_value};
+    use crate::value::tests::{num, roundtrip, typed_value};
     use proptest::prelude::*;
 
     #[test]

@@ -221,7 +221,7 @@ fn replacements(block: &Block, prior: &Value, planned: &Value) -> Vec<AttributeP
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::schema::Attribute;
+    use crate::schema::Attribute;
     use std::collections::BTreeMap;
 
     fn block() -> Block {
@@ -263,7 +263,7 @@ mod tests {
     }
 
     fn with_handoff() -> Block {
-        block().attribute(Attribute::new("contract", crate::protocol::value::Type::String).write_only())
+        block().attribute(Attribute::new("contract", crate::value::Type::String).write_only())
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub(super) fn tuple_len_error(want: usize, got: usize) -> ValueError {
 
 #[cfg(test)]
 mod tests {
-    use crate::protocol::value::{Type, Value};
+    use crate::value::{Type, Value};
 
     #[test]
     fn errors_carry_the_path() {

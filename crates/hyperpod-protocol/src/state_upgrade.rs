@@ -77,8 +77,8 @@ pub fn upgrade(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::object::string;
-    use crate::protocol::schema::{Attribute, Block};
+    use crate::object::string;
+    use crate::schema::{Attribute, Block};
 
     fn schema(version: i64) -> Schema {
         Schema {

@@ -208,8 +208,8 @@ fn parse_exponent(e: &str) -> Result<i64, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::value::tests::num;
-    use crate::protocol::value::{Type, Value};
+    use crate::value::tests::num;
+    use crate::value::{Type, Value};
     use proptest::prelude::*;
 
     #[test]

@@ -1,10 +1,12 @@
 //! The Terraform plugin protocol layer: handshake, transport security, the tfplugin6 service, values, schemas and
-//! diagnostics. It knows nothing about AWS; the provider plugs in through the traits in `resource`.
+//! diagnostics. It knows nothing about AWS or governance (it shares only the model crate's attribute paths); the
+//! provider plugs in through the traits in `resource`.
 
 pub mod caller;
 pub mod convert;
 pub mod decode;
 pub mod diagnostics;
+pub mod digest;
 pub mod handshake;
 pub mod list;
 #[cfg(test)]

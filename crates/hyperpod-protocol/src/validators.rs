@@ -395,7 +395,7 @@ pub fn parse_date(text: &str) -> Option<time::Date> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::value::Number;
+    use crate::value::Number;
 
     fn run(validator: &dyn Validator, value: Value) -> Diagnostics {
         let mut diagnostics = Diagnostics::new();
@@ -496,7 +496,7 @@ mod tests {
 
     #[test]
     fn the_schema_walk_rejects_a_required_argument_written_as_null() {
-        use crate::protocol::schema::{Attribute, Block};
+        use crate::schema::{Attribute, Block};
         let block = Block::new("test")
             .attribute(Attribute::string("name").required())
             .attribute(Attribute::string("note").optional());
