@@ -636,7 +636,7 @@ fn rule_section(rule: RuleId) -> String {
         "Example diagnostics:\n"
     });
     for finding in findings {
-        let diagnostic = crate::findings::diagnostic(&finding.to_message(false));
+        let diagnostic = crate::findings::finding_diagnostic(finding, false);
         let at = if diagnostic.path.is_root() {
             "the resource block as a whole".to_string()
         } else {
@@ -1047,7 +1047,7 @@ Read-Only:
             assert!(guide.contains(&anchor), "no section for {}", rule.id());
             assert!(guide.contains(&format!("| [{}](#{}) |", rule.id(), rule_anchor(*rule))));
             for finding in examples::failing(*rule).findings() {
-                let diagnostic = crate::findings::diagnostic(&finding.to_message(false));
+                let diagnostic = crate::findings::finding_diagnostic(finding, false);
                 let shown = format!(
                     "```text\n{}\n```\n\nAttribute path: `{}`.\n",
                     terraform_diagnostic(&diagnostic),

@@ -39,10 +39,9 @@ impl ToDiagnostics for Report {
     }
 }
 
-impl ToDiagnostics for Finding {
-    fn diagnostics(&self, strict: bool) -> Diagnostics {
-        Diagnostics(vec![diagnostic(&self.to_message(strict))])
-    }
+/// One finding as one diagnostic (`strict` turns a warning into an error).
+pub fn finding_diagnostic(finding: &Finding, strict: bool) -> Diagnostic {
+    diagnostic(&finding.to_message(strict))
 }
 
 #[cfg(test)]

@@ -388,29 +388,6 @@ pub async fn create_access_entry(
     Ok(())
 }
 
-/// Sets one tag on an access entry (by its ARN), leaving its other tags.
-pub async fn tag_access_entry(client: &Client, arn: &str, key: &str, value: &str) -> Result<(), AwsError> {
-    client
-        .tag_resource()
-        .resource_arn(arn)
-        .tags(key, value)
-        .send()
-        .await
-        .map_err(|err| api_error("TagResource", err))?;
-    Ok(())
-}
-
-/// Removes one tag from an access entry; an entry that is gone succeeds.
-pub async fn untag_access_entry(client: &Client, arn: &str, key: &str) -> Result<(), AwsError> {
-    match client.untag_resource().resource_arn(arn).tag_keys(key).send().await {
-        Ok(_) => Ok(()),
-        Err(err) => {
-            let err = api_error("UntagResource", err);
-            if is_not_found_error(&err) { Ok(()) } else { Err(err) }
-        }
-    }
-}
-
 /// Replaces the entry's Kubernetes groups (an empty slice removes them all).
 pub async fn update_access_entry_groups(
     client: &Client,
@@ -500,8 +477,8 @@ fn sdk_tags(tags: &BTreeMap<String, String>) -> Option<HashMap<String, String>> 
     (!tags.is_empty()).then(|| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
 }
 
-/// Brings an EKS resource's tags from `current` to `wanted`.
-async fn update_tags(
+/// Brings an EKS resource's tags (an access entry's, a Pod Identity association's) from `current` to `wanted`.
+pub async fn update_tags(
     client: &Client,
     arn: &str,
     current: &BTreeMap<String, String>,

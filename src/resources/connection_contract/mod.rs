@@ -199,7 +199,7 @@ impl ConnectionContract {
         let mut diagnostics = report.diagnostics(strict);
         deferral::point_deferred(&mut diagnostics, &unknown, lif_2_waits);
         for finding in findings {
-            diagnostics.push(crate::findings::diagnostic(&finding.to_message(strict)));
+            diagnostics.push(crate::findings::finding_diagnostic(&finding, strict));
         }
         if diagnostics.has_errors() {
             Err(diagnostics)

@@ -250,8 +250,10 @@ impl Applier<'_> {
         let Some(contract) = self.tags.get(CONTRACT_TAG).cloned() else {
             return Ok(());
         };
-        if live.tags.get(CONTRACT_TAG) != Some(&contract) {
-            access::tag_access_entry(&self.client.eks, &live.arn, CONTRACT_TAG, &contract)
+        let mut wanted = live.tags.clone();
+        wanted.insert(CONTRACT_TAG.to_string(), contract.clone());
+        if wanted != live.tags {
+            access::update_tags(&self.client.eks, &live.arn, &live.tags, &wanted)
                 .await
                 .map_err(|err| failed("Tagging the project role's access entry failed", err))?;
         }
@@ -331,9 +333,13 @@ impl Applier<'_> {
         if marked {
             match access::describe_access_entry(eks, &cluster, &principal).await {
                 Ok(live) if live.tags.get(CONTRACT_TAG) == self.components.get(CONTRACT_TAG_COMPONENT) => {
-                    access::untag_access_entry(eks, &live.arn, CONTRACT_TAG)
-                        .await
-                        .map_err(|err| failed("Untagging the project role's access entry failed", err))?;
+                    let mut wanted = live.tags.clone();
+                    wanted.remove(CONTRACT_TAG);
+                    match access::update_tags(eks, &live.arn, &live.tags, &wanted).await {
+                        Ok(()) => {}
+                        Err(err) if err.is_not_found() => {}
+                        Err(err) => return Err(failed("Untagging the project role's access entry failed", err)),
+                    }
                 }
                 // Someone re-tagged it since: their mark now, left as it is.
                 Ok(_) => {}
