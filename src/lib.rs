@@ -2,22 +2,29 @@
 //! for SageMaker Unified Studio projects.
 //!
 //! Layout: `protocol` (the plugin protocol, crate `hyperpod-protocol`, no AWS), `governance` (the engine, crate
-//! `hyperpod-governance`), `provider` (the provider block and registry), `resources`, `data_sources` and `functions`
-//! (one module each), `aws` (clients, `find_*` / `wait_*` helpers, typed errors), `kubernetes` (an EKS cluster's API:
-//! a JSON client, paths, namespace helpers), `findings` (the engine's messages as diagnostics).
+//! `hyperpod-governance`), `aws` and `kubernetes` (the cloud clients, crate `hyperpod-clients`: `find_*` / `wait_*`
+//! helpers, typed errors), `provider` (the provider block and registry), `resources`, `data_sources` and `functions`
+//! (one module each), `findings` and `errors` (the engine's messages and the clients' errors as diagnostics), `permissions` (the
+//! least-privilege policy of each resource).
 
-pub mod aws;
+/// The AWS clients (crate `hyperpod-clients`).
+pub use hyperpod_clients::aws;
+/// Which resource a request is made for (crate `hyperpod-clients`).
+pub use hyperpod_clients::caller;
 pub mod data_sources;
 /// SHA-256 in hex (the protocol crate's: it digests write-only values too).
 pub use hyperpod_protocol::digest;
 pub mod docs;
+pub mod errors;
 pub mod findings;
 pub mod functions;
+/// An EKS cluster's Kubernetes API (crate `hyperpod-clients`).
+pub use hyperpod_clients::kubernetes;
 /// The governance engine (crate `hyperpod-governance`): the catalog, the model, one pure function per rule.
 pub use hyperpod_governance as governance;
-pub mod kubernetes;
 /// The plugin protocol (crate `hyperpod-protocol`): no AWS, no governance.
 pub use hyperpod_protocol as protocol;
+pub mod permissions;
 pub mod provider;
 pub mod report;
 pub mod resources;

@@ -1,6 +1,7 @@
 //! The crate graph keeps the architecture's arrows pointing down (README, "Layout"): the model depends on nothing;
 //! the governance engine only on the model and plain data crates, never on the provider, the plugin protocol, an AWS
-//! SDK or a Kubernetes client; the plugin protocol on neither AWS, the engine nor the provider. Read from `cargo tree`
+//! SDK or a Kubernetes client; the plugin protocol on neither AWS, the engine nor the provider; the cloud clients on
+//! neither the engine, the protocol nor the provider (they share only the model). Read from `cargo tree`
 //! (normal dependencies, transitively, as the lock file resolves them), so a dependency added anywhere below a layer
 //! is caught too.
 
@@ -47,14 +48,26 @@ fn is_aws_client(name: &str) -> bool {
 
 /// What the engine must never reach: the layers above it and the heavy clients.
 fn forbidden_below_engine(name: &str) -> bool {
-    ["terraform-provider-hyperpod", "hyperpod-protocol"].contains(&name)
+    ["terraform-provider-hyperpod", "hyperpod-protocol", "hyperpod-clients"].contains(&name)
         || name.starts_with("aws-")
         || ["tonic", "prost", "hyper", "rustls", "tokio"].contains(&name)
 }
 
-/// What the plugin protocol must never reach: AWS, the engine, the provider.
+/// What the plugin protocol must never reach: AWS, the engine, the clients, the provider.
 fn forbidden_below_protocol(name: &str) -> bool {
-    ["terraform-provider-hyperpod", "hyperpod-governance"].contains(&name) || is_aws_client(name)
+    ["terraform-provider-hyperpod", "hyperpod-governance", "hyperpod-clients"].contains(&name) || is_aws_client(name)
+}
+
+/// What the cloud clients must never reach: the engine, the plugin protocol (its gRPC stack included), the provider.
+fn forbidden_below_clients(name: &str) -> bool {
+    [
+        "terraform-provider-hyperpod",
+        "hyperpod-governance",
+        "hyperpod-protocol",
+        "tonic",
+        "prost",
+    ]
+    .contains(&name)
 }
 
 #[test]
@@ -86,5 +99,21 @@ fn the_protocol_reaches_neither_aws_nor_the_engine_nor_the_provider() {
         reachable("terraform-provider-hyperpod")
             .iter()
             .any(|name| is_aws_client(name))
+    );
+}
+
+#[test]
+fn the_clients_reach_neither_the_engine_nor_the_protocol_nor_the_provider() {
+    let clients = reachable("hyperpod-clients");
+    assert!(
+        clients.contains("aws-sdk-sagemaker") && clients.contains("hyperpod-model"),
+        "{clients:?}"
+    );
+    let leaks: Vec<&String> = clients.iter().filter(|name| forbidden_below_clients(name)).collect();
+    assert!(leaks.is_empty(), "the cloud clients reach {leaks:?}");
+    assert!(
+        reachable("terraform-provider-hyperpod")
+            .iter()
+            .any(|name| forbidden_below_clients(name))
     );
 }

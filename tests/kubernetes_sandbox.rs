@@ -12,7 +12,6 @@ use terraform_provider_hyperpod::aws::config::{AwsSettings, connect};
 use terraform_provider_hyperpod::aws::eks::{find_cluster, token};
 use terraform_provider_hyperpod::kubernetes::paths::{self, NETWORKING_V1};
 use terraform_provider_hyperpod::kubernetes::{KubeClient, KubeError, find_namespace, wait_namespace};
-use terraform_provider_hyperpod::protocol::resource::OperationContext;
 
 const CLUSTER: &str = "ml-capacity-eks";
 
@@ -145,8 +144,7 @@ async fn exercise(aws_url: &str) {
     assert!(matches!(again, KubeError::AlreadyExists { .. }), "{again}");
 
     let (_stop, stop) = tokio::sync::watch::channel(false);
-    let context = OperationContext { stop };
-    let active = wait_namespace(&kube, name, Duration::from_secs(30), &context)
+    let active = wait_namespace(&kube, name, Duration::from_secs(30), &stop)
         .await
         .unwrap();
     assert_eq!(active["metadata"]["labels"]["team"], "a");

@@ -1,4 +1,4 @@
-"""The provider's documented least privilege (docs/guides/permissions.md, generated from src/aws/permissions.rs)
+"""The provider's documented least privilege (docs/guides/permissions.md, generated from src/permissions.rs)
 against the calls it actually makes: the quickstart is planned, applied, planned again, its tenants and scheduling
 policy imported, and destroyed against the sandbox, which counts every AWS and Kubernetes call per caller (the
 resource, data source or `provider` step named in the x-hyperpod-caller header the provider sends).
@@ -211,7 +211,7 @@ def observed(sandbox, tmp_path_factory) -> dict:
 
 def test_every_call_is_permitted_and_every_permission_is_used(observed):
     problems = compare(documented_table(), observed)
-    assert not problems, "docs/guides/permissions.md (src/aws/permissions.rs) against the calls made:\n  " \
+    assert not problems, "docs/guides/permissions.md (src/permissions.rs) against the calls made:\n  " \
                          + "\n  ".join(problems) + "\n\nobserved per caller:\n" + json.dumps(observed, indent=1)
 
 

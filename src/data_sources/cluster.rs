@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 use crate::aws::AwsClient;
 use crate::aws::sagemaker::Orchestrator;
+use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{int, object, string, text};
 use crate::protocol::resource::{DataSource, OperationContext};

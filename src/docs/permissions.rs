@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::aws::permissions::{self, CALLERS, Caller, Kind, Permission};
+use crate::permissions::{self, CALLERS, Caller, Kind, Permission};
 
 use super::{fenced, front_matter_in, heading, page};
 
@@ -14,7 +14,7 @@ pub const DESCRIPTION: &str = "The IAM permissions and Kubernetes RBAC the provi
 const INTRO: &str = "\
 Every AWS operation the provider can call, per resource, data source and function, as IAM policies you can attach
 to the role Terraform runs as. The list is generated from one table in the provider's code
-(`src/aws/permissions.rs`). A unit test fails when the code sends an AWS operation the table does not list, and an
+(`src/permissions.rs`). A unit test fails when the code sends an AWS operation the table does not list, and an
 acceptance test runs the examples against the sandbox and fails when a resource calls anything outside its policy,
 or when an action in its policy is never exercised (the few that only a path the tests cannot take needs say why
 below).

@@ -2,6 +2,7 @@
 
 use crate::aws::config::{AssumeRole, AwsSettings, Endpoints};
 use crate::aws::ids::{AccountId, RegionName};
+use crate::caller::CallerName;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{integer, nested, string, string_map, strings};
 use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema};
@@ -193,6 +194,8 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
         default_tags: nested(config, "default_tags")
             .map(|d| string_map(d, "tags"))
             .unwrap_or_default(),
+        // The plugin protocol names the resource or data source of the RPC a request is made for.
+        caller: CallerName(crate::protocol::caller::current),
     };
     diagnostics.into_result(settings)
 }

@@ -8,6 +8,8 @@ use crate::aws::compute_quota::ComputeQuota;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::aws::{AwsClient, AwsError, eks};
+use crate::caller::CallerName;
+use crate::errors::ErrorDiagnostics;
 use crate::governance::arns::same_role;
 use crate::governance::cluster::{CLUSTER_WIDE_VIEW_POLICIES, TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
@@ -77,7 +79,9 @@ pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<K
     let token = eks::token(&client.eks_tokens, eks_cluster_name, SystemTime::now())
         .await
         .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
-    KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token).map_err(|err| err.to_string())
+    KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token)
+        .map(|kube| kube.with_caller(CallerName(crate::protocol::caller::current)))
+        .map_err(|err| err.to_string())
 }
 
 /// The namespaced object at `path`, found in its collection as this process last listed it (one list per kind

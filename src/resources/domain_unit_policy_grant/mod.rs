@@ -14,12 +14,14 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
+use crate::aws::ErrorCode;
 use crate::aws::datazone_grants::{
     self as grants, GrantPrincipal, ProjectProfile, add_project_profile_grant, find_domain, find_domain_unit,
     find_project_profile, find_project_profile_grant, list_project_profile_grants, list_project_profiles,
     remove_project_profile_grant,
 };
 use crate::aws::{AwsClient, AwsError};
+use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{nested, string, text, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -384,7 +386,7 @@ impl DomainUnitPolicyGrant {
             .await;
             let grant_id = match added {
                 Ok(grant_id) => grant_id,
-                Err(err) if err.code() == Some("ConflictException") => return Err(self.refused(dz, spec, &err).await),
+                Err(err) if err.is(ErrorCode::ConflictException) => return Err(self.refused(dz, spec, &err).await),
                 Err(err) => return Err(err.diagnostics(AttributePath::root(), "Adding the policy grant failed")),
             };
             match find_project_profile_grant(dz, &spec.domain_id, &spec.domain_unit_id, &grant_id).await {

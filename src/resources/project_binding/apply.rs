@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use super::model::{BindingSpec, members_value, membership, resolve, resolve_members};
+use crate::aws::ErrorCode;
 use crate::aws::datazone_connections::{self as dz, Connection, Membership, NewConnection};
 use crate::aws::{AwsClient, AwsError};
+use crate::errors::ErrorDiagnostics;
 use crate::governance::{Member, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, text, unknowns_to_null};
@@ -148,7 +150,7 @@ async fn create_connection(
         .await;
         let connection = match created {
             Ok(connection) => connection,
-            Err(err) if err.code() == Some("ConflictException") => {
+            Err(err) if err.is(ErrorCode::ConflictException) => {
                 return Err(name_taken(client, target, &err).await.into());
             }
             Err(err) => {
@@ -162,7 +164,7 @@ async fn create_connection(
             &target.domain_id,
             &connection.id,
             target.timeout,
-            context,
+            &context.stop,
         )
         .await;
         match ready {
@@ -337,7 +339,8 @@ pub async fn delete(
         match dz::delete_connection(&client.datazone, &domain_id, &connection_id).await {
             Ok(()) => {
                 let waited =
-                    dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, context).await;
+                    dz::wait_connection_deleted(&client.datazone, &domain_id, &connection_id, timeout, &context.stop)
+                        .await;
                 if let Err(err) = waited {
                     return keep(failed(
                         AttributePath::root(),

@@ -5,6 +5,7 @@
 use super::model::{member_kind, members_of, members_value, parse_id, resolve_all};
 use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection};
+use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, text};

@@ -14,9 +14,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::aws::ErrorCode;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
 use crate::aws::{AwsClient, AwsError, api_error, target_version};
+use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::Report;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -172,7 +174,7 @@ impl SchedulingPolicy {
         let mut record = record;
         if !wanted.is_satisfied_by(&PolicySpec::from_record(&record)) {
             self.update_policy(client, &record.id, &wanted, wait, context).await?;
-            record = sm::wait_scheduler_config_ready(&client.sagemaker, &record.id, wait, context).await?;
+            record = sm::wait_scheduler_config_ready(&client.sagemaker, &record.id, wait, &context.stop).await?;
         }
         let live_tags = sm::list_tags(&client.sagemaker, &record.arn).await?;
         let wanted_tags = with_owner(&string_map(planned, "tags_all"), cluster_name);
@@ -208,7 +210,7 @@ impl SchedulingPolicy {
         };
         let partial = self.partial_state(planned, &record.id, &record.arn);
         let result = async {
-            let record = sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, context).await?;
+            let record = sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await?;
             self.converge_adopted(client, record, planned, cluster_name, wait, context)
                 .await
         }
@@ -258,7 +260,7 @@ impl SchedulingPolicy {
             if matches!(current.status.as_str(), "Creating" | "Updating") {
                 // SageMaker refuses updates while another change is in flight; let it settle first. A settle that
                 // ends in a failed state is fine: the update below is what repairs it.
-                current = match sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, context).await {
+                current = match sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await {
                     Ok(settled) => settled,
                     Err(_) => find_scheduler_config(&client.sagemaker, id).await?,
                 };
@@ -276,7 +278,7 @@ impl SchedulingPolicy {
                 .map_err(|err| api_error("UpdateClusterSchedulerConfig", err));
             match result {
                 Ok(_) => return Ok(()),
-                Err(err) if err.code() == Some("ConflictException") && attempt < UPDATE_ATTEMPTS => {
+                Err(err) if err.is(ErrorCode::ConflictException) && attempt < UPDATE_ATTEMPTS => {
                     let now = find_scheduler_config(&client.sagemaker, id).await?;
                     let (version, status) = (now.version, now.status.as_str());
                     target_version::after_conflict(
@@ -468,7 +470,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         let arn = created.cluster_scheduler_config_arn().unwrap_or_default().to_string();
         // From here on the object exists: failures return its id so Terraform taints it instead of forgetting it.
         let partial = || self.partial_state(planned, &id, &arn);
-        let record = match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
+        let record = match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, &context.stop).await {
             Ok(record) => record,
             Err(err) => {
                 return Applied::failed(
@@ -530,7 +532,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
                 let summary = "Updating the scheduling policy failed";
                 return Applied::failed(Some(prior.clone()), err.diagnostics(AttributePath::root(), summary));
             }
-            if let Err(err) = sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, context).await {
+            if let Err(err) = sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, &context.stop).await {
                 // Record what SageMaker now reports (e.g. `UpdateFailed` and the new version), so the next plan
                 // proposes the update again even without a refresh; the prior state if it cannot be read.
                 let summary = "The scheduling policy update did not complete";
@@ -585,7 +587,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
             }
         }
         let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
-        sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, context)
+        sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, &context.stop)
             .await
             .map_err(|err| err.diagnostics(AttributePath::root(), "The scheduling policy was not deleted"))
     }

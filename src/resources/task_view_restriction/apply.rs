@@ -8,6 +8,7 @@ use super::model::{
     CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_path,
     component_policy_arn, object_component, object_value,
 };
+use crate::aws::ErrorCode;
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, iam};
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
@@ -115,7 +116,7 @@ impl Applier<'_> {
         let created = !self.components.contains_key(ENTRY)
             && match access::create_access_entry(eks, cluster, &principal, &groups_at_create, &self.tags).await {
                 Ok(()) => true,
-                Err(err) if err.code() == Some("ResourceInUseException") => false,
+                Err(err) if err.is(ErrorCode::ResourceInUseException) => false,
                 Err(err) => return Err(failed("Creating the project role's access entry failed", err)),
             };
         let existing = if created {

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use crate::aws::{AwsClient, ssm};
+use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::cluster_slurm::SessionPreferences;
 use crate::governance::{

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::compose_access::delete_manifest;
 use super::desired::*;
 use super::model::TenantSpec;
+use crate::aws::ErrorCode;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsClient, eks, iam, kms, target_version};
@@ -169,7 +170,7 @@ impl<'a> Composer<'a> {
                 self.components.insert(ROLE.to_string(), target.role_name.clone());
                 Ok(())
             }
-            Err(err) if err.code() == Some("EntityAlreadyExists") => {
+            Err(err) if err.is(ErrorCode::EntityAlreadyExists) => {
                 let role = iam::find_role(&self.client.iam, &target.role_name)
                     .await
                     .map_err(|err| failed("Reading the existing workload role failed", err))?;
@@ -249,12 +250,12 @@ impl<'a> Composer<'a> {
         let (id, arn) = match cq::create_compute_quota(sm, &wanted).await {
             Ok(created) => created,
             // A quota of this name or team exists: ours from an interrupted apply (adopt it), or someone else's.
-            Err(err) if err.code() == Some("ConflictException") => return self.adopt_quota(&wanted, err).await,
+            Err(err) if err.is(ErrorCode::ConflictException) => return self.adopt_quota(&wanted, err).await,
             Err(err) => return Err(failed("Creating the compute quota failed", err)),
         };
         self.components.insert(QUOTA.to_string(), id.clone());
         self.quota_arn = Some(arn);
-        cq::wait_compute_quota_ready(sm, &id, target.timeout, self.context)
+        cq::wait_compute_quota_ready(sm, &id, target.timeout, &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
         self.wait_namespace().await
@@ -282,7 +283,7 @@ impl<'a> Composer<'a> {
         tracing::info!(id = %found.id, "adopting the tenant's compute quota from an interrupted apply");
         self.components.insert(QUOTA.to_string(), found.id.clone());
         self.quota_arn = Some(found.arn.clone());
-        let live = cq::wait_compute_quota_ready(sm, &found.id, self.target.timeout, self.context)
+        let live = cq::wait_compute_quota_ready(sm, &found.id, self.target.timeout, &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
         if !quota_matches(wanted, &live) {
@@ -311,7 +312,7 @@ impl<'a> Composer<'a> {
                     .map_err(|err| failed("Reading the compute quota failed", err))?,
             };
             if matches!(live.status.as_str(), "Creating" | "Updating") {
-                live = match cq::wait_compute_quota_ready(sm, id, self.target.timeout, self.context).await {
+                live = match cq::wait_compute_quota_ready(sm, id, self.target.timeout, &self.context.stop).await {
                     Ok(settled) => settled,
                     Err(_) => cq::find_compute_quota(sm, id)
                         .await
@@ -321,12 +322,12 @@ impl<'a> Composer<'a> {
             let reading = target_version::LEARNED.reading();
             match cq::update_compute_quota(sm, id, live.version, reading, wanted).await {
                 Ok(_) => {
-                    return cq::wait_compute_quota_ready(sm, id, self.target.timeout, self.context)
+                    return cq::wait_compute_quota_ready(sm, id, self.target.timeout, &self.context.stop)
                         .await
                         .map(|_| ())
                         .map_err(|err| failed("The compute quota update did not complete", err));
                 }
-                Err(err) if err.code() == Some("ConflictException") && attempt < QUOTA_UPDATE_ATTEMPTS => {
+                Err(err) if err.is(ErrorCode::ConflictException) && attempt < QUOTA_UPDATE_ATTEMPTS => {
                     let now = cq::find_compute_quota(sm, id)
                         .await
                         .map_err(|err| failed("Reading the compute quota failed", err))?;
@@ -358,7 +359,7 @@ impl<'a> Composer<'a> {
     /// HyperPod creates `hyperpod-ns-<team>` with the quota; the tenant's objects go into it.
     async fn wait_namespace(&self) -> Result<(), Diagnostics> {
         let namespace = self.target.spec.namespace();
-        namespaces::wait_namespace(&self.kube().await?, &namespace, self.target.timeout, self.context)
+        namespaces::wait_namespace(&self.kube().await?, &namespace, self.target.timeout, &self.context.stop)
             .await
             .map(|_| ())
             .map_err(|err| kube_failed("The tenant namespace did not appear", err))
@@ -432,7 +433,7 @@ impl<'a> Composer<'a> {
             cq::delete_compute_quota(&self.client.sagemaker, &id)
                 .await
                 .map_err(|err| failed("Deleting the compute quota failed", err))?;
-            cq::wait_compute_quota_deleted(&self.client.sagemaker, &id, self.target.timeout, self.context)
+            cq::wait_compute_quota_deleted(&self.client.sagemaker, &id, self.target.timeout, &self.context.stop)
                 .await
                 .map_err(|err| failed("The compute quota was not deleted", err))?;
             self.components.remove(QUOTA);

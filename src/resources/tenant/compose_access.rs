@@ -6,14 +6,12 @@
 use super::compose::{Composer, PROPAGATION, failed, first_failure, kube_failed};
 use super::desired::*;
 use super::manifests::{self, Manifest};
+use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
 use crate::kubernetes::{KubeClient, objects};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use futures::future::join_all;
-
-/// EKS's answer to creating an access entry or Pod Identity association that exists.
-const ENTRY_IN_USE: &str = "ResourceInUseException";
 
 impl Composer<'_> {
     pub(super) async fn ensure_manifests(&self) -> Result<(), Diagnostics> {
@@ -80,7 +78,7 @@ impl Composer<'_> {
                     self.components.insert(POD_IDENTITY.to_string(), id);
                     return Ok(());
                 }
-                Err(err) if err.code() == Some(ENTRY_IN_USE) => {}
+                Err(err) if err.is(ErrorCode::ResourceInUseException) => {}
                 Err(err) => return Err(failed("Creating the Pod Identity association failed", err)),
             }
         }
@@ -184,7 +182,7 @@ impl Composer<'_> {
         let created = !self.components.contains_key(&key)
             && match self.create_entry(entry).await {
                 Ok(()) => true,
-                Err(err) if err.code() == Some(ENTRY_IN_USE) => false,
+                Err(err) if err.is(ErrorCode::ResourceInUseException) => false,
                 Err(err) => return Err(failed("Creating an access entry failed", err)),
             };
         if created {

@@ -25,6 +25,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::aws::AwsClient;
+use crate::errors::ErrorDiagnostics;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, string_map, text, text_map, timeout, unknowns_to_null};

@@ -13,6 +13,7 @@ use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
 use crate::aws::AwsClient;
+use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Orchestrator, check_tenant, cluster::cluster_admin_principals, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{KubeClient, KubeError, paths};
-use crate::protocol::resource::OperationContext;
+use crate::Stop;
 
 pub const NAMESPACE: &str = "namespace";
 
@@ -25,11 +25,11 @@ pub async fn wait_namespace(
     client: &KubeClient,
     name: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<Value, KubeError> {
     let started = Instant::now();
     let mut delay = Duration::from_millis(250);
-    let mut stop = context.stop.clone();
+    let mut stop = stop.clone();
     loop {
         let status = match find_namespace(client, name).await? {
             Some(namespace) if phase(&namespace) == "Active" => return Ok(namespace),

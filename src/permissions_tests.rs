@@ -255,11 +255,13 @@ fn pascal(method: &str) -> String {
         .collect()
 }
 
-/// Every SDK call under `src/`, with `src/...:line` for messages.
+/// Every SDK call in the provider's and the clients crate's sources, with `<path>:line` for messages.
 fn calls_in_src() -> (Vec<(String, SdkCall)>, Vec<String>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
+    // The provider's own code and the clients crate's: SDK calls are made in both.
     rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates/hyperpod-clients/src"), &mut files);
     files.sort();
     let (mut calls, mut problems) = (Vec::new(), Vec::new());
     for path in files {
@@ -294,7 +296,7 @@ fn every_sdk_call_in_src_is_in_the_table() {
             .any(|p| p.service() == call.service && same_operation(&call.method, p.operation()));
         if !known {
             problems.push(format!(
-                "{file}:{}: sends {}:{} (`.{}()`), which no caller in src/aws/permissions.rs lists; add it to the \
+                "{file}:{}: sends {}:{} (`.{}()`), which no caller in src/permissions.rs lists; add it to the \
                  group of every resource that reaches this code",
                 call.line,
                 call.service,
@@ -321,7 +323,7 @@ fn every_listed_call_is_sent_somewhere() {
         .collect();
     assert!(
         stale.is_empty(),
-        "src/aws/permissions.rs lists calls no code in src/ sends (remove them, or mark them implied): {stale:?}"
+        "src/permissions.rs lists calls no code in src/ sends (remove them, or mark them implied): {stale:?}"
     );
 }
 
@@ -368,7 +370,7 @@ fn the_table_has_every_caller_of_the_provider_and_no_other() {
     let table: BTreeSet<(String, Kind)> = CALLERS.iter().map(|c| (c.name.to_string(), c.kind)).collect();
     assert_eq!(
         table, expected,
-        "src/aws/permissions.rs CALLERS against the provider's resources, data sources, functions"
+        "src/permissions.rs CALLERS against the provider's resources, data sources, functions"
     );
 }
 

@@ -2,7 +2,7 @@
 
 use aws_sdk_ssm::Client;
 
-use super::{AwsError, api_error, is_not_found_error};
+use super::{AwsError, ErrorCode, api_error, is_not_found_error};
 
 pub const PREFERENCES_DOCUMENT: &str = "SSM-SessionManagerRunShell";
 
@@ -19,7 +19,7 @@ pub async fn find_run_as_enabled(client: &Client) -> Result<bool, AwsError> {
         Ok(output) => output,
         Err(err) => {
             let err = api_error("GetDocument", err);
-            if is_not_found_error(&err) || err.code() == Some("InvalidDocument") {
+            if is_not_found_error(&err) || err.is(ErrorCode::InvalidDocument) {
                 return Ok(false);
             }
             return Err(err);

@@ -127,7 +127,7 @@ pub async fn find_addon(
 fn invalid_response(name: &str, message: String) -> AwsError {
     AwsError::Api {
         operation: "DescribeCluster",
-        code: "InvalidResponse".to_string(),
+        code: "InvalidResponse".into(),
         message: format!("EKS cluster {name:?}: {message}"),
     }
 }
@@ -173,7 +173,7 @@ fn custom_sts_endpoint(config: &SdkConfig) -> Option<String> {
 fn endpoint_error(message: String) -> AwsError {
     AwsError::Api {
         operation: "ResolveEndpoint",
-        code: "EndpointResolution".to_string(),
+        code: "EndpointResolution".into(),
         message: format!("could not resolve the STS endpoint for EKS tokens: {message}"),
     }
 }
@@ -212,12 +212,12 @@ impl TokenSource {
 pub async fn token(source: &TokenSource, cluster_name: &str, now: SystemTime) -> Result<String, AwsError> {
     let provider = source.credentials.as_ref().ok_or_else(|| AwsError::Api {
         operation: "GetToken",
-        code: "NoCredentials".to_string(),
+        code: "NoCredentials".into(),
         message: "no AWS credentials are configured".to_string(),
     })?;
     let credentials = provider.provide_credentials().await.map_err(|err| AwsError::Api {
         operation: "GetToken",
-        code: "CredentialsError".to_string(),
+        code: "CredentialsError".into(),
         message: super::error_chain(&err),
     })?;
     presign_token(&credentials, &source.region, &source.sts_endpoint, cluster_name, now)
@@ -235,7 +235,7 @@ pub fn presign_token(
 ) -> Result<String, AwsError> {
     let signing_error = |message: String| AwsError::Api {
         operation: "GetToken",
-        code: "SigningError".to_string(),
+        code: "SigningError".into(),
         message,
     };
     let base = sts_endpoint.trim_end_matches('/');

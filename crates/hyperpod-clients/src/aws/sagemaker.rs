@@ -8,7 +8,7 @@ use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing, SchedulerResource
 
 use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
-use crate::protocol::resource::OperationContext;
+use crate::Stop;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Orchestrator {
@@ -203,9 +203,9 @@ pub async fn wait_scheduler_config_ready(
     client: &Client,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<SchedulerConfig, AwsError> {
-    super::wait::wait_scheduler_resource_ready(SCHEDULER_CONFIG, id, timeout, context, || {
+    super::wait::wait_scheduler_resource_ready(SCHEDULER_CONFIG, id, timeout, stop, || {
         find_scheduler_config(client, id)
     })
     .await
@@ -216,9 +216,9 @@ pub async fn wait_scheduler_config_deleted(
     client: &Client,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<(), AwsError> {
-    super::wait::wait_scheduler_resource_deleted(SCHEDULER_CONFIG, id, timeout, context, || {
+    super::wait::wait_scheduler_resource_deleted(SCHEDULER_CONFIG, id, timeout, stop, || {
         find_scheduler_config(client, id)
     })
     .await

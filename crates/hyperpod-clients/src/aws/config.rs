@@ -20,17 +20,12 @@ use aws_types::region::Region;
 
 use super::ids::{AccountId, RegionName};
 use super::{AwsClient, AwsError, api_error};
-use crate::protocol::caller;
+use crate::caller::{CALLER_HEADER, CallerName};
 
-/// The request header that names the resource, data source or provider step a call was made for (the caller the
-/// protocol layer set for the RPC). AWS ignores it; the sandbox counts calls per caller with it, which is how the
-/// acceptance tests compare the calls each resource makes with its documented policy (`permissions`).
-pub const CALLER_HEADER: &str = "x-hyperpod-caller";
-
-/// Adds `CALLER_HEADER` to every AWS request made inside a caller scope. After signing: it is not part of the
+/// Adds `CALLER_HEADER` (the name `caller` answers) to every AWS request. After signing: it is not part of the
 /// signature, so it changes nothing AWS checks.
 #[derive(Debug)]
-struct CallerHeader;
+struct CallerHeader(CallerName);
 
 impl Intercept for CallerHeader {
     fn name(&self) -> &'static str {
@@ -43,7 +38,7 @@ impl Intercept for CallerHeader {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        if let Some(name) = caller::current() {
+        if let Some(name) = self.0.current() {
             // A name that is not a valid header value (never one of ours) is left out rather than failing the call.
             let _ = context.request_mut().headers_mut().try_insert(CALLER_HEADER, name);
         }
@@ -87,6 +82,8 @@ pub struct AwsSettings {
     pub forbidden_account_ids: Vec<AccountId>,
     pub default_tags: BTreeMap<String, String>,
     pub strict: bool,
+    /// Names the resource or data source each request is made for (`caller`).
+    pub caller: CallerName,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,7 +122,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         None => base,
     };
 
-    let mut sts_config = aws_sdk_sts::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut sts_config = aws_sdk_sts::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.sts {
         sts_config = sts_config.endpoint_url(url);
     }
@@ -139,38 +136,41 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     let account_id = AccountId::parse(&account).map_err(|message| {
         ConfigError::Identity(AwsError::Api {
             operation: "GetCallerIdentity",
-            code: "InvalidAccount".to_string(),
+            code: "InvalidAccount".into(),
             message,
         })
     })?;
     check_account(&account_id, settings)?;
     tracing::info!(account = %account_id, region = region.as_str(), "configured AWS");
 
-    let mut sagemaker_config = aws_sdk_sagemaker::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut sagemaker_config =
+        aws_sdk_sagemaker::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.sagemaker {
         sagemaker_config = sagemaker_config.endpoint_url(url);
     }
-    let mut datazone_config = aws_sdk_datazone::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut datazone_config =
+        aws_sdk_datazone::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.datazone {
         datazone_config = datazone_config.endpoint_url(url);
     }
-    let mut iam_config = aws_sdk_iam::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut iam_config = aws_sdk_iam::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.iam {
         iam_config = iam_config.endpoint_url(url);
     }
-    let mut eks_config = aws_sdk_eks::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut eks_config = aws_sdk_eks::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.eks {
         eks_config = eks_config.endpoint_url(url);
     }
-    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.ssm {
         ssm_config = ssm_config.endpoint_url(url);
     }
-    let mut cloudwatch_config = aws_sdk_cloudwatch::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut cloudwatch_config =
+        aws_sdk_cloudwatch::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.cloudwatch {
         cloudwatch_config = cloudwatch_config.endpoint_url(url);
     }
-    let mut kms_config = aws_sdk_kms::config::Builder::from(&config).interceptor(CallerHeader);
+    let mut kms_config = aws_sdk_kms::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
     if let Some(url) = &settings.endpoints.kms {
         kms_config = kms_config.endpoint_url(url);
     }

@@ -12,7 +12,7 @@ use aws_sdk_datazone::types::{
 
 use super::wait::{HasStatus, WaitSpec, wait_for_status};
 use super::{AwsError, api_error, not_found_as};
-use crate::protocol::resource::OperationContext;
+use crate::Stop;
 
 pub const CONNECTION: &str = "DataZone connection";
 pub const MEMBERSHIP: &str = "project membership";
@@ -88,7 +88,7 @@ pub async fn create_hyperpod_connection(client: &Client, spec: &NewConnection<'_
         .build()
         .map_err(|err| AwsError::Api {
             operation: "CreateConnection",
-            code: "InvalidInput".to_string(),
+            code: "InvalidInput".into(),
             message: err.to_string(),
         })?;
     let output = client
@@ -243,7 +243,7 @@ pub async fn wait_connection_ready(
     domain_id: &str,
     connection_id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<Connection, AwsError> {
     let spec = WaitSpec {
         kind: CONNECTION,
@@ -253,7 +253,7 @@ pub async fn wait_connection_ready(
         timeout,
         settles_after: Duration::ZERO,
     };
-    wait_for_status(spec, context, || find_connection(client, domain_id, connection_id)).await
+    wait_for_status(spec, stop, || find_connection(client, domain_id, connection_id)).await
 }
 
 struct Presence(bool);
@@ -273,7 +273,7 @@ pub async fn wait_connection_deleted(
     domain_id: &str,
     connection_id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<(), AwsError> {
     let spec = WaitSpec {
         kind: CONNECTION,
@@ -283,7 +283,7 @@ pub async fn wait_connection_deleted(
         timeout,
         settles_after: Duration::ZERO,
     };
-    wait_for_status(spec, context, || async {
+    wait_for_status(spec, stop, || async {
         match find_connection(client, domain_id, connection_id).await {
             Ok(_) => Ok(Presence(true)),
             Err(err) if err.is_not_found() => Ok(Presence(false)),

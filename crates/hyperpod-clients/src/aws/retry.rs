@@ -4,8 +4,8 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use super::AwsError;
 use super::iam_roles::IAM_ROLE;
+use super::{AwsError, ErrorCode};
 
 const FIRST_DELAY: Duration = Duration::from_millis(500);
 const MAX_DELAY: Duration = Duration::from_secs(5);
@@ -32,14 +32,14 @@ pub fn is_propagation_error(err: &AwsError) -> bool {
             message,
         } => {
             let message = message.to_ascii_lowercase();
-            match code.as_str() {
-                "NoSuchEntity" => true,
-                "MalformedPolicyDocument" => message.contains("invalid principal"),
-                "InvalidParameterException" => {
+            match code {
+                ErrorCode::NoSuchEntity => true,
+                ErrorCode::MalformedPolicyDocument => message.contains("invalid principal"),
+                ErrorCode::InvalidParameterException => {
                     message.contains("principalarn is invalid")
                         || message.contains("role provided in the request does not exist")
                 }
-                "InvalidArnException" => *operation == "CreateGrant",
+                ErrorCode::InvalidArnException => *operation == "CreateGrant",
                 _ => false,
             }
         }
@@ -104,7 +104,7 @@ mod tests {
     fn api(operation: &'static str, code: &str, message: &str) -> AwsError {
         AwsError::Api {
             operation,
-            code: code.to_string(),
+            code: code.into(),
             message: message.to_string(),
         }
     }
@@ -201,7 +201,7 @@ mod tests {
             async { Err(api("CreateRole", "EntityAlreadyExists", "exists")) }
         })
         .await;
-        assert_eq!(result.unwrap_err().code(), Some("EntityAlreadyExists"));
+        assert!(result.unwrap_err().is(ErrorCode::EntityAlreadyExists));
         assert_eq!(calls.get(), 1);
     }
 
@@ -214,7 +214,7 @@ mod tests {
         })
         .await;
         let err = result.unwrap_err();
-        assert_eq!(err.code(), Some("InvalidArnException"));
+        assert!(err.is(ErrorCode::InvalidArnException));
         assert!(err.to_string().contains("IAM role r to propagate"), "{err}");
         assert_eq!(calls.get(), 2);
     }

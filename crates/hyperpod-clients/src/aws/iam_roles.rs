@@ -73,7 +73,7 @@ pub async fn create_role(
         .map_err(|err| api_error("CreateRole", err))?;
     let mut role = output.role().map(from_sdk_role).ok_or_else(|| AwsError::Api {
         operation: "CreateRole",
-        code: "InvalidResponse".to_string(),
+        code: "InvalidResponse".into(),
         message: format!("IAM returned no role for {name}"),
     })?;
     // What was asked for is what the role has; not every implementation echoes these back.
@@ -274,7 +274,7 @@ fn sdk_tags(operation: &'static str, tags: &BTreeMap<String, String>) -> Result<
         .map(|(k, v)| {
             Tag::builder().key(k).value(v).build().map_err(|err| AwsError::Api {
                 operation,
-                code: "InvalidTag".to_string(),
+                code: "InvalidTag".into(),
                 message: err.to_string(),
             })
         })

@@ -14,7 +14,7 @@ use super::sagemaker::to_sdk_tag;
 use super::target_version::Reading;
 use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
-use crate::protocol::resource::OperationContext;
+use crate::Stop;
 
 pub const COMPUTE_QUOTA: &str = "compute quota";
 
@@ -200,9 +200,9 @@ pub async fn wait_compute_quota_ready(
     client: &Client,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<ComputeQuota, AwsError> {
-    super::wait::wait_scheduler_resource_ready(COMPUTE_QUOTA, id, timeout, context, || find_compute_quota(client, id))
+    super::wait::wait_scheduler_resource_ready(COMPUTE_QUOTA, id, timeout, stop, || find_compute_quota(client, id))
         .await
 }
 
@@ -211,9 +211,9 @@ pub async fn wait_compute_quota_deleted(
     client: &Client,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
 ) -> Result<(), AwsError> {
-    super::wait::wait_scheduler_resource_deleted(COMPUTE_QUOTA, id, timeout, context, || find_compute_quota(client, id))
+    super::wait::wait_scheduler_resource_deleted(COMPUTE_QUOTA, id, timeout, stop, || find_compute_quota(client, id))
         .await
 }
 

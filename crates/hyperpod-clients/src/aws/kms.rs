@@ -4,7 +4,7 @@
 use aws_sdk_kms::Client;
 use aws_sdk_kms::types::GrantOperation;
 
-use super::{AwsError, api_error, is_not_found_error};
+use super::{AwsError, ErrorCode, api_error, is_not_found_error};
 
 pub const KMS_GRANT: &str = "KMS grant";
 
@@ -40,7 +40,7 @@ pub async fn create_grant(
         .map_err(|err| api_error("CreateGrant", err))?;
     output.grant_id().map(str::to_string).ok_or_else(|| AwsError::Api {
         operation: "CreateGrant",
-        code: "InvalidResponse".to_string(),
+        code: "InvalidResponse".into(),
         message: format!("KMS returned no grant id for key {key_arn}"),
     })
 }
@@ -92,7 +92,7 @@ pub async fn revoke_grant(client: &Client, key_arn: &str, grant_id: &str) -> Res
 /// KMS says `NotFoundException` for a missing key or grant, and `InvalidGrantIdException` for a grant id it does not
 /// recognise — neither can name a live grant.
 fn is_gone(err: &AwsError) -> bool {
-    is_not_found_error(err) || err.code() == Some("InvalidGrantIdException")
+    is_not_found_error(err) || err.is(ErrorCode::InvalidGrantIdException)
 }
 
 #[cfg(test)]
@@ -102,7 +102,7 @@ mod tests {
     fn api(code: &str) -> AwsError {
         AwsError::Api {
             operation: "ListGrants",
-            code: code.to_string(),
+            code: code.into(),
             message: "no".to_string(),
         }
     }

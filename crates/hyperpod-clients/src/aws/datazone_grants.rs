@@ -62,14 +62,14 @@ impl GrantPrincipal {
                     .build()
                     .map_err(|err| AwsError::Api {
                         operation: "AddPolicyGrant",
-                        code: "InvalidRequest".to_string(),
+                        code: "InvalidRequest".into(),
                         message: err.to_string(),
                     })?,
             ),
             Self::Other(description) => {
                 return Err(AwsError::Api {
                     operation: "AddPolicyGrant",
-                    code: "InvalidRequest".to_string(),
+                    code: "InvalidRequest".into(),
                     message: format!("principal {description} cannot be granted by this provider"),
                 });
             }
@@ -257,7 +257,7 @@ pub async fn add_project_profile_grant(
         .map_err(|err| api_error("AddPolicyGrant", err))?;
     output.grant_id().map(str::to_string).ok_or_else(|| AwsError::Api {
         operation: "AddPolicyGrant",
-        code: "MissingGrantId".to_string(),
+        code: "MissingGrantId".into(),
         message: "DataZone accepted the grant but returned no grant ID".to_string(),
     })
 }

@@ -49,7 +49,7 @@ fn role_name_of(role_arn: &str, operation: &'static str) -> Result<String, AwsEr
         .map(|arn| arn.resource_id().to_string())
         .map_err(|message| AwsError::Api {
             operation,
-            code: "InvalidArn".to_string(),
+            code: "InvalidArn".into(),
             message,
         })
 }

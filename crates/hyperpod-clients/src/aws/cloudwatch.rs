@@ -61,7 +61,7 @@ pub async fn get_metric_series(
                     let messages: Vec<&str> = result.messages().iter().filter_map(|m| m.value()).collect();
                     return Err(AwsError::Api {
                         operation: "GetMetricData",
-                        code: status.as_str().to_string(),
+                        code: status.as_str().into(),
                         message: format!("query {id}: {}", messages.join("; ")),
                     });
                 }

@@ -20,6 +20,8 @@ use hyper_util::rt::TokioIo;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::Value;
 
+use crate::caller::{CALLER_HEADER, CallerName};
+
 pub use namespaces::{find_namespace, wait_namespace};
 
 /// How long one request may take, connection and TLS handshake included.
@@ -121,6 +123,7 @@ pub struct KubeClient {
     server_name: ServerName<'static>,
     tls: tokio_rustls::TlsConnector,
     authorization: String,
+    caller: CallerName,
 }
 
 impl std::fmt::Debug for KubeClient {
@@ -176,7 +179,13 @@ impl KubeClient {
             server_name,
             tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
             authorization: format!("Bearer {token}"),
+            caller: CallerName::default(),
         })
+    }
+
+    /// Names each request's caller with `caller` (`CALLER_HEADER`), as the AWS clients do.
+    pub fn with_caller(self, caller: CallerName) -> Self {
+        Self { caller, ..self }
     }
 
     /// The object at `path`, or `None` on 404.
@@ -225,10 +234,10 @@ impl KubeClient {
             .header(hyper::header::ACCEPT, "application/json")
             .header(hyper::header::USER_AGENT, "terraform-provider-hyperpod")
             .header(hyper::header::AUTHORIZATION, self.authorization.as_str());
-        // The resource the request is made for, as on AWS calls (`aws::config::CALLER_HEADER`): the sandbox counts
-        // Kubernetes requests per caller too (the RBAC each resource needs, in docs/guides/permissions.md).
-        if let Some(name) = crate::protocol::caller::current() {
-            builder = builder.header(crate::aws::config::CALLER_HEADER, name);
+        // The resource the request is made for, as on AWS calls: the sandbox counts Kubernetes requests per caller
+        // too (the RBAC each resource needs, in docs/guides/permissions.md).
+        if let Some(name) = self.caller.current() {
+            builder = builder.header(CALLER_HEADER, name);
         }
         let payload = match body {
             Some(value) => {

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::AwsError;
-use crate::protocol::resource::OperationContext;
+use crate::Stop;
 
 /// Retrying through IAM propagation is a wait of its own kind; it lives in `retry`.
 pub use super::retry::{is_propagation_error, retry_propagation};
@@ -33,11 +33,7 @@ pub trait HasStatus {
 
 /// Polls `describe` until the status is a target state. Any state that is neither pending nor target is a failure
 /// and surfaces the service's failure reason. Polls quickly at first, then back off to at most every 10 seconds.
-pub async fn wait_for_status<T, F, Fut>(
-    spec: WaitSpec<'_>,
-    context: &OperationContext,
-    mut describe: F,
-) -> Result<T, AwsError>
+pub async fn wait_for_status<T, F, Fut>(spec: WaitSpec<'_>, stop: &Stop, mut describe: F) -> Result<T, AwsError>
 where
     T: HasStatus,
     F: FnMut() -> Fut,
@@ -45,7 +41,7 @@ where
 {
     let started = Instant::now();
     let mut delay = Duration::from_millis(250);
-    let mut stop = context.stop.clone();
+    let mut stop = stop.clone();
     if !spec.settles_after.is_zero() {
         tokio::select! {
             _ = tokio::time::sleep(spec.settles_after.min(spec.timeout)) => {}
@@ -99,7 +95,7 @@ pub async fn wait_scheduler_resource_ready<T, F, Fut>(
     kind: &'static str,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
     describe: F,
 ) -> Result<T, AwsError>
 where
@@ -115,7 +111,7 @@ where
         timeout,
         settles_after: SCHEDULER_RESOURCE_SETTLES_AFTER,
     };
-    wait_for_status(spec, context, describe).await
+    wait_for_status(spec, stop, describe).await
 }
 
 /// Waits until a task-governance object is gone (`describe` reports `Deleted` as not found).
@@ -123,7 +119,7 @@ pub async fn wait_scheduler_resource_deleted<T, F, Fut>(
     kind: &'static str,
     id: &str,
     timeout: Duration,
-    context: &OperationContext,
+    stop: &Stop,
     describe: F,
 ) -> Result<(), AwsError>
 where
@@ -139,7 +135,7 @@ where
         timeout,
         settles_after: SCHEDULER_RESOURCE_SETTLES_AFTER,
     };
-    match wait_for_status(spec, context, describe).await {
+    match wait_for_status(spec, stop, describe).await {
         Ok(_) => Ok(()),
         Err(err) if err.is_not_found() => Ok(()),
         Err(err) => Err(err),
@@ -161,9 +157,8 @@ mod tests {
         }
     }
 
-    fn context() -> (tokio::sync::watch::Sender<bool>, OperationContext) {
-        let (sender, stop) = tokio::sync::watch::channel(false);
-        (sender, OperationContext { stop })
+    fn stop() -> (tokio::sync::watch::Sender<bool>, Stop) {
+        tokio::sync::watch::channel(false)
     }
 
     fn spec(timeout: Duration) -> WaitSpec<'static> {
@@ -179,9 +174,9 @@ mod tests {
 
     #[tokio::test]
     async fn waits_through_pending_states() {
-        let (_sender, context) = context();
+        let (_sender, stop) = stop();
         let calls = Cell::new(0);
-        let result = wait_for_status(spec(Duration::from_secs(60)), &context, || {
+        let result = wait_for_status(spec(Duration::from_secs(60)), &stop, || {
             calls.set(calls.get() + 1);
             let status = if calls.get() < 3 { "Creating" } else { "Created" };
             async move { Ok::<_, AwsError>(Snapshot(status, None)) }
@@ -193,8 +188,8 @@ mod tests {
 
     #[tokio::test]
     async fn failure_states_surface_the_reason() {
-        let (_sender, context) = context();
-        let result = wait_for_status(spec(Duration::from_secs(60)), &context, || async {
+        let (_sender, stop) = stop();
+        let result = wait_for_status(spec(Duration::from_secs(60)), &stop, || async {
             Ok::<_, AwsError>(Snapshot("CreateFailed", Some("quota exceeded")))
         })
         .await;
@@ -205,8 +200,8 @@ mod tests {
 
     #[tokio::test]
     async fn times_out_with_the_last_status() {
-        let (_sender, context) = context();
-        let result = wait_for_status(spec(Duration::from_millis(400)), &context, || async {
+        let (_sender, stop) = stop();
+        let result = wait_for_status(spec(Duration::from_millis(400)), &stop, || async {
             Ok::<_, AwsError>(Snapshot("Creating", None))
         })
         .await;
@@ -215,9 +210,9 @@ mod tests {
 
     #[tokio::test]
     async fn stop_provider_interrupts_the_wait() {
-        let (sender, context) = context();
+        let (sender, stop) = stop();
         sender.send_replace(true);
-        let result = wait_for_status(spec(Duration::from_secs(600)), &context, || async {
+        let result = wait_for_status(spec(Duration::from_secs(600)), &stop, || async {
             Ok::<_, AwsError>(Snapshot("Creating", None))
         })
         .await;

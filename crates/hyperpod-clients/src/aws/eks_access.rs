@@ -175,7 +175,7 @@ pub async fn create_pod_identity_association(
         .map_err(|err| api_error("CreatePodIdentityAssociation", err))?;
     let association = output.association().ok_or_else(|| AwsError::Api {
         operation: "CreatePodIdentityAssociation",
-        code: "InvalidResponse".to_string(),
+        code: "InvalidResponse".into(),
         message: "EKS returned no association".to_string(),
     })?;
     Ok(from_sdk_association(association))
