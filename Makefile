@@ -47,6 +47,8 @@ test-engine:
 test-protocol:
 	cargo test --release --locked -p hyperpod-protocol
 
+## Every crate's unit tests, the provider's integration tests (tests/: transport, state upgrades, the crate graph) and
+## the docs' staleness (xtask/tests/docs.rs).
 test-unit:
 	cargo test --release --locked --workspace
 
@@ -88,9 +90,10 @@ bench: bootstrap build
 bench-scale: bootstrap build
 	$(PYTHON) bench/scale.py
 
-## Registry docs (docs/) from the provider schema and examples/; tests/docs.rs fails when they are stale.
+## Registry docs (docs/) from the provider schema and examples/, by the docs generator in xtask/ (`cargo xtask docs`);
+## xtask/tests/docs.rs (in test-unit) fails when they are stale.
 docs:
-	UPDATE_DOCS=1 cargo test --release --locked --test docs
+	cargo run --release --locked --package xtask -- docs
 
 ## This machine's build packed as the registry gets a release (zip, SHA256SUMS, .sig, manifest) -> dist/;
 ## signed with GPG_FINGERPRINT's key, else a throwaway one. CI builds all six platforms with .goreleaser.yml.

@@ -14,7 +14,6 @@ pub use hyperpod_clients::caller;
 pub mod data_sources;
 /// SHA-256 in hex (the protocol crate's: it digests write-only values too).
 pub use hyperpod_protocol::digest;
-pub mod docs;
 pub mod errors;
 pub mod findings;
 pub mod functions;

@@ -1,6 +1,6 @@
 //! The provider's least-privilege policy, as one table: for each caller (the provider's configure step, each
 //! resource, data source and function) every IAM action it may need, and the Kubernetes RBAC its Kubernetes API
-//! calls need. `docs/guides/permissions.md` is generated from it (src/docs.rs), and it is checked both ways:
+//! calls need. `docs/guides/permissions.md` is generated from it (xtask/src/docs.rs), and it is checked both ways:
 //!
 //! * code → table: a test below scans `src/` and the clients crate for every AWS SDK operation the code sends and fails, naming the file
 //!   and line, when one is not in the table;

@@ -11,13 +11,23 @@ use std::process::Command;
 /// Every package `package` reaches through normal (not dev, not build) dependencies on this platform, as
 /// `cargo tree` resolves them from the lock file.
 fn reachable(package: &str) -> BTreeSet<String> {
+    tree(package, "normal")
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != package)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `cargo tree` of `package` along `edges`, one node per line.
+fn tree(package: &str, edges: &str) -> String {
     let output = Command::new(env!("CARGO"))
         .args([
             "tree",
             "--locked",
             "--offline",
             "--edges",
-            "normal",
+            edges,
             "--prefix",
             "none",
             "--package",
@@ -32,12 +42,7 @@ fn reachable(package: &str) -> BTreeSet<String> {
         "cargo tree failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| *name != package)
-        .map(str::to_string)
-        .collect()
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The AWS SDK and its runtime (`aws-sdk-*`, `aws-smithy-*`, `aws-config`, `aws-sigv4`, ...). `aws-lc-*` is the
@@ -116,4 +121,21 @@ fn the_clients_reach_neither_the_engine_nor_the_protocol_nor_the_provider() {
             .iter()
             .any(|name| forbidden_below_clients(name))
     );
+}
+
+/// The catalog's examples are test support: the docs generator (xtask) and the tests enable them, the shipped
+/// provider does not.
+#[test]
+fn the_shipped_provider_is_built_without_the_engines_examples() {
+    const EXAMPLES: &str = "hyperpod-governance feature \"examples\"";
+    let provider = tree("terraform-provider-hyperpod", "normal,features");
+    assert!(
+        provider.contains("hyperpod-governance feature \"default\""),
+        "{provider}"
+    );
+    assert!(
+        !provider.contains(EXAMPLES),
+        "the provider's normal dependencies enable the engine's examples"
+    );
+    assert!(tree("xtask", "normal,features").contains(EXAMPLES));
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::permissions::{self, CALLERS, Caller, Kind, Permission};
+use terraform_provider_hyperpod::permissions::{self, CALLERS, Caller, Kind, Permission};
 
 use super::{fenced, front_matter_in, heading, page};
 
