@@ -141,24 +141,11 @@ pub(super) fn decode_document(text: &str) -> String {
     }
 }
 
+/// `%XX` escapes decoded (RFC 3986; `+` stays `+`), a malformed escape kept as it is.
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push((high * 16 + low) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
