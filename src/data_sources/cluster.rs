@@ -2,7 +2,6 @@
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::aws::sagemaker::Orchestrator;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -10,6 +9,7 @@ use crate::protocol::object::{int, object, string, text};
 use crate::protocol::resource::{DataSource, OperationContext};
 use crate::protocol::schema::{Attribute, Block, Nesting, Schema};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 
 pub struct ClusterDataSource {
     schema: Schema,
@@ -53,7 +53,7 @@ impl Default for ClusterDataSource {
 }
 
 #[async_trait]
-impl DataSource<AwsClient> for ClusterDataSource {
+impl DataSource<HyperpodClient> for ClusterDataSource {
     fn type_name(&self) -> &'static str {
         "hyperpod_cluster"
     }
@@ -62,7 +62,7 @@ impl DataSource<AwsClient> for ClusterDataSource {
         &self.schema
     }
 
-    async fn read(&self, client: &AwsClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
+    async fn read(&self, client: &HyperpodClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
         let name = string(config, "name").unwrap_or_default();
         let cluster = client.cluster(&name).await.map_err(|err| {
             if err.is_not_found() {

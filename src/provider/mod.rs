@@ -1,12 +1,14 @@
 //! The `hyperpod` provider: its configuration block and the registry of resources, data sources and functions.
 
+mod client;
 mod settings;
+
+pub use client::HyperpodClient;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::list::ListResource;
 use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
@@ -31,7 +33,7 @@ impl Default for HyperpodProvider {
 
 #[async_trait]
 impl PluginProvider for HyperpodProvider {
-    type Client = AwsClient;
+    type Client = HyperpodClient;
 
     fn schema(&self) -> &Schema {
         &self.schema
@@ -45,20 +47,25 @@ impl PluginProvider for HyperpodProvider {
         &self,
         config: &Value,
         terraform_version: &str,
-    ) -> Result<(AwsClient, Diagnostics), Diagnostics> {
+    ) -> Result<(HyperpodClient, Diagnostics), Diagnostics> {
         tracing::debug!(terraform_version, "configuring the provider");
         let settings = settings::parse(config)?;
-        let client = crate::aws::config::connect(&settings).await.map_err(|err| {
+        let aws = crate::aws::config::connect(&settings.aws).await.map_err(|err| {
             Diagnostics::from(Diagnostic::error(
                 AttributePath::root(),
                 "Cannot configure the hyperpod provider",
                 err.to_string(),
             ))
         })?;
+        let client = HyperpodClient {
+            aws,
+            default_tags: settings.default_tags,
+            strict: settings.strict,
+        };
         Ok((client, Diagnostics::new()))
     }
 
-    fn resources(&self) -> Vec<Arc<dyn Resource<AwsClient>>> {
+    fn resources(&self) -> Vec<Arc<dyn Resource<HyperpodClient>>> {
         vec![
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
             Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
@@ -69,14 +76,14 @@ impl PluginProvider for HyperpodProvider {
         ]
     }
 
-    fn data_sources(&self) -> Vec<Arc<dyn DataSource<AwsClient>>> {
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource<HyperpodClient>>> {
         vec![
             Arc::new(crate::data_sources::cluster::ClusterDataSource::default()),
             Arc::new(crate::data_sources::team_usage::TeamUsageDataSource::default()),
         ]
     }
 
-    fn list_resources(&self) -> Vec<Arc<dyn ListResource<AwsClient>>> {
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource<HyperpodClient>>> {
         vec![
             Arc::new(crate::resources::tenant::TenantList::default()),
             Arc::new(crate::resources::task_view_restriction::RestrictionList::default()),

@@ -1,4 +1,6 @@
-//! The provider block: schema, validation (no I/O) and parsing into `AwsSettings`.
+//! The provider block: schema, validation (no I/O) and parsing into `Settings` (AWS settings and own options).
+
+use std::collections::BTreeMap;
 
 use crate::aws::config::{AssumeRole, AwsSettings, Endpoints};
 use crate::aws::ids::{AccountId, RegionName};
@@ -140,7 +142,16 @@ pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
 }
 
 /// Parses a validated provider block. Unknown values (e.g. from resources not yet created) count as unset.
-pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
+/// The provider block: how to reach AWS, and the provider's own options.
+pub struct Settings {
+    pub aws: AwsSettings,
+    /// Merged under every taggable resource's own tags.
+    pub default_tags: BTreeMap<String, String>,
+    /// Governance warnings fail the plan (a resource may also opt in).
+    pub strict: bool,
+}
+
+pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
     let mut diagnostics = Diagnostics::new();
     let region = string(config, "region").and_then(|r| {
         RegionName::parse(&r)
@@ -190,14 +201,16 @@ pub fn parse(config: &Value) -> Result<AwsSettings, Diagnostics> {
         adaptive_retry: string(config, "retry_mode").map(|mode| mode == "adaptive"),
         allowed_account_ids,
         forbidden_account_ids,
+        // The plugin protocol names the resource or data source of the RPC a request is made for.
+        caller: CallerName(crate::protocol::caller::current),
+    };
+    diagnostics.into_result(Settings {
+        aws: settings,
         strict: crate::protocol::object::boolean(config, "strict").unwrap_or(false),
         default_tags: nested(config, "default_tags")
             .map(|d| string_map(d, "tags"))
             .unwrap_or_default(),
-        // The plugin protocol names the resource or data source of the RPC a request is made for.
-        caller: CallerName(crate::protocol::caller::current),
-    };
-    diagnostics.into_result(settings)
+    })
 }
 
 #[cfg(test)]
@@ -256,7 +269,11 @@ mod tests {
                 object([("tags", Value::Map([("team".to_string(), text("ml"))].into()))]),
             ),
         ]);
-        let settings = parse(&value).unwrap();
+        let Settings {
+            aws: settings,
+            default_tags,
+            ..
+        } = parse(&value).unwrap();
         assert_eq!(settings.region.unwrap().as_str(), "us-west-2");
         assert_eq!(settings.max_retries, Some(5));
         assert_eq!(settings.adaptive_retry, Some(true));
@@ -264,7 +281,7 @@ mod tests {
         let role = settings.assume_role.unwrap();
         assert_eq!(role.duration, Some(std::time::Duration::from_secs(1800)));
         assert_eq!(settings.endpoints.sagemaker.as_deref(), Some("http://127.0.0.1:4599"));
-        assert_eq!(settings.default_tags["team"], "ml");
+        assert_eq!(default_tags["team"], "ml");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use crate::aws::compute_quota::ComputeQuota;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
-use crate::aws::{AwsClient, AwsError, eks};
+use crate::aws::{AwsError, eks};
 use crate::caller::CallerName;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::arns::same_role;
@@ -18,6 +18,7 @@ use crate::governance::{
 };
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::provider::HyperpodClient;
 use crate::resources::references::References;
 use futures::future::{BoxFuture, FutureExt as _};
 use futures::{StreamExt as _, TryStreamExt as _};
@@ -57,7 +58,7 @@ pub enum Needs {
 }
 
 /// EKS cluster `name`'s access settings, for CLU-4 (authentication mode) and CLU-5 (endpoint exposure).
-pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
+pub async fn eks_cluster(client: &HyperpodClient, name: &str) -> Fact<EksCluster> {
     match client.eks_cluster(name).await {
         Ok(found) => Fact::Known(EksCluster {
             authentication_mode: found.authentication_mode.unwrap_or_else(|| "CONFIG_MAP".to_string()),
@@ -71,7 +72,7 @@ pub async fn eks_cluster(client: &AwsClient, name: &str) -> Fact<EksCluster> {
 }
 
 /// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
-pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
+pub async fn kube_client(client: &HyperpodClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
     let cluster = client
         .eks_cluster(eks_cluster_name)
         .await
@@ -87,7 +88,7 @@ pub async fn kube_client(client: &AwsClient, eks_cluster_name: &str) -> Result<K
 /// The namespaced object at `path`, found in its collection as this process last listed it (one list per kind
 /// and namespace serves every object of it); a cluster-scoped object is read by itself. `None` when absent.
 pub async fn kubernetes_object(
-    client: &AwsClient,
+    client: &HyperpodClient,
     kube: &KubeClient,
     eks_cluster_name: &str,
     path: &str,
@@ -159,7 +160,10 @@ pub fn contract_path() -> AttributePath {
 }
 
 /// Finds the contract's cluster; a cluster that does not exist where the contract says fails the plan.
-pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> Result<HyperPodCluster, Diagnostics> {
+pub async fn find_contract_cluster(
+    client: &HyperpodClient,
+    contract: &Contract,
+) -> Result<HyperPodCluster, Diagnostics> {
     let wanted = &contract.cluster;
     let (account, region) = (client.account_id.as_str(), client.region.as_str());
     if wanted.account_id != account || wanted.region != region {
@@ -187,7 +191,7 @@ pub async fn find_contract_cluster(client: &AwsClient, contract: &Contract) -> R
 
 /// CLU-10 for a resource that puts compute quotas or a scheduler config on `cluster`: one `eks:DescribeAddon` of the
 /// task-governance add-on (shared per provider process). `None` for a Slurm cluster, which has no task governance.
-pub async fn task_governance(client: &AwsClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
+pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
     let sagemaker::Orchestrator::Eks { eks_cluster_arn } = &cluster.orchestrator else {
         return None;
     };
@@ -208,7 +212,12 @@ pub async fn task_governance(client: &AwsClient, cluster: &HyperPodCluster, at: 
 /// The cluster's facts a resource's rules read. Of the access entries only those of `principals` (the roles the
 /// resource's rules are about: a tenant's workload roles, a restriction's or binding's project role) are read with
 /// their policies, so a resource's cost does not grow with the number of teams on the cluster.
-pub async fn gather(client: &AwsClient, cluster: HyperPodCluster, needs: Needs, principals: &[&str]) -> ClusterFacts {
+pub async fn gather(
+    client: &HyperpodClient,
+    cluster: HyperPodCluster,
+    needs: Needs,
+    principals: &[&str],
+) -> ClusterFacts {
     let eks_cluster_name = match &cluster.orchestrator {
         sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
             Arn::parse(eks_cluster_arn)
@@ -280,7 +289,7 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
     }
 }
 
-async fn live_tenants(client: &AwsClient, cluster_arn: &str, with_projects: bool) -> Fact<Vec<TenantOnCluster>> {
+async fn live_tenants(client: &HyperpodClient, cluster_arn: &str, with_projects: bool) -> Fact<Vec<TenantOnCluster>> {
     let quotas = match client.compute_quotas(cluster_arn).await {
         Ok(quotas) => quotas,
         Err(err) => return Fact::unreadable("the cluster's compute quotas", &err),
@@ -323,7 +332,7 @@ async fn live_tenants(client: &AwsClient, cluster_arn: &str, with_projects: bool
     }
 }
 
-async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<SchedulingPolicy>> {
+async fn live_policy(client: &HyperpodClient, cluster_arn: &str) -> Fact<Option<SchedulingPolicy>> {
     let read = async {
         let Some(config) = client.cluster_scheduler_config(cluster_arn).await? else {
             return Ok(None);
@@ -342,7 +351,7 @@ async fn live_policy(client: &AwsClient, cluster_arn: &str) -> Fact<Option<Sched
 /// The access entries of `principals` with their policies. Only the policies are needed (scopes for CLU-2/CLU-3,
 /// cluster-admin policies for CLU-6), so each principal costs one `ListAssociatedAccessPolicies` (which answers
 /// not-found when it has no entry), and the cluster's entries are never listed.
-async fn live_access_entries(client: &AwsClient, eks_name: &str, principals: &[&str]) -> Fact<Vec<AccessEntry>> {
+async fn live_access_entries(client: &HyperpodClient, eks_name: &str, principals: &[&str]) -> Fact<Vec<AccessEntry>> {
     let read = async {
         let mut unique: Vec<String> = Vec::new();
         for principal in principals {

@@ -31,7 +31,7 @@ mod tests {
         recorded.into_iter().map(|(_, attributes)| attributes).collect()
     }
 
-    fn check(type_name: &str, resource: &dyn Resource<crate::aws::AwsClient>, handoffs: &[&str]) {
+    fn check(type_name: &str, resource: &dyn Resource<crate::provider::HyperpodClient>, handoffs: &[&str]) {
         assert_eq!(resource.schema().block.write_only_names(), handoffs, "{type_name}");
         for attributes in recorded(type_name) {
             // The recording holds copies: otherwise this test proves nothing.

@@ -11,8 +11,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::aws::AwsError;
 use crate::aws::datazone_connections as connections;
-use crate::aws::{AwsClient, AwsError};
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::PROJECT_TAG;
 
 use crate::protocol::schema::{Attribute, Block, Schema};
@@ -59,7 +60,7 @@ pub fn quota_governance(tags: &BTreeMap<String, String>, team: &str, cluster_nam
 pub type QuotaTags = Vec<(String, BTreeMap<String, String>)>;
 
 /// The cluster's name and its quotas' tags (a quota deleted while listing is skipped).
-pub async fn cluster_quota_tags(client: &AwsClient, cluster_ref: &str) -> Result<(String, QuotaTags), AwsError> {
+pub async fn cluster_quota_tags(client: &HyperpodClient, cluster_ref: &str) -> Result<(String, QuotaTags), AwsError> {
     let cluster = client.cluster(cluster_ref).await?;
     let mut out = Vec::new();
     for quota in client.compute_quotas(&cluster.arn).await? {
@@ -75,7 +76,7 @@ pub async fn cluster_quota_tags(client: &AwsClient, cluster_ref: &str) -> Result
 /// The projects of a domain that a tenant onboarded on a cluster one of the domain's HyperPod connections names:
 /// project ID -> the contract its tenant's quota names. `Err` says what could not be read.
 pub async fn governed_projects(
-    client: &AwsClient,
+    client: &HyperpodClient,
     domain_id: &str,
 ) -> Result<BTreeMap<String, Option<String>>, String> {
     let found = connections::list_hyperpod_connections(&client.datazone, domain_id, None)
@@ -102,7 +103,7 @@ pub async fn governed_projects(
 
 /// The HyperPod cluster a list's `cluster_name` names (tenant and restriction lists).
 pub async fn listed_cluster(
-    client: &AwsClient,
+    client: &HyperpodClient,
     request: &crate::protocol::list::ListRequest,
 ) -> Result<crate::aws::sagemaker::HyperPodCluster, crate::protocol::diagnostics::Diagnostics> {
     let name = crate::protocol::object::string(&request.config, "cluster_name").unwrap_or_default();

@@ -3,8 +3,8 @@
 //! HyperPod connection; and a project role's permissions (PRJ-2 for the contract, CLU-8 for a Slurm restriction).
 //! What cannot be read becomes `Fact::Unavailable` with the reason.
 
-use crate::aws::AwsClient;
 use crate::governance::{Fact, LiveProject, PolicyDocument, RolePermissions};
+use crate::provider::HyperpodClient;
 
 /// The project as the rules see it, and the id of its tooling environment (`Known(None)`: it has none).
 pub struct ProjectFacts {
@@ -13,7 +13,7 @@ pub struct ProjectFacts {
 }
 
 /// Reads project `project_id` of domain `domain_id`; either `None` means it is not known until apply.
-pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Option<&str>) -> ProjectFacts {
+pub async fn read(client: &HyperpodClient, domain_id: Option<&str>, project_id: Option<&str>) -> ProjectFacts {
     let (Some(domain_id), Some(project_id)) = (domain_id, project_id) else {
         let reason = "the domain or project is not known until apply".to_string();
         return ProjectFacts {
@@ -53,7 +53,7 @@ pub async fn read(client: &AwsClient, domain_id: Option<&str>, project_id: Optio
 
 /// The domain units above `unit`, nearest first; a unit that cannot be read ends the walk (ORG-1 then judges what
 /// it has). Domains nest a handful of levels; the bound guards against a cycle.
-async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> Vec<String> {
+async fn ancestors(client: &HyperpodClient, domain_id: &str, unit: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut next = unit.map(str::to_string);
     while let Some(current) = next.take() {
@@ -74,7 +74,7 @@ async fn ancestors(client: &AwsClient, domain_id: &str, unit: Option<&str>) -> V
 }
 
 /// Every policy on role `role_arn` (inline and attached), as the IAM rules evaluate them.
-pub async fn role_permissions(client: &AwsClient, role_arn: &str) -> Fact<RolePermissions> {
+pub async fn role_permissions(client: &HyperpodClient, role_arn: &str) -> Fact<RolePermissions> {
     match client.role_policies(role_arn).await {
         Ok(policies) => Fact::Known(RolePermissions {
             role_arn: role_arn.to_string(),

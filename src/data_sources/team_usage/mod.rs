@@ -10,7 +10,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::aws::sagemaker::Orchestrator;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -19,6 +18,7 @@ use crate::protocol::resource::{DataSource, OperationContext};
 use crate::protocol::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{IntBetween, OneOf};
 use crate::protocol::value::{Number, Type, Value};
+use crate::provider::HyperpodClient;
 use figures::{Bound, Signal, TeamFigures, Threshold};
 
 pub use figures::{MEASURES, NAMESPACE};
@@ -220,7 +220,7 @@ impl Default for TeamUsageDataSource {
 }
 
 #[async_trait]
-impl DataSource<AwsClient> for TeamUsageDataSource {
+impl DataSource<HyperpodClient> for TeamUsageDataSource {
     fn type_name(&self) -> &'static str {
         "hyperpod_team_usage"
     }
@@ -261,7 +261,7 @@ impl DataSource<AwsClient> for TeamUsageDataSource {
         }
     }
 
-    async fn read(&self, client: &AwsClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
+    async fn read(&self, client: &HyperpodClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
         let contract = config.get_attr("contract").cloned().unwrap_or(Value::Null);
         let signals: Vec<Signal> = elements(config, "signals")
             .iter()
@@ -441,7 +441,7 @@ fn teams(config: &Value, contract: &Value) -> Result<Vec<String>, Diagnostics> {
 }
 
 /// Container Insights names the EKS cluster; the contract names the HyperPod cluster in front of it.
-async fn eks_cluster_name(client: &AwsClient, cluster_name: &str) -> Result<String, Diagnostics> {
+async fn eks_cluster_name(client: &HyperpodClient, cluster_name: &str) -> Result<String, Diagnostics> {
     let cluster = client.cluster(cluster_name).await.map_err(|err| {
         err.diagnostics(
             AttributePath::attr("contract"),

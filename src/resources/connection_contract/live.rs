@@ -2,18 +2,18 @@
 //! be read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
 //! as passed.
 
-use crate::aws::AwsClient;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveInstanceGroup, LiveProject,
     NodeRole, Orchestrator, RolePermissions,
 };
+use crate::provider::HyperpodClient;
 
 /// The add-on behind HyperPod's EKS metrics views (OBS-1).
 const OBSERVABILITY_ADDON: &str = "amazon-cloudwatch-observability";
 
-pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFacts {
+pub async fn gather(client: &HyperpodClient, contract: &Contract) -> ContractLiveFacts {
     let (hyperpod, project, project_role, access_role) = tokio::join!(
         hyperpod_cluster(client, contract),
         project_fact(client, contract),
@@ -47,7 +47,7 @@ pub async fn gather(client: &AwsClient, contract: &Contract) -> ContractLiveFact
 
 /// The worker node roles of the cluster's instance groups, each with its attached managed policies. A role that no
 /// longer exists has none.
-async fn node_roles(client: &AwsClient, cluster: &HyperPodCluster) -> Fact<Vec<NodeRole>> {
+async fn node_roles(client: &HyperpodClient, cluster: &HyperPodCluster) -> Fact<Vec<NodeRole>> {
     let mut roles: Vec<NodeRole> = Vec::new();
     for group in &cluster.instance_groups {
         match roles.iter_mut().find(|role| role.role_arn == group.execution_role) {
@@ -70,7 +70,7 @@ async fn node_roles(client: &AwsClient, cluster: &HyperPodCluster) -> Fact<Vec<N
     Fact::Known(roles)
 }
 
-async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
+async fn eks_facts(client: &HyperpodClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
     let name = Arn::parse(eks_cluster_arn)
         .map(|arn| arn.resource_id().to_string())
         .unwrap_or_else(|_| eks_cluster_arn.to_string());
@@ -91,7 +91,7 @@ async fn eks_facts(client: &AwsClient, eks_cluster_arn: &str) -> (Fact<EksCluste
 
 /// The HyperPod cluster as SageMaker in the provider's account and region sees it. A contract for another account
 /// or region cannot be verified with these credentials: that is reported, not guessed.
-async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Option<HyperPodCluster>> {
+async fn hyperpod_cluster(client: &HyperpodClient, contract: &Contract) -> Fact<Option<HyperPodCluster>> {
     let (account, region) = (client.account_id.as_str(), client.region.as_str());
     if contract.cluster.account_id != account || contract.cluster.region != region {
         return Fact::Unavailable(format!(
@@ -107,7 +107,7 @@ async fn hyperpod_cluster(client: &AwsClient, contract: &Contract) -> Fact<Optio
     }
 }
 
-fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> Fact<Option<LiveCluster>> {
+fn cluster_fact(client: &HyperpodClient, hyperpod: Fact<Option<HyperPodCluster>>) -> Fact<Option<LiveCluster>> {
     match hyperpod {
         Fact::Known(Some(cluster)) => Fact::Known(Some(LiveCluster {
             arn: cluster.arn.clone(),
@@ -135,14 +135,14 @@ fn cluster_fact(client: &AwsClient, hyperpod: Fact<Option<HyperPodCluster>>) -> 
     }
 }
 
-async fn project_fact(client: &AwsClient, contract: &Contract) -> Fact<LiveProject> {
+async fn project_fact(client: &HyperpodClient, contract: &Contract) -> Fact<LiveProject> {
     let studio = &contract.unified_studio;
     crate::resources::project_facts::read(client, studio.domain_id.as_deref(), studio.project_id.as_deref())
         .await
         .project
 }
 
-async fn role_fact(client: &AwsClient, role_arn: Option<&str>) -> Fact<RolePermissions> {
+async fn role_fact(client: &HyperpodClient, role_arn: Option<&str>) -> Fact<RolePermissions> {
     match role_arn {
         Some(role_arn) => crate::resources::project_facts::role_permissions(client, role_arn).await,
         None => Fact::Unavailable("the role is not known until apply".to_string()),

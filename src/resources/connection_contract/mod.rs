@@ -12,7 +12,6 @@ pub use schema::governance_type;
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::findings::ToDiagnostics;
 use crate::governance::{
     Fact, Finding, ReviewStatus, RuleId, approval, check_contract, paths, reapproved, review_status,
@@ -23,6 +22,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
 use crate::protocol::value::{Type, Value};
+use crate::provider::HyperpodClient;
 use model::{contract_from_value, governance_value};
 
 /// The schema's block, for tests that check what the engine's paths name.
@@ -71,7 +71,7 @@ impl ConnectionContract {
     /// warnings are returned for the reviewer.
     async fn evaluate(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         value: &mut Value,
         prior: Option<&Value>,
     ) -> Result<Diagnostics, Diagnostics> {
@@ -210,7 +210,7 @@ impl ConnectionContract {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for ConnectionContract {
+impl Resource<HyperpodClient> for ConnectionContract {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -246,7 +246,7 @@ impl Resource<AwsClient> for ConnectionContract {
         }
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // Under strict (the provider's or the contract's own) every finding fails the plan, changed or not.
         let strict = boolean(&change.planned, "strict").unwrap_or(client.strict);
         // `organization` is write-only: judged from the configuration, never planned.
@@ -259,24 +259,29 @@ impl Resource<AwsClient> for ConnectionContract {
         Ok(())
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, _: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, _: &OperationContext) -> Applied {
         self.record(client, planned, None).await
     }
 
-    async fn read(&self, _: &AwsClient, current: &Value, _: &OperationContext) -> Result<Option<Value>, Diagnostics> {
+    async fn read(
+        &self,
+        _: &HyperpodClient,
+        current: &Value,
+        _: &OperationContext,
+    ) -> Result<Option<Value>, Diagnostics> {
         // The record lives in state; there is nothing in AWS to refresh it from.
         Ok(Some(current.clone()))
     }
 
-    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+    async fn update(&self, client: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
         self.record(client, planned, Some(prior)).await
     }
 
-    async fn delete(&self, _: &AwsClient, _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(&self, _: &HyperpodClient, _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
         Ok(())
     }
 
-    async fn import(&self, _: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, _: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let name = match target {
             ImportTarget::Id(id) => id,
             ImportTarget::Identity(identity) => string(&identity, "name").unwrap_or_default(),
@@ -303,7 +308,7 @@ impl Resource<AwsClient> for ConnectionContract {
 
 impl ConnectionContract {
     /// Apply writes the planned record; values unknown at plan (references to new resources) are judged now.
-    async fn record(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
+    async fn record(&self, client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Applied {
         if planned.is_wholly_known() {
             return Applied::ok(planned.clone());
         }

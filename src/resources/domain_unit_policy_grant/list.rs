@@ -12,13 +12,14 @@ use async_trait::async_trait;
 
 use super::schema;
 use super::{TYPE_NAME, grants};
+use crate::aws::AwsError;
 use crate::aws::datazone;
 use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant, find_domain_unit, list_project_profile_grants};
-use crate::aws::{AwsClient, AwsError};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::object::string;
 use crate::protocol::schema::{Attribute, Schema};
+use crate::provider::HyperpodClient;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, display_name};
 
@@ -113,7 +114,7 @@ fn name(grant: &ProfileGrant) -> String {
 
 /// A unit and its ancestors, root last; `parents` memoizes the reads across projects.
 async fn unit_chain(
-    client: &AwsClient,
+    client: &HyperpodClient,
     domain_id: &str,
     unit: &str,
     parents: &mut BTreeMap<String, Option<String>>,
@@ -140,7 +141,7 @@ async fn unit_chain(
 }
 
 /// Every governed project of the domain with its profile and unit chain; `Err` says what could not be read.
-async fn placed_projects(client: &AwsClient, domain_id: &str) -> Result<Vec<PlacedProject>, String> {
+async fn placed_projects(client: &HyperpodClient, domain_id: &str) -> Result<Vec<PlacedProject>, String> {
     let mut parents = BTreeMap::new();
     let mut placed = Vec::new();
     for (project_id, contract) in inventory::governed_projects(client, domain_id).await? {
@@ -165,7 +166,7 @@ async fn placed_projects(client: &AwsClient, domain_id: &str) -> Result<Vec<Plac
 }
 
 #[async_trait]
-impl ListResource<AwsClient> for GrantList {
+impl ListResource<HyperpodClient> for GrantList {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -174,7 +175,7 @@ impl ListResource<AwsClient> for GrantList {
         &self.schema
     }
 
-    async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
+    async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let domain_id = string(&request.config, "domain_id").unwrap_or_default();
         let unit_id = string(&request.config, "domain_unit_id").unwrap_or_default();
         let mut found = list_project_profile_grants(&client.datazone, &domain_id, &unit_id)

@@ -14,13 +14,13 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
+use crate::aws::AwsError;
 use crate::aws::ErrorCode;
 use crate::aws::datazone_grants::{
     self as grants, GrantPrincipal, ProjectProfile, add_project_profile_grant, find_domain, find_domain_unit,
     find_project_profile, find_project_profile_grant, list_project_profile_grants, list_project_profiles,
     remove_project_profile_grant,
 };
-use crate::aws::{AwsClient, AwsError};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{nested, string, text, unknowns_to_null};
@@ -28,6 +28,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use aws_sdk_datazone::Client as DataZoneClient;
 use model::{GrantSpec, flatten, governance_value, grant_resource_id, next_client_token, parse_resource_id};
 
@@ -102,7 +103,7 @@ fn same_terms(grant: &grants::ProfileGrant, spec: &GrantSpec) -> bool {
 /// configuration spells it) resolved to its profile ID; a domain unit's owners as they are. `NotFound` when the
 /// identifier names no profile.
 async fn resolve_principal(
-    client: &AwsClient,
+    client: &HyperpodClient,
     domain_id: &str,
     principal: &GrantPrincipal,
 ) -> Result<GrantPrincipal, AwsError> {
@@ -150,7 +151,7 @@ fn unresolved_principal(domain_id: &str, principal: &GrantPrincipal, err: &AwsEr
 /// The configured principal as the user spelled it, when it names the principal DataZone reports (by profile ID):
 /// state keeps what the configuration says, so a grant read back is no change.
 async fn as_configured(
-    client: &AwsClient,
+    client: &HyperpodClient,
     domain_id: &str,
     live: &GrantPrincipal,
     configured: Option<GrantPrincipal>,
@@ -190,7 +191,7 @@ impl DomainUnitPolicyGrant {
     /// The plan-time checks against the domain: the domain unit, the principal's domain unit and every profile exist,
     /// and whether an identical grant exists outside this state (a warning: the apply adopts it only if it is this
     /// resource's own). Errors fail the plan; what cannot be read is a warning.
-    async fn check(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn check(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let planned = &change.planned;
         let Some(domain_id) = string(planned, "domain_id") else {
             return Ok(()); // unknown until another resource is applied: apply reports what is missing
@@ -445,7 +446,7 @@ impl DomainUnitPolicyGrant {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for DomainUnitPolicyGrant {
+impl Resource<HyperpodClient> for DomainUnitPolicyGrant {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -462,7 +463,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         model::validate_config(config, diagnostics);
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let facts = governance_value(&change.planned);
         change.set("governance", facts);
         if let Some(grant_id) = change.prior_attr("grant_id").and_then(Value::as_str) {
@@ -503,7 +504,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         self.check(client, change).await
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, _: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, _: &OperationContext) -> Applied {
         let Some(spec) = GrantSpec::from_value(planned) else {
             return Diagnostics::error(
                 AttributePath::root(),
@@ -540,7 +541,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
 
     async fn read(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
@@ -567,7 +568,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         }
     }
 
-    async fn update(&self, _: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+    async fn update(&self, _: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
         // Every argument forces replacement, so an update changes nothing in DataZone: keep the IDs.
         let mut state = planned.clone();
         for name in ["id", "grant_id"] {
@@ -578,7 +579,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
         Applied::ok(unknowns_to_null(state))
     }
 
-    async fn delete(&self, client: &AwsClient, prior: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(&self, client: &HyperpodClient, prior: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
         let Some((domain_id, unit_id, grant_id)) = grant_ids(prior) else {
             return Ok(()); // nothing was ever added
         };
@@ -593,7 +594,7 @@ impl Resource<AwsClient> for DomainUnitPolicyGrant {
             .map_err(|err| err.diagnostics(AttributePath::root(), "Removing the policy grant failed"))
     }
 
-    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let parts = match &target {
             ImportTarget::Id(id) => parse_resource_id(id),
             ImportTarget::Identity(identity) => match (

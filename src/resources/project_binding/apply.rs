@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use super::model::{BindingSpec, members_value, membership, resolve, resolve_members};
+use crate::aws::AwsError;
 use crate::aws::ErrorCode;
 use crate::aws::datazone_connections::{self as dz, Connection, Membership, NewConnection};
-use crate::aws::{AwsClient, AwsError};
 use crate::errors::ErrorDiagnostics;
 use crate::governance::{Member, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -14,6 +14,7 @@ use crate::protocol::object::{string, text, unknowns_to_null};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 
 /// Where the connection goes, from the planned (and, where the plan could not, re-derived) value.
 pub struct Target<'a> {
@@ -94,7 +95,7 @@ pub fn client_token(target: &Target<'_>, generation: u32) -> String {
 }
 
 /// The refusal when the name is taken by a connection this binding did not create (no token of ours answers with it).
-async fn name_taken(client: &AwsClient, target: &Target<'_>, err: &AwsError) -> Diagnostics {
+async fn name_taken(client: &HyperpodClient, target: &Target<'_>, err: &AwsError) -> Diagnostics {
     let found = dz::find_connection_by_name(
         &client.datazone,
         &target.domain_id,
@@ -126,7 +127,7 @@ async fn name_taken(client: &AwsClient, target: &Target<'_>, err: &AwsError) -> 
 /// CreateConnection with the binding's token, adopting the connection an interrupted create of this binding made.
 /// Returns the connection, ready.
 async fn create_connection(
-    client: &AwsClient,
+    client: &HyperpodClient,
     context: &OperationContext,
     value: &Value,
     target: &Target<'_>,
@@ -195,7 +196,12 @@ async fn create_connection(
     .into())
 }
 
-pub async fn create(client: &AwsClient, context: &OperationContext, value: &Value, target: &Target<'_>) -> Applied {
+pub async fn create(
+    client: &HyperpodClient,
+    context: &OperationContext,
+    value: &Value,
+    target: &Target<'_>,
+) -> Applied {
     let spec = target.spec;
     // Every member's profile before the first write: a name that names no one fails here, with nothing created.
     let profile_ids = match resolve_members(client, &target.domain_id, &spec.members).await {
@@ -229,7 +235,7 @@ pub async fn create(client: &AwsClient, context: &OperationContext, value: &Valu
 
 /// Description in place; memberships removed, added, or (a new designation) removed and added again. On failure the
 /// state keeps the prior arguments, so the next plan still shows what is left to do, with the members that exist.
-pub async fn update(client: &AwsClient, prior: &Value, value: &Value, spec: &BindingSpec) -> Applied {
+pub async fn update(client: &HyperpodClient, prior: &Value, value: &Value, spec: &BindingSpec) -> Applied {
     let domain_id = string(prior, "domain_id").unwrap_or_default();
     let connection_id = string(prior, "connection_id").unwrap_or_default();
     let mut current = super::model::members_of(prior).unwrap_or_default();
@@ -326,7 +332,7 @@ pub fn without_connection(prior: &Value, members: &[Member]) -> Value {
 /// part-way returns the state of what remains (no connection, the members not yet removed), so the binding stays in
 /// state until every part is gone and the next destroy removes the rest.
 pub async fn delete(
-    client: &AwsClient,
+    client: &HyperpodClient,
     context: &OperationContext,
     prior: &Value,
     members: &[Member],

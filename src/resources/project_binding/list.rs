@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use super::{TYPE_NAME, schema};
-use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::object::string;
 use crate::protocol::schema::{Attribute, Schema};
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::PROJECT_TAG;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, QuotaTags, display_name, quota_governance};
@@ -63,7 +63,7 @@ fn governance(connection: &Connection, cluster: &Result<(String, QuotaTags), Str
 }
 
 #[async_trait]
-impl ListResource<AwsClient> for BindingList {
+impl ListResource<HyperpodClient> for BindingList {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -72,7 +72,7 @@ impl ListResource<AwsClient> for BindingList {
         &self.schema
     }
 
-    async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
+    async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let domain_id = string(&request.config, "domain_id").unwrap_or_default();
         let project_id = string(&request.config, "project_id");
         let mut connections = dz::list_hyperpod_connections(&client.datazone, &domain_id, project_id.as_deref())

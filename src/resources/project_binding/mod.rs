@@ -19,7 +19,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, timeout, unknowns_to_null};
@@ -27,6 +26,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::connection_contract::contract_from_governance;
 use model::{BindingSpec, members_of, same_member};
 
@@ -73,7 +73,12 @@ fn inputs(value: &Value, chosen: &Value) -> Option<(Contract, BindingSpec)> {
 impl ProjectBinding {
     /// The applied value and its spec: the planned value, judged and derived now where the plan could not (a value
     /// unknown then). Errors come before any write.
-    async fn resolve(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Result<Value, Diagnostics> {
+    async fn resolve(
+        &self,
+        client: &HyperpodClient,
+        planned: &Value,
+        prior: Option<&Value>,
+    ) -> Result<Value, Diagnostics> {
         let chosen = unknowns_to_null(planned.clone());
         let Some((contract, spec)) = inputs(planned, &chosen) else {
             return Err(Diagnostics::error(
@@ -110,7 +115,7 @@ impl ProjectBinding {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for ProjectBinding {
+impl Resource<HyperpodClient> for ProjectBinding {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -143,7 +148,7 @@ impl Resource<AwsClient> for ProjectBinding {
     }
 
     /// The other bindings' checks see this binding's connection and memberships as they now are.
-    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+    fn after_apply(&self, client: &HyperpodClient, states: [&Value; 3]) {
         for state in states {
             client.reads.forget_connection(
                 string(state, "connection_id").as_deref(),
@@ -152,7 +157,7 @@ impl Resource<AwsClient> for ProjectBinding {
         }
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
         let arguments = change.arguments();
         let facts = arguments.get_attr("contract").cloned().unwrap_or(Value::Null);
@@ -210,7 +215,7 @@ impl Resource<AwsClient> for ProjectBinding {
         Ok(())
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
         let value = match self.resolve(client, planned, None).await {
             Ok(value) => value,
             Err(diagnostics) => return diagnostics.into(),
@@ -247,14 +252,14 @@ impl Resource<AwsClient> for ProjectBinding {
 
     async fn read(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
         refresh::refresh(client, current).await
     }
 
-    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+    async fn update(&self, client: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
         let value = match self.resolve(client, planned, Some(prior)).await {
             Ok(value) => value,
             Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
@@ -272,7 +277,12 @@ impl Resource<AwsClient> for ProjectBinding {
         apply::update(client, prior, &value, &spec).await
     }
 
-    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        context: &OperationContext,
+    ) -> Result<(), Diagnostics> {
         let applied = self.destroy(client, prior, context).await;
         if applied.diagnostics.has_errors() {
             Err(applied.diagnostics)
@@ -281,7 +291,7 @@ impl Resource<AwsClient> for ProjectBinding {
         }
     }
 
-    async fn destroy(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Applied {
+    async fn destroy(&self, client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Applied {
         let members = members_of(prior).unwrap_or_default();
         apply::delete(
             client,
@@ -293,7 +303,7 @@ impl Resource<AwsClient> for ProjectBinding {
         .await
     }
 
-    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         refresh::import(client, self.schema.block.null_value(), target).await
     }
 

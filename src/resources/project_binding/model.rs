@@ -1,11 +1,12 @@
 //! From the resource's value to a typed binding spec and the engine's `Binding`, and memberships both ways.
 
+use crate::aws::AwsError;
 use crate::aws::datazone_connections::{self as dz, Membership};
-use crate::aws::{AwsClient, AwsError};
 use crate::governance::{Binding, Member, MemberKind, paths};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, object, string, text};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 
 /// Everything the user wrote about the binding, typed. `domain_id` and `connection_name` are `None` when left to
 /// the provider (or still unknown); `None` from [`BindingSpec::from_value`] while a value the checks need is unknown.
@@ -109,7 +110,7 @@ pub fn member_kind(member: &Member) -> dz::MemberKind {
 
 /// The profile ID a member's name (as the user wrote it: a name, an IAM ARN or an ID) resolves to in the domain;
 /// `NotFound` when it names no user or group profile.
-pub async fn resolve(client: &AwsClient, domain_id: &str, member: &Member) -> Result<String, AwsError> {
+pub async fn resolve(client: &HyperpodClient, domain_id: &str, member: &Member) -> Result<String, AwsError> {
     match member.kind {
         MemberKind::User => client.user_profile_id(domain_id, &member.name).await,
         MemberKind::Group => client.group_profile_id(domain_id, &member.name).await,
@@ -117,13 +118,17 @@ pub async fn resolve(client: &AwsClient, domain_id: &str, member: &Member) -> Re
 }
 
 /// Every member resolved, concurrently, in order.
-pub async fn resolve_all(client: &AwsClient, domain_id: &str, members: &[Member]) -> Vec<Result<String, AwsError>> {
+pub async fn resolve_all(
+    client: &HyperpodClient,
+    domain_id: &str,
+    members: &[Member],
+) -> Vec<Result<String, AwsError>> {
     futures::future::join_all(members.iter().map(|member| resolve(client, domain_id, member))).await
 }
 
 /// Every member's profile ID, or the diagnostics of those whose name resolves to none (each at its member).
 pub async fn resolve_members(
-    client: &AwsClient,
+    client: &HyperpodClient,
     domain_id: &str,
     members: &[Member],
 ) -> Result<Vec<String>, Diagnostics> {

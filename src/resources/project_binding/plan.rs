@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use super::model::{BindingSpec, default_connection_name, members_of, resolve_all, same_member};
-use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker;
 use crate::findings::ToDiagnostics;
@@ -13,6 +12,7 @@ use crate::governance::{Contract, Fact, ProjectOnCluster, check_binding, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts as live;
 use crate::resources::cluster_facts::CONCURRENT_READS;
 use crate::resources::project_facts;
@@ -69,7 +69,11 @@ fn orchestrator_name(cluster: &sagemaker::HyperPodCluster) -> &'static str {
 
 /// Other projects' HyperPod connections to the cluster, with the role each is used with (for CLU-2). A role that
 /// cannot be read stays unknown, which CLU-2 reports as such.
-async fn other_projects(client: &AwsClient, connections: &[Connection], own_project: &str) -> Vec<ProjectOnCluster> {
+async fn other_projects(
+    client: &HyperpodClient,
+    connections: &[Connection],
+    own_project: &str,
+) -> Vec<ProjectOnCluster> {
     let mut others: Vec<(&Connection, String)> = Vec::new();
     for connection in connections {
         match &connection.project_id {
@@ -219,7 +223,7 @@ fn member_profiles(
 
 /// Judges and predicts. `prior` is the state (None on create).
 pub async fn derive(
-    client: &AwsClient,
+    client: &HyperpodClient,
     value: &Value,
     spec: &BindingSpec,
     contract: &Contract,

@@ -3,7 +3,6 @@
 //! one with another designation shows it, and the next plan restores both.
 
 use super::model::{member_kind, members_of, members_value, parse_id, resolve_all};
-use crate::aws::AwsClient;
 use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
@@ -12,6 +11,7 @@ use crate::protocol::object::{string, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 
 fn optional(value: Option<&String>) -> Value {
     value.filter(|v| !v.is_empty()).map_or(Value::Null, text)
@@ -55,7 +55,7 @@ fn still_members(managed: &[(Member, Option<String>)], live: &[dz::Membership]) 
         .collect()
 }
 
-pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
     let (Some(domain_id), Some(connection_id)) = (string(current, "domain_id"), string(current, "connection_id"))
     else {
         return Ok(None); // nothing was ever created
@@ -112,7 +112,7 @@ pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value
 /// Import by `<domain_id>/<connection_id>` (or identity): the connection's attributes. `project_role_arn` and the
 /// members exist only in configuration (`contract` is write-only, never in state): the first plan after an import is
 /// an in-place update that records them (members the project already has are taken over, and the plan says so).
-pub async fn import(client: &AwsClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
+pub async fn import(client: &HyperpodClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let ids = match &target {
         ImportTarget::Id(id) => parse_id(id),
         ImportTarget::Identity(identity) => string(identity, "domain_id").zip(string(identity, "connection_id")),

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use crate::aws::ErrorCode;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
-use crate::aws::{AwsClient, AwsError, api_error, target_version};
+use crate::aws::{AwsError, api_error, target_version};
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::Report;
@@ -28,6 +28,7 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::state_upgrade::StateUpgrader;
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::task_governance;
 use model::{PolicySpec, flatten, merge_tags};
 use ownership::{OWNER_TAG, is_ours, with_owner, without_owner};
@@ -89,7 +90,7 @@ impl SchedulingPolicy {
     /// Finds the cluster and refuses Slurm clusters: task governance exists only for EKS-orchestrated clusters.
     async fn governed_cluster(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         cluster_name: &str,
     ) -> Result<sm::HyperPodCluster, Diagnostics> {
         let cluster = client.cluster(cluster_name).await.map_err(|err| match err {
@@ -136,7 +137,7 @@ impl SchedulingPolicy {
     /// Reads the policy back after a write and builds the new state.
     async fn refreshed_state(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         record: sm::SchedulerConfig,
         planned: &Value,
     ) -> Result<Value, AwsError> {
@@ -148,7 +149,7 @@ impl SchedulingPolicy {
     /// The cluster's live scheduler config, if it has one, and whether its ownership tag proves it this resource's.
     async fn existing_config(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         cluster_arn: &str,
         cluster_name: &str,
     ) -> Result<Option<(String, bool)>, AwsError> {
@@ -163,7 +164,7 @@ impl SchedulingPolicy {
     /// Brings an adopted config (one an interrupted create left) to the plan: its settings, then its tags.
     async fn converge_adopted(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         record: sm::SchedulerConfig,
         planned: &Value,
         cluster_name: &str,
@@ -188,7 +189,7 @@ impl SchedulingPolicy {
     /// A config that ended `CreateFailed` is recorded (tainted) like a fresh create that failed, and replaced next.
     async fn adopt(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         id: &str,
         planned: &Value,
         cluster_name: &str,
@@ -243,7 +244,7 @@ impl SchedulingPolicy {
 
     async fn update_policy(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         id: &str,
         spec: &PolicySpec,
         wait: Duration,
@@ -301,7 +302,7 @@ impl SchedulingPolicy {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for SchedulingPolicy {
+impl Resource<HyperpodClient> for SchedulingPolicy {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -346,11 +347,11 @@ impl Resource<AwsClient> for SchedulingPolicy {
     }
 
     /// The tenants' checks see the cluster's scheduler config as it now is.
-    fn after_apply(&self, client: &AwsClient, _states: [&Value; 3]) {
+    fn after_apply(&self, client: &HyperpodClient, _states: [&Value; 3]) {
         client.reads.forget_scheduler_configs();
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         if let Some(id) = change.prior.as_ref().and_then(scheduler_config_id) {
             self.remember(&id);
         }
@@ -413,7 +414,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
         Ok(())
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
         let cluster_name = string(planned, "cluster_name").unwrap_or_default();
         // The plan already resolved and checked the cluster; look it up only when its name was unknown then.
         let cluster_arn = match string(planned, "cluster_arn") {
@@ -490,7 +491,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
 
     async fn read(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
@@ -519,7 +520,13 @@ impl Resource<AwsClient> for SchedulingPolicy {
         }
     }
 
-    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+    async fn update(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied {
         let id = scheduler_config_id(prior).unwrap_or_default();
         let arn = string(prior, "arn").unwrap_or_default();
         let wanted = PolicySpec::from_value(planned);
@@ -570,7 +577,12 @@ impl Resource<AwsClient> for SchedulingPolicy {
         }
     }
 
-    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        context: &OperationContext,
+    ) -> Result<(), Diagnostics> {
         let id = scheduler_config_id(prior).unwrap_or_default();
         let deleted = client
             .sagemaker
@@ -592,7 +604,7 @@ impl Resource<AwsClient> for SchedulingPolicy {
             .map_err(|err| err.diagnostics(AttributePath::root(), "The scheduling policy was not deleted"))
     }
 
-    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let cluster_ref = match &target {
             ImportTarget::Id(id) => id.trim().to_string(),
             ImportTarget::Identity(identity) => {

@@ -10,14 +10,15 @@ use super::model::{
 };
 use crate::aws::ErrorCode;
 use crate::aws::eks_access as access;
-use crate::aws::{AwsClient, iam};
+use crate::aws::iam;
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
 use crate::kubernetes::{KubeClient, KubeError};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::kube_client;
 
 pub struct Applier<'a> {
-    pub client: &'a AwsClient,
+    pub client: &'a HyperpodClient,
     pub spec: &'a RestrictionSpec,
     pub eks_cluster: Option<String>,
     pub partition: String,

@@ -8,11 +8,11 @@ use async_trait::async_trait;
 
 use super::model::{CONTRACT_TAG, OWNER_TAG, policy_name, role_name};
 use super::{TYPE_NAME, schema};
-use crate::aws::AwsClient;
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::schema::Schema;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::eks_name;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, display_name};
@@ -62,7 +62,7 @@ fn governance(record: &AccessEntryRecord) -> Governance {
 }
 
 #[async_trait]
-impl ListResource<AwsClient> for RestrictionList {
+impl ListResource<HyperpodClient> for RestrictionList {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -71,7 +71,7 @@ impl ListResource<AwsClient> for RestrictionList {
         &self.schema
     }
 
-    async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
+    async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let cluster = inventory::listed_cluster(client, request).await?;
         let Some(eks_cluster) = eks_name(&cluster) else {
             return Ok(Vec::new());

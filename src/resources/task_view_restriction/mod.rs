@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use crate::aws::{AwsClient, ssm};
+use crate::aws::ssm;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::cluster_slurm::SessionPreferences;
@@ -30,6 +30,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::checks::{self, today};
 use crate::resources::cluster_facts::kube_client;
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
@@ -171,7 +172,7 @@ fn entry_exists(facts: &ClusterFacts, principal: &str) -> Option<bool> {
 /// carrying this restriction's ownership tag (made by an earlier apply that was killed or failed before its state
 /// was saved). An entry of an existing restriction that is not recorded stays adopted (an import counts as adopted).
 async fn entry_adopted(
-    client: &AwsClient,
+    client: &HyperpodClient,
     facts: &ClusterFacts,
     eks_cluster: &str,
     principal: &str,
@@ -195,7 +196,7 @@ impl TaskViewRestrictionResource {
     /// Judges the restriction and fills the derived attributes of `value`; errors fail the plan.
     async fn derive(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         value: &mut Value,
         prior: Option<&Value>,
     ) -> Result<Diagnostics, Diagnostics> {
@@ -333,7 +334,7 @@ impl TaskViewRestrictionResource {
     /// fail the plan; the warnings say what is left to apply (`mode` or `tenants` unknown, the API unreachable).
     async fn namespaces_in_order(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         eks_cluster: &str,
         value: &Value,
         spec: &RestrictionSpec,
@@ -393,7 +394,7 @@ impl TaskViewRestrictionResource {
     }
 
     /// The HyperPod cluster behind the state (by ARN), and its EKS cluster; `None`: the cluster is gone.
-    async fn cluster_of(&self, client: &AwsClient, state: &Value) -> Result<Option<Option<String>>, Diagnostics> {
+    async fn cluster_of(&self, client: &HyperpodClient, state: &Value) -> Result<Option<Option<String>>, Diagnostics> {
         let cluster_ref = string(state, "cluster_arn")
             .or_else(|| string(state, "cluster_name"))
             .unwrap_or_default();
@@ -404,7 +405,7 @@ impl TaskViewRestrictionResource {
         }
     }
 
-    async fn write(&self, client: &AwsClient, planned: &Value, prior: Option<&Value>) -> Applied {
+    async fn write(&self, client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Applied {
         let mut value = planned.clone();
         if !checks::known(planned) {
             // Judged now: a dependency was unknown at plan.
@@ -468,7 +469,7 @@ impl TaskViewRestrictionResource {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for TaskViewRestrictionResource {
+impl Resource<HyperpodClient> for TaskViewRestrictionResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -486,14 +487,14 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
     }
 
     /// The other resources' checks see the project role's access policies as they now are.
-    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+    fn after_apply(&self, client: &HyperpodClient, states: [&Value; 3]) {
         client.reads.forget_kubernetes_objects();
         for role in states.into_iter().filter_map(|state| string(state, "project_role_arn")) {
             client.reads.forget_access_entry(&role);
         }
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // `contract` is write-only: derive reads it from the configuration.
         let mut planned = change.arguments();
         // Left unset, these default to the contract's, resolved by derive on every plan: the contract leaves no
@@ -513,13 +514,13 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         Ok(())
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, _: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, _: &OperationContext) -> Applied {
         self.write(client, planned, None).await
     }
 
     async fn read(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
@@ -539,11 +540,11 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         refresh::refresh(client, current, &spec, eks_cluster.as_deref()).await
     }
 
-    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+    async fn update(&self, client: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
         self.write(client, planned, Some(prior)).await
     }
 
-    async fn delete(&self, client: &AwsClient, prior: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(&self, client: &HyperpodClient, prior: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
         let components: BTreeMap<String, String> = string_map(prior, "components");
         if components.is_empty() {
             return Ok(());
@@ -571,7 +572,7 @@ impl Resource<AwsClient> for TaskViewRestrictionResource {
         applier.remove().await
     }
 
-    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let (cluster, role) = crate::resources::import_id::two_parts(
             &target,
             TYPE_NAME,

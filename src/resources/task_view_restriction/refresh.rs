@@ -8,18 +8,19 @@ use super::model::{
     CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, RUN_AS_TAG, RestrictionSpec, component_path, object_value,
     policy_name, role_name,
 };
-use crate::aws::{AwsClient, iam};
+use crate::aws::iam;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string_map, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::{kube_client, kubernetes_object};
 
 use crate::resources::failed;
 
 /// The live state; `eks_cluster` is `None` on Slurm.
 pub async fn refresh(
-    client: &AwsClient,
+    client: &HyperpodClient,
     current: &Value,
     spec: &RestrictionSpec,
     eks_cluster: Option<&str>,

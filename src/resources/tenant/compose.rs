@@ -17,10 +17,11 @@ use super::model::TenantSpec;
 use crate::aws::ErrorCode;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::eks_access as access;
-use crate::aws::{AwsClient, eks, iam, kms, target_version};
+use crate::aws::{eks, iam, kms, target_version};
 use crate::kubernetes::{KubeClient, KubeError, namespaces};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::resource::OperationContext;
+use crate::provider::HyperpodClient;
 pub use crate::resources::cluster_facts::kube_client;
 
 /// How long a just-created IAM role may take to be usable by EKS and KMS.
@@ -42,7 +43,7 @@ pub struct Target {
 
 /// The reconciler: `components` starts as what exists (empty on create) and grows as steps succeed.
 pub struct Composer<'a> {
-    pub client: &'a AwsClient,
+    pub client: &'a HyperpodClient,
     pub context: &'a OperationContext,
     pub target: &'a Target,
     pub components: Recorded,

@@ -5,13 +5,13 @@
 
 use super::model::TenantSpec;
 use super::{compose, desired, manifests, refresh};
-use crate::aws::AwsClient;
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::{string, string_map};
 use crate::protocol::plan::PlannedChange;
+use crate::provider::HyperpodClient;
 
-pub(super) async fn warn(client: &AwsClient, change: &mut PlannedChange) {
+pub(super) async fn warn(client: &HyperpodClient, change: &mut PlannedChange) {
     let Some(prior) = &change.prior else { return };
     let Some(written) = TenantSpec::from_value(prior) else {
         return;
@@ -70,7 +70,7 @@ pub(super) async fn warn(client: &AwsClient, change: &mut PlannedChange) {
 
 /// How the live object differs from what the tenant wrote, or why that cannot be said.
 async fn differences(
-    client: &AwsClient,
+    client: &HyperpodClient,
     kube: Option<&KubeClient>,
     eks_cluster: &str,
     manifest: &manifests::Manifest,

@@ -4,11 +4,11 @@
 use async_trait::async_trait;
 
 use super::{TYPE_NAME, schema};
-use crate::aws::AwsClient;
 use crate::aws::compute_quota as cq;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::schema::Schema;
+use crate::provider::HyperpodClient;
 use crate::resources::failed;
 use crate::resources::inventory::{self, display_name, quota_governance};
 
@@ -31,7 +31,7 @@ impl Default for TenantList {
 }
 
 #[async_trait]
-impl ListResource<AwsClient> for TenantList {
+impl ListResource<HyperpodClient> for TenantList {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -40,7 +40,7 @@ impl ListResource<AwsClient> for TenantList {
         &self.schema
     }
 
-    async fn list(&self, client: &AwsClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
+    async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let cluster = inventory::listed_cluster(client, request).await?;
         let mut quotas = cq::list_compute_quotas(&client.sagemaker, &cluster.arn)
             .await

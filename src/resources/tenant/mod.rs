@@ -24,7 +24,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::aws::AwsClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -33,6 +32,7 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::connection_contract::contract_from_governance;
 use compose::{Composer, Recorded, Target};
 use model::TenantSpec;
@@ -90,7 +90,7 @@ impl Tenant {
     /// Everything apply needs from the planned value. Apply re-derives (and re-judges) when the plan could not.
     async fn target(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         planned: &Value,
         prior: Option<&Value>,
         operation: &str,
@@ -177,7 +177,7 @@ impl Tenant {
 }
 
 #[async_trait]
-impl Resource<AwsClient> for Tenant {
+impl Resource<HyperpodClient> for Tenant {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -252,7 +252,7 @@ impl Resource<AwsClient> for Tenant {
     }
 
     /// The other resources' checks see this tenant's quota tags and access policies as they now are.
-    fn after_apply(&self, client: &AwsClient, states: [&Value; 3]) {
+    fn after_apply(&self, client: &HyperpodClient, states: [&Value; 3]) {
         client.reads.forget_kubernetes_objects();
         for state in states {
             client
@@ -266,7 +266,7 @@ impl Resource<AwsClient> for Tenant {
         }
     }
 
-    async fn modify_plan(&self, client: &AwsClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
         // The handoffs (`contract`, `scheduling_policy`, `borrows_from`) are write-only: read from the configuration.
@@ -351,7 +351,7 @@ impl Resource<AwsClient> for Tenant {
         Ok(())
     }
 
-    async fn create(&self, client: &AwsClient, planned: &Value, context: &OperationContext) -> Applied {
+    async fn create(&self, client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
         let (target, value) = match self.target(client, planned, None, "create").await {
             Ok(resolved) => resolved,
             Err(diagnostics) => return diagnostics.into(),
@@ -376,14 +376,20 @@ impl Resource<AwsClient> for Tenant {
 
     async fn read(
         &self,
-        client: &AwsClient,
+        client: &HyperpodClient,
         current: &Value,
         _: &OperationContext,
     ) -> Result<Option<Value>, Diagnostics> {
         Ok(refresh::refresh(client, current).await?.map(with_governance))
     }
 
-    async fn update(&self, client: &AwsClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+    async fn update(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied {
         let (target, value) = match self.target(client, planned, Some(prior), "update").await {
             Ok(resolved) => resolved,
             Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
@@ -407,7 +413,12 @@ impl Resource<AwsClient> for Tenant {
         }
     }
 
-    async fn delete(&self, client: &AwsClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        context: &OperationContext,
+    ) -> Result<(), Diagnostics> {
         let components = string_map(prior, "components");
         if components.is_empty() {
             return Ok(());
@@ -446,7 +457,7 @@ impl Resource<AwsClient> for Tenant {
         composer.remove_all().await
     }
 
-    async fn import(&self, client: &AwsClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
         let (cluster, team) = crate::resources::import_id::two_parts(
             &target,
             TYPE_NAME,

@@ -12,13 +12,13 @@ use super::desired::{
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
-use crate::aws::AwsClient;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Orchestrator, check_tenant, cluster::cluster_admin_principals, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts as live;
 use crate::resources::references::{self, References};
 use crate::resources::validators::MAX_TAGS;
@@ -113,7 +113,7 @@ pub fn task_governance_path() -> AttributePath {
 
 /// Every tag the tenant's AWS objects carry: the provider's default tags, the tenant's own and the governance tags
 /// from its contract (contract, cluster, team, project, project role).
-pub fn composed_tags(client: &AwsClient, spec: &TenantSpec, contract: &Contract) -> BTreeMap<String, String> {
+pub fn composed_tags(client: &HyperpodClient, spec: &TenantSpec, contract: &Contract) -> BTreeMap<String, String> {
     let mut tags_all = model::tags_all(&client.default_tags, &spec.tags, contract, &spec.team);
     if let Some(role) = &contract.project_role_arn {
         tags_all.insert(live::PROJECT_ROLE_TAG.to_string(), role.clone());
@@ -124,7 +124,7 @@ pub fn composed_tags(client: &AwsClient, spec: &TenantSpec, contract: &Contract)
 /// Judges and predicts. `value` is the planned (or, at apply, the applied) value; `prior` the state.
 #[allow(clippy::too_many_arguments)]
 pub async fn derive(
-    client: &AwsClient,
+    client: &HyperpodClient,
     value: &Value,
     prior: Option<&Value>,
     spec: &TenantSpec,
@@ -291,7 +291,7 @@ pub async fn derive(
 /// A quota the tenant is about to create that exists already: fine when its tags name this tenant (an interrupted
 /// apply made it; apply adopts it), refused before anything is written when they do not.
 async fn refuse_foreign_quota(
-    client: &AwsClient,
+    client: &HyperpodClient,
     cluster_arn: &str,
     cluster_name: &str,
     spec: &TenantSpec,

@@ -9,12 +9,13 @@ use super::desired::{self, POD_IDENTITY, QUOTA, ROLE};
 use super::manifests;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
-use crate::aws::{AwsClient, AwsError, iam, kms};
+use crate::aws::{AwsError, iam, kms};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{elements, int, nested, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::kubernetes_object;
 
 use crate::resources::failed;
@@ -31,7 +32,7 @@ fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, Diag
 }
 
 /// The state with what exists now; `None` when nothing of the tenant is left.
-pub async fn refresh(client: &AwsClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
     let cluster_ref = string(current, "cluster_arn")
         .or_else(|| string(current, "cluster_name"))
         .unwrap_or_default();
@@ -266,7 +267,7 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
 /// the configuration at the next plan, which shows them as an in-place update; `contract` is write-only, never in
 /// state.
 pub async fn import(
-    client: &AwsClient,
+    client: &HyperpodClient,
     block_null: Value,
     cluster_ref: &str,
     team: &str,

@@ -2,7 +2,6 @@
 //! (environment, shared files, SSO, process credentials, IMDS; `AWS_ENDPOINT_URL[_<SERVICE>]`), then an optional
 //! assumed role, then per-service endpoint overrides; the caller identity is checked once.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use aws_config::BehaviorVersion;
@@ -80,8 +79,6 @@ pub struct AwsSettings {
     pub adaptive_retry: Option<bool>,
     pub allowed_account_ids: Vec<AccountId>,
     pub forbidden_account_ids: Vec<AccountId>,
-    pub default_tags: BTreeMap<String, String>,
-    pub strict: bool,
     /// Names the resource or data source each request is made for (`caller`).
     pub caller: CallerName,
 }
@@ -189,8 +186,6 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         account_id,
         region,
         caller_arn: identity.arn().unwrap_or_default().to_string(),
-        default_tags: settings.default_tags.clone(),
-        strict: settings.strict,
         reads: Default::default(),
     })
 }

@@ -24,14 +24,13 @@ pub mod ssm;
 pub mod target_version;
 pub mod wait;
 
-use std::collections::BTreeMap;
-
 use error::error_chain;
 pub use error::{AwsError, ErrorCode, api_error, is_not_found_error, not_found_as};
 
 use ids::{AccountId, RegionName};
 
-/// Everything a resource needs to talk to AWS, built once by `ConfigureProvider`.
+/// Everything needed to talk to AWS, built once (`config::connect`); the provider hands it to every resource inside
+/// its own client, with the provider block's options.
 pub struct AwsClient {
     pub sagemaker: aws_sdk_sagemaker::Client,
     pub datazone: aws_sdk_datazone::Client,
@@ -49,10 +48,6 @@ pub struct AwsClient {
     pub region: RegionName,
     /// The ARN of the identity running Terraform.
     pub caller_arn: String,
-    /// The provider's `default_tags`, merged under every taggable resource's own tags.
-    pub default_tags: BTreeMap<String, String>,
-    /// Governance warnings fail the plan (provider `strict`; a resource may also opt in).
-    pub strict: bool,
     /// What this process has read, shared by every resource (`shared_reads`).
     pub reads: shared_reads::SharedReads,
 }
