@@ -291,6 +291,29 @@ def test_rbac_mode_binds_a_group_and_switching_back_removes_it(tf, sandbox, no_e
     assert access_entry(sandbox) is None
 
 
+def test_an_adopted_entry_given_the_group_gets_back_its_own_groups_and_tags_at_destroy_in_one_read(tf, sandbox):
+    # Studio's "Manage access" made the entry; RBAC mode adds the restriction's group to it and marks it.
+    sandbox.client("eks").create_access_entry(clusterName=EKS, principalArn=RESEARCH_ROLE,
+                                              kubernetesGroups=["studio-users"])
+    studio = access_entry(sandbox)
+    tf.write(config(RBAC_MODE, scope=RBAC_SCOPE))
+    tf.apply()
+    entry = access_entry(sandbox)
+    assert sorted(entry["kubernetesGroups"]) == sorted(["studio-users", GROUP])
+    assert entry["tags"].get("hyperpod:contract") == CONTRACT_FIELDS["name"]
+    tf.assert_no_changes()
+
+    sandbox.reset_calls()
+    tf.destroy("-refresh=false")
+    calls = sandbox.calls_by_caller().get("hyperpod_task_view_restriction", {})
+    # One read of the entry serves both the mark to take off and the groups to keep; its policies are not read.
+    assert calls.get("eks.DescribeAccessEntry") == 1, calls
+    assert "eks.ListAssociatedAccessPolicies" not in calls, calls
+    entry = access_entry(sandbox)
+    assert (entry["kubernetesGroups"], entry["createdAt"]) == (["studio-users"], studio["createdAt"])
+    assert "hyperpod:contract" not in entry["tags"]
+
+
 # ---- d. import -------------------------------------------------------------------------------------------------------
 IMPORT_ID = f"{CLUSTER}/{RESEARCH_ROLE}"
 IMPORT_BLOCKS = {

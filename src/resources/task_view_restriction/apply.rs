@@ -331,10 +331,17 @@ impl Applier<'_> {
             .keys()
             .filter_map(|key| key.strip_prefix("access_entry_group/").map(str::to_string))
             .collect();
-        let marked = self.components.contains_key(CONTRACT_TAG_COMPONENT);
-        if marked {
-            match access::describe_access_entry(eks, &cluster, &principal).await {
-                Ok(live) if live.tags.get(CONTRACT_TAG) == self.components.get(CONTRACT_TAG_COMPONENT) => {
+        let mark = self.components.get(CONTRACT_TAG_COMPONENT).cloned();
+        if mark.is_some() || !ours.is_empty() {
+            // One read serves both: the mark to take off and the groups to keep.
+            let live = match access::describe_access_entry(eks, &cluster, &principal).await {
+                Ok(live) => Some(live),
+                Err(err) if err.is_not_found() => None,
+                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
+            };
+            if let Some(live) = live {
+                // Someone re-tagged it since: their mark now, left as it is.
+                if mark.is_some() && live.tags.get(CONTRACT_TAG) == mark.as_ref() {
                     let mut wanted = live.tags.clone();
                     wanted.remove(CONTRACT_TAG);
                     match access::update_tags(eks, &live.arn, &live.tags, &wanted).await {
@@ -343,26 +350,19 @@ impl Applier<'_> {
                         Err(err) => return Err(failed("Untagging the project role's access entry failed", err)),
                     }
                 }
-                // Someone re-tagged it since: their mark now, left as it is.
-                Ok(_) => {}
-                Err(err) if err.is_not_found() => {}
-                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
-            }
-        }
-        if !ours.is_empty() {
-            match access::find_access_entry(eks, &cluster, &principal).await {
-                Ok(live) => {
+                if !ours.is_empty() {
                     let groups: Vec<String> = live
                         .kubernetes_groups
                         .into_iter()
                         .filter(|g| !ours.contains(g))
                         .collect();
-                    access::update_access_entry_groups(eks, &cluster, &principal, &groups)
-                        .await
-                        .map_err(|err| failed("Updating the project role's access entry failed", err))?;
+                    match access::update_access_entry_groups(eks, &cluster, &principal, &groups).await {
+                        Ok(()) => {}
+                        // Deleted since the read: nothing of ours is left on it.
+                        Err(err) if err.is_not_found() => {}
+                        Err(err) => return Err(failed("Updating the project role's access entry failed", err)),
+                    }
                 }
-                Err(err) if err.is_not_found() => {}
-                Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
             }
         }
         self.components.clear();
