@@ -3,9 +3,9 @@
 //!
 //! Layout: `protocol` (the plugin protocol, crate `hyperpod-protocol`, no AWS), `governance` (the engine, crate
 //! `hyperpod-governance`), `aws` and `kubernetes` (the cloud clients, crate `hyperpod-clients`: `find_*` / `wait_*`
-//! helpers, typed errors), `provider` (the provider block and registry), `resources`, `data_sources` and `functions`
-//! (one module each), `findings` and `errors` (the engine's messages and the clients' errors as diagnostics), `permissions` (the
-//! least-privilege policy of each resource).
+//! helpers, typed errors), `provider` (the provider block, the registry and the client every resource gets),
+//! `resources`, `data_sources` and `functions` (one module each), `findings` and `errors` (the engine's messages and
+//! the clients' errors as diagnostics), `permissions` (the least-privilege policy of each resource).
 
 /// The AWS clients (crate `hyperpod-clients`).
 pub use hyperpod_clients::aws;

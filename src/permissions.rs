@@ -2,11 +2,12 @@
 //! resource, data source and function) every IAM action it may need, and the Kubernetes RBAC its Kubernetes API
 //! calls need. `docs/guides/permissions.md` is generated from it (xtask/src/docs.rs), and it is checked both ways:
 //!
-//! * code → table: a test below scans `src/` and the clients crate for every AWS SDK operation the code sends and fails, naming the file
-//!   and line, when one is not in the table;
+//! * code → table: a test below scans `src/` and the clients crate for every AWS SDK operation the code sends and
+//!   fails, naming the file and line, when one is not in the table;
 //! * table ↔ what runs: the acceptance suite `test_permissions.py` reads the sandbox's call counters per caller
-//!   (every request names its caller, `caller::CALLER_HEADER` of the clients crate) and fails when a caller made a call its policy does not
-//!   allow, or when a declared action was never exercised and is not marked `unexercised` here with the reason.
+//!   (every request names its caller, `caller::CALLER_HEADER` of the clients crate) and fails when a caller made a
+//!   call its policy does not allow, or when a declared action was never exercised and is not marked `unexercised`
+//!   here with the reason.
 //!
 //! To extend it: add the action to the group the new call belongs to (or a new group, listed in the callers that reach
 //! it). A permission AWS checks on another call (`iam:PassRole`, tag-on-create) is `implied` by that call.

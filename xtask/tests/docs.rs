@@ -1,5 +1,5 @@
-//! The registry docs under `docs/` are generated from the provider's schema and `examples/` (xtask/src/docs.rs). This test
-//! fails when they are stale, missing or left over; `make docs` rewrites them.
+//! The registry docs under `docs/` are generated from the provider's schema and `examples/` (xtask/src/docs.rs).
+//! This test fails when they are stale, missing or left over; `make docs` rewrites them.
 
 use std::fs;
 use std::path::Path;

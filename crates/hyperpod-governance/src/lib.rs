@@ -7,14 +7,16 @@
 //! facts it needs and returns a [`Check`]: passed (with a detail for the checklist), failed (with [`Finding`]s that
 //! name the rule, the attribute path, the observed value and the fix), or skipped with a reason (a value unknown
 //! until apply, or a fact the resource could not read — never a silent pass). A [`Report`] of checks becomes
-//! [`Message`]s (the provider's diagnostics) (`strict` turns warnings into errors) and the checklist a resource exposes in the plan; valid
-//! contract exceptions turn failures into `excepted` outcomes that name the exception.
+//! [`Message`]s, which the provider renders as diagnostics (`strict` turns warnings into errors), and the checklist a
+//! resource exposes in the plan; valid contract exceptions turn failures into `excepted` outcomes that name the
+//! exception.
 //!
 //! Where things live: rule IDs and their text in [`catalog`]; attribute names in [`paths`]; CON-* in [`contract`],
 //! ORG-* in [`organization`], PRJ-* in [`project`] (IAM evaluation in [`iam_policy`]), CLU-* in [`cluster`]
 //! (CIDRs in [`cidr`]; the Slurm restriction rules CLU-7, CLU-8 in [`cluster_slurm`]; CLU-10, the task-governance
-//! add-on, is judged by the tenant and scheduling policy resources themselves, next to their own reports), WKL-1..6 in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1
-//! in [`observability`], LIF-* in [`lifecycle`]. [`rule_function`] maps every rule to its function; the `check_*`
+//! add-on, is judged by the tenant and scheduling policy resources themselves, next to their own reports), WKL-1..6
+//! in [`workload`], WKL-7..11 in [`workload_access`], EXC-1 in [`exceptions`], OBS-1 in [`observability`], LIF-* in
+//! [`lifecycle`]. [`rule_function`] maps every rule to its function; the `check_*`
 //! functions below run the rules that belong to one resource's plan. [`examples`] holds agreeing facts and one failing
 //! configuration per rule, shared by the unit tests and the docs.
 
