@@ -1,7 +1,6 @@
 //! `cargo xtask docs`: writes the registry docs (`docs/`) from the provider's schema and `examples/`
 //! (`xtask/tests/docs.rs` fails while the committed pages differ).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask docs   (renders docs/ from the provider schema and examples/)";
@@ -9,17 +8,13 @@ const USAGE: &str = "usage: cargo xtask docs   (renders docs/ from the provider 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
     match task.as_deref() {
-        Some("docs") => {
-            // The repository root: this crate is `xtask/` in it.
-            let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-            match xtask::docs::write_all(root) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(err) => {
-                    eprintln!("writing docs/: {err}");
-                    ExitCode::FAILURE
-                }
+        Some("docs") => match xtask::docs::write_all(xtask::repository_root()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("writing docs/: {err}");
+                ExitCode::FAILURE
             }
-        }
+        },
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)

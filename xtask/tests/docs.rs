@@ -2,7 +2,6 @@
 //! This test fails when they are stale, missing or left over; `make docs` rewrites them.
 
 use std::fs;
-use std::path::Path;
 
 use xtask::docs;
 
@@ -10,8 +9,7 @@ const FIX: &str = "make docs   # = cargo xtask docs";
 
 #[test]
 fn docs_match_the_schema_and_examples() {
-    // The repository root: this crate is `xtask/` in it.
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let root = xtask::repository_root();
     let pages = docs::render_all(root);
     let on_disk = docs::existing(root).expect("listing docs/");
     let mut problems = Vec::new();

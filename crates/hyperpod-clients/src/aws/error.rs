@@ -5,10 +5,40 @@ use aws_smithy_runtime_api::client::result::SdkError;
 use aws_smithy_types::error::display::DisplayErrorContext;
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
-/// A service's error code. The codes the provider acts on are variants, so a misspelt code does not compile; any
-/// other code keeps its text in `Other`. It displays as the service sent it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ErrorCode {
+/// Declares `ErrorCode` from one list: each variant is named exactly as the service's code, so the name is the text
+/// both ways (`as_str`, `From<&str>`).
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $code:ident,)*) => {
+        /// A service's error code. The codes the provider acts on are variants, so a misspelt code does not compile;
+        /// any other code keeps its text in `Other`. It displays as the service sent it.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $code,)*
+            /// Any other code, as sent (or named by this layer: `InvalidResponse`, `Timeout`, `DispatchFailure`...).
+            Other(String),
+        }
+
+        impl ErrorCode {
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$code => stringify!($code),)*
+                    Self::Other(code) => code,
+                }
+            }
+        }
+
+        impl From<&str> for ErrorCode {
+            fn from(code: &str) -> Self {
+                match code {
+                    $(stringify!($code) => Self::$code,)*
+                    other => Self::Other(other.to_string()),
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
     /// SageMaker: the object does not exist.
     ResourceNotFound,
     /// EKS, DataZone: the object does not exist.
@@ -35,50 +65,6 @@ pub enum ErrorCode {
     InvalidDocument,
     /// IAM: the policy does not parse (also: a principal still propagating).
     MalformedPolicyDocument,
-    /// Any other code, as sent (or named by this layer: `InvalidResponse`, `Timeout`, `DispatchFailure`...).
-    Other(String),
-}
-
-impl ErrorCode {
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::ResourceNotFound => "ResourceNotFound",
-            Self::ResourceNotFoundException => "ResourceNotFoundException",
-            Self::NoSuchEntity => "NoSuchEntity",
-            Self::NotFoundException => "NotFoundException",
-            Self::ValidationException => "ValidationException",
-            Self::ConflictException => "ConflictException",
-            Self::EntityAlreadyExists => "EntityAlreadyExists",
-            Self::ResourceInUseException => "ResourceInUseException",
-            Self::InvalidParameterException => "InvalidParameterException",
-            Self::InvalidArnException => "InvalidArnException",
-            Self::InvalidGrantIdException => "InvalidGrantIdException",
-            Self::InvalidDocument => "InvalidDocument",
-            Self::MalformedPolicyDocument => "MalformedPolicyDocument",
-            Self::Other(code) => code,
-        }
-    }
-}
-
-impl From<&str> for ErrorCode {
-    fn from(code: &str) -> Self {
-        match code {
-            "ResourceNotFound" => Self::ResourceNotFound,
-            "ResourceNotFoundException" => Self::ResourceNotFoundException,
-            "NoSuchEntity" => Self::NoSuchEntity,
-            "NotFoundException" => Self::NotFoundException,
-            "ValidationException" => Self::ValidationException,
-            "ConflictException" => Self::ConflictException,
-            "EntityAlreadyExists" => Self::EntityAlreadyExists,
-            "ResourceInUseException" => Self::ResourceInUseException,
-            "InvalidParameterException" => Self::InvalidParameterException,
-            "InvalidArnException" => Self::InvalidArnException,
-            "InvalidGrantIdException" => Self::InvalidGrantIdException,
-            "InvalidDocument" => Self::InvalidDocument,
-            "MalformedPolicyDocument" => Self::MalformedPolicyDocument,
-            other => Self::Other(other.to_string()),
-        }
-    }
 }
 
 impl std::fmt::Display for ErrorCode {
