@@ -182,6 +182,11 @@ const HYPERPOD_CLUSTER: &[Permission] = &[call(
     "reads the HyperPod cluster: orchestrator, EKS cluster, instance groups",
 )];
 
+const QUOTA_LIST: &[Permission] = &[call(
+    "sagemaker:ListComputeQuotas",
+    "lists the cluster's compute quotas (the teams an allocation does not list still hold capacity)",
+)];
+
 const EKS_CLUSTER: &[Permission] = &[call(
     "eks:DescribeCluster",
     "reads the EKS cluster: its Kubernetes API endpoint and certificate authority, its authentication mode",
@@ -612,6 +617,12 @@ pub const CALLERS: &[Caller] = &[
         name: "provider",
         kind: Kind::Provider,
         aws: &[IDENTITY],
+        kubernetes: &[],
+    },
+    Caller {
+        name: "hyperpod_cluster_allocation",
+        kind: Kind::Resource,
+        aws: &[HYPERPOD_CLUSTER, QUOTA_LIST],
         kubernetes: &[],
     },
     Caller {

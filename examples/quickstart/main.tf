@@ -53,6 +53,25 @@ resource "hyperpod_scheduling_policy" "capacity" {
   }
 }
 
+# The cluster's guaranteed capacity, documented once: every team's share. Each tenant references it, so WKL-3 counts
+# both teams on the very first plan, whatever order Terraform plans them in; each tenant's quota is its entry here.
+locals {
+  guaranteed = {
+    production = [
+      { instance_type = var.instance_types.training, count = 5 },
+      { instance_type = var.instance_types.inference, count = 2 },
+    ]
+    research = [
+      { instance_type = var.instance_types.training, count = 2 },
+    ]
+  }
+}
+
+resource "hyperpod_cluster_allocation" "capacity" {
+  cluster_name = data.hyperpod_cluster.capacity.name
+  teams        = { for team, quota in local.guaranteed : team => { quota = quota } }
+}
+
 output "cluster" {
   description = "The governed cluster."
   value = {

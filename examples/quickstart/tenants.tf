@@ -4,15 +4,16 @@
 resource "hyperpod_tenant" "production" {
   contract          = hyperpod_connection_contract.team["production"].governance
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  allocation        = hyperpod_cluster_allocation.capacity.governance
   team              = "production"
 
-  quota {
-    instance_type = var.instance_types.training
-    count         = 5
-  }
-  quota {
-    instance_type = var.instance_types.inference
-    count         = 2
+  # Its share of the cluster's allocation (main.tf), the same value the allocation documents.
+  dynamic "quota" {
+    for_each = local.guaranteed["production"]
+    content {
+      instance_type = quota.value.instance_type
+      count         = quota.value.count
+    }
   }
 
   sharing {
@@ -36,18 +37,22 @@ resource "hyperpod_tenant" "production" {
 resource "hyperpod_tenant" "research" {
   contract          = hyperpod_connection_contract.team["research"].governance
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  allocation        = hyperpod_cluster_allocation.capacity.governance
   team              = "research"
 
-  quota {
-    instance_type = var.instance_types.training
-    count         = 2
+  dynamic "quota" {
+    for_each = local.guaranteed["research"]
+    content {
+      instance_type = quota.value.instance_type
+      count         = quota.value.count
+    }
   }
 
   sharing {
     strategy     = "LendAndBorrow"
     borrow_limit = 50
   }
-  # WKL-5 and WKL-3 on the first plan: research borrows what production lends, and both quotas must fit.
+  # WKL-5 on the first plan: research borrows what production lends.
   borrows_from = [hyperpod_tenant.production.governance]
 
   preempt_team_tasks = "Never"

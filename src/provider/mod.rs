@@ -67,6 +67,7 @@ impl PluginProvider for HyperpodProvider {
 
     fn resources(&self) -> Vec<Arc<dyn Resource<HyperpodClient>>> {
         vec![
+            Arc::new(crate::resources::cluster_allocation::ClusterAllocation::default()),
             Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
             Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
             Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),

@@ -112,6 +112,18 @@ pub fn known(value: &Value) -> bool {
         .all(|name| value.get_attr(name).is_some_and(Value::is_wholly_known))
 }
 
+/// Whether the planned checklist has a rule the plan could not evaluate (`skipped`, "not evaluated at plan: …"):
+/// apply then judges again, against what exists, before the first write.
+pub fn not_evaluated_at_plan(value: &Value) -> bool {
+    crate::protocol::object::elements(value, "findings").iter().any(|row| {
+        crate::protocol::object::string(row, "status").as_deref() == Some("skipped")
+            && crate::protocol::object::string(row, "detail").is_some_and(|d| d.starts_with(NOT_AT_PLAN))
+    })
+}
+
+/// How the engine words the reason of a rule it could not evaluate at plan.
+pub const NOT_AT_PLAN: &str = "not evaluated at plan";
+
 /// A checklist whose wording moved with live facts alone is not a change to apply: keep the recorded one unless
 /// something else changes too (the plan's diagnostics come from the fresh report either way).
 pub fn keep_recorded(change: &mut PlannedChange) {

@@ -14,7 +14,8 @@ use crate::governance::arns::same_role;
 use crate::governance::cluster::{CLUSTER_WIDE_VIEW_POLICIES, TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
     AccessEntry, AccessScope, Addon, AssociatedPolicy, Capacity, Check, ClusterView, Contract, EksCluster, Fact,
-    Inventory, ProjectOnCluster, SchedulingPolicy, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
+    Inventory, Phase, ProjectOnCluster, QuotaShare, SchedulingPolicy, Setting, Sharing, SharingStrategy,
+    TaskViewRestriction, TenantCapacity,
 };
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -272,14 +273,18 @@ pub async fn gather(
 pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
     TenantCapacity {
         team: quota.team_name.clone(),
+        // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
+        // counts a quota given in accelerators as much as one in instances.
         quota: quota
             .resources
             .iter()
-            .filter_map(|r| {
-                r.count.map(|count| Capacity {
-                    instance_type: r.instance_type.clone(),
-                    count: i64::from(count),
-                })
+            .map(|r| QuotaShare {
+                instance_type: r.instance_type.clone(),
+                count: r.count.map(i64::from),
+                accelerators: r.accelerators.map(i64::from),
+                vcpu: r.vcpu,
+                memory_gib: r.memory_gib,
+                accelerator_partitions: Vec::new(),
             })
             .collect(),
         sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
@@ -482,6 +487,8 @@ pub fn view(
             live: live_tenants,
         },
         projects: live_projects,
+        allocation: Setting::Unset,
+        phase: Phase::Plan,
         restrictions: Inventory {
             referenced: restrictions.known,
             unresolved: restrictions.unknown,

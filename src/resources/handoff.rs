@@ -63,7 +63,7 @@ mod tests {
         check(
             "hyperpod_tenant",
             &crate::resources::tenant::Tenant::default(),
-            &["contract", "scheduling_policy", "borrows_from"],
+            &["contract", "scheduling_policy", "allocation", "borrows_from"],
         );
         check(
             "hyperpod_task_view_restriction",
@@ -73,7 +73,7 @@ mod tests {
         check(
             "hyperpod_unified_studio_project_binding",
             &crate::resources::project_binding::ProjectBinding::default(),
-            &["contract", "task_view_restriction", "tenants"],
+            &["contract", "task_view_restriction", "allocation", "tenants"],
         );
         check(
             "hyperpod_connection_contract",

@@ -1,5 +1,6 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
 pub mod checks;
+pub mod cluster_allocation;
 pub mod cluster_facts;
 pub mod connection_contract;
 #[cfg(test)]
@@ -10,6 +11,7 @@ pub mod import_id;
 pub mod inventory;
 pub mod project_binding;
 pub mod project_facts;
+pub mod quota_share;
 #[cfg(test)]
 pub(crate) mod recorded_state;
 pub mod references;

@@ -5,9 +5,11 @@
 //! (`docs/design/cross-resource-rules.md`). Each value is derived from the resource's own arguments and its
 //! contract, so it is known at plan time.
 
-use crate::governance::{Capacity, Referenced, Sharing, SharingStrategy, TaskViewRestriction, Tenant, TenantCapacity};
+use crate::governance::{
+    Allocation, Referenced, Setting, Sharing, SharingStrategy, TaskViewRestriction, Tenant, TenantCapacity,
+};
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{elements, integer, object, string, string_map, strings, text};
+use crate::protocol::object::{elements, object, string, string_map, strings, text};
 use crate::protocol::value::{Type, Value};
 
 /// `hyperpod_tenant.<name>.governance`: what other resources count of a tenant (WKL-1, WKL-3, WKL-5).
@@ -17,10 +19,7 @@ pub fn tenant_type() -> Type {
         ("team", Type::String),
         ("namespace", Type::String),
         ("project_id", Type::String),
-        (
-            "quota",
-            Type::list(Type::object([("instance_type", Type::String), ("count", Type::Number)])),
-        ),
+        ("quota", Type::list(crate::resources::quota_share::entry_type())),
         ("sharing_strategy", Type::String),
     ])
 }
@@ -63,24 +62,7 @@ pub fn tenant_value(tenant: &Value) -> Value {
         Value::String(team) => text(Tenant::namespace_for(team)),
         other => other.clone(),
     };
-    let quota = match tenant.get_attr("quota") {
-        Some(Value::List(entries)) => Value::List(
-            entries
-                .iter()
-                .map(|entry| {
-                    object([
-                        (
-                            "instance_type",
-                            entry.get_attr("instance_type").cloned().unwrap_or(Value::Null),
-                        ),
-                        ("count", entry.get_attr("count").cloned().unwrap_or(Value::Null)),
-                    ])
-                })
-                .collect(),
-        ),
-        Some(Value::Null) | None => Value::List(Vec::new()),
-        Some(_) => Value::Unknown,
-    };
+    let quota = crate::resources::quota_share::governance_list(tenant.get_attr("quota"));
     let sharing_strategy = match tenant.get_attr("sharing") {
         Some(Value::Null) | None => Value::Null,
         Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
@@ -176,15 +158,7 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
     if !facts.is_wholly_known() {
         return None;
     }
-    let quota = elements(facts, "quota")
-        .iter()
-        .filter_map(|entry| {
-            Some(Capacity {
-                instance_type: string(entry, "instance_type")?,
-                count: integer(entry, "count")?,
-            })
-        })
-        .collect();
+    let quota = crate::resources::quota_share::decode_list(facts.get_attr("quota").unwrap_or(&Value::Null))?;
     let sharing = string(facts, "sharing_strategy").map(|strategy| Sharing {
         strategy: SharingStrategy::from_name(&strategy),
         borrow_limit: None,
@@ -197,6 +171,22 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
             sharing,
         },
     ))
+}
+
+/// The cluster allocation a tenant or binding references in `attribute` (`allocation`): unset when null, unknown
+/// while any part of it is.
+pub fn allocation(value: &Value, attribute: &str) -> Setting<Referenced<Allocation>> {
+    match value.get_attr(attribute) {
+        Some(Value::Null) | None => Setting::Unset,
+        Some(facts) => match crate::resources::cluster_allocation::allocation_from_governance(facts) {
+            Some(item) if facts.is_wholly_known() => Setting::Set(Referenced {
+                at: AttributePath::attr(attribute),
+                cluster_name: item.cluster_name.clone(),
+                item,
+            }),
+            _ => Setting::Unknown,
+        },
+    }
 }
 
 /// The restriction a binding references in `attribute`.

@@ -5,8 +5,8 @@ use super::catalog::RuleId;
 use super::cidr::Cidr;
 use super::finding::{Check, Finding};
 use super::model::{
-    AccessEntry, AccessScope, Addon, ClusterView, Contract, EksCluster, Fact, LiveCluster, ProjectOnCluster, Setting,
-    TaskViewRestriction, Tenant,
+    AccessEntry, AccessScope, Addon, ClusterView, Contract, EksCluster, Fact, LiveCluster, Phase, ProjectOnCluster,
+    Setting, TaskViewRestriction, Tenant,
 };
 use super::paths;
 use crate::path::AttributePath;
@@ -136,16 +136,50 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             .collect(),
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
-    let other_teams: Vec<String> = match &view.tenants.live {
-        Fact::Known(tenants) => tenants
-            .iter()
-            .map(|t| t.team.clone())
-            .filter(|team| !own_namespaces.contains(&Tenant::namespace_for(team)))
-            .collect(),
+    let allocation = match &view.allocation {
+        Setting::Set(reference) if reference.cluster_name == view.cluster_name => Some(&reference.item),
+        Setting::Set(reference) => {
+            return Check::from_findings(
+                rule,
+                vec![Finding::new(
+                    rule,
+                    paths::binding::allocation(),
+                    format!("the allocation of cluster {:?}", reference.cluster_name),
+                    format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
+                    format!(
+                        "reference the hyperpod_cluster_allocation of cluster {:?}",
+                        view.cluster_name
+                    ),
+                )],
+                "",
+            );
+        }
+        Setting::Unknown => return Check::unknown(rule, paths::binding::allocation().to_string()),
+        Setting::Unset => None,
+    };
+    let mut other_teams: Vec<String> = match &view.tenants.live {
+        Fact::Known(tenants) => tenants.iter().map(|t| t.team.clone()).collect(),
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
+    // The teams the cluster's allocation documents are on it as soon as this configuration applies.
+    other_teams.extend(allocation.iter().flat_map(|a| a.teams.keys().cloned()));
+    other_teams.retain(|team| !own_namespaces.contains(&Tenant::namespace_for(team)));
+    other_teams.sort();
+    other_teams.dedup();
     if let Some(reason) = restrictions_missing {
         return Check::unavailable(rule, reason);
+    }
+    if other_projects.is_empty() && other_teams.is_empty() && allocation.is_none() && view.phase == Phase::Plan {
+        return Check::not_at_plan(
+            rule,
+            format!(
+                "not evaluated at plan: no other project or team is on cluster {:?} yet, and this binding \
+                 references no allocation of the cluster, so teams planned in this configuration are not seen. Fix: \
+                 set allocation = hyperpod_cluster_allocation.<name>.governance (or restrict the project's task \
+                 view now: task_view_restriction = hyperpod_task_view_restriction.<name>.governance)",
+                view.cluster_name
+            ),
+        );
     }
     if other_projects.is_empty() && other_teams.is_empty() {
         return Check::passed(

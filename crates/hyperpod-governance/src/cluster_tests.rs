@@ -80,6 +80,32 @@ fn clu_2_judges_only_this_project_and_its_references() {
 }
 
 #[test]
+fn clu_2_sees_the_teams_of_the_allocation_on_the_first_plan_and_without_one_is_not_evaluated_at_plan() {
+    // Alone in live state and in the allocation: passes.
+    let mut alone = view();
+    alone.restrictions.referenced.clear();
+    alone.tenants.live = Fact::Known(Vec::new());
+    assert!(clu_2(&alone).is_passed());
+    // A sibling team planned in the same configuration, visible only through the allocation: fails here, at once.
+    let mut sibling = alone.clone();
+    sibling.allocation = examples::allocation(&[("research", 2), ("vision", 2)]);
+    let check = clu_2(&sibling);
+    assert_eq!(check.findings()[0].path.to_string(), "task_view_restriction");
+    assert!(check.findings()[0].observed.contains("[\"vision\"]"), "{check:?}");
+    // Without an allocation, "nobody else yet" is not known at plan; apply decides it.
+    let mut unreferenced = alone.clone();
+    unreferenced.allocation = Setting::Unset;
+    let check = clu_2(&unreferenced);
+    assert!(check.is_skipped() && !check.is_deferred(), "{check:?}");
+    unreferenced.phase = crate::model::Phase::Apply;
+    assert!(clu_2(&unreferenced).is_passed());
+    // Restricted: passes whatever the allocation says.
+    let mut restricted = view();
+    restricted.allocation = Setting::Unset;
+    assert!(clu_2(&restricted).is_passed());
+}
+
+#[test]
 fn clu_9_keeps_a_restriction_inside_its_contract() {
     assert!(clu_9(&restriction(), &contract()).is_passed());
     let check = examples::failing(RuleId::Clu9);

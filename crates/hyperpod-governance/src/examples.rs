@@ -100,7 +100,7 @@ pub fn tenant() -> Tenant {
         team: "research".into(),
         namespace: Tenant::namespace_for("research"),
         orchestrator: Orchestrator::Eks,
-        quota: vec![capacity("ml.p5.48xlarge", 2)],
+        quota: vec![share("ml.p5.48xlarge", 2)],
         sharing: Some(Sharing {
             strategy: SharingStrategy::LendAndBorrow,
             borrow_limit: Some(50),
@@ -160,6 +160,26 @@ pub fn capacity(instance_type: &str, count: i64) -> Capacity {
     }
 }
 
+/// `count` whole instances of `instance_type`, guaranteed.
+pub fn share(instance_type: &str, count: i64) -> QuotaShare {
+    QuotaShare::instances(instance_type, count)
+}
+
+/// The cluster's documented allocation: each (team, guaranteed p5 instances).
+pub fn allocation(teams: &[(&str, i64)]) -> Setting<Referenced<Allocation>> {
+    Setting::Set(Referenced {
+        at: paths::tenant::allocation(),
+        cluster_name: "ml-capacity".into(),
+        item: Allocation {
+            cluster_name: "ml-capacity".into(),
+            teams: teams
+                .iter()
+                .map(|(team, count)| (team.to_string(), vec![share("ml.p5.48xlarge", *count)]))
+                .collect(),
+        },
+    })
+}
+
 pub fn policy(classes: &[&str], fair_share: bool) -> SchedulingPolicy {
     SchedulingPolicy {
         priority_classes: classes.iter().map(|c| c.to_string()).collect(),
@@ -185,7 +205,8 @@ pub fn research_project() -> ProjectOnCluster {
 }
 
 /// A cluster with four p5 nodes, where a `platform` team already lends two; the fixture tenant is the one planned,
-/// and the research binding references the research restriction.
+/// the cluster's allocation documents its two p5 nodes, and the research binding references the research
+/// restriction.
 pub fn view() -> ClusterView {
     ClusterView {
         cluster_name: "ml-capacity".into(),
@@ -196,7 +217,7 @@ pub fn view() -> ClusterView {
             unresolved: Vec::new(),
             live: Fact::Known(vec![TenantCapacity {
                 team: "platform".into(),
-                quota: vec![capacity("ml.p5.48xlarge", 2)],
+                quota: vec![share("ml.p5.48xlarge", 2)],
                 sharing: Some(Sharing {
                     strategy: SharingStrategy::Lend,
                     borrow_limit: None,
@@ -213,6 +234,8 @@ pub fn view() -> ClusterView {
             unresolved: Vec::new(),
             live: Fact::Known(Vec::new()),
         },
+        allocation: allocation(&[("research", 2)]),
+        phase: Phase::Plan,
     }
 }
 
@@ -508,10 +531,11 @@ pub fn wkl_2_tenant() -> Tenant {
 pub fn view_with_quota(count: i64) -> ClusterView {
     let mut view = view();
     let research = Tenant {
-        quota: vec![capacity("ml.p5.48xlarge", count)],
+        quota: vec![share("ml.p5.48xlarge", count)],
         ..tenant()
     };
     view.tenants.referenced = vec![own(&research)];
+    view.allocation = allocation(&[("research", count)]);
     view
 }
 

@@ -97,6 +97,9 @@ impl Finding {
 pub enum SkipCause {
     UnknownUntilApply,
     Unavailable,
+    /// The facts the rule needs are not all visible at plan (siblings planned beside the resource that it does not
+    /// reference): the checklist says so, and apply evaluates the rule against what then exists before writing.
+    NotAtPlan,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,6 +176,16 @@ impl Check {
             outcome: Outcome::Skipped {
                 reason: format!("{what} not known until apply"),
                 cause: SkipCause::UnknownUntilApply,
+            },
+        }
+    }
+    /// Not evaluated at plan, for `reason` (which names what would let the plan decide it); apply evaluates it.
+    pub fn not_at_plan(rule: RuleId, reason: impl Into<String>) -> Self {
+        Self {
+            rule,
+            outcome: Outcome::Skipped {
+                reason: reason.into(),
+                cause: SkipCause::NotAtPlan,
             },
         }
     }
@@ -283,6 +296,19 @@ impl Report {
                     reason,
                     cause: SkipCause::UnknownUntilApply,
                 } => diagnostics.0.push(deferred_message(check.rule.id(), reason, strict)),
+                Outcome::Skipped {
+                    reason,
+                    cause: SkipCause::NotAtPlan,
+                } => diagnostics.0.push(Message {
+                    severity: skipped_severity,
+                    summary: format!("[{}] {} (not evaluated at plan)", check.rule.id(), check.rule.title()),
+                    detail: format!(
+                        "{}. Apply evaluates this rule against what then exists, before this resource writes \
+                         anything, and fails there if it is broken.",
+                        reason.trim_end_matches('.')
+                    ),
+                    path: AttributePath::root(),
+                }),
                 _ => {}
             }
         }

@@ -22,6 +22,7 @@
 
 pub mod approval;
 pub mod arns;
+pub mod capacity;
 pub mod catalog;
 pub mod cidr;
 pub mod cluster;
@@ -36,6 +37,7 @@ pub mod observability;
 pub mod organization;
 pub mod paths;
 pub mod project;
+pub mod shapes;
 pub mod tenancy;
 pub mod workload;
 pub mod workload_access;
@@ -260,7 +262,7 @@ pub fn rule_function(rule: RuleId) -> &'static str {
         Clu10 => "governance::cluster::clu_10",
         Wkl1 => "governance::workload::wkl_1",
         Wkl2 => "governance::workload::wkl_2",
-        Wkl3 => "governance::workload::wkl_3",
+        Wkl3 => "governance::capacity::wkl_3",
         Wkl4 => "governance::workload::wkl_4",
         Wkl5 => "governance::workload::wkl_5",
         Wkl6 => "governance::workload::wkl_6",

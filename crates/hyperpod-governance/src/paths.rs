@@ -130,6 +130,11 @@ pub mod tenant {
         AttributePath::attr(BORROWS_FROM).index(index)
     }
     pub const BORROWS_FROM: &str = "borrows_from";
+    /// The cluster's allocation the tenant references (WKL-3).
+    pub fn allocation() -> AttributePath {
+        AttributePath::attr(ALLOCATION)
+    }
+    pub const ALLOCATION: &str = "allocation";
 }
 
 /// `hyperpod_unified_studio_project_binding`.
@@ -156,9 +161,27 @@ pub mod binding {
     pub fn tenants() -> AttributePath {
         AttributePath::attr("tenants")
     }
+    /// The cluster's allocation the binding references (CLU-2: the other teams planned beside it).
+    pub fn allocation() -> AttributePath {
+        AttributePath::attr("allocation")
+    }
     /// `member[i].name`.
     pub fn member(index: usize) -> AttributePath {
         AttributePath::attr("member").index(index).push_attr("name")
+    }
+}
+
+/// `hyperpod_cluster_allocation`.
+pub mod allocation {
+    use super::AttributePath;
+
+    /// `teams["<team>"].quota[i].<unit>`.
+    pub fn share(team: &str, index: usize, unit: &str) -> AttributePath {
+        AttributePath::attr("teams")
+            .key(team)
+            .push_attr("quota")
+            .index(index)
+            .push_attr(unit)
     }
 }
 

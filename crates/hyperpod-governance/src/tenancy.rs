@@ -6,6 +6,7 @@
 
 use super::model::{Capacity, Fact, Orchestrator, SchedulingPolicy, Setting};
 use crate::path::AttributePath;
+use std::collections::BTreeMap;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub struct Tenant {
     /// `hyperpod-ns-<team>` on EKS ([`Tenant::namespace_for`]).
     pub namespace: String,
     pub orchestrator: Orchestrator,
-    pub quota: Vec<Capacity>,
+    pub quota: Vec<QuotaShare>,
     /// `None`: no sharing block (the right thing on Slurm).
     pub sharing: Option<Sharing>,
     pub priority_class: Option<String>,
@@ -102,8 +103,54 @@ impl Tenant {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TenantCapacity {
     pub team: String,
-    pub quota: Vec<Capacity>,
+    pub quota: Vec<QuotaShare>,
     pub sharing: Option<Sharing>,
+}
+
+/// One entry of a guaranteed quota (`ComputeQuotaResources[i]`), in the units it was given: whole instances
+/// (`count`), or amounts of accelerators, vCPU and memory (one amount alone is filled by the instance type's
+/// ratios, as SageMaker fills it), or MIG partitions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuotaShare {
+    pub instance_type: String,
+    pub count: Option<i64>,
+    pub accelerators: Option<i64>,
+    pub vcpu: Option<f64>,
+    pub memory_gib: Option<f64>,
+    /// `AcceleratorPartition`: (profile, count), e.g. ("mig-1g.10gb", 4).
+    pub accelerator_partitions: Vec<(String, i64)>,
+}
+
+// vCPU and memory are finite (validated where they enter), so equality is an equivalence.
+impl Eq for QuotaShare {}
+
+impl QuotaShare {
+    /// `count` whole instances of `instance_type`.
+    pub fn instances(instance_type: &str, count: i64) -> Self {
+        Self {
+            instance_type: instance_type.to_string(),
+            count: Some(count),
+            ..Self::default()
+        }
+    }
+}
+
+/// `hyperpod_cluster_allocation`: the documented split of one cluster's guaranteed capacity, every team's share by
+/// team name. Tenants reference it (`allocation`), so each knows its siblings on the first plan, whatever the
+/// order Terraform plans them in; a team listed earlier (by name) is admitted first when the shares overcommit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    pub cluster_name: String,
+    pub teams: BTreeMap<String, Vec<QuotaShare>>,
+}
+
+/// When a rule runs: at plan, facts planned beside this resource are visible only through references; at apply,
+/// right before the first write, what exists is complete (apply then claims capacity before anything else).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    #[default]
+    Plan,
+    Apply,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,4 +246,7 @@ pub struct ClusterView {
     /// Live only: the projects with a HyperPod connection to the cluster or a compute quota on it.
     pub projects: Fact<Vec<ProjectOnCluster>>,
     pub restrictions: Inventory<TaskViewRestriction>,
+    /// The cluster's allocation the resource references (`allocation`): `Unset` when it references none.
+    pub allocation: Setting<Referenced<Allocation>>,
+    pub phase: Phase,
 }

@@ -1,8 +1,6 @@
 //! Workload rules, capacity half (WKL-1..6): where a tenant lives and how shared capacity is divided. The access
 //! half (WKL-7..11: grants, network policy, workload identity, data) is in `workload_access.rs`.
 
-use std::collections::BTreeMap;
-
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
 use super::model::{
@@ -144,78 +142,7 @@ pub fn wkl_2(tenant: &Tenant) -> Check {
     Check::from_findings(rule, findings, "no lend/borrow on the Slurm cluster")
 }
 
-/// WKL-3: guaranteed quotas per instance type, summed over the cluster's tenants, fit its instance groups. The
-/// tenants counted are the live compute quotas, the tenant being planned and the tenants it references; `at` is its
-/// quota attribute. Two new tenants that reference neither each other nor anything live are each judged alone at
-/// plan; apply judges each against the quotas then live, before it writes.
-pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
-    let rule = RuleId::Wkl3;
-    let groups = match &view.instance_groups {
-        Fact::Known(groups) => groups,
-        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
-    };
-    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
-    let mut capacity: BTreeMap<&str, i64> = BTreeMap::new();
-    for group in groups {
-        *capacity.entry(group.instance_type.as_str()).or_default() += group.count;
-    }
-    let mut demand: BTreeMap<&str, Vec<(&str, i64)>> = BTreeMap::new();
-    for tenant in &tenants {
-        for quota in &tenant.quota {
-            demand
-                .entry(quota.instance_type.as_str())
-                .or_default()
-                .push((&tenant.team, quota.count));
-        }
-    }
-    let findings: Vec<Finding> = demand
-        .iter()
-        .filter_map(|(instance_type, teams)| {
-            let total = teams.iter().fold(0i64, |sum, (_, count)| sum.saturating_add(*count));
-            let available = capacity.get(instance_type).copied().unwrap_or(0);
-            (total > available).then(|| {
-                let shares: Vec<String> = teams.iter().map(|(team, count)| format!("{team} {count}")).collect();
-                // The count of this tenant's own entry for that type, where it has one.
-                let own_entry = view
-                    .tenants
-                    .referenced
-                    .iter()
-                    .find(|r| r.at == at)
-                    .and_then(|own| own.item.quota.iter().position(|q| q.instance_type == *instance_type));
-                Finding::new(
-                    rule,
-                    own_entry.map_or_else(|| at.clone(), |index| at.index(index).push_attr("count")),
-                    format!(
-                        "{instance_type}: {total} guaranteed ({}) but the instance groups have {available}",
-                        shares.join(", ")
-                    ),
-                    format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
-                    "lower the guaranteed counts (borrowing covers bursts), or grow the instance groups first",
-                )
-            })
-        })
-        .collect();
-    if !findings.is_empty() {
-        return Check::from_findings(rule, findings, "");
-    }
-    if !view.tenants.unresolved.is_empty() {
-        return Check::unknowns(rule, &view.tenants.unresolved);
-    }
-    if let Some(reason) = live_missing {
-        return Check::unavailable(
-            rule,
-            format!("{reason}; this tenant and the tenants it references fit on their own"),
-        );
-    }
-    // No count in the wording: the plan and the re-plan at apply may see different numbers of live tenants.
-    Check::passed(
-        rule,
-        format!(
-            "the guaranteed quotas on cluster {:?} fit its instance groups",
-            view.cluster_name
-        ),
-    )
-}
+pub use super::capacity::wkl_3;
 
 /// WKL-4: the tenant's priority class exists in the cluster's scheduling policy (`Known(None)`: no policy).
 pub fn wkl_4(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check {

@@ -3,11 +3,11 @@
 use super::*;
 use crate::catalog::RuleId;
 use crate::examples::{
-    self, capacity, contract, policy, slurm_contract, slurm_tenant, tenant, view, view_with_quota as with_quota,
-    wkl_1_binding_view, wkl_5_view,
+    self, allocation, contract, policy, share, slurm_contract, slurm_tenant, tenant, view,
+    view_with_quota as with_quota, wkl_1_binding_view, wkl_5_view,
 };
 use crate::finding::Outcome;
-use crate::model::{Referenced, Sharing, TenantCapacity};
+use crate::model::{Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
 
 fn not_applicable(check: &Check) -> bool {
     matches!(check.outcome, Outcome::NotApplicable { .. })
@@ -109,13 +109,33 @@ fn lender(team: &str, count: i64, at: AttributePath) -> Referenced<TenantCapacit
         cluster_name: "ml-capacity".into(),
         item: TenantCapacity {
             team: team.into(),
-            quota: vec![capacity("ml.p5.48xlarge", count)],
+            quota: vec![share("ml.p5.48xlarge", count)],
             sharing: Some(Sharing {
                 strategy: SharingStrategy::Lend,
                 borrow_limit: None,
             }),
         },
     }
+}
+
+fn amounts(instance_type: &str, accelerators: Option<i64>, vcpu: Option<f64>, memory_gib: Option<f64>) -> QuotaShare {
+    QuotaShare {
+        instance_type: instance_type.into(),
+        accelerators,
+        vcpu,
+        memory_gib,
+        ..QuotaShare::default()
+    }
+}
+
+/// The fixture view with the tenant's own quota and the allocation's row for it both `quota`.
+fn with_own_quota(quota: Vec<QuotaShare>) -> ClusterView {
+    let mut view = view();
+    view.tenants.referenced[0].item.quota = quota.clone();
+    if let Setting::Set(reference) = &mut view.allocation {
+        reference.item.teams.insert("research".into(), quota);
+    }
+    view
 }
 
 #[test]
@@ -125,7 +145,8 @@ fn wkl_3_sums_referenced_and_live_quotas_against_instance_groups() {
     assert_eq!(paths(&check), ["quota[0].count"]);
     assert_eq!(
         check.findings()[0].observed,
-        "ml.p5.48xlarge: 5 guaranteed (research 3, platform 2) but the instance groups have 4"
+        "ml.p5.48xlarge: 5 instances guaranteed (platform 2 instances, research 3 instances) but the instance \
+         groups have 4 instances"
     );
     // A referenced tenant that also exists (a planned update) replaces the live one rather than adding to it.
     let mut replanned = view();
@@ -133,9 +154,146 @@ fn wkl_3_sums_referenced_and_live_quotas_against_instance_groups() {
     platform.item.sharing = None;
     replanned.tenants.referenced.push(platform);
     assert!(wkl_3(&replanned, path::quota()).is_passed());
-    let mut unknown_type = view();
-    unknown_type.tenants.referenced[0].item.quota = vec![capacity("ml.g5.xlarge", 1)];
-    assert!(wkl_3(&unknown_type, path::quota()).is_failed());
+    let unknown_type = with_own_quota(vec![share("ml.g5.xlarge", 1)]);
+    assert_eq!(paths(&wkl_3(&unknown_type, path::quota())), ["quota[0].instance_type"]);
+}
+
+#[test]
+fn wkl_3_counts_every_unit_a_quota_can_be_given_in() {
+    // Four p5 nodes hold 32 accelerators, 768 vCPU, 8192 GiB; platform's 2 live instances hold half of each.
+    let fits = with_own_quota(vec![amounts("ml.p5.48xlarge", Some(16), None, None)]);
+    assert!(
+        wkl_3(&fits, path::quota()).is_passed(),
+        "16 of the 16 accelerators left"
+    );
+    let over = with_own_quota(vec![amounts("ml.p5.48xlarge", Some(17), None, None)]);
+    let check = wkl_3(&over, path::quota());
+    assert_eq!(paths(&check), ["quota[0].accelerators"]);
+    assert_eq!(
+        check.findings()[0].observed,
+        "ml.p5.48xlarge: 33 accelerators guaranteed (platform 2 instances (16 accelerators), research 17 \
+         accelerators) but its 4 instances hold 32 accelerators"
+    );
+    let vcpu = with_own_quota(vec![amounts("ml.p5.48xlarge", None, Some(400.0), None)]);
+    assert_eq!(paths(&wkl_3(&vcpu, path::quota())), ["quota[0].vcpu"]);
+    assert!(
+        wkl_3(
+            &with_own_quota(vec![amounts("ml.p5.48xlarge", None, Some(384.0), None)]),
+            path::quota()
+        )
+        .is_passed()
+    );
+    // Memory alone is filled by ratio: 4097 GiB also takes more than the vCPU left.
+    let memory = with_own_quota(vec![amounts("ml.p5.48xlarge", None, None, Some(4097.0))]);
+    assert_eq!(paths(&wkl_3(&memory, path::quota())), ["quota[0].memory_gib"]);
+    // Another team's amounts count against this tenant's whole instances.
+    let mut live_amounts = with_own_quota(vec![share("ml.p5.48xlarge", 2)]);
+    live_amounts.tenants.live = Fact::Known(vec![TenantCapacity {
+        team: "platform".into(),
+        quota: vec![amounts("ml.p5.48xlarge", Some(20), None, None)],
+        sharing: None,
+    }]);
+    let check = wkl_3(&live_amounts, path::quota());
+    assert_eq!(paths(&check), ["quota[0].count"]);
+    assert!(
+        check.findings()[0]
+            .observed
+            .contains("platform 20 accelerators, research 2 instances (16 accelerators)")
+    );
+}
+
+#[test]
+fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
+    let mut view = with_own_quota(vec![amounts("ml.x9.48xlarge", Some(4), None, None)]);
+    view.instance_groups = Fact::Known(vec![examples::capacity("ml.x9.48xlarge", 2)]);
+    let check = wkl_3(&view, path::quota());
+    assert_eq!(paths(&check), ["quota[0].accelerators"]);
+    assert!(
+        check.findings()[0].problem.contains("does not know the shape"),
+        "{check:?}"
+    );
+    // Whole instances of an unknown type are still counted, in instances.
+    let mut counted = with_own_quota(vec![share("ml.x9.48xlarge", 3)]);
+    counted.instance_groups = Fact::Known(vec![examples::capacity("ml.x9.48xlarge", 2)]);
+    assert_eq!(paths(&wkl_3(&counted, path::quota())), ["quota[0].count"]);
+    // Another team's share in a unit that cannot be resolved: not passed, and not failed on this tenant.
+    let mut partitions = view_with_partitions();
+    partitions.tenants.live = Fact::Known(vec![TenantCapacity {
+        team: "platform".into(),
+        quota: vec![QuotaShare {
+            accelerator_partitions: vec![("mig-1g.10gb".into(), 4)],
+            ..share("ml.p5.48xlarge", 0)
+        }],
+        sharing: None,
+    }]);
+    assert!(wkl_3(&partitions, path::quota()).is_skipped());
+}
+
+fn view_with_partitions() -> ClusterView {
+    with_own_quota(vec![share("ml.p5.48xlarge", 2)])
+}
+
+#[test]
+fn wkl_3_siblings_in_the_allocation_are_admitted_by_team_name_and_only_the_one_that_does_not_fit_fails() {
+    // Two new teams each guaranteed 3 of 4 p5 nodes, nothing live, neither referencing the other.
+    let sibling = |own: &str| {
+        let mut view = view();
+        view.tenants.live = Fact::Known(Vec::new());
+        view.tenants.referenced[0].item.team = own.into();
+        view.tenants.referenced[0].item.quota = vec![share("ml.p5.48xlarge", 3)];
+        view.allocation = allocation(&[("alpha", 3), ("beta", 3)]);
+        wkl_3(&view, path::quota())
+    };
+    assert!(sibling("alpha").is_passed(), "alpha comes first and fits");
+    let beta = sibling("beta");
+    assert_eq!(paths(&beta), ["quota[0].count"]);
+    assert_eq!(
+        beta.findings()[0].observed,
+        "ml.p5.48xlarge: 6 instances guaranteed (alpha 3 instances, beta 3 instances) but the instance groups have \
+         4 instances"
+    );
+    // A team after one that does not fit is judged beside those admitted only.
+    let mut third = view();
+    third.tenants.live = Fact::Known(Vec::new());
+    third.tenants.referenced[0].item.team = "gamma".into();
+    third.tenants.referenced[0].item.quota = vec![share("ml.p5.48xlarge", 1)];
+    third.allocation = allocation(&[("alpha", 3), ("beta", 3), ("gamma", 1)]);
+    assert!(wkl_3(&third, path::quota()).is_passed());
+}
+
+#[test]
+fn wkl_3_checks_the_tenant_against_its_row_of_the_allocation() {
+    let mut differs = view();
+    differs.allocation = allocation(&[("research", 1)]);
+    let check = wkl_3(&differs, path::quota());
+    assert_eq!(paths(&check), ["quota"]);
+    assert!(check.findings()[0].problem.contains("differs from its share"));
+    let mut missing = view();
+    missing.allocation = allocation(&[("vision", 0)]);
+    assert_eq!(paths(&wkl_3(&missing, path::quota())), ["allocation"]);
+    let mut elsewhere = view();
+    if let Setting::Set(reference) = &mut elsewhere.allocation {
+        reference.cluster_name = "other".into();
+    }
+    assert_eq!(paths(&wkl_3(&elsewhere, path::quota())), ["allocation"]);
+    let mut unknown = view();
+    unknown.allocation = Setting::Unknown;
+    assert!(wkl_3(&unknown, path::quota()).is_deferred());
+}
+
+#[test]
+fn wkl_3_without_an_allocation_is_not_evaluated_at_plan_and_is_evaluated_at_apply() {
+    let mut plan = view();
+    plan.allocation = Setting::Unset;
+    let check = wkl_3(&plan, path::quota());
+    assert!(check.is_skipped() && !check.is_deferred(), "{check:?}");
+    let mut apply = plan.clone();
+    apply.phase = Phase::Apply;
+    assert!(wkl_3(&apply, path::quota()).is_passed());
+    // What is known to overcommit fails at plan all the same.
+    let mut over = with_quota(3);
+    over.allocation = Setting::Unset;
+    assert!(wkl_3(&over, path::quota()).is_failed());
 }
 
 #[test]

@@ -92,7 +92,8 @@ impl ProjectBinding {
             && ["environment_id", "cluster_arn"]
                 .iter()
                 .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
-        if !judged {
+        // A rule the plan could not evaluate (CLU-2 without the cluster's allocation) is judged now, too.
+        if !judged || crate::resources::checks::not_evaluated_at_plan(planned) {
             let derived = plan::derive(
                 client,
                 planned,
@@ -100,6 +101,7 @@ impl ProjectBinding {
                 &contract,
                 prior,
                 crate::resources::checks::today(),
+                crate::governance::Phase::Apply,
             )
             .await?;
             // Only what the plan left unknown is filled in: a part it knew stays as planned.
@@ -183,6 +185,7 @@ impl Resource<HyperpodClient> for ProjectBinding {
             &contract,
             change.prior.as_ref(),
             crate::resources::checks::today(),
+            crate::governance::Phase::Plan,
         )
         .await;
         let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {

@@ -229,6 +229,7 @@ pub async fn derive(
     contract: &Contract,
     prior: Option<&Value>,
     today: time::Date,
+    phase: crate::governance::Phase,
 ) -> Result<Derived, Diagnostics> {
     let domain_id = domain_of(spec, contract)?;
     let cluster = live::find_contract_cluster(client, contract).await?;
@@ -271,13 +272,16 @@ pub async fn derive(
     // The tenants and the restriction the binding references, and what exists: never what else this provider
     // process happens to have planned (that would make the verdict depend on planning order).
     let view_with = |connected: &[ProjectOnCluster]| {
-        live::view(
+        let mut view = live::view(
             &facts,
             references::tenants(value, "tenants"),
             references::restriction(value, "task_view_restriction"),
             None,
             connected,
-        )
+        );
+        view.allocation = references::allocation(value, "allocation");
+        view.phase = phase;
+        view
     };
     let mut view = view_with(&[]);
     // Other projects' connections matter only to CLU-2 for an unrestricted project role: only then is the

@@ -96,6 +96,17 @@ pub fn schema() -> Schema {
             ),
     )
     .attribute(
+        Attribute::new("allocation", crate::resources::cluster_allocation::governance_type())
+            .write_only()
+            .optional()
+            .describe(
+                "The cluster's documented split, `hyperpod_cluster_allocation.<name>.governance` (CLU-2): its teams \
+                 count as the cluster's other teams on the first plan. Unset: teams planned beside this binding are \
+                 not seen, so an unrestricted project alone in live state is not evaluated at plan (a warning) and \
+                 is evaluated at apply.",
+            ),
+    )
+    .attribute(
         Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
             .write_only()
             .optional()

@@ -124,12 +124,15 @@ impl<'a> Composer<'a> {
             && tags.get("hyperpod:cluster") == Some(&self.target.cluster_name)
     }
 
-    /// Runs the steps in order; the last four are independent of each other and run at once, every one to its end
-    /// (a step cut short could leave an object it made unrecorded).
+    /// Runs the steps in order: the compute quota (the capacity claim), the role and its policies, then four steps
+    /// independent of each other that run at once, every one to its end (a step cut short could leave an object it
+    /// made unrecorded).
     pub async fn reconcile(&mut self) -> Result<(), Diagnostics> {
+        // The quota first: it is the claim on shared capacity (`claim.rs`), so a tenant that does not fit fails
+        // before anything else of it exists.
+        self.ensure_quota().await?;
         self.ensure_role().await?;
         self.ensure_role_policies().await?;
-        self.ensure_quota().await?;
         let (manifests, pod_identity, access_entries, grants) = tokio::join!(
             self.ensure_manifests(),
             self.ensure_pod_identity(),
@@ -252,13 +255,17 @@ impl<'a> Composer<'a> {
             Ok(created) => created,
             // A quota of this name or team exists: ours from an interrupted apply (adopt it), or someone else's.
             Err(err) if err.is(ErrorCode::ConflictException) => return self.adopt_quota(&wanted, err).await,
-            Err(err) => return Err(failed("Creating the compute quota failed", err)),
+            Err(err) => {
+                let refusal = failed("Creating the compute quota failed", err);
+                return Err(super::claim::explain_refusal(self, refusal).await);
+            }
         };
         self.components.insert(QUOTA.to_string(), id.clone());
         self.quota_arn = Some(arn);
         cq::wait_compute_quota_ready(sm, &id, target.timeout, &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
+        super::claim::verify(self, &id).await?;
         self.wait_namespace().await
     }
 
@@ -345,7 +352,10 @@ impl<'a> Composer<'a> {
                     .await;
                     reread = Some(now);
                 }
-                Err(err) => return Err(failed("Updating the compute quota failed", err)),
+                Err(err) => {
+                    let refusal = failed("Updating the compute quota failed", err);
+                    return Err(super::claim::explain_refusal(self, refusal).await);
+                }
             }
         }
         unreachable!("the last attempt returns")

@@ -7,6 +7,7 @@
 //!   `desired.rs` computes; `manifests.rs` renders the Kubernetes objects, `slurm.rs` the Slurm accounting artefacts.
 //! - `refresh.rs`: read (drift) and import; `drift.rs`: the plan warning for an object edited outside Terraform.
 
+mod claim;
 mod compose;
 mod compose_access;
 mod desired;
@@ -38,6 +39,7 @@ use compose::{Composer, Recorded, Target};
 use model::TenantSpec;
 
 pub use list::TenantList;
+pub use schema::TEAM_NAME;
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]
@@ -104,7 +106,11 @@ impl Tenant {
         };
         let mut value = planned.clone();
         // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
-        if !crate::resources::checks::known(planned) || string(planned, "cluster_arn").is_none() {
+        // A rule the plan could not evaluate (WKL-3 without the cluster's allocation) is judged now, too.
+        if !crate::resources::checks::known(planned)
+            || string(planned, "cluster_arn").is_none()
+            || crate::resources::checks::not_evaluated_at_plan(planned)
+        {
             let derived = plan::derive(
                 client,
                 planned,
@@ -113,6 +119,7 @@ impl Tenant {
                 &contract,
                 chosen_role_name(planned, prior),
                 crate::resources::checks::today(),
+                crate::governance::Phase::Apply,
             )
             .await?;
             for (name, derived_value) in derived.attributes {
@@ -197,58 +204,7 @@ impl Resource<HyperpodClient> for Tenant {
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         // `sharing { strategy = null }` and null elements are the schema walk's (protocol/validators.rs), once.
         let quota = crate::protocol::object::elements(config, "quota");
-        if quota.len() > schema::MAX_QUOTA_RESOURCES as usize {
-            diagnostics.push(Diagnostic::invalid_value(
-                AttributePath::attr("quota"),
-                format!("{} quota blocks", quota.len()),
-                &format!(
-                    "SageMaker takes at most {} instance types in a compute quota",
-                    schema::MAX_QUOTA_RESOURCES
-                ),
-                "write one quota block per instance type",
-            ));
-        }
-        let mut types = std::collections::BTreeSet::new();
-        for (index, entry) in quota.iter().enumerate() {
-            let at = AttributePath::attr("quota").index(index);
-            if let Some(instance_type) = string(entry, "instance_type")
-                && !types.insert(instance_type.clone())
-            {
-                diagnostics.push(Diagnostic::invalid_value(
-                    at.push_attr("instance_type"),
-                    format!("{instance_type:?}"),
-                    "the instance type has another quota block already (SageMaker refuses a type listed twice)",
-                    "write one quota block per instance type",
-                ));
-            }
-            // Whole instances or amounts, never both: CreateComputeQuota refuses Count with the others.
-            let set = |f: &str| entry.get_attr(f).is_some_and(|v| v.is_known() && !v.is_null());
-            if set("count")
-                && let Some(other) = ["accelerators", "vcpu", "memory_gib"].into_iter().find(|f| set(f))
-            {
-                diagnostics.push(Diagnostic::invalid_value(
-                    at.push_attr(other),
-                    format!("count and {other} both set"),
-                    "a quota entry allocates whole instances (count) or amounts (accelerators, vcpu, memory_gib), \
-                     not both",
-                    "remove count, or remove the amounts",
-                ));
-            }
-        }
-        for (index, entry) in quota.iter().enumerate() {
-            let amounts = ["count", "accelerators", "vcpu", "memory_gib"];
-            if entry.is_wholly_known() && amounts.iter().all(|f| entry.get_attr(f).is_none_or(Value::is_null)) {
-                diagnostics.push(Diagnostic::invalid_value(
-                    AttributePath::attr("quota").index(index),
-                    format!(
-                        "{:?} with no amount",
-                        string(entry, "instance_type").unwrap_or_default()
-                    ),
-                    "a quota entry needs an amount",
-                    "set count (whole instances), or accelerators, vcpu or memory_gib",
-                ));
-            }
-        }
+        crate::resources::quota_share::validate_entries(quota, &AttributePath::attr("quota"), diagnostics);
     }
 
     /// The other resources' checks see this tenant's quota tags and access policies as they now are.
@@ -269,7 +225,7 @@ impl Resource<HyperpodClient> for Tenant {
     async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
-        // The handoffs (`contract`, `scheduling_policy`, `borrows_from`) are write-only: read from the configuration.
+        // The handoffs (`contract`, `scheduling_policy`, `allocation`, `borrows_from`) are write-only: read from the configuration.
         let arguments = change.arguments();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
         if let Some(unreadable) = arguments
@@ -319,6 +275,7 @@ impl Resource<HyperpodClient> for Tenant {
             &contract,
             role_name,
             crate::resources::checks::today(),
+            crate::governance::Phase::Plan,
         )
         .await;
         if change.prior.is_some() {
@@ -339,7 +296,7 @@ impl Resource<HyperpodClient> for Tenant {
         }
         // Rules reading the cluster policy or the lenders judge them as unknown now ("skipped"), and for real at
         // apply: their outcome is not known yet.
-        let waits = ["scheduling_policy", "borrows_from"]
+        let waits = ["scheduling_policy", "borrows_from", "allocation"]
             .iter()
             .any(|name| arguments.get_attr(name).is_some_and(|value| !value.is_wholly_known()));
         if waits {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::governance::{
-    Capacity, Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy,
+    Contract, DataGrants, Orchestrator, PodIdentity, QuotaShare, SchedulingPolicy, Setting, Sharing, SharingStrategy,
     Tenant,
 };
 use crate::protocol::decode::{Field, Fields};
@@ -204,9 +204,13 @@ impl TenantSpec {
             quota: self
                 .quota
                 .iter()
-                .map(|entry| Capacity {
+                .map(|entry| QuotaShare {
                     instance_type: entry.instance_type.clone(),
-                    count: entry.count.unwrap_or(0),
+                    count: entry.count,
+                    accelerators: entry.accelerators,
+                    vcpu: entry.vcpu,
+                    memory_gib: entry.memory_gib,
+                    accelerator_partitions: Vec::new(),
                 })
                 .collect(),
             sharing: self.sharing.clone(),
@@ -376,8 +380,14 @@ mod tests {
     fn an_unknown_argument_is_never_read_as_unset() {
         let block = super::super::schema::schema().block;
         // Read elsewhere: the contract and policy facts (`contract_from_governance`, `policy_from_value`), the lenders
-        // (`references::tenants`) and the role name (the resource), each of which defers on unknown itself.
-        let skip = ["contract", "scheduling_policy", "borrows_from", "workload_role_name"];
+        // (`references::tenants`), the allocation (`references::allocation`) and the role name (the resource), each of which defers on unknown itself.
+        let skip = [
+            "contract",
+            "scheduling_policy",
+            "allocation",
+            "borrows_from",
+            "workload_role_name",
+        ];
         let wrong = crate::resources::decode_property::unknown_read_as_unset(&block, &full_tenant(), &skip, |v| {
             TenantSpec::from_value(v)
         });

@@ -14,7 +14,7 @@ use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
-use crate::governance::{Contract, Orchestrator, check_tenant, cluster::cluster_admin_principals, paths};
+use crate::governance::{Contract, Orchestrator, Phase, check_tenant, cluster::cluster_admin_principals, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
@@ -131,6 +131,7 @@ pub async fn derive(
     contract: &Contract,
     config_role_name: Option<String>,
     today: time::Date,
+    phase: Phase,
 ) -> Result<Derived, Diagnostics> {
     let cluster = live::find_contract_cluster(client, contract).await?;
     let real = match cluster.orchestrator {
@@ -194,7 +195,9 @@ pub async fn derive(
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    let view = live::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
+    let mut view = live::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
+    view.allocation = references::allocation(value, paths::tenant::ALLOCATION);
+    view.phase = phase;
     let mut report = check_tenant(&tenant, contract, &view, &admins, today);
     // CLU-10: the quota needs the task-governance add-on. Judged here, where the cluster is known: at plan, and again
     // at apply before the first write (so a cluster that was unknown at plan is checked too).

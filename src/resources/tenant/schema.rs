@@ -2,12 +2,10 @@
 //! identity and data; and, computed at plan time, every object apply will compose.
 
 use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
-use crate::protocol::validators::{
-    EachOneOf, IntBetween, LengthBetween, Matches, NonNegativeNumber, OneOf, WholeNumber,
-};
+use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::{
-    AtMost, AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
+    AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
 
 /// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
@@ -21,7 +19,7 @@ pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
 pub const SHARING_STRATEGIES: [&str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
 pub const PREEMPT_TEAM_TASKS: [&str; 2] = ["Never", "LowerPriority"];
 pub const ACTIVATION_STATES: [&str; 2] = ["Enabled", "Disabled"];
-pub const MAX_QUOTA_RESOURCES: i64 = 15;
+pub const MAX_QUOTA_RESOURCES: i64 = crate::resources::quota_share::MAX_ENTRIES;
 pub const PRIVATE_DATA: [&str; 6] = ["accounts", "events", "jobs", "reservations", "usage", "users"];
 /// Kubernetes verbs, for the viewer and operator grants.
 pub const VERBS: [&str; 9] = [
@@ -51,50 +49,13 @@ fn computed(name: &'static str, ty: Type, description: &str) -> Attribute {
 }
 
 fn quota_block() -> Block {
-    Block::new(
-        "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, or \
-         `accelerators`, `vcpu` and `memory_gib`. WKL-3 sums `count` over every tenant of the cluster.",
-    )
-    .attribute(
-        Attribute::string("instance_type")
-            .required()
-            .describe("Instance type of a cluster instance group, e.g. `ml.p5.48xlarge`.")
-            .validate(Matches::new(
-                r"ml\.[a-z0-9-]+\.[a-z0-9-]+",
-                "an instance type such as \"ml.p5.48xlarge\"",
-            )),
-    )
-    .attribute(
-        Attribute::number("count")
-            .optional()
-            .describe("Whole instances guaranteed to the team.")
-            .validate(IntBetween {
-                min: 0,
-                max: 10_000_000,
-            }),
-    )
-    .attribute(
-        Attribute::number("accelerators")
-            .optional()
-            .describe("Accelerators (GPUs, Trainium chips) guaranteed; SageMaker fills vCPU and memory by ratio.")
-            .validate(IntBetween {
-                min: 0,
-                max: 10_000_000,
-            }),
-    )
-    .attribute(
-        Attribute::number("vcpu")
-            .optional()
-            .describe("vCPUs guaranteed.")
-            .validate(NonNegativeNumber)
-            .validate(AtMost(10_000_000.0)),
-    )
-    .attribute(
-        Attribute::number("memory_gib")
-            .optional()
-            .describe("Memory guaranteed, in GiB.")
-            .validate(NonNegativeNumber)
-            .validate(AtMost(10_000_000.0)),
+    crate::resources::quota_share::attributes().into_iter().fold(
+        Block::new(
+            "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, or \
+             `accelerators`, `vcpu` and `memory_gib`. WKL-3 counts every unit against what the instance groups \
+             hold, summed over every tenant of the cluster.",
+        ),
+        Block::attribute,
     )
 }
 
@@ -296,6 +257,17 @@ pub fn schema() -> Schema {
             "The cluster policy's facts, `hyperpod_scheduling_policy.<name>.governance`, for WKL-4 and WKL-6 on \
                  the first plan. Unset: the cluster's live policy is read.",
         ),
+    )
+    .attribute(
+        Attribute::new("allocation", crate::resources::cluster_allocation::governance_type())
+            .write_only()
+            .optional()
+            .describe(
+                "The cluster's documented split, `hyperpod_cluster_allocation.<name>.governance`: WKL-3 counts every \
+                 team it lists against the instance groups on the first plan (teams admitted by name; this \
+                 tenant's quota must be its entry there). Unset: tenants planned beside this one are not seen, so \
+                 WKL-3 is not evaluated at plan (a warning) and is evaluated at apply before the first write.",
+            ),
     )
     .attribute(
         Attribute::new("borrows_from", Type::list(crate::resources::references::tenant_type()))

@@ -69,6 +69,8 @@ pub struct ComputeQuota {
     pub preempt_team_tasks: Option<String>,
     pub fair_share_weight: Option<i32>,
     pub activation_state: Option<String>,
+    /// `CreationTime` as (seconds, nanoseconds) since the epoch: which of two quotas claimed capacity first.
+    pub created: Option<(i64, u32)>,
 }
 
 impl HasStatus for ComputeQuota {
@@ -106,6 +108,7 @@ pub async fn find_compute_quota(client: &Client, id: &str) -> Result<ComputeQuot
         status,
         failure_reason: output.failure_reason().map(str::to_string),
         activation_state: output.activation_state().map(|a| a.as_str().to_string()),
+        created: output.creation_time().map(|t| (t.secs(), t.subsec_nanos())),
         ..empty_quota()
     };
     apply_config(&mut quota, output.compute_quota_config(), output.compute_quota_target());
@@ -227,6 +230,7 @@ pub fn from_summary(summary: &ComputeQuotaSummary) -> ComputeQuota {
         version: summary.compute_quota_version().unwrap_or(0),
         status: summary.status().map(|s| s.as_str().to_string()).unwrap_or_default(),
         activation_state: summary.activation_state().map(|a| a.as_str().to_string()),
+        created: summary.creation_time().map(|t| (t.secs(), t.subsec_nanos())),
         ..empty_quota()
     };
     apply_config(
@@ -254,6 +258,7 @@ fn empty_quota() -> ComputeQuota {
         preempt_team_tasks: None,
         fair_share_weight: None,
         activation_state: None,
+        created: None,
     }
 }
 

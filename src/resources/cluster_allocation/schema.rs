@@ -1,0 +1,107 @@
+//! `hyperpod_cluster_allocation` schema.
+
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
+use crate::protocol::validators::{LengthBetween, Matches};
+use crate::protocol::value::{Type, Value};
+use crate::resources::scheduling_policy::ENTITY_NAME;
+use crate::resources::tenant::TEAM_NAME;
+
+/// `hyperpod_cluster_allocation.<name>.governance`: the cluster and every team's share, for WKL-3 on tenants and
+/// CLU-2 on bindings.
+pub fn governance_type() -> Type {
+    Type::object([
+        ("cluster_name", Type::String),
+        (
+            "teams",
+            Type::map(Type::list(crate::resources::quota_share::entry_type())),
+        ),
+    ])
+}
+
+pub fn schema() -> Schema {
+    let team = vec![
+        Attribute::nested("quota", Nesting::List, crate::resources::quota_share::attributes())
+            .required()
+            .describe(
+                "The team's guaranteed capacity, one entry per instance type (`count`, or `accelerators`, `vcpu`, \
+             `memory_gib`): what its `hyperpod_tenant` writes in its `quota` blocks.",
+            ),
+    ];
+    Schema {
+        version: 0,
+        block: Block::new(
+            "The documented split of one HyperPod cluster's guaranteed capacity: every team's share, in one place \
+             the reviewer reads. No AWS object of its own. Each `hyperpod_tenant` of the cluster references it \
+             (`allocation = hyperpod_cluster_allocation.<name>.governance`), so WKL-3 counts every team planned \
+             in the configuration on the first plan, whatever order Terraform plans them in; each project binding \
+             references it too, so CLU-2 sees the cluster's other teams. Where the shares overcommit an instance \
+             type, teams are admitted by name and the tenant whose share does not fit fails. `capacity` shows each \
+             instance type's total beside what the instance groups hold.",
+        )
+        .attribute(
+            Attribute::string("id")
+                .computed()
+                .describe("The cluster's name, known at plan time. Also the import ID."),
+        )
+        .attribute(
+            Attribute::string("cluster_name")
+                .required()
+                .requires_replace()
+                .describe("Name of the HyperPod cluster (EKS or Slurm) whose capacity this divides. Checked at plan.")
+                .validate(Matches::new(
+                    ENTITY_NAME,
+                    "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+                )),
+        )
+        .attribute(
+            Attribute::string("cluster_arn")
+                .computed()
+                .describe("ARN of the HyperPod cluster, resolved at plan time."),
+        )
+        .attribute(Attribute::nested("teams", Nesting::Map, team).required().describe(
+            "Every team's guaranteed share, by team name (the tenant's `team`, `hyperpod-ns-<team>`). A \
+                     team's tenant must ask for exactly this quota (WKL-3); a team listed here but without a \
+                     tenant yet still holds its share.",
+        ))
+        .attribute(Attribute::new("capacity", Type::map(Type::String)).computed().describe(
+            "Per instance type: the guaranteed total of the teams here and the live quotas of teams not \
+                     listed, against what the instance groups hold, e.g. `8 of 8 instances (production 6, \
+                     research 2)`; shares given in amounts are shown in accelerators, vCPU or GiB.",
+        ))
+        .attribute(Attribute::new("governance", governance_type()).computed().describe(
+            "The facts tenants and bindings check against, known at plan time: pass it as their \
+                     `allocation`.",
+        )),
+    }
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![IdentityAttribute {
+            name: "cluster_name",
+            ty: Type::String,
+            description: "The HyperPod cluster's name.".to_string(),
+            required_for_import: true,
+        }],
+    }
+}
+
+/// Validates each key of `teams` as the tenant validates its `team` (SageMaker's `TeamName`).
+pub fn validate_team_names(config: &Value, diagnostics: &mut Diagnostics) {
+    let Some(Value::Map(teams)) = config.get_attr("teams") else {
+        return;
+    };
+    let pattern = Matches::new(
+        TEAM_NAME,
+        "1 to 40 lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+    );
+    let length = LengthBetween { min: 1, max: 40 };
+    for team in teams.keys() {
+        let at = AttributePath::attr("teams").key(team);
+        let name = Value::String(team.clone());
+        length.validate(&at, &name, diagnostics);
+        pattern.validate(&at, &name, diagnostics);
+    }
+}
