@@ -58,6 +58,7 @@ KINDS = {
     "cluster": ("data.hyperpod_cluster", "capacity", False),
     "grant": ("hyperpod_domain_unit_policy_grant", "hyperpod_projects", False),
     "policy": ("hyperpod_scheduling_policy", "capacity", False),
+    "allocation": ("hyperpod_cluster_allocation", "capacity", False),
     "contract": ("hyperpod_connection_contract", "team", True),
     "restriction": ("hyperpod_task_view_restriction", "team", True),
     "tenant": ("hyperpod_tenant", "team", True),
@@ -156,7 +157,8 @@ def _object(value, depth: int) -> str:
 
 
 def shared(f: Flavor) -> str:
-    """The cluster's data source, the organization grant and the scheduling policy, as examples/quickstart has."""
+    """The cluster's data source, the organization grant, the scheduling policy and the cluster's allocation, as
+    examples/quickstart has."""
     return "\n".join([
         f.block("cluster", {"name": q(CLUSTER)}),
         f.block("grant", {
@@ -168,6 +170,11 @@ def shared(f: Flavor) -> str:
             "cluster_name": f.ref("cluster", "name"), "description": q("Training first; interactive work borrows"),
             "fair_share": "true", "idle_resource_sharing": "true",
             "priority_class": [{"name": q("training"), "weight": "60"}, {"name": q("interactive"), "weight": "20"}],
+        }),
+        # The cluster's documented split (WKL-3 on the first plan): every team's one guaranteed instance.
+        f.block("allocation", {
+            "cluster_name": f.ref("cluster", "name"),
+            "teams": "{ for team, _ in var.teams : team => { quota = [{ instance_type = var.instance_type, count = 1 }] } }",
         }),
     ])
 
@@ -201,7 +208,8 @@ def per_team(f: Flavor) -> str:
         }),
         f.block("restriction", {"contract": f.ref("contract")}),
         f.block("tenant", {
-            "contract": f.ref("contract"), "scheduling_policy": f.ref("policy"), "team": "each.key",
+            "contract": f.ref("contract"), "scheduling_policy": f.ref("policy"), "allocation": f.ref("allocation"),
+            "team": "each.key",
             "quota": [{"instance_type": "var.instance_type", "count": "1"}],
             "sharing": {"strategy": q("Lend")},
             "preempt_team_tasks": q("LowerPriority"), "fair_share_weight": "10", "priority_class": q("training"),

@@ -21,8 +21,9 @@ from harness.provider import provider_binary  # noqa: E402
 
 TARGET_RATIO = 1.5
 
-# What hyperpod_connection_contract / hyperpod_scheduling_policy / hyperpod_tenant export as `governance`, as
-# literals; both configurations carry them, so Terraform evaluates the same expressions in each.
+# What hyperpod_connection_contract / hyperpod_scheduling_policy / hyperpod_cluster_allocation / hyperpod_tenant
+# export as `governance`, as literals; both configurations carry them, so Terraform evaluates the same expressions in
+# each.
 LOCALS = """
 locals {
   contract = {
@@ -57,6 +58,13 @@ locals {
     fair_share       = true
     priority_classes = ["production", "research"]
   }
+  allocation = {
+    cluster_name = "ml-capacity"
+    teams = {
+      production = [{ instance_type = "ml.p5.48xlarge", count = null, accelerators = 16, vcpu = null, memory_gib = null }]
+      research   = [{ instance_type = "ml.p5.48xlarge", count = 2, accelerators = null, vcpu = null, memory_gib = null }]
+    }
+  }
   production = {
     cluster_name     = "ml-capacity"
     namespace        = "hyperpod-ns-production"
@@ -76,7 +84,8 @@ def research_tenant() -> str:
     block = example[start:example.index("\n}\n", start) + 3]
     for reference, local in [("hyperpod_connection_contract.research.governance", "local.contract"),
                              ("hyperpod_scheduling_policy.capacity.governance", "local.policy"),
-                             ("hyperpod_tenant.production.governance", "local.production")]:
+                             ("hyperpod_tenant.production.governance", "local.production"),
+                             ("hyperpod_cluster_allocation.capacity.governance", "local.allocation")]:
         block = block.replace(reference, local)
     return block
 
@@ -99,6 +108,7 @@ resource "terraform_data" "research" {
   input = {
     contract          = local.contract
     scheduling_policy = local.policy
+    allocation        = local.allocation
     team              = "research"
     quota             = [{ instance_type = "ml.p5.48xlarge", count = 2 }]
     sharing           = { strategy = "LendAndBorrow", borrow_limit = 50 }

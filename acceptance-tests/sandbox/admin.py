@@ -12,7 +12,8 @@ GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker
 GET    /_sandbox/calls/by-caller   the same per caller (x-hyperpod-caller header): {"hyperpod_tenant": {...}, "": {...}}
 DELETE /_sandbox/calls    zero the call counters (both views)
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
-GET    /_sandbox/settings  {"target_version": "current"|"next"}: the TargetVersion reading enforced (sagemaker.py)
+GET    /_sandbox/settings  {"target_version": "current"|"next", "quota_capacity": "refuse"|"accept"}: the readings
+                           of what AWS leaves open (TargetVersion; whether an overcommitting quota is refused)
 PUT    /_sandbox/settings  change it ({"target_version": null}: back to HYPERPOD_SANDBOX_TARGET_VERSION); reset restores
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)

@@ -41,6 +41,11 @@ _lock = threading.RLock()  # moto's server is threaded; Terraform writes in para
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 TARGET_VERSION_READINGS = ("current", "next")
 _target_version = None  # None: HYPERPOD_SANDBOX_TARGET_VERSION (default "current"); set by PUT /_sandbox/settings
+# Whether CreateComputeQuota/UpdateComputeQuota refuse guaranteed quotas that overcommit the cluster: AWS documents
+# only that "the sum of reserved quotas should not exceed cluster capacity". "refuse" (the default, the stricter
+# reading) or "accept" (the quota is created; a provider must then notice the overcommit itself).
+QUOTA_CAPACITY_READINGS = ("refuse", "accept")
+_quota_capacity = None  # None: "refuse"
 
 
 def target_version_reading() -> str:
@@ -53,22 +58,30 @@ def target_version_reading() -> str:
 
 
 def settings(body: dict | None = None) -> dict:
-    """GET/PUT /_sandbox/settings: {"target_version": "current"|"next"|null (back to the environment's)}."""
-    global _target_version
+    """GET/PUT /_sandbox/settings: {"target_version": "current"|"next"|null (back to the environment's),
+    "quota_capacity": "refuse"|"accept"|null (back to "refuse")}; a PUT changes only the keys it gives."""
+    global _target_version, _quota_capacity
     if body is not None:
-        unknown = set(body) - {"target_version"}
+        unknown = set(body) - {"target_version", "quota_capacity"}
         if unknown:
-            raise ValueError(f"unknown settings {sorted(unknown)}; known: ['target_version']")
-        value = body.get("target_version")
-        if value is not None and value not in TARGET_VERSION_READINGS:
-            raise ValueError(f"'target_version' must be one of {list(TARGET_VERSION_READINGS)} or null")
-        _target_version = value
-    return {"target_version": target_version_reading()}
+            raise ValueError(f"unknown settings {sorted(unknown)}; known: ['quota_capacity', 'target_version']")
+        if "target_version" in body:
+            value = body["target_version"]
+            if value is not None and value not in TARGET_VERSION_READINGS:
+                raise ValueError(f"'target_version' must be one of {list(TARGET_VERSION_READINGS)} or null")
+            _target_version = value
+        if "quota_capacity" in body:
+            value = body["quota_capacity"]
+            if value is not None and value not in QUOTA_CAPACITY_READINGS:
+                raise ValueError(f"'quota_capacity' must be one of {list(QUOTA_CAPACITY_READINGS)} or null")
+            _quota_capacity = value
+    return {"target_version": target_version_reading(), "quota_capacity": _quota_capacity or "refuse"}
 
 
 def reset_settings() -> None:
-    global _target_version
+    global _target_version, _quota_capacity
     _target_version = None
+    _quota_capacity = None
 
 
 def _check_target_version(target, current, kind, rid):
@@ -628,6 +641,12 @@ def _quota_target(target) -> dict:
 
 
 def _check_capacity(cluster, allocations):
+    if (_quota_capacity or "refuse") == "accept":
+        return
+    _refuse_overcommit(cluster, allocations)
+
+
+def _refuse_overcommit(cluster, allocations):
     """`allocations`: (team, ComputeQuotaConfig) of every quota on the cluster, the new/updated one included.
 
     Per instance type, the instances (Count) of all teams must fit the cluster's instances, and so must the

@@ -244,7 +244,7 @@ def test_module_example_applies_plans_empty_and_destroys(tf, sandbox):
 
     tf.init()
     plan = tf.plan(extra=["-out=module.tfplan"])
-    assert "Plan: 10 to add, 0 to change, 0 to destroy." in flat(plan.stdout), plan.stdout
+    assert "Plan: 11 to add, 0 to change, 0 to destroy." in flat(plan.stdout), plan.stdout
     for team in ("production", "research"):
         for kind in ("connection_contract", "task_view_restriction", "tenant", "unified_studio_project_binding"):
             assert f"module.{team}.hyperpod_{kind}.this will be created" in plan.stdout, plan.stdout

@@ -1,8 +1,8 @@
 # The quickstart's two teams, onboarded through a reusable module. The infra team owns this root: the provider, the
-# shared cluster's scheduling policy and the organization grant. Each Unified Studio project on the cluster is one
-# call of modules/governed-project (its contract, task view restriction, tenant and project binding), so onboarding
-# a third team is one more module block, reviewed in one pull request. `terraform plan` checks every layer against
-# the live account before anything is created.
+# shared cluster's scheduling policy, its capacity allocation and the organization grant. Each Unified Studio project
+# on the cluster is one call of modules/governed-project (its contract, task view restriction, tenant and project
+# binding), so onboarding a third team is one more module block and one more entry in local.guaranteed, reviewed in
+# one pull request. `terraform plan` checks every layer against the live account before anything is created.
 
 terraform {
   required_version = ">= 1.11"
@@ -61,6 +61,26 @@ resource "hyperpod_scheduling_policy" "capacity" {
   }
 }
 
+# The cluster's guaranteed capacity, written once: the allocation documents every team's share, and each module
+# call passes its team's entry on as the tenant's quota. Every tenant and binding references the allocation, so
+# WKL-3 (the shares fit the instance groups) and CLU-2 (the cluster is shared) see both teams on the first plan.
+locals {
+  guaranteed = {
+    production = [
+      { instance_type = var.instance_types.training, count = 5 },
+      { instance_type = var.instance_types.inference, count = 2 },
+    ]
+    research = [
+      { instance_type = var.instance_types.training, count = 2 },
+    ]
+  }
+}
+
+resource "hyperpod_cluster_allocation" "capacity" {
+  cluster_name = data.hyperpod_cluster.capacity.name
+  teams        = { for team, quota in local.guaranteed : team => { quota = quota } }
+}
+
 # Only the ML platform domain unit's owners may create projects there, and only from the approved HyperPod project
 # profile; every contract names this grant, so ORG-1 checks its project against it.
 resource "hyperpod_domain_unit_policy_grant" "hyperpod_projects" {
@@ -88,6 +108,7 @@ module "production" {
   }
   access_role_arn   = "${local.role}/${var.connection_access_role_name}"
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  allocation        = hyperpod_cluster_allocation.capacity.governance
   organization      = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
   owners                  = merge(local.owners, { business = "head-of-product-ml@example.com" })
@@ -104,10 +125,7 @@ module "production" {
   }]
   review = local.review
 
-  quota = [
-    { instance_type = var.instance_types.training, count = 5 },
-    { instance_type = var.instance_types.inference, count = 2 },
-  ]
+  quota              = local.guaranteed["production"]
   sharing            = { strategy = "Lend" }
   priority_class     = "production"
   fair_share_weight  = 90
@@ -136,6 +154,7 @@ module "research" {
   }
   access_role_arn   = "${local.role}/${var.connection_access_role_name}"
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  allocation        = hyperpod_cluster_allocation.capacity.governance
   organization      = hyperpod_domain_unit_policy_grant.hyperpod_projects.governance
 
   owners                  = merge(local.owners, { business = "head-of-research@example.com" })
@@ -153,7 +172,7 @@ module "research" {
   }]
   review = local.review
 
-  quota              = [{ instance_type = var.instance_types.training, count = 2 }]
+  quota              = local.guaranteed["research"]
   sharing            = { strategy = "LendAndBorrow", borrow_limit = 50 }
   priority_class     = "research"
   fair_share_weight  = 10
@@ -170,6 +189,11 @@ module "research" {
 
   # Borrowing needs a team that lends (WKL-5): research names production's tenant.
   borrows_from = [module.production.tenant]
+}
+
+output "capacity" {
+  description = "Per instance type: what the instance groups hold and each team's guaranteed share."
+  value       = hyperpod_cluster_allocation.capacity.capacity
 }
 
 output "scheduling_policy" {

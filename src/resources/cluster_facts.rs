@@ -436,6 +436,41 @@ pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
         .collect()
 }
 
+/// What the cluster's instance groups hold, per group: its type and its current instance count (what WKL-3 counts
+/// against; a group still scaling up counts what it has).
+pub fn instance_group_capacity(cluster: &HyperPodCluster) -> Vec<Capacity> {
+    cluster
+        .instance_groups
+        .iter()
+        .map(|group| Capacity {
+            instance_type: group.instance_type.clone(),
+            count: i64::from(group.current_count),
+        })
+        .collect()
+}
+
+/// A HyperPod cluster by the name a resource's `cluster_name` gives (the run's shared read); one that does not exist
+/// is an error at `at` naming the provider's account and region.
+pub async fn cluster_named(
+    client: &HyperpodClient,
+    name: &str,
+    at: AttributePath,
+) -> Result<HyperPodCluster, Diagnostics> {
+    client.cluster(name).await.map_err(|err| match err {
+        AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
+            at,
+            format!("{name:?}"),
+            &format!(
+                "no HyperPod cluster of that name exists in account {} region {}",
+                client.account_id,
+                client.region.as_str()
+            ),
+            "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
+        )),
+        other => other.diagnostics(at, "Cannot read the HyperPod cluster"),
+    })
+}
+
 /// The engine's view of one cluster: the live facts, plus the tenants and task view restrictions the resource
 /// references (a tenant counts itself among them). `policy` is the cluster policy passed by reference
 /// (`Some(None)` while unknown), or `None` to use the live one; `connected` adds the projects with a live
@@ -447,15 +482,7 @@ pub fn view(
     policy: Option<Option<SchedulingPolicy>>,
     connected: &[ProjectOnCluster],
 ) -> ClusterView {
-    let instance_groups = facts
-        .cluster
-        .instance_groups
-        .iter()
-        .map(|group| Capacity {
-            instance_type: group.instance_type.clone(),
-            count: i64::from(group.current_count),
-        })
-        .collect();
+    let instance_groups = instance_group_capacity(&facts.cluster);
     let live_tenants = match &facts.tenants {
         Fact::Known(live) => Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
         Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),

@@ -261,6 +261,18 @@ def test_over_commit_across_teams(sm):
     create_quota(sm, name="team-d", team="team-d", resources=[{"InstanceType": P5, "Count": 5}])
 
 
+def test_the_accept_reading_creates_an_overcommitting_quota(sm, sandbox):
+    """AWS does not document whether an overcommitting guaranteed quota is refused; the "accept" reading lets a test
+    see what a provider does when it is not (the default, "refuse", is the stricter one)."""
+    assert sandbox.admin("PUT", "settings", {"quota_capacity": "accept"})["quota_capacity"] == "accept"
+    create_quota(sm, name="team-a", team="team-a", resources=[{"InstanceType": P5, "Count": 6}])
+    b = create_quota(sm, name="team-b", team="team-b", resources=[{"InstanceType": P5, "Count": 6}])["ComputeQuotaId"]
+    wait_status(sm, b, "Created")
+    assert sandbox.admin("PUT", "settings", {"quota_capacity": None})["quota_capacity"] == "refuse"
+    assert error_of(create_quota, sm, name="team-c", team="team-c",
+                    resources=[{"InstanceType": P5, "Count": 1}])[0] == "ValidationException"
+
+
 def test_capacity_is_per_cluster(sm):
     other = make_cluster(sm, "other", groups=(("p5", P5, 2),))
     create_quota(sm, resources=[{"InstanceType": P5, "Count": 8}])

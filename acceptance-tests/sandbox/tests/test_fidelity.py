@@ -147,7 +147,7 @@ def test_task_governance_needs_its_addon(sandbox, eks):
 # ---- TargetVersion readings -----------------------------------------------------------------------------------------
 def test_target_version_reading_is_switchable(sandbox):
     sm = sandbox.client("sagemaker")
-    assert sandbox.admin("GET", "settings") == {"target_version": "current"}
+    assert sandbox.admin("GET", "settings")["target_version"] == "current"
     qid = quota(sm)["ComputeQuotaId"]
     wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=qid), "Created")
     assert error_of(sm.update_compute_quota, ComputeQuotaId=qid, TargetVersion=2, Description="next")[0] == \
@@ -155,7 +155,7 @@ def test_target_version_reading_is_switchable(sandbox):
     assert sm.update_compute_quota(ComputeQuotaId=qid, TargetVersion=1, Description="v2")["ComputeQuotaVersion"] == 2
     wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=qid), "Updated")
 
-    assert sandbox.admin("PUT", "settings", {"target_version": "next"}) == {"target_version": "next"}
+    assert sandbox.admin("PUT", "settings", {"target_version": "next"})["target_version"] == "next"
     code, _, message = error_of(sm.update_compute_quota, ComputeQuotaId=qid, TargetVersion=2, Description="cur")
     assert code == "ConflictException" and "expected version 3" in message
     assert sm.update_compute_quota(ComputeQuotaId=qid, TargetVersion=3, Description="v3")["ComputeQuotaVersion"] == 3
@@ -170,4 +170,4 @@ def test_target_version_reading_is_switchable(sandbox):
         sandbox.admin("PUT", "settings", {"target_version": "previous"})
     assert info.value.code == 400
     sandbox.reset()
-    assert sandbox.admin("GET", "settings") == {"target_version": "current"}
+    assert sandbox.admin("GET", "settings") == {"target_version": "current", "quota_capacity": "refuse"}

@@ -164,6 +164,27 @@ fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str)
     text
 }
 
+/// `research 8 accelerators`: the share exactly as configured, for a unit that cannot be converted.
+fn as_given(team: &str, share: &QuotaShare) -> String {
+    let label = |unit: &str| UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l);
+    let unit = unit_given(share);
+    let amount = match unit {
+        "count" => share.count.map(|c| c as f64),
+        "accelerators" => share.accelerators.map(|a| a as f64),
+        "vcpu" => share.vcpu,
+        _ => share.memory_gib,
+    };
+    let partitions: Vec<String> = share
+        .accelerator_partitions
+        .iter()
+        .map(|(profile, count)| format!("{count} x {profile}"))
+        .collect();
+    match amount {
+        Some(amount) => format!("{team} {} {}", number(amount), label(unit)),
+        None => format!("{team} {}", partitions.join(", ")),
+    }
+}
+
 /// Which planned team an entry stands for, and whether it is the tenant being judged.
 struct Team<'a> {
     name: &'a str,
@@ -377,10 +398,7 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
             findings.push(Finding::new(
                 rule,
                 entry_at,
-                format!(
-                    "{instance_type}: {}",
-                    describe_share(&own.team, share, &units(share, shape), unit_given(share))
-                ),
+                format!("{instance_type}: {}", as_given(&own.team, share)),
                 reason,
                 "give the share in whole instances (count), which WKL-3 can always count",
             ));
@@ -414,11 +432,11 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
         return Check::not_at_plan(
             rule,
             format!(
-                "not evaluated at plan: this tenant references no allocation of cluster {:?}, so other tenants \
+                "not evaluated at plan: team {:?} references no allocation of cluster {:?}, so other tenants \
                  planned in this configuration are not counted (it fits beside the live quotas and the tenants it \
                  references). Fix: document the cluster's split in a hyperpod_cluster_allocation listing every \
                  team's guaranteed quota and set allocation = hyperpod_cluster_allocation.<name>.governance",
-                view.cluster_name
+                own.team, view.cluster_name
             ),
         );
     }

@@ -4,8 +4,12 @@
 resource "hyperpod_tenant" "research" {
   contract          = hyperpod_connection_contract.research.governance
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
-  team              = "research"
+  # The cluster's documented split: WKL-3 counts every team it lists on the first plan. The quota below is
+  # research's entry there, exactly.
+  allocation = hyperpod_cluster_allocation.capacity.governance
+  team       = "research"
 
+  # The compute quota is the tenant's first write: its claim on the cluster's capacity.
   quota {
     instance_type = "ml.p5.48xlarge"
     count         = 2
@@ -50,15 +54,17 @@ resource "hyperpod_tenant" "research" {
   }
 }
 
-# The production team, which lends what it does not use.
+# The production team, which lends what it does not use. Its share is given in accelerators (SageMaker fills vCPU
+# and memory by the instance type's ratio); WKL-3 counts it against the accelerators the p5 group holds.
 resource "hyperpod_tenant" "production" {
   contract          = hyperpod_connection_contract.production.governance
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
+  allocation        = hyperpod_cluster_allocation.capacity.governance
   team              = "production"
 
   quota {
     instance_type = "ml.p5.48xlarge"
-    count         = 2
+    accelerators  = 16
   }
 
   sharing {

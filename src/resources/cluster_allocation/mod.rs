@@ -12,8 +12,7 @@ pub use schema::governance_type;
 
 use async_trait::async_trait;
 
-use crate::errors::ErrorDiagnostics;
-use crate::governance::{Capacity, Fact, shapes};
+use crate::governance::{Fact, shapes};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string, text, text_map, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -48,6 +47,12 @@ fn entry_path(team: &str, index: usize, field: &str) -> AttributePath {
     crate::governance::paths::allocation::share(team, index, field)
 }
 
+/// A WKL-3 finding on the allocation, as the rules' diagnostics read (`[WKL-3] <title>`, at the entry).
+fn wkl_3(at: AttributePath, observed: String, problem: &str, fix: &str) -> Diagnostic {
+    let finding = crate::governance::Finding::new(crate::governance::RuleId::Wkl3, at, observed, problem, fix);
+    crate::findings::finding_diagnostic(&finding, false)
+}
+
 impl ClusterAllocation {
     /// Fills `id`, `cluster_arn`, `capacity` and `governance` from the configuration and the cluster; a share the
     /// cluster cannot hold at all (an instance type it has no group of, an amount of a shape the provider does not
@@ -61,44 +66,25 @@ impl ClusterAllocation {
             return Ok(());
         };
         set_attr(value, "id", text(&cluster_name));
-        let cluster = client.cluster(&cluster_name).await.map_err(|err| match err {
-            crate::aws::AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
-                cluster_path(),
-                format!("{cluster_name:?}"),
-                &format!(
-                    "no HyperPod cluster of that name exists in account {} region {}",
-                    client.account_id,
-                    client.region.as_str()
-                ),
-                "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
-            )),
-            other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
-        })?;
+        let cluster = cluster_facts::cluster_named(client, &cluster_name, cluster_path()).await?;
         set_attr(value, "cluster_arn", text(&cluster.arn));
         let Some(allocation) = model::allocation_from_value(value) else {
             set_attr(value, "capacity", Value::Unknown);
             return Ok(());
         };
-        let groups: Vec<Capacity> = cluster
-            .instance_groups
-            .iter()
-            .map(|group| Capacity {
-                instance_type: group.instance_type.clone(),
-                count: i64::from(group.current_count),
-            })
-            .collect();
+        let groups = cluster_facts::instance_group_capacity(&cluster);
         let mut errors = Diagnostics::new();
         for (team, row) in &allocation.teams {
             for (index, share) in row.iter().enumerate() {
                 let instance_type = &share.instance_type;
                 if !groups.iter().any(|g| &g.instance_type == instance_type) {
-                    errors.push(Diagnostic::invalid_value(
+                    errors.push(wkl_3(
                         entry_path(team, index, "instance_type"),
-                        format!("{instance_type:?}"),
-                        &format!(
-                            "[WKL-3] cluster {cluster_name:?} has no instance group of that type (its types: {:?})",
+                        format!(
+                            "{instance_type}: no instance group of cluster {cluster_name:?} has it (its types: {:?})",
                             groups.iter().map(|g| g.instance_type.as_str()).collect::<Vec<_>>()
                         ),
+                        "the allocation guarantees capacity the cluster does not have",
                         "guarantee an instance type the cluster has, or add the instance group first",
                     ));
                     continue;
@@ -113,12 +99,12 @@ impl ClusterAllocation {
                 if let Some((field, _)) = amount
                     && shapes::shape(instance_type).is_none()
                 {
-                    errors.push(Diagnostic::invalid_value(
+                    errors.push(wkl_3(
                         entry_path(team, index, field),
-                        format!("{field} of {instance_type}"),
-                        "[WKL-3] the provider does not know this instance type's shape (accelerators, vCPU and \
-                         memory per instance), so a share in amounts cannot be counted against the cluster",
-                        "give the share in whole instances (count)",
+                        format!("{instance_type}: {team} {field} given"),
+                        "the provider does not know this instance type's shape (accelerators, vCPU and memory per \
+                         instance), so a share in amounts cannot be counted against the cluster",
+                        "give the share in whole instances (count), which WKL-3 can always count",
                     ));
                 }
             }

@@ -65,9 +65,9 @@ pub fn schema() -> Schema {
                      tenant yet still holds its share.",
         ))
         .attribute(Attribute::new("capacity", Type::map(Type::String)).computed().describe(
-            "Per instance type: the guaranteed total of the teams here and the live quotas of teams not \
-                     listed, against what the instance groups hold, e.g. `8 of 8 instances (production 6, \
-                     research 2)`; shares given in amounts are shown in accelerators, vCPU or GiB.",
+            "Per instance type: what the instance groups hold and each team's guaranteed share in the unit it \
+             was given (live quotas of teams not listed too), e.g. `8 instances (64 accelerators, 1536 vCPU, 16384 \
+             GiB); guaranteed: production 5 instances, research 2 instances`.",
         ))
         .attribute(Attribute::new("governance", governance_type()).computed().describe(
             "The facts tenants and bindings check against, known at plan time: pass it as their \

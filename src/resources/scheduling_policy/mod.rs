@@ -93,19 +93,7 @@ impl SchedulingPolicy {
         client: &HyperpodClient,
         cluster_name: &str,
     ) -> Result<sm::HyperPodCluster, Diagnostics> {
-        let cluster = client.cluster(cluster_name).await.map_err(|err| match err {
-            AwsError::NotFound { .. } => Diagnostics::from(Diagnostic::invalid_value(
-                cluster_path(),
-                format!("{cluster_name:?}"),
-                &format!(
-                    "no HyperPod cluster of that name exists in account {} region {}",
-                    client.account_id,
-                    client.region.as_str()
-                ),
-                "check the name (`aws sagemaker list-clusters`), or the provider's account and region",
-            )),
-            other => other.diagnostics(cluster_path(), "Cannot read the HyperPod cluster"),
-        })?;
+        let cluster = crate::resources::cluster_facts::cluster_named(client, cluster_name, cluster_path()).await?;
         if cluster.orchestrator == Orchestrator::Slurm {
             return Err(Diagnostic::invalid_value(
                 cluster_path(),

@@ -7,11 +7,9 @@
 //! the refusal reads as the rule it breaks.
 
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
-use crate::governance::{
-    Capacity, ClusterView, Fact, Inventory, Orchestrator, Phase, Referenced, Setting, paths, workload,
-};
+use crate::governance::{ClusterView, Fact, Inventory, Orchestrator, Phase, Referenced, Setting, paths, workload};
 use crate::protocol::diagnostics::Diagnostics;
-use crate::resources::cluster_facts::capacity_of;
+use crate::resources::cluster_facts::{capacity_of, instance_group_capacity};
 
 use super::compose::Composer;
 use super::desired::QUOTA;
@@ -29,16 +27,7 @@ async fn judge(composer: &Composer<'_>, others: &[ComputeQuota]) -> Result<Optio
     let own = target.spec.to_governance(Orchestrator::Eks, None).capacity();
     let view = ClusterView {
         cluster_name: target.cluster_name.clone(),
-        instance_groups: Fact::Known(
-            cluster
-                .instance_groups
-                .iter()
-                .map(|group| Capacity {
-                    instance_type: group.instance_type.clone(),
-                    count: i64::from(group.current_count),
-                })
-                .collect(),
-        ),
+        instance_groups: Fact::Known(instance_group_capacity(&cluster)),
         scheduling_policy: Fact::Known(None),
         tenants: Inventory {
             referenced: vec![Referenced {

@@ -3,22 +3,14 @@
 use std::collections::BTreeMap;
 
 use crate::governance::{
-    Contract, DataGrants, Orchestrator, PodIdentity, QuotaShare, SchedulingPolicy, Setting, Sharing, SharingStrategy,
-    Tenant,
+    Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy, Tenant,
 };
 use crate::protocol::decode::{Field, Fields};
 use crate::protocol::object::strings;
 use crate::protocol::value::Value;
 
-/// One quota entry as written.
-#[derive(Clone, Debug, PartialEq)]
-pub struct QuotaEntry {
-    pub instance_type: String,
-    pub count: Option<i64>,
-    pub accelerators: Option<i64>,
-    pub vcpu: Option<f64>,
-    pub memory_gib: Option<f64>,
-}
+/// One quota entry as written (the engine's share: one shape for the tenant, its `governance` and the allocation).
+pub use crate::governance::QuotaShare as QuotaEntry;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkSpec {
@@ -87,15 +79,7 @@ impl TenantSpec {
             .blocks("quota")
             .or_empty()?
             .into_iter()
-            .map(|entry| {
-                Some(QuotaEntry {
-                    instance_type: entry.string("instance_type").known()?,
-                    count: entry.integer("count").optional()?,
-                    accelerators: entry.integer("accelerators").optional()?,
-                    vcpu: entry.number("vcpu").optional()?,
-                    memory_gib: entry.number("memory_gib").optional()?,
-                })
-            })
+            .map(|entry| crate::resources::quota_share::decode(&entry))
             .collect::<Option<Vec<_>>>()?;
         let sharing = match tenant.block("sharing").optional()? {
             // An unset strategy is SageMaker's LendAndBorrow.
@@ -201,18 +185,7 @@ impl TenantSpec {
             orchestrator,
             // One entry per quota block, in order (an accelerator-only entry guarantees no whole instance), so a
             // finding can point at `quota[i].count`.
-            quota: self
-                .quota
-                .iter()
-                .map(|entry| QuotaShare {
-                    instance_type: entry.instance_type.clone(),
-                    count: entry.count,
-                    accelerators: entry.accelerators,
-                    vcpu: entry.vcpu,
-                    memory_gib: entry.memory_gib,
-                    accelerator_partitions: Vec::new(),
-                })
-                .collect(),
+            quota: self.quota.clone(),
             sharing: self.sharing.clone(),
             priority_class: self.priority_class.clone(),
             fair_share_weight: self.fair_share_weight,

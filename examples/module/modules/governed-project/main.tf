@@ -1,5 +1,6 @@
 # One Unified Studio project on a shared HyperPod cluster, in the order the governance rules ask for: the approved
-# contract, a task view restriction (CLU-2), the team's tenant, and only then the project's HyperPod connection.
+# contract, a task view restriction (CLU-2), the team's tenant (its share of the cluster's allocation: WKL-3), and
+# only then the project's HyperPod connection.
 locals {
   namespace = provider::hyperpod::team_namespace(var.team)
 }
@@ -67,16 +68,24 @@ resource "hyperpod_task_view_restriction" "this" {
   contract = hyperpod_connection_contract.this.governance
 }
 
+# The compute quota is the tenant's first write, its claim on the shared capacity; the rest follows once it fits.
 resource "hyperpod_tenant" "this" {
   contract          = hyperpod_connection_contract.this.governance
   scheduling_policy = var.scheduling_policy
   team              = var.team
+
+  # The cluster's documented split (WKL-3 counts every team it lists on the first plan); var.quota is this team's
+  # entry in it, from the same value in the caller.
+  allocation = var.allocation
 
   dynamic "quota" {
     for_each = var.quota
     content {
       instance_type = quota.value.instance_type
       count         = quota.value.count
+      accelerators  = quota.value.accelerators
+      vcpu          = quota.value.vcpu
+      memory_gib    = quota.value.memory_gib
     }
   }
 
@@ -113,7 +122,8 @@ resource "hyperpod_tenant" "this" {
 }
 
 # The project's HyperPod connection, under the approved contract. It references the tenant of the contract's
-# namespace (WKL-1) and the project's task view restriction (CLU-2), which orders their plans first.
+# namespace (WKL-1) and the project's task view restriction (CLU-2), which orders their plans first, and the
+# cluster's allocation, whose other teams make the cluster shared for CLU-2 on the first plan.
 resource "hyperpod_unified_studio_project_binding" "this" {
   contract         = hyperpod_connection_contract.this.governance
   project_id       = var.unified_studio.project_id
@@ -123,6 +133,7 @@ resource "hyperpod_unified_studio_project_binding" "this" {
 
   task_view_restriction = hyperpod_task_view_restriction.this.governance
   tenants               = [hyperpod_tenant.this.governance]
+  allocation            = var.allocation
 
   dynamic "member" {
     for_each = var.members

@@ -1,5 +1,5 @@
 # One Unified Studio project on a shared HyperPod cluster. The caller owns the provider configuration, the cluster's
-# scheduling policy and the organization grant, and passes their `governance` facts in.
+# scheduling policy, its capacity allocation and the organization grant, and passes their `governance` facts in.
 
 variable "team" {
   description = "Team name: the tenant's namespace is hyperpod-ns-<team>, its compute quota and workload role are named after it."
@@ -60,6 +60,21 @@ variable "scheduling_policy" {
     cluster_name     = string
     fair_share       = bool
     priority_classes = list(string)
+  })
+  default = null
+}
+
+variable "allocation" {
+  description = "The cluster's capacity split, hyperpod_cluster_allocation.<name>.governance: WKL-3 and CLU-2 see every team it lists on the first plan (quota must be this team's entry); null leaves them to apply."
+  type = object({
+    cluster_name = string
+    teams = map(list(object({
+      instance_type = string
+      count         = number
+      accelerators  = number
+      vcpu          = number
+      memory_gib    = number
+    })))
   })
   default = null
 }
@@ -184,10 +199,13 @@ variable "review" {
 # ---- the tenant ---------------------------------------------------------------------------------------------------
 
 variable "quota" {
-  description = "Guaranteed whole instances per instance type; WKL-3 sums them over every tenant of the cluster."
+  description = "Guaranteed capacity per instance type, the team's entry in the allocation: whole instances (count), or accelerators, vcpu or memory_gib. WKL-3 counts every unit against the instance groups, over every tenant of the cluster."
   type = list(object({
     instance_type = string
-    count         = number
+    count         = optional(number)
+    accelerators  = optional(number)
+    vcpu          = optional(number)
+    memory_gib    = optional(number)
   }))
 
   validation {

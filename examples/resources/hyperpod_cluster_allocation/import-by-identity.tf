@@ -1,0 +1,6 @@
+import {
+  to = hyperpod_cluster_allocation.capacity
+  identity = {
+    cluster_name = "ml-capacity"
+  }
+}
