@@ -351,12 +351,21 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
     later withdraws itself) must find the overcommit on its own."""
     sandbox.admin("PUT", "settings", {"quota_capacity": reading})
     dirs = {"alpha": tf, "beta": Terraform(tmp_path / "beta", sandbox.env())}
+    sandbox.reset_calls()
     for team, terraform in dirs.items():
         terraform.write(configuration({team: [(P5, "count", SIBLING_SHARE)]}))
         alone = terraform.plan_json()
         assert alone.rc == 2 and not alone.errors, f"{team}: {alone.describe()}"
+    if reading == "accept":
+        # Hold both creates' answers (the quotas exist meanwhile) so that both claims are made before either
+        # pipeline looks again: the claim check, not an earlier read, must then decide.
+        sandbox.fault("CreateComputeQuota", "hold", count=2)
     running = {team: terraform.start("apply", "-json", "-auto-approve", "-input=false")
                for team, terraform in dirs.items()}
+    if reading == "accept":
+        while len(sandbox.held()) < 2 and all(run.running() for run in running.values()):
+            time.sleep(0.05)
+        sandbox.release_held()
     results = {team: run.wait() for team, run in running.items()}
     verdicts = {team: PlanVerdict.from_plan_output(r.rc, r.stdout, dirs[team].dir, r.stderr, r)
                 for team, r in results.items()}
@@ -369,6 +378,13 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
     assert [(d.rule, d.address) for d in verdicts[loser].errors] == [("WKL-3", f"hyperpod_tenant.{loser}")], report
 
     assert_only_admitted(sandbox, winner, loser, report)
+    calls = sandbox.calls_by_caller().get("hyperpod_tenant", {})
+    created, withdrawn = calls.get("sagemaker.CreateComputeQuota", 0), calls.get("sagemaker.DeleteComputeQuota", 0)
+    if reading == "accept":
+        # Both creates were accepted: the loser withdrew its own quota after seeing the earlier one (the claim check).
+        assert (created, withdrawn) == (2, 1), calls
+    else:
+        assert withdrawn == 0, calls
 
 
 # ---- 6. a good allocation ------------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ fn share_text(share: &QuotaShare) -> String {
 }
 
 /// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
-/// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB); guaranteed: production 6 instances, research 2 instances`.
+/// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
 /// `live` are the cluster's quotas of teams the allocation does not list (they hold capacity all the same).
 pub fn capacity_summary(
     allocation: &Allocation,
@@ -129,11 +129,11 @@ pub fn capacity_summary(
                 );
             }
             let guaranteed = if shares.is_empty() {
-                "nothing".to_string()
+                "none guaranteed".to_string()
             } else {
                 shares.join(", ")
             };
-            (instance_type.to_string(), format!("{held}; guaranteed: {guaranteed}"))
+            (instance_type.to_string(), format!("{held}: {guaranteed}"))
         })
         .collect()
 }

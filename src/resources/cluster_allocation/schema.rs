@@ -67,7 +67,7 @@ pub fn schema() -> Schema {
         .attribute(Attribute::new("capacity", Type::map(Type::String)).computed().describe(
             "Per instance type: what the instance groups hold and each team's guaranteed share in the unit it \
              was given (live quotas of teams not listed too), e.g. `8 instances (64 accelerators, 1536 vCPU, 16384 \
-             GiB); guaranteed: production 5 instances, research 2 instances`.",
+             GiB): production 5 instances, research 2 instances`.",
         ))
         .attribute(Attribute::new("governance", governance_type()).computed().describe(
             "The facts tenants and bindings check against, known at plan time: pass it as their \
