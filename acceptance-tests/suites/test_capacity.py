@@ -421,6 +421,14 @@ def test_a_configuration_without_allocation_warns_wkl_3_is_not_evaluated_at_plan
         assert row["status"] == "skipped" and row["detail"].startswith("not evaluated at plan: "), row
     applied = tf.apply_json(["capacity.tfplan"])
     assert applied.rc == 0 and not applied.errors, applied.describe()
+    # The upgrade: what the warning says to add (the allocation, and `allocation` on each tenant) plans the
+    # allocation alone, leaves both tenants as applied (no update, nothing replaced), and plans clean.
+    tf.write(example(allocation=True))
+    upgraded = tf.plan_json(["-out=capacity.tfplan"])
+    assert upgraded.rc == 2 and not upgraded.diagnostics, upgraded.describe()
+    changes = {c["address"]: c["change"]["actions"] for c in tf.show_json("capacity.tfplan")["resource_changes"]}
+    assert {a: actions for a, actions in changes.items() if actions != ["no-op"]} == \
+        {"hyperpod_cluster_allocation.capacity": ["create"]}, changes
 
 
 @pytest.mark.sandbox_only(reason="reads the sandbox inventory")

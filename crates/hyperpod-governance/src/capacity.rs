@@ -70,6 +70,13 @@ fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String
         ));
     }
     let amounts = share.accelerators.is_some() || share.vcpu.is_some() || share.memory_gib.is_some();
+    if !amounts && share.count.is_none() {
+        // A live entry in a unit the clients do not read (AcceleratorPartition alone): never counted as zero.
+        return Some(format!(
+            "the share of {} is in a unit the provider does not read (no count, accelerators, vCPU or memory)",
+            share.instance_type
+        ));
+    }
     (amounts && shape.is_none()).then(|| {
         format!(
             "the provider does not know the shape (accelerators, vCPU, memory per instance) of {}",

@@ -227,6 +227,17 @@ fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
         sharing: None,
     }]);
     assert!(wkl_3(&partitions, path::quota()).is_skipped());
+    // A live entry with no unit the provider reads (AcceleratorPartition alone, as the clients see it today).
+    let mut unread = view_with_partitions();
+    unread.tenants.live = Fact::Known(vec![TenantCapacity {
+        team: "platform".into(),
+        quota: vec![QuotaShare {
+            instance_type: "ml.p5.48xlarge".into(),
+            ..QuotaShare::default()
+        }],
+        sharing: None,
+    }]);
+    assert!(wkl_3(&unread, path::quota()).is_skipped());
 }
 
 fn view_with_partitions() -> ClusterView {
