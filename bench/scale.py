@@ -330,7 +330,21 @@ def clean_plan(tf: Terraform, extra=(), want_changes: bool | None = None) -> dic
     if want_changes is not None and changes != want_changes:
         raise RuntimeError(f"plan in {tf.dir}: expected {'changes' if want_changes else 'no changes'}, got rc "
                            f"{verdict.rc}\n{verdict.result.stdout[-4000:]}")
-    return {"changes": changes, "warnings": sorted({d.rule or d.summary for d in verdict.warnings})}
+    changed = sorted({message["change"]["resource"]["addr"] for message in _json_lines(verdict.result.stdout)
+                      if message.get("type") == "planned_change" and message["change"]["action"] != "noop"})
+    return {"changes": changes, "warnings": sorted({d.rule or d.summary for d in verdict.warnings}),
+            **({"changed": changed[:5], "changed_count": len(changed)} if changes else {})}
+
+
+def _json_lines(text: str) -> list:
+    """The JSON messages of `terraform plan -json` output (other lines skipped)."""
+    out = []
+    for line in text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
 
 
 def phase_action(tf: Terraform, phase: str):

@@ -182,3 +182,20 @@ def exception(rule: str, expires: str, owner: str = "ml-platform-leads@example.c
     expires = "{expires}"
     reason  = "{reason}"
   }}"""
+
+
+ALLOCATION_REF = "hyperpod_cluster_allocation.capacity.governance"
+
+
+def cluster_allocation(teams: dict, cluster_name: str = CLUSTER) -> str:
+    """`hyperpod_cluster_allocation.capacity`, the cluster's documented split of its guaranteed capacity (issue 30);
+    teams: {team: ((instance type, count), ...)}, whole instances, as the tenants' `quota` blocks give them (a team
+    whose tenant asks for no quota, as on Slurm, is listed with none). Tenants and bindings reference it as
+    `allocation = ALLOCATION_REF`."""
+    rows = []
+    for team, quota in teams.items():
+        entries = ", ".join(f'{{ instance_type = "{t}", count = {n} }}' for t, n in quota)
+        rows.append(f"    {team} = {{ quota = [{entries}] }}")
+    body = "\n".join(rows)
+    return (f'\nresource "hyperpod_cluster_allocation" "capacity" {{\n  cluster_name = "{cluster_name}"\n'
+            f'  teams = {{\n{body}\n  }}\n}}\n')

@@ -233,8 +233,9 @@ def test_an_amount_of_an_instance_type_of_unknown_shape_fails_the_allocation_at_
     # The range is the entry's amount itself: `8` in `{ instance_type = "<type>", <unit> = 8 }`.
     assert verdict.line(error).strip() == f"{entry_object(UNKNOWN_SHAPE, unit, 8)},", verdict.describe()
     assert verdict.source(error) == "8", (verdict.source(error), verdict.describe())
-    # The allocation refuses it as an invalid value ("Invalid attribute value"); the rule is named in the detail.
-    assert error.detail.startswith(f'teams["beta"].quota[0].{unit}: [WKL-3] ') and "does not know" in error.detail, \
+    # A WKL-3 finding like the tenants' (the rule in the summary), at the entry; the detail says why.
+    assert error.rule == "WKL-3", verdict.describe()
+    assert error.detail.startswith(f'teams["beta"].quota[0].{unit}: ') and "does not know" in error.detail, \
         error.detail
 
 

@@ -16,8 +16,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from harness import flat, statuses
-from hcl import (CLUSTER, DOMAIN, EKS_CLUSTER as EKS, FX, RESEARCH_ANALYSTS, RESEARCH_LEADS, RESEARCH_SCIENTISTS,
-                 contract_resource, provider)
+from hcl import (ALLOCATION_REF, CLUSTER, DOMAIN, EKS_CLUSTER as EKS, FX, RESEARCH_ANALYSTS, RESEARCH_LEADS,
+                 RESEARCH_SCIENTISTS, cluster_allocation, contract_resource, provider)
 
 pytestmark = pytest.mark.provider
 
@@ -32,6 +32,8 @@ P5 = FX.clusters.eks.instance_groups.training.instance_type
 TRAINING_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonSagemakerHyperpodTrainingPolicy"
 MEMBERS = ((RESEARCH_LEADS, "PROJECT_OWNER"), (RESEARCH_SCIENTISTS, "PROJECT_CONTRIBUTOR"))
 RULES = ["PRJ-1", "PRJ-3", "PRJ-4", "CLU-2", "WKL-1", "LIF-3"]  # what the binding checks, in order
+# research's guaranteed quota (the research_tenant fixture's and TENANT's): the cluster allocation's only team.
+SHARES = {"research": ((P5, 2),)}
 
 
 # ---- HCL -----------------------------------------------------------------------------------------------------------
@@ -41,13 +43,15 @@ def member(name: str, designation: str, kind: str = "group") -> str:
 
 
 def binding(project_id=RESEARCH, role=FX.project("research").role_name, members=MEMBERS,
-            description="Research training on the shared p5 capacity", extra="") -> str:
-    """The research binding; `members`: (name, designation[, kind]) tuples."""
+            description="Research training on the shared p5 capacity", extra="", allocation=False) -> str:
+    """The research binding; `members`: (name, designation[, kind]) tuples; `allocation`: it references the cluster
+    allocation (CLU-2 then counts its other teams at plan)."""
     blocks = "".join(member(*m) for m in members)
     description_line = f'description      = "{description}"' if description else ""
+    allocation_line = f"\n  allocation       = {ALLOCATION_REF}" if allocation else ""
     return f"""
 resource "hyperpod_unified_studio_project_binding" "research" {{
-  contract         = hyperpod_connection_contract.research.governance
+  contract         = hyperpod_connection_contract.research.governance{allocation_line}
   project_id       = "{project_id}"
   cluster_name     = "{CLUSTER}"
   project_role_arn = "{FX.role_arn(role)}"
@@ -58,17 +62,19 @@ resource "hyperpod_unified_studio_project_binding" "research" {{
 """
 
 
-TENANT = f"""
+def tenant(allocation: bool = False) -> str:
+    """The research tenant (SHARES' quota); `allocation`: it references the cluster allocation."""
+    allocation_line = f"\n  allocation      = {ALLOCATION_REF}" if allocation else ""
+    quota = "\n\n  ".join(f'quota {{\n    instance_type = "{t}"\n    count         = {n}\n  }}'
+                          for t, n in SHARES["research"])
+    return f"""
 resource "hyperpod_tenant" "research" {{
-  contract        = hyperpod_connection_contract.research.governance
+  contract        = hyperpod_connection_contract.research.governance{allocation_line}
   team            = "research"
   viewer_groups   = ["research-task-viewers"]
   operator_groups = ["research-task-operators"]
 
-  quota {{
-    instance_type = "{P5}"
-    count         = 2
-  }}
+  {quota}
 
   workload {{
     service_account = "research-jobs"
@@ -77,9 +83,17 @@ resource "hyperpod_tenant" "research" {{
 """
 
 
-def config(contract=None, **overrides) -> str:
-    """The provider, the research contract (`contract`: hcl.contract_resource overrides) and the binding."""
-    return provider() + contract_resource("research", **(contract or {})) + binding(**overrides)
+TENANT = tenant()  # without the allocation (the 0.3 shape: its WKL-3 is not evaluated at plan)
+
+
+def config(contract=None, allocation=False, **overrides) -> str:
+    """The provider, the research contract (`contract`: hcl.contract_resource overrides) and the binding;
+    `allocation`: as the docs teach it since issue 30, with the cluster allocation listing SHARES, referenced by the
+    binding (a binding without a task view restriction otherwise leaves CLU-2 to apply when no other project or
+    team is live)."""
+    split = cluster_allocation(SHARES) if allocation else ""
+    return (provider() + contract_resource("research", **(contract or {})) + split
+            + binding(allocation=allocation, **overrides))
 
 
 # ---- the sandbox as DataZone and SageMaker hold it ------------------------------------------------------------------
@@ -164,7 +178,16 @@ def planned(tf, plan_file: str) -> tuple[dict, dict]:
 def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_project_as_it_was(
         tf, sandbox, research_tenant):
     before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
+    # Without the allocation no other project or team is live, and the teams planned beside the binding are not
+    # seen: CLU-2 is not evaluated at plan (a skipped row), every other rule passes.
     tf.write(config())
+    tf.plan(extra=["-out=bare.tfplan"])
+    bare, _ = planned(tf, "bare.tfplan")
+    assert bare["passed_checks"] == " ".join(rule for rule in RULES if rule != "CLU-2"), bare
+    assert [(row["rule"], row["status"]) for row in bare["findings"]] == [("CLU-2", "skipped")], bare["findings"]
+    assert bare["findings"][0]["detail"].startswith("not evaluated at plan: "), bare["findings"]
+    # As the docs teach it: with the allocation (research its only team), CLU-2 is judged at plan, and passes.
+    tf.write(config(allocation=True))
     tf.plan(extra=["-out=create.tfplan"])
     after, unknown = planned(tf, "create.tfplan")
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
@@ -424,15 +447,19 @@ def test_wkl_1_no_tenant_for_the_contracts_namespace(tf):
 
 
 def test_wkl_1_a_referenced_tenant_satisfies_it_at_any_parallelism(tf):
-    tf.write(config(extra="tenants = [hyperpod_tenant.research.governance]") + TENANT)
+    """Tenant and binding reference the allocation, as the docs teach (WKL-3 and CLU-2 judged at plan): no
+    diagnostic at all."""
+    tf.write(config(allocation=True, extra="tenants = [hyperpod_tenant.research.governance]")
+             + tenant(allocation=True))
     for parallelism in (1, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
         assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
 
 
 def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
-    """No hidden memory between resources: the tenant counts only when the binding references it (or it exists)."""
-    tf.write(config() + TENANT)
+    """No hidden memory between resources: the tenant counts only when the binding references it (or it exists); the
+    allocation both reference, which lists research's share, is not a tenant either."""
+    tf.write(config(allocation=True) + tenant(allocation=True))
     for parallelism in (1, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
         assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()

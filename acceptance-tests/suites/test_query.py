@@ -15,7 +15,8 @@ import re
 import pytest
 
 from harness import Terraform
-from hcl import CLUSTER, DOMAIN, FX, PROFILE, ROOT_UNIT, UNIT, contract_resource, provider
+from hcl import (ALLOCATION_REF, CLUSTER, DOMAIN, FX, PROFILE, ROOT_UNIT, UNIT, cluster_allocation, contract_resource,
+                 provider)
 from test_project_binding import (PRODUCTION, PRODUCTION_TOOLING, RESTRICTION, TENANT, config as binding_config, connect,
                                   group_id)
 from test_tenant import restrict
@@ -194,14 +195,16 @@ def changes(tf) -> dict:
 
 def test_adopting_what_query_found_under_a_contract_plans_the_imports_then_nothing(tf, sandbox, tmp_path):
     """The inventory's purpose: the research project's quota, access entry and connection, made by hand, are found
-    as not governed and generated; given what only a person can say (the contract; the controls a tenant requires),
-    the plan imports each and updates it in place (the provider's marks, what the tenant composes), never replacing
-    it. Once applied, the next plan is empty with no diagnostic, and the inventory lists all three as governed."""
+    as not governed and generated; given what only a person can say (the contract; the cluster's documented split,
+    a `hyperpod_cluster_allocation` listing research's quota as found, for the tenant and the binding; the controls
+    a tenant requires), the plan creates the allocation, imports each and updates it in place (the provider's marks,
+    what the tenant composes), never replacing it. Once applied, the next plan is empty with no diagnostic, and the
+    inventory lists all three as governed."""
+    share = ((FX.clusters.eks.instance_groups.training.instance_type, 2),)  # research's quota, made by hand
     sm = sandbox.client("sagemaker")
     quota = sm.create_compute_quota(
         Name="research-quota", ClusterArn=FX.cluster_arn("eks"),
-        ComputeQuotaConfig={"ComputeQuotaResources": [
-            {"InstanceType": FX.clusters.eks.instance_groups.training.instance_type, "Count": 2}]},
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": t, "Count": n} for t, n in share]},
         ComputeQuotaTarget={"TeamName": "research"})["ComputeQuotaId"]
     restrict(sandbox, "research")
     connection_id = connect(sandbox, FX.project("research").id, FX.project("research").tooling_environment_id,
@@ -211,17 +214,19 @@ def test_adopting_what_query_found_under_a_contract_plans_the_imports_then_nothi
     generated = (query.dir / "generated.tf").read_text()
     (query.dir / "generated.tf").write_text(adopt(generated, {
         "contract": "hyperpod_connection_contract.research.governance",
+        "allocation": ALLOCATION_REF,  # the tenant's (WKL-3) and the binding's, which has no task_view_restriction
         "project_role_arn": f'"{FX.project_role_arn("research")}"',  # only the binding's is null
         "viewer_groups": '["research-task-viewers"]',  # WKL-10: a quota is never the only control
         "operator_groups": '["research-task-operators"]',
     }))
-    query.write(provider() + contract_resource("research"))
+    query.write(provider() + contract_resource("research") + cluster_allocation({"research": share}))
 
     verdict = query.plan_json(["-out=tfplan"])
     assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
     tenant, restriction, binding = ("hyperpod_tenant.quotas_0", "hyperpod_task_view_restriction.task_views_0",
                                     "hyperpod_unified_studio_project_binding.connections_0")
     assert changes(query) == {"hyperpod_connection_contract.research": (["create"], False),
+                              "hyperpod_cluster_allocation.capacity": (["create"], False),
                               tenant: (["update"], True), restriction: (["update"], True),
                               binding: (["update"], True)}
     query.apply("tfplan")

@@ -8,6 +8,10 @@ satisfies WKL-5 whatever the order and parallelism; a rule that waits for a valu
 and is judged at apply before anything is written; a Slurm tenant's accounting artefacts; an IAM role of the workload
 role's name is never taken over.
 
+The example is the 0.3 shape (no cluster allocation: WKL-3 is not evaluated at plan, a warning per tenant) unless
+a test asks for the shape the docs teach since issue 30: `example(allocation=True)` adds a
+`hyperpod_cluster_allocation` whose teams are the tenants' quotas and sets `allocation` on both tenants.
+
 "Nothing orphaned" is the sandbox inventory (`GET /_sandbox/inventory`, docs/sandbox.md) flattened to names:
 `inventory_keys`.  The task view restrictions CLU-2 demands are EKS access entries made here with boto3 (the
 restriction resource does not exist yet).
@@ -25,8 +29,8 @@ from botocore.exceptions import ClientError
 
 from harness import flat, statuses
 from harness.kube import Kube
-from hcl import (ACCOUNT, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE, SLURM_CLUSTER,
-                 contract_resource, days_ago, days_ahead, exception, provider)
+from hcl import (ACCOUNT, ALLOCATION_REF, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE,
+                 SLURM_CLUSTER, cluster_allocation, contract_resource, days_ago, days_ahead, exception, provider)
 
 pytestmark = pytest.mark.provider
 
@@ -98,11 +102,13 @@ TENANTS = {  # the post's example; each value an HCL fragment of the tenant bloc
 }
 
 
-def tenant(label: str, **overrides) -> str:
+def tenant(label: str, allocation: bool = False, **overrides) -> str:
+    """The tenant block; `allocation`: it references the cluster allocation (`allocation = ALLOCATION_REF`)."""
     f = {**TENANTS[label], **overrides}
     quota = "\n  ".join(f'quota {{\n    instance_type = "{t}"\n    count         = {n}\n  }}' for t, n in f["quota"])
     lines = [f"contract          = hyperpod_connection_contract.{label}.governance",
-             "scheduling_policy = hyperpod_scheduling_policy.capacity.governance", f'team              = "{f["team"]}"',
+             "scheduling_policy = hyperpod_scheduling_policy.capacity.governance",
+             f"allocation        = {ALLOCATION_REF}" if allocation else "", f'team              = "{f["team"]}"',
              quota, f["sharing"], f["settings"], f["access"], f["network"], f["workload"], f["data"], f["extra"]]
     body = "\n\n  ".join(line for line in lines if line)
     return f'\nresource "hyperpod_tenant" "{label}" {{\n  {body}\n}}\n'
@@ -115,21 +121,33 @@ def scheduling_policy(fair_share: bool = True) -> str:
             f'  fair_share   = {str(fair_share).lower()}\n{classes}}}\n')
 
 
-def example(production=None, research=None, research_contract=None, fair_share=True) -> str:
-    """The post's example; `production`/`research`: tenant overrides, `research_contract`: contract overrides."""
+def example(production=None, research=None, research_contract=None, fair_share=True, allocation=False) -> str:
+    """The post's example; `production`/`research`: tenant overrides, `research_contract`: contract overrides.
+    `allocation`: as the docs teach it since issue 30, with a `hyperpod_cluster_allocation` whose teams are exactly
+    the tenants' quotas (after the overrides), referenced by both tenants; without it, the 0.3 shape (WKL-3 is not
+    evaluated at plan: a warning per tenant)."""
+    overrides = {"production": production or {}, "research": research or {}}
+    split = ""
+    if allocation:
+        merged = {label: {**TENANTS[label], **overrides[label]} for label in overrides}
+        split = cluster_allocation({f["team"]: f["quota"] for f in merged.values()})
     return (provider() + contract_resource("production", **CONTRACTS["production"])
             + contract_resource("research", **{**CONTRACTS["research"], **(research_contract or {})})
-            + scheduling_policy(fair_share) + tenant("production", **(production or {}))
-            + tenant("research", **(research or {})))
+            + scheduling_policy(fair_share) + split + tenant("production", allocation, **overrides["production"])
+            + tenant("research", allocation, **overrides["research"]))
 
 
-def slurm_example(sharing: str = "") -> str:
-    """The research team on the Slurm cluster: a Slurm contract and tenant (no AWS writes)."""
+def slurm_example(sharing: str = "", allocation: bool = False) -> str:
+    """The research team on the Slurm cluster: a Slurm contract and tenant (no AWS writes); `allocation`: with the
+    Slurm cluster's allocation, listing research with no guaranteed quota (as its tenant asks for none), referenced
+    by the tenant."""
     contract = contract_resource("research", cluster_name=SLURM_CLUSTER, orchestrator="slurm",
                                  scope='slurm {\n    accounts   = ["research"]\n    partitions = ["gpu"]\n  }')
-    return provider() + contract + f"""
+    split = cluster_allocation({"research": ()}, cluster_name=SLURM_CLUSTER) if allocation else ""
+    reference = f"\n  allocation = {ALLOCATION_REF}" if allocation else ""
+    return provider() + contract + split + f"""
 resource "hyperpod_tenant" "research" {{
-  contract = hyperpod_connection_contract.research.governance
+  contract = hyperpod_connection_contract.research.governance{reference}
   team     = "research"
   {sharing}
 
@@ -609,9 +627,10 @@ def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
 
 def test_clu_2_is_the_bindings_rule_not_the_tenants(tf, sandbox):
     """A tenant does not onboard a project into Studio: CLU-2 is judged on the binding (test_project_binding.py), so a
-    project without a restriction is never reported on its tenants."""
+    project without a restriction is never reported on its tenants. The tenants reference the cluster allocation, as
+    the docs teach (without it each would warn that WKL-3 is not evaluated at plan): no diagnostic at all."""
     restrict(sandbox, "production")  # none for research's project role
-    tf.write(example())
+    tf.write(example(allocation=True))
     verdict = tf.plan_json()
     assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
 
@@ -656,8 +675,8 @@ def test_wkl_5_borrowing_while_no_other_team_lends(tf, restricted):
 
 def test_wkl_5_a_lender_in_borrows_from_satisfies_the_borrower_at_any_parallelism(tf, restricted):
     """research references production (`borrows_from`): Terraform plans the lender first, so the verdict is the same
-    at any -parallelism, every time, with no wait."""
-    tf.write(example())  # production lends, research borrows; neither exists yet
+    at any -parallelism, every time, with no wait. (Both reference the allocation, so WKL-3 too is judged at plan.)"""
+    tf.write(example(allocation=True))  # production lends, research borrows; neither exists yet
     for parallelism in (1, 10):
         for run in range(1, 4):
             verdict = tf.plan_json([f"-parallelism={parallelism}"])
@@ -668,16 +687,17 @@ def test_wkl_5_without_borrows_from_only_live_lenders_count_whatever_the_order(t
     """Without the reference, production planned in the same run is not a lender yet: WKL-5 fails on the borrower,
     at every parallelism (no hidden memory between resources), and the fix names borrows_from."""
     research_sharing = 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }'
-    tf.write(example(research={"sharing": research_sharing}))
+    # The allocation lists production's share, not whether it lends: it must not stand in for the reference.
+    tf.write(example(research={"sharing": research_sharing}, allocation=True))
     for parallelism in (1, 2, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        verdict.assert_rule("WKL-5", RESEARCH, "strategy")
-        assert "borrows_from" in verdict.diagnostics[0].detail
-        assert list(verdict.rules_by_address()) == [RESEARCH], verdict.describe()
+        wkl_5 = verdict.assert_rule("WKL-5", RESEARCH, "strategy")
+        assert "borrows_from" in wkl_5.detail, wkl_5.detail
+        assert verdict.rules_by_address() == {RESEARCH: [("WKL-5", "error")]}, verdict.describe()
 
 
 def test_wkl_5_a_borrowed_from_tenant_must_lend(tf, restricted):
-    tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}))
+    tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}, allocation=True))
     verdict = tf.plan_json()
     assert [d.rule for d in verdict.diagnostics] == ["WKL-5", "WKL-5"], verdict.describe()
     lines = sorted(verdict.line(d).strip() for d in verdict.diagnostics)
@@ -687,24 +707,26 @@ def test_wkl_5_a_borrowed_from_tenant_must_lend(tf, restricted):
 def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_write(tf, sandbox, restricted):
     """ORG-2 needs the target role's account. Taken from a resource created in the same apply it is unknown at plan:
     the plan warns that ORG-2 is not checked; the apply judges it with the known value before the tenant writes
-    anything (the sandbox inventory gains no tenant object); under strict the plan itself fails."""
+    anything (the sandbox inventory gains no tenant object); under strict the plan itself fails. The tenants
+    reference the allocation, so WKL-3 is judged at plan and every warning is about a value known only at apply."""
     # terraform_data's id is known only once it is created: the ARN built from it is unknown at plan.
     made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "consumer"\n}\n'
     unapproved = FX.role_arn(FX.consumer_role_name, "999999999999")
     research = {"workload": workload(extra=f'target_role_arn = replace("{unapproved}'
                                            '#${terraform_data.consumer_role.id}", "/#.*/", "")')}
-    tf.write(example(research=research) + made_later)
+    tf.write(example(research=research, allocation=True) + made_later)
     verdict = tf.plan_json()
     assert verdict.rc == 2, verdict.describe()
     deferred = [d for d in verdict.diagnostics if d.severity == "warning" and d.address == RESEARCH]
     assert deferred and all("not checked at plan" in d.summary for d in deferred), verdict.describe()
     assert {"ORG-2"} <= {rule for d in deferred for rule in d.summary[1:d.summary.index("]")].split(", ")}
-    strict_config = example(research=research).replace(PROVIDER_REGION, PROVIDER_REGION + "\n  strict = true", 1)
+    strict_config = example(research=research, allocation=True).replace(
+        PROVIDER_REGION, PROVIDER_REGION + "\n  strict = true", 1)
     tf.write(strict_config + made_later)
     strict = tf.plan_json()
     assert strict.rc == 1 and any(d.severity == "error" and "not checked at plan" in d.summary
                                   for d in strict.diagnostics), strict.describe()
-    tf.write(example(research=research) + made_later)
+    tf.write(example(research=research, allocation=True) + made_later)
     before = sandbox.inventory()
     result = tf.apply(check=False)
     assert result.rc == 1 and "[ORG-2]" in flat(result.stderr), result.stdout + result.stderr
@@ -715,10 +737,11 @@ def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_w
 
 @pytest.mark.sandbox_only(reason="compares the sandbox inventory")
 def test_an_apply_time_check_sees_what_an_earlier_resource_of_the_same_apply_wrote(tf, sandbox, restricted):
-    """research neither references production nor can be judged at plan (its target role is known only at apply),
-    and waits for production (depends_on). In the apply, production's own checks read the cluster first; then
-    production creates its quota. research's checks must see that quota, not the cluster as read before it:
-    PRODUCTION_P5 + 4 training instances exceed the group, so WKL-3 fails on research before it writes anything."""
+    """research references neither production nor an allocation (the 0.3 shape: WKL-3 is not evaluated at plan, a
+    warning on each tenant), its target role is known only at apply, and it waits for production (depends_on). In
+    the apply, production's own checks read the cluster first; then production creates its quota. research's checks
+    must see that quota, not the cluster as read before it: PRODUCTION_P5 + 4 training instances exceed the group,
+    so WKL-3 fails on research, counting production's quota, before research writes anything."""
     made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "consumer"\n}\n'
     target = f'target_role_arn = replace("{CONSUMER_ROLE}#${{terraform_data.consumer_role.id}}", "/#.*/", "")'
     research = {"quota": ((P5, 4),), "sharing": 'sharing {\n    strategy = "DontLend"\n  }',
@@ -726,10 +749,17 @@ def test_an_apply_time_check_sees_what_an_earlier_resource_of_the_same_apply_wro
     tf.write(example(research=research) + made_later)
     verdict = tf.plan_json()
     assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    wkl_3 = [d for d in verdict.diagnostics if d.rule == "WKL-3"]
+    assert sorted(d.address for d in wkl_3) == [PRODUCTION, RESEARCH], verdict.describe()
+    assert all(d.summary.endswith("(not evaluated at plan)") for d in wkl_3), verdict.describe()
     before = sandbox.inventory()
     applied = tf.apply_json()
     assert applied.rc == 1, applied.describe()
-    applied.assert_rule("WKL-3", RESEARCH, "count")
+    # The apply's output repeats the plan's warnings; its one error is WKL-3 on research, at its count.
+    (error,) = applied.errors
+    assert (error.rule, error.address) == ("WKL-3", RESEARCH), applied.describe()
+    assert applied.line(error).strip().startswith("count"), applied.describe()
+    assert f"(production {PRODUCTION_P5} instances, research 4 instances)" in error.detail, error.detail
     keys = inventory_keys(sandbox.inventory()) - inventory_keys(before)
     assert [k for k in keys if "production" in k], keys  # production was applied first
     assert not [k for k in keys if "research" in k], keys
@@ -793,7 +823,9 @@ def test_lif_3_revoked_contract(tf, restricted):
 # ---- f. Slurm ------------------------------------------------------------------------------------------------------
 def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sandbox):
     before = None if sandbox.real else sandbox.inventory()
-    tf.write(slurm_example())
+    # With the Slurm cluster's allocation (research guaranteed nothing), as on EKS: without it WKL-3 is not
+    # evaluated at plan. The allocation writes nothing either.
+    tf.write(slurm_example(allocation=True))
     # Judged by Slurm's controls (users, QoS, fair share): no Kubernetes groups asked for, no diagnostic at all.
     verdict = tf.plan_json()
     assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
@@ -833,6 +865,21 @@ def foreign_role(tf, sandbox):
     iam.delete_role(RoleName=name)
 
 
+def live_quota_ids(sandbox, team: str) -> set:
+    """IDs of the team's compute quotas (`<team>-quota`) on the cluster that are not deleted."""
+    sm = sandbox.client("sagemaker")
+    return {q["ComputeQuotaId"] for q in sm.list_compute_quotas()["ComputeQuotaSummaries"]
+            if q["Name"] == f"{team}-quota" and q["Status"] != "Deleted"}
+
+
+def instance_status(tf, address: str) -> str | None:
+    """The state's status of a single-instance resource (`tainted`, or None)."""
+    kind, name = address.split(".")
+    (resource,) = [r for r in tf.state_json()["resources"] if (r["type"], r["name"]) == (kind, name)]
+    (instance,) = resource["instances"]
+    return instance.get("status")
+
+
 def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sandbox, restricted, foreign_role):
     name = foreign_role
     theirs = iam_role_snapshot(sandbox, name)
@@ -843,7 +890,10 @@ def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sand
     text = flat(failed.stderr)
     assert f"with {RESEARCH}," in text and "workload_role_name" in text and "not this tenant's" in text, failed.stderr
     assert f'"{name}"' in text, failed.stderr
-    assert RESEARCH not in resources(tf)  # nothing of research was composed, so nothing is recorded
+    # Refused before the first write (the role is checked before the quota claims capacity): nothing of research
+    # was composed, so nothing is recorded and no quota exists.
+    assert RESEARCH not in resources(tf)
+    assert live_quota_ids(sandbox, "research") == set()
     assert iam_role_snapshot(sandbox, name) == theirs
     tf.destroy()  # production, the policy and the contracts
     assert iam_role_snapshot(sandbox, name) == theirs

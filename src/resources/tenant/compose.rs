@@ -130,6 +130,7 @@ impl<'a> Composer<'a> {
     pub async fn reconcile(&mut self) -> Result<(), Diagnostics> {
         // The quota first: it is the claim on shared capacity (`claim.rs`), so a tenant that does not fit fails
         // before anything else of it exists.
+        self.refuse_foreign_role().await?;
         self.ensure_quota().await?;
         self.ensure_role().await?;
         self.ensure_role_policies().await?;
@@ -140,6 +141,20 @@ impl<'a> Composer<'a> {
             self.ensure_grants(),
         );
         first_failure([manifests, pod_identity, access_entries, grants])
+    }
+
+    /// Before the first write of a create: a role of the workload role's name that is not this tenant's fails the
+    /// apply now, before the quota claims capacity, so nothing of the tenant is left to clean up.
+    async fn refuse_foreign_role(&self) -> Result<(), Diagnostics> {
+        if self.components.contains_key(ROLE) {
+            return Ok(());
+        }
+        match iam::find_role(&self.client.iam, &self.target.role_name).await {
+            Ok(role) if !self.tagged_as_ours(&role.tags) => Err(foreign_role(&self.target.role_name).into()),
+            Ok(_) => Ok(()),
+            Err(err) if err.is_not_found() => Ok(()),
+            Err(err) => Err(failed("Reading the tenant workload role failed", err)),
+        }
     }
 
     async fn ensure_role(&mut self) -> Result<(), Diagnostics> {
@@ -179,14 +194,7 @@ impl<'a> Composer<'a> {
                     .await
                     .map_err(|err| failed("Reading the existing workload role failed", err))?;
                 if !self.tagged_as_ours(&role.tags) {
-                    return Err(Diagnostic::invalid_value(
-                        AttributePath::attr("workload_role_name"),
-                        format!("{:?}", target.role_name),
-                        "an IAM role of that name already exists and is not this tenant's (its hyperpod:tenant and \
-                         hyperpod:cluster tags do not name it)",
-                        "choose another workload_role_name; the tenant never takes over a role it did not create",
-                    )
-                    .into());
+                    return Err(foreign_role(&target.role_name).into());
                 }
                 // Ours from an earlier, interrupted apply: adopt it.
                 self.components.insert(ROLE.to_string(), target.role_name.clone());
@@ -470,6 +478,17 @@ fn delete_rank(component: &str) -> u8 {
 }
 
 /// The refusal of a compute quota the tenant would need but cannot prove is its own: at `team`, with the import ID.
+/// A role of the workload role's name that the tenant did not create: never taken over.
+fn foreign_role(role_name: &str) -> Diagnostic {
+    Diagnostic::invalid_value(
+        AttributePath::attr("workload_role_name"),
+        format!("{role_name:?}"),
+        "an IAM role of that name already exists and is not this tenant's (its hyperpod:tenant and \
+         hyperpod:cluster tags do not name it)",
+        "choose another workload_role_name; the tenant never takes over a role it did not create",
+    )
+}
+
 pub(super) fn foreign_quota(quota: &cq::ComputeQuota, cluster: &str, team: &str) -> Diagnostic {
     Diagnostic::error(
         AttributePath::attr("team"),
