@@ -61,8 +61,8 @@ locals {
   allocation = {
     cluster_name = "ml-capacity"
     teams = {
-      production = [{ instance_type = "ml.p5.48xlarge", count = null, accelerators = 16, vcpu = null, memory_gib = null }]
-      research   = [{ instance_type = "ml.p5.48xlarge", count = 2, accelerators = null, vcpu = null, memory_gib = null }]
+      production = "ml.p5.48xlarge accelerators=16"
+      research   = "ml.p5.48xlarge count=2"
     }
   }
   production = {

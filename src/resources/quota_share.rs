@@ -159,6 +159,63 @@ pub fn governance_list(value: Option<&Value>) -> Value {
     }
 }
 
+/// Entries as one line: `ml.p5.48xlarge count=5, ml.g5.8xlarge accelerators=4` (each entry its instance type and
+/// the units it sets). How an allocation's `governance` carries a team's share: one line per team in the plan.
+pub fn to_text(shares: &[QuotaShare]) -> String {
+    let number = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{n:.0}")
+        } else {
+            format!("{n}")
+        }
+    };
+    shares
+        .iter()
+        .map(|share| {
+            let mut text = share.instance_type.clone();
+            for (unit, amount) in [
+                ("count", share.count.map(|c| c as f64)),
+                ("accelerators", share.accelerators.map(|a| a as f64)),
+                ("vcpu", share.vcpu),
+                ("memory_gib", share.memory_gib),
+            ] {
+                if let Some(amount) = amount {
+                    text.push_str(&format!(" {unit}={}", number(amount)));
+                }
+            }
+            text
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The entries of [`to_text`]'s line, or `None` when it is not one.
+pub fn from_text(text: &str) -> Option<Vec<QuotaShare>> {
+    if text.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    text.split(", ")
+        .map(|entry| {
+            let mut words = entry.split_whitespace();
+            let mut share = QuotaShare {
+                instance_type: words.next()?.to_string(),
+                ..QuotaShare::default()
+            };
+            for word in words {
+                let (unit, amount) = word.split_once('=')?;
+                match unit {
+                    "count" => share.count = Some(amount.parse().ok()?),
+                    "accelerators" => share.accelerators = Some(amount.parse().ok()?),
+                    "vcpu" => share.vcpu = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
+                    "memory_gib" => share.memory_gib = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
+                    _ => return None,
+                }
+            }
+            Some(share)
+        })
+        .collect()
+}
+
 /// `share` as a value of [`entry_type`].
 pub fn to_value(share: &QuotaShare) -> Value {
     let number = |n: Option<f64>| n.and_then(Number::from_f64).map_or(Value::Null, Value::Number);
@@ -177,4 +234,28 @@ pub fn to_value(share: &QuotaShare) -> Value {
         ("vcpu", number(share.vcpu)),
         ("memory_gib", number(share.memory_gib)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_line_reads_back_as_the_shares_it_was_written_from() {
+        let shares = vec![
+            QuotaShare::instances("ml.p5.48xlarge", 5),
+            QuotaShare {
+                instance_type: "ml.g5.8xlarge".into(),
+                vcpu: Some(12.5),
+                memory_gib: Some(64.0),
+                ..QuotaShare::default()
+            },
+        ];
+        let line = to_text(&shares);
+        assert_eq!(line, "ml.p5.48xlarge count=5, ml.g5.8xlarge vcpu=12.5 memory_gib=64");
+        assert_eq!(from_text(&line), Some(shares));
+        assert_eq!(from_text(""), Some(Vec::new()));
+        assert_eq!(from_text("ml.p5.48xlarge gpus=2"), None);
+        assert_eq!(from_text("ml.p5.48xlarge count=two"), None);
+    }
 }

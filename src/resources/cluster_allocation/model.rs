@@ -21,7 +21,8 @@ pub fn allocation_from_value(value: &Value) -> Option<Allocation> {
     Some(Allocation { cluster_name, teams })
 }
 
-/// An allocation's `governance` (team -> entries), as a tenant or binding receives it; `None` while unknown.
+/// An allocation's `governance` (team -> its share as one line), as a tenant or binding receives it; `None` while
+/// unknown.
 pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
     let cluster_name = string(facts, "cluster_name")?;
     let Some(Value::Map(teams)) = facts.get_attr("teams") else {
@@ -29,23 +30,26 @@ pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
     };
     let teams = teams
         .iter()
-        .map(|(team, entries)| Some((team.clone(), quota_share::decode_list(entries)?)))
+        .map(|(team, line)| match line {
+            Value::String(line) => Some((team.clone(), quota_share::from_text(line)?)),
+            _ => None,
+        })
         .collect::<Option<BTreeMap<_, _>>>()?;
     Some(Allocation { cluster_name, teams })
 }
 
-/// `governance`: the cluster and each team's entries as configured (unknown parts stay unknown).
+/// `governance`: the cluster and each team's share as one line (unknown while its entries are).
 pub fn governance_value(value: &Value) -> Value {
     let teams = match value.get_attr("teams") {
         Some(Value::Map(teams)) => Value::Map(
             teams
                 .iter()
                 .map(|(team, row)| {
-                    let entries = match row {
-                        Value::Object(_) => quota_share::governance_list(row.get_attr("quota")),
-                        _ => Value::Unknown,
-                    };
-                    (team.clone(), entries)
+                    let line = row
+                        .get_attr("quota")
+                        .and_then(quota_share::decode_list)
+                        .map_or(Value::Unknown, |shares| Value::String(quota_share::to_text(&shares)));
+                    (team.clone(), line)
                 })
                 .collect(),
         ),

@@ -12,10 +12,8 @@ use crate::resources::tenant::TEAM_NAME;
 pub fn governance_type() -> Type {
     Type::object([
         ("cluster_name", Type::String),
-        (
-            "teams",
-            Type::map(Type::list(crate::resources::quota_share::entry_type())),
-        ),
+        // One line per team (`ml.p5.48xlarge count=5, ...`): the plan shows the entries once, in `teams`.
+        ("teams", Type::map(Type::String)),
     ])
 }
 
