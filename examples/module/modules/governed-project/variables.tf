@@ -68,13 +68,7 @@ variable "allocation" {
   description = "The cluster's capacity split, hyperpod_cluster_allocation.<name>.governance: WKL-3 and CLU-2 see every team it lists on the first plan (quota must be this team's entry); null leaves them to apply."
   type = object({
     cluster_name = string
-    teams = map(list(object({
-      instance_type = string
-      count         = number
-      accelerators  = number
-      vcpu          = number
-      memory_gib    = number
-    })))
+    teams        = map(string) # each team's share as one line, e.g. "ml.p5.48xlarge count=2"
   })
   default = null
 }
