@@ -8,7 +8,7 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string};
 use crate::protocol::schema::Attribute;
 use crate::protocol::validators::{IntBetween, Matches, NonNegativeNumber};
-use crate::protocol::value::{Number, Type, Value};
+use crate::protocol::value::{Type, Value};
 use crate::resources::validators::AtMost;
 
 /// SageMaker takes at most this many instance types in one `ComputeQuotaResources`.
@@ -214,26 +214,6 @@ pub fn from_text(text: &str) -> Option<Vec<QuotaShare>> {
             Some(share)
         })
         .collect()
-}
-
-/// `share` as a value of [`entry_type`].
-pub fn to_value(share: &QuotaShare) -> Value {
-    let number = |n: Option<f64>| n.and_then(Number::from_f64).map_or(Value::Null, Value::Number);
-    object([
-        ("instance_type", Value::String(share.instance_type.clone())),
-        (
-            "count",
-            share.count.map_or(Value::Null, |c| Value::Number(Number::from_i64(c))),
-        ),
-        (
-            "accelerators",
-            share
-                .accelerators
-                .map_or(Value::Null, |a| Value::Number(Number::from_i64(a))),
-        ),
-        ("vcpu", number(share.vcpu)),
-        ("memory_gib", number(share.memory_gib)),
-    ])
 }
 
 #[cfg(test)]

@@ -159,21 +159,28 @@ fn number(value: f64) -> String {
     }
 }
 
+fn label(unit: &str) -> &'static str {
+    UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l)
+}
+
 /// `research 40 accelerators`, `production 2 instances (16 accelerators)`: the share in the unit it was given,
 /// and in the unit compared when that differs.
 fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str) -> String {
-    let given = unit_given(share);
-    let label = |unit: &str| UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l);
-    let mut text = format!("{team} {} {}", number(units.get(given)), label(given));
-    if given != compared {
+    let mut text = as_given(team, share);
+    if unit_given(share) != compared {
         let _ = write!(text, " ({} {})", number(units.get(compared)), label(compared));
     }
     text
 }
 
-/// `research 8 accelerators`: the share exactly as configured, for a unit that cannot be converted.
+/// `research 8 accelerators`: the team and its share exactly as configured.
 fn as_given(team: &str, share: &QuotaShare) -> String {
-    let label = |unit: &str| UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l);
+    format!("{team} {}", amount_as_given(share))
+}
+
+/// `6 instances`, `40 accelerators`, `12 vCPU`, `64 GiB of memory`, `4 x mig-1g.10gb`: a share in the unit it was
+/// given (its first, where it sets several), as findings and the allocation's `capacity` name it.
+pub fn amount_as_given(share: &QuotaShare) -> String {
     let unit = unit_given(share);
     let amount = match unit {
         "count" => share.count.map(|c| c as f64),
@@ -181,14 +188,14 @@ fn as_given(team: &str, share: &QuotaShare) -> String {
         "vcpu" => share.vcpu,
         _ => share.memory_gib,
     };
-    let partitions: Vec<String> = share
-        .accelerator_partitions
-        .iter()
-        .map(|(profile, count)| format!("{count} x {profile}"))
-        .collect();
     match amount {
-        Some(amount) => format!("{team} {} {}", number(amount), label(unit)),
-        None => format!("{team} {}", partitions.join(", ")),
+        Some(amount) => format!("{} {}", number(amount), label(unit)),
+        None => share
+            .accelerator_partitions
+            .iter()
+            .map(|(profile, count)| format!("{count} x {profile}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -346,12 +353,7 @@ fn same_shares(a: &[QuotaShare], b: &[QuotaShare]) -> bool {
 fn shares_text(shares: &[QuotaShare]) -> String {
     let parts: Vec<String> = shares
         .iter()
-        .map(|share| {
-            let shape = shapes::shape(&share.instance_type);
-            let units = units(share, shape);
-            let given = unit_given(share);
-            describe_share(&share.instance_type, share, &units, given)
-        })
+        .map(|share| as_given(&share.instance_type, share))
         .collect();
     format!("[{}]", parts.join(", "))
 }

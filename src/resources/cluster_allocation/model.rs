@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::governance::{Allocation, Capacity, QuotaShare, TenantCapacity, shapes};
+use crate::governance::{Allocation, Capacity, TenantCapacity, capacity, shapes};
 use crate::protocol::object::{object, string};
 use crate::protocol::value::Value;
 use crate::resources::quota_share;
@@ -65,24 +65,6 @@ pub fn governance_value(value: &Value) -> Value {
     ])
 }
 
-/// `count` in the unit it was given: `6 instances`, `40 accelerators`.
-fn share_text(share: &QuotaShare) -> String {
-    let amount = |n: f64| {
-        if n.fract() == 0.0 {
-            format!("{n:.0}")
-        } else {
-            format!("{n:.2}")
-        }
-    };
-    match (share.count, share.accelerators, share.vcpu, share.memory_gib) {
-        (Some(count), ..) => format!("{count} instances"),
-        (None, Some(accelerators), ..) => format!("{accelerators} accelerators"),
-        (None, None, Some(vcpu), _) => format!("{} vCPU", amount(vcpu)),
-        (None, None, None, Some(memory)) => format!("{} GiB", amount(memory)),
-        _ => "nothing".to_string(),
-    }
-}
-
 /// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
 /// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
 /// `live` are the cluster's quotas of teams the allocation does not list (they hold capacity all the same).
@@ -122,14 +104,14 @@ pub fn capacity_summary(
                     t.quota
                         .iter()
                         .filter(|s| s.instance_type == instance_type)
-                        .map(|s| format!("{} {} (live, not listed)", t.team, share_text(s)))
+                        .map(|s| format!("{} {} (live, not listed)", t.team, capacity::amount_as_given(s)))
                 })
                 .collect();
             for (team, row) in &allocation.teams {
                 shares.extend(
                     row.iter()
                         .filter(|s| s.instance_type == instance_type)
-                        .map(|s| format!("{team} {}", share_text(s))),
+                        .map(|s| format!("{team} {}", capacity::amount_as_given(s))),
                 );
             }
             let guaranteed = if shares.is_empty() {
