@@ -7,6 +7,14 @@ Modes (each fault matches `operation` — an API name, or "*" for any — option
 * ``latency``: the call is delayed by `ms` milliseconds, then handled normally (other faults still apply).
 * ``async_failure``: the write succeeds, but the resource's asynchronous transition ends in ``*Failed`` with
   `failure_reason` (consumed by sagemaker.py).
+* ``partial_failure`` (CreateClusterSchedulerConfig / UpdateClusterSchedulerConfig only): the write succeeds and the
+  config settles with its overall Status as normal (Created / Updated), but `StatusDetails[component]` reads
+  CreateFailed / UpdateFailed and `FailureReason` is `failure_reason` (default "Injected partial failure (sandbox
+  fault)").  `component` (required) is PriorityClasses, FairShare or IdleResourceSharing; only a write whose
+  SchedulerConfig sets that component takes the fault (others leave it armed).  An `async_failure` armed for the
+  same write wins (the whole config fails) and leaves this fault armed.  GUESS: AWS documents StatusDetails as
+  context in non-active states and on failures; that the overall status can read as a success while a component
+  failed is the stricter reading for a client (it must read StatusDetails, not Status alone).
 * ``eventual_consistency``: the next IAM CreateRole of `role_name` (or of the role `resource` names, by name or
   ARN; any role if neither is given) succeeds, but the role stays invisible to the next `count` reads of it, or,
   with `seconds`, to every read for that many seconds after its creation (`count` then defaults to null):
@@ -52,7 +60,9 @@ import time
 
 from moto.core.exceptions import ServiceException
 
-MODES = ("error", "server_error", "latency", "async_failure", "eventual_consistency", "hold")
+MODES = ("error", "server_error", "latency", "async_failure", "partial_failure", "eventual_consistency", "hold")
+PARTIAL_FAILURE_OPERATIONS = ("CreateClusterSchedulerConfig", "UpdateClusterSchedulerConfig")
+DEFAULT_PARTIAL_FAILURE_REASON = "Injected partial failure (sandbox fault)"
 HOLD_MAX_MS = 600_000
 QUERY_SERVICES = ("iam", "sts")
 # IAM operations that name a role but are not reads of an existing one.
@@ -126,6 +136,17 @@ def add(spec: dict) -> dict:
         fault["ms"] = ms
     elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
+    elif mode == "partial_failure":
+        from .sagemaker import _SCHEDULER_COMPONENTS  # here: sagemaker.py imports this module
+        if op not in PARTIAL_FAILURE_OPERATIONS:
+            raise ValueError(f"partial_failure applies to {' and '.join(PARTIAL_FAILURE_OPERATIONS)} only, not {op!r}")
+        if spec.get("component") not in _SCHEDULER_COMPONENTS:
+            raise ValueError(f"'component' (the scheduler config component that fails) is required, one of "
+                             f"{list(_SCHEDULER_COMPONENTS)}")
+        reason = spec.get("failure_reason", DEFAULT_PARTIAL_FAILURE_REASON)
+        if not isinstance(reason, str) or not reason:
+            raise ValueError("'failure_reason' must be a non-empty string")
+        fault.update(service="sagemaker", component=spec["component"], failure_reason=reason)
     else:
         seconds = spec.get("seconds")
         if seconds is not None and (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
@@ -190,14 +211,15 @@ def _consume(fault):
             _armed.remove(fault)
 
 
-def take(service: str, operation: str, mode):
+def take(service: str, operation: str, mode, applies=None):
     """Consume one armed fault of `mode` (a name or a tuple of names) matching the call, or return None.
-    Called once per call and mode; every matching fault counts the call towards its `nth`."""
+    Called once per call and mode; every matching fault counts the call towards its `nth`.  `applies(fault)`, if
+    given, narrows what matches (a fault it refuses neither counts the call nor is consumed)."""
     modes = (mode,) if isinstance(mode, str) else tuple(mode)
     chosen = None
     with _lock:
         for fault in list(_armed):
-            if not _matches(fault, service, operation, modes):
+            if not _matches(fault, service, operation, modes) or (applies is not None and not applies(fault)):
                 continue
             fault["seen"] += 1
             if fault["seen"] >= fault["nth"] and chosen is None:

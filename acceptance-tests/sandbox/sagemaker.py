@@ -1,12 +1,16 @@
 """SageMaker additions to moto's backend (monkeypatched on import, no fork).
 
 * HyperPod clusters: moto drops `Orchestrator` & co. and names clusters
-  `cluster/<ClusterName>`; AWS keeps them and uses `cluster/<12-char id>`.
+  `cluster/<ClusterName>`; AWS keeps them and uses `cluster/<12-char id>`.  An instance group's
+  `KubernetesConfig` (Labels/Taints, EKS only) is returned as AWS returns it: `CurrentLabels`/`DesiredLabels`
+  (`CurrentTaints`/`DesiredTaints`), the current ones following the desired ones when an update settles.  MIG
+  partitioning is such a label (`nvidia.com/mig.config`, e.g. `all-1g.5gb`); compute quotas read it.
 * Cluster scheduler configs ("cluster policies", task governance): not in moto.
   Versioned, one per cluster, with AWS's asynchronous status transitions.
 * Compute quotas (task governance): not in moto.  Same versioning and transitions,
-  AWS's defaults and auto-fill, checked against the cluster's instance groups, and
-  the team namespace `hyperpod-ns-<team>` in the cluster's Kubernetes API.
+  AWS's defaults and auto-fill, checked against the cluster's instance groups (MIG
+  partitions against their `nvidia.com/mig.config` layouts), and the team namespace
+  `hyperpod-ns-<team>` in the cluster's Kubernetes API.
 
 moto dispatches `X-Amz-Target: SageMaker.<Op>` to `SageMakerResponse.<snake_op>`,
 so a new operation is a method set on that class.  State lives in the backend's
@@ -108,15 +112,70 @@ def _naive_utc(t: datetime) -> datetime:
 
 
 # ---- HyperPod clusters -------------------------------------------------------
+# Kubernetes labels and taints of instance groups (EKS), the MIG layout among them.
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # NVIDIA GPU operator's mig-manager: the MIG layout a node applies
+MIG_DISABLED = "all-disabled"
+_K8S_PARTS = (("Labels", "CurrentLabels", "DesiredLabels"), ("Taints", "CurrentTaints", "DesiredTaints"))
+
+
+def _check_kubernetes_config(orchestrator, specs) -> None:
+    """GUESS, the stricter reading: KubernetesConfig (node labels and taints) is refused on a cluster that is not
+    orchestrated by EKS (the API reference describes it for EKS nodes only; a Slurm cluster has no Kubernetes)."""
+    if "Eks" in (orchestrator or {}):
+        return
+    for spec in specs:
+        if spec.get("KubernetesConfig") is not None:
+            raise ValidationError(f"KubernetesConfig of instance group {spec.get('InstanceGroupName')} is only "
+                                  "supported on clusters orchestrated by Amazon EKS")
+
+
+def _desire_kubernetes_config(group: dict, spec_config, settled: bool) -> None:
+    """Record a create/update's `KubernetesConfig` on `group` as DescribeCluster shows it.  A given Labels or Taints
+    replaces the desired one whole; the current one follows when the group settles (at once when `settled`).
+    GUESS: a group that has no nodes with the labels yet (a new group while it is provisioned) has no
+    CurrentLabels/CurrentTaints until it settles."""
+    details = group.get("KubernetesConfig") or {}
+    details = {k: v for k, v in details.items() if k in ("CurrentLabels", "DesiredLabels",
+                                                         "CurrentTaints", "DesiredTaints")}
+    for given, current, desired in _K8S_PARTS:
+        if spec_config is not None and spec_config.get(given) is not None:
+            details[desired] = copy.deepcopy(spec_config[given])
+        if settled and desired in details:
+            details[current] = copy.deepcopy(details[desired])
+    if details:
+        group["KubernetesConfig"] = details
+    else:
+        group.pop("KubernetesConfig", None)
+
+
+def _settle_kubernetes_config(group: dict) -> None:
+    _desire_kubernetes_config(group, None, settled=True)
+
+
+def mig_config(group: dict):
+    """The MIG layout the nodes of `group` have (its `nvidia.com/mig.config` label), or None if it has none or it is
+    `all-disabled`.  GUESS, the stricter reading: while an update changes the label (current != desired), the group
+    counts as having none: its nodes are being repartitioned."""
+    details = group.get("KubernetesConfig") or {}
+    current = (details.get("CurrentLabels") or {}).get(MIG_CONFIG_LABEL)
+    desired = (details.get("DesiredLabels") or {}).get(MIG_CONFIG_LABEL)
+    if current != desired or current in (None, MIG_DISABLED):
+        return None
+    return current
+
+
 def create_hyperpod_cluster(backend, params: dict, cluster_id: str | None = None):
     """Create a HyperPod cluster in moto's backend the way AWS shapes it (also used by the seed)."""
     groups = copy.deepcopy(params.get("InstanceGroups") or [])
+    _check_kubernetes_config(params.get("Orchestrator"), groups)
+    configs = {}
     for group in groups:
         # moto indexes both unconditionally (KeyError -> HTML 500); the model makes them optional.
         group.setdefault("ThreadsPerCore", 1)
         if "SourceS3Uri" not in (group.get("LifeCycleConfig") or {}):
             raise ValidationError(f"sandbox: instance group {group.get('InstanceGroupName')} "
                                   "needs LifeCycleConfig.SourceS3Uri (s3://sagemaker-...)")
+        configs[group.get("InstanceGroupName")] = group.pop("KubernetesConfig", None)
     backend.create_cluster(cluster_name=params["ClusterName"], instance_groups=groups,
                            vpc_config=params.get("VpcConfig"), tags=params.get("Tags"))
     cluster = backend.clusters[params["ClusterName"]]
@@ -124,6 +183,7 @@ def create_hyperpod_cluster(backend, params: dict, cluster_id: str | None = None
     cluster.sandbox_extra = {k: copy.deepcopy(params[k]) for k in _CLUSTER_EXTRA_KEYS if params.get(k) is not None}
     for group in cluster.instance_groups:
         group["Status"] = "InService"
+        _desire_kubernetes_config(group, configs.get(group["InstanceGroupName"]), settled=True)
     return cluster
 
 
@@ -154,6 +214,7 @@ def _settle_cluster_update(cluster) -> None:
         for group in cluster.instance_groups:
             group["CurrentCount"] = group["TargetCount"]
             group["Status"] = "InService"
+            _settle_kubernetes_config(group)
         cluster.status = "InService"
         cluster.sandbox_update_settles = None
 
@@ -169,6 +230,7 @@ def _update_cluster(self):
     if cluster.status != "InService":
         raise ConflictException(f"Cluster {cluster.cluster_name} is in {cluster.status} status; wait for InService")
     existing = {g["InstanceGroupName"]: g for g in cluster.instance_groups}
+    _check_kubernetes_config(getattr(cluster, "sandbox_extra", {}).get("Orchestrator"), specs)
     for spec in specs:
         group = existing.get(spec["InstanceGroupName"])
         cluster.valid_cluster_node_instance_types(spec["InstanceType"])
@@ -180,12 +242,13 @@ def _update_cluster(self):
     for spec in specs:
         group = existing.get(spec["InstanceGroupName"])
         if group is None:
-            group = {**copy.deepcopy({k: v for k, v in spec.items() if k != "InstanceCount"}), "CurrentCount": 0,
-                     "ThreadsPerCore": spec.get("ThreadsPerCore", 1)}
+            group = {**copy.deepcopy({k: v for k, v in spec.items() if k not in ("InstanceCount", "KubernetesConfig")}),
+                     "CurrentCount": 0, "ThreadsPerCore": spec.get("ThreadsPerCore", 1)}
             cluster.instance_groups.append(group)
         group["TargetCount"] = spec["InstanceCount"]
         group["ExecutionRole"] = spec.get("ExecutionRole", group.get("ExecutionRole"))
         group["Status"] = "Updating"
+        _desire_kubernetes_config(group, spec.get("KubernetesConfig"), settled=False)
     cluster.status = "Updating"
     cluster.sandbox_update_settles = utcnow() + async_delay()
     return ActionResult({"ClusterArn": cluster.arn})
@@ -267,8 +330,37 @@ def _settle(backend, attr: str) -> dict:
 
 # ---- Cluster scheduler configs -------------------------------------------------
 class SchedulerConfig(Versioned):
-    """One cluster policy; versions hold `SchedulerConfig` and `Description`."""
+    """One cluster policy; versions hold `SchedulerConfig` and `Description`.
+
+    `StatusDetails` lists the components the version sets, each in the config's status, except after a
+    `partial_failure` fault (faults.py): the config settles Created/Updated, but that component reads
+    CreateFailed/UpdateFailed and FailureReason says why.  GUESS: AWS documents StatusDetails only as context in
+    non-active states and on failures; a success overall with one component failed is the stricter reading.
+    """
     arn_type = "cluster-scheduler-config"
+    _partial = None  # the armed partial_failure fault of the latest write, until it settles
+    component_failure = None  # (component, CreateFailed|UpdateFailed) of the latest write, once settled
+
+    def write_config(self, content: dict, transitional, settled, operation):
+        failure = faults.take("sagemaker", operation, "async_failure")
+        components = content["SchedulerConfig"] or {}
+        partial = None if failure else faults.take("sagemaker", operation, "partial_failure",
+                                                   applies=lambda f: f["component"] in components)
+        self.write(content, transitional, settled, failure)
+        self._partial = partial
+
+    def transition(self, transitional, settled, failure):
+        super().transition(transitional, settled, failure)
+        self._partial = None
+        self.component_failure = None
+
+    def on_settle(self, backend, status):
+        if self._partial and status in ("Created", "Updated"):
+            self.component_failure = (self._partial["component"], "CreateFailed" if status == "Created"
+                                      else "UpdateFailed")
+            self.failure_reason = self._partial["failure_reason"]
+        self._partial = None
+        return None
 
     def summary(self) -> dict:
         return {"ClusterSchedulerConfigArn": self.arn, "ClusterSchedulerConfigId": self.id,
@@ -281,8 +373,11 @@ class SchedulerConfig(Versioned):
         if version not in self.versions:
             raise ResourceNotFound(f"ClusterSchedulerConfig {self.id} version {version} not found")
         content = self.versions[version]
-        out = {**self.summary(), **content, "ClusterSchedulerConfigVersion": version,
-               "StatusDetails": {c: self.status for c in _SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}}
+        details = {c: self.status for c in _SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}
+        if self.component_failure and version == self.version:
+            component, failed = self.component_failure
+            details[component] = failed
+        out = {**self.summary(), **content, "ClusterSchedulerConfigVersion": version, "StatusDetails": details}
         if content["Description"] is None:
             del out["Description"]
         if self.failure_reason:
@@ -349,9 +444,9 @@ def create_cluster_scheduler_config(self):
             raise ConflictException(f"Cluster {cluster_arn} already has a cluster scheduler config "
                                     f"({other.id}); only one is allowed per cluster")
     cfg = SchedulerConfig(backend, self._get_param("Name"), cluster_arn, self._get_param("Tags"))
-    cfg.write({"SchedulerConfig": self._get_param("SchedulerConfig") or {},
-               "Description": self._get_param("Description")}, "Creating", "Created",
-              faults.take("sagemaker", "CreateClusterSchedulerConfig", "async_failure"))
+    cfg.write_config({"SchedulerConfig": self._get_param("SchedulerConfig") or {},
+                      "Description": self._get_param("Description")}, "Creating", "Created",
+                     "CreateClusterSchedulerConfig")
     _configs(backend)[cfg.id] = cfg
     return ActionResult({"ClusterSchedulerConfigArn": cfg.arn, "ClusterSchedulerConfigId": cfg.id})
 
@@ -373,10 +468,9 @@ def update_cluster_scheduler_config(self):
     current = cfg.versions[cfg.version]
     spec = self._get_param("SchedulerConfig")
     description = self._get_param("Description")
-    cfg.write({"SchedulerConfig": current["SchedulerConfig"] if spec is None else spec,
-               "Description": current["Description"] if description is None else description},
-              "Updating", "Updated",
-              faults.take("sagemaker", "UpdateClusterSchedulerConfig", "async_failure"))
+    cfg.write_config({"SchedulerConfig": current["SchedulerConfig"] if spec is None else spec,
+                      "Description": current["Description"] if description is None else description},
+                     "Updating", "Updated", "UpdateClusterSchedulerConfig")
     return ActionResult({"ClusterSchedulerConfigArn": cfg.arn, "ClusterSchedulerConfigVersion": cfg.version})
 
 
@@ -433,14 +527,20 @@ def _decode_token(token):
 # ---- Compute quotas ----------------------------------------------------------------
 # What AWS documents (model docs, aws-apis.md §1.2/§1.3) is implemented as documented: defaults (ActivationState
 # Enabled, Strategy LendAndBorrow, BorrowLimit 50, PreemptTeamTasks LowerPriority, FairShareWeight 0), BorrowLimit
-# 1-500 (docs; the model allows 0-10000), the ratio auto-fill of VCpu/MemoryInGiB/Accelerators, names unique per
-# cluster.  Everything marked GUESS below is AWS behaviour nobody has documented; the sandbox picks the stricter
-# reading so that a provider that passes here does not rely on leniency.
+# 1-500 (docs; the model allows 0-10000), the ratio auto-fill of VCpu/MemoryInGiB/Accelerators (and of VCpu/MemoryInGiB
+# from an AcceleratorPartition's count), MIG profiles that depend on the instance type, names unique per cluster.
+# Everything marked GUESS below is AWS behaviour nobody has documented; the sandbox picks the stricter reading so that
+# a provider that passes here does not rely on leniency.  (The model's own constraints, e.g. AcceleratorPartition's
+# Type enum and Count 0-10000000 or at most 15 AbsoluteBorrowLimits, are enforced before any of this: validation.py.)
 
 # (accelerators, vCPU, memory GiB) per instance, from the public EC2 specs.  The auto-fill and the capacity check
 # need the shape; an instance type missing here cannot be allocated by amounts (add it first).
 _INSTANCE_SHAPES = {
+    "ml.p4d.24xlarge": (8, 96, 1152),    # 8 x NVIDIA A100 40GB
+    "ml.p4de.24xlarge": (8, 96, 1152),   # 8 x NVIDIA A100 80GB
     "ml.p5.48xlarge": (8, 192, 2048),    # 8 x NVIDIA H100
+    "ml.p5e.48xlarge": (8, 192, 2048),   # 8 x NVIDIA H200
+    "ml.p5en.48xlarge": (8, 192, 2048),  # 8 x NVIDIA H200
     "ml.g5.xlarge": (1, 4, 16),          # 1 x NVIDIA A10G
     "ml.g5.8xlarge": (1, 32, 128),       # 1 x NVIDIA A10G
     "ml.g5.12xlarge": (4, 48, 192),      # 4 x NVIDIA A10G
@@ -449,6 +549,26 @@ _INSTANCE_SHAPES = {
 }
 _AMOUNTS = ("Accelerators", "VCpu", "MemoryInGiB")
 _TRANSITIONAL = ("Creating", "Updating", "Deleting")
+# The docs' BorrowLimit range (percent of idle compute); the model's 0-10000 is looser (tests/test_compute_quotas.py
+# checks that this range lies inside the model's).
+BORROW_LIMIT_RANGE = (1, 500)
+# MIG profiles per instance type: (GPU, {profile: partitions of that profile per GPU}), from NVIDIA's MIG user guide
+# ("Supported MIG Profiles"; `+me` profiles left out: SageMaker does not take them); the profile names are those of
+# aws/sagemaker-hyperpod-cli's INSTANCE_TYPE_MIG_PROFILES (without `mig-`).  The model documents that "the available
+# profile types depend on the instance type": a profile not listed for an instance type is refused.
+_MIG_PROFILES = {
+    "ml.p4d.24xlarge": ("NVIDIA A100 40GB", {"1g.5gb": 7, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1,
+                                             "7g.40gb": 1}),
+    "ml.p4de.24xlarge": ("NVIDIA A100 80GB", {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1,
+                                              "7g.80gb": 1}),
+    "ml.p5.48xlarge": ("NVIDIA H100 80GB", {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1,
+                                            "7g.80gb": 1}),
+    "ml.p5e.48xlarge": ("NVIDIA H200 141GB", {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1,
+                                              "7g.141gb": 1}),
+    "ml.p5en.48xlarge": ("NVIDIA H200 141GB", {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1,
+                                               "7g.141gb": 1}),
+}
+_PARTITION_CLASHES = ("Count", "Accelerators")  # what an entry with AcceleratorPartition may not set (GUESS)
 TEAM_NAMESPACE_PREFIX = "hyperpod-ns-"  # aws/sagemaker-hyperpod-cli HYPERPOD_NAMESPACE_PREFIX
 
 
@@ -573,6 +693,67 @@ def _ratio_fill(key, value, shape) -> dict:
     return {"VCpu": float(value / memory * vcpu), "Accelerators": 0}
 
 
+def _mig_layouts(cluster, itype) -> list:
+    """(group, MIG layout or None) of each instance group of `itype` (see mig_config)."""
+    return [(g, mig_config(g)) for g in cluster.instance_groups if g["InstanceType"] == itype]
+
+
+def _partition_slices(itype, profile):
+    """Partitions of `profile` ("mig-1g.5gb") per GPU of `itype`, or None if its GPUs have no such profile."""
+    return _MIG_PROFILES.get(itype, (None, {}))[1].get(profile.removeprefix("mig-"))
+
+
+def _check_partition(cluster, itype, entry, where) -> None:
+    """An AcceleratorPartition entry against the cluster's instance groups of `itype`.
+
+    GUESS (stricter): an entry with AcceleratorPartition may not also set Count or Accelerators (the partitions are its
+    accelerator allocation; VCpu and MemoryInGiB may be given, else they are filled by the partitions' ratio).
+    GUESS (stricter): a partition needs an instance group of `itype` with a MIG layout (the `nvidia.com/mig.config`
+    label, not `all-disabled`); if every such group has a uniform layout (`all-<profile>`), the profile must be one of
+    theirs (the nodes expose no other partitions); a custom layout (any other name) may expose any profile.
+    Documented (model): the profile must be one the instance type's GPUs offer (_MIG_PROFILES).
+    """
+    profile = entry["AcceleratorPartition"]["Type"]
+    clash = [k for k in _PARTITION_CLASHES if k in entry]
+    if clash:
+        raise ValidationError(f"'{where}' ({itype}) sets AcceleratorPartition together with {', '.join(clash)}: "
+                              "allocate either accelerator partitions or whole instances/accelerators")
+    layouts = [layout for _, layout in _mig_layouts(cluster, itype) if layout is not None]
+    if not layouts:
+        raise ValidationError(f"AcceleratorPartition at '{where}' needs MIG-partitioned GPUs, but no instance group "
+                              f"of {itype} in cluster {cluster.arn} has a MIG configuration (Kubernetes label "
+                              f"{MIG_CONFIG_LABEL} absent or {MIG_DISABLED})")
+    if _partition_slices(itype, profile) is None:
+        gpu, profiles = _MIG_PROFILES.get(itype, (None, {}))
+        offered = (f"its {gpu} GPUs offer {', '.join('mig-' + p for p in profiles)}" if gpu
+                   else "its accelerators do not support MIG")
+        raise ValidationError(f"Accelerator partition type {profile} at '{where}.AcceleratorPartition.Type' is not "
+                              f"available on {itype}: {offered}")
+    if all(layout.startswith("all-") for layout in layouts) and f"all-{profile.removeprefix('mig-')}" not in layouts:
+        exposed = sorted({"mig-" + layout.removeprefix("all-") for layout in layouts})
+        raise ValidationError(f"Accelerator partition type {profile} at '{where}.AcceleratorPartition.Type' is not "
+                              f"exposed by the {itype} instance groups of cluster {cluster.arn}: their "
+                              f"{MIG_CONFIG_LABEL} is {', '.join(sorted(set(layouts)))} (partitions "
+                              f"{', '.join(exposed)} only)")
+
+
+def _partition_fill(entry, itype, shape) -> dict:
+    """The model docs' auto-fill for AcceleratorPartition: without VCpu and MemoryInGiB, both by the ratio of the
+    partitions to the instance (Count partitions of a profile with k per GPU = Count/k GPUs' worth of the instance's
+    vCPU and memory); with one of them, the other by that one's ratio (GUESS: no Accelerators are filled in, the
+    partitions are the entry's accelerators)."""
+    accelerators, vcpu, memory = shape
+    if "VCpu" in entry and "MemoryInGiB" in entry:
+        return {}
+    if "VCpu" in entry:
+        return {"MemoryInGiB": float(entry["VCpu"] / vcpu * memory)}
+    if "MemoryInGiB" in entry:
+        return {"VCpu": float(entry["MemoryInGiB"] / memory * vcpu)}
+    partition = entry["AcceleratorPartition"]
+    gpus = partition["Count"] / _partition_slices(itype, partition["Type"])
+    return {"VCpu": float(gpus / accelerators * vcpu), "MemoryInGiB": float(gpus / accelerators * memory)}
+
+
 def _quota_resources(entries, cluster, path, fill) -> list:
     capacity = _cluster_capacity(cluster)
     seen, out = set(), []
@@ -600,7 +781,11 @@ def _quota_resources(entries, cluster, path, fill) -> list:
                                   "add it to sandbox/sagemaker.py _INSTANCE_SHAPES")
         if shape and shape[0] == 0 and (entry.get("Accelerators") or "AcceleratorPartition" in entry):
             raise ValidationError(f"Instance type {itype} has no accelerators, but '{where}' allocates some")
-        if fill and len(given) == 1:
+        if "AcceleratorPartition" in entry:
+            _check_partition(cluster, itype, entry, where)
+            if fill:
+                entry = {**entry, **_partition_fill(entry, itype, shape)}
+        elif fill and len(given) == 1:
             entry = {**entry, **_ratio_fill(given[0], entry[given[0]], shape)}
         out.append(entry)
     return out
@@ -616,9 +801,11 @@ def _quota_config(config, cluster) -> dict:
     sharing = out.setdefault("ResourceSharingConfig", {"Strategy": "LendAndBorrow"})
     if sharing["Strategy"] == "LendAndBorrow":
         sharing.setdefault("BorrowLimit", 50)
-        if not 1 <= sharing["BorrowLimit"] <= 500:  # docs: 1-500 percent; the model's 0-10000 is looser
+        low, high = BORROW_LIMIT_RANGE
+        if not low <= sharing["BorrowLimit"] <= high:  # docs: 1-500 percent; the model's 0-10000 is looser
             raise ValidationError(f"Value '{sharing['BorrowLimit']}' at '{path}.ResourceSharingConfig.BorrowLimit' "
-                                  "failed to satisfy constraint: BorrowLimit must be between 1 and 500 (percent)")
+                                  f"failed to satisfy constraint: BorrowLimit must be between {low} and {high} "
+                                  "(percent)")
     else:
         for key in ("BorrowLimit", "AbsoluteBorrowLimits"):  # AbsoluteBorrowLimits: GUESS, same rule
             if key in sharing:
@@ -653,7 +840,14 @@ def _refuse_overcommit(cluster, allocations):
     accelerators, vCPUs and memory (a Count entry counting as Count whole instances).  AWS documents only "the
     sum of reserved quotas should not exceed cluster capacity"; that it is refused at write time, and with
     quotas in any status (failed ones included) counting until they are gone, is a GUESS (the stricter reading).
-    MIG partitions (AcceleratorPartition) are not counted.
+
+    MIG partitions (AcceleratorPartition) count where the instance type's layout is uniform: an instance group with
+    `nvidia.com/mig.config` `all-<profile>` holds instances x GPUs x (partitions of that profile per GPU) partitions
+    of `mig-<profile>`, and all teams' Count of that profile on that type must fit them (0 if no group has that
+    layout); each share of Count partitions also counts as Count/k accelerators (k: partitions per GPU) in the
+    accelerator sum, besides its VCpu and MemoryInGiB.  Partitions on an instance type of which some group has a
+    custom layout (not `all-...`) are not counted at all: the sandbox cannot tell what that layout holds (their
+    VCpu and MemoryInGiB still count, as any amounts do).
     """
     for itype, instances in _cluster_capacity(cluster).items():
         entries = [(team, r) for team, cfg in allocations for r in cfg.get("ComputeQuotaResources", [])
@@ -667,13 +861,46 @@ def _refuse_overcommit(cluster, allocations):
         shape = _INSTANCE_SHAPES.get(itype)
         if shape is None:
             continue
+        layouts = _mig_layouts(cluster, itype)
+        partitions_count = all(layout is None or layout.startswith("all-") for _, layout in layouts)
+        if partitions_count:
+            _refuse_partition_overcommit(cluster, itype, shape, layouts, entries)
+
+        def demand(r, dim, per_instance):
+            if "Count" in r:
+                return r["Count"] * per_instance
+            partition = r.get("AcceleratorPartition")
+            if dim == "Accelerators" and partition and partitions_count:
+                slices = _partition_slices(itype, partition["Type"])
+                return partition["Count"] / slices if slices else 0
+            return r.get(dim, 0)
+
         for dim, per_instance in zip(_AMOUNTS, shape):
-            demand = [(team, r["Count"] * per_instance if "Count" in r else r.get(dim, 0)) for team, r in entries]
-            total, available = sum(n for _, n in demand), instances * per_instance
+            shares = [(team, demand(r, dim, per_instance)) for team, r in entries]
+            total, available = sum(n for _, n in shares), instances * per_instance
             if total > available + 1e-9:
-                detail = ", ".join(f"{team}: {n:g}" for team, n in demand)
+                detail = ", ".join(f"{team}: {n:g}" for team, n in shares)
                 raise ValidationError(f"Compute quotas of cluster {cluster.arn} would allocate {total:g} {dim} of "
                                       f"{itype} ({detail}), but its {instances} {itype} instances have {available:g}")
+
+
+def _refuse_partition_overcommit(cluster, itype, shape, layouts, entries):
+    """Per MIG profile of `itype`: all teams' partitions must fit the groups laid out `all-<profile>` (see above)."""
+    by_profile: dict[str, list] = {}
+    for team, r in entries:
+        if "AcceleratorPartition" in r:
+            partition = r["AcceleratorPartition"]
+            by_profile.setdefault(partition["Type"], []).append((team, partition["Count"]))
+    for profile, shares in sorted(by_profile.items()):
+        name = profile.removeprefix("mig-")
+        instances = sum(g.get("TargetCount", 0) for g, layout in layouts if layout == f"all-{name}")
+        available = instances * shape[0] * (_partition_slices(itype, profile) or 0)
+        total = sum(n for _, n in shares)
+        if total > available:
+            detail = ", ".join(f"{team}: {n}" for team, n in shares)
+            raise ValidationError(f"Compute quotas of cluster {cluster.arn} would allocate {total} {profile} "
+                                  f"partitions of {itype} ({detail}), but its {instances} {itype} instances with "
+                                  f"{MIG_CONFIG_LABEL} all-{name} have {available}")
 
 
 def _check_unique(quotas, cluster_arn, name, team):
@@ -837,5 +1064,6 @@ def add_instance_group(account: dict, cluster_name: str, group: dict) -> dict:
                  "ThreadsPerCore": 1, **copy.deepcopy(group), "Status": "InService"}
         count = added.pop("InstanceCount")
         added.update(CurrentCount=count, TargetCount=count)
+        _desire_kubernetes_config(added, added.pop("KubernetesConfig", None), settled=True)
         cluster.instance_groups.append(added)
         return added

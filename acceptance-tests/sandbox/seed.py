@@ -6,8 +6,9 @@ services are seeded in SERVICE_ORDER, so later ones may refer to earlier ones (a
 a DataZone environment to its IAM role).
 
 The seed's fixture (harness/fixture.py: what the suites may use, by role) is *derived* from the seed
-(`derive_fixture`): ids, ARN parts, instance types, Tooling roles and the like are read from the service files, and
-`fixture.json` says only what the seed cannot: which cluster is the suites' "eks" one, which project is "research",
+(`derive_fixture`): ids, ARN parts, instance types and counts, an instance group's MIG layout (`partition_config`: its
+`nvidia.com/mig.config` label, for groups that have one), Tooling roles and the like are read from the service files,
+and `fixture.json` says only what the seed cannot: which cluster is the suites' "eks" one, which project is "research",
 which roles are viewers, the test prefix and tag. So `fixtures/local.json` can be checked against the seed and cannot
 go stale (sandbox/tests/test_seed_fixture.py).
 
@@ -31,6 +32,7 @@ FIXTURE_HINTS = "fixture.json"
 # Fixture values that are no seed facts: a renamed fixture may set them freely (they are not looked for in the seed).
 NOT_IN_SEED = ("name", "test_prefix", "test_tag")
 ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # = sagemaker.MIG_CONFIG_LABEL (not imported: this module needs no moto)
 
 
 class SeedError(ValueError):
@@ -108,6 +110,10 @@ def derive_fixture(path: Path = DEFAULT_SEED) -> dict:
                 entry["instance_groups"][use] = {"name": group["InstanceGroupName"],
                                                  "instance_type": group["InstanceType"],
                                                  "count": group["InstanceCount"]}
+                # its MIG layout (the nvidia.com/mig.config node label), for groups that have one
+                labels = (group.get("KubernetesConfig") or {}).get("Labels") or {}
+                if MIG_CONFIG_LABEL in labels:
+                    entry["instance_groups"][use]["partition_config"] = labels[MIG_CONFIG_LABEL]
         admins = [e["principalArn"] for e in (eks_cluster or {}).get("accessEntries", [])
                   if any(p.get("policyArn") == ADMIN_POLICY for p in e.get("policies", []))]
         if admins:  # the role that administers the EKS cluster (an access entry with the cluster admin policy)

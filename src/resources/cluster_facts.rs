@@ -275,22 +275,27 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
         team: quota.team_name.clone(),
         // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
         // counts a quota given in accelerators as much as one in instances.
-        quota: quota
-            .resources
-            .iter()
-            .map(|r| QuotaShare {
-                instance_type: r.instance_type.clone(),
-                count: r.count.map(i64::from),
-                accelerators: r.accelerators.map(i64::from),
-                vcpu: r.vcpu,
-                memory_gib: r.memory_gib,
-                accelerator_partitions: Vec::new(),
-            })
-            .collect(),
+        quota: quota.resources.iter().map(share_of).collect(),
         sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
             strategy: SharingStrategy::from_name(strategy),
             borrow_limit: quota.borrow_limit.map(i64::from),
+            absolute_borrow_limits: quota.absolute_borrow_limits.iter().map(share_of).collect(),
         }),
+    }
+}
+
+/// A live quota entry (or absolute borrow limit) in the engine's units.
+pub fn share_of(resource: &crate::aws::compute_quota::QuotaResource) -> QuotaShare {
+    QuotaShare {
+        instance_type: resource.instance_type.clone(),
+        count: resource.count.map(i64::from),
+        accelerators: resource.accelerators.map(i64::from),
+        vcpu: resource.vcpu,
+        memory_gib: resource.memory_gib,
+        accelerator_partition: resource
+            .accelerator_partition
+            .as_ref()
+            .map(|p| (p.profile.clone(), i64::from(p.count))),
     }
 }
 
@@ -445,6 +450,7 @@ pub fn instance_group_capacity(cluster: &HyperPodCluster) -> Vec<Capacity> {
         .map(|group| Capacity {
             instance_type: group.instance_type.clone(),
             count: i64::from(group.current_count),
+            partition_layout: group.partition_layout().map(str::to_string),
         })
         .collect()
 }

@@ -1,21 +1,97 @@
 //! One entry of a guaranteed quota as configuration and `governance` values carry it (`instance_type`, `count`,
-//! `accelerators`, `vcpu`, `memory_gib`), read into the engine's `QuotaShare`. A tenant's `quota` blocks, the
-//! cluster allocation's `teams[*].quota` and a tenant's `governance.quota` share this shape.
+//! `accelerators`, `vcpu`, `memory_gib`, `accelerator_partition`), read into the engine's `QuotaShare`. A tenant's
+//! `quota` blocks and `sharing.absolute_borrow_limit`, the cluster allocation's `teams[*].quota` and a tenant's
+//! `governance.quota` share this shape.
 
 use crate::governance::QuotaShare;
 use crate::protocol::decode::Fields;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string};
-use crate::protocol::schema::Attribute;
-use crate::protocol::validators::{IntBetween, Matches, NonNegativeNumber};
+use crate::protocol::schema::{Attribute, Nesting};
+use crate::protocol::validators::{IntBetween, Matches, NonNegativeNumber, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::AtMost;
 
 /// SageMaker takes at most this many instance types in one `ComputeQuotaResources`.
 pub const MAX_ENTRIES: i64 = 15;
 
+/// `MIGProfileType` of the SageMaker API (aws-sdk-sagemaker 1.248.0): the MIG profiles a partition may name.
+pub const MIG_PROFILES: [&str; 28] = [
+    "mig-1g.5gb",
+    "mig-1g.10gb",
+    "mig-1g.18gb",
+    "mig-1g.20gb",
+    "mig-1g.23gb",
+    "mig-1g.35gb",
+    "mig-1g.45gb",
+    "mig-1g.47gb",
+    "mig-2g.10gb",
+    "mig-2g.20gb",
+    "mig-2g.35gb",
+    "mig-2g.45gb",
+    "mig-2g.47gb",
+    "mig-3g.20gb",
+    "mig-3g.40gb",
+    "mig-3g.71gb",
+    "mig-3g.90gb",
+    "mig-3g.93gb",
+    "mig-4g.20gb",
+    "mig-4g.40gb",
+    "mig-4g.71gb",
+    "mig-4g.90gb",
+    "mig-4g.93gb",
+    "mig-7g.40gb",
+    "mig-7g.80gb",
+    "mig-7g.141gb",
+    "mig-7g.180gb",
+    "mig-7g.186gb",
+];
+
+/// How an entry's `accelerator_partition` behaves when the configuration leaves it null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partitions {
+    /// A record of what is guaranteed (the allocation): null is no partitions.
+    AsWritten,
+    /// A tenant's quota: null keeps what the live entry holds (computed from it), so a partition set in the
+    /// console survives an unrelated change and shows in state.
+    KeepLive,
+}
+
+/// `AcceleratorPartition` (`Type`, `Count`, both required by the API).
+fn partition_attribute(partitions: Partitions) -> Attribute {
+    let attribute = Attribute::nested(
+        "accelerator_partition",
+        Nesting::Single,
+        vec![
+            Attribute::string("type")
+                .required()
+                .describe("MIG profile of the slices, e.g. `mig-1g.10gb` (the API's `MIGProfileType`).")
+                .validate(OneOf(&MIG_PROFILES)),
+            Attribute::number("count")
+                .required()
+                .describe("Slices of that profile; SageMaker fills vCPU and memory by ratio unless given.")
+                .validate(IntBetween {
+                    min: 0,
+                    max: 10_000_000,
+                }),
+        ],
+    );
+    match partitions {
+        Partitions::AsWritten => attribute.optional().describe(
+            "MIG slices guaranteed (`AcceleratorPartition`), on an instance type whose instance groups partition \
+             their GPUs (`nvidia.com/mig.config`); not with `count` or `accelerators`.",
+        ),
+        Partitions::KeepLive => attribute.optional_computed().describe(
+            "MIG slices guaranteed (`AcceleratorPartition`), on an instance type whose instance groups partition \
+             their GPUs (`nvidia.com/mig.config`, WKL-3); not with `count` or `accelerators`. Unset: a partition \
+             the live quota holds for this instance type (set in the console) is kept and shown here, with a \
+             warning; giving the entry `count` or `accelerators` instead drops it.",
+        ),
+    }
+}
+
 /// The attributes of one entry: the instance type and its amount in one unit.
-pub fn attributes() -> Vec<Attribute> {
+pub fn attributes(partitions: Partitions) -> Vec<Attribute> {
     vec![
         Attribute::string("instance_type")
             .required()
@@ -48,6 +124,7 @@ pub fn attributes() -> Vec<Attribute> {
             .describe("Memory guaranteed, in GiB.")
             .validate(NonNegativeNumber)
             .validate(AtMost(10_000_000.0)),
+        partition_attribute(partitions),
     ]
 }
 
@@ -77,6 +154,18 @@ pub fn validate_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut
         }
         // Whole instances or amounts, never both: CreateComputeQuota refuses Count with the others.
         let set = |f: &str| entry.get_attr(f).is_some_and(|v| v.is_known() && !v.is_null());
+        // Slices are a unit of their own: with whole instances or accelerators the entry would count twice (the API
+        // is silent; the stricter reading, which the sandbox refuses too). vCPU and memory may go with them.
+        if set("accelerator_partition")
+            && let Some(other) = ["count", "accelerators"].into_iter().find(|f| set(f))
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                at.push_attr("accelerator_partition"),
+                format!("accelerator_partition and {other} both set"),
+                "an entry guarantees MIG slices or whole instances or accelerators, not both",
+                &format!("remove {other}, or remove accelerator_partition"),
+            ));
+        }
         if set("count")
             && let Some(other) = ["accelerators", "vcpu", "memory_gib"].into_iter().find(|f| set(f))
         {
@@ -90,7 +179,7 @@ pub fn validate_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut
         }
     }
     for (index, entry) in entries.iter().enumerate() {
-        let amounts = ["count", "accelerators", "vcpu", "memory_gib"];
+        let amounts = ["count", "accelerators", "vcpu", "memory_gib", "accelerator_partition"];
         if entry.is_wholly_known() && amounts.iter().all(|f| entry.get_attr(f).is_none_or(Value::is_null)) {
             diagnostics.push(Diagnostic::invalid_value(
                 at.index(index),
@@ -99,7 +188,7 @@ pub fn validate_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut
                     string(entry, "instance_type").unwrap_or_default()
                 ),
                 "a quota entry needs an amount",
-                "set count (whole instances), or accelerators, vcpu or memory_gib",
+                "set count (whole instances), or accelerators, vcpu, memory_gib or accelerator_partition",
             ));
         }
     }
@@ -113,7 +202,13 @@ pub fn entry_type() -> Type {
         ("accelerators", Type::Number),
         ("vcpu", Type::Number),
         ("memory_gib", Type::Number),
+        ("accelerator_partition", partition_type()),
     ])
+}
+
+/// The object type of `accelerator_partition`.
+pub fn partition_type() -> Type {
+    Type::object([("type", Type::String), ("count", Type::Number)])
 }
 
 /// An entry, or `None` while a field is unknown (or not a number the entry allows).
@@ -124,8 +219,22 @@ pub fn decode(entry: &Fields<'_>) -> Option<QuotaShare> {
         accelerators: entry.integer("accelerators").optional()?,
         vcpu: entry.number("vcpu").optional()?,
         memory_gib: entry.number("memory_gib").optional()?,
-        accelerator_partitions: Vec::new(),
+        accelerator_partition: match entry.block("accelerator_partition").optional()? {
+            Some(partition) => Some((partition.string("type").known()?, partition.integer("count").known()?)),
+            None => None,
+        },
     })
+}
+
+/// A partition as values carry it (`{type, count}`), or null.
+pub fn partition_value(partition: Option<&(String, i64)>) -> Value {
+    match partition {
+        Some((profile, count)) => object([
+            ("type", Value::String(profile.clone())),
+            ("count", crate::protocol::object::int(*count)),
+        ]),
+        None => Value::Null,
+    }
 }
 
 /// The entries of a list value, or `None` while any is unknown.
@@ -147,6 +256,7 @@ pub fn governance_entry(entry: &Value) -> Value {
         ("accelerators", field("accelerators")),
         ("vcpu", field("vcpu")),
         ("memory_gib", field("memory_gib")),
+        ("accelerator_partition", field("accelerator_partition")),
     ])
 }
 
@@ -183,6 +293,9 @@ pub fn to_text(shares: &[QuotaShare]) -> String {
                     text.push_str(&format!(" {unit}={}", number(amount)));
                 }
             }
+            if let Some((profile, count)) = &share.accelerator_partition {
+                text.push_str(&format!(" {profile}={count}"));
+            }
             text
         })
         .collect::<Vec<_>>()
@@ -208,6 +321,9 @@ pub fn from_text(text: &str) -> Option<Vec<QuotaShare>> {
                     "accelerators" => share.accelerators = Some(amount.parse().ok()?),
                     "vcpu" => share.vcpu = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
                     "memory_gib" => share.memory_gib = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
+                    profile if MIG_PROFILES.contains(&profile) && share.accelerator_partition.is_none() => {
+                        share.accelerator_partition = Some((profile.to_string(), amount.parse().ok()?));
+                    }
                     _ => return None,
                 }
             }
@@ -230,9 +346,17 @@ mod tests {
                 memory_gib: Some(64.0),
                 ..QuotaShare::default()
             },
+            QuotaShare {
+                instance_type: "ml.p4d.24xlarge".into(),
+                accelerator_partition: Some(("mig-1g.5gb".into(), 14)),
+                ..QuotaShare::default()
+            },
         ];
         let line = to_text(&shares);
-        assert_eq!(line, "ml.p5.48xlarge count=5, ml.g5.8xlarge vcpu=12.5 memory_gib=64");
+        assert_eq!(
+            line,
+            "ml.p5.48xlarge count=5, ml.g5.8xlarge vcpu=12.5 memory_gib=64, ml.p4d.24xlarge mig-1g.5gb=14"
+        );
         assert_eq!(from_text(&line), Some(shares));
         assert_eq!(from_text(""), Some(Vec::new()));
         assert_eq!(from_text("ml.p5.48xlarge gpus=2"), None);

@@ -162,6 +162,7 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
     let sharing = string(facts, "sharing_strategy").map(|strategy| Sharing {
         strategy: SharingStrategy::from_name(&strategy),
         borrow_limit: None,
+        absolute_borrow_limits: Vec::new(),
     });
     Some((
         string(facts, "cluster_name")?,

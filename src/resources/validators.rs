@@ -255,6 +255,27 @@ impl Validator for AtMost {
     }
 }
 
+/// A list of at most `n` elements (the service model's list bound, e.g. 15 absolute borrow limits).
+pub struct ListAtMost(pub i64);
+impl Validator for ListAtMost {
+    fn description(&self) -> String {
+        format!("At most {} entries.", self.0)
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let (Value::List(items) | Value::Set(items)) = value else {
+            return;
+        };
+        if items.len() as i64 > self.0 {
+            diagnostics.push(Diagnostic::invalid_value(
+                path.clone(),
+                format!("{} entries", items.len()),
+                &format!("AWS accepts at most {}", self.0),
+                &format!("write at most {} entries (one per instance type)", self.0),
+            ));
+        }
+    }
+}
+
 /// Each element of a list of strings, with its index, for validators that point at the element.
 fn each_element(value: &Value, path: &AttributePath, mut f: impl FnMut(AttributePath, &str)) {
     if let Value::List(items) = value {

@@ -18,11 +18,13 @@ import helpers
 from helpers import error_of
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
-ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"  # 8 x ml.p5.48xlarge, 4 x ml.g5.8xlarge
+# 8 x ml.p5.48xlarge, 4 x ml.g5.8xlarge, 2 x ml.p4d.24xlarge (group a100-mig: nvidia.com/mig.config all-1g.5gb)
+ML_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/mlcapeks0001"
 SLURM_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/slurmcap0001"
 EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-capacity-eks"
 MISSING_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcdef123456"
-P5, G5 = "ml.p5.48xlarge", "ml.g5.8xlarge"
+P5, G5, P4D = "ml.p5.48xlarge", "ml.g5.8xlarge", "ml.p4d.24xlarge"
+MIG_LABEL = "nvidia.com/mig.config"
 DEFAULT_SHARING = {"Strategy": "LendAndBorrow", "BorrowLimit": 50}
 
 
@@ -50,12 +52,17 @@ def create_quota(sm, name="research-quota", team="research", resources=({"Instan
 
 
 def make_cluster(sm, name, groups=(("workers", "ml.g5.xlarge", 2),), slurm=False):
+    """`groups`: (name, instance type, count) or (name, instance type, count, MIG layout label value)."""
     orchestrator = {"Slurm": {"SlurmConfigStrategy": "Managed"}} if slurm else {"Eks": {"ClusterArn": EKS_ARN}}
-    return sm.create_cluster(
-        ClusterName=name, Orchestrator=orchestrator,
-        InstanceGroups=[{"InstanceGroupName": g, "InstanceType": t, "InstanceCount": n,
-                         "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-test/lc/", "OnCreate": "on_create.sh"},
-                         "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/node"} for g, t, n in groups])["ClusterArn"]
+    specs = []
+    for g, t, n, *mig in groups:
+        spec = {"InstanceGroupName": g, "InstanceType": t, "InstanceCount": n,
+                "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-test/lc/", "OnCreate": "on_create.sh"},
+                "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/node"}
+        if mig:
+            spec["KubernetesConfig"] = {"Labels": {MIG_LABEL: mig[0]}}
+        specs.append(spec)
+    return sm.create_cluster(ClusterName=name, Orchestrator=orchestrator, InstanceGroups=specs)["ClusterArn"]
 
 
 # ---- lifecycle, defaults, versions ----------------------------------------------------
@@ -187,7 +194,7 @@ def test_model_validation(raw_sm, change, fragment):
     ({"ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 501}}, "between 1 and 500"),
     ({"ComputeQuotaResources": [{"InstanceType": "ml.trn1.32xlarge", "Count": 1}]},
      f"Instance type ml.trn1.32xlarge at 'ComputeQuotaConfig.ComputeQuotaResources[0].InstanceType' is not in any "
-     f"instance group of cluster {ML_ARN} (its instance types: {G5}, {P5})"),
+     f"instance group of cluster {ML_ARN} (its instance types: {G5}, {P4D}, {P5})"),
     ({"ResourceSharingConfig": {"Strategy": "LendAndBorrow",
                                 "AbsoluteBorrowLimits": [{"InstanceType": "ml.g5.12xlarge", "Accelerators": 1}]}},
      "Instance type ml.g5.12xlarge at 'ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits[0]"),
@@ -279,6 +286,233 @@ def test_capacity_is_per_cluster(sm):
     create_quota(sm, cluster_arn=other, resources=[{"InstanceType": P5, "Count": 2}])
     assert error_of(create_quota, sm, name="more", team="more", cluster_arn=other,
                     resources=[{"InstanceType": P5, "Count": 1}])[0] == "ValidationException"
+
+
+# ---- MIG partitions (AcceleratorPartition) ---------------------------------------------
+RESOURCES = "ComputeQuotaConfig.ComputeQuotaResources"
+NO_MIG = ("AcceleratorPartition at 'ComputeQuotaConfig.ComputeQuotaResources[0]' needs MIG-partitioned GPUs, but no "
+          "instance group of {itype} in cluster {arn} has a MIG configuration (Kubernetes label nvidia.com/mig.config "
+          "absent or all-disabled)")
+
+
+def partition(profile="mig-1g.5gb", count=14, itype=P4D, **amounts):
+    return {"InstanceType": itype, "AcceleratorPartition": {"Type": profile, "Count": count}, **amounts}
+
+
+def test_the_seeded_mig_group(sm):
+    groups = {g["InstanceGroupName"]: g for g in sm.describe_cluster(ClusterName=ML_ARN)["InstanceGroups"]}
+    mig = groups["a100-mig"]
+    assert (mig["InstanceType"], mig["CurrentCount"], mig["TargetCount"]) == (P4D, 2, 2)
+    assert mig["ExecutionRole"] == groups["p5-training"]["ExecutionRole"]
+    assert mig["KubernetesConfig"] == {"CurrentLabels": {MIG_LABEL: "all-1g.5gb"},
+                                       "DesiredLabels": {MIG_LABEL: "all-1g.5gb"}}
+    assert "KubernetesConfig" not in groups["p5-training"] and "KubernetesConfig" not in groups["g5-inference"]
+
+
+@pytest.mark.parametrize("given, filled", [
+    (partition(count=14), {"VCpu": 24.0, "MemoryInGiB": 288.0}),  # 14 x 1g.5gb = 2 A100s' worth of 96 vCPU / 1152 GiB
+    (partition(count=1), {"VCpu": pytest.approx(12 / 7), "MemoryInGiB": pytest.approx(144 / 7)}),
+    (partition(count=0), {"VCpu": 0.0, "MemoryInGiB": 0.0}),
+    (partition(count=7, VCpu=6), {"VCpu": 6.0, "MemoryInGiB": 72.0}),  # one amount: the other by its ratio
+    (partition(count=7, MemoryInGiB=288), {"MemoryInGiB": 288.0, "VCpu": 24.0}),
+    (partition(count=7, VCpu=1, MemoryInGiB=500), {"VCpu": 1.0, "MemoryInGiB": 500.0}),  # both: kept
+], ids=["ratio", "one-partition", "zero", "vcpu-given", "memory-given", "both-given"])
+def test_partitions_are_accepted_on_the_mig_group_and_round_trip(sm, given, filled):
+    qid = create_quota(sm, resources=[given])["ComputeQuotaId"]
+    want = [{**given, **filled}]
+    assert sm.describe_compute_quota(ComputeQuotaId=qid)["ComputeQuotaConfig"]["ComputeQuotaResources"] == want
+    [summary] = sm.list_compute_quotas()["ComputeQuotaSummaries"]
+    assert summary["ComputeQuotaConfig"]["ComputeQuotaResources"] == want
+    assert "Accelerators" not in want[0]  # the partitions are the entry's accelerators
+    desc = wait_status(sm, qid, "Created")
+    # Sending back what was read changes nothing.
+    sm.update_compute_quota(ComputeQuotaId=qid, TargetVersion=1, ComputeQuotaConfig=desc["ComputeQuotaConfig"])
+    assert wait_status(sm, qid, "Updated")["ComputeQuotaConfig"] == desc["ComputeQuotaConfig"]
+
+
+def test_partitions_beside_whole_instances_and_other_types(sm):
+    resources = [{"InstanceType": P5, "Count": 2}, partition(count=21), {"InstanceType": G5, "Accelerators": 1}]
+    qid = create_quota(sm, resources=resources)["ComputeQuotaId"]
+    got = sm.describe_compute_quota(ComputeQuotaId=qid)["ComputeQuotaConfig"]["ComputeQuotaResources"]
+    assert got == [resources[0], {**resources[1], "VCpu": 36.0, "MemoryInGiB": 432.0},
+                   {**resources[2], "VCpu": 32.0, "MemoryInGiB": 128.0}]
+
+
+@pytest.mark.parametrize("entry, message", [
+    (partition("mig-1g.10gb", itype=P5), NO_MIG.format(itype=P5, arn=ML_ARN)),
+    (partition("mig-1g.5gb", itype=G5), NO_MIG.format(itype=G5, arn=ML_ARN)),
+    (partition("mig-2g.10gb"),
+     f"Accelerator partition type mig-2g.10gb at '{RESOURCES}[0].AcceleratorPartition.Type' is not exposed by the "
+     f"{P4D} instance groups of cluster {ML_ARN}: their nvidia.com/mig.config is all-1g.5gb (partitions mig-1g.5gb "
+     "only)"),
+    (partition("mig-7g.80gb"),
+     f"Accelerator partition type mig-7g.80gb at '{RESOURCES}[0].AcceleratorPartition.Type' is not available on "
+     f"{P4D}: its NVIDIA A100 40GB GPUs offer mig-1g.5gb, mig-1g.10gb, mig-2g.10gb, mig-3g.20gb, mig-4g.20gb, "
+     "mig-7g.40gb"),
+    (partition(Count=1),
+     f"'{RESOURCES}[0]' ({P4D}) sets AcceleratorPartition together with Count: allocate either accelerator "
+     "partitions or whole instances/accelerators"),
+    (partition(Accelerators=2), f"'{RESOURCES}[0]' ({P4D}) sets AcceleratorPartition together with Accelerators"),
+], ids=["p5-no-mig-label", "g5-no-mig-label", "profile-not-exposed", "profile-not-on-this-gpu", "with-count",
+        "with-accelerators"])
+def test_partitions_that_the_cluster_cannot_give_are_refused(sm, entry, message):
+    code, status, got = error_of(create_quota, sm, resources=[entry])
+    assert (code, status) == ("ValidationException", 400)
+    assert message in got, got
+    assert sm.list_compute_quotas()["ComputeQuotaSummaries"] == []
+
+
+def test_disabled_and_custom_mig_layouts(sm):
+    disabled = make_cluster(sm, "mig-off", groups=(("a100", P4D, 1, "all-disabled"),))
+    code, _, message = error_of(create_quota, sm, cluster_arn=disabled, resources=[partition()])
+    assert code == "ValidationException" and NO_MIG.format(itype=P4D, arn=disabled) in message
+    # A custom layout may expose any profile of the GPU, and its partitions are not counted against capacity.
+    custom = make_cluster(sm, "mig-custom", groups=(("a100", P4D, 1, "custom-3g-2g-1g"),))
+    for team, profile in (("team-a", "mig-3g.20gb"), ("team-b", "mig-2g.10gb"), ("team-c", "mig-1g.5gb")):
+        create_quota(sm, name=team, team=team, cluster_arn=custom,
+                     resources=[partition(profile, count=100, VCpu=1, MemoryInGiB=8)])
+    code, _, message = error_of(create_quota, sm, name="team-d", team="team-d", cluster_arn=custom,
+                                resources=[partition("mig-7g.80gb", count=1)])
+    assert code == "ValidationException" and "is not available on ml.p4d.24xlarge" in message
+
+
+def test_partitions_over_capacity_are_refused(sm, sandbox):
+    """2 instances x 8 A100 x 7 partitions of 1g.5gb = 112 on a100-mig."""
+    code, status, message = error_of(create_quota, sm, resources=[partition(count=113)])
+    assert (code, status) == ("ValidationException", 400)
+    assert (f"Compute quotas of cluster {ML_ARN} would allocate 113 mig-1g.5gb partitions of {P4D} (research: 113), "
+            f"but its 2 {P4D} instances with nvidia.com/mig.config all-1g.5gb have 112") in message
+    create_quota(sm, name="team-a", team="team-a", resources=[partition(count=56)])
+    code, _, message = error_of(create_quota, sm, name="team-b", team="team-b", resources=[partition(count=57)])
+    assert code == "ValidationException"
+    assert "113 mig-1g.5gb partitions" in message and "(team-a: 56, team-b: 57)" in message
+    create_quota(sm, name="team-b", team="team-b", resources=[partition(count=56)])  # exactly 112
+    # The 112 partitions are all 16 GPUs' worth: not one whole accelerator is left.
+    code, _, message = error_of(create_quota, sm, name="team-c", team="team-c",
+                                resources=[{"InstanceType": P4D, "Accelerators": 1}])
+    assert code == "ValidationException"
+    assert f"would allocate 17 Accelerators of {P4D} (team-a: 8, team-b: 8, team-c: 1), but its 2 {P4D} instances " \
+           "have 16" in message
+    assert error_of(create_quota, sm, name="team-c", team="team-c",
+                    resources=[{"InstanceType": P4D, "Count": 1}])[0] == "ValidationException"
+    # The "accept" reading lets them overcommit.
+    sandbox.admin("PUT", "settings", {"quota_capacity": "accept"})
+    qid = create_quota(sm, name="team-c", team="team-c", resources=[partition(count=112)])["ComputeQuotaId"]
+    assert wait_status(sm, qid, "Created")["ComputeQuotaConfig"]["ComputeQuotaResources"] == [
+        {**partition(count=112), "VCpu": 192.0, "MemoryInGiB": 2304.0}]
+
+
+def test_partition_capacity_comes_from_the_groups_with_that_layout(sm):
+    mixed = make_cluster(sm, "mig-mixed", groups=(("sliced", P4D, 1, "all-1g.5gb"), ("whole", P4D, 1)))
+    code, _, message = error_of(create_quota, sm, cluster_arn=mixed, resources=[partition(count=57)])
+    assert code == "ValidationException"
+    assert f"but its 1 {P4D} instances with nvidia.com/mig.config all-1g.5gb have 56" in message
+    create_quota(sm, cluster_arn=mixed, resources=[partition(count=56)])
+    create_quota(sm, name="whole", team="whole", cluster_arn=mixed, resources=[{"InstanceType": P4D, "Count": 1}])
+
+
+def test_absolute_borrow_limits_round_trip(sm):
+    # Limits may exceed what the cluster has (they cap borrowing, they guarantee nothing).
+    limits = [{"InstanceType": P5, "Accelerators": 4}, partition(count=500), {"InstanceType": G5, "Count": 1}]
+    sharing = {"Strategy": "LendAndBorrow", "BorrowLimit": 100, "AbsoluteBorrowLimits": limits}
+    qid = create_quota(sm, config={"ResourceSharingConfig": sharing})["ComputeQuotaId"]
+    desc = sm.describe_compute_quota(ComputeQuotaId=qid)
+    assert desc["ComputeQuotaConfig"]["ResourceSharingConfig"] == sharing  # as written: no fill, no capacity check
+    [summary] = sm.list_compute_quotas()["ComputeQuotaSummaries"]
+    assert summary["ComputeQuotaConfig"]["ResourceSharingConfig"] == sharing
+
+
+@pytest.mark.parametrize("limit, fragment", [
+    (partition("mig-1g.10gb", itype=P5),
+     "AcceleratorPartition at 'ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits[0]' needs "
+     "MIG-partitioned GPUs, but no instance group of ml.p5.48xlarge"),
+    (partition("mig-3g.20gb"), "mig-3g.20gb at 'ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits[0]"
+                               ".AcceleratorPartition.Type' is not exposed"),
+    (partition(Count=1), "sets AcceleratorPartition together with Count"),
+], ids=["no-mig-label", "profile-not-exposed", "with-count"])
+def test_partition_borrow_limits_are_validated(sm, limit, fragment):
+    sharing = {"Strategy": "LendAndBorrow", "AbsoluteBorrowLimits": [limit]}
+    code, _, message = error_of(create_quota, sm, config={"ResourceSharingConfig": sharing})
+    assert code == "ValidationException" and fragment in message, message
+
+
+# ---- held to botocore's model: the sandbox refuses at least what the model refuses ----------------------------------
+@pytest.fixture(scope="module")
+def model():
+    import botocore.session
+    return botocore.session.get_session().get_service_model("sagemaker")
+
+
+def refused(raw_sm, config):
+    code, status, message = error_of(raw_sm.create_compute_quota, Name="q", ClusterArn=ML_ARN,
+                                     ComputeQuotaConfig=config, ComputeQuotaTarget={"TeamName": "research"})
+    assert (code, status) == ("ValidationException", 400), message
+    return message
+
+
+def test_partition_type_outside_the_models_enum_is_refused(raw_sm, model):
+    enum = model.shape_for("AcceleratorPartitionConfig").members["Type"].enum
+    assert "mig-1g.5gb" in enum
+    for bad in ("mig-9g.99gb", "1g.5gb", "all-1g.5gb", "MIG-1G.5GB"):
+        assert bad not in enum
+        message = refused(raw_sm, {"ComputeQuotaResources": [partition(bad)]})
+        assert (f"Value '{bad}' at 'computeQuotaConfig.computeQuotaResources.1.member.acceleratorPartition.type' "
+                "failed to satisfy constraint: Member must satisfy enum value set: [") in message
+
+
+def test_partition_count_outside_the_models_range_is_refused(raw_sm, model):
+    meta = model.shape_for("AcceleratorPartitionConfig").members["Count"].metadata
+    assert (meta["min"], meta["max"]) == (0, 10_000_000)
+    where = "computeQuotaConfig.resourceSharingConfig.absoluteBorrowLimits.1.member.acceleratorPartition.count"
+    for bad, constraint in ((meta["min"] - 1, f"greater than or equal to {meta['min']}"),
+                            (meta["max"] + 1, f"less than or equal to {meta['max']}")):
+        message = refused(raw_sm, {"ComputeQuotaResources": [partition(count=bad)]})
+        assert f"Value '{bad}' at 'computeQuotaConfig.computeQuotaResources.1.member.acceleratorPartition.count' " \
+               f"failed to satisfy constraint: Member must have value {constraint}" in message
+        message = refused(raw_sm, {"ResourceSharingConfig": {"Strategy": "LendAndBorrow",
+                                                             "AbsoluteBorrowLimits": [partition(count=bad)]}})
+        assert f"at '{where}' failed to satisfy constraint: Member must have value {constraint}" in message
+
+
+@pytest.mark.parametrize("missing", ["Type", "Count"])
+def test_partition_members_the_model_requires(raw_sm, model, missing):
+    assert missing in model.shape_for("AcceleratorPartitionConfig").required_members
+    entry = partition()
+    del entry["AcceleratorPartition"][missing]
+    message = refused(raw_sm, {"ComputeQuotaResources": [entry]})
+    assert (f"Value null at 'computeQuotaConfig.computeQuotaResources.1.member.acceleratorPartition."
+            f"{missing.lower()}' failed to satisfy constraint: Member must not be null") in message
+
+
+def test_absolute_borrow_limits_longer_than_the_model_allows_are_refused(raw_sm, model):
+    limit = model.shape_for("ResourceSharingConfig").members["AbsoluteBorrowLimits"].metadata["max"]
+    assert limit == 15
+    entries = [{"InstanceType": P5, "Accelerators": 1} for _ in range(limit + 1)]
+    message = refused(raw_sm, {"ResourceSharingConfig": {"Strategy": "LendAndBorrow",
+                                                         "AbsoluteBorrowLimits": entries}})
+    assert ("at 'computeQuotaConfig.resourceSharingConfig.absoluteBorrowLimits' failed to satisfy constraint: "
+            f"Member must have length less than or equal to {limit}") in message
+    # Within the model's length, the sandbox's own checks apply (one entry per instance type).
+    message = refused(raw_sm, {"ResourceSharingConfig": {"Strategy": "LendAndBorrow",
+                                                         "AbsoluteBorrowLimits": entries[:limit]}})
+    assert "appears more than once" in message
+
+
+def test_borrow_limit_range_lies_inside_the_models(raw_sm, model):
+    from sandbox.sagemaker import BORROW_LIMIT_RANGE
+    meta = model.shape_for("ResourceSharingConfig").members["BorrowLimit"].metadata
+    low, high = BORROW_LIMIT_RANGE
+    assert meta["min"] <= low <= high <= meta["max"], (BORROW_LIMIT_RANGE, meta)
+    for bad in (meta["min"] - 1, meta["max"] + 1):  # outside the model: refused by the model's words
+        message = refused(raw_sm, {"ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": bad}})
+        assert f"Value '{bad}' at 'computeQuotaConfig.resourceSharingConfig.borrowLimit'" in message
+    for bad in (low - 1, high + 1):  # inside the model, outside the docs' range: refused by the sandbox
+        message = refused(raw_sm, {"ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": bad}})
+        assert f"BorrowLimit must be between {low} and {high} (percent)" in message
+    for n, good in enumerate((low, high)):
+        raw_sm.create_compute_quota(Name=f"q{n}", ClusterArn=ML_ARN, ComputeQuotaTarget={"TeamName": f"team{n}"},
+                                    ComputeQuotaConfig={"ResourceSharingConfig": {"Strategy": "LendAndBorrow",
+                                                                                  "BorrowLimit": good}})
 
 
 # ---- conflicts, not found -----------------------------------------------------------

@@ -117,6 +117,70 @@ def test_async_failure(sandbox):
     assert (desc["Status"], desc["FailureReason"]) == ("CreateFailed", "Kueue not ready")
 
 
+CLUSTER_ARN = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/mlcapeks0001"
+POLICY = {"PriorityClasses": [{"Name": "inference", "Weight": 90}], "FairShare": "Enabled"}
+
+
+def settled_config(sm, cid):
+    deadline = time.monotonic() + 10
+    while (desc := sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid))["Status"] in (
+            "Creating", "Updating"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return desc
+
+
+def test_partial_failure_fails_one_component_of_a_config_that_reads_as_a_success(sandbox):
+    sm = sandbox.client("sagemaker")
+    armed = sandbox.fault("CreateClusterSchedulerConfig", "partial_failure", component="FairShare")["armed"]
+    assert (armed["service"], armed["component"], armed["failure_reason"]) == (
+        "sagemaker", "FairShare", "Injected partial failure (sandbox fault)")
+    cid = sm.create_cluster_scheduler_config(Name="p", ClusterArn=CLUSTER_ARN,
+                                             SchedulerConfig=POLICY)["ClusterSchedulerConfigId"]
+    creating = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid)
+    assert creating["StatusDetails"] == {"PriorityClasses": "Creating", "FairShare": "Creating"}
+    assert "FailureReason" not in creating
+    desc = settled_config(sm, cid)
+    assert desc["Status"] == "Created"
+    assert desc["StatusDetails"] == {"PriorityClasses": "Created", "FairShare": "CreateFailed"}
+    assert desc["FailureReason"] == "Injected partial failure (sandbox fault)"
+    assert sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"][0]["Status"] == "Created"
+
+    sandbox.fault("UpdateClusterSchedulerConfig", "partial_failure", component="PriorityClasses",
+                  failure_reason="PriorityClass inference rejected by the admission webhook")
+    sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=cid, TargetVersion=1, Description="v2")
+    desc = settled_config(sm, cid)
+    assert (desc["Status"], desc["ClusterSchedulerConfigVersion"]) == ("Updated", 2)
+    assert desc["StatusDetails"] == {"PriorityClasses": "UpdateFailed", "FairShare": "Updated"}
+    assert desc["FailureReason"] == "PriorityClass inference rejected by the admission webhook"
+    sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=cid, TargetVersion=2, Description="v3")
+    desc = settled_config(sm, cid)  # count=1: the next write succeeds whole
+    assert desc["StatusDetails"] == {"PriorityClasses": "Updated", "FairShare": "Updated"}
+    assert "FailureReason" not in desc and sandbox.admin("GET", "faults")["faults"] == []
+
+
+def test_partial_failure_waits_for_a_config_with_its_component(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("CreateClusterSchedulerConfig", "partial_failure", component="IdleResourceSharing")
+    cid = sm.create_cluster_scheduler_config(Name="p", ClusterArn=CLUSTER_ARN,
+                                             SchedulerConfig=POLICY)["ClusterSchedulerConfigId"]
+    desc = settled_config(sm, cid)
+    assert desc["StatusDetails"] == {"PriorityClasses": "Created", "FairShare": "Created"}
+    assert [f["component"] for f in sandbox.admin("GET", "faults")["faults"]] == ["IdleResourceSharing"]
+
+
+def test_an_async_failure_of_the_same_write_wins(sandbox):
+    sm = sandbox.client("sagemaker")
+    sandbox.fault("CreateClusterSchedulerConfig", "partial_failure", component="FairShare")
+    sandbox.fault("CreateClusterSchedulerConfig", "async_failure", failure_reason="Kueue not ready")
+    cid = sm.create_cluster_scheduler_config(Name="p", ClusterArn=CLUSTER_ARN,
+                                             SchedulerConfig=POLICY)["ClusterSchedulerConfigId"]
+    desc = settled_config(sm, cid)
+    assert (desc["Status"], desc["FailureReason"]) == ("CreateFailed", "Kueue not ready")
+    assert desc["StatusDetails"] == {"PriorityClasses": "CreateFailed", "FairShare": "CreateFailed"}
+    assert [f["mode"] for f in sandbox.admin("GET", "faults")["faults"]] == ["partial_failure"]
+
+
 def test_iam_eventual_consistency(sandbox):
     iam, sts = sandbox.client("iam"), sandbox.client("sts")
     armed = sandbox.fault(mode="eventual_consistency", role_name="fresh-role", count=3)["armed"]
@@ -157,7 +221,14 @@ def test_error_fault_comes_before_validation_and_writes_nothing(sandbox):
     {"operation": "DescribeCluster", "count": 0},
     {"mode": "error"},  # no operation
     {"mode": "eventual_consistency", "role_name": "r", "count": None},
-], ids=["mode", "latency-ms", "server-status", "nth", "count", "operation", "ec-count"])
+    {"operation": "CreateClusterSchedulerConfig", "mode": "partial_failure"},  # no component
+    {"operation": "CreateClusterSchedulerConfig", "mode": "partial_failure", "component": "Quotas"},
+    {"operation": "CreateComputeQuota", "mode": "partial_failure", "component": "FairShare"},
+    {"operation": "*", "mode": "partial_failure", "component": "FairShare"},
+    {"operation": "UpdateClusterSchedulerConfig", "mode": "partial_failure", "component": "FairShare",
+     "failure_reason": ""},
+], ids=["mode", "latency-ms", "server-status", "nth", "count", "operation", "ec-count", "partial-no-component",
+        "partial-component", "partial-operation", "partial-any-operation", "partial-reason"])
 def test_bad_fault_specs_are_rejected(sandbox, spec):
     with pytest.raises(urllib.error.HTTPError) as info:
         sandbox.admin("POST", "faults", spec)

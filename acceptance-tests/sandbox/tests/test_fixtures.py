@@ -58,7 +58,7 @@ def test_teams_grow_the_cluster_for_one_quota_each(sandbox):
     assert added["instance_group"]["InstanceGroupName"] == "scale-capacity"
     sm = sandbox.client("sagemaker")
     groups = {g["InstanceGroupName"]: g for g in sm.describe_cluster(ClusterName="ml-capacity")["InstanceGroups"]}
-    assert {"p5-training", "g5-inference", "scale-capacity"} == set(groups)
+    assert {"p5-training", "g5-inference", "a100-mig", "scale-capacity"} == set(groups)
     group = groups["scale-capacity"]
     assert (group["InstanceType"], group["CurrentCount"], group["TargetCount"], group["Status"]) == (
         G5_SMALL, 8, 8, "InService")

@@ -1,5 +1,8 @@
-//! WKL-3: the guaranteed quotas on a cluster fit its instance groups, in every unit SageMaker allocates in (whole
-//! instances, accelerators, vCPU, memory; MIG partitions are not counted yet and are never taken as zero).
+//! WKL-3: the guaranteed quotas on a cluster fit its instance groups, in every unit SageMaker allocates in: whole
+//! instances, accelerators, vCPU, memory and MIG partitions. A partition share needs an instance group of its type
+//! whose GPUs are partitioned (`nvidia.com/mig.config`); it counts as its fraction of a GPU in accelerators (and
+//! vCPU and memory by ratio, as SageMaker fills them), and in slices of its profile against the groups split
+//! uniformly into that profile (`all-<profile>`). A custom layout's slices cannot be counted: never as zero.
 //!
 //! The teams counted, in the order they are admitted: the live compute quotas of teams this plan does not plan
 //! (they exist), then the planned ones. With the cluster's allocation referenced those are its teams by name (the
@@ -24,10 +27,15 @@ struct Units {
     accelerators: f64,
     vcpu: f64,
     memory_gib: f64,
+    /// Slices of the one MIG profile being checked (zero for a share in another unit or profile).
+    partitions: f64,
 }
 
-const UNITS: [(&str, &str); 4] = [
+const PARTITION: &str = "accelerator_partition";
+
+const UNITS: [(&str, &str); 5] = [
     ("count", "instances"),
+    (PARTITION, "partitions"),
     ("accelerators", "accelerators"),
     ("vcpu", "vCPU"),
     ("memory_gib", "GiB of memory"),
@@ -37,6 +45,7 @@ impl Units {
     fn get(&self, unit: &str) -> f64 {
         match unit {
             "count" => self.instances,
+            PARTITION => self.partitions,
             "accelerators" => self.accelerators,
             "vcpu" => self.vcpu,
             _ => self.memory_gib,
@@ -48,6 +57,7 @@ impl Units {
             accelerators: self.accelerators + other.accelerators,
             vcpu: self.vcpu + other.vcpu,
             memory_gib: self.memory_gib + other.memory_gib,
+            partitions: self.partitions + other.partitions,
         }
     }
     /// The first unit in which `self` exceeds `capacity` (amounts only where the shape is known).
@@ -55,25 +65,39 @@ impl Units {
         UNITS
             .iter()
             .map(|(unit, _)| *unit)
-            .filter(|unit| shape_known || *unit == "count")
+            .filter(|unit| shape_known || *unit == "count" || *unit == PARTITION)
             .find(|unit| self.get(unit) > capacity.get(unit) + 1e-9)
     }
 }
 
 /// Why a share cannot be converted into the units it is compared in.
 fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String> {
-    if !share.accelerator_partitions.is_empty() {
-        return Some(format!(
-            "{} is guaranteed in MIG partitions, and the provider does not read the instance groups' partition \
-             configuration yet",
-            share.instance_type
-        ));
+    if let Some((profile, _)) = &share.accelerator_partition {
+        if shape.is_none() {
+            return Some(format!(
+                "the provider does not know the shape (accelerators, vCPU, memory per instance) of {}",
+                share.instance_type
+            ));
+        }
+        return match shapes::mig_profiles(&share.instance_type) {
+            None => Some(format!(
+                "the accelerators of {} cannot be partitioned (no MIG profiles)",
+                share.instance_type
+            )),
+            Some((gpu, profiles)) if !profiles.iter().any(|(name, _)| name == profile) => Some(format!(
+                "{profile} is not a MIG profile of the {gpu} GPUs of {} ({})",
+                share.instance_type,
+                profiles.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+            )),
+            Some(_) => None,
+        };
     }
     let amounts = share.accelerators.is_some() || share.vcpu.is_some() || share.memory_gib.is_some();
     if !amounts && share.count.is_none() {
-        // A live entry in a unit the clients do not read (AcceleratorPartition alone): never counted as zero.
+        // A live entry in a unit this provider does not know: never counted as zero.
         return Some(format!(
-            "the share of {} is in a unit the provider does not read (no count, accelerators, vCPU or memory)",
+            "the share of {} is in a unit the provider does not read (no count, partitions, accelerators, vCPU or \
+             memory)",
             share.instance_type
         ));
     }
@@ -86,8 +110,29 @@ fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String
 }
 
 /// A share in every unit, SageMaker's way: `count` instances hold `count` times the shape; one amount alone is
-/// filled by the shape's ratios; of several amounts, those not given are zero.
-fn units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
+/// filled by the shape's ratios; of several amounts, those not given are zero; partitions are their fraction of a
+/// GPU, with vCPU and memory by that ratio unless given, and count as slices when of `profile` (the one checked).
+fn units(share: &QuotaShare, shape: Option<InstanceShape>, profile: Option<&str>) -> Units {
+    if let (Some((given_profile, slices)), Some(shape)) = (&share.accelerator_partition, shape) {
+        let per_accelerator = shapes::slices_per_accelerator(&share.instance_type, given_profile).unwrap_or(1);
+        let accelerators = *slices as f64 / per_accelerator as f64;
+        let ratio = if shape.accelerators > 0 {
+            accelerators / shape.accelerators as f64
+        } else {
+            0.0
+        };
+        return Units {
+            instances: 0.0,
+            accelerators,
+            vcpu: share.vcpu.unwrap_or(ratio * shape.vcpu),
+            memory_gib: share.memory_gib.unwrap_or(ratio * shape.memory_gib),
+            partitions: if profile == Some(given_profile.as_str()) {
+                *slices as f64
+            } else {
+                0.0
+            },
+        };
+    }
     if let Some(count) = share.count {
         let n = count as f64;
         let shape = shape.unwrap_or(InstanceShape {
@@ -100,6 +145,7 @@ fn units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
             accelerators: n * shape.accelerators as f64,
             vcpu: n * shape.vcpu,
             memory_gib: n * shape.memory_gib,
+            partitions: 0.0,
         };
     }
     let given = (share.accelerators.map(|a| a as f64), share.vcpu, share.memory_gib);
@@ -111,10 +157,10 @@ fn units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
         (Some(accelerators), None, None) if accelerators_per_instance > 0.0 => {
             let ratio = accelerators / accelerators_per_instance;
             Units {
-                instances: 0.0,
                 accelerators,
                 vcpu: ratio * shape.vcpu,
                 memory_gib: ratio * shape.memory_gib,
+                ..Units::default()
             }
         }
         (None, Some(vcpu), None) => Units {
@@ -128,18 +174,20 @@ fn units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
             ..Units::default()
         },
         (accelerators, vcpu, memory_gib) => Units {
-            instances: 0.0,
             accelerators: accelerators.unwrap_or(0.0),
             vcpu: vcpu.unwrap_or(0.0),
             memory_gib: memory_gib.unwrap_or(0.0),
+            ..Units::default()
         },
     }
 }
 
-/// The attribute a share was given in: `count`, else the first amount set.
+/// The attribute a share was given in: `count`, its partitions, else the first amount set.
 fn unit_given(share: &QuotaShare) -> &'static str {
     if share.count.is_some() {
         "count"
+    } else if share.accelerator_partition.is_some() {
+        PARTITION
     } else if share.accelerators.is_some() {
         "accelerators"
     } else if share.vcpu.is_some() {
@@ -165,12 +213,20 @@ fn label(unit: &str) -> &'static str {
 
 /// `research 40 accelerators`, `production 2 instances (16 accelerators)`: the share in the unit it was given,
 /// and in the unit compared when that differs.
-fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str) -> String {
+fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str, profile: Option<&str>) -> String {
     let mut text = as_given(team, share);
     if unit_given(share) != compared {
-        let _ = write!(text, " ({} {})", number(units.get(compared)), label(compared));
+        let _ = write!(text, " ({})", amount_in(units.get(compared), compared, profile));
     }
     text
+}
+
+/// `16 accelerators`, `112 x mig-1g.5gb`: an amount in a compared unit.
+fn amount_in(value: f64, unit: &str, profile: Option<&str>) -> String {
+    match (unit, profile) {
+        (PARTITION, Some(profile)) => format!("{} x {profile}", number(value)),
+        _ => format!("{} {}", number(value), label(unit)),
+    }
 }
 
 /// `research 8 accelerators`: the team and its share exactly as configured.
@@ -182,21 +238,16 @@ fn as_given(team: &str, share: &QuotaShare) -> String {
 /// given (its first, where it sets several), as findings and the allocation's `capacity` name it.
 pub fn amount_as_given(share: &QuotaShare) -> String {
     let unit = unit_given(share);
+    if let (PARTITION, Some((profile, count))) = (unit, &share.accelerator_partition) {
+        return format!("{count} x {profile}");
+    }
     let amount = match unit {
         "count" => share.count.map(|c| c as f64),
         "accelerators" => share.accelerators.map(|a| a as f64),
         "vcpu" => share.vcpu,
         _ => share.memory_gib,
     };
-    match amount {
-        Some(amount) => format!("{} {}", number(amount), label(unit)),
-        None => share
-            .accelerator_partitions
-            .iter()
-            .map(|(profile, count)| format!("{count} x {profile}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
+    amount.map_or_else(String::new, |amount| format!("{} {}", number(amount), label(unit)))
 }
 
 /// Which planned team an entry stands for, and whether it is the tenant being judged.
@@ -358,14 +409,83 @@ fn shares_text(shares: &[QuotaShare]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// What the instance groups hold of one instance type.
+/// What the instance groups hold of one instance type (slices of no profile: see `partition_capacity`).
 fn capacity_of(view_groups: &[super::model::Capacity], instance_type: &str, shape: Option<InstanceShape>) -> Units {
     let instances: i64 = view_groups
         .iter()
         .filter(|g| g.instance_type == instance_type)
         .map(|g| g.count)
         .sum();
-    units(&QuotaShare::instances(instance_type, instances), shape)
+    units(&QuotaShare::instances(instance_type, instances), shape, None)
+}
+
+/// The slices of `profile` the instance groups of `instance_type` hold: `Err(Some(finding))` when none can (no
+/// group partitions its GPUs, or every one splits them into another profile), `Err(None)` with `skipped` noted when
+/// a custom layout's slices cannot be counted.
+fn partition_capacity(
+    view: &ClusterView,
+    groups: &[super::model::Capacity],
+    share: &QuotaShare,
+    profile: &str,
+    at: &AttributePath,
+    skipped: &mut Vec<String>,
+) -> Result<f64, Option<Finding>> {
+    let instance_type = share.instance_type.as_str();
+    let of_type: Vec<&super::model::Capacity> = groups.iter().filter(|g| g.instance_type == instance_type).collect();
+    let layouts: Vec<&str> = of_type.iter().filter_map(|g| g.partition_layout.as_deref()).collect();
+    if layouts.is_empty() {
+        return Err(Some(Finding::new(
+            RuleId::Wkl3,
+            at.clone(),
+            format!("{instance_type}: {}", amount_as_given(share)),
+            format!(
+                "no instance group of {instance_type} on cluster {:?} partitions its GPUs (node label {})",
+                view.cluster_name,
+                super::model::MIG_CONFIG_LABEL
+            ),
+            format!(
+                "configure MIG on the instance group first (KubernetesConfig label {} = \"all-{}\"), or guarantee \
+                 whole accelerators",
+                super::model::MIG_CONFIG_LABEL,
+                profile.trim_start_matches("mig-")
+            ),
+        )));
+    }
+    if let Some(custom) = layouts.iter().find(|layout| shapes::uniform_profile(layout).is_none()) {
+        skipped.push(format!(
+            "an instance group of {instance_type} has the custom MIG layout {custom:?}, whose slices of {profile} the \
+             provider cannot count"
+        ));
+        return Err(None);
+    }
+    let accelerators = shapes::shape(instance_type).map_or(0, |s| s.accelerators);
+    let slices = shapes::slices_per_accelerator(instance_type, profile).unwrap_or(0);
+    let held: i64 = of_type
+        .iter()
+        .filter(|g| {
+            g.partition_layout
+                .as_deref()
+                .and_then(shapes::uniform_profile)
+                .is_some_and(|p| p == profile)
+        })
+        .map(|g| g.count * accelerators * slices)
+        .sum();
+    if held == 0 {
+        let mut split: Vec<&str> = layouts.clone();
+        split.dedup();
+        return Err(Some(Finding::new(
+            RuleId::Wkl3,
+            at.clone(),
+            format!("{instance_type}: {}", amount_as_given(share)),
+            format!(
+                "the instance groups of {instance_type} on cluster {:?} split their GPUs as {}: no {profile} slices",
+                view.cluster_name,
+                split.join(", ")
+            ),
+            "guarantee the profile the instance groups are split into, or change their MIG layout first",
+        )));
+    }
+    Ok(held as f64)
 }
 
 /// WKL-3 for the tenant whose own entry in `view.tenants.referenced` is at `at` (its quota attribute).
@@ -413,7 +533,28 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
             ));
             continue;
         }
-        if let Some(finding) = admit(view, &order, instance_type, shape, &capacity, &entry_at, &mut skipped) {
+        let mut capacity = capacity;
+        capacity.partitions = f64::INFINITY;
+        let profile = share
+            .accelerator_partition
+            .as_ref()
+            .map(|(profile, _)| profile.as_str());
+        if let Some(profile) = profile {
+            match partition_capacity(view, groups, share, profile, &entry_at, &mut skipped) {
+                Ok(slices) => capacity.partitions = slices,
+                Err(Some(finding)) => {
+                    findings.push(finding);
+                    continue;
+                }
+                Err(None) => continue,
+            }
+        }
+        let wanted = Wanted {
+            instance_type,
+            shape,
+            profile,
+        };
+        if let Some(finding) = admit(view, &order, &wanted, &capacity, &entry_at, &mut skipped) {
             findings.push(finding);
         }
     }
@@ -462,15 +603,26 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
 /// Walks `order` for one instance type: live teams always count, planned ones only when they fit beside those
 /// before them. Returns the finding when the tenant's own share does not fit; a team whose share cannot be
 /// converted is noted in `skipped` (the check cannot pass, but is not failed for another team's unit).
+/// What one of the tenant's entries is checked in: its instance type, that type's shape, and its MIG profile.
+struct Wanted<'a> {
+    instance_type: &'a str,
+    shape: Option<InstanceShape>,
+    profile: Option<&'a str>,
+}
+
 fn admit(
     view: &ClusterView,
     order: &[Team<'_>],
-    instance_type: &str,
-    shape: Option<InstanceShape>,
+    wanted: &Wanted<'_>,
     capacity: &Units,
     entry_at: &AttributePath,
     skipped: &mut Vec<String>,
 ) -> Option<Finding> {
+    let Wanted {
+        instance_type,
+        shape,
+        profile,
+    } = *wanted;
     let mut admitted = Units::default();
     let mut counted: Vec<(&str, &QuotaShare, Units)> = Vec::new();
     for team in order {
@@ -481,7 +633,7 @@ fn admit(
                 }
                 continue;
             }
-            let demand = units(share, shape);
+            let demand = units(share, shape, profile);
             let total = admitted.add(&demand);
             match total.overflow(capacity, shape.is_some()) {
                 None => {
@@ -489,27 +641,30 @@ fn admit(
                     counted.push((team.name, share, demand));
                 }
                 Some(unit) if team.own => {
-                    let label = UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l);
                     let mut shares: Vec<String> = counted
                         .iter()
-                        .map(|(name, share, units)| describe_share(name, share, units, unit))
+                        .filter(|(_, _, units)| unit != PARTITION || units.partitions > 0.0)
+                        .map(|(name, share, units)| describe_share(name, share, units, unit, profile))
                         .collect();
-                    shares.push(describe_share(team.name, share, &demand, unit));
+                    shares.push(describe_share(team.name, share, &demand, unit, profile));
                     let available = if unit == "count" {
-                        format!("the instance groups have {} {label}", number(capacity.instances))
+                        format!(
+                            "the instance groups have {}",
+                            amount_in(capacity.instances, unit, profile)
+                        )
                     } else {
                         format!(
-                            "its {} instances hold {} {label}",
+                            "its {} instances hold {}",
                             number(capacity.instances),
-                            number(capacity.get(unit))
+                            amount_in(capacity.get(unit), unit, profile)
                         )
                     };
                     return Some(Finding::new(
                         RuleId::Wkl3,
                         entry_at.clone(),
                         format!(
-                            "{instance_type}: {} {label} guaranteed ({}) but {available}",
-                            number(total.get(unit)),
+                            "{instance_type}: {} guaranteed ({}) but {available}",
+                            amount_in(total.get(unit), unit, profile),
                             shares.join(", "),
                         ),
                         format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),

@@ -104,6 +104,7 @@ pub fn tenant() -> Tenant {
         sharing: Some(Sharing {
             strategy: SharingStrategy::LendAndBorrow,
             borrow_limit: Some(50),
+            absolute_borrow_limits: Vec::new(),
         }),
         priority_class: Some("research".into()),
         fair_share_weight: Some(10),
@@ -157,6 +158,7 @@ pub fn capacity(instance_type: &str, count: i64) -> Capacity {
     Capacity {
         instance_type: instance_type.into(),
         count,
+        partition_layout: None,
     }
 }
 
@@ -221,6 +223,7 @@ pub fn view() -> ClusterView {
                 sharing: Some(Sharing {
                     strategy: SharingStrategy::Lend,
                     borrow_limit: None,
+                    absolute_borrow_limits: Vec::new(),
                 }),
             }]),
         },

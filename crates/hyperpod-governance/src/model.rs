@@ -202,11 +202,17 @@ pub struct Contract {
 
 // ---- live facts -------------------------------------------------------------------------------------------------
 
+/// The node label through which HyperPod configures an instance group's MIG partitions.
+pub const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
+
 /// An amount of one instance type: a quota's guaranteed share, or an instance group's size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Capacity {
     pub instance_type: String,
     pub count: i64,
+    /// An instance group's MIG layout (its `nvidia.com/mig.config` label: `all-1g.10gb`, or a custom layout's
+    /// name); `None` when its GPUs are not partitioned. A quota's share has none.
+    pub partition_layout: Option<String>,
 }
 
 /// `sagemaker:DescribeCluster`, as far as the rules need it.

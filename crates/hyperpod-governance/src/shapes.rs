@@ -83,9 +83,105 @@ pub fn shape(instance_type: &str) -> Option<InstanceShape> {
         })
 }
 
+/// The MIG profiles of one GPU model and how many slices of each one GPU yields when all of it is split into that
+/// profile (NVIDIA's MIG user guide, "Supported MIG Profiles").
+const A100_40GB: &[(&str, i64)] = &[
+    ("mig-1g.5gb", 7),
+    ("mig-2g.10gb", 3),
+    ("mig-3g.20gb", 2),
+    ("mig-4g.20gb", 1),
+    ("mig-7g.40gb", 1),
+];
+const A100_80GB: &[(&str, i64)] = &[
+    ("mig-1g.10gb", 7),
+    ("mig-2g.20gb", 3),
+    ("mig-3g.40gb", 2),
+    ("mig-4g.40gb", 1),
+    ("mig-7g.80gb", 1),
+];
+const H100_80GB: &[(&str, i64)] = &[
+    ("mig-1g.10gb", 7),
+    ("mig-1g.20gb", 4),
+    ("mig-2g.20gb", 3),
+    ("mig-3g.40gb", 2),
+    ("mig-4g.40gb", 1),
+    ("mig-7g.80gb", 1),
+];
+const H200_141GB: &[(&str, i64)] = &[
+    ("mig-1g.18gb", 7),
+    ("mig-1g.35gb", 4),
+    ("mig-2g.35gb", 3),
+    ("mig-3g.71gb", 2),
+    ("mig-4g.71gb", 1),
+    ("mig-7g.141gb", 1),
+];
+const B200_180GB: &[(&str, i64)] = &[
+    ("mig-1g.23gb", 7),
+    ("mig-1g.45gb", 4),
+    ("mig-2g.45gb", 3),
+    ("mig-3g.90gb", 2),
+    ("mig-4g.90gb", 1),
+    ("mig-7g.180gb", 1),
+];
+
+/// The instance types whose GPUs HyperPod can partition, with their GPU model's profiles.
+const PARTITIONABLE: &[(&str, &str, &[(&str, i64)])] = &[
+    ("ml.p4d.24xlarge", "A100 40GB", A100_40GB),
+    ("ml.p4de.24xlarge", "A100 80GB", A100_80GB),
+    ("ml.p5.48xlarge", "H100 80GB", H100_80GB),
+    ("ml.p5e.48xlarge", "H200 141GB", H200_141GB),
+    ("ml.p5en.48xlarge", "H200 141GB", H200_141GB),
+    ("ml.p6-b200.48xlarge", "B200 180GB", B200_180GB),
+];
+
+/// The GPU of `instance_type` and its MIG profiles, or `None` when its accelerators cannot be partitioned (or this
+/// provider does not know that they can).
+pub fn mig_profiles(instance_type: &str) -> Option<(&'static str, &'static [(&'static str, i64)])> {
+    PARTITIONABLE
+        .iter()
+        .find(|(name, ..)| *name == instance_type)
+        .map(|(_, gpu, profiles)| (*gpu, *profiles))
+}
+
+/// Slices of `profile` one accelerator of `instance_type` yields, split uniformly (`all-<profile>`).
+pub fn slices_per_accelerator(instance_type: &str, profile: &str) -> Option<i64> {
+    mig_profiles(instance_type)?
+        .1
+        .iter()
+        .find(|(name, _)| *name == profile)
+        .map(|(_, slices)| *slices)
+}
+
+/// A MIG layout label value (`nvidia.com/mig.config`): `all-<x>` splits every GPU into profile `mig-<x>`; another
+/// name is a custom layout whose slices this provider cannot count.
+pub fn uniform_profile(layout: &str) -> Option<String> {
+    layout.strip_prefix("all-").map(|profile| format!("mig-{profile}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mig_profiles_follow_the_gpu_model() {
+        assert_eq!(slices_per_accelerator("ml.p4d.24xlarge", "mig-1g.5gb"), Some(7));
+        assert_eq!(slices_per_accelerator("ml.p5.48xlarge", "mig-3g.40gb"), Some(2));
+        assert_eq!(
+            slices_per_accelerator("ml.p5.48xlarge", "mig-1g.5gb"),
+            None,
+            "an A100 40GB profile"
+        );
+        assert_eq!(
+            slices_per_accelerator("ml.g5.8xlarge", "mig-1g.5gb"),
+            None,
+            "A10G GPUs have no MIG"
+        );
+        assert_eq!(uniform_profile("all-1g.5gb").as_deref(), Some("mig-1g.5gb"));
+        assert_eq!(uniform_profile("custom-mixed"), None);
+        for (name, ..) in PARTITIONABLE {
+            assert!(shape(name).is_some_and(|s| s.accelerators > 0), "{name} has a shape");
+        }
+    }
 
     #[test]
     fn the_table_is_sorted_so_every_entry_is_found() {

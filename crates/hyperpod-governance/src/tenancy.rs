@@ -41,6 +41,8 @@ impl fmt::Display for SharingStrategy {
 pub struct Sharing {
     pub strategy: SharingStrategy,
     pub borrow_limit: Option<i64>,
+    /// `AbsoluteBorrowLimits`: the most of an instance type the team may borrow, in the units of a quota entry.
+    pub absolute_borrow_limits: Vec<QuotaShare>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,7 +120,7 @@ pub struct QuotaShare {
     pub vcpu: Option<f64>,
     pub memory_gib: Option<f64>,
     /// `AcceleratorPartition`: (profile, count), e.g. ("mig-1g.10gb", 4).
-    pub accelerator_partitions: Vec<(String, i64)>,
+    pub accelerator_partition: Option<(String, i64)>,
 }
 
 // vCPU and memory are finite (validated where they enter), so equality is an equivalence.

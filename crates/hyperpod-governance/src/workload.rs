@@ -224,6 +224,19 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
             ));
         }
     }
+    if !sharing.absolute_borrow_limits.is_empty() && sharing.strategy != SharingStrategy::LendAndBorrow {
+        findings.push(Finding::new(
+            rule,
+            path::sharing("absolute_borrow_limit"),
+            format!(
+                "{} absolute borrow limits with strategy {}",
+                sharing.absolute_borrow_limits.len(),
+                sharing.strategy
+            ),
+            "an absolute borrow limit only applies to LendAndBorrow",
+            "remove absolute_borrow_limit (or set it to []), or set strategy = \"LendAndBorrow\"",
+        ));
+    }
     let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
     for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
         if sharing.strategy != SharingStrategy::LendAndBorrow {

@@ -7,7 +7,7 @@ use crate::examples::{
     view_with_quota as with_quota, wkl_1_binding_view, wkl_5_view,
 };
 use crate::finding::Outcome;
-use crate::model::{Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
+use crate::model::{Capacity, Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
 
 fn not_applicable(check: &Check) -> bool {
     matches!(check.outcome, Outcome::NotApplicable { .. })
@@ -89,6 +89,7 @@ fn wkl_2_refuses_lend_borrow_on_slurm() {
         sharing: Some(Sharing {
             strategy: SharingStrategy::DontLend,
             borrow_limit: Some(10),
+            absolute_borrow_limits: Vec::new(),
         }),
         ..slurm_tenant()
     };
@@ -97,6 +98,7 @@ fn wkl_2_refuses_lend_borrow_on_slurm() {
         sharing: Some(Sharing {
             strategy: SharingStrategy::DontLend,
             borrow_limit: None,
+            absolute_borrow_limits: Vec::new(),
         }),
         ..slurm_tenant()
     };
@@ -113,6 +115,7 @@ fn lender(team: &str, count: i64, at: AttributePath) -> Referenced<TenantCapacit
             sharing: Some(Sharing {
                 strategy: SharingStrategy::Lend,
                 borrow_limit: None,
+                absolute_borrow_limits: Vec::new(),
             }),
         },
     }
@@ -216,18 +219,22 @@ fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
     let mut counted = with_own_quota(vec![share("ml.x9.48xlarge", 3)]);
     counted.instance_groups = Fact::Known(vec![examples::capacity("ml.x9.48xlarge", 2)]);
     assert_eq!(paths(&wkl_3(&counted, path::quota())), ["quota[0].count"]);
-    // Another team's share in a unit that cannot be resolved: not passed, and not failed on this tenant.
+    // Another team's share in a unit that cannot be resolved (a profile its GPUs do not have): not passed, and not
+    // failed on this tenant.
     let mut partitions = view_with_partitions();
     partitions.tenants.live = Fact::Known(vec![TenantCapacity {
         team: "platform".into(),
-        quota: vec![QuotaShare {
-            accelerator_partitions: vec![("mig-1g.10gb".into(), 4)],
-            ..share("ml.p5.48xlarge", 0)
-        }],
+        quota: vec![
+            QuotaShare {
+                accelerator_partition: Some(("mig-1g.5gb".into(), 4)),
+                ..QuotaShare::default()
+            }
+            .with_type("ml.p5.48xlarge"),
+        ],
         sharing: None,
     }]);
     assert!(wkl_3(&partitions, path::quota()).is_skipped());
-    // A live entry with no unit the provider reads (AcceleratorPartition alone, as the clients see it today).
+    // A live entry with no unit the provider reads.
     let mut unread = view_with_partitions();
     unread.tenants.live = Fact::Known(vec![TenantCapacity {
         team: "platform".into(),
@@ -242,6 +249,86 @@ fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
 
 fn view_with_partitions() -> ClusterView {
     with_own_quota(vec![share("ml.p5.48xlarge", 2)])
+}
+
+trait WithType {
+    fn with_type(self, instance_type: &str) -> QuotaShare;
+}
+
+impl WithType for QuotaShare {
+    fn with_type(mut self, instance_type: &str) -> QuotaShare {
+        self.instance_type = instance_type.into();
+        self
+    }
+}
+
+fn slices(profile: &str, count: i64) -> QuotaShare {
+    QuotaShare {
+        instance_type: "ml.p4d.24xlarge".into(),
+        accelerator_partition: Some((profile.into(), count)),
+        ..QuotaShare::default()
+    }
+}
+
+/// The tenant guaranteed `own` on two ml.p4d.24xlarge (16 A100 40GB) whose MIG layout is `layout`, beside `live`.
+fn partitioned(layout: Option<&str>, own: QuotaShare, live: Vec<QuotaShare>) -> Check {
+    let mut view = with_own_quota(vec![own]);
+    view.instance_groups = Fact::Known(vec![Capacity {
+        partition_layout: layout.map(str::to_string),
+        ..examples::capacity("ml.p4d.24xlarge", 2)
+    }]);
+    view.tenants.live = Fact::Known(vec![TenantCapacity {
+        team: "platform".into(),
+        quota: live,
+        sharing: None,
+    }]);
+    wkl_3(&view, path::quota())
+}
+
+#[test]
+fn wkl_3_counts_mig_partitions_against_the_groups_split_into_their_profile() {
+    let uniform = Some("all-1g.5gb");
+    // 2 instances x 8 GPUs x 7 slices of mig-1g.5gb.
+    assert!(partitioned(uniform, slices("mig-1g.5gb", 112), Vec::new()).is_passed());
+    let over = partitioned(uniform, slices("mig-1g.5gb", 57), vec![slices("mig-1g.5gb", 56)]);
+    assert_eq!(paths(&over), ["quota[0].accelerator_partition"]);
+    assert_eq!(
+        over.findings()[0].observed,
+        "ml.p4d.24xlarge: 113 x mig-1g.5gb guaranteed (platform 56 x mig-1g.5gb, research 57 x mig-1g.5gb) but its \
+         2 instances hold 112 x mig-1g.5gb"
+    );
+    // Slices are a GPU's fraction in accelerators: 4 whole GPUs beside 98 slices (14 GPUs) overflow the 16.
+    let mixed = partitioned(
+        uniform,
+        slices("mig-1g.5gb", 98),
+        vec![amounts("ml.p4d.24xlarge", Some(4), None, None)],
+    );
+    assert_eq!(paths(&mixed), ["quota[0].accelerator_partition"]);
+    assert!(
+        mixed.findings()[0].observed.contains("18 accelerators guaranteed"),
+        "{mixed:?}"
+    );
+    // No partition configuration on the type: a plan error at the entry, with the label to set.
+    let unpartitioned = partitioned(None, slices("mig-1g.5gb", 4), Vec::new());
+    assert_eq!(paths(&unpartitioned), ["quota[0].accelerator_partition"]);
+    assert!(unpartitioned.findings()[0].problem.contains("partitions its GPUs"));
+    assert!(unpartitioned.findings()[0].fix.contains("nvidia.com/mig.config"));
+    // Split into another profile: no slices of this one.
+    let other = partitioned(Some("all-2g.10gb"), slices("mig-1g.5gb", 4), Vec::new());
+    assert!(
+        other.findings()[0].problem.contains("no mig-1g.5gb slices"),
+        "{other:?}"
+    );
+    // A profile the GPU does not have (an A100 80GB profile on A100 40GB).
+    let foreign = partitioned(uniform, slices("mig-1g.10gb", 4), Vec::new());
+    assert!(
+        foreign.findings()[0]
+            .problem
+            .contains("not a MIG profile of the A100 40GB"),
+        "{foreign:?}"
+    );
+    // A custom layout's slices cannot be counted: never passed, never failed.
+    assert!(partitioned(Some("research-mixed"), slices("mig-1g.5gb", 4), Vec::new()).is_skipped());
 }
 
 #[test]
@@ -361,6 +448,7 @@ fn wkl_5_borrow_limits_and_lenders() {
     limit_without_borrow.sharing = Some(Sharing {
         strategy: SharingStrategy::Lend,
         borrow_limit: Some(600),
+        absolute_borrow_limits: Vec::new(),
     });
     assert_eq!(
         paths(&wkl_5(&limit_without_borrow, &view())),
@@ -386,6 +474,7 @@ fn wkl_5_borrow_limits_and_lenders() {
     finance.item.sharing = Some(Sharing {
         strategy: SharingStrategy::DontLend,
         borrow_limit: None,
+        absolute_borrow_limits: Vec::new(),
     });
     non_lender.tenants.referenced.push(finance);
     assert_eq!(

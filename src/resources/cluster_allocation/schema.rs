@@ -19,12 +19,16 @@ pub fn governance_type() -> Type {
 
 pub fn schema() -> Schema {
     let team = vec![
-        Attribute::nested("quota", Nesting::List, crate::resources::quota_share::attributes())
-            .required()
-            .describe(
-                "The team's guaranteed capacity, one entry per instance type (`count`, or `accelerators`, `vcpu`, \
+        Attribute::nested(
+            "quota",
+            Nesting::List,
+            crate::resources::quota_share::attributes(crate::resources::quota_share::Partitions::AsWritten),
+        )
+        .required()
+        .describe(
+            "The team's guaranteed capacity, one entry per instance type (`count`, or `accelerators`, `vcpu`, \
              `memory_gib`): what its `hyperpod_tenant` writes in its `quota` blocks.",
-            ),
+        ),
     ];
     Schema {
         version: 0,

@@ -125,6 +125,7 @@ fn cluster_fact(client: &HyperpodClient, hyperpod: Fact<Option<HyperPodCluster>>
                     capacity: Capacity {
                         instance_type: group.instance_type.clone(),
                         count: i64::from(group.current_count),
+                        partition_layout: group.partition_layout().map(str::to_string),
                     },
                     execution_role: group.execution_role.clone(),
                 })

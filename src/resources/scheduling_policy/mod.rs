@@ -375,6 +375,7 @@ impl Resource<HyperpodClient> for SchedulingPolicy {
             && sm::SchedulerConfig::write_failed(status)
         {
             change.set("status", Value::Unknown);
+            change.set("status_details", Value::Unknown);
             change.set("version", Value::Unknown);
         }
         let facts = model::governance_value(&change.planned);

@@ -150,6 +150,7 @@ pub fn flatten(
         ("tags_all", text_map(live_tags)),
         ("version", int(i64::from(config.version))),
         ("status", text(&config.status)),
+        ("status_details", text_map(&config.status_details)),
         (
             "priority_class",
             Value::List(
@@ -279,6 +280,7 @@ mod tests {
             version: 2,
             status: "Updated".into(),
             failure_reason: None,
+            status_details: Default::default(),
             priority_classes: vec![
                 PriorityClass {
                     name: "production".into(),

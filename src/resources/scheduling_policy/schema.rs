@@ -140,9 +140,19 @@ pub fn schema() -> Schema {
             ),
         )
         .attribute(Attribute::string("status").computed().describe(
-            "Status reported by SageMaker, e.g. `Created`. After a write that ended `*Failed` (e.g. \
-                     `UpdateFailed`, reported asynchronously) the next plan proposes the write again.",
+            "Status reported by SageMaker, e.g. `Created`, with `StatusDetails` folded in: a config reported \
+             `Created` or `Updated` while one of its components ended `*Failed` reads as that component's status. \
+             After a write that ended `*Failed` (e.g. `UpdateFailed`, reported asynchronously) the next plan \
+             proposes the write again, and apply fails with SageMaker's reason.",
         ))
+        .attribute(
+            Attribute::new("status_details", Type::Map(Box::new(Type::String)))
+                .computed()
+                .describe(
+                    "`StatusDetails`: the status of each component of the config (`PriorityClasses`, `FairShare`, \
+                     `IdleResourceSharing`), so a partly applied config shows which part failed.",
+                ),
+        )
         .attribute(
             Attribute::new("governance", super::model::governance_type())
                 .computed()

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::compose_access::delete_manifest;
 use super::desired::*;
+use super::keep;
 use super::model::TenantSpec;
 use crate::aws::ErrorCode;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
@@ -233,13 +234,16 @@ impl<'a> Composer<'a> {
         let target = self.target;
         let wanted = quota_spec(&target.spec, &target.cluster_arn, &target.tags);
         let sm = &self.client.sagemaker;
-        if let Some(id) = self.components.get(QUOTA) {
+        if let Some(id) = self.components.get(QUOTA).map(|value| quota_id(&value)) {
             match cq::find_compute_quota(sm, &id).await {
                 Ok(live) => {
                     self.quota_arn = Some(live.arn.clone());
-                    if !quota_matches(&wanted, &live) {
+                    let kept = keep::keeping(wanted.clone(), &target.spec.left_to_live, &live);
+                    // A write that ended `*Failed` is not in effect, whatever settings the quota reports.
+                    if !quota_matches(&kept, &live) || live.status.ends_with("Failed") {
                         self.update_quota(&id, &wanted).await?;
                     }
+                    self.components.insert(QUOTA.to_string(), id.clone());
                     // Read every time, not only when the tags argument changed: an imported quota made out of band
                     // lacks the tenant's marks (`hyperpod:tenant`, `hyperpod:cluster`, `hyperpod:contract`), and
                     // without them the inventory and the takeover check would not know the quota is governed.
@@ -302,7 +306,10 @@ impl<'a> Composer<'a> {
         let live = cq::wait_compute_quota_ready(sm, &found.id, self.target.timeout, &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
-        if !quota_matches(wanted, &live) {
+        if !quota_matches(
+            &keep::keeping(wanted.clone(), &self.target.spec.left_to_live, &live),
+            &live,
+        ) {
             self.update_quota(&found.id, wanted).await?;
         }
         if tags != self.target.tags {
@@ -336,7 +343,10 @@ impl<'a> Composer<'a> {
                 };
             }
             let reading = target_version::LEARNED.reading();
-            match cq::update_compute_quota(sm, id, live.version, reading, wanted).await {
+            // What the configuration leaves unset is sent as the quota holds it now, so nothing set out of band is
+            // erased by this write.
+            let sent = keep::keeping(wanted.clone(), &self.target.spec.left_to_live, &live);
+            match cq::update_compute_quota(sm, id, live.version, reading, &sent).await {
                 Ok(_) => {
                     return cq::wait_compute_quota_ready(sm, id, self.target.timeout, &self.context.stop)
                         .await
@@ -448,7 +458,7 @@ impl<'a> Composer<'a> {
                 Err(diagnostics) => return Err(diagnostics),
             }
         }
-        if let Some(id) = self.components.get(QUOTA) {
+        if let Some(id) = self.components.get(QUOTA).map(|value| quota_id(&value)) {
             cq::delete_compute_quota(&self.client.sagemaker, &id)
                 .await
                 .map_err(|err| failed("Deleting the compute quota failed", err))?;

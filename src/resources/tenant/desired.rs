@@ -8,6 +8,22 @@ use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
 
 pub const ROLE: &str = "iam_role";
 pub const QUOTA: &str = "compute_quota";
+
+/// The compute quota's `components` value: its id, and after a refresh that found its last write ended `*Failed`
+/// (`CreateFailed`, `UpdateFailed`: not in effect, whatever settings it reports) the status too, `<id> (<status>)`.
+/// The plan then shows the failure as a change back to the bare id, and apply writes the quota again.
+pub fn quota_component(id: &str, status: &str) -> String {
+    if status.ends_with("Failed") {
+        format!("{id} ({status})")
+    } else {
+        id.to_string()
+    }
+}
+
+/// The quota's id in a `components` value.
+pub fn quota_id(value: &str) -> String {
+    value.split(' ').next().unwrap_or_default().to_string()
+}
 pub const POD_IDENTITY: &str = "pod_identity_association";
 pub const TARGET_POLICY: &str = "hyperpod-tenant-target";
 pub const DATA_POLICY: &str = "hyperpod-tenant-data";
@@ -189,7 +205,26 @@ pub fn role_policies(spec: &TenantSpec, partition: &str) -> BTreeMap<String, Str
     out
 }
 
-/// The compute quota request the spec asks for.
+/// One entry (or absolute borrow limit) as the API takes it.
+fn resource(entry: &super::model::QuotaEntry) -> QuotaResource {
+    let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
+    QuotaResource {
+        instance_type: entry.instance_type.clone(),
+        count: entry.count.map(to_i32),
+        accelerators: entry.accelerators.map(to_i32),
+        vcpu: entry.vcpu,
+        memory_gib: entry.memory_gib,
+        accelerator_partition: entry
+            .accelerator_partition
+            .as_ref()
+            .map(|(profile, count)| cq::Partition {
+                profile: profile.clone(),
+                count: to_i32(*count),
+            }),
+    }
+}
+
+/// The compute quota request the spec asks for (what it leaves to the live quota: `keep::keeping`).
 pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
     let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
     QuotaSpec {
@@ -197,19 +232,14 @@ pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, 
         cluster_arn: cluster_arn.to_string(),
         team_name: spec.team.clone(),
         description: Some(format!("hyperpod_tenant {}", spec.team)),
-        resources: spec
-            .quota
-            .iter()
-            .map(|entry| QuotaResource {
-                instance_type: entry.instance_type.clone(),
-                count: entry.count.map(to_i32),
-                accelerators: entry.accelerators.map(to_i32),
-                vcpu: entry.vcpu,
-                memory_gib: entry.memory_gib,
-            })
-            .collect(),
+        resources: spec.quota.iter().map(resource).collect(),
         sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy.to_string()),
         borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),
+        absolute_borrow_limits: spec
+            .sharing
+            .as_ref()
+            .map(|s| s.absolute_borrow_limits.iter().map(resource).collect())
+            .unwrap_or_default(),
         preempt_team_tasks: Some(spec.preempt_team_tasks.clone()),
         fair_share_weight: spec.fair_share_weight.map(to_i32),
         activation_state: Some(spec.activation_state.clone()),
@@ -217,7 +247,8 @@ pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, 
     }
 }
 
-/// Whether the live quota already is what `wanted` asks for (fields the user left to SageMaker are not compared).
+/// Whether the live quota already is what `wanted` asks for (fields the user left to SageMaker are not compared;
+/// partitions and absolute limits are, after `keep::keeping` filled in those left to the live quota).
 pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
     let resources_match = wanted.resources.len() == live.resources.len()
         && wanted.resources.iter().zip(&live.resources).all(|(w, l)| {
@@ -226,11 +257,13 @@ pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
                 && (w.accelerators.is_none() || w.accelerators == l.accelerators)
                 && (w.vcpu.is_none() || w.vcpu == l.vcpu)
                 && (w.memory_gib.is_none() || w.memory_gib == l.memory_gib)
+                && w.accelerator_partition == l.accelerator_partition
         });
     let optional = |w: &Option<String>, l: &Option<String>| w.is_none() || w == l;
     resources_match
         && optional(&wanted.sharing_strategy, &live.sharing_strategy)
         && (wanted.borrow_limit.is_none() || wanted.borrow_limit == live.borrow_limit)
+        && wanted.absolute_borrow_limits == live.absolute_borrow_limits
         && optional(&wanted.preempt_team_tasks, &live.preempt_team_tasks)
         && wanted.fair_share_weight.unwrap_or(0) == live.fair_share_weight.unwrap_or(0)
         && optional(&wanted.activation_state, &live.activation_state)

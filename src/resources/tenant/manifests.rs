@@ -259,6 +259,7 @@ pub(crate) mod tests {
             data: DataSpec::default(),
             slurm: None,
             tags: Default::default(),
+            left_to_live: Default::default(),
         }
     }
 

@@ -12,6 +12,7 @@ mod compose;
 mod compose_access;
 mod desired;
 mod drift;
+mod keep;
 mod list;
 mod manifests;
 mod model;
@@ -156,7 +157,13 @@ impl Tenant {
         let components = &composer.components.snapshot();
         let optional = |key: &str| components.get(key).map_or(Value::Null, text);
         set_attr(&mut state, "components", text_map(components));
-        set_attr(&mut state, "compute_quota_id", optional(desired::QUOTA));
+        set_attr(
+            &mut state,
+            "compute_quota_id",
+            components
+                .get(desired::QUOTA)
+                .map_or(Value::Null, |value| text(desired::quota_id(value))),
+        );
         set_attr(
             &mut state,
             "compute_quota_arn",
@@ -225,6 +232,7 @@ impl Resource<HyperpodClient> for Tenant {
     async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
+        keep::carry_partitions(change);
         // The handoffs (`contract`, `scheduling_policy`, `allocation`, `borrows_from`) are write-only: read from the configuration.
         let arguments = change.arguments();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.
@@ -304,6 +312,9 @@ impl Resource<HyperpodClient> for Tenant {
         }
         crate::resources::checks::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
+        for warning in keep::warnings(&change.config, &change.planned, derived.live_quota.as_ref()) {
+            change.diagnostics.push(warning);
+        }
         drift::warn(client, change).await;
         Ok(())
     }

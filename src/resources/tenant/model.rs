@@ -68,6 +68,8 @@ pub struct TenantSpec {
     pub data: DataSpec,
     pub slurm: Option<SlurmSpec>,
     pub tags: BTreeMap<String, String>,
+    /// What the value leaves to the live quota (kept on update).
+    pub left_to_live: super::keep::LeftToLive,
 }
 
 impl TenantSpec {
@@ -86,6 +88,12 @@ impl TenantSpec {
             Some(block) => Some(Sharing {
                 strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
                 borrow_limit: block.integer("borrow_limit").optional()?,
+                absolute_borrow_limits: block
+                    .blocks("absolute_borrow_limit")
+                    .or_empty()?
+                    .into_iter()
+                    .map(|entry| crate::resources::quota_share::decode(&entry))
+                    .collect::<Option<Vec<_>>>()?,
             }),
             None => None,
         };
@@ -158,6 +166,7 @@ impl TenantSpec {
             data,
             slurm,
             tags: tenant.string_map("tags").or_empty()?,
+            left_to_live: super::keep::LeftToLive::of(value),
         })
     }
 

@@ -48,6 +48,8 @@ pub const DERIVED: [&str; 17] = [
 pub struct Derived {
     pub attributes: BTreeMap<&'static str, Value>,
     pub warnings: Diagnostics,
+    /// The team's live compute quota on the cluster, as the run's shared read saw it (`keep::warnings`).
+    pub live_quota: Option<crate::governance::TenantCapacity>,
 }
 
 /// `arn:<partition>:iam::<cluster account>:role/<name>`.
@@ -78,7 +80,11 @@ pub fn predicted_components(
     for name in role_policies(spec, partition).keys() {
         add(policy_component(name), Some(role_name.to_string()));
     }
-    add(QUOTA.to_string(), None);
+    // Its id once recorded (a recorded failed write, `<id> (UpdateFailed)`, is planned back to the bare id).
+    add(
+        QUOTA.to_string(),
+        prior.get(QUOTA).map(|value| super::desired::quota_id(value)),
+    );
     for manifest in manifests::render(spec) {
         add(
             manifest.component(),
@@ -285,9 +291,15 @@ pub async fn derive(
         attributes.insert("components", Value::Map(BTreeMap::new()));
         attributes.insert("slurm_artefacts", slurm_value(spec, contract));
     }
+    let live_quota = facts.tenants.known().and_then(|live| {
+        live.iter()
+            .find(|t| t.capacity.team == spec.team)
+            .map(|t| t.capacity.clone())
+    });
     Ok(Derived {
         attributes,
         warnings: diagnostics,
+        live_quota,
     })
 }
 

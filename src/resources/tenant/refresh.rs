@@ -65,10 +65,14 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
         }
     }
 
-    if let Some(id) = prior.get(QUOTA)
-        && let Some(quota) = present(cq::find_compute_quota(&client.sagemaker, id).await, "the compute quota")?
+    if let Some(id) = prior.get(QUOTA).map(|value| desired::quota_id(value))
+        && let Some(quota) = present(
+            cq::find_compute_quota(&client.sagemaker, &id).await,
+            "the compute quota",
+        )?
     {
-        live.insert(QUOTA.to_string(), quota.id.clone());
+        // A last write that failed is drift: not in effect, so the plan writes it again.
+        live.insert(QUOTA.to_string(), desired::quota_component(&quota.id, &quota.status));
         set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
         flatten_quota(&mut state, &quota);
     }
@@ -154,7 +158,11 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     if live.is_empty() {
         return Ok(None);
     }
-    set_attr(&mut state, "compute_quota_id", optional(live.get(QUOTA).cloned()));
+    set_attr(
+        &mut state,
+        "compute_quota_id",
+        optional(live.get(QUOTA).map(|value| desired::quota_id(value))),
+    );
     set_attr(&mut state, "components", text_map(&live));
     Ok(Some(state))
 }
@@ -208,21 +216,56 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
                 quota.borrow_limit.map_or(Value::Null, |l| int(i64::from(l))),
             );
         }
+        // Absolute limits are the team's whether written or set in the console: always shown (null stays null
+        // while there are none, so a tenant that never set them shows no change).
+        let limits = &quota.absolute_borrow_limits;
+        let written = sharing
+            .get_attr("absolute_borrow_limit")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let shown = if limits.is_empty() && written.is_null() {
+            Value::Null
+        } else {
+            let written_entries = match &written {
+                Value::List(items) => items.clone(),
+                _ => Vec::new(),
+            };
+            Value::List(flatten_entries(limits, &written_entries, true))
+        };
+        set_attr(&mut sharing, "absolute_borrow_limit", shown);
         set_attr(state, "sharing", sharing);
     }
-    let entries = elements(&prior, "quota");
-    let same_shape = entries.len() == quota.resources.len()
+    let entries = elements(&prior, "quota").to_vec();
+    set_attr(
+        state,
+        "quota",
+        Value::List(flatten_entries(&quota.resources, &entries, false)),
+    );
+}
+
+/// Live entries as the state shows them: the units the user wrote, always the partition, and when the entries no
+/// longer line up with what was written, the count (a quota's entries: SageMaker fills the other amounts in) or
+/// every unit (`every_unit`: absolute borrow limits, which nothing fills in).
+fn flatten_entries(
+    live_entries: &[crate::aws::compute_quota::QuotaResource],
+    entries: &[Value],
+    every_unit: bool,
+) -> Vec<Value> {
+    let quota_resources = live_entries;
+    let float = |n: f64| crate::protocol::value::Number::from_f64(n).map_or(Value::Null, Value::Number);
+    let same_shape = entries.len() == quota_resources.len()
         && entries
             .iter()
-            .zip(&quota.resources)
+            .zip(quota_resources)
             .all(|(entry, live)| string(entry, "instance_type").as_deref() == Some(live.instance_type.as_str()));
-    let flattened: Vec<Value> = quota
-        .resources
+    quota_resources
         .iter()
         .enumerate()
         .map(|(index, live)| {
             let written = if same_shape { entries.get(index) } else { None };
-            let keep = |field: &str| written.is_some_and(|e| e.get_attr(field).is_some_and(|v| !v.is_null()));
+            let keep = |field: &str| {
+                written.is_some_and(|e| e.get_attr(field).is_some_and(|v| !v.is_null())) || (every_unit && !same_shape)
+            };
             let count_shown = keep("count") || !same_shape;
             object([
                 ("instance_type", text(&live.instance_type)),
@@ -240,26 +283,32 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
                 ),
                 (
                     "vcpu",
-                    if keep("vcpu") {
-                        written.and_then(|e| e.get_attr("vcpu").cloned()).unwrap_or(Value::Null)
-                    } else {
-                        Value::Null
+                    match (keep("vcpu"), written) {
+                        (true, Some(e)) => e.get_attr("vcpu").cloned().unwrap_or(Value::Null),
+                        (true, None) => live.vcpu.map_or(Value::Null, float),
+                        (false, _) => Value::Null,
                     },
                 ),
                 (
                     "memory_gib",
-                    if keep("memory_gib") {
-                        written
-                            .and_then(|e| e.get_attr("memory_gib").cloned())
-                            .unwrap_or(Value::Null)
-                    } else {
-                        Value::Null
+                    match (keep("memory_gib"), written) {
+                        (true, Some(e)) => e.get_attr("memory_gib").cloned().unwrap_or(Value::Null),
+                        (true, None) => live.memory_gib.map_or(Value::Null, float),
+                        (false, _) => Value::Null,
                     },
+                ),
+                (
+                    "accelerator_partition",
+                    crate::resources::quota_share::partition_value(
+                        live.accelerator_partition
+                            .as_ref()
+                            .map(|p| (p.profile.clone(), i64::from(p.count)))
+                            .as_ref(),
+                    ),
                 ),
             ])
         })
-        .collect();
-    set_attr(state, "quota", Value::List(flattened));
+        .collect()
 }
 
 /// Import by `<cluster>/<team>`: finds the team's quota and the objects the tenant composes by their deterministic
@@ -421,6 +470,7 @@ mod tests {
                 accelerators: Some(24),
                 vcpu: Some(192.0),
                 memory_gib: Some(2048.0),
+                accelerator_partition: None,
             }],
             sharing_strategy: Some("LendAndBorrow".into()),
             borrow_limit: Some(50),
@@ -441,11 +491,16 @@ mod tests {
                     ("accelerators", Value::Null),
                     ("vcpu", Value::Null),
                     ("memory_gib", Value::Null),
+                    ("accelerator_partition", Value::Null),
                 ])]),
             ),
             (
                 "sharing",
-                object([("strategy", text("LendAndBorrow")), ("borrow_limit", Value::Null)]),
+                object([
+                    ("strategy", text("LendAndBorrow")),
+                    ("borrow_limit", Value::Null),
+                    ("absolute_borrow_limit", Value::Null),
+                ]),
             ),
             ("preempt_team_tasks", text("Never")),
             ("fair_share_weight", Value::Null),
@@ -477,5 +532,41 @@ mod tests {
             Some(&Value::Null),
             "the default borrow limit stays unset"
         );
+        assert_eq!(
+            sharing.get_attr("absolute_borrow_limit"),
+            Some(&Value::Null),
+            "none, none shown"
+        );
+    }
+
+    #[test]
+    fn partitions_and_absolute_limits_set_in_the_console_show_in_state() {
+        use crate::aws::compute_quota::Partition;
+        let mut live = quota();
+        live.resources[0].accelerator_partition = Some(Partition {
+            profile: "mig-1g.10gb".into(),
+            count: 14,
+        });
+        live.absolute_borrow_limits = vec![QuotaResource {
+            instance_type: "ml.p5.48xlarge".into(),
+            accelerators: Some(16),
+            vcpu: Some(96.5),
+            ..QuotaResource::default()
+        }];
+        let mut state = state();
+        flatten_quota(&mut state, &live);
+        let entry = &elements(&state, "quota")[0];
+        let partition = nested(entry, "accelerator_partition").cloned().unwrap_or(Value::Null);
+        assert_eq!(string(&partition, "type").as_deref(), Some("mig-1g.10gb"));
+        assert_eq!(partition.get_attr("count"), Some(&int(14)));
+        let sharing = nested(&state, "sharing").cloned().unwrap_or(Value::Null);
+        let limits = elements(&sharing, "absolute_borrow_limit");
+        assert_eq!(limits.len(), 1, "{sharing:?}");
+        assert_eq!(
+            limits[0].get_attr("accelerators"),
+            Some(&int(16)),
+            "every unit of a limit not written"
+        );
+        assert_eq!(limits[0].get_attr("vcpu").map(|v| v.is_null()), Some(false));
     }
 }

@@ -1,9 +1,10 @@
 //! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
 //! identity and data; and, computed at plan time, every object apply will compose.
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
 use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
+use crate::resources::quota_share::Partitions;
 use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
@@ -49,14 +50,36 @@ fn computed(name: &'static str, ty: Type, description: &str) -> Attribute {
 }
 
 fn quota_block() -> Block {
-    crate::resources::quota_share::attributes().into_iter().fold(
-        Block::new(
-            "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, or \
-             `accelerators`, `vcpu` and `memory_gib`. WKL-3 counts every unit against what the instance groups \
-             hold, summed over every tenant of the cluster.",
-        ),
-        Block::attribute,
+    crate::resources::quota_share::attributes(Partitions::KeepLive)
+        .into_iter()
+        .fold(
+            Block::new(
+                "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, \
+                 `accelerators`, `vcpu` and `memory_gib`, or MIG slices (`accelerator_partition`). WKL-3 counts \
+                 every unit against what the instance groups hold, summed over every tenant of the cluster.",
+            ),
+            Block::attribute,
+        )
+}
+
+/// SageMaker's `AbsoluteBorrowLimitResourceList`: at most 15 entries.
+pub const MAX_ABSOLUTE_BORROW_LIMITS: i64 = 15;
+
+/// `AbsoluteBorrowLimits`: entries shaped like a quota entry (the API uses one type for both).
+fn absolute_borrow_limit() -> Attribute {
+    Attribute::nested(
+        "absolute_borrow_limit",
+        Nesting::List,
+        crate::resources::quota_share::attributes(Partitions::AsWritten),
     )
+    .optional_computed()
+    .describe(
+        "The most of an instance type the team may borrow, whatever `borrow_limit`'s percentage \
+         (`AbsoluteBorrowLimits`): at most 15 entries, each an `instance_type` with `count`, `accelerators`, \
+         `vcpu`, `memory_gib` or `accelerator_partition`; only with `LendAndBorrow` (WKL-5). Unset: the limits the \
+         live quota holds (set in the console) are kept and shown here, with a warning; `[]` removes them.",
+    )
+    .validate(crate::resources::validators::ListAtMost(MAX_ABSOLUTE_BORROW_LIMITS))
 }
 
 fn sharing_block() -> Block {
@@ -78,6 +101,7 @@ fn sharing_block() -> Block {
             )
             .validate(WholeNumber),
     )
+    .attribute(absolute_borrow_limit())
 }
 
 fn network_policy_block() -> Block {

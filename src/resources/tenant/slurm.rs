@@ -117,7 +117,7 @@ mod tests {
             accelerators: Some(16),
             vcpu: None,
             memory_gib: None,
-            accelerator_partitions: Vec::new(),
+            accelerator_partition: None,
         }];
         spec.slurm = Some(SlurmSpec {
             partitions: vec!["gpu".into()],

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use aws_sdk_sagemaker::Client;
 use aws_sdk_sagemaker::types::{
-    ActivationState, ClusterInstanceType, ComputeQuotaConfig, ComputeQuotaResourceConfig, ComputeQuotaSummary,
-    ComputeQuotaTarget, PreemptTeamTasks, ResourceSharingConfig, ResourceSharingStrategy, SchedulerResourceStatus,
+    AcceleratorPartitionConfig, ActivationState, ClusterInstanceType, ComputeQuotaConfig, ComputeQuotaResourceConfig,
+    ComputeQuotaSummary, ComputeQuotaTarget, MigProfileType, PreemptTeamTasks, ResourceSharingConfig,
+    ResourceSharingStrategy, SchedulerResourceStatus,
 };
 
 use super::sagemaker::to_sdk_tag;
@@ -18,8 +19,9 @@ use crate::Stop;
 
 pub const COMPUTE_QUOTA: &str = "compute quota";
 
-/// One instance type's allocation: whole instances (`count`) or amounts of accelerators, vCPU and memory.
-#[derive(Clone, Debug, PartialEq)]
+/// One instance type's allocation (a quota entry, or an absolute borrow limit): whole instances (`count`), amounts
+/// of accelerators, vCPU and memory, or MIG partitions.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct QuotaResource {
     pub instance_type: String,
     pub count: Option<i32>,
@@ -27,6 +29,15 @@ pub struct QuotaResource {
     /// The API carries vCPU and memory as 32-bit floats; see `widen`.
     pub vcpu: Option<f64>,
     pub memory_gib: Option<f64>,
+    /// `AcceleratorPartition`: MIG slices of one profile.
+    pub accelerator_partition: Option<Partition>,
+}
+
+/// `AcceleratorPartitionConfig`: `count` MIG slices of `profile` (`mig-1g.10gb`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    pub profile: String,
+    pub count: i32,
 }
 
 /// What a create or update writes. An update replaces the whole config and target, so every field is sent each time.
@@ -40,6 +51,8 @@ pub struct QuotaSpec {
     /// `Lend`, `DontLend` or `LendAndBorrow` (the API's default).
     pub sharing_strategy: Option<String>,
     pub borrow_limit: Option<i32>,
+    /// `AbsoluteBorrowLimits`: the most of an instance type the team may borrow, whatever the percentage.
+    pub absolute_borrow_limits: Vec<QuotaResource>,
     /// `Never` or `LowerPriority` (the API's default).
     pub preempt_team_tasks: Option<String>,
     pub fair_share_weight: Option<i32>,
@@ -66,6 +79,7 @@ pub struct ComputeQuota {
     pub resources: Vec<QuotaResource>,
     pub sharing_strategy: Option<String>,
     pub borrow_limit: Option<i32>,
+    pub absolute_borrow_limits: Vec<QuotaResource>,
     pub preempt_team_tasks: Option<String>,
     pub fair_share_weight: Option<i32>,
     pub activation_state: Option<String>,
@@ -255,6 +269,7 @@ fn empty_quota() -> ComputeQuota {
         resources: Vec::new(),
         sharing_strategy: None,
         borrow_limit: None,
+        absolute_borrow_limits: Vec::new(),
         preempt_team_tasks: None,
         fair_share_weight: None,
         activation_state: None,
@@ -268,6 +283,9 @@ fn apply_config(quota: &mut ComputeQuota, config: Option<&ComputeQuotaConfig>, t
         let sharing = config.resource_sharing_config();
         quota.sharing_strategy = sharing.and_then(|s| s.strategy()).map(|s| s.as_str().to_string());
         quota.borrow_limit = sharing.and_then(|s| s.borrow_limit());
+        quota.absolute_borrow_limits = sharing
+            .map(|s| s.absolute_borrow_limits().iter().map(from_sdk_resource).collect())
+            .unwrap_or_default();
         quota.preempt_team_tasks = config.preempt_team_tasks().map(|p| p.as_str().to_string());
     }
     if let Some(target) = target {
@@ -286,7 +304,27 @@ fn from_sdk_resource(resource: &ComputeQuotaResourceConfig) -> QuotaResource {
         accelerators: resource.accelerators(),
         vcpu: resource.v_cpu().map(widen),
         memory_gib: resource.memory_in_gib().map(widen),
+        accelerator_partition: resource.accelerator_partition().map(|p| Partition {
+            profile: p.r#type().map(|t| t.as_str().to_string()).unwrap_or_default(),
+            count: p.count().unwrap_or(0),
+        }),
     }
+}
+
+fn to_sdk_resource(resource: &QuotaResource) -> ComputeQuotaResourceConfig {
+    ComputeQuotaResourceConfig::builder()
+        .instance_type(ClusterInstanceType::from(resource.instance_type.as_str()))
+        .set_count(resource.count)
+        .set_accelerators(resource.accelerators)
+        .set_v_cpu(resource.vcpu.map(|v| v as f32))
+        .set_memory_in_gib(resource.memory_gib.map(|m| m as f32))
+        .set_accelerator_partition(resource.accelerator_partition.as_ref().map(|p| {
+            AcceleratorPartitionConfig::builder()
+                .r#type(MigProfileType::from(p.profile.as_str()))
+                .count(p.count)
+                .build()
+        }))
+        .build()
 }
 
 /// The f64 nearest the decimal the service sent: `0.1_f32 as f64` is 0.10000000149011612, which would show as drift
@@ -295,33 +333,24 @@ fn widen(value: f32) -> f64 {
     value.to_string().parse().unwrap_or(f64::from(value))
 }
 
-/// The config as the API takes it. A borrow limit without a strategy goes with `LendAndBorrow`, the only strategy
-/// that borrows (and the API's default).
+/// The config as the API takes it. A borrow limit (a percentage or absolute) without a strategy goes with
+/// `LendAndBorrow`, the only strategy that borrows (and the API's default).
 pub fn to_sdk_config(spec: &QuotaSpec) -> ComputeQuotaConfig {
-    let resources = spec
-        .resources
-        .iter()
-        .map(|r| {
-            ComputeQuotaResourceConfig::builder()
-                .instance_type(ClusterInstanceType::from(r.instance_type.as_str()))
-                .set_count(r.count)
-                .set_accelerators(r.accelerators)
-                .set_v_cpu(r.vcpu.map(|v| v as f32))
-                .set_memory_in_gib(r.memory_gib.map(|m| m as f32))
-                .build()
-        })
-        .collect();
-    let strategy = match (&spec.sharing_strategy, spec.borrow_limit) {
+    let resources = spec.resources.iter().map(to_sdk_resource).collect();
+    let borrows = spec.borrow_limit.is_some() || !spec.absolute_borrow_limits.is_empty();
+    let strategy = match (&spec.sharing_strategy, borrows) {
         (Some(strategy), _) => Some(ResourceSharingStrategy::from(strategy.as_str())),
-        (None, Some(_)) => Some(ResourceSharingStrategy::Lendandborrow),
-        (None, None) => None,
+        (None, true) => Some(ResourceSharingStrategy::Lendandborrow),
+        (None, false) => None,
     };
+    let absolute: Vec<ComputeQuotaResourceConfig> = spec.absolute_borrow_limits.iter().map(to_sdk_resource).collect();
     ComputeQuotaConfig::builder()
         .set_compute_quota_resources(Some(resources))
         .set_resource_sharing_config(strategy.map(|strategy| {
             ResourceSharingConfig::builder()
                 .strategy(strategy)
                 .set_borrow_limit(spec.borrow_limit)
+                .set_absolute_borrow_limits((!absolute.is_empty()).then(|| absolute.clone()))
                 .build()
         }))
         .set_preempt_team_tasks(spec.preempt_team_tasks.as_deref().map(PreemptTeamTasks::from))
@@ -351,6 +380,7 @@ mod tests {
                     accelerators: None,
                     vcpu: None,
                     memory_gib: None,
+                    accelerator_partition: None,
                 },
                 QuotaResource {
                     instance_type: "ml.g5.8xlarge".into(),
@@ -358,9 +388,23 @@ mod tests {
                     accelerators: None,
                     vcpu: Some(0.1),
                     memory_gib: Some(12.5),
+                    accelerator_partition: None,
+                },
+                QuotaResource {
+                    instance_type: "ml.p4d.24xlarge".into(),
+                    accelerator_partition: Some(Partition {
+                        profile: "mig-1g.5gb".into(),
+                        count: 14,
+                    }),
+                    ..QuotaResource::default()
                 },
             ],
             borrow_limit: Some(50),
+            absolute_borrow_limits: vec![QuotaResource {
+                instance_type: "ml.p5.48xlarge".into(),
+                accelerators: Some(16),
+                ..QuotaResource::default()
+            }],
             preempt_team_tasks: Some("Never".into()),
             fair_share_weight: Some(10),
             ..QuotaSpec::default()
@@ -371,7 +415,10 @@ mod tests {
     fn spec_maps_to_the_api_shape() {
         let config = to_sdk_config(&spec());
         let resources = config.compute_quota_resources();
-        assert_eq!(resources.len(), 2);
+        assert_eq!(resources.len(), 3);
+        let partition = resources[2].accelerator_partition().unwrap();
+        assert_eq!(partition.r#type().unwrap().as_str(), "mig-1g.5gb");
+        assert_eq!(partition.count(), Some(14));
         assert_eq!(resources[0].instance_type().unwrap().as_str(), "ml.p5.48xlarge");
         assert_eq!(resources[0].count(), Some(2));
         assert_eq!(resources[0].v_cpu(), None);
@@ -379,6 +426,8 @@ mod tests {
         let sharing = config.resource_sharing_config().unwrap();
         assert_eq!(sharing.strategy().unwrap().as_str(), "LendAndBorrow");
         assert_eq!(sharing.borrow_limit(), Some(50));
+        assert_eq!(sharing.absolute_borrow_limits().len(), 1);
+        assert_eq!(sharing.absolute_borrow_limits()[0].accelerators(), Some(16));
         assert_eq!(config.preempt_team_tasks().unwrap().as_str(), "Never");
         let target = to_sdk_target(&spec());
         assert_eq!(target.team_name(), Some("research"));
@@ -386,12 +435,27 @@ mod tests {
 
         let plain = QuotaSpec {
             borrow_limit: None,
+            absolute_borrow_limits: Vec::new(),
             ..spec()
         };
+        let absolute_only = QuotaSpec {
+            borrow_limit: None,
+            ..spec()
+        };
+        let sharing = to_sdk_config(&absolute_only)
+            .resource_sharing_config()
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            sharing.strategy().unwrap().as_str(),
+            "LendAndBorrow",
+            "an absolute limit borrows"
+        );
         assert!(to_sdk_config(&plain).resource_sharing_config().is_none());
         let lend = QuotaSpec {
             sharing_strategy: Some("Lend".into()),
             borrow_limit: None,
+            absolute_borrow_limits: Vec::new(),
             ..spec()
         };
         let config = to_sdk_config(&lend);
@@ -426,7 +490,11 @@ mod tests {
         assert_eq!(quota.sharing_strategy.as_deref(), Some("LendAndBorrow"));
         assert_eq!(quota.borrow_limit, Some(50));
         assert_eq!(quota.preempt_team_tasks.as_deref(), Some("Never"));
-        assert_eq!(quota.resources, spec.resources, "0.1 and 12.5 come back as written");
+        assert_eq!(
+            quota.resources, spec.resources,
+            "0.1 and 12.5 come back as written, the partition too"
+        );
+        assert_eq!(quota.absolute_borrow_limits, spec.absolute_borrow_limits);
         assert_eq!(quota.description, None);
         assert_eq!(quota.failure_reason, None);
     }

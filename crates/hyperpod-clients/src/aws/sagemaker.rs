@@ -33,6 +33,22 @@ pub struct InstanceGroup {
     pub target_count: i32,
     /// The IAM role the group's nodes run as (OBS-1 looks for the CloudWatch agent's policy on it).
     pub execution_role: String,
+    /// `KubernetesConfig.CurrentLabels` (the desired ones while none are current): the MIG layout is the label
+    /// `nvidia.com/mig.config`.
+    pub kubernetes_labels: BTreeMap<String, String>,
+}
+
+/// The node label through which HyperPod configures an instance group's GPU partitions (MIG).
+pub const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
+
+impl InstanceGroup {
+    /// The group's MIG layout (`all-1g.10gb`, a custom layout name), `None` when its GPUs are not partitioned.
+    pub fn partition_layout(&self) -> Option<&str> {
+        self.kubernetes_labels
+            .get(MIG_CONFIG_LABEL)
+            .map(String::as_str)
+            .filter(|layout| !layout.is_empty() && *layout != "all-disabled")
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -80,6 +96,11 @@ pub async fn find_cluster(client: &Client, name_or_arn: &str) -> Result<HyperPod
                 current_count: group.current_count().unwrap_or(0),
                 target_count: group.target_count().unwrap_or(0),
                 execution_role: group.execution_role().unwrap_or_default().to_string(),
+                kubernetes_labels: group
+                    .kubernetes_config()
+                    .and_then(|k| k.current_labels().or(k.desired_labels()))
+                    .map(|labels| labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                    .unwrap_or_default(),
             })
             .collect(),
     })
@@ -100,8 +121,13 @@ pub struct SchedulerConfig {
     pub cluster_arn: String,
     pub description: Option<String>,
     pub version: i32,
+    /// The status, with `StatusDetails` folded in: a config SageMaker reports `Created` or `Updated` while one of
+    /// its components (`FairShare`, ...) ended `*Failed` is not in effect, and reads as that component's status.
     pub status: String,
+    /// `FailureReason`, with the failed components named.
     pub failure_reason: Option<String>,
+    /// `StatusDetails`: each component's status.
+    pub status_details: BTreeMap<String, String>,
     pub priority_classes: Vec<PriorityClass>,
     pub fair_share: Option<bool>,
     pub idle_resource_sharing: Option<bool>,
@@ -135,6 +161,17 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
         });
     }
     let scheduler_config = output.scheduler_config();
+    let status_details: BTreeMap<String, String> = output
+        .status_details()
+        .map(|details| {
+            details
+                .iter()
+                .map(|(component, status)| (component.as_str().to_string(), status.as_str().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (status, failure_reason) =
+        fold_status_details(status, output.failure_reason().map(str::to_string), &status_details);
     Ok(SchedulerConfig {
         id: output.cluster_scheduler_config_id().unwrap_or(id).to_string(),
         arn: output.cluster_scheduler_config_arn().unwrap_or_default().to_string(),
@@ -143,7 +180,8 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
         description: output.description().map(str::to_string),
         version: output.cluster_scheduler_config_version().unwrap_or(0),
         status,
-        failure_reason: output.failure_reason().map(str::to_string),
+        failure_reason,
+        status_details,
         priority_classes: scheduler_config
             .map(|c| {
                 c.priority_classes()
@@ -162,6 +200,36 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
             .and_then(|c| c.idle_resource_sharing())
             .map(|i| *i == IdleResourceSharing::Enabled),
     })
+}
+
+/// A settled status with a failed component reads as the component's failure; the reason names the components.
+fn fold_status_details(
+    status: String,
+    reason: Option<String>,
+    details: &BTreeMap<String, String>,
+) -> (String, Option<String>) {
+    let failed: Vec<(&String, &String)> = details
+        .iter()
+        .filter(|(_, component_status)| SchedulerConfig::write_failed(component_status))
+        .collect();
+    if failed.is_empty() {
+        return (status, reason);
+    }
+    let named = failed
+        .iter()
+        .map(|(component, component_status)| format!("{component} {component_status}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reason = Some(match reason {
+        Some(reason) => format!("{reason} (StatusDetails: {named})"),
+        None => format!("StatusDetails: {named}"),
+    });
+    let status = if SchedulerConfig::write_failed(&status) {
+        status
+    } else {
+        failed[0].1.clone()
+    };
+    (status, reason)
 }
 
 impl SchedulerConfig {
@@ -275,4 +343,52 @@ pub async fn update_tags(
 
 pub fn to_sdk_tag(key: &str, value: &str) -> aws_sdk_sagemaker::types::Tag {
     aws_sdk_sagemaker::types::Tag::builder().key(key).value(value).build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_component_makes_a_settled_config_read_as_failed() {
+        let details: BTreeMap<String, String> = [
+            ("FairShare".to_string(), "UpdateFailed".to_string()),
+            ("PriorityClasses".to_string(), "Updated".to_string()),
+        ]
+        .into();
+        let (status, reason) = fold_status_details("Updated".into(), None, &details);
+        assert_eq!(status, "UpdateFailed");
+        assert_eq!(reason.as_deref(), Some("StatusDetails: FairShare UpdateFailed"));
+        let (status, reason) = fold_status_details("Updated".into(), Some("quota busy".into()), &details);
+        assert_eq!(
+            (status.as_str(), reason.as_deref()),
+            (
+                "UpdateFailed",
+                Some("quota busy (StatusDetails: FairShare UpdateFailed)")
+            )
+        );
+        let fine: BTreeMap<String, String> = [("FairShare".to_string(), "Updated".to_string())].into();
+        assert_eq!(
+            fold_status_details("Updated".into(), None, &fine),
+            ("Updated".to_string(), None)
+        );
+    }
+
+    #[test]
+    fn only_a_mig_label_other_than_all_disabled_is_a_partition_layout() {
+        let group = |labels: &[(&str, &str)]| InstanceGroup {
+            name: "g".into(),
+            instance_type: "ml.p4d.24xlarge".into(),
+            current_count: 1,
+            target_count: 1,
+            execution_role: String::new(),
+            kubernetes_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        };
+        assert_eq!(
+            group(&[(MIG_CONFIG_LABEL, "all-1g.5gb")]).partition_layout(),
+            Some("all-1g.5gb")
+        );
+        assert_eq!(group(&[(MIG_CONFIG_LABEL, "all-disabled")]).partition_layout(), None);
+        assert_eq!(group(&[("team", "a")]).partition_layout(), None);
+    }
 }

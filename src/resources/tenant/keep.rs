@@ -1,0 +1,302 @@
+//! What a tenant's configuration leaves to the live compute quota, and keeps there: a MIG partition on an entry,
+//! absolute borrow limits, the borrow limit, or the whole sharing config, set in the console or by another tool.
+//! An update re-reads the quota and sends those fields as they are (`keeping`), so an unrelated change never
+//! erases them; the plan names each one the live quota holds (`warnings`), so a reviewer sees what the HCL does not
+//! say. A partition and the absolute limits are also computed attributes (refresh records them), so they show in
+//! state and their drift in the plan.
+
+use crate::aws::compute_quota::{ComputeQuota, QuotaSpec};
+use crate::governance::{QuotaShare, SharingStrategy, TenantCapacity};
+use crate::protocol::decode::Fields;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic};
+use crate::protocol::object::elements;
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::value::Value;
+
+/// SageMaker's borrow limit when none is written (percent).
+pub const DEFAULT_BORROW_LIMIT: i32 = 50;
+
+/// The fields a tenant value (planned or configured) leaves unset, so the live quota's stay.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeftToLive {
+    /// No `sharing` block: the strategy, borrow limit and absolute limits are the live quota's.
+    pub sharing: bool,
+    /// A LendAndBorrow `sharing` block without `borrow_limit`.
+    pub borrow_limit: bool,
+    /// A `sharing` block whose `absolute_borrow_limit` is null (`[]` asks for none).
+    pub absolute_borrow_limits: bool,
+    /// Instance types whose entry sets no partition and no unit that excludes one (`count`, `accelerators`).
+    pub partitions: Vec<String>,
+}
+
+impl LeftToLive {
+    pub fn of(value: &Value) -> Self {
+        let tenant = Fields(value);
+        let sharing = value.get_attr("sharing").filter(|s| !s.is_null());
+        let unset = |object: &Value, name: &str| object.get_attr(name).is_none_or(Value::is_null);
+        let lends_and_borrows = sharing.is_some_and(|s| {
+            tenant
+                .block("sharing")
+                .known()
+                .and_then(|block| block.string("strategy").known())
+                .is_none_or(|strategy| strategy == SharingStrategy::LendAndBorrow.to_string())
+                && s.is_known()
+        });
+        Self {
+            sharing: sharing.is_none(),
+            borrow_limit: lends_and_borrows && sharing.is_some_and(|s| unset(s, "borrow_limit")),
+            absolute_borrow_limits: sharing.is_some_and(|s| unset(s, "absolute_borrow_limit")),
+            partitions: elements(value, "quota")
+                .iter()
+                .filter(|entry| {
+                    ["accelerator_partition", "count", "accelerators"]
+                        .iter()
+                        .all(|f| unset(entry, f))
+                })
+                .filter_map(|entry| crate::protocol::object::string(entry, "instance_type"))
+                .collect(),
+        }
+    }
+}
+
+/// `wanted` with what `left` leaves to the live quota taken from `live`.
+pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) -> QuotaSpec {
+    if left.sharing {
+        wanted.sharing_strategy = live.sharing_strategy.clone();
+        wanted.borrow_limit = live.borrow_limit;
+        wanted.absolute_borrow_limits = live.absolute_borrow_limits.clone();
+    } else {
+        let borrows = wanted.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow")
+            && live.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow");
+        if left.borrow_limit && borrows && wanted.borrow_limit.is_none() {
+            wanted.borrow_limit = live.borrow_limit;
+        }
+        if left.absolute_borrow_limits && borrows && wanted.absolute_borrow_limits.is_empty() {
+            wanted.absolute_borrow_limits = live.absolute_borrow_limits.clone();
+        }
+    }
+    for resource in wanted.resources.iter_mut() {
+        if left.partitions.contains(&resource.instance_type) && resource.accelerator_partition.is_none() {
+            resource.accelerator_partition = live
+                .resources
+                .iter()
+                .find(|l| l.instance_type == resource.instance_type)
+                .and_then(|l| l.accelerator_partition.clone());
+        }
+    }
+    wanted
+}
+
+/// Plans each entry's unset partition as the prior state's entry of the same instance type has it (Terraform's
+/// proposal pairs entries by position, which a reordered or inserted entry would get wrong).
+pub fn carry_partitions(change: &mut PlannedChange) {
+    let prior: Vec<Value> = change
+        .prior
+        .as_ref()
+        .map(|p| elements(p, "quota").to_vec())
+        .unwrap_or_default();
+    let config: Vec<Value> = elements(&change.config, "quota").to_vec();
+    let Some(Value::List(planned)) = change.planned.get_attr("quota").cloned() else {
+        return;
+    };
+    let unset = |entry: &Value, name: &str| entry.get_attr(name).is_none_or(Value::is_null);
+    let carried: Vec<Value> = planned
+        .into_iter()
+        .enumerate()
+        .map(|(index, mut entry)| {
+            let configured = config.get(index);
+            if configured.is_some_and(|c| !unset(c, "accelerator_partition")) {
+                return entry;
+            }
+            let excluded = configured.is_some_and(|c| !unset(c, "count") || !unset(c, "accelerators"));
+            let instance_type = entry.get_attr("instance_type").cloned();
+            let kept = prior
+                .iter()
+                .find(|p| p.get_attr("instance_type").cloned() == instance_type && instance_type.is_some())
+                .and_then(|p| p.get_attr("accelerator_partition").cloned())
+                .filter(|_| !excluded)
+                .unwrap_or(Value::Null);
+            set_attr(&mut entry, "accelerator_partition", kept);
+            entry
+        })
+        .collect();
+    change.set("quota", Value::List(carried));
+}
+
+/// One warning per field the live quota holds that the configuration does not set (and that is not SageMaker's
+/// default): it is kept, and the reviewer should know it is there.
+pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) -> Vec<Diagnostic> {
+    let left = LeftToLive::of(config);
+    let mut out = Vec::new();
+    for (index, entry) in elements(planned, "quota").iter().enumerate() {
+        let Some(instance_type) = crate::protocol::object::string(entry, "instance_type") else {
+            continue;
+        };
+        let partition = Fields(entry)
+            .block("accelerator_partition")
+            .known()
+            .and_then(|p| Some((p.string("type").known()?, p.integer("count").known()?)));
+        if let Some((profile, count)) = partition.filter(|_| left.partitions.contains(&instance_type)) {
+            out.push(kept(
+                AttributePath::attr("quota")
+                    .index(index)
+                    .push_attr("accelerator_partition"),
+                &format!("{count} x {profile} of {instance_type}"),
+                "write accelerator_partition in this quota block to manage it, or give the entry count or \
+                 accelerators to drop it",
+            ));
+        }
+    }
+    let Some(live) = live else { return out };
+    let sharing = live.sharing.as_ref();
+    let absolute = sharing.map(|s| s.absolute_borrow_limits.as_slice()).unwrap_or_default();
+    let non_default_limit = sharing
+        .and_then(|s| s.borrow_limit)
+        .filter(|limit| *limit != i64::from(DEFAULT_BORROW_LIMIT));
+    if left.sharing {
+        let mut held = Vec::new();
+        if let Some(strategy) = sharing
+            .map(|s| s.strategy)
+            .filter(|s| *s != SharingStrategy::LendAndBorrow)
+        {
+            held.push(format!("strategy {strategy}"));
+        }
+        if let Some(limit) = non_default_limit {
+            held.push(format!("borrow limit {limit} %"));
+        }
+        if !absolute.is_empty() {
+            held.push(format!("absolute borrow limits {}", limits_text(absolute)));
+        }
+        if !held.is_empty() {
+            out.push(kept(
+                AttributePath::attr("sharing"),
+                &held.join(", "),
+                "write a sharing block to manage it",
+            ));
+        }
+        return out;
+    }
+    if left.borrow_limit
+        && let Some(limit) = non_default_limit
+    {
+        out.push(kept(
+            AttributePath::attr("sharing").push_attr("borrow_limit"),
+            &format!("a borrow limit of {limit} %"),
+            "set borrow_limit to manage it",
+        ));
+    }
+    let carried = planned
+        .get_attr("sharing")
+        .and_then(|s| s.get_attr("absolute_borrow_limit"))
+        .is_some_and(|limits| matches!(limits, Value::List(items) if !items.is_empty()));
+    if left.absolute_borrow_limits && (carried || !absolute.is_empty()) {
+        out.push(kept(
+            AttributePath::attr("sharing").push_attr("absolute_borrow_limit"),
+            &format!("absolute borrow limits {}", limits_text(absolute)),
+            "write absolute_borrow_limit to manage them, or set it to [] to remove them",
+        ));
+    }
+    out
+}
+
+fn kept(at: AttributePath, what: &str, fix: &str) -> Diagnostic {
+    Diagnostic::warning(
+        at,
+        "Set outside this configuration: kept",
+        format!(
+            "The tenant's compute quota holds {what}, which this configuration does not set. Apply keeps it as \
+             it is (an update never drops what the configuration does not ask to drop); {fix}."
+        ),
+    )
+}
+
+fn limits_text(limits: &[QuotaShare]) -> String {
+    let parts: Vec<String> = limits
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}",
+                l.instance_type,
+                crate::governance::capacity::amount_as_given(l)
+            )
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aws::compute_quota::{Partition, QuotaResource};
+
+    fn live() -> ComputeQuota {
+        ComputeQuota {
+            resources: vec![QuotaResource {
+                instance_type: "ml.p4d.24xlarge".into(),
+                accelerator_partition: Some(Partition {
+                    profile: "mig-1g.5gb".into(),
+                    count: 14,
+                }),
+                vcpu: Some(12.0),
+                ..QuotaResource::default()
+            }],
+            sharing_strategy: Some("LendAndBorrow".into()),
+            borrow_limit: Some(80),
+            absolute_borrow_limits: vec![QuotaResource {
+                instance_type: "ml.p5.48xlarge".into(),
+                accelerators: Some(16),
+                ..QuotaResource::default()
+            }],
+            ..ComputeQuota::default()
+        }
+    }
+
+    fn wanted() -> QuotaSpec {
+        QuotaSpec {
+            resources: vec![QuotaResource {
+                instance_type: "ml.p4d.24xlarge".into(),
+                vcpu: Some(12.0),
+                ..QuotaResource::default()
+            }],
+            ..QuotaSpec::default()
+        }
+    }
+
+    #[test]
+    fn an_update_keeps_what_the_configuration_leaves_unset_and_drops_only_what_it_asks_to() {
+        let all_left = LeftToLive {
+            sharing: true,
+            partitions: vec!["ml.p4d.24xlarge".into()],
+            ..LeftToLive::default()
+        };
+        let sent = keeping(wanted(), &all_left, &live());
+        assert_eq!(
+            sent.resources[0].accelerator_partition,
+            live().resources[0].accelerator_partition
+        );
+        assert_eq!(sent.borrow_limit, Some(80));
+        assert_eq!(sent.absolute_borrow_limits, live().absolute_borrow_limits);
+        // A sharing block that writes `absolute_borrow_limit = []` and a borrow limit: those win.
+        let managed = LeftToLive::default();
+        let mut asked = wanted();
+        asked.sharing_strategy = Some("LendAndBorrow".into());
+        asked.borrow_limit = Some(20);
+        let sent = keeping(asked, &managed, &live());
+        assert_eq!(sent.borrow_limit, Some(20));
+        assert!(sent.absolute_borrow_limits.is_empty());
+        assert_eq!(
+            sent.resources[0].accelerator_partition, None,
+            "the entry is not left to live"
+        );
+        // A strategy that does not borrow takes no borrow limit from the live quota.
+        let lend = LeftToLive {
+            borrow_limit: true,
+            absolute_borrow_limits: true,
+            ..LeftToLive::default()
+        };
+        let mut lending = wanted();
+        lending.sharing_strategy = Some("Lend".into());
+        let sent = keeping(lending, &lend, &live());
+        assert_eq!((sent.borrow_limit, sent.absolute_borrow_limits.len()), (None, 0));
+    }
+}
