@@ -63,7 +63,10 @@ pub fn tenant_value(tenant: &Value) -> Value {
         other => other.clone(),
     };
     let quota = crate::resources::quota_share::governance_list(tenant.get_attr("quota"));
+    let spaces = tenant.get_attr("spaces").is_some_and(|s| !s.is_null());
     let sharing_strategy = match tenant.get_attr("sharing") {
+        // A team with spaces and no sharing block lends (AWS's guidance for spaces; WKL-12).
+        Some(Value::Null) | None if spaces => text("Lend"),
         Some(Value::Null) | None => Value::Null,
         Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
         Some(_) => Value::Unknown,

@@ -250,6 +250,39 @@ pub fn amount_as_given(share: &QuotaShare) -> String {
     amount.map_or_else(String::new, |amount| format!("{} {}", number(amount), label(unit)))
 }
 
+/// Whether `share` fits inside `quota`'s entries of its instance type (a part kept for one use, such as a tenant's
+/// interactive spaces): `None` when it does, else the attribute it was given in, what it asks and what the quota
+/// holds, in the first unit that does not fit (accelerators, vCPU, memory and slices where the shape is known, so a
+/// share in instances compares with a quota in accelerators; instances otherwise).
+pub fn fits_within(share: &QuotaShare, quota: &[QuotaShare]) -> Option<(&'static str, String, String)> {
+    let shape = shapes::shape(&share.instance_type);
+    let profile = share.accelerator_partition.as_ref().map(|(p, _)| p.as_str());
+    let wanted = units(share, shape, profile);
+    let held = quota
+        .iter()
+        .filter(|entry| entry.instance_type == share.instance_type)
+        .fold(Units::default(), |total, entry| {
+            total.add(&units(entry, shape, profile))
+        });
+    let unit = UNITS
+        .iter()
+        .map(|(unit, _)| *unit)
+        .filter(|unit| (*unit == "count") == shape.is_none() || *unit == PARTITION)
+        .find(|unit| wanted.get(unit) > held.get(unit) + 1e-9)?;
+    // In the unit the share was given, when the quota holds some of it (instances beside instances), else in the
+    // unit that overflows.
+    let shown = if held.get(unit_given(share)) > 0.0 {
+        unit_given(share)
+    } else {
+        unit
+    };
+    Some((
+        unit_given(share),
+        amount_in(wanted.get(shown), shown, profile),
+        amount_in(held.get(shown), shown, profile),
+    ))
+}
+
 /// Which planned team an entry stands for, and whether it is the tenant being judged.
 struct Team<'a> {
     name: &'a str,

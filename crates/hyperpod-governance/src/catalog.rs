@@ -143,6 +143,9 @@ catalog! {
         "A quota is never the only control: a tenant names who may see and act (EKS groups, Slurm users)";
     Wkl11 => "WKL-11", Workload, Error, Config,
         "Tenant data (buckets, KMS keys) is granted to the tenant workload role, never to the project role";
+    Wkl12 => "WKL-12", Workload, Error, ConfigOrLive,
+        "Interactive spaces run only under a contract that approves interactive workloads, at a dedicated priority \
+         class of the cluster's scheduling policy, within the team's guaranteed quota, and never on borrowed capacity";
     Exc1 => "EXC-1", Exceptions, Error, Config,
         "Every exception names an owner and an expiry, and no exception has expired";
     Obs1 => "OBS-1", Observability, Warning, Live,
@@ -186,7 +189,7 @@ mod tests {
     #[test]
     fn the_catalog_has_every_published_rule_once_in_order() {
         let ids: Vec<&str> = RuleId::ALL.iter().map(|rule| rule.id()).collect();
-        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 10), ("WKL", 11)]
+        let expected: Vec<String> = [("CON", 3), ("ORG", 3), ("PRJ", 4), ("CLU", 10), ("WKL", 12)]
             .into_iter()
             .chain([("EXC", 1), ("OBS", 1), ("LIF", 4)])
             .flat_map(|(prefix, count)| (1..=count).map(move |n| format!("{prefix}-{n}")))

@@ -12,7 +12,7 @@ use super::finding::Check;
 use super::model::*;
 use super::{
     cluster, cluster_slurm, contract as contract_rules, exceptions, lifecycle, observability, organization, paths,
-    project, workload, workload_access,
+    project, spaces, workload, workload_access,
 };
 
 pub const CAPACITY_ACCOUNT: &str = "111122223333";
@@ -122,6 +122,32 @@ pub fn tenant() -> Tenant {
             kms_keys: vec!["arn:aws:kms:us-west-2:444455556666:key/1234abcd".into()],
             grantee_role_arn: Some(TARGET_ROLE.into()),
         },
+        spaces: None,
+    }
+}
+
+/// WKL-12: spaces at the team's own task class, borrowing.
+pub fn wkl_12_tenant() -> Tenant {
+    let mut tenant = spaces_tenant();
+    if let Some(spaces) = tenant.spaces.as_mut() {
+        spaces.priority_class = "research".into();
+    }
+    tenant
+}
+
+/// WKL-12: a tenant with interactive spaces (a dedicated class, two of its instances kept for them, lending only).
+pub fn spaces_tenant() -> Tenant {
+    Tenant {
+        spaces: Some(Spaces {
+            priority_class: "interactive".into(),
+            guaranteed: vec![share("ml.p5.48xlarge", 1)],
+        }),
+        sharing: Some(Sharing {
+            strategy: SharingStrategy::Lend,
+            borrow_limit: None,
+            absolute_borrow_limits: Vec::new(),
+        }),
+        ..tenant()
     }
 }
 
@@ -378,6 +404,7 @@ pub fn failing(rule: RuleId) -> Check {
         Wkl9 => workload_access::wkl_9(&wkl_9_tenant()),
         Wkl10 => workload_access::wkl_10(&wkl_10_tenant()),
         Wkl11 => workload_access::wkl_11(&wkl_11_tenant(), &contract()),
+        Wkl12 => spaces::wkl_12(&wkl_12_tenant(), &contract(), &wkl_4_policy()),
         Exc1 => exceptions::exc_1(&exc_1_contract(), today()),
         Obs1 => observability::obs_1(&obs_1_addon(), &node_roles(true), paths::contract::signals()),
         Lif1 => lifecycle::lif_1(&contract(), lif_1_today()),

@@ -38,6 +38,7 @@ pub mod organization;
 pub mod paths;
 pub mod project;
 pub mod shapes;
+pub mod spaces;
 pub mod tenancy;
 pub mod workload;
 pub mod workload_access;
@@ -151,6 +152,7 @@ pub fn check_tenant(
         workload_access::wkl_9(tenant),
         workload_access::wkl_10(tenant),
         workload_access::wkl_11(tenant, contract),
+        spaces::wkl_12(tenant, contract, policy),
         lifecycle::lif_3(contract, paths::tenant::contract()),
     ]
     .into_iter()
@@ -271,6 +273,7 @@ pub fn rule_function(rule: RuleId) -> &'static str {
         Wkl9 => "governance::workload_access::wkl_9",
         Wkl10 => "governance::workload_access::wkl_10",
         Wkl11 => "governance::workload_access::wkl_11",
+        Wkl12 => "governance::spaces::wkl_12",
         Exc1 => "governance::exceptions::exc_1",
         Obs1 => "governance::observability::obs_1",
         Lif1 => "governance::lifecycle::lif_1",

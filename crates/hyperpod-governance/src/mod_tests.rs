@@ -58,6 +58,7 @@ fn run(rule: RuleId) -> Check {
         Wkl9 => workload_access::wkl_9(&t),
         Wkl10 => workload_access::wkl_10(&t),
         Wkl11 => workload_access::wkl_11(&t, &c),
+        Wkl12 => spaces::wkl_12(&t, &c, &v.scheduling_policy),
         Exc1 => exceptions::exc_1(&c, today()),
         Obs1 => observability::obs_1(
             l.observability_addon.as_ref().expect("addon"),
@@ -195,7 +196,7 @@ fn check_contract_applies_valid_exceptions() {
 #[test]
 fn check_tenant_binding_and_restriction_run_their_rules() {
     let tenant_report = check_tenant(&tenant(), &contract(), &view(), &[], today());
-    assert_eq!(tenant_report.checks.len(), 15, "CLU-2 is the binding's");
+    assert_eq!(tenant_report.checks.len(), 16, "CLU-2 is the binding's");
     assert!(
         tenant_report.check(RuleId::Exc1).is_some(),
         "EXC-1 judges the contract's exceptions too"

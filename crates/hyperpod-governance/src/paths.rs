@@ -97,6 +97,7 @@ pub mod tenant {
         nested("sharing", field)
     }
     pub const PRIORITY_CLASS: &str = "priority_class";
+    pub const SPACES: &str = "spaces";
     pub const FAIR_SHARE_WEIGHT: &str = "fair_share_weight";
     pub const VIEWER_GROUPS: &str = "viewer_groups";
     pub const OPERATOR_GROUPS: &str = "operator_groups";

@@ -84,6 +84,16 @@ pub struct Tenant {
     pub target_role_arn: Setting<String>,
     pub pod_identity: PodIdentity,
     pub data_grants: DataGrants,
+    /// Interactive spaces (JupyterLab, Code Editor) in the team namespace; `None`: the tenant runs none.
+    pub spaces: Option<Spaces>,
+}
+
+/// How a tenant's interactive spaces are scheduled (WKL-12): the priority class they run at and the part of the
+/// team's guaranteed quota kept for them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spaces {
+    pub priority_class: String,
+    pub guaranteed: Vec<QuotaShare>,
 }
 
 impl Tenant {

@@ -83,6 +83,28 @@ fn inputs(value: &Value) -> Option<(Contract, RestrictionSpec)> {
     Some((contract, spec))
 }
 
+/// WKL-12 on the restriction: the HyperPod space policies it grants (access-policy mode; the RBAC mode's Roles grant
+/// no Workspaces), at the attribute that grants them.
+fn spaces_check(spec: &RestrictionSpec, contract: &Contract) -> crate::governance::Check {
+    let mut granted: Vec<String> = Vec::new();
+    let mut at = AttributePath::attr("access_policies");
+    if spec.mode == Mode::AccessPolicy {
+        granted.extend(
+            spec.access_policies
+                .iter()
+                .filter(|p| *p == schema::SPACE_POLICY)
+                .cloned(),
+        );
+        if spec.space_templates {
+            if granted.is_empty() {
+                at = AttributePath::attr("space_templates");
+            }
+            granted.push(schema::SPACE_TEMPLATE_POLICY.to_string());
+        }
+    }
+    crate::governance::spaces::wkl_12_studio_access(&granted, contract, at)
+}
+
 /// Arguments that decide only what is written, never a rule's verdict: while one is unknown the rules are still
 /// judged at plan, and only what it decides (associations, manifests, `components`) is planned unknown.
 const GRANTS: [&str; 3] = ["mode", "access_policies", "space_templates"];
@@ -272,7 +294,8 @@ impl TaskViewRestrictionResource {
                 cluster_arn: cluster_arn.clone(),
             },
         };
-        let report = check_restriction(&restriction, &contract, &restriction_facts, today());
+        let mut report = check_restriction(&restriction, &contract, &restriction_facts, today());
+        report.push(spaces_check(&spec, &contract));
         let mut diagnostics = report.diagnostics(client.strict);
         if let Some(eks_cluster) = &eks_name {
             diagnostics.extend(
@@ -503,6 +526,19 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
             if change.config_attr(name).is_null() {
                 set_attr(&mut planned, name, Value::Null);
             }
+        }
+        // Left to its default, the project's Studio access includes spaces only under a contract that approves
+        // interactive workloads (WKL-12); written out, a space policy such a contract does not approve fails.
+        if change.config_attr("access_policies").is_null()
+            && let Some(contract) = planned.get_attr("contract").and_then(contract_from_governance)
+            && !crate::governance::spaces::approves_interactive(&contract)
+        {
+            let without_spaces = schema::NAMESPACE_POLICIES
+                .iter()
+                .filter(|policy| **policy != schema::SPACE_POLICY)
+                .map(|policy| Value::String(policy.to_string()))
+                .collect();
+            set_attr(&mut planned, "access_policies", Value::List(without_spaces));
         }
         let result = self.derive(client, &mut planned, change.prior.as_ref()).await;
         let Some(warnings) = checks::judged(change, client.strict, result)? else {

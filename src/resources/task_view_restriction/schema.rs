@@ -15,6 +15,8 @@ pub const NAMESPACE_POLICIES: [&str; 3] = [
     "AmazonSagemakerHyperpodSpacePolicy",
 ];
 pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
+/// What lets Studio users run spaces in a namespace: only under a contract that approves `interactive` (WKL-12).
+pub const SPACE_POLICY: &str = "AmazonSagemakerHyperpodSpacePolicy";
 /// Where Studio keeps shared space templates.
 pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
 /// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
@@ -94,14 +96,21 @@ pub fn schema() -> Schema {
             .default_value(Value::List(
                 NAMESPACE_POLICIES.iter().map(|p| Value::String(p.to_string())).collect(),
             ))
-            .describe("EKS `access_policy` mode: the HyperPod Studio policies scoped to `namespaces`.")
+            .describe(
+                "EKS `access_policy` mode: the HyperPod Studio policies scoped to `namespaces`. The default drops \
+                 `AmazonSagemakerHyperpodSpacePolicy` when the contract does not approve `interactive` workloads; \
+                 naming it then fails the plan (WKL-12).",
+            )
             .validate(EachOneOf(&NAMESPACE_POLICIES))
             .validate(validate::Distinct),
     )
     .attribute(
         Attribute::bool("space_templates")
             .default_value(Value::Bool(false))
-            .describe("EKS `access_policy` mode: also `AmazonSagemakerHyperpodSpaceTemplatePolicy` on `jupyter-k8s-shared`."),
+            .describe(
+                "EKS `access_policy` mode: also `AmazonSagemakerHyperpodSpaceTemplatePolicy` on \
+                 `jupyter-k8s-shared`; only under a contract that approves `interactive` workloads (WKL-12).",
+            ),
     )
     .attribute(
         Attribute::string("kubernetes_group")

@@ -42,8 +42,10 @@ impl LeftToLive {
                 .is_none_or(|strategy| strategy == SharingStrategy::LendAndBorrow.to_string())
                 && s.is_known()
         });
+        // A spaces block without a sharing block lends (`model`): the sharing is the tenant's, not left to live.
+        let spaces = value.get_attr("spaces").is_some_and(|s| !s.is_null());
         Self {
-            sharing: sharing.is_none(),
+            sharing: sharing.is_none() && !spaces,
             borrow_limit: lends_and_borrows && sharing.is_some_and(|s| unset(s, "borrow_limit")),
             absolute_borrow_limits: sharing.is_some_and(|s| unset(s, "absolute_borrow_limit")),
             partitions: elements(value, "quota")

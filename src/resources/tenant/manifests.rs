@@ -36,9 +36,13 @@ fn metadata(name: &str, namespace: &str, team: &str) -> Json {
     })
 }
 
-fn role(name: &str, namespace: &str, team: &str, verbs: &[String]) -> Manifest {
+/// HyperPod spaces: the Workspaces of the team namespace, granted only to a tenant with a `spaces` block.
+const SPACE_RESOURCES: (&str, &[&str]) = ("workspace.jupyter.org", &["workspaces"]);
+
+fn role(name: &str, namespace: &str, team: &str, verbs: &[String], spaces: bool) -> Manifest {
     let rules: Vec<Json> = TASK_RESOURCES
         .iter()
+        .chain(spaces.then_some(&SPACE_RESOURCES))
         .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": verbs }))
         .collect();
     Manifest::new(
@@ -104,7 +108,7 @@ pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
         (OPERATOR, &spec.operator_groups, &spec.operator_verbs),
     ] {
         if !groups.is_empty() {
-            out.push(role(name, &namespace, team, verbs));
+            out.push(role(name, &namespace, team, verbs, spec.spaces.is_some()));
             out.push(role_binding(name, &namespace, team, groups));
         }
     }
@@ -259,12 +263,53 @@ pub(crate) mod tests {
             data: DataSpec::default(),
             slurm: None,
             tags: Default::default(),
+            spaces: None,
             left_to_live: Default::default(),
         }
     }
 
     fn names(manifests: &[Manifest]) -> Vec<String> {
         manifests.iter().map(Manifest::component).collect()
+    }
+
+    #[test]
+    fn only_a_tenant_with_spaces_grants_workspaces_to_its_groups() {
+        let workspaces = |spec: &TenantSpec| -> Vec<Json> {
+            render(spec)
+                .iter()
+                .filter(|m| m.kind == "Role")
+                .map(|m| {
+                    json!([
+                        m.name.clone(),
+                        m.body["rules"]
+                            .as_array()
+                            .map(|r| r.iter().any(|rule| rule["apiGroups"][0] == "workspace.jupyter.org"))
+                    ])
+                })
+                .collect()
+        };
+        let mut spec = spec();
+        assert_eq!(
+            workspaces(&spec),
+            [json!([VIEWER, false]), json!([OPERATOR, false])],
+            "no spaces: no Workspaces"
+        );
+        spec.spaces = Some(crate::governance::Spaces {
+            priority_class: "interactive".into(),
+            guaranteed: Vec::new(),
+        });
+        assert_eq!(workspaces(&spec), [json!([VIEWER, true]), json!([OPERATOR, true])]);
+        let operator = render(&spec)
+            .into_iter()
+            .find(|m| m.kind == "Role" && m.name == OPERATOR);
+        let rules = operator.map(|m| m.body["rules"].clone()).unwrap_or_default();
+        let spaces_rule = rules.as_array().and_then(|r| r.last()).cloned().unwrap_or_default();
+        assert_eq!(spaces_rule["resources"], json!(["workspaces"]));
+        assert_eq!(
+            spaces_rule["verbs"],
+            json!(spec.operator_verbs),
+            "operators act on spaces with their verbs"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::governance::{
-    Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy, Tenant,
+    Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy, Spaces,
+    Tenant,
 };
 use crate::protocol::decode::{Field, Fields};
 use crate::protocol::object::strings;
@@ -68,6 +69,8 @@ pub struct TenantSpec {
     pub data: DataSpec,
     pub slurm: Option<SlurmSpec>,
     pub tags: BTreeMap<String, String>,
+    /// Interactive spaces (WKL-12).
+    pub spaces: Option<Spaces>,
     /// What the value leaves to the live quota (kept on update).
     pub left_to_live: super::keep::LeftToLive,
 }
@@ -96,6 +99,27 @@ impl TenantSpec {
                     .collect::<Option<Vec<_>>>()?,
             }),
             None => None,
+        };
+        let spaces = match tenant.block("spaces").optional()? {
+            Some(block) => Some(Spaces {
+                priority_class: block.string("priority_class").known()?,
+                guaranteed: block
+                    .blocks("guaranteed")
+                    .or_empty()?
+                    .into_iter()
+                    .map(|entry| crate::resources::quota_share::decode(&entry))
+                    .collect::<Option<Vec<_>>>()?,
+            }),
+            None => None,
+        };
+        // A team with spaces lends and never borrows unless it says otherwise (AWS's guidance; WKL-12).
+        let sharing = match (sharing, &spaces) {
+            (None, Some(_)) => Some(Sharing {
+                strategy: SharingStrategy::Lend,
+                borrow_limit: None,
+                absolute_borrow_limits: Vec::new(),
+            }),
+            (sharing, _) => sharing,
         };
         let network = match tenant.block("network_policy").optional()? {
             Some(block) => NetworkSpec {
@@ -166,6 +190,7 @@ impl TenantSpec {
             data,
             slurm,
             tags: tenant.string_map("tags").or_empty()?,
+            spaces,
             left_to_live: super::keep::LeftToLive::of(value),
         })
     }
@@ -212,6 +237,7 @@ impl TenantSpec {
                 kms_keys: self.data.kms_keys.clone(),
                 grantee_role_arn,
             },
+            spaces: self.spaces.clone(),
         }
     }
 }

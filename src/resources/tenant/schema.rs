@@ -104,6 +104,39 @@ fn sharing_block() -> Block {
     .attribute(absolute_borrow_limit())
 }
 
+fn spaces_block() -> Block {
+    Block::new(
+        "Interactive spaces (HyperPod spaces: JupyterLab and Code Editor `workspace.jupyter.org` Workspaces in the \
+         team namespace) under the allocation policy, as AWS's guidance has them: a dedicated high-weight priority \
+         class, a share of the team's quota kept for peak development demand, and lending idle capacity without \
+         borrowing it (so a reclaim never preempts a space: without a `sharing` block the quota lends). The \
+         viewer and operator Roles gain Workspaces. Only under a contract that approves `interactive` workloads; \
+         EKS only (WKL-12).",
+    )
+    .attribute(
+        Attribute::string("priority_class")
+            .required()
+            .describe(
+                "The priority class spaces run at: a class of the cluster's scheduling policy other than the team's \
+                 `priority_class` (WKL-12); give it the policy's highest weight.",
+            )
+            .validate(LengthBetween { min: 1, max: 253 }),
+    )
+    .attribute(
+        Attribute::nested(
+            "guaranteed",
+            Nesting::List,
+            crate::resources::quota_share::attributes(Partitions::AsWritten),
+        )
+        .optional()
+        .describe(
+            "The part of the team's `quota` kept for spaces, sized for peak development demand: entries like a \
+             quota entry, each inside the team's quota of its instance type (WKL-12).",
+        )
+        .validate(crate::resources::validators::ListAtMost(MAX_QUOTA_RESOURCES)),
+    )
+}
+
 fn network_policy_block() -> Block {
     Block::new(
         "The tenant namespace's NetworkPolicies. Without this block: default deny, DNS and same-namespace traffic \
@@ -468,6 +501,7 @@ pub fn schema() -> Schema {
     .attributes(crate::resources::checks::attributes())
     .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
     .block(NestedBlock::single("sharing", sharing_block()))
+    .block(NestedBlock::single("spaces", spaces_block()))
     .block(NestedBlock::single("network_policy", network_policy_block()))
     .block(NestedBlock::single("workload", workload_block()))
     .block(NestedBlock::single("data", data_block()))
