@@ -32,6 +32,9 @@ pytestmark = pytest.mark.provider
 TRAINING, INFERENCE = FX.clusters.eks.instance_groups.training, FX.clusters.eks.instance_groups.inference
 P5, P5_COUNT = TRAINING.instance_type, TRAINING.count
 G5, G5_COUNT = INFERENCE.instance_type, INFERENCE.count
+# The MIG-partitioned group (its GPUs split by `nvidia.com/mig.config`): no team of this suite is given any of it, yet
+# the allocation's `capacity` lists every instance type of the cluster.
+P4D = FX.clusters.eks.instance_groups.partitioned.instance_type
 # (accelerators, vCPU, GiB) of one instance: what SageMaker fills an amount by, and what WKL-3 counts in.
 P5_ACCELERATORS, P5_VCPU, P5_GIB = _INSTANCE_SHAPES[P5]
 assert P5_ACCELERATORS > 0 and P5_COUNT >= 4, "the capacity suite needs at least 4 accelerated training instances"
@@ -391,8 +394,9 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
 # ---- 6. a good allocation ------------------------------------------------------------------------------------------
 def test_a_two_team_allocation_that_fits_plans_with_no_diagnostic(tf):
     """alpha guaranteed all but 3 training instances and 2 inference ones (count), beta the accelerators of the 3
-    left (an amount): the group filled exactly, in both units. No diagnostic at all, and WKL-3 in both tenants'
-    planned passed_checks."""
+    left (an amount): the group filled exactly, in both units. No diagnostic at all, WKL-3 in both tenants'
+    planned passed_checks, and the allocation's capacity lists every instance type of the cluster (the partitioned
+    group's too, though no team is given any of it)."""
     shares = {"alpha": [(P5, "count", P5_COUNT - 3), (G5, "count", min(2, G5_COUNT))],
               "beta": [(P5, "accelerators", 3 * P5_ACCELERATORS)]}
     tf.write(configuration(shares))
@@ -400,7 +404,7 @@ def test_a_two_team_allocation_that_fits_plans_with_no_diagnostic(tf):
     assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
     for address in (ALPHA, BETA):
         assert "WKL-3" in planned[address]["passed_checks"].split(), (address, planned[address]["passed_checks"])
-    assert set(planned[ALLOCATION]["capacity"]) == {P5, G5}, planned[ALLOCATION]["capacity"]
+    assert set(planned[ALLOCATION]["capacity"]) == {P5, G5, P4D}, planned[ALLOCATION]["capacity"]
 
 
 # ---- 7. the 0.3 configuration --------------------------------------------------------------------------------------

@@ -6,14 +6,14 @@ locals {
       project_id = var.teams["production"].project_id
       business   = "head-of-product-ml@example.com"
       workloads  = ["training", "inference"]
-      policy     = "guaranteed share at high priority; lends idle capacity"
+      policy     = "guaranteed share at high priority; borrows idle research capacity"
       accounts   = []
     }
     research = {
       project_id = var.teams["research"].project_id
       business   = "head-of-research@example.com"
       workloads  = ["training", "interactive"]
-      policy     = "borrow idle capacity at low priority; preempted when production needs it"
+      policy     = "guaranteed share and MIG slices; interactive spaces first; lends idle capacity, never borrows"
       accounts   = [var.consumer_account_id] # the research consumer account its workloads reach
     }
   }

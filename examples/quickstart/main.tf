@@ -1,6 +1,6 @@
 # Quickstart: the post's example end to end. One shared HyperPod cluster (`var.cluster_name`), its scheduling policy, and
-# two teams: production (a guaranteed share at high priority, lending what it does not use) and research (a small
-# guaranteed share, borrowing idle capacity at low priority, preempted when production needs it back). Each team has
+# two teams: production (a guaranteed share at high priority, bursting into idle research capacity) and research (a
+# small guaranteed share and MIG slices, its interactive spaces first, lending idle capacity and never borrowing). Each team has
 # an approved contract (contracts.tf), a tenant (tenants.tf), a task view restriction and a Unified Studio project
 # binding (access.tf). `terraform plan` proves the four control layers agree before anything is created.
 # `make demo` runs this against the local sandbox; against AWS, drop nothing — credentials and region come from the
@@ -31,12 +31,18 @@ data "hyperpod_cluster" "capacity" {
   name = var.cluster_name
 }
 
-# The cluster policy: production work first, research borrows idle capacity at low priority.
+# The cluster policy: interactive spaces first (never preempted), then production, then research batch work.
 resource "hyperpod_scheduling_policy" "capacity" {
   cluster_name          = data.hyperpod_cluster.capacity.name
-  description           = "Production first; research borrows idle capacity"
+  description           = "Spaces first; production first among tasks and bursts into idle research capacity"
   fair_share            = true
   idle_resource_sharing = true
+
+  # AWS's guidance for interactive spaces: a dedicated class with the highest weight.
+  priority_class {
+    name   = "interactive"
+    weight = 100
+  }
 
   priority_class {
     name   = "production"
@@ -55,14 +61,20 @@ resource "hyperpod_scheduling_policy" "capacity" {
 
 # The cluster's guaranteed capacity, documented once: every team's share. Each tenant references it, so WKL-3 counts
 # both teams on the very first plan, whatever order Terraform plans them in; each tenant's quota is its entry here.
+# Research also holds MIG slices of the partitioned group's A100s (WKL-3 counts them against the group's layout).
 locals {
   guaranteed = {
     production = [
-      { instance_type = var.instance_types.training, count = 5 },
-      { instance_type = var.instance_types.inference, count = 2 },
+      { instance_type = var.instance_types.training, count = 5, accelerator_partition = null },
+      { instance_type = var.instance_types.inference, count = 2, accelerator_partition = null },
     ]
     research = [
-      { instance_type = var.instance_types.training, count = 2 },
+      { instance_type = var.instance_types.training, count = 2, accelerator_partition = null },
+      {
+        instance_type         = var.instance_types.partitioned
+        count                 = null
+        accelerator_partition = { type = "mig-1g.5gb", count = 56 }
+      },
     ]
   }
 }

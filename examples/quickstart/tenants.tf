@@ -1,6 +1,8 @@
-# The two teams on the cluster. Production: 60 % of the cluster guaranteed at high priority, lending what it does not
-# use. Research: two training (p5) instances guaranteed, borrowing idle capacity (up to 50 % more) at low priority, never
-# preempting others, its pods reaching the consumer account's role and its data key.
+# The two teams on the cluster. Production: 60 % of the cluster guaranteed at high priority, bursting into idle
+# research capacity (up to 50 % more). Research: two training (p5) instances and 56 MIG slices guaranteed, never
+# preempting others, lending what it does not use but never borrowing, so a reclaim never preempts its interactive
+# spaces (JupyterLab, Code Editor), which run first at their own class on a share of its slices; its pods reach the
+# consumer account's role and its data key.
 resource "hyperpod_tenant" "production" {
   contract          = hyperpod_connection_contract.team["production"].governance
   scheduling_policy = hyperpod_scheduling_policy.capacity.governance
@@ -11,14 +13,18 @@ resource "hyperpod_tenant" "production" {
   dynamic "quota" {
     for_each = local.guaranteed["production"]
     content {
-      instance_type = quota.value.instance_type
-      count         = quota.value.count
+      instance_type         = quota.value.instance_type
+      count                 = quota.value.count
+      accelerator_partition = quota.value.accelerator_partition
     }
   }
 
   sharing {
-    strategy = "Lend"
+    strategy     = "LendAndBorrow"
+    borrow_limit = 50
   }
+  # WKL-5 on the first plan: production borrows what research lends.
+  borrows_from = [hyperpod_tenant.research.governance]
 
   preempt_team_tasks = "LowerPriority"
   fair_share_weight  = 90
@@ -43,17 +49,26 @@ resource "hyperpod_tenant" "research" {
   dynamic "quota" {
     for_each = local.guaranteed["research"]
     content {
-      instance_type = quota.value.instance_type
-      count         = quota.value.count
+      instance_type         = quota.value.instance_type
+      count                 = quota.value.count
+      accelerator_partition = quota.value.accelerator_partition
     }
   }
 
   sharing {
-    strategy     = "LendAndBorrow"
-    borrow_limit = 50
+    strategy = "Lend"
   }
-  # WKL-5 on the first plan: research borrows what production lends.
-  borrows_from = [hyperpod_tenant.production.governance]
+
+  # Interactive development under the allocation policy (WKL-12; the contract approves "interactive"): spaces run
+  # at their own class, ahead of the team's batch tasks, on 28 of its 56 slices kept for peak demand, and the
+  # viewer and operator Roles cover Workspaces in the team namespace.
+  spaces {
+    priority_class = "interactive"
+    guaranteed = [{
+      instance_type         = var.instance_types.partitioned
+      accelerator_partition = { type = "mig-1g.5gb", count = 28 }
+    }]
+  }
 
   preempt_team_tasks = "Never"
   fair_share_weight  = 10

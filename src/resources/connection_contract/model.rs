@@ -140,6 +140,10 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
         ("project_role_arn", optional(&contract.project_role_arn)),
         ("access_role_arn", optional(&contract.access_role_arn)),
         ("eks_namespaces", text_list(&contract.eks_namespaces)),
+        (
+            "approves_interactive",
+            Value::Bool(crate::governance::spaces::approves_interactive(contract)),
+        ),
         ("slurm_accounts", text_list(&contract.slurm.accounts)),
         ("slurm_partitions", text_list(&contract.slurm.partitions)),
         ("approved_account_ids", text_list(&contract.approved_account_ids)),
@@ -238,7 +242,12 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         },
         project_role_arn: id("project_role_arn"),
         access_role_arn: id("access_role_arn"),
-        approved_workload_types: Vec::new(),
+        // Dependents read one fact of the approved types: whether interactive work (spaces) is approved.
+        approved_workload_types: if facts.bool("approves_interactive").or_when_null(false)? {
+            vec![crate::governance::spaces::INTERACTIVE.to_string()]
+        } else {
+            Vec::new()
+        },
         data_classification: String::new(),
         eks_namespaces: facts.strings("eks_namespaces").or_empty()?,
         slurm: SlurmScope {

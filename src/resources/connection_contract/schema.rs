@@ -317,6 +317,9 @@ pub fn governance_attributes() -> Vec<Attribute> {
         Attribute::new("eks_namespaces", strings())
             .computed()
             .describe("Namespaces tenants may use."),
+        Attribute::bool("approves_interactive")
+            .computed()
+            .describe("Whether `approved_workload_types` has `interactive`: spaces for the project (WKL-12)."),
         Attribute::new("slurm_accounts", strings())
             .computed()
             .describe("Slurm accounts."),
