@@ -96,6 +96,7 @@ CONTRACT_FIELDS = {  # the research team's contract for the EKS cluster; each va
     "orchestrator": "eks",
     "project_role_arn": FX.project_role_arn("research"),
     "access_role_arn": FX.role_arn(FX.roles.connection_access),
+    "workload_types": '["training", "interactive"]',  # approved_workload_types ("interactive": spaces, WKL-12)
     "scope": 'eks_namespaces = ["hyperpod-ns-research"]',
     "cidrs": f'["{CIDR}"]',  # the EKS endpoint is public to this range
     "signal_owner": "research-leads@example.com",
@@ -136,7 +137,7 @@ resource "hyperpod_connection_contract" "{label}" {{
 
   project_role_arn        = "{fields["project_role_arn"]}"
   access_role_arn         = "{fields["access_role_arn"]}"
-  approved_workload_types = ["training", "interactive"]
+  approved_workload_types = {fields["workload_types"]}
   data_classification     = "internal"
   approved_public_cidrs   = {fields["cidrs"]}
   {fields["scope"]}

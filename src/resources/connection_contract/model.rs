@@ -118,6 +118,14 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
 }
 
 /// The `governance` attribute: what dependents check against, derived from configuration.
+fn list_or_null(items: &[String]) -> Value {
+    if items.is_empty() {
+        Value::Null
+    } else {
+        text_list(items)
+    }
+}
+
 pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules: &[String]) -> Value {
     let orchestrator = contract.cluster.orchestrator.to_string();
     let optional = |v: &Option<String>| v.clone().map_or(Value::Unknown, Value::String);
@@ -144,8 +152,9 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
             "approves_interactive",
             Value::Bool(crate::governance::spaces::approves_interactive(contract)),
         ),
-        ("slurm_accounts", text_list(&contract.slurm.accounts)),
-        ("slurm_partitions", text_list(&contract.slurm.partitions)),
+        // Null rather than empty when unused (an EKS contract's): a reviewer's plan shows no line for them.
+        ("slurm_accounts", list_or_null(&contract.slurm.accounts)),
+        ("slurm_partitions", list_or_null(&contract.slurm.partitions)),
         ("approved_account_ids", text_list(&contract.approved_account_ids)),
         ("approved_public_cidrs", text_list(&contract.approved_public_cidrs)),
         ("excepted_rules", text_list(excepted_rules)),
