@@ -124,8 +124,11 @@ const B200_180GB: &[(&str, i64)] = &[
     ("mig-7g.180gb", 1),
 ];
 
+/// A GPU model's MIG profiles: (profile, slices per GPU).
+type Profiles = &'static [(&'static str, i64)];
+
 /// The instance types whose GPUs HyperPod can partition, with their GPU model's profiles.
-const PARTITIONABLE: &[(&str, &str, &[(&str, i64)])] = &[
+const PARTITIONABLE: &[(&str, &str, Profiles)] = &[
     ("ml.p4d.24xlarge", "A100 40GB", A100_40GB),
     ("ml.p4de.24xlarge", "A100 80GB", A100_80GB),
     ("ml.p5.48xlarge", "H100 80GB", H100_80GB),
@@ -136,7 +139,7 @@ const PARTITIONABLE: &[(&str, &str, &[(&str, i64)])] = &[
 
 /// The GPU of `instance_type` and its MIG profiles, or `None` when its accelerators cannot be partitioned (or this
 /// provider does not know that they can).
-pub fn mig_profiles(instance_type: &str) -> Option<(&'static str, &'static [(&'static str, i64)])> {
+pub fn mig_profiles(instance_type: &str) -> Option<(&'static str, Profiles)> {
     PARTITIONABLE
         .iter()
         .find(|(name, ..)| *name == instance_type)

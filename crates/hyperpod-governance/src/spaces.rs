@@ -191,17 +191,16 @@ mod tests {
             ["spaces.priority_class"]
         );
         let mut shared_class = spaces_tenant();
-        shared_class
-            .spaces
-            .as_mut()
-            .map(|s| s.priority_class = "research".into());
+        if let Some(spaces) = shared_class.spaces.as_mut() {
+            spaces.priority_class = "research".into();
+        }
         assert_eq!(
             paths(&wkl_12(&shared_class, &contract(), &classes)),
             ["spaces.priority_class"]
         );
         // More than the team's quota (2 p5 instances) kept for spaces, and a type the quota has none of.
         let mut greedy = spaces_tenant();
-        greedy.spaces.as_mut().map(|s| {
+        if let Some(s) = greedy.spaces.as_mut() {
             s.guaranteed = vec![
                 examples::share("ml.p5.48xlarge", 3),
                 QuotaShare {
@@ -210,7 +209,7 @@ mod tests {
                     ..QuotaShare::default()
                 },
             ]
-        });
+        }
         let check = wkl_12(&greedy, &contract(), &classes);
         assert_eq!(
             paths(&check),
