@@ -252,7 +252,8 @@ def test_a_partition_goes_with_vcpu_or_memory_never_with_count_or_accelerators(t
     entry; a refused entry is not listed, as the allocation refuses it too)."""
     amounts = {unit: amount, "accelerator_partition": (PROFILE, 14)}
     shares = allocation({"research": [entry(G5, count=1), entry(P4D, **amounts)]}) if not refused else ""
-    tf.write(configuration(shares, tenant("research", quota(G5, count=1), quota(P4D, **amounts), allocated=not refused)))
+    tf.write(configuration(shares, tenant("research", quota(G5, count=1), quota(P4D, **amounts),
+                                          allocated=not refused)))
     verdict = tf.plan_json()
     if not refused:
         assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
@@ -298,16 +299,17 @@ def round_trip_config() -> str:
         sharing("LendAndBorrow", absolute_borrow_limit=borrow_limits(*ROUND_TRIP_LIMITS))))
 
 
-def assert_round_trip_live(sandbox, slices: int = 14, accelerators: int = 16, limit_slices: int = 7):
+def assert_round_trip_live(sandbox):
+    """The live quota holds what round_trip_config asks for."""
     config = describe_quota(sandbox, "research")["ComputeQuotaConfig"]
     resources_, sharing_ = config["ComputeQuotaResources"], config["ResourceSharingConfig"]
     assert [r["InstanceType"] for r in resources_] == [G5, P4D], resources_
     assert (resources_[0].get("Count"), resources_[1].get("AcceleratorPartition")) == (
-        1, partition(PROFILE, slices)), resources_
+        1, partition(PROFILE, 14)), resources_
     assert "Count" not in resources_[1] and "Accelerators" not in resources_[1], resources_
     assert (sharing_["Strategy"], sharing_.get("AbsoluteBorrowLimits")) == ("LendAndBorrow", [
-        {"InstanceType": P5, "Accelerators": accelerators},
-        {"InstanceType": P4D, "AcceleratorPartition": partition(PROFILE, limit_slices)}]), sharing_
+        {"InstanceType": P5, "Accelerators": 16},
+        {"InstanceType": P4D, "AcceleratorPartition": partition(PROFILE, 7)}]), sharing_
 
 
 ROUND_TRIP_STATE = {
@@ -458,7 +460,8 @@ def test_an_unrelated_update_keeps_what_was_set_out_of_band_and_the_state_shows_
     refreshed, planned = changes[RESEARCH]["before"], changes[RESEARCH]["after"]
     assert (planned["quota"][1]["accelerator_partition"], planned["sharing"]["absolute_borrow_limit"]) == (
         {"type": PROFILE, "count": 7}, [share(P5, accelerators=16)]), {
-        "refreshed": (refreshed["quota"][1], refreshed["sharing"]), "planned": (planned["quota"][1], planned["sharing"])}
+        "refreshed": (refreshed["quota"][1], refreshed["sharing"]),
+        "planned": (planned["quota"][1], planned["sharing"])}
     moving = {a: c["actions"] for a, c in changes.items() if c["actions"] != ["no-op"]}
     assert verdict.rc == 0 and moving == {}, moving
 
@@ -509,7 +512,7 @@ def test_a_policy_update_whose_component_failed_fails_the_apply_naming_it_and_is
     assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
     refreshed = changes[POLICY]["before"]
     assert (changes[POLICY]["actions"], refreshed["status"], refreshed["status_details"]) == (
-        ["update"], "Updated", {"PriorityClasses": "Updated", "FairShare": "UpdateFailed"}), changes[POLICY]
+        ["update"], "UpdateFailed", {"PriorityClasses": "Updated", "FairShare": "UpdateFailed"}), changes[POLICY]
     applied = tf.apply_json(["governance.tfplan"])
     assert applied.rc == 0 and not applied.errors, applied.describe()
     state = resources(tf)[POLICY]
