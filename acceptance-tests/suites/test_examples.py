@@ -261,7 +261,8 @@ def test_module_example_applies_plans_empty_and_destroys(tf, sandbox):
     state = tf.show_json()["values"]["root_module"]
     modules = {m["address"]: m for m in state["child_modules"]}
     research_tenant = next(r["values"] for r in modules["module.research"]["resources"] if r["type"] == "hyperpod_tenant")
-    assert research_tenant["sharing"] == {"strategy": "LendAndBorrow", "borrow_limit": 50}
+    # No absolute borrow limits written and none live: none recorded.
+    assert research_tenant["sharing"] == {"strategy": "LendAndBorrow", "borrow_limit": 50, "absolute_borrow_limit": None}
     assert {"iam_role", "compute_quota", "pod_identity_association"} <= set(research_tenant["components"])
 
     tf.assert_no_changes()

@@ -115,8 +115,8 @@ def quickstart(tf: Terraform) -> None:
 # description, and the provider's default tags (removed from every role, quota, config and association).
 UPDATES = {
     "tenants.tf": [("fair_share_weight  = 90", "fair_share_weight  = 80")],
-    "main.tf": [('description           = "Production first; research borrows idle capacity"',
-                 'description           = "Production first"'),
+    "main.tf": [('description           = "Spaces first; production first among tasks and bursts into idle research capacity"',
+                 'description           = "Spaces first"'),
                 ('"cost-center" = "ml-platform"', ""),
                 ('"managed-by" = "terraform"', "")],
     "access.tf": [("capacity\"\n", "capacity (updated)\"\n")],

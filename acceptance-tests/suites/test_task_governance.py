@@ -4,7 +4,7 @@ quota edited out of band, StatusDetails of the scheduling policy and a compute q
 interactive spaces (WKL-12) on the tenant and on the task view restriction.
 
 * MIG slices: the EKS cluster's `partitioned` instance group splits its GPUs by `nvidia.com/mig.config`
-  (`all-1g.5gb`: 2 instances x 8 A100 x 7 = 112 `mig-1g.5gb` slices, derived from the fixture and the sandbox's
+  (`all-<profile>`, here 2 instances x 8 A100 x 7 = 112 `mig-1g.5gb` slices, derived from the fixture and the sandbox's
   shapes). Two teams filling them exactly plan clean, one slice more fails WKL-3 on the later team at its
   `quota[i].accelerator_partition`; so does a partition of a type without MIG layout, or of a profile the layout does
   not expose, without any allocation; `count`/`accelerators` beside it is a plain plan error there, `vcpu` and
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.provider
 
 GROUPS = FX.clusters.eks.instance_groups
 P5, G5, P4D = (GROUPS[use].instance_type for use in ("training", "inference", "partitioned"))
-LAYOUT = GROUPS.partitioned.partition_config  # the partitioned group's nvidia.com/mig.config, e.g. all-1g.5gb
+LAYOUT = GROUPS.partitioned.partition_config  # the partitioned group's nvidia.com/mig.config
 assert LAYOUT.startswith("all-"), "the suite needs a uniform MIG layout (all-<profile>) on the partitioned group"
 PROFILE = "mig-" + LAYOUT.removeprefix("all-")  # the slices that layout exposes
 # What the partitioned group holds: instances x GPUs x slices of PROFILE per GPU (112 on both fixtures).

@@ -161,7 +161,7 @@ def test_access_policy_mode_scopes_the_studio_policies_and_destroy_leaves_the_ac
     assert recorded_policies(state) == DEFAULT_POLICIES
     assert recorded_objects(state) == set() and state["private_data_conf"] is None
     checks = statuses(state)
-    assert set(checks) == {"CLU-9", "CLU-3", "CLU-4", "CLU-5", "LIF-3"}, state
+    assert set(checks) == {"CLU-9", "CLU-3", "CLU-4", "CLU-5", "LIF-3", "WKL-12"}, state
     assert {rule: checks[rule] for rule in ("CLU-9", "CLU-3", "CLU-4", "LIF-3")} == dict.fromkeys(
         ("CLU-9", "CLU-3", "CLU-4", "LIF-3"), "passed"), state  # CLU-5: test_clu_5_passes_when_...
     tf.assert_no_changes()
@@ -560,7 +560,8 @@ def test_an_input_known_only_at_apply_is_planned_unknown_and_applied_consistentl
         assert unknown.get(name) is True, (name, change["after"].get(name), unknown.get(name))
     # No rule reads them: every rule is judged at plan, and says so.
     assert statuses(change["after"]) == {
-        "CLU-9": "passed", "CLU-3": "passed", "CLU-4": "passed", "CLU-5": "passed", "LIF-3": "passed"}, change
+        "CLU-9": "passed", "CLU-3": "passed", "CLU-4": "passed", "CLU-5": "passed", "LIF-3": "passed",
+        "WKL-12": "passed"}, change
     verdict = tf.plan_json()
     deferred = [d for d in verdict.warnings if d.address == ADDRESS and "not checked at plan" in d.summary]
     if value == "rbac":  # whether rbac mode's namespaces exist waits for the mode: a warning, judged at apply

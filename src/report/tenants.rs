@@ -114,7 +114,7 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> Tenant {
     }
 }
 
-/// `5 × ml.p5.48xlarge, 2 × ml.g5.8xlarge`, or the resources a quota block names without a count.
+/// `5 × ml.p5.48xlarge, ml.p4d.24xlarge: 56 × mig-1g.5gb`: each entry's count, or its slices and amounts.
 fn guaranteed(after: &Values) -> String {
     let blocks = match after.get(&["quota"]) {
         Field::Unknown => return "(known after apply)".to_string(),
@@ -126,15 +126,21 @@ fn guaranteed(after: &Values) -> String {
             let index = i.to_string();
             let field = |name: &str| after.get(&["quota", &index, name]);
             let instance_type = shown(field("instance_type"));
-            let amounts: Vec<String> = [
-                ("accelerators", "accelerators"),
-                ("vcpu", "vCPU"),
-                ("memory_gib", "GiB"),
-            ]
-            .iter()
-            .filter(|(name, _)| !matches!(field(name), Field::Null))
-            .map(|(name, unit)| format!("{} {unit}", shown(field(name))))
-            .collect();
+            let partition = |name: &str| after.get(&["quota", &index, "accelerator_partition", name]);
+            let mut amounts: Vec<String> = Vec::new();
+            if !matches!(partition("type"), Field::Null) {
+                amounts.push(format!("{} × {}", shown(partition("count")), shown(partition("type"))));
+            }
+            amounts.extend(
+                [
+                    ("accelerators", "accelerators"),
+                    ("vcpu", "vCPU"),
+                    ("memory_gib", "GiB"),
+                ]
+                .iter()
+                .filter(|(name, _)| !matches!(field(name), Field::Null))
+                .map(|(name, unit)| format!("{} {unit}", shown(field(name)))),
+            );
             match field("count") {
                 Field::Null if !amounts.is_empty() => format!("{instance_type}: {}", amounts.join(", ")),
                 count => format!("{} × {instance_type}", shown(count)),

@@ -21,7 +21,7 @@ MAIN_TF = textwrap.dedent("""\
       team     = "research"
 
       quota {
-        instance_type = "ml.p4d.24xlarge"
+        instance_type = "ml.p4de.24xlarge"
         count         = 9
       }
 

@@ -425,13 +425,33 @@ fn allocation_findings(view: &ClusterView, own: &TenantCapacity, at: &AttributeP
     }
 }
 
-fn same_shares(a: &[QuotaShare], b: &[QuotaShare]) -> bool {
+/// The row and the tenant's quota give the same shares. A partition on a tenant entry that also gives another unit,
+/// where the row's entry has none, is one the live quota holds and the configuration leaves unset (kept, and named
+/// by its own warning): not a difference from the documented split, though admission counts it.
+fn same_shares(row: &[QuotaShare], quota: &[QuotaShare]) -> bool {
     let sorted = |shares: &[QuotaShare]| {
         let mut out = shares.to_vec();
         out.sort_by(|x, y| x.instance_type.cmp(&y.instance_type));
         out
     };
-    sorted(a) == sorted(b)
+    let quota: Vec<QuotaShare> = quota
+        .iter()
+        .map(|entry| {
+            let documented = row.iter().find(|r| r.instance_type == entry.instance_type);
+            let other_unit = entry.count.is_some()
+                || entry.accelerators.is_some()
+                || entry.vcpu.is_some()
+                || entry.memory_gib.is_some();
+            match documented {
+                Some(r) if r.accelerator_partition.is_none() && other_unit => QuotaShare {
+                    accelerator_partition: None,
+                    ..entry.clone()
+                },
+                _ => entry.clone(),
+            }
+        })
+        .collect();
+    sorted(row) == sorted(&quota)
 }
 
 fn shares_text(shares: &[QuotaShare]) -> String {

@@ -27,8 +27,8 @@ fn not_approved(contract: &Contract, at: AttributePath, what: &str, fix: &str) -
         RuleId::Wkl12,
         at,
         format!(
-            "{what}; contract {:?} approves {:?}",
-            contract.name, contract.approved_workload_types
+            "{what}; contract {:?} does not list \"{INTERACTIVE}\" in approved_workload_types",
+            contract.name
         ),
         "the contract does not approve interactive workloads, so its project gets no space access",
         format!(

@@ -529,16 +529,20 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
         }
         // Left to its default, the project's Studio access includes spaces only under a contract that approves
         // interactive workloads (WKL-12); written out, a space policy such a contract does not approve fails.
-        if change.config_attr("access_policies").is_null()
-            && let Some(contract) = planned.get_attr("contract").and_then(contract_from_governance)
-            && !crate::governance::spaces::approves_interactive(&contract)
-        {
-            let without_spaces = schema::NAMESPACE_POLICIES
-                .iter()
-                .filter(|policy| **policy != schema::SPACE_POLICY)
-                .map(|policy| Value::String(policy.to_string()))
-                .collect();
-            set_attr(&mut planned, "access_policies", Value::List(without_spaces));
+        if change.config_attr("access_policies").is_null() {
+            match planned.get_attr("contract").and_then(contract_from_governance) {
+                Some(contract) if !crate::governance::spaces::approves_interactive(&contract) => {
+                    let without_spaces = schema::NAMESPACE_POLICIES
+                        .iter()
+                        .filter(|policy| **policy != schema::SPACE_POLICY)
+                        .map(|policy| Value::String(policy.to_string()))
+                        .collect();
+                    set_attr(&mut planned, "access_policies", Value::List(without_spaces));
+                }
+                Some(_) => {}
+                // The default depends on the contract: known once it is.
+                None => set_attr(&mut planned, "access_policies", Value::Unknown),
+            }
         }
         let result = self.derive(client, &mut planned, change.prior.as_ref()).await;
         let Some(warnings) = checks::judged(change, client.strict, result)? else {

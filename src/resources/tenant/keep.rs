@@ -125,6 +125,29 @@ pub fn carry_partitions(change: &mut PlannedChange) {
     change.set("quota", Value::List(carried));
 }
 
+/// Plans an unset (null) `sharing.absolute_borrow_limit` as the prior state has it: what refresh read of the live
+/// quota, which apply keeps (Terraform's proposal does not carry a nested attribute of a block).
+pub fn carry_absolute_borrow_limits(change: &mut PlannedChange) {
+    let configured = change.config.get_attr("sharing").filter(|s| !s.is_null());
+    let unset = configured.is_some_and(|s| s.get_attr("absolute_borrow_limit").is_none_or(Value::is_null));
+    let prior = change
+        .prior
+        .as_ref()
+        .and_then(|p| p.get_attr("sharing"))
+        .and_then(|s| s.get_attr("absolute_borrow_limit"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let Some(Value::Object(_)) = change.planned.get_attr("sharing") else {
+        return;
+    };
+    if !unset || prior.is_null() {
+        return;
+    }
+    let mut sharing = change.planned.get_attr("sharing").cloned().unwrap_or(Value::Null);
+    set_attr(&mut sharing, "absolute_borrow_limit", prior);
+    change.set("sharing", sharing);
+}
+
 /// One warning per field the live quota holds that the configuration does not set (and that is not SageMaker's
 /// default): it is kept, and the reviewer should know it is there.
 pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) -> Vec<Diagnostic> {

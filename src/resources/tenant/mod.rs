@@ -233,6 +233,7 @@ impl Resource<HyperpodClient> for Tenant {
         // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
         let role_name_unknown = !change.config_attr("workload_role_name").is_known();
         keep::carry_partitions(change);
+        keep::carry_absolute_borrow_limits(change);
         // The handoffs (`contract`, `scheduling_policy`, `allocation`, `borrows_from`) are write-only: read from the configuration.
         let arguments = change.arguments();
         // A contract value that is wholly known yet unreadable (a fact replaced by null) never becomes known.

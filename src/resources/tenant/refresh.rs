@@ -447,6 +447,19 @@ pub async fn import(
     set_attr(&mut state, "compute_quota_id", text(&quota.id));
     set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
     set_attr(&mut state, "quota", Value::List(Vec::new()));
+    // The sharing config as the quota holds it, so its absolute limits are imported too (the borrow limit only
+    // where the configuration sets one: `flatten_quota`).
+    if let Some(strategy) = &quota.sharing_strategy {
+        set_attr(
+            &mut state,
+            "sharing",
+            object([
+                ("strategy", text(strategy)),
+                ("borrow_limit", Value::Null),
+                ("absolute_borrow_limit", Value::Null),
+            ]),
+        );
+    }
     if let Some(workload) = workload {
         set_attr(&mut state, "workload", workload);
     }
