@@ -104,14 +104,16 @@ variable "kms_key_id" {
 }
 
 variable "instance_types" {
-  description = "The instance types of the cluster's training and inference instance groups."
+  description = "The instance types of the cluster's training, inference and MIG-partitioned instance groups."
   type = object({
-    training  = string
-    inference = string
+    training    = string
+    inference   = string
+    partitioned = string
   })
   default = {
-    training  = "ml.p5.48xlarge"
-    inference = "ml.g5.8xlarge"
+    training    = "ml.p5.48xlarge"
+    inference   = "ml.g5.8xlarge"
+    partitioned = "ml.p4d.24xlarge"
   }
 }
 

@@ -237,6 +237,12 @@ pub fn partition_value(partition: Option<&(String, i64)>) -> Value {
     }
 }
 
+/// Entries of a list of blocks or objects (`quota`, `absolute_borrow_limit`, `guaranteed`), or `None` while any is
+/// unknown.
+pub fn decode_all(entries: Vec<Fields<'_>>) -> Option<Vec<QuotaShare>> {
+    entries.iter().map(decode).collect()
+}
+
 /// The entries of a list value, or `None` while any is unknown.
 pub fn decode_list(value: &Value) -> Option<Vec<QuotaShare>> {
     match value {

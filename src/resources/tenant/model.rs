@@ -80,35 +80,22 @@ impl TenantSpec {
     /// every field goes through `protocol::decode`, so an unknown one is never read as unset.
     pub fn from_value(value: &Value) -> Option<Self> {
         let tenant = Fields(value);
-        let quota = tenant
-            .blocks("quota")
-            .or_empty()?
-            .into_iter()
-            .map(|entry| crate::resources::quota_share::decode(&entry))
-            .collect::<Option<Vec<_>>>()?;
+        let quota = crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?;
         let sharing = match tenant.block("sharing").optional()? {
             // An unset strategy is SageMaker's LendAndBorrow.
             Some(block) => Some(Sharing {
                 strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
                 borrow_limit: block.integer("borrow_limit").optional()?,
-                absolute_borrow_limits: block
-                    .blocks("absolute_borrow_limit")
-                    .or_empty()?
-                    .into_iter()
-                    .map(|entry| crate::resources::quota_share::decode(&entry))
-                    .collect::<Option<Vec<_>>>()?,
+                absolute_borrow_limits: crate::resources::quota_share::decode_all(
+                    block.blocks("absolute_borrow_limit").or_empty()?,
+                )?,
             }),
             None => None,
         };
         let spaces = match tenant.block("spaces").optional()? {
             Some(block) => Some(Spaces {
                 priority_class: block.string("priority_class").known()?,
-                guaranteed: block
-                    .blocks("guaranteed")
-                    .or_empty()?
-                    .into_iter()
-                    .map(|entry| crate::resources::quota_share::decode(&entry))
-                    .collect::<Option<Vec<_>>>()?,
+                guaranteed: crate::resources::quota_share::decode_all(block.blocks("guaranteed").or_empty()?)?,
             }),
             None => None,
         };
