@@ -447,9 +447,15 @@ pub async fn import(
     set_attr(&mut state, "compute_quota_id", text(&quota.id));
     set_attr(&mut state, "compute_quota_arn", text(&quota.arn));
     set_attr(&mut state, "quota", Value::List(Vec::new()));
-    // The sharing config as the quota holds it, so its absolute limits are imported too (the borrow limit only
-    // where the configuration sets one: `flatten_quota`).
-    if let Some(strategy) = &quota.sharing_strategy {
+    // A quota with absolute borrow limits: its sharing config as it holds it, so the limits are imported too (the
+    // borrow limit only where the configuration sets one: `flatten_quota`). Otherwise, as before, the first apply
+    // records the sharing block from the configuration (an imported default sharing config would plan a removal
+    // against a configuration that has none).
+    if let Some(strategy) = quota
+        .sharing_strategy
+        .as_ref()
+        .filter(|_| !quota.absolute_borrow_limits.is_empty())
+    {
         set_attr(
             &mut state,
             "sharing",
