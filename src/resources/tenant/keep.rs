@@ -31,16 +31,12 @@ pub struct LeftToLive {
 
 impl LeftToLive {
     pub fn of(value: &Value) -> Self {
-        let tenant = Fields(value);
         let sharing = value.get_attr("sharing").filter(|s| !s.is_null());
         let unset = |object: &Value, name: &str| object.get_attr(name).is_none_or(Value::is_null);
+        // Only a LendAndBorrow block (the strategy's default) leaves a borrow limit to the live quota.
         let lends_and_borrows = sharing.is_some_and(|s| {
-            tenant
-                .block("sharing")
-                .known()
-                .and_then(|block| block.string("strategy").known())
+            crate::protocol::object::string(s, "strategy")
                 .is_none_or(|strategy| strategy == SharingStrategy::LendAndBorrow.to_string())
-                && s.is_known()
         });
         // A spaces block without a sharing block lends (`model`): the sharing is the tenant's, not left to live.
         let spaces = value.get_attr("spaces").is_some_and(|s| !s.is_null());

@@ -247,11 +247,10 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
 /// longer line up with what was written, the count (a quota's entries: SageMaker fills the other amounts in) or
 /// every unit (`every_unit`: absolute borrow limits, which nothing fills in).
 fn flatten_entries(
-    live_entries: &[crate::aws::compute_quota::QuotaResource],
+    quota_resources: &[crate::aws::compute_quota::QuotaResource],
     entries: &[Value],
     every_unit: bool,
 ) -> Vec<Value> {
-    let quota_resources = live_entries;
     let float = |n: f64| crate::protocol::value::Number::from_f64(n).map_or(Value::Null, Value::Number);
     let same_shape = entries.len() == quota_resources.len()
         && entries
