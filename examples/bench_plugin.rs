@@ -261,7 +261,7 @@ async fn bench(options: &Options) -> Result<Value, String> {
         "runs": options.runs,
         "schema_calls": options.calls,
         "environment": {
-            "cpus": std::thread::available_parallelism().map(usize::from).unwrap_or(0),
+            "cpus": std::thread::available_parallelism().map_or(0, usize::from),
         },
         "handshake_ms": handshake,
         "connect_ms": stats(&samples.connect_ms),

@@ -179,7 +179,7 @@ fn blank_comments_and_strings(text: &str) -> String {
                 blank(&mut out, i, end);
                 i = end;
             }
-            b'r' if matches!(bytes.get(i + 1), Some(b'"') | Some(b'#'))
+            b'r' if matches!(bytes.get(i + 1), Some(b'"' | b'#'))
                 && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
             {
                 let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();

@@ -15,15 +15,13 @@ fn init_logging() {
     let level = ["TF_LOG_PROVIDER_HYPERPOD", "TF_LOG_PROVIDER", "TF_LOG"]
         .iter()
         .find_map(|key| std::env::var(key).ok().filter(|v| !v.is_empty()))
-        .map(|level| match level.to_ascii_lowercase().as_str() {
-            "trace" => "trace",
+        .map_or("warn", |level| match level.to_ascii_lowercase().as_str() {
+            "trace" | "json" => "trace",
             "debug" => "debug",
             "info" => "info",
             "warn" => "warn",
-            "json" => "trace",
             _ => "error",
-        })
-        .unwrap_or("warn");
+        });
     let filter = tracing_subscriber::EnvFilter::new(format!("terraform_provider_hyperpod={level},warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -38,19 +36,20 @@ pub fn main(debug: bool) -> ExitCode {
         None
     } else {
         match handshake::negotiate(|key| std::env::var(key).ok()) {
-            Ok(environment) => match environment.client_certificate_pem {
-                Some(pem) => match tls::parse_client_certificate(&pem).and_then(tls::server_tls) {
-                    Ok(server_tls) => Some(server_tls),
-                    Err(err) => {
-                        eprintln!("terraform-provider-hyperpod: cannot set up plugin TLS: {err}");
-                        return ExitCode::FAILURE;
+            Ok(environment) => {
+                if let Some(pem) = environment.client_certificate_pem {
+                    match tls::parse_client_certificate(&pem).and_then(tls::server_tls) {
+                        Ok(server_tls) => Some(server_tls),
+                        Err(err) => {
+                            eprintln!("terraform-provider-hyperpod: cannot set up plugin TLS: {err}");
+                            return ExitCode::FAILURE;
+                        }
                     }
-                },
-                None => {
+                } else {
                     tracing::warn!("Terraform disabled plugin TLS (TF_DISABLE_PLUGIN_TLS); serving without it");
                     None
                 }
-            },
+            }
             Err(err) => {
                 eprintln!("{err}");
                 return ExitCode::FAILURE;

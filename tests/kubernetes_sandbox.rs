@@ -1,6 +1,7 @@
 //! The Kubernetes layer against the local sandbox: EKS `DescribeCluster`, the bearer token (the sandbox checks its
 //! SigV4 signature), and namespace / NetworkPolicy calls. Needs the acceptance-test venv
 //! (`acceptance-tests/bootstrap.sh`); skipped without it, except under CI, where a missing venv fails.
+#![allow(clippy::unwrap_used, reason = "a test: a panic is its failure, with the message")]
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -32,9 +33,7 @@ fn start_sandbox() -> Option<Sandbox> {
         .join(".cache/terraform-provider-hyperpod/venv/bin/python");
     if !python.exists() {
         let message = format!("{} is missing: run acceptance-tests/bootstrap.sh", python.display());
-        if std::env::var_os("CI").is_some() {
-            panic!("{message}");
-        }
+        assert!(std::env::var_os("CI").is_none(), "{message}");
         eprintln!("SKIPPED kubernetes_sandbox: {message}");
         return None;
     }
@@ -67,6 +66,10 @@ fn start_sandbox() -> Option<Sandbox> {
 }
 
 #[test]
+#[allow(
+    unsafe_code,
+    reason = "the AWS environment is set before any other thread of this binary reads it"
+)]
 fn kubernetes_api_of_a_sandbox_eks_cluster() {
     let Some(sandbox) = start_sandbox() else { return };
     // SAFETY: set before any other thread of this test binary reads the environment (the only test here, and the

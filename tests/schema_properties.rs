@@ -56,7 +56,7 @@ fn arguments(block: &Block, path: &AttributePath, steps: &[(String, Option<Nesti
 fn with(base: &Value, block: &Block, steps: &[(String, Option<Nesting>)], value: Value) -> Value {
     let mut object = match base {
         Value::Object(fields) => fields.clone(),
-        _ => Default::default(),
+        _ => std::collections::BTreeMap::default(),
     };
     let (name, nesting) = &steps[0];
     let inner = if steps.len() == 1 {

@@ -164,7 +164,7 @@ pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
             .filter_map(|id| {
                 AccountId::parse(id)
                     .map_err(|e| {
-                        diagnostics.push(Diagnostic::error(AttributePath::attr(name), "Invalid account ID", e))
+                        diagnostics.push(Diagnostic::error(AttributePath::attr(name), "Invalid account ID", e));
                     })
                     .ok()
             })
@@ -279,7 +279,7 @@ mod tests {
         assert_eq!(settings.adaptive_retry, Some(true));
         assert_eq!(settings.allowed_account_ids[0].as_str(), "123456789012");
         let role = settings.assume_role.unwrap();
-        assert_eq!(role.duration, Some(std::time::Duration::from_secs(1800)));
+        assert_eq!(role.duration, Some(std::time::Duration::from_mins(30)));
         assert_eq!(settings.endpoints.sagemaker.as_deref(), Some("http://127.0.0.1:4599"));
         assert_eq!(default_tags["team"], "ml");
     }

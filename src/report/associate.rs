@@ -30,7 +30,7 @@ impl ContractKey {
 }
 
 /// Both known and equal: an unknown value never matches.
-fn same(a: &Option<String>, b: Option<String>) -> bool {
+fn same(a: Option<&String>, b: Option<String>) -> bool {
     matches!((a, b), (Some(a), Some(b)) if *a == b)
 }
 
@@ -46,17 +46,18 @@ pub fn contract_of(change: &ResourceChange, contracts: &[ContractKey], plan: &Pl
         .enumerate()
         .filter(|(_, key)| match change.resource_type.as_str() {
             "hyperpod_task_view_restriction" => {
-                same(&key.cluster, cluster.clone()) && same(&key.project_role_arn, text(&["project_role_arn"]))
+                same(key.cluster.as_ref(), cluster.clone())
+                    && same(key.project_role_arn.as_ref(), text(&["project_role_arn"]))
             }
             "hyperpod_unified_studio_project_binding" => {
-                same(&key.cluster, cluster.clone()) && same(&key.project_id, text(&["project_id"]))
+                same(key.cluster.as_ref(), cluster.clone()) && same(key.project_id.as_ref(), text(&["project_id"]))
             }
             "hyperpod_tenant" => {
                 let tagged = change.after.get(&["tags_all", "hyperpod:contract"]).as_text();
-                let cluster_agrees = cluster.is_none() || same(&key.cluster, cluster.clone());
-                (same(&key.name, tagged) && cluster_agrees)
-                    || (same(&key.cluster, cluster.clone())
-                        && same(&key.project_id, text(&["tags_all", "hyperpod:project"])))
+                let cluster_agrees = cluster.is_none() || same(key.cluster.as_ref(), cluster.clone());
+                (same(key.name.as_ref(), tagged) && cluster_agrees)
+                    || (same(key.cluster.as_ref(), cluster.clone())
+                        && same(key.project_id.as_ref(), text(&["tags_all", "hyperpod:project"])))
             }
             _ => false,
         })
@@ -122,7 +123,7 @@ pub fn shown(field: Field<'_>) -> String {
     match field {
         Field::Unknown => "(known after apply)".to_string(),
         Field::Null => "—".to_string(),
-        known => known.as_text().unwrap_or_else(|| "—".to_string()),
+        known @ Field::Known(_) => known.as_text().unwrap_or_else(|| "—".to_string()),
     }
 }
 
@@ -223,7 +224,7 @@ mod tests {
                 change(CONTRACTS[0].0, "hyperpod_connection_contract", CONTRACTS[0].1),
                 change(CONTRACTS[1].0, "hyperpod_connection_contract", CONTRACTS[1].1),
                 change(
-                    r#"module.m.hyperpod_connection_contract.this"#,
+                    r"module.m.hyperpod_connection_contract.this",
                     "hyperpod_connection_contract",
                     r#"{"name":"m"}"#,
                 )

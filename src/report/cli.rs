@@ -209,7 +209,7 @@ pub fn main(arguments: Vec<OsString>) -> ExitCode {
         Err(argument) => (
             UNREADABLE,
             String::new(),
-            format!("report: an argument is not UTF-8: {argument:?}\n"),
+            format!("report: an argument is not UTF-8: {}\n", argument.display()),
         ),
     };
     // A closed pipe (`| head`) is not the report's failure; nothing else is left to say then.
@@ -223,7 +223,7 @@ mod tests {
     use super::*;
 
     fn args(text: &[&str]) -> Vec<String> {
-        text.iter().map(|s| s.to_string()).collect()
+        text.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

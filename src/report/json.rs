@@ -208,7 +208,7 @@ pub fn render(report: &Report) -> String {
                 viewers: &t.viewers,
                 operators: &t.operators,
                 contract: t.contract.map(|i| report.contracts[i].name.as_str()),
-                status: report.status_of(&t.address).map(|s| s.key()),
+                status: report.status_of(&t.address).map(super::rules::Status::key),
                 planned: t.planned,
             })
             .collect(),

@@ -169,7 +169,9 @@ pub(in crate::report) fn link_definitions<'a>(out: &mut Out, rules: impl Iterato
         .collect();
     if !definitions.is_empty() {
         out.blank();
-        definitions.iter().for_each(|definition| out.line(definition));
+        for definition in &definitions {
+            out.line(definition);
+        }
     }
 }
 
@@ -226,7 +228,7 @@ pub fn text(raw: &str) -> String {
         let inside_word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
         match c {
             '_' if inside_word(i.checked_sub(1).and_then(|p| chars.get(p))) && inside_word(chars.get(i + 1)) => {
-                out.push(c)
+                out.push(c);
             }
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' => {
                 out.push('\\');

@@ -159,7 +159,7 @@ pub fn label_text(label: &str) -> String {
         match c {
             '\n' => out.push_str("<br/>"),
             '"' | '#' | '&' | '<' | '>' | '[' | ']' | '(' | ')' | '{' | '}' | '|' | '`' | ';' | '\\' => {
-                out.push_str(&format!("#{};", u32::from(c)))
+                out.push_str(&format!("#{};", u32::from(c)));
             }
             c if c.is_control() => out.push(' '),
             c => out.push(c),

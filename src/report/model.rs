@@ -191,7 +191,7 @@ impl Report {
                     }
                 }
                 _ if diagnostic.severity == Severity::Error || diagnostic.address.is_some() => {
-                    messages.push(diagnostic.clone())
+                    messages.push(diagnostic.clone());
                 }
                 // Terraform's own warnings (development overrides, deprecations) say nothing about governance.
                 _ => {}

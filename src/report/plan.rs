@@ -91,7 +91,7 @@ pub enum Field<'a> {
     Unknown,
 }
 
-impl<'a> Field<'a> {
+impl Field<'_> {
     /// The value as text, if known and scalar.
     pub fn as_text(&self) -> Option<String> {
         match self {
@@ -284,7 +284,7 @@ fn collect_references(value: &Value, out: &mut Vec<String>) {
             for (key, field) in fields {
                 match (key.as_str(), field) {
                     ("references", Value::Array(items)) => {
-                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string))
+                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
                     }
                     _ => collect_references(field, out),
                 }

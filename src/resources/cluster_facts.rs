@@ -149,8 +149,7 @@ pub fn eks_name(cluster: &HyperPodCluster) -> Option<String> {
     match &cluster.orchestrator {
         sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
             crate::aws::ids::Arn::parse(eks_cluster_arn)
-                .map(|arn| arn.resource_id().to_string())
-                .unwrap_or_else(|_| eks_cluster_arn.clone()),
+                .map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string()),
         ),
         sagemaker::Orchestrator::Slurm => None,
     }
@@ -196,9 +195,8 @@ pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster,
     let sagemaker::Orchestrator::Eks { eks_cluster_arn } = &cluster.orchestrator else {
         return None;
     };
-    let eks_name = Arn::parse(eks_cluster_arn)
-        .map(|arn| arn.resource_id().to_string())
-        .unwrap_or_else(|_| eks_cluster_arn.clone());
+    let eks_name =
+        Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string());
     let addon = match client.addon(&eks_name, TASK_GOVERNANCE_ADDON).await {
         Ok(addon) => Fact::Known(addon.map(|a| Addon {
             name: a.name,
@@ -221,9 +219,7 @@ pub async fn gather(
 ) -> ClusterFacts {
     let eks_cluster_name = match &cluster.orchestrator {
         sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
-            Arn::parse(eks_cluster_arn)
-                .map(|arn| arn.resource_id().to_string())
-                .unwrap_or_else(|_| eks_cluster_arn.clone()),
+            Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string()),
         ),
         sagemaker::Orchestrator::Slurm => None,
     };
@@ -318,7 +314,7 @@ async fn live_tenants(client: &HyperpodClient, cluster_arn: &str, with_projects:
                 }
                 let tags = match client.quota_tags(&quota.arn).await {
                     Ok(tags) => tags,
-                    Err(err) if err.is_not_found() => Default::default(),
+                    Err(err) if err.is_not_found() => std::collections::BTreeMap::default(),
                     Err(err) => return Err(err),
                 };
                 Ok(TenantOnCluster {
@@ -485,7 +481,7 @@ pub fn view(
     facts: &ClusterFacts,
     tenants: References<TenantCapacity>,
     restrictions: References<TaskViewRestriction>,
-    policy: Option<Option<SchedulingPolicy>>,
+    #[allow(clippy::option_option)] policy: Option<Option<SchedulingPolicy>>,
     connected: &[ProjectOnCluster],
 ) -> ClusterView {
     let instance_groups = instance_group_capacity(&facts.cluster);

@@ -57,7 +57,7 @@ fn arguments(block: &Block, prefix: &[&'static str], out: &mut Vec<Argument>) {
             empty: match ty {
                 Type::List(_) => Some(Value::List(Vec::new())),
                 Type::Set(_) => Some(Value::Set(Vec::new())),
-                Type::Map(_) => Some(Value::Map(Default::default())),
+                Type::Map(_) => Some(Value::Map(std::collections::BTreeMap::default())),
                 _ => None,
             },
         });

@@ -335,7 +335,7 @@ impl Validator for IamPolicyDocument {
                 observed,
                 problem,
                 "write the policy with jsonencode({ Version = \"2012-10-17\", Statement = [...] })",
-            ))
+            ));
         };
         let length = text.chars().count();
         if length > self.max {

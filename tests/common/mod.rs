@@ -451,7 +451,7 @@ pub fn median_p95(samples: &mut [f64]) -> (f64, f64) {
     let median = if n % 2 == 1 {
         samples[n / 2]
     } else {
-        (samples[n / 2 - 1] + samples[n / 2]) / 2.0
+        f64::midpoint(samples[n / 2 - 1], samples[n / 2])
     };
     let rank = ((0.95 * n as f64).ceil() as usize).clamp(1, n);
     (median, samples[rank - 1])

@@ -707,7 +707,7 @@ fn schema_markdown(block: &Block) -> String {
         let prefix = format!("{}--", next.anchor.split_once("--").map_or("", |(_, rest)| rest));
         match next.kind {
             PendingKind::Block(block) => {
-                write_groups(&mut out, block_items(block), &prefix, &next.path, 0, &mut pending)
+                write_groups(&mut out, block_items(block), &prefix, &next.path, 0, &mut pending);
             }
             PendingKind::Attributes(attributes) => write_groups(
                 &mut out,

@@ -7,17 +7,15 @@ const USAGE: &str = "usage: cargo xtask docs   (renders docs/ from the provider 
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
-    match task.as_deref() {
-        Some("docs") => match xtask::docs::write_all(xtask::repository_root()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("writing docs/: {err}");
-                ExitCode::FAILURE
-            }
-        },
-        _ => {
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
+    let Some("docs") = task.as_deref() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match xtask::docs::write_all(xtask::repository_root()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("writing docs/: {err}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -43,7 +43,7 @@ fn first_difference(actual: &str, expected: &str) -> String {
     let mut expected_lines = expected.lines();
     for number in 1.. {
         match (actual_lines.next(), expected_lines.next()) {
-            (Some(a), Some(e)) if a == e => continue,
+            (Some(a), Some(e)) if a == e => {}
             (None, None) => break,
             (a, e) => {
                 return format!(

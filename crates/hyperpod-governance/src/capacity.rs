@@ -304,44 +304,28 @@ fn admission_order<'a>(
         .iter()
         .filter(|r| r.cluster_name == view.cluster_name && r.item.team != own.team)
         .map(|r| &r.item);
-    match allocation {
-        Some(allocation) => {
-            for (team, row) in &allocation.teams {
-                let own_row = *team == own.team;
-                planned.push(Team {
-                    name: team,
-                    shares: if own_row { &own.quota } else { row },
-                    own: own_row,
-                    live: false,
-                });
-            }
-            for other in others.filter(|t| !allocation.teams.contains_key(&t.team)) {
-                planned.insert(
-                    0,
-                    Team {
-                        name: &other.team,
-                        shares: &other.quota,
-                        own: false,
-                        live: false,
-                    },
-                );
-            }
-            if !allocation.teams.contains_key(&own.team) {
-                planned.push(Team {
-                    name: &own.team,
-                    shares: &own.quota,
-                    own: true,
-                    live: false,
-                });
-            }
-        }
-        None => {
-            planned.extend(others.map(|t| Team {
-                name: &t.team,
-                shares: &t.quota,
-                own: false,
+    if let Some(allocation) = allocation {
+        for (team, row) in &allocation.teams {
+            let own_row = *team == own.team;
+            planned.push(Team {
+                name: team,
+                shares: if own_row { &own.quota } else { row },
+                own: own_row,
                 live: false,
-            }));
+            });
+        }
+        for other in others.filter(|t| !allocation.teams.contains_key(&t.team)) {
+            planned.insert(
+                0,
+                Team {
+                    name: &other.team,
+                    shares: &other.quota,
+                    own: false,
+                    live: false,
+                },
+            );
+        }
+        if !allocation.teams.contains_key(&own.team) {
             planned.push(Team {
                 name: &own.team,
                 shares: &own.quota,
@@ -349,6 +333,19 @@ fn admission_order<'a>(
                 live: false,
             });
         }
+    } else {
+        planned.extend(others.map(|t| Team {
+            name: &t.team,
+            shares: &t.quota,
+            own: false,
+            live: false,
+        }));
+        planned.push(Team {
+            name: &own.team,
+            shares: &own.quota,
+            own: true,
+            live: false,
+        });
     }
     let mut order: Vec<Team<'a>> = match &view.tenants.live {
         Fact::Known(live) => {

@@ -95,7 +95,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
         return Check::unknown(rule, paths::binding::project_role_arn().to_string());
     };
     let mut findings = Vec::new();
-    for reference in view.restrictions.referenced.iter() {
+    for reference in &view.restrictions.referenced {
         let other_role = reference.item.project_role_arn.as_deref();
         let observed = if reference.cluster_name != view.cluster_name {
             format!("a task view restriction of cluster {:?}", reference.cluster_name)

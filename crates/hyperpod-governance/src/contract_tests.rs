@@ -65,7 +65,7 @@ fn con_1_skips_when_identifiers_are_unknown_but_still_fails_what_it_sees() {
             assert_eq!(
                 reason,
                 "unified_studio.project_id and project_role_arn are not known until apply"
-            )
+            );
         }
         other => panic!("{other:?}"),
     }

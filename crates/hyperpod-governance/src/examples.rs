@@ -9,7 +9,13 @@ use time::{Date, Month};
 
 use super::catalog::RuleId;
 use super::finding::Check;
-use super::model::*;
+use super::model::{
+    AccessEntry, AccessScope, Addon, Allocation, AssociatedPolicy, Binding, Capacity, ClusterRef, ClusterView,
+    Contract, DataGrants, EksCluster, Exception, Fact, Inventory, LifecycleState, LiveCluster, LiveInstanceGroup,
+    LiveProject, Member, MemberKind, NodeRole, Orchestrator, Owners, Phase, PodIdentity, PolicyDocument,
+    ProjectOnCluster, QuotaShare, Referenced, Review, RolePermissions, Scheduling, SchedulingPolicy, Setting, Sharing,
+    SharingStrategy, Signal, SlurmScope, Spaces, TaskViewRestriction, Tenant, TenantCapacity, UnifiedStudio,
+};
 use super::{
     cluster, cluster_slurm, contract as contract_rules, exceptions, lifecycle, observability, organization, paths,
     project, spaces, workload, workload_access,
@@ -210,7 +216,7 @@ pub fn allocation(teams: &[(&str, i64)]) -> Setting<Referenced<Allocation>> {
 
 pub fn policy(classes: &[&str], fair_share: bool) -> SchedulingPolicy {
     SchedulingPolicy {
-        priority_classes: classes.iter().map(|c| c.to_string()).collect(),
+        priority_classes: classes.iter().map(std::string::ToString::to_string).collect(),
         fair_share,
     }
 }
@@ -318,7 +324,7 @@ pub fn eks(authentication_mode: &str, public: bool, public_cidrs: &[&str]) -> Fa
         authentication_mode: authentication_mode.into(),
         endpoint_public: public,
         endpoint_private: !public,
-        public_cidrs: public_cidrs.iter().map(|c| c.to_string()).collect(),
+        public_cidrs: public_cidrs.iter().map(std::string::ToString::to_string).collect(),
         version: "1.31".into(),
     })
 }
@@ -353,7 +359,11 @@ pub fn caller() -> Fact<String> {
 /// The rule `rule` checked on its failing configuration. The match is exhaustive: a rule added to the catalog does
 /// not compile until it has an example, which its unit tests and the docs then share.
 pub fn failing(rule: RuleId) -> Check {
-    use RuleId::*;
+    use RuleId::{
+        Clu1, Clu2, Clu3, Clu4, Clu5, Clu6, Clu7, Clu8, Clu9, Clu10, Con1, Con2, Con3, Exc1, Lif1, Lif2, Lif3, Lif4,
+        Obs1, Org1, Org2, Org3, Prj1, Prj2, Prj3, Prj4, Wkl1, Wkl2, Wkl3, Wkl4, Wkl5, Wkl6, Wkl7, Wkl8, Wkl9, Wkl10,
+        Wkl11, Wkl12,
+    };
     match rule {
         Con1 => contract_rules::con_1(&con_1_contract()),
         Con2 => contract_rules::con_2(&con_2_contract()),

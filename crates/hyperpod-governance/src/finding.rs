@@ -35,6 +35,15 @@ impl Messages {
     }
 }
 
+impl<'a> IntoIterator for &'a Messages {
+    type Item = &'a Message;
+    type IntoIter = std::slice::Iter<'a, Message>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 /// One broken rule at one attribute: what was seen, why it is wrong, and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {

@@ -240,7 +240,11 @@ pub fn check_restriction(
 /// Where each rule is implemented, for the docs and for people; the exhaustive match means a rule added to the
 /// catalog does not compile until it is placed here (and the wiring test runs it).
 pub fn rule_function(rule: RuleId) -> &'static str {
-    use RuleId::*;
+    use RuleId::{
+        Clu1, Clu2, Clu3, Clu4, Clu5, Clu6, Clu7, Clu8, Clu9, Clu10, Con1, Con2, Con3, Exc1, Lif1, Lif2, Lif3, Lif4,
+        Obs1, Org1, Org2, Org3, Prj1, Prj2, Prj3, Prj4, Wkl1, Wkl2, Wkl3, Wkl4, Wkl5, Wkl6, Wkl7, Wkl8, Wkl9, Wkl10,
+        Wkl11, Wkl12,
+    };
     match rule {
         Con1 => "governance::contract::con_1",
         Con2 => "governance::contract::con_2",

@@ -179,7 +179,7 @@ mod tests {
             let mut contract = contract();
             contract.organization = Some(OrganizationGrant {
                 domain_unit_id: unit.into(),
-                project_profile_ids: profiles.iter().map(|p| p.to_string()).collect(),
+                project_profile_ids: profiles.iter().map(std::string::ToString::to_string).collect(),
                 include_child_domain_units: children,
             });
             contract

@@ -163,7 +163,7 @@ mod tests {
 
     fn policy(classes: &[&str]) -> Fact<Option<SchedulingPolicy>> {
         Fact::Known(Some(SchedulingPolicy {
-            priority_classes: classes.iter().map(|c| c.to_string()).collect(),
+            priority_classes: classes.iter().map(std::string::ToString::to_string).collect(),
             fair_share: true,
         }))
     }
@@ -208,7 +208,7 @@ mod tests {
                     accelerators: Some(1),
                     ..QuotaShare::default()
                 },
-            ]
+            ];
         }
         let check = wkl_12(&greedy, &contract(), &classes);
         assert_eq!(

@@ -60,7 +60,7 @@ impl<T: Default> Field<T> {
 pub struct Fields<'a>(pub &'a Value);
 
 impl<'a> Fields<'a> {
-    fn get(&self, name: &str) -> &'a Value {
+    fn get(self, name: &str) -> &'a Value {
         let value = self.0.get_attr(name);
         if cfg!(test) && matches!(self.0, Value::Object(_)) {
             assert!(
@@ -71,7 +71,7 @@ impl<'a> Fields<'a> {
         value.unwrap_or(&Value::Null)
     }
 
-    fn field<T>(&self, name: &str, read: impl FnOnce(&'a Value) -> Option<T>) -> Field<T> {
+    fn field<T>(self, name: &str, read: impl FnOnce(&'a Value) -> Option<T>) -> Field<T> {
         match self.get(name) {
             Value::Null => Field::Null,
             value if !value.is_wholly_known() => Field::Unknown,

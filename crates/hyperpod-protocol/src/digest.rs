@@ -4,7 +4,11 @@
 /// The SHA-256 of `content`, 64 hex digits; callers that need fewer take a prefix.
 pub fn sha256_hex(content: &[u8]) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, content);
-    digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect()
+    digest.as_ref().iter().fold(String::with_capacity(64), |mut hex, byte| {
+        use std::fmt::Write as _;
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    })
 }
 
 #[cfg(test)]

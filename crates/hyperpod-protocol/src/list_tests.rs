@@ -62,24 +62,24 @@ impl Resource<()> for Thing {
     fn identity_schema(&self) -> Option<&IdentitySchema> {
         Some(&self.identity)
     }
-    async fn create(&self, _: &(), planned: &Value, _: &OperationContext) -> Applied {
+    async fn create(&self, (): &(), planned: &Value, _: &OperationContext) -> Applied {
         Applied::ok(planned.clone())
     }
     /// Fills in what import leaves out, as a refresh does.
-    async fn read(&self, _: &(), current: &Value, _: &OperationContext) -> Result<Option<Value>, Diagnostics> {
+    async fn read(&self, (): &(), current: &Value, _: &OperationContext) -> Result<Option<Value>, Diagnostics> {
         let mut state = current.clone();
         let name = string(current, "name").unwrap_or_default();
         set_attr(&mut state, "size", text("large"));
         set_attr(&mut state, "id", text(format!("id-{name}")));
         Ok(Some(state))
     }
-    async fn update(&self, _: &(), _: &Value, planned: &Value, _: &OperationContext) -> Applied {
+    async fn update(&self, (): &(), _: &Value, planned: &Value, _: &OperationContext) -> Applied {
         Applied::ok(planned.clone())
     }
-    async fn delete(&self, _: &(), _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+    async fn delete(&self, (): &(), _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
         Ok(())
     }
-    async fn import(&self, _: &(), target: ImportTarget) -> Result<Value, Diagnostics> {
+    async fn import(&self, (): &(), target: ImportTarget) -> Result<Value, Diagnostics> {
         let ImportTarget::Identity(identity) = target else {
             return Err(Diagnostics::error(AttributePath::root(), "by identity only", ""));
         };
@@ -126,7 +126,7 @@ impl ListResource<()> for ThingList {
             ));
         }
     }
-    async fn list(&self, _: &(), request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
+    async fn list(&self, (): &(), request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let prefix = string(&request.config, "prefix").unwrap_or_default();
         if prefix == "denied" {
             return Err(Diagnostics::error(

@@ -376,20 +376,19 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let current = decode(request.current_state.as_ref(), &ty)?;
             let client = self.configured_client().await?;
             let mut warnings = Diagnostics::new();
-            let new_state = match resource.read(&client, &current, &self.context()).await? {
-                Some(state) => state,
-                None => {
-                    warnings.push(Diagnostic::warning(
-                        AttributePath::root(),
-                        "Object no longer exists",
-                        format!(
-                            "The {} recorded in state was not found, so it was removed from state; the next apply \
-                             creates it again if it is still configured.",
-                            request.type_name
-                        ),
-                    ));
-                    Value::Null
-                }
+            let new_state = if let Some(state) = resource.read(&client, &current, &self.context()).await? {
+                state
+            } else {
+                warnings.push(Diagnostic::warning(
+                    AttributePath::root(),
+                    "Object no longer exists",
+                    format!(
+                        "The {} recorded in state was not found, so it was removed from state; the next apply \
+                         creates it again if it is still configured.",
+                        request.type_name
+                    ),
+                ));
+                Value::Null
             };
             // Terraform rejects a read that returns a value for a write-only attribute.
             let new_state = without_write_only(new_state, &resource.schema().block.write_only_names());

@@ -47,7 +47,9 @@ pub enum AttributeKind {
     },
 }
 
+/// The flags mirror the protocol's `Schema.Attribute` (sensitive, write-only, ...), one field each.
 #[derive(Clone)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct Attribute {
     pub name: &'static str,
     pub kind: AttributeKind,
@@ -297,7 +299,7 @@ impl Block {
                     ..Block::default()
                 };
                 for_each_element(attribute_value, &attribute_path, |element, element_path| {
-                    nested.validate(element, element_path, diagnostics)
+                    nested.validate(element, element_path, diagnostics);
                 });
             }
         }
@@ -305,7 +307,7 @@ impl Block {
             if let Some(block_value) = value.get_attr(nested.name) {
                 let block_path = path.push_attr(nested.name);
                 for_each_element(block_value, &block_path, |element, element_path| {
-                    nested.block.validate(element, element_path, diagnostics)
+                    nested.block.validate(element, element_path, diagnostics);
                 });
             }
         }

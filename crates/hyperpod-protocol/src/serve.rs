@@ -191,7 +191,7 @@ pub async fn serve<P: PluginProvider>(
     tokio::pin!(server);
     tokio::select! {
         result = &mut server => result.map_err(io::Error::other),
-        _ = signals.shutdown_requested() => {
+        () = signals.shutdown_requested() => {
             // Graceful shutdown waits for Terraform to hang up; give in-flight replies a moment, then go.
             let _ = tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await;
             Ok(())

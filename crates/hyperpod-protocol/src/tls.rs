@@ -312,7 +312,9 @@ mod tests {
                     connect(&server, config).unwrap_or_else(|err| panic!("{version:?} {group:?}: {err}"));
                 assert_eq!(server_end.protocol_version(), Some(version.version));
                 assert_eq!(
-                    server_end.negotiated_key_exchange_group().map(|kx| kx.name()),
+                    server_end
+                        .negotiated_key_exchange_group()
+                        .map(rustls::crypto::SupportedKxGroup::name),
                     Some(group)
                 );
                 assert_eq!(

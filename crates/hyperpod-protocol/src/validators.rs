@@ -341,7 +341,7 @@ impl Validator for EachOneOf {
     }
     fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
         each_string(value, |text| {
-            OneOf(self.0).validate(path, &Value::String(text.to_string()), diagnostics)
+            OneOf(self.0).validate(path, &Value::String(text.to_string()), diagnostics);
         });
     }
 }
@@ -424,8 +424,8 @@ mod tests {
 
     #[test]
     fn durations_parse_like_go() {
-        assert_eq!(parse_duration("10m"), Some(std::time::Duration::from_secs(600)));
-        assert_eq!(parse_duration("1h30m"), Some(std::time::Duration::from_secs(5400)));
+        assert_eq!(parse_duration("10m"), Some(std::time::Duration::from_mins(10)));
+        assert_eq!(parse_duration("1h30m"), Some(std::time::Duration::from_mins(90)));
         assert_eq!(parse_duration("1.5s"), Some(std::time::Duration::from_millis(1500)));
         assert_eq!(parse_duration("10"), None);
         assert_eq!(parse_duration("ten minutes"), None);
@@ -460,7 +460,7 @@ mod tests {
     fn length_counts_characters() {
         let length = LengthBetween { min: 1, max: 3 };
         assert!(run(&length, Value::String("äöü".into())).is_empty());
-        assert!(run(&length, Value::String("".into())).has_errors());
+        assert!(run(&length, Value::String(String::new())).has_errors());
     }
 
     #[test]

@@ -156,7 +156,10 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
         .collect();
     Outcome {
         code,
-        stdout: files.iter().map(|(path, _)| format!("{}\n", path.display())).collect(),
+        stdout: files.iter().fold(String::new(), |mut listed, (path, _)| {
+            listed.push_str(&format!("{}\n", path.display()));
+            listed
+        }),
         stderr: String::new(),
         files,
     }

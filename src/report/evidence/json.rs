@@ -42,6 +42,7 @@ struct ContractJson<'a> {
 }
 
 #[derive(Serialize)]
+#[allow(clippy::struct_field_names, reason = "the JSON's field names are Unified Studio's")]
 struct UnifiedStudioJson<'a> {
     domain_id: Option<&'a str>,
     domain_unit_id: Option<&'a str>,

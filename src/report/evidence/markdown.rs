@@ -69,8 +69,8 @@ fn icon(level: Level) -> &'static str {
 }
 
 /// `—` for a value state does not hold.
-fn shown(value: &Option<String>) -> String {
-    value.as_deref().map_or_else(|| "—".to_string(), text)
+fn shown(value: Option<&String>) -> String {
+    value.map_or_else(|| "—".to_string(), |value| text(value))
 }
 
 fn section(out: &mut Out, c: &ContractEvidence) {
@@ -78,8 +78,8 @@ fn section(out: &mut Out, c: &ContractEvidence) {
     out.line(&format!(
         "## {} — project {} on cluster {}",
         text(&c.name),
-        shown(&c.project_id),
-        shown(&c.cluster.name)
+        shown(c.project_id.as_ref()),
+        shown(c.cluster.name.as_ref())
     ));
     out.blank();
     let mut status = format!("{} {}", icon(c.level), words(c.level));
@@ -100,24 +100,24 @@ fn section(out: &mut Out, c: &ContractEvidence) {
                 "Unified Studio",
                 format!(
                     "domain {}, domain unit {}, project {}",
-                    shown(&c.domain_id),
-                    shown(&c.domain_unit_id),
-                    shown(&c.project_id)
+                    shown(c.domain_id.as_ref()),
+                    shown(c.domain_unit_id.as_ref()),
+                    shown(c.project_id.as_ref())
                 ),
             ),
             (
                 "cluster",
                 format!(
                     "{} in account {}, region {}, orchestrator {}",
-                    shown(&c.cluster.name),
-                    shown(&c.cluster.account_id),
-                    shown(&c.cluster.region),
-                    shown(&c.cluster.orchestrator)
+                    shown(c.cluster.name.as_ref()),
+                    shown(c.cluster.account_id.as_ref()),
+                    shown(c.cluster.region.as_ref()),
+                    shown(c.cluster.orchestrator.as_ref())
                 ),
             ),
             ("project role", c.project_role_arn.as_deref().map_or("—".into(), code)),
             ("access role", c.access_role_arn.as_deref().map_or("—".into(), code)),
-            ("lifecycle", shown(&c.lifecycle_state)),
+            ("lifecycle", shown(c.lifecycle_state.as_ref())),
         ],
     );
 
@@ -127,11 +127,11 @@ fn section(out: &mut Out, c: &ContractEvidence) {
     table(
         out,
         &[
-            ("business owner", shown(&c.owners.business)),
-            ("operations owner", shown(&c.owners.operations)),
-            ("cost owner", shown(&c.owners.cost)),
-            ("approved by", shown(&c.review.approved_by)),
-            ("last reviewed", shown(&c.review.last_reviewed)),
+            ("business owner", shown(c.owners.business.as_ref())),
+            ("operations owner", shown(c.owners.operations.as_ref())),
+            ("cost owner", shown(c.owners.cost.as_ref())),
+            ("approved by", shown(c.review.approved_by.as_ref())),
+            ("last reviewed", shown(c.review.last_reviewed.as_ref())),
             (
                 "review interval",
                 c.review
@@ -139,8 +139,8 @@ fn section(out: &mut Out, c: &ContractEvidence) {
                     .as_deref()
                     .map_or("—".into(), |days| format!("{} days", text(days))),
             ),
-            ("next review", shown(&c.review.next_review_date)),
-            ("review status", shown(&c.review.review_status)),
+            ("next review", shown(c.review.next_review_date.as_ref())),
+            ("review status", shown(c.review.review_status.as_ref())),
         ],
     );
     out.blank();

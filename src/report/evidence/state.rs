@@ -22,7 +22,7 @@ impl State {
             terraform_version: self.terraform_version.clone(),
             errored: false,
             changes: self.resources.clone(),
-            configuration: Default::default(),
+            configuration: std::collections::BTreeMap::default(),
         }
     }
 }
@@ -91,7 +91,7 @@ fn resource(item: &Value, module_address: &str) -> Result<ResourceChange, String
     let address = text("address").ok_or("no address")?.to_string();
     let values = match item.get("values") {
         Some(values @ Value::Object(_)) => values.clone(),
-        None | Some(Value::Null) => Value::Object(Default::default()),
+        None | Some(Value::Null) => Value::Object(serde_json::Map::default()),
         Some(_) => return Err(format!("{address}: values is not an object")),
     };
     Ok(ResourceChange {

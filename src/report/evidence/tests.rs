@@ -236,8 +236,7 @@ fn every_composed_object_gets_its_arn_or_its_api_path() {
         located
             .iter()
             .find(|(a, k, _)| a == address && k == key)
-            .map(|(_, _, l)| l.clone())
-            .unwrap_or_else(|| panic!("no {address} {key} in {located:#?}"))
+            .map_or_else(|| panic!("no {address} {key} in {located:#?}"), |(_, _, l)| l.clone())
     };
     let tenant = "hyperpod_tenant.research";
     assert_eq!(
@@ -425,7 +424,7 @@ fn approved_facts_show_their_current_values_and_a_change_needs_attention() {
 }
 
 fn invoke(arguments: &[&str], text: &str) -> Outcome {
-    let arguments: Vec<String> = arguments.iter().map(|a| a.to_string()).collect();
+    let arguments: Vec<String> = arguments.iter().map(std::string::ToString::to_string).collect();
     let text = text.to_string();
     run(&arguments, move |file| match file {
         "state.json" | "-" => Ok(text.clone()),

@@ -205,11 +205,14 @@ impl Resource<HyperpodClient> for ClusterAllocation {
         let mut state = self.schema.block.null_value();
         set_attr(&mut state, "id", text(&name));
         set_attr(&mut state, "cluster_name", text(&name));
-        set_attr(&mut state, "teams", Value::Map(Default::default()));
+        set_attr(&mut state, "teams", Value::Map(std::collections::BTreeMap::default()));
         set_attr(
             &mut state,
             "governance",
-            object([("cluster_name", text(&name)), ("teams", Value::Map(Default::default()))]),
+            object([
+                ("cluster_name", text(&name)),
+                ("teams", Value::Map(std::collections::BTreeMap::default())),
+            ]),
         );
         Ok(state)
     }

@@ -71,9 +71,8 @@ async fn node_roles(client: &HyperpodClient, cluster: &HyperPodCluster) -> Fact<
 }
 
 async fn eks_facts(client: &HyperpodClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
-    let name = Arn::parse(eks_cluster_arn)
-        .map(|arn| arn.resource_id().to_string())
-        .unwrap_or_else(|_| eks_cluster_arn.to_string());
+    let name =
+        Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.to_string(), |arn| arn.resource_id().to_string());
     let (cluster, addon) = tokio::join!(
         crate::resources::cluster_facts::eks_cluster(client, &name),
         client.addon(&name, OBSERVABILITY_ADDON)

@@ -297,7 +297,7 @@ mod tests {
 
     /// A contract with every argument and block set, so each can be made unknown.
     fn full_contract() -> Value {
-        let list = |items: &[&str]| text_list(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let list = |items: &[&str]| text_list(&items.iter().map(std::string::ToString::to_string).collect::<Vec<_>>());
         let mut value = super::super::schema_block().null_value();
         for (name, field) in [
             ("name", text("research-on-ml-capacity")),

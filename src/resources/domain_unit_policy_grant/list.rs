@@ -122,15 +122,14 @@ async fn unit_chain(
     let mut chain = vec![unit.to_string()];
     while chain.len() < MAX_UNIT_DEPTH {
         let current = chain.last().cloned().unwrap_or_default();
-        let parent = match parents.get(&current) {
-            Some(parent) => parent.clone(),
-            None => {
-                let parent = find_domain_unit(&client.datazone, domain_id, &current)
-                    .await?
-                    .parent_domain_unit_id;
-                parents.insert(current, parent.clone());
-                parent
-            }
+        let parent = if let Some(parent) = parents.get(&current) {
+            parent.clone()
+        } else {
+            let parent = find_domain_unit(&client.datazone, domain_id, &current)
+                .await?
+                .parent_domain_unit_id;
+            parents.insert(current, parent.clone());
+            parent
         };
         match parent {
             Some(parent) => chain.push(parent),
@@ -218,7 +217,7 @@ mod tests {
         ProfileGrant {
             grant_id: "g1".into(),
             principal: GrantPrincipal::Group("ml-platform".into()),
-            project_profile_ids: profiles.iter().map(|p| p.to_string()).collect(),
+            project_profile_ids: profiles.iter().map(std::string::ToString::to_string).collect(),
             include_child_domain_units: include_children,
             raw_principal: None,
         }
@@ -228,7 +227,7 @@ mod tests {
         PlacedProject {
             contract: Some(contract.into()),
             profile_id: Some(profile.into()),
-            units: units.iter().map(|u| u.to_string()).collect(),
+            units: units.iter().map(std::string::ToString::to_string).collect(),
         }
     }
 

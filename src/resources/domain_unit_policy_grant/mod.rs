@@ -431,7 +431,7 @@ impl DomainUnitPolicyGrant {
     }
 
     /// The state of a grant just added: the plan's values, with the IDs.
-    fn created_state(&self, planned: &Value, spec: &GrantSpec, grant_id: &str) -> Value {
+    fn created_state(planned: &Value, spec: &GrantSpec, grant_id: &str) -> Value {
         let mut state = planned.clone();
         set_attr(
             &mut state,
@@ -533,7 +533,7 @@ impl Resource<HyperpodClient> for DomainUnitPolicyGrant {
         match self.add(&client.datazone, &spec, &sent).await {
             Ok(grant_id) => {
                 self.remember(&grant_id);
-                Applied::ok(self.created_state(planned, &spec, &grant_id))
+                Applied::ok(Self::created_state(planned, &spec, &grant_id))
             }
             Err(diagnostics) => diagnostics.into(),
         }

@@ -443,7 +443,7 @@ mod tests {
         GrantSpec {
             domain_id: "dzd_capacity01".to_string(),
             domain_unit_id: "mlplatform0001".to_string(),
-            project_profile_ids: profiles.iter().map(|p| p.to_string()).collect(),
+            project_profile_ids: profiles.iter().map(std::string::ToString::to_string).collect(),
             include_child_domain_units: children,
             principal,
         }

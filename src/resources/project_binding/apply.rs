@@ -67,11 +67,11 @@ const TOKEN_GENERATIONS: u32 = 16;
 
 /// FNV-1a, 128 bits: stable across builds and platforms (unlike `std`'s hasher), which is all a token needs.
 fn fnv1a_128(parts: &[&str]) -> u128 {
-    let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let mut hash: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     for part in parts {
         for byte in part.bytes().chain([0u8]) {
             hash ^= u128::from(byte);
-            hash = hash.wrapping_mul(0x0000000001000000000000000000013b);
+            hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
         }
     }
     hash
@@ -171,7 +171,7 @@ async fn create_connection(
         match ready {
             Ok(ready) => return Ok(ready),
             // The token answered with the connection it made for an earlier life of this binding, since deleted.
-            Err(err) if err.is_not_found() => continue,
+            Err(err) if err.is_not_found() => {}
             Err(err) => {
                 let state = state_after(value, Some(&connection), &[]);
                 return Err(Applied::failed(

@@ -39,7 +39,7 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 }
 
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 
 pub struct ProjectBinding {
     schema: Schema,
@@ -198,7 +198,9 @@ impl Resource<HyperpodClient> for ProjectBinding {
             // The API forces these: a connection cannot move to another environment or lose its description.
             let moved = |name: &str| {
                 let (before, after) = (prior.get_attr(name), change.planned.get_attr(name));
-                before.is_some_and(|b| !b.is_null()) && after.is_some_and(|a| a.is_known()) && before != after
+                before.is_some_and(|b| !b.is_null())
+                    && after.is_some_and(hyperpod_protocol::value::Value::is_known)
+                    && before != after
             };
             let cleared = string(&prior, "description").is_some() && string(&change.planned, "description").is_none();
             // A binding whose connection is gone (a destroy that stopped part-way, or a delete out of band while

@@ -26,11 +26,7 @@ fn member_diagnostics(index: usize, member: &Value, diagnostics: &mut Diagnostic
         ));
     } else if crate::protocol::validators::has_control_character(name) {
         // The schema walk reports it (every string), once.
-    } else if user
-        && !regex::Regex::new(USER_IDENTIFIER)
-            .map(|pattern| pattern.is_match(name))
-            .unwrap_or(true)
-    {
+    } else if user && !regex::Regex::new(USER_IDENTIFIER).map_or(true, |pattern| pattern.is_match(name)) {
         diagnostics.push(Diagnostic::invalid_value(
             at("name"),
             format!("{name:?}"),

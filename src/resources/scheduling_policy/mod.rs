@@ -34,7 +34,7 @@ use model::{PolicySpec, flatten, merge_tags};
 use ownership::{OWNER_TAG, is_ours, with_owner, without_owner};
 
 pub const TYPE_NAME: &str = "hyperpod_scheduling_policy";
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 /// Concurrent writers (the console, another pipeline) bump the version; re-read and retry this many times.
 const UPDATE_ATTEMPTS: usize = 3;
 
@@ -115,7 +115,7 @@ impl SchedulingPolicy {
         Ok(cluster)
     }
 
-    fn partial_state(&self, planned: &Value, id: &str, arn: &str) -> Value {
+    fn partial_state(planned: &Value, id: &str, arn: &str) -> Value {
         let mut state = planned.clone();
         set_attr(&mut state, "scheduler_config_id", text(id));
         set_attr(&mut state, "arn", text(arn));
@@ -197,7 +197,7 @@ impl SchedulingPolicy {
                     .into();
             }
         };
-        let partial = self.partial_state(planned, &record.id, &record.arn);
+        let partial = Self::partial_state(planned, &record.id, &record.arn);
         let result = async {
             let record = sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await?;
             self.converge_adopted(client, record, planned, cluster_name, wait, context)
@@ -459,7 +459,7 @@ impl Resource<HyperpodClient> for SchedulingPolicy {
         let id = created.cluster_scheduler_config_id().unwrap_or_default().to_string();
         let arn = created.cluster_scheduler_config_arn().unwrap_or_default().to_string();
         // From here on the object exists: failures return its id so Terraform taints it instead of forgetting it.
-        let partial = || self.partial_state(planned, &id, &arn);
+        let partial = || Self::partial_state(planned, &id, &arn);
         let record = match sm::wait_scheduler_config_ready(&client.sagemaker, &id, wait, &context.stop).await {
             Ok(record) => record,
             Err(err) => {

@@ -280,7 +280,7 @@ mod tests {
             version: 2,
             status: "Updated".into(),
             failure_reason: None,
-            status_details: Default::default(),
+            status_details: BTreeMap::default(),
             priority_classes: vec![
                 PriorityClass {
                     name: "production".into(),

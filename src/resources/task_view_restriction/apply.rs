@@ -193,7 +193,7 @@ impl Applier<'_> {
         let mut failures = Diagnostics::new();
         for (association, result) in wanted.iter().zip(associated) {
             match result {
-                Ok(_) => {
+                Ok(()) => {
                     self.components.insert(association.component(), association.scope());
                 }
                 Err(diagnostics) => failures.extend(diagnostics),
@@ -202,7 +202,7 @@ impl Applier<'_> {
         if failures.has_errors() {
             return Err(failures);
         }
-        let keep: BTreeSet<String> = wanted.iter().map(|a| a.component()).collect();
+        let keep: BTreeSet<String> = wanted.iter().map(super::model::Association::component).collect();
         let stale: Vec<String> = self
             .components
             .keys()

@@ -119,7 +119,7 @@ mod tests {
     }
 
     fn list(items: &[&str]) -> Value {
-        text_list(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        text_list(&items.iter().map(std::string::ToString::to_string).collect::<Vec<_>>())
     }
 
     #[test]

@@ -12,7 +12,10 @@ use futures::future::join_all;
 use std::time::Duration;
 
 use super::compose_access::delete_manifest;
-use super::desired::*;
+use super::desired::{
+    POD_IDENTITY, QUOTA, ROLE, entry_principal, policy_component, quota_id, quota_matches, quota_spec, role_policies,
+    trust_policy,
+};
 use super::keep;
 use super::model::TenantSpec;
 use crate::aws::ErrorCode;
@@ -26,7 +29,7 @@ use crate::provider::HyperpodClient;
 pub use crate::resources::cluster_facts::kube_client;
 
 /// How long a just-created IAM role may take to be usable by EKS and KMS.
-pub(super) const PROPAGATION: Duration = Duration::from_secs(120);
+pub(super) const PROPAGATION: Duration = Duration::from_mins(2);
 const QUOTA_UPDATE_ATTEMPTS: usize = 3;
 
 /// Everything apply needs, resolved from the planned value.
@@ -119,7 +122,7 @@ pub(super) fn kube_failed(summary: &str, err: KubeError) -> Diagnostics {
     failed(summary, err)
 }
 
-impl<'a> Composer<'a> {
+impl Composer<'_> {
     pub(super) fn tagged_as_ours(&self, tags: &BTreeMap<String, String>) -> bool {
         tags.get("hyperpod:tenant") == Some(&self.target.spec.team)
             && tags.get("hyperpod:cluster") == Some(&self.target.cluster_name)

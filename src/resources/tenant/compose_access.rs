@@ -4,7 +4,10 @@
 //! independent of each other and are written at once.
 
 use super::compose::{Composer, PROPAGATION, failed, first_failure, kube_failed};
-use super::desired::*;
+use super::desired::{
+    DesiredEntry, EDIT_POLICY, GRANT_OPERATIONS, POD_IDENTITY, VIEW_POLICY, access_entry_component, desired_entries,
+    entry_principal, entry_value, grant_component, grant_name,
+};
 use super::manifests::{self, Manifest};
 use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, PodIdentitySpec};

@@ -60,9 +60,9 @@ impl LeftToLive {
 /// `wanted` with what `left` leaves to the live quota taken from `live`.
 pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) -> QuotaSpec {
     if left.sharing {
-        wanted.sharing_strategy = live.sharing_strategy.clone();
+        wanted.sharing_strategy.clone_from(&live.sharing_strategy);
         wanted.borrow_limit = live.borrow_limit;
-        wanted.absolute_borrow_limits = live.absolute_borrow_limits.clone();
+        wanted.absolute_borrow_limits.clone_from(&live.absolute_borrow_limits);
     } else {
         let borrows = wanted.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow")
             && live.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow");
@@ -70,10 +70,10 @@ pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) ->
             wanted.borrow_limit = live.borrow_limit;
         }
         if left.absolute_borrow_limits && borrows && wanted.absolute_borrow_limits.is_empty() {
-            wanted.absolute_borrow_limits = live.absolute_borrow_limits.clone();
+            wanted.absolute_borrow_limits.clone_from(&live.absolute_borrow_limits);
         }
     }
-    for resource in wanted.resources.iter_mut() {
+    for resource in &mut wanted.resources {
         if left.partitions.contains(&resource.instance_type) && resource.accelerator_partition.is_none() {
             resource.accelerator_partition = live
                 .resources

@@ -262,9 +262,9 @@ pub(crate) mod tests {
             }),
             data: DataSpec::default(),
             slurm: None,
-            tags: Default::default(),
+            tags: std::collections::BTreeMap::default(),
             spaces: None,
-            left_to_live: Default::default(),
+            left_to_live: crate::resources::tenant::keep::LeftToLive::default(),
         }
     }
 

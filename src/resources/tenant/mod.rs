@@ -53,7 +53,7 @@ pub const TYPE_NAME: &str = "hyperpod_tenant";
 // What the governance evidence reads of a tenant's `components`.
 pub use desired::{POD_IDENTITY, QUOTA, ROLE, entry_principal};
 pub use plan::role_arn;
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1200);
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(20);
 
 pub struct Tenant {
     schema: Schema,
@@ -332,10 +332,10 @@ impl Resource<HyperpodClient> for Tenant {
             client,
             context,
             target: &target,
-            components: Default::default(),
+            components: Recorded::default(),
             quota_arn: None,
         };
-        match composer.reconcile().await {
+        match Box::pin(composer.reconcile()).await {
             Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
             // Whatever exists is in state: Terraform taints it, and the next apply replaces it cleanly.
             Err(diagnostics) if composer.components.is_empty() => diagnostics.into(),
@@ -373,7 +373,7 @@ impl Resource<HyperpodClient> for Tenant {
             components: Recorded::new(string_map(prior, "components")),
             quota_arn: string(prior, "compute_quota_arn"),
         };
-        match composer.reconcile().await {
+        match Box::pin(composer.reconcile()).await {
             Ok(()) => Applied::ok(Self::state_after(&value, &composer)),
             Err(diagnostics) => {
                 // Keep the prior arguments (so the next plan still shows the change as pending) with what exists.

@@ -231,6 +231,7 @@ impl TenantSpec {
 
 /// The cluster policy from the `scheduling_policy` argument: `None` when not given (read it live instead);
 /// `Some(None)` while it is unknown.
+#[allow(clippy::option_option)]
 pub fn policy_from_value(value: &Value) -> Option<Option<SchedulingPolicy>> {
     let facts = value.get_attr("scheduling_policy")?;
     if facts.is_null() {
@@ -297,7 +298,7 @@ mod tests {
     /// Every argument and block of a tenant set, so every argument can be made unknown.
     fn full_tenant() -> Value {
         let number = |n: i64| Value::Number(Number::from_i64(n));
-        let list = |items: &[&str]| text_list(&items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let list = |items: &[&str]| text_list(&items.iter().map(std::string::ToString::to_string).collect::<Vec<_>>());
         let mut value = super::super::schema::schema().block.null_value();
         for (name, field) in [
             ("team", text("research")),

@@ -36,9 +36,8 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     let cluster_ref = string(current, "cluster_arn")
         .or_else(|| string(current, "cluster_name"))
         .unwrap_or_default();
-    let cluster = match present(client.cluster(&cluster_ref).await, "the cluster")? {
-        Some(cluster) => cluster,
-        None => return Ok(None), // the cluster is gone, and every tenant object with it
+    let Some(cluster) = present(client.cluster(&cluster_ref).await, "the cluster")? else {
+        return Ok(None); // the cluster is gone, and every tenant object with it
     };
     let Some(eks_cluster) = eks_name(&cluster) else {
         return Ok(Some(current.clone())); // Slurm: rendered artefacts only, nothing in AWS to refresh
@@ -585,6 +584,9 @@ mod tests {
             Some(&int(16)),
             "every unit of a limit not written"
         );
-        assert_eq!(limits[0].get_attr("vcpu").map(|v| v.is_null()), Some(false));
+        assert_eq!(
+            limits[0].get_attr("vcpu").map(hyperpod_protocol::value::Value::is_null),
+            Some(false)
+        );
     }
 }

@@ -282,7 +282,7 @@ fn apply_config(quota: &mut ComputeQuota, config: Option<&ComputeQuotaConfig>, t
         quota.resources = config.compute_quota_resources().iter().map(from_sdk_resource).collect();
         let sharing = config.resource_sharing_config();
         quota.sharing_strategy = sharing.and_then(|s| s.strategy()).map(|s| s.as_str().to_string());
-        quota.borrow_limit = sharing.and_then(|s| s.borrow_limit());
+        quota.borrow_limit = sharing.and_then(aws_sdk_sagemaker::types::ResourceSharingConfig::borrow_limit);
         quota.absolute_borrow_limits = sharing
             .map(|s| s.absolute_borrow_limits().iter().map(from_sdk_resource).collect())
             .unwrap_or_default();

@@ -186,7 +186,7 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         account_id,
         region,
         caller_arn: identity.arn().unwrap_or_default().to_string(),
-        reads: Default::default(),
+        reads: crate::aws::shared_reads::SharedReads::default(),
     })
 }
 

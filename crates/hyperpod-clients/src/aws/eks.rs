@@ -26,7 +26,7 @@ pub const TOKEN_PREFIX: &str = "k8s-aws-v1.";
 /// The header that binds a token to one cluster; it is signed, so a token for one cluster fails on another.
 pub const CLUSTER_ID_HEADER: &str = "x-k8s-aws-id";
 /// How long a token is valid, as `aws eks get-token` makes them (EKS accepts at most 15 minutes).
-pub const TOKEN_LIFETIME: Duration = Duration::from_secs(60);
+pub const TOKEN_LIFETIME: Duration = Duration::from_mins(1);
 
 /// An EKS cluster as `DescribeCluster` returns it, reduced to what talking to its Kubernetes API needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,8 +79,8 @@ pub async fn find_cluster(client: &Client, name: &str) -> Result<EksCluster, Aws
             .access_config()
             .and_then(|a| a.authentication_mode())
             .map(|m| m.as_str().to_string()),
-        endpoint_public: vpc.is_some_and(|v| v.endpoint_public_access()),
-        endpoint_private: vpc.is_some_and(|v| v.endpoint_private_access()),
+        endpoint_public: vpc.is_some_and(aws_sdk_eks::types::VpcConfigResponse::endpoint_public_access),
+        endpoint_private: vpc.is_some_and(aws_sdk_eks::types::VpcConfigResponse::endpoint_private_access),
         public_access_cidrs: vpc.map(|v| v.public_access_cidrs().to_vec()).unwrap_or_default(),
         version: cluster.version().unwrap_or_default().to_string(),
     })

@@ -139,8 +139,7 @@ where
         SdkError::ServiceError(service) => service
             .err()
             .message()
-            .map(str::to_string)
-            .unwrap_or_else(|| DisplayErrorContext(&err).to_string()),
+            .map_or_else(|| DisplayErrorContext(&err).to_string(), str::to_string),
         // Connection failures: the chain of causes reads well; the debug dump of the response does not.
         _ => error_chain(&err),
     };

@@ -32,7 +32,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
     }
 
     /// One body per key and value type, whatever the read (the binary carries every instance of it).
-    async fn get_boxed<'a, E>(&self, key: &K, read: BoxFuture<'a, Result<V, E>>) -> Result<V, E> {
+    async fn get_boxed<E>(&self, key: &K, read: BoxFuture<'_, Result<V, E>>) -> Result<V, E> {
         let cell = {
             let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
             Arc::clone(cells.entry(key.clone()).or_default())

@@ -68,7 +68,7 @@ where
         if waited >= timeout {
             return Err(gave_up(err, what, waited, attempt));
         }
-        let sleep = delay.min(timeout - waited);
+        let sleep = delay.min(timeout.saturating_sub(waited));
         tracing::debug!(what, attempt, error = %err, ?sleep, "waiting for IAM propagation");
         tokio::time::sleep(sleep).await;
         delay = (delay * 2).min(MAX_DELAY);

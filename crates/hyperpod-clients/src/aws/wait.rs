@@ -44,7 +44,7 @@ where
     let mut stop = stop.clone();
     if !spec.settles_after.is_zero() {
         tokio::select! {
-            _ = tokio::time::sleep(spec.settles_after.min(spec.timeout)) => {}
+            () = tokio::time::sleep(spec.settles_after.min(spec.timeout)) => {}
             _ = stop.wait_for(|stopped| *stopped) => {
                 return Err(AwsError::Stopped { kind: spec.kind, id: spec.id.to_string(), status: "unknown".to_string() });
             }
@@ -77,10 +77,10 @@ where
                 waited,
             });
         }
-        let sleep = delay.min(spec.timeout - waited);
+        let sleep = delay.min(spec.timeout.saturating_sub(waited));
         tracing::debug!(kind = spec.kind, id = spec.id, %status, ?sleep, "waiting");
         tokio::select! {
-            _ = tokio::time::sleep(sleep) => {}
+            () = tokio::time::sleep(sleep) => {}
             _ = stop.wait_for(|stopped| *stopped) => {
                 return Err(AwsError::Stopped { kind: spec.kind, id: spec.id.to_string(), status });
             }
@@ -176,7 +176,7 @@ mod tests {
     async fn waits_through_pending_states() {
         let (_sender, stop) = stop();
         let calls = Cell::new(0);
-        let result = wait_for_status(spec(Duration::from_secs(60)), &stop, || {
+        let result = wait_for_status(spec(Duration::from_mins(1)), &stop, || {
             calls.set(calls.get() + 1);
             let status = if calls.get() < 3 { "Creating" } else { "Created" };
             async move { Ok::<_, AwsError>(Snapshot(status, None)) }
@@ -189,7 +189,7 @@ mod tests {
     #[tokio::test]
     async fn failure_states_surface_the_reason() {
         let (_sender, stop) = stop();
-        let result = wait_for_status(spec(Duration::from_secs(60)), &stop, || async {
+        let result = wait_for_status(spec(Duration::from_mins(1)), &stop, || async {
             Ok::<_, AwsError>(Snapshot("CreateFailed", Some("quota exceeded")))
         })
         .await;
@@ -212,7 +212,7 @@ mod tests {
     async fn stop_provider_interrupts_the_wait() {
         let (sender, stop) = stop();
         sender.send_replace(true);
-        let result = wait_for_status(spec(Duration::from_secs(600)), &stop, || async {
+        let result = wait_for_status(spec(Duration::from_mins(10)), &stop, || async {
             Ok::<_, AwsError>(Snapshot("Creating", None))
         })
         .await;

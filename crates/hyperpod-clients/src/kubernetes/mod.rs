@@ -131,7 +131,7 @@ impl std::fmt::Debug for KubeClient {
         f.debug_struct("KubeClient")
             .field("endpoint", &format!("{}{}", self.scheme_authority, self.prefix))
             .field("authorization", &"<redacted>")
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

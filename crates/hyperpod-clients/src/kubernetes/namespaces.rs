@@ -46,10 +46,10 @@ pub async fn wait_namespace(
                 waited,
             });
         }
-        let sleep = delay.min(timeout - waited);
+        let sleep = delay.min(timeout.saturating_sub(waited));
         tracing::debug!(kind = NAMESPACE, name, %status, ?sleep, "waiting");
         tokio::select! {
-            _ = tokio::time::sleep(sleep) => {}
+            () = tokio::time::sleep(sleep) => {}
             _ = stop.wait_for(|stopped| *stopped) => {
                 return Err(KubeError::Stopped { kind: NAMESPACE, name: name.to_string(), status });
             }

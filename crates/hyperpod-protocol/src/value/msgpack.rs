@@ -597,7 +597,7 @@ mod tests {
     #[test]
     fn a_whole_float_beyond_i64_decodes_as_the_integer_it_is() {
         // Found by prop_msgpack_round_trip: sent as an exact float, it came back as its shortest text.
-        let v = Value::Number(Number::from_u64(12089009975911411712));
+        let v = Value::Number(Number::from_u64(12_089_009_975_911_411_712));
         let bytes = v.encode_msgpack(&Type::Number).unwrap();
         assert_eq!(bytes[0], 0xcb);
         assert_eq!(Value::decode_msgpack(&bytes, &Type::Number).unwrap(), v);

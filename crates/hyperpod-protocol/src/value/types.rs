@@ -175,7 +175,7 @@ mod tests {
             br#"["object",{"a":"string"},["zz"]]"#,
             br#"["tuple",{}]"#,
             b"7",
-            br#"[]"#,
+            br"[]",
         ] {
             assert!(Type::from_json_bytes(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
