@@ -1,6 +1,7 @@
 //! Repository tasks that are not part of the shipped provider (`cargo xtask <task>`, `.cargo/config.toml`).
 
 pub mod docs;
+pub mod structure;
 
 use std::path::Path;
 

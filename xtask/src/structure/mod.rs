@@ -1,0 +1,87 @@
+//! `cargo xtask structure`: the workspace's structure as a newcomer meets it, read from the source with `syn` (nothing
+//! is compiled or run): the import circles between the files of each crate, each resource's plan path (the functions
+//! its `modify_plan` reaches in the provider crate, their files, the largest), public types that share a name, and the
+//! shape of each resource folder. `xtask/tests/structure.rs` holds the invariants; the command prints the figures.
+//!
+//! - `sources.rs`: which files make up each crate, and the module each file is.
+//! - `imports.rs`: which file names which (a `use`, a path, a path inside a macro), and the circles they form.
+//! - `calls.rs`: a call graph good enough to follow a plan through the provider crate.
+//! - `shape.rs`: the resource folders and the public type names.
+//! - `syntax.rs`: what the others read of an item (test-only or not, its attributes, what a `pub use` exports).
+
+pub mod calls;
+pub mod imports;
+pub mod shape;
+pub mod sources;
+pub mod syntax;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The most lines a function on a plan path may have, from `fn` to its closing brace.
+pub const MAX_PLAN_FUNCTION_LINES: usize = 60;
+/// The most parameters (beside `self`) a function on a plan path may take.
+pub const MAX_PLAN_FUNCTION_PARAMETERS: usize = 5;
+
+/// The resource folders under `src/resources/`, sorted.
+pub fn resource_folders(root: &Path) -> Vec<String> {
+    let mut folders: Vec<String> = std::fs::read_dir(root.join("src/resources"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().to_string())
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// The whole report `cargo xtask structure` prints.
+pub fn report(root: &Path) -> Result<String, String> {
+    let workspace = sources::Workspace::load(root)?;
+    let mut out = String::new();
+    let circles = imports::circles(&workspace);
+    let _ = writeln!(out, "import circles: {}", circles.len());
+    for (circle, ties) in circles.iter().zip(imports::circle_ties(&workspace)) {
+        let _ = writeln!(out, "  {}", circle.join(", "));
+        for tie in ties {
+            let _ = writeln!(out, "      {tie}");
+        }
+    }
+    let provider = workspace.provider();
+    let graph = calls::CallGraph::build(provider);
+    let _ = writeln!(
+        out,
+        "\nplan paths (from each resource's modify_plan, in the provider crate):"
+    );
+    for folder in resource_folders(root) {
+        let Some(path) = graph.plan_path(&folder) else {
+            let _ = writeln!(out, "  {folder}: no modify_plan found");
+            continue;
+        };
+        let largest = path.largest();
+        let _ = writeln!(
+            out,
+            "  {folder}: {} files, {} functions; largest {} ({} lines, {} parameters); most parameters {} ({})",
+            path.files().len(),
+            path.functions.len(),
+            largest.map_or("-".into(), calls::CalledFunction::display),
+            largest.map_or(0, |f| f.lines),
+            largest.map_or(0, |f| f.parameters),
+            path.most_parameters()
+                .map_or("-".into(), calls::CalledFunction::display),
+            path.most_parameters().map_or(0, |f| f.parameters),
+        );
+    }
+    let shared = shape::shared_type_names(&workspace);
+    let _ = writeln!(out, "\npublic type names declared more than once: {}", shared.len());
+    for (name, files) in &shared {
+        let _ = writeln!(out, "  {name}: {}", files.join(", "));
+    }
+    let problems = shape::resource_folder_problems(root);
+    let _ = writeln!(out, "\nresource folders off the shape: {}", problems.len());
+    for problem in &problems {
+        let _ = writeln!(out, "  {problem}");
+    }
+    Ok(out)
+}
