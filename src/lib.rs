@@ -3,7 +3,8 @@
 //!
 //! Layout: `protocol` (the plugin protocol, crate `hyperpod-protocol`, no AWS), `governance` (the engine, crate
 //! `hyperpod-governance`), `aws` and `kubernetes` (the cloud clients, crate `hyperpod-clients`: `find_*` / `wait_*`
-//! helpers, typed errors), `provider` (the provider block, the registry and the client every resource gets),
+//! helpers, typed errors), `client` (what every resource gets: the clients and the provider block's options),
+//! `provider` (the provider block and the registry of resources, data sources and functions),
 //! `resources`, `data_sources` and `functions` (one module each), `findings` and `errors` (the engine's messages and
 //! the clients' errors as diagnostics), `permissions` (the least-privilege policy of each resource).
 
@@ -11,6 +12,7 @@
 pub use hyperpod_clients::aws;
 /// Which resource a request is made for (crate `hyperpod-clients`).
 pub use hyperpod_clients::caller;
+pub mod client;
 pub mod data_sources;
 /// SHA-256 in hex (the protocol crate's: it digests write-only values too).
 pub use hyperpod_protocol::digest;
@@ -21,6 +23,8 @@ pub mod functions;
 pub use hyperpod_clients::kubernetes;
 /// The governance engine (crate `hyperpod-governance`): the catalog, the model, one pure function per rule.
 pub use hyperpod_governance as governance;
+/// The names HyperPod derives (a team's namespace) and the tags the provider writes (crate `hyperpod-model`).
+pub use hyperpod_model::{names, tags};
 /// The plugin protocol (crate `hyperpod-protocol`): no AWS, no governance.
 pub use hyperpod_protocol as protocol;
 pub mod permissions;

@@ -2,14 +2,14 @@
 
 use async_trait::async_trait;
 
-use crate::aws::sagemaker::Orchestrator;
+use crate::aws::sagemaker::ClusterOrchestrator;
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{int, object, string, text};
 use crate::protocol::resource::{DataSource, OperationContext};
 use crate::protocol::schema::{Attribute, Block, Nesting, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 
 pub struct ClusterDataSource {
     schema: Schema,
@@ -81,8 +81,8 @@ impl DataSource<HyperpodClient> for ClusterDataSource {
             }
         })?;
         let eks_cluster_arn = match &cluster.orchestrator {
-            Orchestrator::Eks { eks_cluster_arn } => text(eks_cluster_arn),
-            Orchestrator::Slurm => Value::Null,
+            ClusterOrchestrator::Eks { eks_cluster_arn } => text(eks_cluster_arn),
+            ClusterOrchestrator::Slurm => Value::Null,
         };
         Ok(object([
             ("name", text(&name)),

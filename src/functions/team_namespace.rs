@@ -5,9 +5,6 @@ use crate::protocol::schema::{FunctionParameter, FunctionSignature};
 use crate::protocol::validators::Matches;
 use crate::protocol::value::{Type, Value};
 
-/// SageMaker `ComputeQuotaTarget.TeamName` (the model also caps it at 40 characters; the pattern alone does not).
-const TEAM_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
-
 pub struct TeamNamespace {
     signature: FunctionSignature,
     team_name: Matches,
@@ -29,7 +26,8 @@ impl Default for TeamNamespace {
                 }],
                 return_type: Type::String,
             },
-            team_name: Matches::new(TEAM_NAME, "1 to 40 lowercase letters, digits and hyphens"),
+            // SageMaker's `TeamName` (the model also caps it at 40 characters; the pattern alone does not).
+            team_name: Matches::new(crate::names::TEAM_NAME, "1 to 40 lowercase letters, digits and hyphens"),
         }
     }
 }
@@ -46,7 +44,7 @@ impl Function for TeamNamespace {
     fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError> {
         match arguments.first() {
             Some(Value::String(team)) if team.len() <= 40 && self.team_name.is_match(team) => {
-                Ok(Value::String(format!("hyperpod-ns-{team}")))
+                Ok(Value::String(crate::names::team_namespace(team)))
             }
             Some(Value::String(team)) => Err(FunctionError {
                 text: format!(

@@ -1,9 +1,8 @@
 //! The `hyperpod` provider: its configuration block and the registry of resources, data sources and functions.
 
-mod client;
 mod settings;
 
-pub use client::HyperpodClient;
+use crate::client::HyperpodClient;
 
 use std::sync::Arc;
 
@@ -67,13 +66,13 @@ impl PluginProvider for HyperpodProvider {
 
     fn resources(&self) -> Vec<Arc<dyn Resource<HyperpodClient>>> {
         vec![
-            Arc::new(crate::resources::cluster_allocation::ClusterAllocation::default()),
-            Arc::new(crate::resources::connection_contract::ConnectionContract::default()),
-            Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrant::default()),
-            Arc::new(crate::resources::scheduling_policy::SchedulingPolicy::default()),
-            Arc::new(crate::resources::tenant::Tenant::default()),
+            Arc::new(crate::resources::cluster_allocation::ClusterAllocationResource::default()),
+            Arc::new(crate::resources::connection_contract::ConnectionContractResource::default()),
+            Arc::new(crate::resources::domain_unit_policy_grant::DomainUnitPolicyGrantResource::default()),
+            Arc::new(crate::resources::scheduling_policy::SchedulingPolicyResource::default()),
+            Arc::new(crate::resources::tenant::TenantResource::default()),
             Arc::new(crate::resources::task_view_restriction::TaskViewRestrictionResource::default()),
-            Arc::new(crate::resources::project_binding::ProjectBinding::default()),
+            Arc::new(crate::resources::project_binding::ProjectBindingResource::default()),
         ]
     }
 

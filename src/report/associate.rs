@@ -53,11 +53,11 @@ pub fn contract_of(change: &ResourceChange, contracts: &[ContractKey], plan: &Pl
                 same(key.cluster.as_ref(), cluster.clone()) && same(key.project_id.as_ref(), text(&["project_id"]))
             }
             "hyperpod_tenant" => {
-                let tagged = change.after.get(&["tags_all", "hyperpod:contract"]).as_text();
+                let tagged = change.after.get(&["tags_all", crate::tags::CONTRACT]).as_text();
                 let cluster_agrees = cluster.is_none() || same(key.cluster.as_ref(), cluster.clone());
                 (same(key.name.as_ref(), tagged) && cluster_agrees)
                     || (same(key.cluster.as_ref(), cluster.clone())
-                        && same(key.project_id.as_ref(), text(&["tags_all", "hyperpod:project"])))
+                        && same(key.project_id.as_ref(), text(&["tags_all", crate::tags::PROJECT])))
             }
             _ => false,
         })

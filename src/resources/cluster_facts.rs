@@ -1,32 +1,25 @@
 //! What the workload resources (tenant, project binding, task view restriction) read about their cluster at plan
 //! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5, and through their tags
 //! the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6) and the EKS access entries
-//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3). `view` joins them with what the
-//! resource references in HCL (`references`) into the engine's `ClusterView`.
+//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3); and the live quotas in the engine's
+//! terms. `cluster_view` joins them with what the resource references in HCL into the engine's `ClusterView`.
 
-use crate::aws::compute_quota::ComputeQuota;
-use crate::aws::ids::Arn;
-use crate::aws::sagemaker::{self, HyperPodCluster};
-use crate::aws::{AwsError, eks};
-use crate::caller::CallerName;
-use crate::errors::ErrorDiagnostics;
-use crate::governance::arns::same_role;
-use crate::governance::cluster::{CLUSTER_WIDE_VIEW_POLICIES, TASK_GOVERNANCE_ADDON, clu_10};
-use crate::governance::{
-    AccessEntry, AccessScope, Addon, AssociatedPolicy, Capacity, Check, ClusterView, Contract, EksCluster, Fact,
-    Inventory, Phase, ProjectOnCluster, QuotaShare, SchedulingPolicy, Setting, Sharing, SharingStrategy,
-    TaskViewRestriction, TenantCapacity,
-};
-use crate::kubernetes::KubeClient;
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::provider::HyperpodClient;
-use crate::resources::references::References;
 use futures::future::{BoxFuture, FutureExt as _};
 use futures::{StreamExt as _, TryStreamExt as _};
-use std::time::SystemTime;
 
-pub const PROJECT_TAG: &str = "hyperpod:project";
-pub const PROJECT_ROLE_TAG: &str = "hyperpod:project-role";
+use crate::aws::AwsError;
+use crate::aws::compute_quota::{ComputeQuota, QuotaResource};
+use crate::aws::sagemaker::HyperPodCluster;
+use crate::client::HyperpodClient;
+use crate::errors::ErrorDiagnostics;
+use crate::governance::arns::same_role;
+use crate::governance::cluster::{TASK_GOVERNANCE_ADDON, clu_10};
+use crate::governance::{
+    AccessEntry, AccessScope, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster, QuotaShare,
+    SchedulingPolicy, Sharing, SharingStrategy, TenantCapacity,
+};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+
 /// Reads of one cluster in flight at once: fast on a large cluster, well inside the SDK's retry budget when throttled.
 pub const CONCURRENT_READS: usize = 8;
 
@@ -49,7 +42,7 @@ pub struct ClusterFacts {
 /// What a resource's rules read of its cluster; what it does not need is not read (and is `Unavailable`, so a rule
 /// that did use it would report "not checked", never pass).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Needs {
+pub enum ClusterReads {
     /// Quotas, the scheduling policy and access entries (WKL-3..6, CLU-6).
     Tenant,
     /// Access entries (CLU-3).
@@ -69,89 +62,6 @@ pub async fn eks_cluster(client: &HyperpodClient, name: &str) -> Fact<EksCluster
             version: found.version,
         }),
         Err(err) => Fact::unreadable(&format!("EKS cluster {name}"), &err),
-    }
-}
-
-/// A client for the cluster's Kubernetes API with a fresh token (tokens live 60 seconds: one per operation).
-pub async fn kube_client(client: &HyperpodClient, eks_cluster_name: &str) -> Result<KubeClient, String> {
-    let cluster = client
-        .eks_cluster(eks_cluster_name)
-        .await
-        .map_err(|err| format!("cannot describe EKS cluster {eks_cluster_name}: {err}"))?;
-    let token = eks::token(&client.eks_tokens, eks_cluster_name, SystemTime::now())
-        .await
-        .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
-    KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token)
-        .map(|kube| kube.with_caller(CallerName(crate::protocol::caller::current)))
-        .map_err(|err| err.to_string())
-}
-
-/// The namespaced object at `path`, found in its collection as this process last listed it (one list per kind
-/// and namespace serves every object of it); a cluster-scoped object is read by itself. `None` when absent.
-pub async fn kubernetes_object(
-    client: &HyperpodClient,
-    kube: &KubeClient,
-    eks_cluster_name: &str,
-    path: &str,
-) -> Result<Option<serde_json::Value>, crate::kubernetes::KubeError> {
-    let Some((collection, name)) = path
-        .rsplit_once('/')
-        .filter(|(collection, _)| collection.contains("/namespaces/"))
-    else {
-        return kube.get(path).await;
-    };
-    let items = client
-        .reads
-        .kubernetes_collections
-        .get(&(eks_cluster_name.to_string(), collection.to_string()), || async {
-            let Some(list) = kube.get(collection).await? else {
-                return Ok(Vec::new());
-            };
-            Ok::<_, crate::kubernetes::KubeError>(list_items(list))
-        })
-        .await?;
-    Ok(items
-        .into_iter()
-        .find(|item| item.pointer("/metadata/name").and_then(serde_json::Value::as_str) == Some(name)))
-}
-
-/// The items of a Kubernetes list, each with the `apiVersion` and `kind` that the API leaves out of list items.
-fn list_items(list: serde_json::Value) -> Vec<serde_json::Value> {
-    let api_version = list.get("apiVersion").cloned();
-    let kind = list
-        .get("kind")
-        .and_then(serde_json::Value::as_str)
-        .and_then(|kind| kind.strip_suffix("List"))
-        .map(|kind| serde_json::Value::String(kind.to_string()));
-    let serde_json::Value::Object(mut list) = list else {
-        return Vec::new();
-    };
-    let Some(serde_json::Value::Array(items)) = list.remove("items") else {
-        return Vec::new();
-    };
-    items
-        .into_iter()
-        .map(|mut item| {
-            if let Some(object) = item.as_object_mut() {
-                for (field, value) in [("apiVersion", &api_version), ("kind", &kind)] {
-                    if let (false, Some(value)) = (object.contains_key(field), value) {
-                        object.insert(field.to_string(), value.clone());
-                    }
-                }
-            }
-            item
-        })
-        .collect()
-}
-
-/// The EKS cluster name behind a HyperPod cluster, `None` for Slurm.
-pub fn eks_name(cluster: &HyperPodCluster) -> Option<String> {
-    match &cluster.orchestrator {
-        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
-            crate::aws::ids::Arn::parse(eks_cluster_arn)
-                .map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string()),
-        ),
-        sagemaker::Orchestrator::Slurm => None,
     }
 }
 
@@ -192,11 +102,7 @@ pub async fn find_contract_cluster(
 /// CLU-10 for a resource that puts compute quotas or a scheduler config on `cluster`: one `eks:DescribeAddon` of the
 /// task-governance add-on (shared per provider process). `None` for a Slurm cluster, which has no task governance.
 pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
-    let sagemaker::Orchestrator::Eks { eks_cluster_arn } = &cluster.orchestrator else {
-        return None;
-    };
-    let eks_name =
-        Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string());
+    let eks_name = cluster.eks_cluster_name()?;
     let addon = match client.addon(&eks_name, TASK_GOVERNANCE_ADDON).await {
         Ok(addon) => Fact::Known(addon.map(|a| Addon {
             name: a.name,
@@ -214,16 +120,10 @@ pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster,
 pub async fn gather(
     client: &HyperpodClient,
     cluster: HyperPodCluster,
-    needs: Needs,
+    needs: ClusterReads,
     principals: &[&str],
 ) -> ClusterFacts {
-    let eks_cluster_name = match &cluster.orchestrator {
-        sagemaker::Orchestrator::Eks { eks_cluster_arn } => Some(
-            Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.clone(), |arn| arn.resource_id().to_string()),
-        ),
-        sagemaker::Orchestrator::Slurm => None,
-    };
-    let Some(eks_name) = eks_cluster_name else {
+    let Some(eks_name) = cluster.eks_cluster_name() else {
         // Slurm: no compute quotas, no cluster policy, no access entries; the rules that need them do not apply.
         return ClusterFacts {
             cluster,
@@ -236,17 +136,17 @@ pub async fn gather(
     fn not_read<T>() -> Fact<T> {
         Fact::Unavailable("not read for this resource".to_string())
     }
-    let with_projects = needs == Needs::Binding;
+    let with_projects = needs == ClusterReads::Binding;
     let (tenants, policy, entries) = tokio::join!(
         async {
             match needs {
-                Needs::Restriction => not_read(),
+                ClusterReads::Restriction => not_read(),
                 _ => live_tenants(client, &cluster.arn, with_projects).await,
             }
         },
         async {
             match needs {
-                Needs::Restriction => not_read(),
+                ClusterReads::Restriction => not_read(),
                 _ => live_policy(client, &cluster.arn).await,
             }
         },
@@ -263,35 +163,6 @@ pub async fn gather(
         projects,
         scheduling_policy: policy,
         access_entries: entries,
-    }
-}
-
-pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
-    TenantCapacity {
-        team: quota.team_name.clone(),
-        // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
-        // counts a quota given in accelerators as much as one in instances.
-        quota: quota.resources.iter().map(share_of).collect(),
-        sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
-            strategy: SharingStrategy::from_name(strategy),
-            borrow_limit: quota.borrow_limit.map(i64::from),
-            absolute_borrow_limits: quota.absolute_borrow_limits.iter().map(share_of).collect(),
-        }),
-    }
-}
-
-/// A live quota entry (or absolute borrow limit) in the engine's units.
-pub fn share_of(resource: &crate::aws::compute_quota::QuotaResource) -> QuotaShare {
-    QuotaShare {
-        instance_type: resource.instance_type.clone(),
-        count: resource.count.map(i64::from),
-        accelerators: resource.accelerators.map(i64::from),
-        vcpu: resource.vcpu,
-        memory_gib: resource.memory_gib,
-        accelerator_partition: resource
-            .accelerator_partition
-            .as_ref()
-            .map(|p| (p.profile.clone(), i64::from(p.count))),
     }
 }
 
@@ -319,9 +190,9 @@ async fn live_tenants(client: &HyperpodClient, cluster_arn: &str, with_projects:
                 };
                 Ok(TenantOnCluster {
                     capacity: capacity_of(quota),
-                    project: tags.get(PROJECT_TAG).map(|project_id| ProjectOnCluster {
+                    project: tags.get(crate::tags::PROJECT).map(|project_id| ProjectOnCluster {
                         project_id: project_id.clone(),
-                        project_role_arn: tags.get(PROJECT_ROLE_TAG).cloned(),
+                        project_role_arn: tags.get(crate::tags::PROJECT_ROLE).cloned(),
                     }),
                 })
             }
@@ -405,52 +276,6 @@ async fn live_access_entries(client: &HyperpodClient, eks_name: &str, principals
     }
 }
 
-/// Task view restrictions as they exist: principals with namespace-scoped access policies and no cluster-wide view,
-/// edit or admin policy (a cluster-scoped `AmazonSagemakerHyperpodUserClusterPolicy` only lets Studio probe).
-pub fn restrictions_of(entries: &[AccessEntry]) -> Vec<TaskViewRestriction> {
-    let policy_name = |arn: &str| arn.rsplit('/').next().unwrap_or(arn).to_string();
-    entries
-        .iter()
-        .filter(|entry| {
-            entry
-                .policies
-                .iter()
-                .any(|p| matches!(p.scope, AccessScope::Namespaces(_)))
-        })
-        .filter(|entry| {
-            !entry.policies.iter().any(|p| {
-                p.scope == AccessScope::Cluster
-                    && CLUSTER_WIDE_VIEW_POLICIES.contains(&policy_name(&p.policy_arn).as_str())
-            })
-        })
-        .map(|entry| TaskViewRestriction {
-            project_role_arn: Some(entry.principal_arn.clone()),
-            namespaces: entry
-                .policies
-                .iter()
-                .flat_map(|p| match &p.scope {
-                    AccessScope::Namespaces(namespaces) => namespaces.clone(),
-                    AccessScope::Cluster => Vec::new(),
-                })
-                .collect(),
-        })
-        .collect()
-}
-
-/// What the cluster's instance groups hold, per group: its type and its current instance count (what WKL-3 counts
-/// against; a group still scaling up counts what it has).
-pub fn instance_group_capacity(cluster: &HyperPodCluster) -> Vec<Capacity> {
-    cluster
-        .instance_groups
-        .iter()
-        .map(|group| Capacity {
-            instance_type: group.instance_type.clone(),
-            count: i64::from(group.current_count),
-            partition_layout: group.partition_layout().map(str::to_string),
-        })
-        .collect()
-}
-
 /// A HyperPod cluster by the name a resource's `cluster_name` gives (the run's shared read); one that does not exist
 /// is an error at `at` naming the provider's account and region.
 pub async fn cluster_named(
@@ -473,117 +298,31 @@ pub async fn cluster_named(
     })
 }
 
-/// The engine's view of one cluster: the live facts, plus the tenants and task view restrictions the resource
-/// references (a tenant counts itself among them). `policy` is the cluster policy passed by reference
-/// (`Some(None)` while unknown), or `None` to use the live one; `connected` adds the projects with a live
-/// HyperPod connection to the cluster.
-pub fn view(
-    facts: &ClusterFacts,
-    tenants: References<TenantCapacity>,
-    restrictions: References<TaskViewRestriction>,
-    #[allow(clippy::option_option)] policy: Option<Option<SchedulingPolicy>>,
-    connected: &[ProjectOnCluster],
-) -> ClusterView {
-    let instance_groups = instance_group_capacity(&facts.cluster);
-    let live_tenants = match &facts.tenants {
-        Fact::Known(live) => Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
-        Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
-    };
-    let live_projects = match &facts.projects {
-        Fact::Known(tagged) => {
-            let mut projects = tagged.clone();
-            for project in connected {
-                if !projects.iter().any(|p| p.project_id == project.project_id) {
-                    projects.push(project.clone());
-                }
-            }
-            Fact::Known(projects)
-        }
-        Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
-    };
-    let scheduling_policy = match policy {
-        Some(Some(policy)) => Fact::Known(Some(policy)),
-        Some(None) => Fact::Unavailable("the scheduling_policy argument is not known until apply".to_string()),
-        None => facts.scheduling_policy.clone(),
-    };
-    ClusterView {
-        cluster_name: facts.cluster.name.clone(),
-        instance_groups: Fact::Known(instance_groups),
-        scheduling_policy,
-        tenants: Inventory {
-            referenced: tenants.known,
-            unresolved: tenants.unknown,
-            live: live_tenants,
-        },
-        projects: live_projects,
-        allocation: Setting::Unset,
-        phase: Phase::Plan,
-        restrictions: Inventory {
-            referenced: restrictions.known,
-            unresolved: restrictions.unknown,
-            live: match &facts.access_entries {
-                Fact::Known(entries) => Fact::Known(restrictions_of(entries)),
-                Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
-            },
-        },
+pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
+    TenantCapacity {
+        team: quota.team_name.clone(),
+        // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
+        // counts a quota given in accelerators as much as one in instances.
+        quota: quota.resources.iter().map(share_of).collect(),
+        sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
+            strategy: SharingStrategy::from_name(strategy),
+            borrow_limit: quota.borrow_limit.map(i64::from),
+            absolute_borrow_limits: quota.absolute_borrow_limits.iter().map(share_of).collect(),
+        }),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(principal: &str, policies: &[(&str, AccessScope)]) -> AccessEntry {
-        AccessEntry {
-            principal_arn: principal.to_string(),
-            policies: policies
-                .iter()
-                .map(|(name, scope)| AssociatedPolicy {
-                    policy_arn: format!("arn:aws:eks::aws:cluster-access-policy/{name}"),
-                    scope: scope.clone(),
-                })
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn list_items_get_the_kind_and_api_version_the_api_leaves_out() {
-        let list = serde_json::json!({
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "RoleList",
-            "items": [{"metadata": {"name": "a"}}, {"kind": "Role", "apiVersion": "v9", "metadata": {"name": "b"}}],
-        });
-        let items = list_items(list);
-        assert_eq!(items[0]["kind"], "Role");
-        assert_eq!(items[0]["apiVersion"], "rbac.authorization.k8s.io/v1");
-        assert_eq!(items[1]["apiVersion"], "v9");
-    }
-
-    #[test]
-    fn a_restriction_is_namespace_scoped_access_without_a_cluster_wide_view() {
-        let ns = || AccessScope::Namespaces(vec!["hyperpod-ns-research".into()]);
-        let entries = [
-            // Studio's setup: namespace-scoped HyperPod policies plus the cluster-scoped probe policy.
-            entry(
-                "restricted",
-                &[
-                    ("AmazonSagemakerHyperpodTrainingPolicy", ns()),
-                    ("AmazonSagemakerHyperpodUserClusterPolicy", AccessScope::Cluster),
-                ],
-            ),
-            entry(
-                "defeated",
-                &[
-                    ("AmazonSagemakerHyperpodTrainingPolicy", ns()),
-                    ("AmazonEKSViewPolicy", AccessScope::Cluster),
-                ],
-            ),
-            entry("admin", &[("AmazonEKSClusterAdminPolicy", AccessScope::Cluster)]),
-            entry("nothing", &[]),
-        ];
-        let restrictions = restrictions_of(&entries);
-        assert_eq!(restrictions.len(), 1);
-        assert_eq!(restrictions[0].project_role_arn.as_deref(), Some("restricted"));
-        assert_eq!(restrictions[0].namespaces, ["hyperpod-ns-research"]);
+/// A live quota entry (or absolute borrow limit) in the engine's units.
+pub fn share_of(resource: &QuotaResource) -> QuotaShare {
+    QuotaShare {
+        instance_type: resource.instance_type.clone(),
+        count: resource.count.map(i64::from),
+        accelerators: resource.accelerators.map(i64::from),
+        vcpu: resource.vcpu,
+        memory_gib: resource.memory_gib,
+        accelerator_partition: resource
+            .accelerator_partition
+            .as_ref()
+            .map(|p| (p.profile.clone(), i64::from(p.count))),
     }
 }

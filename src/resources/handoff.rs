@@ -31,7 +31,7 @@ mod tests {
         recorded.into_iter().map(|(_, attributes)| attributes).collect()
     }
 
-    fn check(type_name: &str, resource: &dyn Resource<crate::provider::HyperpodClient>, handoffs: &[&str]) {
+    fn check(type_name: &str, resource: &dyn Resource<crate::client::HyperpodClient>, handoffs: &[&str]) {
         assert_eq!(resource.schema().block.write_only_names(), handoffs, "{type_name}");
         for attributes in recorded(type_name) {
             // The recording holds copies: otherwise this test proves nothing.
@@ -62,7 +62,7 @@ mod tests {
     fn recorded_0_3_0_dev_state_loses_its_handoff_copies_and_nothing_else() {
         check(
             "hyperpod_tenant",
-            &crate::resources::tenant::Tenant::default(),
+            &crate::resources::tenant::TenantResource::default(),
             &["contract", "scheduling_policy", "allocation", "borrows_from"],
         );
         check(
@@ -72,12 +72,12 @@ mod tests {
         );
         check(
             "hyperpod_unified_studio_project_binding",
-            &crate::resources::project_binding::ProjectBinding::default(),
+            &crate::resources::project_binding::ProjectBindingResource::default(),
             &["contract", "task_view_restriction", "allocation", "tenants"],
         );
         check(
             "hyperpod_connection_contract",
-            &crate::resources::connection_contract::ConnectionContract::default(),
+            &crate::resources::connection_contract::ConnectionContractResource::default(),
             &["organization"],
         );
     }
@@ -89,7 +89,7 @@ mod tests {
                 "team":"research"}"#,
         )
         .expect("json");
-        let tenant = crate::resources::tenant::Tenant::default();
+        let tenant = crate::resources::tenant::TenantResource::default();
         let block = &tenant.schema().block;
         drop_copies(&mut state, block);
         assert_eq!(state["contract"], serde_json::Value::Null);

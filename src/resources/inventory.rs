@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use crate::aws::AwsError;
 use crate::aws::datazone_connections as connections;
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::PROJECT_TAG;
+use crate::client::HyperpodClient;
+use crate::tags::PROJECT as PROJECT_TAG;
 
 use crate::protocol::schema::{Attribute, Block, Schema};
 
@@ -45,11 +45,9 @@ pub fn display_name(name: &str, governance: &Governance) -> String {
 /// A compute quota's governance from its tags: a tenant composed it when `hyperpod:tenant` names its team and
 /// `hyperpod:cluster` its cluster (the marks a tenant checks before it takes a quota over).
 pub fn quota_governance(tags: &BTreeMap<String, String>, team: &str, cluster_name: &str) -> Governance {
-    let ours = tags.get("hyperpod:tenant").map(String::as_str) == Some(team)
-        && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
-    if ours {
+    if crate::tags::is_tenants_own(tags, cluster_name, team) {
         Governance::Governed {
-            contract: tags.get("hyperpod:contract").cloned(),
+            contract: tags.get(crate::tags::CONTRACT).cloned(),
         }
     } else {
         Governance::NotGoverned

@@ -1,7 +1,8 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
-pub mod checks;
+pub mod checklist;
 pub mod cluster_allocation;
 pub mod cluster_facts;
+pub mod cluster_view;
 pub mod connection_contract;
 #[cfg(test)]
 pub(crate) mod decode_property;
@@ -9,6 +10,7 @@ pub mod domain_unit_policy_grant;
 pub mod handoff;
 pub mod import_id;
 pub mod inventory;
+pub mod kubernetes_reads;
 pub mod project_binding;
 pub mod project_facts;
 pub mod quota_share;

@@ -3,8 +3,8 @@
 //! HyperPod connection; and a project role's permissions (PRJ-2 for the contract, CLU-8 for a Slurm restriction).
 //! What cannot be read becomes `Fact::Unavailable` with the reason.
 
+use crate::client::HyperpodClient;
 use crate::governance::{Fact, LiveProject, PolicyDocument, RolePermissions};
-use crate::provider::HyperpodClient;
 
 /// The project as the rules see it, and the id of its tooling environment (`Known(None)`: it has none).
 pub struct ProjectFacts {

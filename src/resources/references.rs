@@ -6,7 +6,7 @@
 //! contract, so it is known at plan time.
 
 use crate::governance::{
-    Allocation, Referenced, Setting, Sharing, SharingStrategy, TaskViewRestriction, Tenant, TenantCapacity,
+    Allocation, Referenced, Setting, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::object::{elements, object, string, string_map, strings, text};
@@ -59,7 +59,7 @@ fn recorded(value: &Value, fact: &str, attribute: &str) -> Value {
 pub fn tenant_value(tenant: &Value) -> Value {
     let team = tenant.get_attr("team").cloned().unwrap_or(Value::Null);
     let namespace = match &team {
-        Value::String(team) => text(Tenant::namespace_for(team)),
+        Value::String(team) => text(crate::names::team_namespace(team)),
         other => other.clone(),
     };
     let quota = crate::resources::quota_share::governance_list(tenant.get_attr("quota"));
@@ -85,7 +85,7 @@ pub fn tenant_value(tenant: &Value) -> Value {
             contract_fact(tenant, "project_id", || {
                 let tags = string_map(tenant, "tags_all");
                 match recorded(tenant, "project_id", "project_id") {
-                    Value::Null => tags.get("hyperpod:project").map_or(Value::Null, text),
+                    Value::Null => tags.get(crate::tags::PROJECT).map_or(Value::Null, text),
                     known => known,
                 }
             }),

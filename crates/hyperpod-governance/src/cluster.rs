@@ -163,7 +163,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
     };
     // The teams the cluster's allocation documents are on it as soon as this configuration applies.
     other_teams.extend(allocation.iter().flat_map(|a| a.teams.keys().cloned()));
-    other_teams.retain(|team| !own_namespaces.contains(&Tenant::namespace_for(team)));
+    other_teams.retain(|team| !own_namespaces.contains(&hyperpod_model::names::team_namespace(team)));
     other_teams.sort();
     other_teams.dedup();
     if let Some(reason) = restrictions_missing {

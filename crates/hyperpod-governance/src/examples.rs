@@ -104,7 +104,7 @@ pub fn slurm_contract() -> Contract {
 pub fn tenant() -> Tenant {
     Tenant {
         team: "research".into(),
-        namespace: Tenant::namespace_for("research"),
+        namespace: hyperpod_model::names::team_namespace("research"),
         orchestrator: Orchestrator::Eks,
         quota: vec![share("ml.p5.48xlarge", 2)],
         sharing: Some(Sharing {
@@ -545,7 +545,7 @@ pub fn clu_6_tenant() -> Tenant {
 pub fn wkl_1_tenant() -> Tenant {
     Tenant {
         team: "marketing".into(),
-        namespace: Tenant::namespace_for("marketing"),
+        namespace: hyperpod_model::names::team_namespace("marketing"),
         ..tenant()
     }
 }

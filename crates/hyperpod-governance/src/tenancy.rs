@@ -63,7 +63,7 @@ pub struct DataGrants {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tenant {
     pub team: String,
-    /// `hyperpod-ns-<team>` on EKS ([`Tenant::namespace_for`]).
+    /// `hyperpod-ns-<team>` on EKS (`hyperpod_model::names::team_namespace`).
     pub namespace: String,
     pub orchestrator: Orchestrator,
     pub quota: Vec<QuotaShare>,
@@ -97,10 +97,6 @@ pub struct Spaces {
 }
 
 impl Tenant {
-    /// The namespace HyperPod task governance creates for a team.
-    pub fn namespace_for(team: &str) -> String {
-        format!("hyperpod-ns-{team}")
-    }
     /// What the horizontal rules see of this tenant.
     pub fn capacity(&self) -> TenantCapacity {
         TenantCapacity {

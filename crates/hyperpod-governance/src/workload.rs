@@ -55,7 +55,11 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
     let missing: Vec<&String> = contract
         .eks_namespaces
         .iter()
-        .filter(|namespace| !tenants.iter().any(|t| Tenant::namespace_for(&t.team) == **namespace))
+        .filter(|namespace| {
+            !tenants
+                .iter()
+                .any(|t| hyperpod_model::names::team_namespace(&t.team) == **namespace)
+        })
         .collect();
     if missing.is_empty() && findings.is_empty() {
         // One wording for live and referenced tenants: the plan and the re-plan at apply must agree.

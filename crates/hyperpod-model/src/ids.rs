@@ -55,6 +55,11 @@ impl Arn {
             )),
         }
     }
+    /// The last path segment of `text`'s resource when it is an ARN (`arn:aws:eks:...:cluster/ml` → `ml`), else
+    /// `text` itself: a name given where an ARN may stand.
+    pub fn resource_id_of(text: &str) -> String {
+        Self::parse(text).map_or_else(|_| text.to_string(), |arn| arn.resource_id().to_string())
+    }
     /// The last path segment of the resource, e.g. the id in `cluster/abc123def456`.
     pub fn resource_id(&self) -> &str {
         self.resource.rsplit(['/', ':']).next().unwrap_or(&self.resource)

@@ -1,6 +1,8 @@
 //! The vocabulary the layers share, below all of them: AWS account IDs, regions and ARNs, validated once where they
-//! enter (the governance engine and the cloud clients), and attribute paths (the engine's findings and the plugin
-//! protocol's diagnostics). No I/O, no dependencies.
+//! enter (the governance engine and the cloud clients), attribute paths (the engine's findings and the plugin
+//! protocol's diagnostics), the tags the provider writes and the names HyperPod derives. No I/O, no dependencies.
 
 pub mod ids;
+pub mod names;
 pub mod path;
+pub mod tags;

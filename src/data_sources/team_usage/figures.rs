@@ -47,10 +47,7 @@ pub fn is_measure(name: &str) -> bool {
 
 /// HyperPod task governance's ClusterQueue for a team: `hyperpod-ns-<team>-clusterqueue`.
 pub fn cluster_queue(team: &str) -> String {
-    format!(
-        "{}-clusterqueue",
-        crate::governance::tenancy::Tenant::namespace_for(team)
-    )
+    format!("{}-clusterqueue", crate::names::team_namespace(team))
 }
 
 /// The queries for one team (index `n` keeps query ids unique within the call).

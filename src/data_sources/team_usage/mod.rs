@@ -10,7 +10,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 
-use crate::aws::sagemaker::Orchestrator;
+use crate::aws::sagemaker::ClusterOrchestrator;
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, integer, object, string, strings, text};
@@ -18,7 +19,6 @@ use crate::protocol::resource::{DataSource, OperationContext};
 use crate::protocol::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{IntBetween, OneOf};
 use crate::protocol::value::{Number, Type, Value};
-use crate::provider::HyperpodClient;
 use figures::{Bound, Signal, TeamFigures, Threshold};
 
 pub use figures::{MEASURES, NAMESPACE};
@@ -426,7 +426,7 @@ fn teams(config: &Value, contract: &Value) -> Result<Vec<String>, Diagnostics> {
     }
     let teams: Vec<String> = strings(contract, "eks_namespaces")
         .iter()
-        .filter_map(|ns| ns.strip_prefix("hyperpod-ns-").map(str::to_string))
+        .filter_map(|ns| crate::names::team_of_namespace(ns).map(str::to_string))
         .collect();
     if teams.is_empty() {
         return Err(Diagnostic::invalid_value(
@@ -449,8 +449,10 @@ async fn eks_cluster_name(client: &HyperpodClient, cluster_name: &str) -> Result
         )
     })?;
     match &cluster.orchestrator {
-        Orchestrator::Eks { eks_cluster_arn } => Ok(eks_cluster_arn.rsplit('/').next().unwrap_or_default().to_string()),
-        Orchestrator::Slurm => Err(Diagnostic::invalid_value(
+        ClusterOrchestrator::Eks { eks_cluster_arn } => {
+            Ok(eks_cluster_arn.rsplit('/').next().unwrap_or_default().to_string())
+        }
+        ClusterOrchestrator::Slurm => Err(Diagnostic::invalid_value(
             AttributePath::attr("contract"),
             format!("{cluster_name:?} (Slurm)"),
             "Container Insights publishes Kueue metrics only for EKS-orchestrated HyperPod clusters",

@@ -12,6 +12,7 @@ pub use schema::governance_type;
 
 use async_trait::async_trait;
 
+use crate::client::HyperpodClient;
 use crate::governance::{Fact, shapes};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string, text, text_map, unknowns_to_null};
@@ -19,17 +20,16 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts;
 
 pub const TYPE_NAME: &str = "hyperpod_cluster_allocation";
 
-pub struct ClusterAllocation {
+pub struct ClusterAllocationResource {
     schema: Schema,
     identity: IdentitySchema,
 }
 
-impl Default for ClusterAllocation {
+impl Default for ClusterAllocationResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -53,7 +53,7 @@ fn wkl_3(at: AttributePath, observed: String, problem: &str, fix: &str) -> Diagn
     crate::findings::finding_diagnostic(&finding, false)
 }
 
-impl ClusterAllocation {
+impl ClusterAllocationResource {
     /// Fills `id`, `cluster_arn`, `capacity` and `governance` from the configuration and the cluster; a share the
     /// cluster cannot hold at all (an instance type it has no group of, an amount of a shape the provider does not
     /// know) fails here, at its entry.
@@ -72,7 +72,7 @@ impl ClusterAllocation {
             set_attr(value, "capacity", Value::Unknown);
             return Ok(());
         };
-        let groups = cluster_facts::instance_group_capacity(&cluster);
+        let groups = crate::resources::cluster_view::instance_group_capacity(&cluster);
         let mut errors = Diagnostics::new();
         for (team, row) in &allocation.teams {
             for (index, share) in row.iter().enumerate() {
@@ -113,8 +113,8 @@ impl ClusterAllocation {
             return Err(errors);
         }
         let live = match cluster.orchestrator {
-            crate::aws::sagemaker::Orchestrator::Slurm => Fact::Known(Vec::new()),
-            crate::aws::sagemaker::Orchestrator::Eks { .. } => match client.compute_quotas(&cluster.arn).await {
+            crate::aws::sagemaker::ClusterOrchestrator::Slurm => Fact::Known(Vec::new()),
+            crate::aws::sagemaker::ClusterOrchestrator::Eks { .. } => match client.compute_quotas(&cluster.arn).await {
                 Ok(quotas) => Fact::Known(quotas.iter().map(cluster_facts::capacity_of).collect()),
                 Err(err) => Fact::unreadable("the cluster's compute quotas", &err),
             },
@@ -134,7 +134,7 @@ impl ClusterAllocation {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for ClusterAllocation {
+impl Resource<HyperpodClient> for ClusterAllocationResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -161,7 +161,7 @@ impl Resource<HyperpodClient> for ClusterAllocation {
     async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
         let mut planned = change.planned.clone();
         let result = self.evaluate(client, &mut planned).await;
-        if crate::resources::checks::judged(change, client.strict, result)?.is_some() {
+        if crate::resources::checklist::judged(change, client.strict, result)?.is_some() {
             change.set_planned(planned);
         }
         Ok(())
@@ -222,7 +222,7 @@ impl Resource<HyperpodClient> for ClusterAllocation {
     }
 }
 
-impl ClusterAllocation {
+impl ClusterAllocationResource {
     /// Apply records the planned value; what was unknown at plan (a cluster name from a resource created in the same
     /// apply) is evaluated now.
     async fn record(&self, client: &HyperpodClient, planned: &Value) -> Applied {

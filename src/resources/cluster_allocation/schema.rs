@@ -1,11 +1,11 @@
 //! `hyperpod_cluster_allocation` schema.
 
+use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
 use crate::protocol::validators::{LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
 use crate::resources::scheduling_policy::ENTITY_NAME;
-use crate::resources::tenant::TEAM_NAME;
 
 /// `hyperpod_cluster_allocation.<name>.governance`: the cluster and every team's share, for WKL-3 on tenants and
 /// CLU-2 on bindings.

@@ -4,11 +4,11 @@
 
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
+use crate::client::HyperpodClient;
 use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveInstanceGroup, LiveProject,
     NodeRole, Orchestrator, RolePermissions,
 };
-use crate::provider::HyperpodClient;
 
 /// The add-on behind HyperPod's EKS metrics views (OBS-1).
 const OBSERVABILITY_ADDON: &str = "amazon-cloudwatch-observability";
@@ -25,7 +25,7 @@ pub async fn gather(client: &HyperpodClient, contract: &Contract) -> ContractLiv
     let (eks, observability_addon, node_roles) = match &hyperpod {
         Fact::Known(Some(
             cluster @ HyperPodCluster {
-                orchestrator: sagemaker::Orchestrator::Eks { eks_cluster_arn },
+                orchestrator: sagemaker::ClusterOrchestrator::Eks { eks_cluster_arn },
                 ..
             },
         )) => {
@@ -71,8 +71,7 @@ async fn node_roles(client: &HyperpodClient, cluster: &HyperPodCluster) -> Fact<
 }
 
 async fn eks_facts(client: &HyperpodClient, eks_cluster_arn: &str) -> (Fact<EksCluster>, Fact<Option<Addon>>) {
-    let name =
-        Arn::parse(eks_cluster_arn).map_or_else(|_| eks_cluster_arn.to_string(), |arn| arn.resource_id().to_string());
+    let name = Arn::resource_id_of(eks_cluster_arn);
     let (cluster, addon) = tokio::join!(
         crate::resources::cluster_facts::eks_cluster(client, &name),
         client.addon(&name, OBSERVABILITY_ADDON)
@@ -113,8 +112,8 @@ fn cluster_fact(client: &HyperpodClient, hyperpod: Fact<Option<HyperPodCluster>>
             account_id: client.account_id.as_str().to_string(),
             region: client.region.as_str().to_string(),
             orchestrator: match cluster.orchestrator {
-                sagemaker::Orchestrator::Eks { .. } => Orchestrator::Eks,
-                sagemaker::Orchestrator::Slurm => Orchestrator::Slurm,
+                sagemaker::ClusterOrchestrator::Eks { .. } => Orchestrator::Eks,
+                sagemaker::ClusterOrchestrator::Slurm => Orchestrator::Slurm,
             },
             instance_groups: cluster
                 .instance_groups

@@ -12,6 +12,7 @@ pub use schema::governance_type;
 
 use async_trait::async_trait;
 
+use crate::client::HyperpodClient;
 use crate::findings::ToDiagnostics;
 use crate::governance::{
     Fact, Finding, ReviewStatus, RuleId, approval, check_contract, paths, reapproved, review_status,
@@ -22,7 +23,6 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentityAttribute, IdentitySchema, Schema};
 use crate::protocol::value::{Type, Value};
-use crate::provider::HyperpodClient;
 use model::{contract_from_value, governance_value};
 
 /// The schema's block, for tests that check what the engine's paths name.
@@ -44,12 +44,12 @@ const DERIVED: [&str; 8] = [
     "governance",
 ];
 
-pub struct ConnectionContract {
+pub struct ConnectionContractResource {
     schema: Schema,
     identity: IdentitySchema,
 }
 
-impl Default for ConnectionContract {
+impl Default for ConnectionContractResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -66,7 +66,7 @@ impl Default for ConnectionContract {
     }
 }
 
-impl ConnectionContract {
+impl ConnectionContractResource {
     /// Judges the contract in `value` (planned or applied) and fills the derived attributes. Errors fail the plan;
     /// warnings are returned for the reviewer.
     async fn evaluate(
@@ -99,7 +99,7 @@ impl ConnectionContract {
             return Ok(crate::findings::deferred_diagnostic("all rules", &what, strict).into());
         };
         let prior_contract = prior.and_then(contract_from_value);
-        let today = crate::resources::checks::today();
+        let today = crate::resources::checklist::today();
         let live = live::gather(client, &contract).await;
         let lif_2_waits = deferral::lif_2_waits(&unknown, &contract, prior_contract.as_ref());
         let facts = approval::current_facts(&contract, &live);
@@ -192,7 +192,7 @@ impl ConnectionContract {
             set_attr(value, "approved_facts", Value::Unknown);
             set_attr(value, "changed_facts", Value::Unknown);
         }
-        crate::resources::checks::set(value, &report);
+        crate::resources::checklist::set(value, &report);
         set_attr(value, "governance", governance);
 
         let strict = boolean(value, "strict").unwrap_or(client.strict);
@@ -210,7 +210,7 @@ impl ConnectionContract {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for ConnectionContract {
+impl Resource<HyperpodClient> for ConnectionContractResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -231,7 +231,7 @@ impl Resource<HyperpodClient> for ConnectionContract {
     /// credentials.
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
         if let Some(contract) = contract_from_value(config) {
-            let today = crate::resources::checks::today();
+            let today = crate::resources::checklist::today();
             let report: crate::governance::Report = [
                 crate::governance::contract::con_1(&contract),
                 crate::governance::contract::con_2(&contract),
@@ -252,7 +252,7 @@ impl Resource<HyperpodClient> for ConnectionContract {
         // `organization` is write-only: judged from the configuration, never planned.
         let mut planned = change.arguments();
         let result = self.evaluate(client, &mut planned, change.prior.as_ref()).await;
-        if let Some(warnings) = crate::resources::checks::judged(change, strict, result)? {
+        if let Some(warnings) = crate::resources::checklist::judged(change, strict, result)? {
             change.set_planned(planned);
             change.diagnostics.extend(warnings);
         }
@@ -306,7 +306,7 @@ impl Resource<HyperpodClient> for ConnectionContract {
     }
 }
 
-impl ConnectionContract {
+impl ConnectionContractResource {
     /// Apply writes the planned record; values unknown at plan (references to new resources) are judged now.
     async fn record(&self, client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Applied {
         if planned.is_wholly_known() {

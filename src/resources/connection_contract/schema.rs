@@ -247,7 +247,7 @@ pub fn schema() -> Schema {
             "The approved facts that differ now, with their current value (`(absent)`: gone); null when none does. \
              Set ⇒ `review_status` is `review_required` until re-approval.",
         ))
-        .attributes(crate::resources::checks::attributes())
+        .attributes(crate::resources::checklist::attributes())
         .attribute(
             Attribute::nested("governance", Nesting::Single, governance)
                 .computed()
@@ -366,7 +366,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     }];
 
 fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
-    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
     Ok(())
 }

@@ -15,11 +15,11 @@ use super::{TYPE_NAME, grants};
 use crate::aws::AwsError;
 use crate::aws::datazone;
 use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant, find_domain_unit, list_project_profile_grants};
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::object::string;
 use crate::protocol::schema::{Attribute, Schema};
-use crate::provider::HyperpodClient;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, display_name};
 

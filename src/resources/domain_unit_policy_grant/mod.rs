@@ -21,6 +21,7 @@ use crate::aws::datazone_grants::{
     find_project_profile, find_project_profile_grant, list_project_profile_grants, list_project_profiles,
     remove_project_profile_grant,
 };
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{nested, string, text, unknowns_to_null};
@@ -28,7 +29,6 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use aws_sdk_datazone::Client as DataZoneClient;
 use model::{GrantSpec, flatten, governance_value, grant_resource_id, next_client_token, parse_resource_id};
 
@@ -45,7 +45,7 @@ const ARGUMENTS: [&str; 5] = [
     "principal",
 ];
 
-pub struct DomainUnitPolicyGrant {
+pub struct DomainUnitPolicyGrantResource {
     schema: Schema,
     identity: IdentitySchema,
     /// Grant IDs this provider process has seen in Terraform's state. A replacement is planned as a create with no
@@ -53,7 +53,7 @@ pub struct DomainUnitPolicyGrant {
     managed_ids: Mutex<HashSet<String>>,
 }
 
-impl Default for DomainUnitPolicyGrant {
+impl Default for DomainUnitPolicyGrantResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -177,7 +177,7 @@ async fn as_configured(
     }
 }
 
-impl DomainUnitPolicyGrant {
+impl DomainUnitPolicyGrantResource {
     fn remember(&self, grant_id: &str) {
         if let Ok(mut ids) = self.managed_ids.lock() {
             ids.insert(grant_id.to_string());
@@ -446,7 +446,7 @@ impl DomainUnitPolicyGrant {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for DomainUnitPolicyGrant {
+impl Resource<HyperpodClient> for DomainUnitPolicyGrantResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -742,7 +742,7 @@ mod tests {
         let mut only_id = state.clone();
         set_attr(&mut only_id, "grant_id", Value::Null);
         assert_eq!(grant_ids(&only_id).map(|(_, _, g)| g), Some("AbCdEf0123".to_string()));
-        let resource = DomainUnitPolicyGrant::default();
+        let resource = DomainUnitPolicyGrantResource::default();
         assert_eq!(
             resource.identity(&state),
             Some(schema::identity("dzd_capacity01", "mlplatform0001", "AbCdEf0123"))

@@ -7,6 +7,7 @@ use super::model::{BindingSpec, members_value, membership, resolve, resolve_memb
 use crate::aws::AwsError;
 use crate::aws::ErrorCode;
 use crate::aws::datazone_connections::{self as dz, Connection, Membership, NewConnection};
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::{Member, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -14,7 +15,6 @@ use crate::protocol::object::{string, text, unknowns_to_null};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 
 /// Where the connection goes, from the planned (and, where the plan could not, re-derived) value.
 pub struct Target<'a> {

@@ -10,14 +10,14 @@ use async_trait::async_trait;
 
 use super::{TYPE_NAME, schema};
 use crate::aws::datazone_connections::{self as dz, Connection};
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::object::string;
 use crate::protocol::schema::{Attribute, Schema};
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::PROJECT_TAG;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, QuotaTags, display_name, quota_governance};
+use crate::tags::PROJECT as PROJECT_TAG;
 
 pub struct BindingList {
     schema: Schema,

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::client::HyperpodClient;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, timeout, unknowns_to_null};
@@ -26,7 +27,6 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::connection_contract::contract_from_governance;
 use model::{BindingSpec, members_of, same_member};
 
@@ -41,12 +41,12 @@ pub(crate) fn schema_block() -> crate::protocol::schema::Block {
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
 const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 
-pub struct ProjectBinding {
+pub struct ProjectBindingResource {
     schema: Schema,
     identity: IdentitySchema,
 }
 
-impl Default for ProjectBinding {
+impl Default for ProjectBindingResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -70,7 +70,7 @@ fn inputs(value: &Value, chosen: &Value) -> Option<(Contract, BindingSpec)> {
     Some((contract, spec))
 }
 
-impl ProjectBinding {
+impl ProjectBindingResource {
     /// The applied value and its spec: the planned value, judged and derived now where the plan could not (a value
     /// unknown then). Errors come before any write.
     async fn resolve(
@@ -88,19 +88,19 @@ impl ProjectBinding {
             ));
         };
         let mut value = planned.clone();
-        let judged = crate::resources::checks::known(planned)
+        let judged = crate::resources::checklist::known(planned)
             && ["environment_id", "cluster_arn"]
                 .iter()
                 .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
         // A rule the plan could not evaluate (CLU-2 without the cluster's allocation) is judged now, too.
-        if !judged || crate::resources::checks::not_evaluated_at_plan(planned) {
+        if !judged || crate::resources::checklist::not_evaluated_at_plan(planned) {
             let derived = plan::derive(
                 client,
                 planned,
                 &spec,
                 &contract,
                 prior,
-                crate::resources::checks::today(),
+                crate::resources::checklist::today(),
                 crate::governance::Phase::Apply,
             )
             .await?;
@@ -117,7 +117,7 @@ impl ProjectBinding {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for ProjectBinding {
+impl Resource<HyperpodClient> for ProjectBindingResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -173,8 +173,8 @@ impl Resource<HyperpodClient> for ProjectBinding {
                     change.set(name, Value::Unknown);
                 }
             }
-            crate::resources::checks::set_unknown(&mut change.planned);
-            let deferred = crate::resources::checks::deferred(&arguments, "contract", client.strict);
+            crate::resources::checklist::set_unknown(&mut change.planned);
+            let deferred = crate::resources::checklist::deferred(&arguments, "contract", client.strict);
             change.diagnostics.push(deferred);
             return Ok(());
         };
@@ -184,11 +184,11 @@ impl Resource<HyperpodClient> for ProjectBinding {
             &spec,
             &contract,
             change.prior.as_ref(),
-            crate::resources::checks::today(),
+            crate::resources::checklist::today(),
             crate::governance::Phase::Plan,
         )
         .await;
-        let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {
+        let Some(derived) = crate::resources::checklist::judged(change, client.strict, result)? else {
             return Ok(());
         };
         for (name, value) in derived.attributes {
@@ -215,7 +215,7 @@ impl Resource<HyperpodClient> for ProjectBinding {
                 change.requires_replace.push(AttributePath::attr("description"));
             }
         }
-        crate::resources::checks::keep_recorded(change);
+        crate::resources::checklist::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
         Ok(())
     }
@@ -340,7 +340,7 @@ mod tests {
             Value::List(vec![member("PROJECT_OWNER"), member("PROJECT_CONTRIBUTOR")]),
         )]);
         let mut diagnostics = Diagnostics::new();
-        ProjectBinding::default().validate(&config, &mut diagnostics);
+        ProjectBindingResource::default().validate(&config, &mut diagnostics);
         assert_eq!(diagnostics.0.len(), 1);
         assert_eq!(diagnostics.0[0].path.to_string(), "member[1].name");
     }

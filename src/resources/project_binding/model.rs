@@ -2,11 +2,11 @@
 
 use crate::aws::AwsError;
 use crate::aws::datazone_connections::{self as dz, Membership};
+use crate::client::HyperpodClient;
 use crate::governance::{Binding, Member, MemberKind, paths};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, object, string, text};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 
 /// Everything the user wrote about the binding, typed. `domain_id` and `connection_name` are `None` when left to
 /// the provider (or still unknown); `None` from [`BindingSpec::from_value`] while a value the checks need is unknown.
@@ -101,10 +101,10 @@ pub fn membership(member: &Member, profile_id: &str) -> Membership {
     }
 }
 
-pub fn member_kind(member: &Member) -> dz::MemberKind {
+pub fn member_kind(member: &Member) -> dz::MembershipType {
     match member.kind {
-        MemberKind::User => dz::MemberKind::User,
-        MemberKind::Group => dz::MemberKind::Group,
+        MemberKind::User => dz::MembershipType::User,
+        MemberKind::Group => dz::MembershipType::Group,
     }
 }
 

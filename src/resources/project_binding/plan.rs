@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use super::model::{BindingSpec, default_connection_name, members_of, resolve_all, same_member};
 use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker;
+use crate::client::HyperpodClient;
 use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Fact, ProjectOnCluster, check_binding, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts as live;
 use crate::resources::cluster_facts::CONCURRENT_READS;
 use crate::resources::project_facts;
@@ -62,8 +62,8 @@ fn domain_of(spec: &BindingSpec, contract: &Contract) -> Result<String, Diagnost
 
 fn orchestrator_name(cluster: &sagemaker::HyperPodCluster) -> &'static str {
     match cluster.orchestrator {
-        sagemaker::Orchestrator::Eks { .. } => "EKS",
-        sagemaker::Orchestrator::Slurm => "SLURM",
+        sagemaker::ClusterOrchestrator::Eks { .. } => "EKS",
+        sagemaker::ClusterOrchestrator::Slurm => "SLURM",
     }
 }
 
@@ -239,7 +239,7 @@ pub async fn derive(
     // CLU-2 asks whether this project's role is restricted: only its access entry is read.
     let project_role: Vec<&str> = contract.project_role_arn.as_deref().into_iter().collect();
     let (facts, project, own_connections, memberships, resolved) = tokio::join!(
-        live::gather(client, cluster, live::Needs::Binding, &project_role),
+        live::gather(client, cluster, live::ClusterReads::Binding, &project_role),
         project_facts::read(client, Some(&domain_id), Some(&spec.project_id)),
         client.hyperpod_connections(&domain_id, Some(&spec.project_id)),
         client.project_memberships(&domain_id, &spec.project_id),
@@ -272,7 +272,7 @@ pub async fn derive(
     // The tenants and the restriction the binding references, and what exists: never what else this provider
     // process happens to have planned (that would make the verdict depend on planning order).
     let view_with = |connected: &[ProjectOnCluster]| {
-        let mut view = live::view(
+        let mut view = crate::resources::cluster_view::view(
             &facts,
             references::tenants(value, "tenants"),
             references::restriction(value, "task_view_restriction"),
@@ -349,7 +349,7 @@ pub async fn derive(
     attributes.insert("environment_id", environment_id);
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("orchestrator", text(orchestrator));
-    attributes.extend(crate::resources::checks::of(&report));
+    attributes.extend(crate::resources::checklist::of(&report));
     Ok(Derived {
         attributes,
         warnings: diagnostics,
@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn members_the_project_already_has_are_announced_unless_already_managed() {
         let existing = vec![Membership {
-            kind: crate::aws::datazone_connections::MemberKind::Group,
+            kind: crate::aws::datazone_connections::MembershipType::Group,
             id: "research-scientists".into(),
             designation: "PROJECT_CONTRIBUTOR".into(),
         }];

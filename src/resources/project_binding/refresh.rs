@@ -4,6 +4,7 @@
 
 use super::model::{member_kind, members_of, members_value, parse_id, resolve_all};
 use crate::aws::datazone_connections::{self as dz, Connection};
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -11,7 +12,6 @@ use crate::protocol::object::{string, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 
 fn optional(value: Option<&String>) -> Value {
     value.filter(|v| !v.is_empty()).map_or(Value::Null, text)
@@ -176,17 +176,17 @@ mod tests {
         ];
         let live = [
             dz::Membership {
-                kind: dz::MemberKind::Group,
+                kind: dz::MembershipType::Group,
                 id: "id-leads".into(),
                 designation: "PROJECT_CONTRIBUTOR".into(),
             },
             dz::Membership {
-                kind: dz::MemberKind::User,
+                kind: dz::MembershipType::User,
                 id: "id-scientists".into(), // a user of the same ID is someone else
                 designation: "PROJECT_CONTRIBUTOR".into(),
             },
             dz::Membership {
-                kind: dz::MemberKind::Group,
+                kind: dz::MembershipType::Group,
                 id: "leads".into(), // listed by profile ID, never by the name as written
                 designation: "PROJECT_OWNER".into(),
             },

@@ -190,7 +190,7 @@ pub fn schema() -> Schema {
         "orchestrator",
         "`EKS` or `SLURM`: known at plan time, read back from the connection.",
     ))
-    .attributes(crate::resources::checks::attributes())
+    .attributes(crate::resources::checklist::attributes())
     .block(NestedBlock::list("member", member_block()))
     .block(timeouts_block(&["create", "delete"], "10m"));
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
@@ -235,7 +235,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
     }];
 
 fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
-    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
     Ok(())
 }

@@ -16,8 +16,11 @@ use async_trait::async_trait;
 
 use crate::aws::ErrorCode;
 use crate::aws::ids::Arn;
-use crate::aws::sagemaker::{self as sm, Orchestrator, find_scheduler_config, find_scheduler_config_for_cluster};
+use crate::aws::sagemaker::{
+    self as sm, ClusterOrchestrator, find_scheduler_config, find_scheduler_config_for_cluster,
+};
 use crate::aws::{AwsError, api_error, target_version};
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::Report;
@@ -28,7 +31,6 @@ use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resourc
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::state_upgrade::StateUpgrader;
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts::task_governance;
 use model::{PolicySpec, flatten, merge_tags};
 use ownership::{OWNER_TAG, is_ours, with_owner, without_owner};
@@ -38,7 +40,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 /// Concurrent writers (the console, another pipeline) bump the version; re-read and retry this many times.
 const UPDATE_ATTEMPTS: usize = 3;
 
-pub struct SchedulingPolicy {
+pub struct SchedulingPolicyResource {
     schema: Schema,
     identity: IdentitySchema,
     /// Scheduler configs this provider process has seen in Terraform's state (refreshed or planned). A replacement
@@ -47,7 +49,7 @@ pub struct SchedulingPolicy {
     managed_ids: Mutex<HashSet<String>>,
 }
 
-impl Default for SchedulingPolicy {
+impl Default for SchedulingPolicyResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -86,7 +88,7 @@ fn default_name(cluster_name: &str) -> String {
     format!("{}-policy", stem.trim_end_matches('-'))
 }
 
-impl SchedulingPolicy {
+impl SchedulingPolicyResource {
     /// Finds the cluster and refuses Slurm clusters: task governance exists only for EKS-orchestrated clusters.
     async fn governed_cluster(
         &self,
@@ -94,7 +96,7 @@ impl SchedulingPolicy {
         cluster_name: &str,
     ) -> Result<sm::HyperPodCluster, Diagnostics> {
         let cluster = crate::resources::cluster_facts::cluster_named(client, cluster_name, cluster_path()).await?;
-        if cluster.orchestrator == Orchestrator::Slurm {
+        if cluster.orchestrator == ClusterOrchestrator::Slurm {
             return Err(Diagnostic::invalid_value(
                 cluster_path(),
                 format!("{cluster_name:?} (orchestrator: slurm)"),
@@ -290,7 +292,7 @@ impl SchedulingPolicy {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for SchedulingPolicy {
+impl Resource<HyperpodClient> for SchedulingPolicyResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -686,7 +688,7 @@ mod tests {
 
     #[test]
     fn duplicate_priority_class_names_are_refused_with_their_path() {
-        let resource = SchedulingPolicy::default();
+        let resource = SchedulingPolicyResource::default();
         let class = |name: &str| object([("name", text(name)), ("weight", crate::protocol::object::int(1))]);
         let config = object([("priority_class", Value::List(vec![class("a"), class("b"), class("a")]))]);
         let mut diagnostics = Diagnostics::new();
@@ -697,7 +699,7 @@ mod tests {
 
     #[test]
     fn the_ownership_tag_key_is_reserved() {
-        let resource = SchedulingPolicy::default();
+        let resource = SchedulingPolicyResource::default();
         let config = object([("tags", text_map(&[(OWNER_TAG.to_string(), "x".to_string())].into()))]);
         let mut diagnostics = Diagnostics::new();
         resource.validate(&config, &mut diagnostics);
@@ -727,7 +729,7 @@ mod tests {
 
     #[test]
     fn version_0_state_keeps_the_config_id_and_takes_the_cluster_name_as_id() {
-        let resource = SchedulingPolicy::default();
+        let resource = SchedulingPolicyResource::default();
         let version_0 = br#"{"id":"abcdef123456","cluster_name":"ml-capacity","version":3,
             "priority_class":[{"name":"production","weight":90}],"tags":{"team":"ml"}}"#;
         let state = resource.upgrade_state(0, version_0).expect("version 0 upgrades");

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::TYPE_NAME;
 
 /// Key of the ownership tag. Kept out of `tags`/`tags_all`, and refused there, so users neither see nor fight it.
-pub const OWNER_TAG: &str = "hyperpod-governance:owner";
+pub const OWNER_TAG: &str = crate::tags::POLICY_OWNER;
 
 /// The ownership tag's value for the policy of `cluster_name`.
 pub fn owner_value(cluster_name: &str) -> String {

@@ -11,11 +11,11 @@ use super::model::{
 use crate::aws::ErrorCode;
 use crate::aws::eks_access as access;
 use crate::aws::iam;
+use crate::client::HyperpodClient;
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
 use crate::kubernetes::{KubeClient, KubeError};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::kube_client;
+use crate::resources::kubernetes_reads::kube_client;
 
 pub struct Applier<'a> {
     pub client: &'a HyperpodClient,

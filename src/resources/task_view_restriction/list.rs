@@ -9,11 +9,10 @@ use async_trait::async_trait;
 use super::model::{CONTRACT_TAG, OWNER_TAG, policy_name, role_name};
 use super::{TYPE_NAME, schema};
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::schema::Schema;
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::eks_name;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, display_name};
 
@@ -43,7 +42,7 @@ impl Default for RestrictionList {
 /// An entry this list reports: a role's, with a HyperPod access policy, not composed by a tenant.
 fn is_task_view(record: &AccessEntryRecord) -> bool {
     record.principal_arn.contains(":role/")
-        && !record.tags.contains_key("hyperpod:tenant")
+        && !record.tags.contains_key(crate::tags::TENANT)
         && record
             .policies
             .iter()
@@ -73,7 +72,7 @@ impl ListResource<HyperpodClient> for RestrictionList {
 
     async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
         let cluster = inventory::listed_cluster(client, request).await?;
-        let Some(eks_cluster) = eks_name(&cluster) else {
+        let Some(eks_cluster) = cluster.eks_cluster_name() else {
             return Ok(Vec::new());
         };
         let mut principals = access::list_access_entries(&client.eks, &eks_cluster)

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use crate::aws::ssm;
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::cluster_slurm::SessionPreferences;
@@ -30,11 +31,10 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
-use crate::resources::checks::{self, today};
-use crate::resources::cluster_facts::kube_client;
+use crate::resources::checklist::{self, today};
 use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::kubernetes_reads::kube_client;
 use apply::Applier;
 use model::{Mode, RestrictionSpec, components, private_data_conf};
 
@@ -242,7 +242,7 @@ impl TaskViewRestrictionResource {
                     set_attr(value, name, Value::Unknown);
                 }
             }
-            checks::set_unknown(value);
+            checklist::set_unknown(value);
             let facts = crate::resources::references::restriction_value(value);
             set_attr(value, "governance", facts);
             let unknown = unknown_inputs(value);
@@ -257,7 +257,7 @@ impl TaskViewRestrictionResource {
             return Ok(crate::findings::deferred_diagnostic("all rules", &what, client.strict).into());
         };
         let cluster = live::find_contract_cluster(client, &contract).await?;
-        let eks_name = live::eks_name(&cluster);
+        let eks_name = cluster.eks_cluster_name();
         let orchestrator = if eks_name.is_some() {
             Orchestrator::Eks
         } else {
@@ -278,7 +278,13 @@ impl TaskViewRestrictionResource {
             project_role_arn: Some(spec.project_role_arn.clone()),
             namespaces: spec.namespaces.clone(),
         };
-        let facts = live::gather(client, cluster, live::Needs::Restriction, &[&spec.project_role_arn]).await;
+        let facts = live::gather(
+            client,
+            cluster,
+            live::ClusterReads::Restriction,
+            &[&spec.project_role_arn],
+        )
+        .await;
         let partition = client.region.partition();
         let restriction_facts = match &eks_name {
             Some(name) => RestrictionFacts::Eks {
@@ -349,7 +355,7 @@ impl TaskViewRestrictionResource {
                 _ => Value::Unknown,
             },
         );
-        checks::set(value, &report);
+        checklist::set(value, &report);
         Ok(diagnostics)
     }
 
@@ -422,7 +428,7 @@ impl TaskViewRestrictionResource {
             .or_else(|| string(state, "cluster_name"))
             .unwrap_or_default();
         match client.cluster(&cluster_ref).await {
-            Ok(cluster) => Ok(Some(live::eks_name(&cluster))),
+            Ok(cluster) => Ok(Some(cluster.eks_cluster_name())),
             Err(err) if err.is_not_found() => Ok(None),
             Err(err) => Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
         }
@@ -430,7 +436,7 @@ impl TaskViewRestrictionResource {
 
     async fn write(&self, client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Applied {
         let mut value = planned.clone();
-        if !checks::known(planned) {
+        if !checklist::known(planned) {
             // Judged now: a dependency was unknown at plan.
             if let Err(diagnostics) = self.derive(client, &mut value, prior).await {
                 return Applied::failed(prior.cloned(), diagnostics);
@@ -545,11 +551,11 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
             }
         }
         let result = self.derive(client, &mut planned, change.prior.as_ref()).await;
-        let Some(warnings) = checks::judged(change, client.strict, result)? else {
+        let Some(warnings) = checklist::judged(change, client.strict, result)? else {
             return Ok(());
         };
         change.set_planned(planned);
-        checks::keep_recorded(change);
+        checklist::keep_recorded(change);
         change.diagnostics.extend(warnings);
         Ok(())
     }

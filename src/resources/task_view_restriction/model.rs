@@ -13,11 +13,12 @@ use crate::protocol::value::Value;
 pub const ENTRY: &str = "access_entry";
 /// The tag on an access entry the restriction creates, valued with its `id` (`<cluster>/<role name>`): an entry
 /// carrying it is this restriction's even when an interrupted apply never recorded it.
-pub const OWNER_TAG: &str = "hyperpod:task-view-restriction";
+pub const OWNER_TAG: &str = crate::tags::TASK_VIEW_RESTRICTION;
 /// The governance mark on an access entry: the name of the contract that governs it. An entry the restriction
 /// creates carries it from the start; one it adopts (Studio's "Manage access", an import) gets it as the component
 /// [`CONTRACT_TAG_COMPONENT`], removed again on destroy, so the inventory reads adopted entries as governed too.
-pub const CONTRACT_TAG: &str = "hyperpod:contract";
+pub const CONTRACT_TAG: &str = crate::tags::CONTRACT;
+/// `entry_tag/<CONTRACT_TAG>` (a literal: consts cannot be joined; a test holds them together).
 pub const CONTRACT_TAG_COMPONENT: &str = "entry_tag/hyperpod:contract";
 pub const RUN_AS_TAG: &str = "SSMSessionRunAs";
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
@@ -312,6 +313,11 @@ pub fn components(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_contract_mark_component_names_the_contract_tag() {
+        assert_eq!(CONTRACT_TAG_COMPONENT, format!("entry_tag/{CONTRACT_TAG}"));
+    }
 
     #[test]
     fn an_unknown_argument_is_never_read_as_unset() {

@@ -4,7 +4,6 @@
 //! wait: the plan refuses a namespace that neither exists nor belongs to a referenced tenant, and apply checks again
 //! before its first write, so a namespace missing then is a clear error, never a loop.
 
-use crate::governance::Tenant;
 use crate::kubernetes::{KubeClient, find_namespace};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::value::Value;
@@ -40,19 +39,14 @@ pub fn referenced_namespaces(value: &Value, cluster_name: &str) -> Result<Option
         references
             .known
             .iter()
-            .map(|tenant| Tenant::namespace_for(&tenant.item.team))
+            .map(|tenant| crate::names::team_namespace(&tenant.item.team))
             .collect(),
     ))
 }
 
-/// The team whose tenant creates `namespace`, if it is a HyperPod team namespace.
-fn team_of(namespace: &str) -> Option<&str> {
-    namespace.strip_prefix("hyperpod-ns-").filter(|team| !team.is_empty())
-}
-
 /// The error for a namespace that does not exist; `when`: "at plan" or "at apply".
 pub fn missing(namespace: &str, when: &str) -> Diagnostic {
-    let fix = match team_of(namespace) {
+    let fix = match crate::names::team_of_namespace(namespace) {
         Some(team) => format!(
             "HyperPod creates it with team {team:?}'s compute quota: add that team's tenant \
              (`hyperpod_tenant.<name>.governance`, the one with team = {team:?}) to `tenants`, which also applies \

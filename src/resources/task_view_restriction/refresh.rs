@@ -9,12 +9,12 @@ use super::model::{
     policy_name, role_name,
 };
 use crate::aws::iam;
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string_map, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::{kube_client, kubernetes_object};
+use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
 
 use crate::resources::failed;
 

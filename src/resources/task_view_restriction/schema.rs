@@ -148,7 +148,7 @@ pub fn schema() -> Schema {
          namespace or `-`, and name): an \
          object edited outside Terraform, or a provider version that writes it differently, shows as a changed value.",
     ))
-    .attributes(crate::resources::checks::attributes())
+    .attributes(crate::resources::checklist::attributes())
     .block(NestedBlock::single("slurm", slurm))
     .block(timeouts_block(&["create", "update", "delete"], "10m"));
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
@@ -177,11 +177,11 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
         upgrade: upgrade_state,
     }];
 
-/// The step from version 0: the checklist (`checks::upgrade_state`), and `associated_policies` and
+/// The step from version 0: the checklist (`checklist::upgrade_state`), and `associated_policies` and
 /// `kubernetes_manifests` dropped (`components` names the same; the next refresh records each object's digest).
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
     use serde_json::Value as Json;
-    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
     state.remove("associated_policies");
     let manifests = crate::resources::take_recorded_manifests(state);

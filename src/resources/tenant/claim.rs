@@ -9,7 +9,8 @@
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::governance::{ClusterView, Fact, Inventory, Orchestrator, Phase, Referenced, Setting, paths, workload};
 use crate::protocol::diagnostics::Diagnostics;
-use crate::resources::cluster_facts::{capacity_of, instance_group_capacity};
+use crate::resources::cluster_facts::capacity_of;
+use crate::resources::cluster_view::instance_group_capacity;
 
 use super::compose::Composer;
 use super::desired::QUOTA;

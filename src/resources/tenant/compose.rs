@@ -22,11 +22,11 @@ use crate::aws::ErrorCode;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::eks_access as access;
 use crate::aws::{eks, iam, kms, target_version};
+use crate::client::HyperpodClient;
 use crate::kubernetes::{KubeClient, KubeError, namespaces};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::resource::OperationContext;
-use crate::provider::HyperpodClient;
-pub use crate::resources::cluster_facts::kube_client;
+pub use crate::resources::kubernetes_reads::kube_client;
 
 /// How long a just-created IAM role may take to be usable by EKS and KMS.
 pub(super) const PROPAGATION: Duration = Duration::from_mins(2);
@@ -124,8 +124,7 @@ pub(super) fn kube_failed(summary: &str, err: KubeError) -> Diagnostics {
 
 impl Composer<'_> {
     pub(super) fn tagged_as_ours(&self, tags: &BTreeMap<String, String>) -> bool {
-        tags.get("hyperpod:tenant") == Some(&self.target.spec.team)
-            && tags.get("hyperpod:cluster") == Some(&self.target.cluster_name)
+        crate::tags::is_tenants_own(tags, &self.target.cluster_name, &self.target.spec.team)
     }
 
     /// Runs the steps in order: the compute quota (the capacity claim), the role and its policies, then four steps

@@ -4,12 +4,12 @@
 //! object, naming it and what differs; the plan shows it as a changed `components` value and apply rewrites it.
 
 use super::model::TenantSpec;
-use super::{compose, desired, manifests, refresh};
+use super::{compose, desired, manifests};
+use crate::client::HyperpodClient;
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::{string, string_map};
 use crate::protocol::plan::PlannedChange;
-use crate::provider::HyperpodClient;
 
 pub(super) async fn warn(client: &HyperpodClient, change: &mut PlannedChange) {
     let Some(prior) = &change.prior else { return };
@@ -49,7 +49,7 @@ pub(super) async fn warn(client: &HyperpodClient, change: &mut PlannedChange) {
     }
     let eks_cluster = match string(prior, "cluster_arn") {
         Some(arn) => match client.cluster(&arn).await {
-            Ok(cluster) => refresh::eks_name(&cluster).unwrap_or_default(),
+            Ok(cluster) => cluster.eks_cluster_name().unwrap_or_default(),
             Err(_) => String::new(),
         },
         None => String::new(),
@@ -78,7 +78,7 @@ async fn differences(
     let Some(kube) = kube else {
         return "the cluster's Kubernetes API could not be reached to say how".to_string();
     };
-    match crate::resources::cluster_facts::kubernetes_object(client, kube, eks_cluster, &manifest.path()).await {
+    match crate::resources::kubernetes_reads::kubernetes_object(client, kube, eks_cluster, &manifest.path()).await {
         Ok(Some(live)) => manifests::differences(&live, &manifest.body),
         _ => "it could not be read again to say how".to_string(),
     }

@@ -5,10 +5,10 @@ use async_trait::async_trait;
 
 use super::{TYPE_NAME, schema};
 use crate::aws::compute_quota as cq;
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
 use crate::protocol::schema::Schema;
-use crate::provider::HyperpodClient;
 use crate::resources::failed;
 use crate::resources::inventory::{self, display_name, quota_governance};
 

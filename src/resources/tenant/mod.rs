@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -34,13 +35,11 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::connection_contract::contract_from_governance;
 use compose::{Composer, Recorded, Target};
 use model::TenantSpec;
 
 pub use list::TenantList;
-pub use schema::TEAM_NAME;
 
 /// The schema's block, for tests that check what the engine's paths name.
 #[cfg(test)]
@@ -55,12 +54,12 @@ pub use desired::{POD_IDENTITY, QUOTA, ROLE, entry_principal};
 pub use plan::role_arn;
 const DEFAULT_TIMEOUT: Duration = Duration::from_mins(20);
 
-pub struct Tenant {
+pub struct TenantResource {
     schema: Schema,
     identity: IdentitySchema,
 }
 
-impl Default for Tenant {
+impl Default for TenantResource {
     fn default() -> Self {
         Self {
             schema: schema::schema(),
@@ -89,7 +88,7 @@ fn chosen_role_name(config: &Value, prior: Option<&Value>) -> Option<String> {
     string(config, "workload_role_name").or_else(|| prior.and_then(|p| string(p, "workload_role_name")))
 }
 
-impl Tenant {
+impl TenantResource {
     /// Everything apply needs from the planned value. Apply re-derives (and re-judges) when the plan could not.
     async fn target(
         &self,
@@ -108,9 +107,9 @@ impl Tenant {
         let mut value = planned.clone();
         // The plan judged and derived everything unless a dependency was unknown then: do it now, before any write.
         // A rule the plan could not evaluate (WKL-3 without the cluster's allocation) is judged now, too.
-        if !crate::resources::checks::known(planned)
+        if !crate::resources::checklist::known(planned)
             || string(planned, "cluster_arn").is_none()
-            || crate::resources::checks::not_evaluated_at_plan(planned)
+            || crate::resources::checklist::not_evaluated_at_plan(planned)
         {
             let derived = plan::derive(
                 client,
@@ -119,7 +118,7 @@ impl Tenant {
                 &spec,
                 &contract,
                 chosen_role_name(planned, prior),
-                crate::resources::checks::today(),
+                crate::resources::checklist::today(),
                 crate::governance::Phase::Apply,
             )
             .await?;
@@ -138,7 +137,7 @@ impl Tenant {
             .await
             .map_err(|err| err.diagnostics(AttributePath::attr("cluster_arn"), "Cannot read the HyperPod cluster"))?;
         let target = Target {
-            eks_cluster_name: refresh::eks_name(&cluster).unwrap_or_default(),
+            eks_cluster_name: cluster.eks_cluster_name().unwrap_or_default(),
             cluster_name: cluster.name,
             cluster_arn,
             role_name: string(&value, "workload_role_name").unwrap_or_default(),
@@ -191,7 +190,7 @@ impl Tenant {
 }
 
 #[async_trait]
-impl Resource<HyperpodClient> for Tenant {
+impl Resource<HyperpodClient> for TenantResource {
     fn type_name(&self) -> &'static str {
         TYPE_NAME
     }
@@ -264,7 +263,7 @@ impl Resource<HyperpodClient> for Tenant {
                 }
             }
             change.set("governance", crate::resources::references::tenant_value(&arguments));
-            change.diagnostics.push(crate::resources::checks::deferred(
+            change.diagnostics.push(crate::resources::checklist::deferred(
                 &arguments,
                 if role_name_unknown {
                     "workload_role_name"
@@ -283,7 +282,7 @@ impl Resource<HyperpodClient> for Tenant {
             &spec,
             &contract,
             role_name,
-            crate::resources::checks::today(),
+            crate::resources::checklist::today(),
             crate::governance::Phase::Plan,
         )
         .await;
@@ -297,7 +296,7 @@ impl Resource<HyperpodClient> for Tenant {
                 crate::protocol::object::text_map(&plan::composed_tags(client, &spec, &contract)),
             );
         }
-        let Some(derived) = crate::resources::checks::judged(change, client.strict, result)? else {
+        let Some(derived) = crate::resources::checklist::judged(change, client.strict, result)? else {
             return Ok(());
         };
         for (name, value) in derived.attributes {
@@ -309,9 +308,9 @@ impl Resource<HyperpodClient> for Tenant {
             .iter()
             .any(|name| arguments.get_attr(name).is_some_and(|value| !value.is_wholly_known()));
         if waits {
-            crate::resources::checks::set_unknown(&mut change.planned);
+            crate::resources::checklist::set_unknown(&mut change.planned);
         }
-        crate::resources::checks::keep_recorded(change);
+        crate::resources::checklist::keep_recorded(change);
         change.diagnostics.extend(derived.warnings);
         for warning in keep::warnings(&change.config, &change.planned, derived.live_quota.as_ref()) {
             change.diagnostics.push(warning);
@@ -394,7 +393,7 @@ impl Resource<HyperpodClient> for Tenant {
         }
         let cluster_arn = string(prior, "cluster_arn").unwrap_or_default();
         let eks_cluster_name = match client.cluster(&cluster_arn).await {
-            Ok(cluster) => refresh::eks_name(&cluster).unwrap_or_default(),
+            Ok(cluster) => cluster.eks_cluster_name().unwrap_or_default(),
             Err(err) if err.is_not_found() => String::new(),
             Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
         };

@@ -184,7 +184,7 @@ impl TenantSpec {
 
     /// The namespace HyperPod creates for the team.
     pub fn namespace(&self) -> String {
-        Tenant::namespace_for(&self.team)
+        crate::names::team_namespace(&self.team)
     }
 
     /// The engine's tenant. `workload_role_arn` is the role the provider creates (known at plan time).
@@ -280,11 +280,11 @@ pub fn tags_all(
 ) -> BTreeMap<String, String> {
     let mut all = default_tags.clone();
     all.extend(tags.clone());
-    all.insert("hyperpod:contract".into(), contract.name.clone());
-    all.insert("hyperpod:cluster".into(), contract.cluster.name.clone());
-    all.insert("hyperpod:tenant".into(), team.to_string());
+    all.insert(crate::tags::CONTRACT.into(), contract.name.clone());
+    all.insert(crate::tags::CLUSTER.into(), contract.cluster.name.clone());
+    all.insert(crate::tags::TENANT.into(), team.to_string());
     if let Some(project) = &contract.unified_studio.project_id {
-        all.insert("hyperpod:project".into(), project.clone());
+        all.insert(crate::tags::PROJECT.into(), project.clone());
     }
     all
 }

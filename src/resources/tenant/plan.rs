@@ -12,13 +12,13 @@ use super::desired::{
 use super::manifests;
 use super::model::{self, TenantSpec, policy_from_value};
 use super::slurm;
+use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Orchestrator, Phase, check_tenant, cluster::cluster_admin_principals, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{object, string_map, text, text_list, text_map};
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
 use crate::resources::cluster_facts as live;
 use crate::resources::references::{self, References};
 use crate::resources::validators::MAX_TAGS;
@@ -122,7 +122,7 @@ pub fn task_governance_path() -> AttributePath {
 pub fn composed_tags(client: &HyperpodClient, spec: &TenantSpec, contract: &Contract) -> BTreeMap<String, String> {
     let mut tags_all = model::tags_all(&client.default_tags, &spec.tags, contract, &spec.team);
     if let Some(role) = &contract.project_role_arn {
-        tags_all.insert(live::PROJECT_ROLE_TAG.to_string(), role.clone());
+        tags_all.insert(crate::tags::PROJECT_ROLE.to_string(), role.clone());
     }
     tags_all
 }
@@ -141,8 +141,8 @@ pub async fn derive(
 ) -> Result<Derived, Diagnostics> {
     let cluster = live::find_contract_cluster(client, contract).await?;
     let real = match cluster.orchestrator {
-        crate::aws::sagemaker::Orchestrator::Eks { .. } => Orchestrator::Eks,
-        crate::aws::sagemaker::Orchestrator::Slurm => Orchestrator::Slurm,
+        crate::aws::sagemaker::ClusterOrchestrator::Eks { .. } => Orchestrator::Eks,
+        crate::aws::sagemaker::ClusterOrchestrator::Slurm => Orchestrator::Slurm,
     };
     if real != contract.cluster.orchestrator {
         return Err(Diagnostic::invalid_value(
@@ -195,13 +195,14 @@ pub async fn derive(
     if let crate::governance::Setting::Set(target) = &tenant.target_role_arn {
         workload_roles.push(target);
     }
-    let facts = live::gather(client, cluster, live::Needs::Tenant, &workload_roles).await;
+    let facts = live::gather(client, cluster, live::ClusterReads::Tenant, &workload_roles).await;
     let admins = facts
         .access_entries
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    let mut view = live::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
+    let mut view =
+        crate::resources::cluster_view::view(&facts, tenants, References::default(), policy_from_value(value), &[]);
     view.allocation = references::allocation(value, paths::tenant::ALLOCATION);
     view.phase = phase;
     let mut report = check_tenant(&tenant, contract, &view, &admins, today);
@@ -234,7 +235,7 @@ pub async fn derive(
     attributes.insert("cluster_name", text(&cluster_name));
     attributes.insert("cluster_arn", text(&cluster_arn));
     attributes.insert("tags_all", text_map(&tags_all));
-    attributes.extend(crate::resources::checks::of(&report));
+    attributes.extend(crate::resources::checklist::of(&report));
     if eks {
         let components = predicted_components(spec, &role_name, partition, &prior_components);
         let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
@@ -327,9 +328,7 @@ async fn refuse_foreign_quota(
                 "Cannot read the existing compute quota's tags",
             )
         })?;
-    let ours = tags.get("hyperpod:tenant") == Some(&spec.team)
-        && tags.get("hyperpod:cluster").map(String::as_str) == Some(cluster_name);
-    if ours {
+    if crate::tags::is_tenants_own(&tags, cluster_name, &spec.team) {
         Ok(())
     } else {
         Err(foreign_quota(found, cluster_name, &spec.team).into())

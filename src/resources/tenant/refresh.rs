@@ -10,17 +10,15 @@ use super::manifests;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
 use crate::aws::{AwsError, iam, kms};
+use crate::client::HyperpodClient;
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{elements, int, nested, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
-use crate::provider::HyperpodClient;
-use crate::resources::cluster_facts::kubernetes_object;
+use crate::resources::kubernetes_reads::kubernetes_object;
 
 use crate::resources::failed;
-
-pub use crate::resources::cluster_facts::eks_name;
 
 /// Missing is fine (the component is gone); other errors fail the read.
 fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, Diagnostics> {
@@ -39,7 +37,7 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     let Some(cluster) = present(client.cluster(&cluster_ref).await, "the cluster")? else {
         return Ok(None); // the cluster is gone, and every tenant object with it
     };
-    let Some(eks_cluster) = eks_name(&cluster) else {
+    let Some(eks_cluster) = cluster.eks_cluster_name() else {
         return Ok(Some(current.clone())); // Slurm: rendered artefacts only, nothing in AWS to refresh
     };
     let prior = string_map(current, "components");
@@ -338,14 +336,11 @@ pub async fn import(
     })?;
     let mut state = block_null;
     let role_name = super::model::default_role_name(&cluster.name, team);
-    let namespace = crate::governance::Tenant::namespace_for(team);
+    let namespace = crate::names::team_namespace(team);
     let mut components = BTreeMap::new();
     let mut role_arn = None;
     components.insert(QUOTA.to_string(), quota.id.clone());
-    let ours = |tags: &BTreeMap<String, String>| {
-        tags.get("hyperpod:tenant").map(String::as_str) == Some(team)
-            && tags.get("hyperpod:cluster") == Some(&cluster.name)
-    };
+    let ours = |tags: &BTreeMap<String, String>| crate::tags::is_tenants_own(tags, &cluster.name, team);
     if let Some(role) = present(iam::find_role(&client.iam, &role_name).await, "the workload role")?
         && ours(&role.tags)
     {
@@ -364,7 +359,7 @@ pub async fn import(
     }
     let mut manifests_found = Vec::new();
     let mut workload = None;
-    if let Some(eks_cluster) = eks_name(&cluster) {
+    if let Some(eks_cluster) = cluster.eks_cluster_name() {
         let associations = access::list_pod_identity_associations(&client.eks, &eks_cluster, &namespace)
             .await
             .map_err(|err| failed("Listing Pod Identity associations failed", err))?;

@@ -9,8 +9,6 @@ use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
 
-/// SageMaker `ComputeQuotaTarget.TeamName`: DNS-label-like, at most 40 characters.
-pub const TEAM_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
 /// IAM `roleNameType` (1–64 characters).
 pub const IAM_ROLE_NAME: &str = r"[A-Za-z0-9_+=,.@-]+";
 /// STS's limit on a session policy (`sessionPolicyDocumentType`, max 2048), which EKS Pod Identity passes on.
@@ -282,7 +280,7 @@ fn slurm_artefacts_type() -> Type {
 
 pub fn schema() -> Schema {
     let team_pattern = Matches::new(
-        TEAM_NAME,
+        crate::names::TEAM_NAME,
         "1 to 40 lowercase letters, digits and hyphens, starting and ending with a letter or digit",
     );
     let block = Block::new(
@@ -498,7 +496,7 @@ pub fn schema() -> Schema {
         slurm_artefacts_type(),
         "Slurm only: `account`, `sacctmgr_commands` and a `slurm_conf` fragment for the lifecycle scripts.",
     ))
-    .attributes(crate::resources::checks::attributes())
+    .attributes(crate::resources::checklist::attributes())
     .block(NestedBlock::list("quota", quota_block()).max_items(MAX_QUOTA_RESOURCES))
     .block(NestedBlock::single("sharing", sharing_block()))
     .block(NestedBlock::single("spaces", spaces_block()))
@@ -533,12 +531,12 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
         upgrade: upgrade_state,
     }];
 
-/// The step from version 0: the checklist (`checks::upgrade_state`), and the rendered objects dropped. Each
+/// The step from version 0: the checklist (`checklist::upgrade_state`), and the rendered objects dropped. Each
 /// Kubernetes object's and access entry's `components` value gets the digest of the content state recorded for it
 /// (what the last refresh read), so the first refresh after the upgrade reports no change.
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
     use serde_json::Value as Json;
-    crate::resources::checks::upgrade_state(state)?;
+    crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
     let manifests = crate::resources::take_recorded_manifests(state);
     let entries = state.remove("access_entries");

@@ -297,7 +297,7 @@ pub async fn wait_connection_deleted(
 // ---- project memberships ---------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MemberKind {
+pub enum MembershipType {
     User,
     Group,
 }
@@ -306,7 +306,7 @@ pub enum MemberKind {
 /// sends once it has resolved a member's name) and its designation (`PROJECT_OWNER`, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Membership {
-    pub kind: MemberKind,
+    pub kind: MembershipType,
     pub id: String,
     pub designation: String,
 }
@@ -314,8 +314,8 @@ pub struct Membership {
 impl Membership {
     fn member(&self) -> Member {
         match self.kind {
-            MemberKind::User => Member::UserIdentifier(self.id.clone()),
-            MemberKind::Group => Member::GroupIdentifier(self.id.clone()),
+            MembershipType::User => Member::UserIdentifier(self.id.clone()),
+            MembershipType::Group => Member::GroupIdentifier(self.id.clone()),
         }
     }
 }
@@ -338,8 +338,8 @@ pub async fn list_project_memberships(
             .map_err(|err| not_found_as("Unified Studio project", project_id, err))?;
         for member in page.members() {
             let (kind, id) = match member.member_details() {
-                Some(MemberDetails::Group(group)) => (MemberKind::Group, group.group_id()),
-                Some(MemberDetails::User(user)) => (MemberKind::User, user.user_id()),
+                Some(MemberDetails::Group(group)) => (MembershipType::Group, group.group_id()),
+                Some(MemberDetails::User(user)) => (MembershipType::User, user.user_id()),
                 _ => continue, // a member kind this SDK does not know is none of ours
             };
             memberships.push(Membership {

@@ -30,7 +30,7 @@ pub const TOKEN_LIFETIME: Duration = Duration::from_mins(1);
 
 /// An EKS cluster as `DescribeCluster` returns it, reduced to what talking to its Kubernetes API needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EksCluster {
+pub struct EksClusterDescription {
     pub name: String,
     pub arn: String,
     /// The API server URL; may carry a path prefix (the sandbox serves `https://127.0.0.1:<port>/clusters/<name>`).
@@ -47,7 +47,7 @@ pub struct EksCluster {
 }
 
 /// Describes an EKS cluster by name (not ARN: `DescribeCluster` takes the name).
-pub async fn find_cluster(client: &Client, name: &str) -> Result<EksCluster, AwsError> {
+pub async fn find_cluster(client: &Client, name: &str) -> Result<EksClusterDescription, AwsError> {
     let output = client
         .describe_cluster()
         .name(name)
@@ -70,7 +70,7 @@ pub async fn find_cluster(client: &Client, name: &str) -> Result<EksCluster, Aws
         _ => String::new(),
     };
     let vpc = cluster.resources_vpc_config();
-    Ok(EksCluster {
+    Ok(EksClusterDescription {
         name: cluster.name().unwrap_or(name).to_string(),
         arn: cluster.arn().unwrap_or_default().to_string(),
         endpoint: cluster.endpoint().unwrap_or_default().to_string(),

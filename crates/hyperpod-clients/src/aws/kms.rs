@@ -9,7 +9,7 @@ use super::{AwsError, ErrorCode, api_error, is_not_found_error};
 pub const KMS_GRANT: &str = "KMS grant";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grant {
+pub struct KmsGrant {
     pub id: String,
     pub key_arn: String,
     pub grantee_principal: String,
@@ -47,7 +47,7 @@ pub async fn create_grant(
 
 /// Reads one grant of a key. `NotFound` when the grant is gone, and also when the key is (a deleted key's grants
 /// are gone with it).
-pub async fn find_grant(client: &Client, key_arn: &str, grant_id: &str) -> Result<Grant, AwsError> {
+pub async fn find_grant(client: &Client, key_arn: &str, grant_id: &str) -> Result<KmsGrant, AwsError> {
     let not_found = || AwsError::NotFound {
         kind: KMS_GRANT,
         id: format!("{key_arn}/{grant_id}"),
@@ -66,7 +66,7 @@ pub async fn find_grant(client: &Client, key_arn: &str, grant_id: &str) -> Resul
         };
         // The GrantId filter is the service's; matching again keeps another grant out whatever it does.
         if let Some(entry) = page.grants().iter().find(|g| g.grant_id() == Some(grant_id)) {
-            return Ok(Grant {
+            return Ok(KmsGrant {
                 id: grant_id.to_string(),
                 key_arn: entry.key_id().unwrap_or(key_arn).to_string(),
                 grantee_principal: entry.grantee_principal().unwrap_or_default().to_string(),

@@ -11,12 +11,12 @@ use super::{AwsError, api_error, not_found_as};
 use crate::Stop;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Orchestrator {
+pub enum ClusterOrchestrator {
     Eks { eks_cluster_arn: String },
     Slurm,
 }
 
-impl Orchestrator {
+impl ClusterOrchestrator {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Eks { .. } => "eks",
@@ -56,8 +56,20 @@ pub struct HyperPodCluster {
     pub name: String,
     pub arn: String,
     pub status: String,
-    pub orchestrator: Orchestrator,
+    pub orchestrator: ClusterOrchestrator,
     pub instance_groups: Vec<InstanceGroup>,
+}
+
+impl HyperPodCluster {
+    /// The name of the EKS cluster that orchestrates this one (from its ARN); `None` for a Slurm cluster.
+    pub fn eks_cluster_name(&self) -> Option<String> {
+        match &self.orchestrator {
+            ClusterOrchestrator::Eks { eks_cluster_arn } => {
+                Some(hyperpod_model::ids::Arn::resource_id_of(eks_cluster_arn))
+            }
+            ClusterOrchestrator::Slurm => None,
+        }
+    }
 }
 
 /// Describes a HyperPod cluster by name or ARN.
@@ -71,10 +83,10 @@ pub async fn find_cluster(client: &Client, name_or_arn: &str) -> Result<HyperPod
         .map_err(|err| not_found_as("HyperPod cluster", name_or_arn, err))?;
     // A cluster without an EKS orchestrator block is Slurm-orchestrated (the API's default).
     let orchestrator = match output.orchestrator().and_then(|o| o.eks()) {
-        Some(eks) => Orchestrator::Eks {
+        Some(eks) => ClusterOrchestrator::Eks {
             eks_cluster_arn: eks.cluster_arn().unwrap_or_default().to_string(),
         },
-        None => Orchestrator::Slurm,
+        None => ClusterOrchestrator::Slurm,
     };
     Ok(HyperPodCluster {
         name: output.cluster_name().unwrap_or(name_or_arn).to_string(),

@@ -39,7 +39,7 @@ pub struct SharedReads {
 
     // Never written by this provider.
     clusters: Memo<String, HyperPodCluster>,
-    eks_clusters: Memo<String, eks::EksCluster>,
+    eks_clusters: Memo<String, eks::EksClusterDescription>,
     addons: Memo<Key2, Option<eks::InstalledAddon>>,
     projects: Memo<Key2, Project>,
     tooling_blueprints: Memo<String, Vec<String>>,
@@ -102,7 +102,7 @@ impl AwsClient {
         Ok(cluster)
     }
 
-    pub async fn eks_cluster(&self, name: &str) -> Result<eks::EksCluster, AwsError> {
+    pub async fn eks_cluster(&self, name: &str) -> Result<eks::EksClusterDescription, AwsError> {
         self.reads
             .eks_clusters
             .get(&name.to_string(), || eks::find_cluster(&self.eks, name))

@@ -1,5 +1,6 @@
 //! What `ConfigureProvider` hands every resource, data source and list resource: the cloud clients, and the provider
-//! block's own options, which the clients know nothing of.
+//! block's own options, which the clients know nothing of. It lives below the resources: the provider module builds
+//! it and registers the resources; a resource never imports the provider module.
 
 use std::collections::BTreeMap;
 use std::ops::Deref;
