@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::model::{Fact, Setting};
+use super::model::{Capacity, Fact, Setting};
 use super::paths::tenant as path;
 use super::shapes::{self, InstanceShape};
 use super::tenancy::{Allocation, ClusterView, Phase, QuotaShare, Referenced, TenantCapacity};
@@ -536,6 +536,61 @@ fn partition_capacity(
         )));
     }
     Ok(held as f64)
+}
+
+/// WKL-3 on a cluster allocation, before any tenant counts it: every share names an instance type one of the
+/// cluster's instance groups has, and a share in amounts (accelerators, vCPU, memory) is of a type whose shape is
+/// known, so it can be counted at all. One finding per entry that fails, at the unit that makes it so.
+pub fn allocation_entries(allocation: &Allocation, groups: &[Capacity]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (team, row) in &allocation.teams {
+        for (index, share) in row.iter().enumerate() {
+            if let Some(finding) = allocation_entry(allocation, groups, team, index, share) {
+                findings.push(finding);
+            }
+        }
+    }
+    findings
+}
+
+fn allocation_entry(
+    allocation: &Allocation,
+    groups: &[Capacity],
+    team: &str,
+    index: usize,
+    share: &QuotaShare,
+) -> Option<Finding> {
+    let at = |unit: &str| super::paths::allocation::share(team, index, unit);
+    let instance_type = &share.instance_type;
+    if !groups.iter().any(|g| &g.instance_type == instance_type) {
+        let types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
+        return Some(Finding::new(
+            RuleId::Wkl3,
+            at("instance_type"),
+            format!(
+                "{instance_type}: no instance group of cluster {:?} has it (its types: {types:?})",
+                allocation.cluster_name
+            ),
+            "the allocation guarantees capacity the cluster does not have",
+            "guarantee an instance type the cluster has, or add the instance group first",
+        ));
+    }
+    let amount = [
+        ("accelerators", share.accelerators.is_some()),
+        ("vcpu", share.vcpu.is_some()),
+        ("memory_gib", share.memory_gib.is_some()),
+    ]
+    .into_iter()
+    .find(|(_, set)| *set);
+    let (unit, _) = amount.filter(|_| shapes::shape(instance_type).is_none())?;
+    Some(Finding::new(
+        RuleId::Wkl3,
+        at(unit),
+        format!("{instance_type}: {team} {unit} given"),
+        "the provider does not know this instance type's shape (accelerators, vCPU and memory per instance), so a \
+         share in amounts cannot be counted against the cluster",
+        "give the share in whole instances (count), which WKL-3 can always count",
+    ))
 }
 
 /// WKL-3 for the tenant whose own entry in `view.tenants.referenced` is at `at` (its quota attribute).

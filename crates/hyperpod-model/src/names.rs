@@ -3,6 +3,9 @@
 /// A team's name as SageMaker takes it (`ComputeQuotaTarget.TeamName`): DNS-label-like, at most 40 characters.
 pub const TEAM_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
 
+/// A SageMaker entity's name (`EntityName`: a cluster, a scheduler config), 1 to 63 characters.
+pub const ENTITY_NAME: &str = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}";
+
 /// What HyperPod puts before a team's name to name its namespace.
 pub const NAMESPACE_PREFIX: &str = "hyperpod-ns-";
 

@@ -1,15 +1,32 @@
-//! The allocation's configuration read into the engine's `Allocation`, its `governance` value, and the per-type
-//! summary a reviewer reads in `capacity`.
+//! The allocation's configuration, typed (`AllocationConfig`), and its `governance` value: the handoff every tenant
+//! and binding of the cluster reads back (`allocation_from_governance`).
 
 use std::collections::BTreeMap;
 
-use crate::governance::{Allocation, Capacity, TenantCapacity, capacity, shapes};
+use crate::governance::Allocation;
 use crate::protocol::object::{object, string};
 use crate::protocol::value::Value;
 use crate::resources::quota_share;
 
+/// What the configuration says: the cluster by name and every team's share, each `None` while unknown (the
+/// cluster's name from a resource not created yet; a share from a variable known only at apply).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllocationConfig {
+    pub cluster_name: Option<String>,
+    pub allocation: Option<Allocation>,
+}
+
+impl AllocationConfig {
+    pub fn decode(value: &Value) -> Self {
+        Self {
+            cluster_name: string(value, "cluster_name"),
+            allocation: allocation_from_value(value),
+        }
+    }
+}
+
 /// The teams as the configuration gives them, or `None` while any part is unknown.
-pub fn allocation_from_value(value: &Value) -> Option<Allocation> {
+fn allocation_from_value(value: &Value) -> Option<Allocation> {
     let cluster_name = string(value, "cluster_name")?;
     let Some(Value::Map(teams)) = value.get_attr("teams") else {
         return None;
@@ -63,63 +80,4 @@ pub fn governance_value(value: &Value) -> Value {
         ),
         ("teams", teams),
     ])
-}
-
-/// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
-/// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
-/// `live` are the cluster's quotas of teams the allocation does not list (they hold capacity all the same).
-pub fn capacity_summary(
-    allocation: &Allocation,
-    groups: &[Capacity],
-    live: &[TenantCapacity],
-) -> BTreeMap<String, String> {
-    let mut types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
-    types.extend(allocation.teams.values().flatten().map(|s| s.instance_type.as_str()));
-    types.sort_unstable();
-    types.dedup();
-    let unlisted: Vec<&TenantCapacity> = live
-        .iter()
-        .filter(|t| !allocation.teams.contains_key(&t.team))
-        .collect();
-    types
-        .into_iter()
-        .map(|instance_type| {
-            let instances: i64 = groups
-                .iter()
-                .filter(|g| g.instance_type == instance_type)
-                .map(|g| g.count)
-                .sum();
-            let held = match shapes::shape(instance_type) {
-                Some(shape) => format!(
-                    "{instances} instances ({} accelerators, {} vCPU, {} GiB)",
-                    instances * shape.accelerators,
-                    instances as f64 * shape.vcpu,
-                    instances as f64 * shape.memory_gib
-                ),
-                None => format!("{instances} instances (shape unknown to the provider)"),
-            };
-            let mut shares: Vec<String> = unlisted
-                .iter()
-                .flat_map(|t| {
-                    t.quota
-                        .iter()
-                        .filter(|s| s.instance_type == instance_type)
-                        .map(|s| format!("{} {} (live, not listed)", t.team, capacity::amount_as_given(s)))
-                })
-                .collect();
-            for (team, row) in &allocation.teams {
-                shares.extend(
-                    row.iter()
-                        .filter(|s| s.instance_type == instance_type)
-                        .map(|s| format!("{team} {}", capacity::amount_as_given(s))),
-                );
-            }
-            let guaranteed = if shares.is_empty() {
-                "none guaranteed".to_string()
-            } else {
-                shares.join(", ")
-            };
-            (instance_type.to_string(), format!("{held}: {guaranteed}"))
-        })
-        .collect()
 }

@@ -1,11 +1,13 @@
 //! `hyperpod_cluster_allocation` schema.
 
+use crate::names::ENTITY_NAME;
 use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
 use crate::protocol::validators::{LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
-use crate::resources::scheduling_policy::ENTITY_NAME;
+
+pub const TYPE_NAME: &str = "hyperpod_cluster_allocation";
 
 /// `hyperpod_cluster_allocation.<name>.governance`: the cluster and every team's share, for WKL-3 on tenants and
 /// CLU-2 on bindings.
@@ -90,8 +92,21 @@ pub fn identity_schema() -> IdentitySchema {
     }
 }
 
+/// What `terraform validate` checks beyond the attributes' validators: the team names (the map's keys) and every
+/// quota entry, at its path.
+pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    validate_team_names(config, diagnostics);
+    if let Some(Value::Map(teams)) = config.get_attr("teams") {
+        for (team, row) in teams {
+            let entries = crate::protocol::object::elements(row, "quota");
+            let at = AttributePath::attr("teams").key(team).push_attr("quota");
+            crate::resources::quota_share::validate_entries(entries, &at, diagnostics);
+        }
+    }
+}
+
 /// Validates each key of `teams` as the tenant validates its `team` (SageMaker's `TeamName`).
-pub fn validate_team_names(config: &Value, diagnostics: &mut Diagnostics) {
+fn validate_team_names(config: &Value, diagnostics: &mut Diagnostics) {
     let Some(Value::Map(teams)) = config.get_attr("teams") else {
         return;
     };

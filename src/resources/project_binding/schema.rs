@@ -1,13 +1,13 @@
 //! `hyperpod_unified_studio_project_binding` schema: the project, cluster and contract it binds, the groups that
 //! collaborate in the project, and, computed at plan time, where the connection lives and the reviewer's checklist.
 
+use crate::names::ENTITY_NAME;
 use crate::protocol::object::object;
 use crate::protocol::schema::{
     Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
 };
 use crate::protocol::validators::{LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
-use crate::resources::scheduling_policy::ENTITY_NAME;
 use crate::resources::validators::IsArn;
 
 /// DataZone `DomainId`.

@@ -6,7 +6,6 @@ mod ownership;
 mod schema;
 
 pub use model::governance_type;
-pub use schema::ENTITY_NAME;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
@@ -678,7 +677,7 @@ mod tests {
 
     #[test]
     fn default_names_fit_the_entity_name_pattern() {
-        let pattern = crate::protocol::validators::Matches::new(schema::ENTITY_NAME, "");
+        let pattern = crate::protocol::validators::Matches::new(crate::names::ENTITY_NAME, "");
         assert_eq!(default_name("ml-capacity"), "ml-capacity-policy");
         let long = "a".repeat(63);
         assert!(pattern.is_match(&default_name(&long)), "{}", default_name(&long));

@@ -10,8 +10,7 @@ use crate::protocol::state_upgrade::{RawState, StateUpgrader};
 use crate::protocol::validators::{IntBetween, LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
 
-/// SageMaker `EntityName`: the pattern of cluster and scheduler config names.
-pub const ENTITY_NAME: &str = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}";
+use crate::names::ENTITY_NAME;
 /// SageMaker priority class names (DNS-label-like, at most 40 characters).
 pub const PRIORITY_CLASS_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
 pub const MAX_PRIORITY_CLASSES: i64 = 10;

@@ -1,0 +1,23 @@
+//! The allocation's verdict: WKL-3 on each share against the cluster's instance groups, from the engine
+//! (`capacity::allocation_entries`); what fails, fails here, at its entry. The counting of every team against the
+//! groups is the tenants' WKL-3, which reads this allocation.
+
+use super::AllocationPlanInputs;
+use crate::governance::capacity::allocation_entries;
+use crate::protocol::diagnostics::Diagnostics;
+
+pub fn judge(inputs: &AllocationPlanInputs) -> Result<(), Diagnostics> {
+    let (Some(allocation), Some(cluster)) = (&inputs.config.allocation, &inputs.cluster) else {
+        return Ok(());
+    };
+    let findings = allocation_entries(allocation, &cluster.instance_groups);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    Err(Diagnostics(
+        findings
+            .iter()
+            .map(|finding| crate::findings::finding_diagnostic(finding, false))
+            .collect(),
+    ))
+}

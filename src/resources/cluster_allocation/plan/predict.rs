@@ -1,0 +1,96 @@
+//! The allocation's planned state: `id` (the cluster's name), `cluster_arn`, `governance` (what tenants and bindings
+//! reference) and `capacity`, per instance type what the groups hold and who is guaranteed what. Unknown while what
+//! it is made of is.
+
+use std::collections::BTreeMap;
+
+use super::super::model::governance_value;
+use super::AllocationPlanInputs;
+use crate::governance::{Allocation, Capacity, Fact, TenantCapacity, capacity, shapes};
+use crate::protocol::object::{text, text_map};
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::Value;
+
+pub fn predict(inputs: &AllocationPlanInputs, value: &mut Value) {
+    set_attr(value, "governance", governance_value(value));
+    let (Some(cluster_name), Some(cluster)) = (&inputs.config.cluster_name, &inputs.cluster) else {
+        for name in ["id", "cluster_arn", "capacity"] {
+            set_attr(value, name, Value::Unknown);
+        }
+        return;
+    };
+    set_attr(value, "id", text(cluster_name));
+    set_attr(value, "cluster_arn", text(&cluster.arn));
+    let Some(allocation) = &inputs.config.allocation else {
+        set_attr(value, "capacity", Value::Unknown);
+        return;
+    };
+    let unlisted = match &cluster.live_quotas {
+        Fact::Known(live) => live.as_slice(),
+        Fact::Unavailable(reason) => {
+            // The tenants' WKL-3 reports what this leaves out; the summary shows the allocation alone.
+            tracing::warn!(%reason, "allocation summary without the cluster's live quotas");
+            &[]
+        }
+    };
+    let summary = capacity_summary(allocation, &cluster.instance_groups, unlisted);
+    set_attr(value, "capacity", text_map(&summary));
+}
+/// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
+/// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
+/// `live` are the cluster's quotas of teams the allocation does not list (they hold capacity all the same).
+pub fn capacity_summary(
+    allocation: &Allocation,
+    groups: &[Capacity],
+    live: &[TenantCapacity],
+) -> BTreeMap<String, String> {
+    let mut types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
+    types.extend(allocation.teams.values().flatten().map(|s| s.instance_type.as_str()));
+    types.sort_unstable();
+    types.dedup();
+    let unlisted: Vec<&TenantCapacity> = live
+        .iter()
+        .filter(|t| !allocation.teams.contains_key(&t.team))
+        .collect();
+    types
+        .into_iter()
+        .map(|instance_type| {
+            let instances: i64 = groups
+                .iter()
+                .filter(|g| g.instance_type == instance_type)
+                .map(|g| g.count)
+                .sum();
+            let held = match shapes::shape(instance_type) {
+                Some(shape) => format!(
+                    "{instances} instances ({} accelerators, {} vCPU, {} GiB)",
+                    instances * shape.accelerators,
+                    instances as f64 * shape.vcpu,
+                    instances as f64 * shape.memory_gib
+                ),
+                None => format!("{instances} instances (shape unknown to the provider)"),
+            };
+            let mut shares: Vec<String> = unlisted
+                .iter()
+                .flat_map(|t| {
+                    t.quota
+                        .iter()
+                        .filter(|s| s.instance_type == instance_type)
+                        .map(|s| format!("{} {} (live, not listed)", t.team, capacity::amount_as_given(s)))
+                })
+                .collect();
+            for (team, row) in &allocation.teams {
+                shares.extend(
+                    row.iter()
+                        .filter(|s| s.instance_type == instance_type)
+                        .map(|s| format!("{team} {}", capacity::amount_as_given(s))),
+                );
+            }
+            let guaranteed = if shares.is_empty() {
+                "none guaranteed".to_string()
+            } else {
+                shares.join(", ")
+            };
+            (instance_type.to_string(), format!("{held}: {guaranteed}"))
+        })
+        .collect()
+}

@@ -1,0 +1,100 @@
+//! The allocation's plan without a sandbox: inputs built by hand, the verdict and the planned attributes.
+
+use std::collections::BTreeMap;
+
+use super::gather::AllocatedCluster;
+use super::{AllocationPlanInputs, judge::judge, predict::predict};
+use crate::governance::{Allocation, Capacity, Fact, QuotaShare, TenantCapacity};
+use crate::protocol::object::{object, text};
+use crate::protocol::value::Value;
+use crate::resources::cluster_allocation::model::AllocationConfig;
+
+fn count(instance_type: &str, count: i64) -> QuotaShare {
+    QuotaShare {
+        instance_type: instance_type.to_string(),
+        count: Some(count),
+        ..QuotaShare::default()
+    }
+}
+
+fn inputs(teams: &[(&str, Vec<QuotaShare>)], live: Vec<TenantCapacity>) -> AllocationPlanInputs {
+    AllocationPlanInputs {
+        config: AllocationConfig {
+            cluster_name: Some("ml".into()),
+            allocation: Some(Allocation {
+                cluster_name: "ml".into(),
+                teams: teams.iter().map(|(t, s)| (t.to_string(), s.clone())).collect(),
+            }),
+        },
+        cluster: Some(AllocatedCluster {
+            arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc".into(),
+            instance_groups: vec![Capacity {
+                instance_type: "ml.p5.48xlarge".into(),
+                count: 8,
+                partition_layout: None,
+            }],
+            live_quotas: Fact::Known(live),
+        }),
+    }
+}
+
+fn planned() -> Value {
+    object([
+        ("cluster_name", text("ml")),
+        ("teams", Value::Map(BTreeMap::new())),
+        ("id", Value::Unknown),
+        ("cluster_arn", Value::Unknown),
+        ("capacity", Value::Unknown),
+        ("governance", Value::Unknown),
+    ])
+}
+
+#[test]
+fn a_share_of_a_type_the_cluster_has_no_group_of_fails_at_its_entry() {
+    let inputs = inputs(
+        &[("research", vec![count("ml.p5.48xlarge", 2), count("ml.g5.8xlarge", 1)])],
+        vec![],
+    );
+    let errors = judge(&inputs).expect_err("the g5 share cannot be held");
+    assert_eq!(errors.0.len(), 1);
+    assert_eq!(
+        errors.0[0].path.to_string(),
+        r#"teams["research"].quota[1].instance_type"#
+    );
+    assert!(errors.0[0].summary.starts_with("[WKL-3]"), "{}", errors.0[0].summary);
+}
+
+#[test]
+fn capacity_lists_every_team_and_the_live_quotas_it_does_not() {
+    let live = vec![TenantCapacity {
+        team: "legacy".into(),
+        quota: vec![count("ml.p5.48xlarge", 1)],
+        sharing: None,
+    }];
+    let inputs = inputs(&[("research", vec![count("ml.p5.48xlarge", 2)])], live);
+    judge(&inputs).expect("fits");
+    let mut value = planned();
+    predict(&inputs, &mut value);
+    assert_eq!(value.get_attr("id"), Some(&text("ml")));
+    let Some(Value::Map(capacity)) = value.get_attr("capacity") else {
+        panic!("{value:?}")
+    };
+    assert_eq!(
+        capacity["ml.p5.48xlarge"],
+        text(
+            "8 instances (64 accelerators, 1536 vCPU, 16384 GiB): legacy 1 instances (live, not listed), research 2 instances"
+        )
+    );
+}
+
+#[test]
+fn an_unknown_cluster_name_leaves_what_it_decides_unknown() {
+    let mut inputs = inputs(&[], vec![]);
+    inputs.config.cluster_name = None;
+    inputs.cluster = None;
+    let mut value = planned();
+    predict(&inputs, &mut value);
+    for name in ["id", "cluster_arn", "capacity"] {
+        assert_eq!(value.get_attr(name), Some(&Value::Unknown), "{name}");
+    }
+}
