@@ -1,7 +1,8 @@
 """Test harness for the provider's acceptance tests: a sandbox process and Terraform working dirs."""
 from .provider import PROVIDER_SOURCE, provider_binary, provider_dir, require_provider
 from .fixture import Fixture, current as current_fixture
-from .sandbox import REGION, RealAws, Sandbox, real_aws
+from .guard import real_aws
+from .sandbox import REGION, RealAws, Sandbox
 from .terraform import (Diagnostic, PlanVerdict, Result, Running, Terraform, TerraformError, checklist, flat,
                         statuses)
 
