@@ -2,7 +2,7 @@
 
 `install()` must run before moto serves its first request: moto builds each
 service's Flask app lazily, from the (patched) response classes and URL maps.
-Everything here uses moto internals, hence the exact `moto==5.2.5` pin.
+Everything here uses moto internals (through moto_adapter.py), hence the exact `moto==5.2.5` pin.
 """
 import importlib
 import logging
@@ -22,7 +22,7 @@ def install():
     _extension("sagemaker").install()
     _extension("eks").install()
     _extension("cloudwatch").install()
-    _extension("datazone")  # a new moto service: registers itself with moto on import
+    _extension("datazone").install()  # a new moto service: registers itself with moto
 
 
 def _extension(name: str):
@@ -33,12 +33,12 @@ def _install_front_door():
     """Wrap moto's `BaseResponse.call_action`, which every AWS request of every service passes through:
     call counters, faults, model validation, then moto (or our extension); JSON/XML 501 for what is not implemented
     and an AWS-shaped 500 for a crash, never moto's HTML 500 (SDKs retry 500s)."""
-    from moto.core.responses import BaseResponse
+    from . import faults
+    from .moto_adapter import BaseResponse
+    from .validation import aws_error, validation_error
 
     if getattr(BaseResponse.call_action, "sandbox_front_door", False):
         return  # installed already
-    from . import faults
-    from .validation import aws_error, validation_error
 
     moto_call_action = BaseResponse.call_action
 
@@ -93,7 +93,8 @@ def _json_content_type(resp, headers, body):
     content_type = str(headers.get("Content-Type") or headers.get("content-type") or "")
     if (content_type.startswith("text/html") or not content_type) and isinstance(body, (str, bytes)) \
             and body[:1] in ("{", b"{"):
-        from moto.core.utils import get_service_model
+        from .moto_adapter import get_service_model
+
         try:
             model = get_service_model(resp.boto3_service_name)
         except Exception:  # noqa: BLE001

@@ -32,11 +32,9 @@ import threading
 import time
 
 from botocore import parsers, serialize
-from moto.cloudwatch import exceptions as moto_exceptions
-from moto.cloudwatch import urls as cloudwatch_urls
-from moto.cloudwatch.responses import CloudWatchResponse
-from moto.core.responses import ActionResult, BaseResponse
-from moto.core.utils import get_service_model
+
+from .moto_adapter import (CLOUDWATCH_URL_PATHS, ActionResult, BaseResponse, CloudWatchResponse,
+                           CloudWatchValidationError, get_service_model)
 
 NAMESPACE = "ContainerInsights/Prometheus"
 _PATH = re.compile(r"/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$")
@@ -194,13 +192,13 @@ def _moto_get_metric_data(self):
     try:
         results = _get_metric_data(self.current_account, self.region, self._get_params())
     except ValidationError as e:
-        raise moto_exceptions.ValidationError(str(e)) from None
+        raise CloudWatchValidationError(str(e)) from None
     return ActionResult({"MetricDataResults": results})
 
 
 def install():
     CloudWatchResponse.get_metric_data = _moto_get_metric_data
-    cloudwatch_urls.url_paths[r"{0}/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$"] = \
+    CLOUDWATCH_URL_PATHS[r"{0}/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$"] = \
         CloudWatchCbor.dispatch
 
 

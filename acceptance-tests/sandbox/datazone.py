@@ -1,7 +1,7 @@
 """DataZone (SageMaker Unified Studio) in the sandbox: a new moto service, since moto has none.
 
-Registered with moto on import (`sys.modules["moto.datazone"]` + a host pattern appended in place to
-`moto.backend_index.backend_url_patterns`), so `install()` in `sandbox/__init__.py` only imports it.
+`install()` registers it with moto (moto_adapter.register_service: `sys.modules["moto.datazone"]` + a host pattern
+appended in place to moto's dispatcher).
 Requests are parsed and responses/errors serialised by moto from the botocore `datazone` model
 (rest-json: status codes 201/202/204, ResourceNotFoundException 404, ConflictException 409,
 ValidationException 400); this file holds the state and AWS's business rules:
@@ -35,11 +35,8 @@ import threading
 import uuid
 from urllib.parse import unquote
 
-import moto.backend_index as backend_index
-from moto.core.base_backend import BackendDict, BaseBackend
-from moto.core.exceptions import ServiceException
-from moto.core.responses import ActionResult, BaseResponse, EmptyResult
-from moto.core.utils import utcnow
+from .moto_adapter import (ActionResult, BackendDict, BaseBackend, BaseResponse, EmptyResult, ServiceException,
+                           get_service_model, iam_backend, register_service, sagemaker_backend, utcnow)
 
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 _LOWER = string.ascii_lowercase + string.digits
@@ -472,8 +469,7 @@ class DataZoneBackend(BaseBackend):
 
     def _create_user_role(self, role_name, project):
         """The project user role a Tooling environment's stack creates (kept in moto's IAM)."""
-        from moto.iam.models import iam_backends
-        iam = iam_backends[self.account_id][self.partition]
+        iam = iam_backend(self.account_id, self.partition)
         trust = {"Version": "2012-10-17", "Statement": [{
             "Effect": "Allow", "Principal": {"Service": ["datazone.amazonaws.com", "sagemaker.amazonaws.com"]},
             "Action": ["sts:AssumeRole", "sts:TagSession", "sts:SetContext"]}]}
@@ -485,8 +481,7 @@ class DataZoneBackend(BaseBackend):
         return role.arn
 
     def _delete_environment(self, domain, env):
-        from moto.iam.models import iam_backends
-        iam = iam_backends[self.account_id][self.partition]
+        iam = iam_backend(self.account_id, self.partition)
         role_arn = domain.user_role(env)
         for role in list(iam.roles.values()):
             if role.arn == role_arn and getattr(role, "sandbox_datazone_owned", False):
@@ -537,9 +532,8 @@ class DataZoneBackend(BaseBackend):
     # ---- connections -------------------------------------------------------------------
     def _hyperpod(self, props, account, region):
         """Resolve the HyperPod cluster in moto's own SageMaker backend."""
-        from moto.sagemaker.models import sagemaker_backends
         name = props.get("clusterName")
-        cluster = sagemaker_backends[account][region].clusters.get(name) if name else None
+        cluster = sagemaker_backend(account, region).clusters.get(name) if name else None
         if cluster is None:
             raise ResourceNotFoundException(f"HyperPod cluster {name} not found in account {account} region {region}")
         orchestrator = cluster.describe().get("Orchestrator") or {}
@@ -827,7 +821,6 @@ OPERATIONS = [name for name, fn in vars(DataZoneBackend).items() if callable(fn)
 @functools.cache
 def _routes() -> list:
     """(method, path regex, operation) for every DataZone operation, from the model's request URIs."""
-    from moto.core.utils import get_service_model
     model = get_service_model("datazone")
     routes = []
     for name in model.operation_names:
@@ -882,16 +875,9 @@ url_bases = [r"https?://datazone\.(.+)\.amazonaws\.com", r"https?://datazone\.(.
 url_paths = {"{0}/v2/(?P<path>.*)$": DataZoneResponse.dispatch}
 
 
-def _register():
-    """Make `moto.backends.get_backend("datazone")` and the host dispatcher find this module."""
-    if sys.modules.get("moto.datazone") is sys.modules[__name__]:
-        return
-    sys.modules["moto.datazone"] = sys.modules[__name__]
-    for base in url_bases:  # moto's dispatcher holds this very list: append in place
-        backend_index.backend_url_patterns.append(("datazone", re.compile(base)))
-
-
-_register()
+def install():
+    """Serve this module as moto's `datazone` service (idempotent)."""
+    register_service("datazone", sys.modules[__name__], url_bases)
 
 
 # ---- seed ------------------------------------------------------------------------------------

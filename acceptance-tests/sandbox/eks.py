@@ -21,17 +21,13 @@ import secrets
 import string
 import uuid
 
-from moto.core.parse import PROTOCOL_PARSERS, UNDEFINED
-from moto.core.request import determine_request_protocol
-from moto.core.responses import ActionResult
-from moto.core.utils import get_service_model, utcnow
-from moto.eks import models as eks_models
-from moto.eks import urls as eks_urls
-from moto.eks.exceptions import (InvalidParameterException, InvalidRequestException, ResourceInUseException,
-                                 ResourceNotFoundException)
-from moto.eks.responses import EKSResponse
-
 from . import kubernetes, principals
+from .moto_adapter import EKS_URL_PATHS, UNDEFINED, ActionResult, EKSBackend, EKSResponse, eks_backend
+from .moto_adapter import EksInvalidParameterException as InvalidParameterException
+from .moto_adapter import EksInvalidRequestException as InvalidRequestException
+from .moto_adapter import EksResourceInUseException as ResourceInUseException
+from .moto_adapter import EksResourceNotFoundException as ResourceNotFoundException
+from .moto_adapter import get_service_model, loaded_backends, parse_request, utcnow
 
 _lock = kubernetes.LOCK  # one lock for EKS state and the Kubernetes objects kept on the same clusters
 _ALNUM = string.ascii_lowercase + string.digits
@@ -74,11 +70,7 @@ def _error(cls, message, **fields):
 def _params(resp) -> dict:
     """The request's input, parsed with the botocore model (member names, decoded uri labels)."""
     sm = get_service_model("eks")
-    op = sm.operation_model(resp._get_action())
-    req = resp.normalized_request
-    parser = PROTOCOL_PARSERS[determine_request_protocol(sm, req.content_type)](op)
-    parsed = parser.parse({"method": req.method, "values": req.values, "headers": req.headers, "body": req.data,
-                           "url_path": req.path, "url_params": resp.uri_match})
+    parsed = parse_request(resp, sm, sm.operation_model(resp._get_action()))
     return {k: v for k, v in parsed.items() if v is not None and v is not UNDEFINED}
 
 
@@ -112,12 +104,11 @@ def _cluster(backend, name):
 
 def find_cluster(name: str = None, arn: str = None):
     """A cluster by name (any account/region; first match) or by ARN, across moto's EKS backends."""
-    for account_id, regions in list(eks_models.eks_backends.items()):
-        for region, backend in list(regions.items()):
-            for cluster in list(backend.clusters.values()):
-                if (arn and cluster.arn == arn) or (name and cluster.name == name):
-                    state(cluster)
-                    return cluster
+    for backend in loaded_backends("eks"):
+        for cluster in list(backend.clusters.values()):
+            if (arn and cluster.arn == arn) or (name and cluster.name == name):
+                state(cluster)
+                return cluster
     return None
 
 
@@ -775,9 +766,9 @@ def describe_addon_versions(self):
 # ---- tags on sub-resources ----------------------------------------------------------------------------------
 # moto tags clusters only; AWS's TagResource/UntagResource/ListTagsForResource take any taggable EKS ARN.  Pod
 # Identity associations, access entries and add-ons keep their tags in their own `tags`, which their Describe shows.
-_orig_tag_resource = eks_models.EKSBackend.tag_resource
-_orig_untag_resource = eks_models.EKSBackend.untag_resource
-_orig_list_tags = eks_models.EKSBackend.list_tags_for_resource
+_orig_tag_resource = EKSBackend.tag_resource
+_orig_untag_resource = EKSBackend.untag_resource
+_orig_list_tags = EKSBackend.list_tags_for_resource
 
 
 def _sub_resource(backend, arn):
@@ -844,16 +835,16 @@ def install():
     EKSResponse.update_cluster_config = _update_cluster_config
     for fn in _OPERATIONS:
         setattr(EKSResponse, fn.__name__, fn)
-    eks_urls.url_paths.update(_URL_PATHS)
-    eks_models.EKSBackend.tag_resource = _tag_resource
-    eks_models.EKSBackend.untag_resource = _untag_resource
-    eks_models.EKSBackend.list_tags_for_resource = _list_tags_for_resource
+    EKS_URL_PATHS.update(_URL_PATHS)
+    EKSBackend.tag_resource = _tag_resource
+    EKSBackend.untag_resource = _untag_resource
+    EKSBackend.list_tags_for_resource = _list_tags_for_resource
     kubernetes.install()
 
 
 def apply_seed(data: dict, account: dict) -> dict:
     """EKS clusters from seed_data/eks.json, with access entries, policy associations and add-ons."""
-    backend = eks_models.eks_backends[account["account_id"]][account["region"]]
+    backend = eks_backend(account["account_id"], account["region"])
     out = {}
     with _lock:
         for c in data.get("clusters", []):

@@ -58,8 +58,6 @@ import re
 import threading
 import time
 
-from moto.core.exceptions import ServiceException
-
 MODES = ("error", "server_error", "latency", "async_failure", "partial_failure", "eventual_consistency", "hold")
 PARTIAL_FAILURE_OPERATIONS = ("CreateClusterSchedulerConfig", "UpdateClusterSchedulerConfig")
 DEFAULT_PARTIAL_FAILURE_REASON = "Injected partial failure (sandbox fault)"
@@ -75,11 +73,6 @@ KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 
                       409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType", 422: "Invalid",
                       429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
 _KUBERNETES_NAME = re.compile(r"kubernetes\.(get\.(discovery|version)|(" + "|".join(KUBERNETES_VERBS) + r")\.[a-z]+)")
-
-
-class InjectedFault(ServiceException):
-    """Defined outside moto's package on purpose: moto's serializer looks up the service
-    model from an exception's `moto.<service>` module, and would fail on `moto.core`."""
 
 
 _lock = threading.Lock()

@@ -24,12 +24,8 @@ the next reset).  Every mapping is sorted by key, every list sorted.
 """
 import copy
 
-from moto.eks import models as eks_models
-from moto.iam import models as iam_models
-from moto.kms import models as kms_models
-from moto.sagemaker import models as sm_models
-
 from . import datazone, eks, kubernetes, sagemaker
+from .moto_adapter import loaded_backends
 
 VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "deletionTimestamp")
 
@@ -47,7 +43,7 @@ def _sorted(mapping: dict) -> dict:
 
 
 def _backends(backend_dict):
-    """Every instantiated backend of a moto BackendDict (account -> region/partition -> backend)."""
+    """Every instantiated backend of a BackendDict (account -> region/partition -> backend), by account and region."""
     for _, regions in sorted(list(backend_dict.items())):
         for _, backend in sorted(list(regions.items())):
             yield backend
@@ -61,7 +57,7 @@ def _tags(tags) -> dict:
 
 def _iam_roles() -> dict:
     out = {}
-    for backend in _backends(iam_models.iam_backends):
+    for backend in loaded_backends("iam", ordered=True):
         roles = {}
         for role in list(backend.roles.values()):
             roles[role.name] = {"path": role.path, "inline_policies": sorted(role.policies),
@@ -75,7 +71,7 @@ def _iam_roles() -> dict:
 def _sagemaker() -> dict:
     quotas, configs = [], []
     with sagemaker._lock:
-        for backend in _backends(sm_models.sagemaker_backends):
+        for backend in loaded_backends("sagemaker", ordered=True):
             names = {c.arn: c.cluster_name for c in list(backend.clusters.values())}
             for q in sagemaker._quotas(backend).values():  # settles due transitions first
                 quotas.append({"cluster": names.get(q.cluster_arn, q.cluster_arn), "name": q.name, "team": q.team})
@@ -87,7 +83,7 @@ def _sagemaker() -> dict:
 
 # ---- EKS -----------------------------------------------------------------------------------------------------------
 def _clusters():
-    for backend in _backends(eks_models.eks_backends):
+    for backend in loaded_backends("eks", ordered=True):
         for cluster in list(backend.clusters.values()):
             eks.state(cluster)
             yield cluster
@@ -125,7 +121,7 @@ def _grant(g) -> dict:
 
 def _kms_grants() -> dict:
     out = {}
-    for backend in _backends(kms_models.kms_backends):
+    for backend in loaded_backends("kms", ordered=True):
         for key in list(backend.keys.values()):
             grants = [_grant(g) for g in list(key.grants.values())]
             if grants:

@@ -59,6 +59,8 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 from werkzeug.wrappers import Request, Response
 
+from .moto_adapter import issued_credentials, sts_caller_arn
+
 TOKEN_PREFIX = "k8s-aws-v1."
 K8S_AWS_ID_HEADER = "x-k8s-aws-id"
 MAX_TOKEN_EXPIRES = 900
@@ -175,13 +177,7 @@ _ARN = re.compile(r"arn:(aws[a-z-]*):(iam|sts)::(\d{12}):(user|role|assumed-role
 
 def caller_identity(access_key_id: str, region: str) -> str:
     """The ARN moto's STS GetCallerIdentity answers for this access key."""
-    from moto.iam.models import get_account_id_from
-    from moto.sts.models import sts_backends
-    from moto.utilities.utils import get_partition
-
-    account = get_account_id_from(access_key_id)
-    _, arn, _ = sts_backends[account][get_partition(region)].get_caller_identity(access_key_id, region)
-    return arn
+    return sts_caller_arn(access_key_id, region)
 
 
 def principal_of(identity_arn: str) -> str:
@@ -205,25 +201,6 @@ def _principal_key(arn: str):
     if not m or m.group(4) == "assumed-role":
         return None
     return m.group(3), m.group(4), m.group(5).rsplit("/", 1)[-1]
-
-
-def _secret_and_token(access_key_id: str):
-    """(secret, session token or None) moto issued for this access key, or None if moto never issued it."""
-    from moto.iam.models import iam_backends
-    from moto.sts.models import sts_backends
-
-    for account_id, by_partition in list(iam_backends.items()):
-        for backend in list(by_partition.values()):
-            key = backend.access_keys.get(access_key_id)
-            if key is not None:
-                token = None
-                for sts_partitions in list(sts_backends.values()):
-                    for sts in list(sts_partitions.values()):
-                        role = sts.get_assumed_role_from_access_key(access_key_id)
-                        if role is not None:
-                            token = role.session_token
-                return key.secret_access_key, token
-    return None
 
 
 # ==== tokens ======================================================================================================
@@ -288,7 +265,7 @@ def verify_token(token: str, cluster_name: str, now: dt.datetime | None = None) 
     header_values = {"host": parts.netloc, K8S_AWS_ID_HEADER: cluster_name}
     if any(h not in header_values for h in signed_headers):
         raise Unauthorized("unexpected signed headers")
-    issued = _secret_and_token(akid)
+    issued = issued_credentials(akid)
     secret, session_token = issued if issued else (os.environ.get("HYPERPOD_SANDBOX_DEFAULT_SECRET", "testing"), None)
     if session_token is not None and q.get("X-Amz-Security-Token") != session_token:
         raise Unauthorized("missing or wrong session token")

@@ -26,13 +26,12 @@ import string
 import threading
 from datetime import datetime, timedelta, timezone
 
-from moto.core.responses import ActionResult, EmptyResult
-from moto.core.utils import utcnow
-from moto.sagemaker import models as sm_models
-from moto.sagemaker.exceptions import ConflictException, ResourceNotFound, ValidationError
-from moto.sagemaker.responses import SageMakerResponse
-
 from . import faults
+from .moto_adapter import (ActionResult, EmptyResult, SageMakerBackend, SageMakerCluster, SageMakerResponse,
+                           sagemaker_arn, sagemaker_backend, utcnow)
+from .moto_adapter import SageMakerConflictException as ConflictException
+from .moto_adapter import SageMakerResourceNotFound as ResourceNotFound
+from .moto_adapter import SageMakerValidationError as ValidationError
 
 # Members of CreateCluster that moto ignores but DescribeCluster must return.
 _CLUSTER_EXTRA_KEYS = ("Orchestrator", "NodeRecovery", "NodeProvisioningMode", "ClusterRole")
@@ -179,7 +178,7 @@ def create_hyperpod_cluster(backend, params: dict, cluster_id: str | None = None
     backend.create_cluster(cluster_name=params["ClusterName"], instance_groups=groups,
                            vpc_config=params.get("VpcConfig"), tags=params.get("Tags"))
     cluster = backend.clusters[params["ClusterName"]]
-    cluster.arn = sm_models.arn_formatter("cluster", cluster_id or new_id(), backend.account_id, backend.region_name)
+    cluster.arn = sagemaker_arn("cluster", cluster_id or new_id(), backend.account_id, backend.region_name)
     cluster.sandbox_extra = {k: copy.deepcopy(params[k]) for k in _CLUSTER_EXTRA_KEYS if params.get(k) is not None}
     for group in cluster.instance_groups:
         group["Status"] = "InService"
@@ -283,7 +282,7 @@ class Versioned:
 
     def __init__(self, backend, name, cluster_arn, tags):
         self.id = new_id()
-        self.arn = sm_models.arn_formatter(self.arn_type, self.id, backend.account_id, backend.region_name)
+        self.arn = sagemaker_arn(self.arn_type, self.id, backend.account_id, backend.region_name)
         self.name = name
         self.cluster_arn = cluster_arn
         self.tags = tags or []  # moto's AddTags/ListTags/DeleteTags work on `.tags`
@@ -1014,16 +1013,16 @@ def _add_tags(self, arn, tags):
     return resource.tags
 
 
-_orig_cluster_describe = sm_models.Cluster.describe
-_orig_resource_from_arn = sm_models.SageMakerModelBackend._get_resource_from_arn
+_orig_cluster_describe = SageMakerCluster.describe
+_orig_resource_from_arn = SageMakerBackend._get_resource_from_arn
 
 
 def install():
-    sm_models.Cluster.describe = _describe
-    sm_models.SageMakerModelBackend.describe_cluster = _backend_describe_cluster
-    sm_models.SageMakerModelBackend.delete_cluster = _backend_delete_cluster
-    sm_models.SageMakerModelBackend._get_resource_from_arn = _resource_from_arn
-    sm_models.SageMakerModelBackend.add_tags = _add_tags
+    SageMakerCluster.describe = _describe
+    SageMakerBackend.describe_cluster = _backend_describe_cluster
+    SageMakerBackend.delete_cluster = _backend_delete_cluster
+    SageMakerBackend._get_resource_from_arn = _resource_from_arn
+    SageMakerBackend.add_tags = _add_tags
     SageMakerResponse.create_cluster = _create_cluster
     SageMakerResponse.update_cluster = _locked(_update_cluster)
     for fn in (create_cluster_scheduler_config, describe_cluster_scheduler_config, update_cluster_scheduler_config,
@@ -1035,7 +1034,7 @@ def install():
 
 def apply_seed(data: dict, account: dict) -> dict:
     """HyperPod clusters from seed_data/sagemaker.json, with fixed ids so ARNs survive resets."""
-    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    backend = sagemaker_backend(account["account_id"], account["region"])
     clusters = {}
     for c in data.get("hyperpod_clusters", []):
         params = {k: v for k, v in c.items() if k != "ClusterId"}
@@ -1048,7 +1047,7 @@ def add_instance_group(account: dict, cluster_name: str, group: dict) -> dict:
     capacity team had grown the cluster before the run (the admin fixtures' way); returns it as DescribeCluster does.
     Its lifecycle script and execution role default to those of the cluster's first group. ValueError (an admin 400)
     for an unknown cluster, a taken group name or an instance type HyperPod does not offer."""
-    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    backend = sagemaker_backend(account["account_id"], account["region"])
     with _lock:
         cluster = find_cluster(backend, cluster_name)
         if cluster is None:
