@@ -3,10 +3,13 @@
 `install()` must run before moto serves its first request: moto builds each
 service's Flask app lazily, from the (patched) response classes and URL maps.
 Everything here uses moto internals (through moto_adapter.py), hence the exact `moto==5.2.5` pin.
+
+Importing this package loads no moto (the harness and the suites read seed.py and names.py); `install()` does.
 """
-import importlib
 import logging
 import traceback
+
+from .names import CALLER_HEADER
 
 # Services whose requests are checked against the botocore model before moto sees them: all the sandbox serves.
 VALIDATED_SERVICES = {"iam", "sts", "kms", "eks", "sagemaker", "datazone", "ssm"}
@@ -15,18 +18,16 @@ log = logging.getLogger("sandbox")
 
 def install():
     """The front door first, then each service's extension: one line per service (append yours)."""
+    from . import cloudwatch, datazone, eks, iam, kms, sagemaker, ssm  # here: they load moto
+
     _install_front_door()
-    _extension("iam").install()
-    _extension("kms").install()
-    _extension("ssm").install()
-    _extension("sagemaker").install()
-    _extension("eks").install()
-    _extension("cloudwatch").install()
-    _extension("datazone").install()  # a new moto service: registers itself with moto
-
-
-def _extension(name: str):
-    return importlib.import_module(f"{__name__}.{name}")
+    iam.install()
+    kms.install()
+    ssm.install()
+    sagemaker.install()
+    eks.install()
+    cloudwatch.install()
+    datazone.install()  # a new moto service: registers itself with moto
 
 
 def _install_front_door():
@@ -75,7 +76,6 @@ def _install_front_door():
 
 def _caller(resp):
     """The x-hyperpod-caller header: whom the provider made this call for (faults.calls_by_caller)."""
-    from .faults import CALLER_HEADER
     headers = getattr(resp, "headers", None)
     return headers.get(CALLER_HEADER) if headers is not None else None
 

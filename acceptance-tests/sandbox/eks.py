@@ -7,7 +7,7 @@
   `endpoint` and `certificateAuthority.data` point at the sandbox's Kubernetes API (kubernetes.py).
 * Access entries, access policies (+ associations), Pod Identity associations, add-ons.
 
-State of a cluster's sub-resources lives on moto's `Cluster` object (`cluster.sandbox`), so deleting
+State of a cluster's sub-resources lives on moto's `Cluster` object (`cluster.sandbox`, eks_state.py), so deleting
 the cluster deletes them and moto's reset wipes them.  Errors are moto's EKS exceptions (AWS's codes
 and HTTP statuses: ResourceNotFoundException 404, ResourceInUseException 409,
 InvalidParameterException 400, InvalidRequestException 400).
@@ -22,18 +22,18 @@ import string
 import uuid
 
 from . import kubernetes, principals
+from .eks_state import API_MODES, state
+from .eks_state import LOCK as _lock  # one lock for EKS state and the Kubernetes objects kept on the same clusters
 from .moto_adapter import EKS_URL_PATHS, UNDEFINED, ActionResult, EKSBackend, EKSResponse, eks_backend
 from .moto_adapter import EksInvalidParameterException as InvalidParameterException
 from .moto_adapter import EksInvalidRequestException as InvalidRequestException
 from .moto_adapter import EksResourceInUseException as ResourceInUseException
 from .moto_adapter import EksResourceNotFoundException as ResourceNotFoundException
-from .moto_adapter import get_service_model, loaded_backends, parse_request, utcnow
+from .moto_adapter import get_service_model, parse_request, utcnow
 
-_lock = kubernetes.LOCK  # one lock for EKS state and the Kubernetes objects kept on the same clusters
 _ALNUM = string.ascii_lowercase + string.digits
 
 AUTH_MODES = ("CONFIG_MAP", "API_AND_CONFIG_MAP", "API")  # the only allowed updates: one step to the right
-API_MODES = ("API", "API_AND_CONFIG_MAP")
 POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/{}"
 ACCESS_POLICIES = (
     "AmazonEKSAdminPolicy", "AmazonEKSAdminViewPolicy", "AmazonEKSAutoNodePolicy", "AmazonEKSBlockStoragePolicy",
@@ -82,34 +82,12 @@ def _locked(fn):
     return wrapper
 
 
-def state(cluster) -> dict:
-    """The sandbox's per-cluster state (sub-resources, Kubernetes objects), kept on moto's Cluster."""
-    st = cluster.__dict__.get("sandbox")
-    if st is None:
-        st = cluster.sandbox = {"access_entries": {}, "pod_identity": {}, "addons": {}, "updates": {},
-                                "creator": None, "kubernetes": None}
-        if not hasattr(cluster, "access_config"):
-            cluster.access_config = {"authenticationMode": "CONFIG_MAP",
-                                     "bootstrapClusterCreatorAdminPermissions": True}
-    return st
-
-
 def _cluster(backend, name):
     cluster = backend.clusters.get(name)
     if cluster is None:
         raise _error(ResourceNotFoundException, f"No cluster found for name: {name}.", clusterName=name)
     state(cluster)
     return cluster
-
-
-def find_cluster(name: str = None, arn: str = None):
-    """A cluster by name (any account/region; first match) or by ARN, across moto's EKS backends."""
-    for backend in loaded_backends("eks"):
-        for cluster in list(backend.clusters.values()):
-            if (arn and cluster.arn == arn) or (name and cluster.name == name):
-                state(cluster)
-                return cluster
-    return None
 
 
 def _page(items, p, key):

@@ -58,6 +58,9 @@ import re
 import threading
 import time
 
+from .k8s.kinds import KINDS
+from .names import SCHEDULER_COMPONENTS
+
 MODES = ("error", "server_error", "latency", "async_failure", "partial_failure", "eventual_consistency", "hold")
 PARTIAL_FAILURE_OPERATIONS = ("CreateClusterSchedulerConfig", "UpdateClusterSchedulerConfig")
 DEFAULT_PARTIAL_FAILURE_REASON = "Injected partial failure (sandbox fault)"
@@ -79,7 +82,6 @@ _lock = threading.Lock()
 _armed: list[dict] = []
 _calls: collections.Counter = collections.Counter()
 _calls_by_caller: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-CALLER_HEADER = "x-hyperpod-caller"
 
 
 def _positive_int(spec, name, default):
@@ -130,12 +132,11 @@ def add(spec: dict) -> dict:
     elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
     elif mode == "partial_failure":
-        from .sagemaker import _SCHEDULER_COMPONENTS  # here: sagemaker.py imports this module
         if op not in PARTIAL_FAILURE_OPERATIONS:
             raise ValueError(f"partial_failure applies to {' and '.join(PARTIAL_FAILURE_OPERATIONS)} only, not {op!r}")
-        if spec.get("component") not in _SCHEDULER_COMPONENTS:
+        if spec.get("component") not in SCHEDULER_COMPONENTS:
             raise ValueError(f"'component' (the scheduler config component that fails) is required, one of "
-                             f"{list(_SCHEDULER_COMPONENTS)}")
+                             f"{list(SCHEDULER_COMPONENTS)}")
         reason = spec.get("failure_reason", DEFAULT_PARTIAL_FAILURE_REASON)
         if not isinstance(reason, str) or not reason:
             raise ValueError("'failure_reason' must be a non-empty string")
@@ -176,7 +177,6 @@ def _check_kubernetes_fault(op: str, mode: str, service) -> None:
                          "kubernetes.create.networkpolicies; wildcards allowed) and no other service")
     if mode not in KUBERNETES_MODES:
         raise ValueError(f"Kubernetes faults take the modes {list(KUBERNETES_MODES)}, not {mode!r}")
-    from .kubernetes import KINDS  # here: kubernetes.py calls into this module
     m = _KUBERNETES_NAME.fullmatch(op)
     known = m is not None and (m.group(2) is not None or op.rsplit(".", 1)[1] in {k.resource for k in KINDS})
     if not any(c in op for c in "*?[") and not known:

@@ -24,7 +24,11 @@ the next reset).  Every mapping is sorted by key, every list sorted.
 """
 import copy
 
-from . import datazone, eks, kubernetes, sagemaker
+from . import datazone, sagemaker
+from .eks_state import LOCK as EKS_LOCK
+from .eks_state import state as eks_state
+from .k8s.kinds import BY_RESOURCE
+from .k8s.store import objects_of
 from .moto_adapter import loaded_backends
 
 VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "deletionTimestamp")
@@ -32,7 +36,7 @@ VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation"
 
 def snapshot() -> dict:
     sagemaker_part = _sagemaker()  # first: settling a due quota transition creates or deletes its team namespace
-    with kubernetes.LOCK:  # EKS state and the Kubernetes objects share this lock
+    with EKS_LOCK:  # EKS state and the Kubernetes objects share this lock
         eks_part, k8s_part = _eks(), _kubernetes()
     return {"iam_roles": _iam_roles(), "sagemaker": sagemaker_part, "eks": eks_part, "kms_grants": _kms_grants(),
             "kubernetes": k8s_part, "datazone": _datazone()}
@@ -85,7 +89,7 @@ def _sagemaker() -> dict:
 def _clusters():
     for backend in loaded_backends("eks", ordered=True):
         for cluster in list(backend.clusters.values()):
-            eks.state(cluster)
+            eks_state(cluster)
             yield cluster
 
 
@@ -105,7 +109,7 @@ def _association(a: dict) -> dict:
 def _eks() -> dict:
     out = {}
     for cluster in _clusters():
-        st = eks.state(cluster)
+        st = eks_state(cluster)
         out[cluster.name] = {
             "access_entries": _sorted({p: _entry(e) for p, e in st["access_entries"].items()}),
             "pod_identity_associations": _sorted({f"{a['namespace']}/{a['serviceAccount']}": _association(a)
@@ -140,10 +144,10 @@ def _object(obj: dict) -> dict:
 def _kubernetes() -> dict:
     out = {}
     for cluster in _clusters():
-        store = kubernetes._store(cluster)
+        store = objects_of(cluster)
         objects = {}
         for (group, resource, namespace, name), obj in store.items():
-            kind = obj.get("kind") or kubernetes.BY_RESOURCE[(group, resource)].kind
+            kind = obj.get("kind") or BY_RESOURCE[(group, resource)].kind
             objects[f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"] = _object(obj)
         out[cluster.name] = _sorted(objects)
     return _sorted(out)

@@ -19,24 +19,25 @@ so a new operation is a method set on that class.  State lives in the backend's
 import base64
 import copy
 import functools
-import importlib.util
 import os
 import secrets
 import string
 import threading
 from datetime import datetime, timedelta, timezone
 
-from . import faults
+from . import faults, kubernetes
+from .eks_state import find_cluster as find_eks_cluster
+from .eks_state import state as eks_state
 from .moto_adapter import (ActionResult, EmptyResult, SageMakerBackend, SageMakerCluster, SageMakerResponse,
                            sagemaker_arn, sagemaker_backend, utcnow)
 from .moto_adapter import SageMakerConflictException as ConflictException
 from .moto_adapter import SageMakerResourceNotFound as ResourceNotFound
 from .moto_adapter import SageMakerValidationError as ValidationError
+from .names import MIG_CONFIG_LABEL, SCHEDULER_COMPONENTS
 
 # Members of CreateCluster that moto ignores but DescribeCluster must return.
 _CLUSTER_EXTRA_KEYS = ("Orchestrator", "NodeRecovery", "NodeProvisioningMode", "ClusterRole")
 _ALNUM = string.ascii_lowercase + string.digits
-_SCHEDULER_COMPONENTS = ("PriorityClasses", "FairShare", "IdleResourceSharing")
 _FAILED = {"Creating": "CreateFailed", "Updating": "UpdateFailed", "Deleting": "DeleteFailed"}
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 
@@ -112,7 +113,6 @@ def _naive_utc(t: datetime) -> datetime:
 
 # ---- HyperPod clusters -------------------------------------------------------
 # Kubernetes labels and taints of instance groups (EKS), the MIG layout among them.
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # NVIDIA GPU operator's mig-manager: the MIG layout a node applies
 MIG_DISABLED = "all-disabled"
 _K8S_PARTS = (("Labels", "CurrentLabels", "DesiredLabels"), ("Taints", "CurrentTaints", "DesiredTaints"))
 
@@ -372,7 +372,7 @@ class SchedulerConfig(Versioned):
         if version not in self.versions:
             raise ResourceNotFound(f"ClusterSchedulerConfig {self.id} version {version} not found")
         content = self.versions[version]
-        details = {c: self.status for c in _SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}
+        details = {c: self.status for c in SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}
         if self.component_failure and version == self.version:
             component, failed = self.component_failure
             details[component] = failed
@@ -415,10 +415,9 @@ def _require_task_governance(cluster):
     """Task governance runs on the task-governance EKS add-on (Kueue): AWS has it installed before cluster policies
     and compute allocations are created.  GUESS, the stricter reading: the API refuses a create or update without the
     add-on ACTIVE on the cluster's EKS cluster (ValidationException), rather than accepting it and failing later."""
-    from . import eks
     eks_arn = cluster.sandbox_extra["Orchestrator"]["Eks"]["ClusterArn"]
-    eks_cluster = eks.find_cluster(arn=eks_arn)
-    addon = eks.state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
+    eks_cluster = find_eks_cluster(arn=eks_arn)
+    addon = eks_state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
     if addon is None or addon.get("status") != "ACTIVE":
         eks_name = eks_arn.rsplit("/", 1)[-1]
         raise ValidationError(f"Task governance is not enabled on cluster {cluster.arn}: install the "
@@ -571,14 +570,6 @@ _PARTITION_CLASHES = ("Count", "Accelerators")  # what an entry with Accelerator
 TEAM_NAMESPACE_PREFIX = "hyperpod-ns-"  # aws/sagemaker-hyperpod-cli HYPERPOD_NAMESPACE_PREFIX
 
 
-def _kubernetes():
-    """sandbox.kubernetes (the per-EKS-cluster Kubernetes store), or None while that module does not exist."""
-    if importlib.util.find_spec(f"{__package__}.kubernetes") is None:
-        return None
-    from . import kubernetes
-    return kubernetes
-
-
 class ComputeQuota(Versioned):
     """One team's compute allocation on one cluster; versions hold the config, target, activation, description.
 
@@ -633,12 +624,10 @@ class ComputeQuota(Versioned):
                 "sagemaker.amazonaws.com/activate-quota": self.content["ActivationState"]}
 
     def on_settle(self, backend, status):
-        k8s = _kubernetes()
-        if k8s is None:
-            return None
+        # Through the module, not its functions: tests replace kubernetes.ensure_namespace to make it fail.
         if status in ("Created", "Updated"):
             try:
-                k8s.ensure_namespace(self.eks_cluster_arn, self.namespace, self.namespace_labels())
+                kubernetes.ensure_namespace(self.eks_cluster_arn, self.namespace, self.namespace_labels())
             except Exception as e:  # HyperPod could not reach the cluster: the write fails
                 return (_FAILED["Creating" if status == "Created" else "Updating"],
                         f"Failed to create namespace {self.namespace}: {e}")
@@ -646,7 +635,7 @@ class ComputeQuota(Versioned):
             remaining = backend.__dict__.get("compute_quotas", {}).values()
             if not any(q.eks_cluster_arn == self.eks_cluster_arn and q.team == self.team for q in remaining):
                 try:
-                    k8s.delete_namespace(self.eks_cluster_arn, self.namespace)
+                    kubernetes.delete_namespace(self.eks_cluster_arn, self.namespace)
                 except Exception:  # already gone out of band: nothing left to clean up
                     pass
         return None
