@@ -246,7 +246,8 @@ class RealAws:
 
     def _sandbox_only(self, *_, **__):
         import pytest
-        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
+        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with "
+                    "HYPERPOD_REAL_AWS=1")
 
     admin = fault = clear_faults = calls = calls_by_caller = reset_calls = inventory = add_teams = wait_healthy = \
         _sandbox_only

@@ -70,7 +70,7 @@ def _install_front_door():
         faults.hold(service, operation, status)  # a `hold` fault: accepted, but the answer waits (kill tests)
         return status, _json_content_type(self, headers, body), body
 
-    call_action.sandbox_front_door = True
+    call_action.sandbox_front_door = True  # type: ignore[attr-defined]  # a marker: functions declare no attributes
     BaseResponse.call_action = call_action
 
 

@@ -161,7 +161,7 @@ def _json_body(environ) -> dict:
     try:
         body = json.loads(environ["wsgi.input"].read(length) or b"{}")
     except json.JSONDecodeError as e:
-        raise ValueError(f"body is not JSON: {e}")
+        raise ValueError(f"body is not JSON: {e}") from None
     if not isinstance(body, dict):
         raise ValueError("body must be a JSON object")
     return body

@@ -30,11 +30,18 @@ import io
 import re
 import threading
 import time
+from collections.abc import Callable
 
 from botocore import parsers, serialize
 
-from .moto_adapter import (CLOUDWATCH_URL_PATHS, ActionResult, BaseResponse, CloudWatchResponse,
-                           CloudWatchValidationError, get_service_model)
+from .moto_adapter import (
+    CLOUDWATCH_URL_PATHS,
+    ActionResult,
+    BaseResponse,
+    CloudWatchResponse,
+    CloudWatchValidationError,
+    get_service_model,
+)
 
 NAMESPACE = "ContainerInsights/Prometheus"
 _PATH = re.compile(r"/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$")
@@ -167,7 +174,7 @@ def _get_metric_data(account: str, region: str, params: dict) -> list:
             results.append({
                 "Id": query["Id"],
                 "Label": query.get("Label") or metric.get("MetricName"),
-                "Timestamps": [datetime.datetime.fromtimestamp(start + i * period, datetime.timezone.utc)
+                "Timestamps": [datetime.datetime.fromtimestamp(start + i * period, datetime.UTC)
                                for i in stamps],
                 "Values": [_statistic(stat["Stat"], buckets[i]) for i in stamps],
                 "StatusCode": "Complete",
@@ -177,12 +184,16 @@ def _get_metric_data(account: str, region: str, params: dict) -> list:
 
 def _too_fine(start: float, period: int) -> bool:
     age = time.time() - start
-    return (age > 63 * 86400 and period % 3600) or (age > 15 * 86400 and period % 300)
+    return bool((age > 63 * 86400 and period % 3600) or (age > 15 * 86400 and period % 300))
+
+
+_STATISTICS: dict[str, Callable[[list], float]] = {
+    "Average": lambda v: sum(v) / len(v), "Sum": sum, "Minimum": min, "Maximum": max,
+    "SampleCount": lambda v: float(len(v))}
 
 
 def _statistic(stat: str, values: list) -> float:
-    return {"Average": lambda v: sum(v) / len(v), "Sum": sum, "Minimum": min, "Maximum": max,
-            "SampleCount": lambda v: float(len(v))}[stat](values)
+    return _STATISTICS[stat](values)
 
 
 # ---- seed ----------------------------------------------------------------------------------------------------------

@@ -33,10 +33,22 @@ import string
 import sys
 import threading
 import uuid
+from typing import Any
 from urllib.parse import unquote
 
-from .moto_adapter import (ActionResult, BackendDict, BaseBackend, BaseResponse, EmptyResult, ServiceException,
-                           get_service_model, iam_backend, register_service, sagemaker_backend, utcnow)
+from .moto_adapter import (
+    ActionResult,
+    BackendDict,
+    BaseBackend,
+    BaseResponse,
+    EmptyResult,
+    ServiceException,
+    get_service_model,
+    iam_backend,
+    register_service,
+    sagemaker_backend,
+    utcnow,
+)
 
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 _LOWER = string.ascii_lowercase + string.digits
@@ -103,7 +115,7 @@ def _required(p: dict, *names: str) -> None:
                                       "failed to satisfy constraint: Member must not be null")
 
 
-def _one_member(p: dict, name: str) -> tuple[str, object]:
+def _one_member(p: dict, name: str) -> tuple[str, Any]:
     """The single member of a union parameter."""
     union = p.get(name) or {}
     if len(union) != 1:
@@ -117,7 +129,7 @@ def _page(items: list, p: dict) -> tuple[list, str | None]:
         try:
             start = int(base64.urlsafe_b64decode(p["nextToken"].encode()).decode())
         except ValueError:
-            raise ValidationException(f"Invalid nextToken: {p['nextToken']}")
+            raise ValidationException(f"Invalid nextToken: {p['nextToken']}") from None
     end = start + (p.get("maxResults") or 50)
     token = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
     return items[start:end], token
@@ -125,7 +137,7 @@ def _page(items: list, p: dict) -> tuple[list, str | None]:
 
 def _listing(key: str, items: list, p: dict) -> dict:
     page, token = _page(items, p)
-    out = {key: page}
+    out: dict[str, Any] = {key: page}
     if token:
         out["nextToken"] = token
     return out
@@ -358,7 +370,8 @@ class DataZoneBackend(BaseBackend):
             config.setdefault("id", new_id())
             config.setdefault("deploymentMode", "ON_CREATE")
         now = utcnow()
-        profile = {**{k: v for k, v in p.items() if k not in ("domainIdentifier", "domainUnitIdentifier", "clientToken")},
+        given = {k: v for k, v in p.items() if k not in ("domainIdentifier", "domainUnitIdentifier", "clientToken")}
+        profile = {**given,
                    "id": profile_id or new_id(), "domainId": domain.id, "domainUnitId": unit["id"],
                    "status": p.get("status", "ENABLED"), "environmentConfigurations": configs,
                    "createdBy": self._caller(), "createdAt": now, "lastUpdatedAt": now}
@@ -407,8 +420,8 @@ class DataZoneBackend(BaseBackend):
         if profile and deploy_environments:
             for config in profile["environmentConfigurations"]:
                 if config.get("deploymentMode") != "ON_DEMAND":
-                    self._new_environment(domain, project, config["name"], domain.blueprint(config["environmentBlueprintId"]),
-                                          config=config)
+                    self._new_environment(domain, project, config["name"],
+                                          domain.blueprint(config["environmentBlueprintId"]), config=config)
             project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
         return project
 
@@ -496,7 +509,7 @@ class DataZoneBackend(BaseBackend):
             raise ConflictException(f"Environment {p['name']} already exists in project {project['id']}")
         config = None
         if p.get("environmentConfigurationId"):
-            profile = domain.profiles.get(project.get("projectProfileId")) or {}
+            profile = domain.profiles.get(project.get("projectProfileId") or "") or {}
             config = next((c for c in profile.get("environmentConfigurations", [])
                            if c["id"] == p["environmentConfigurationId"]), None)
             if config is None:
@@ -520,9 +533,10 @@ class DataZoneBackend(BaseBackend):
     def list_environments(self, p):
         _required(p, "projectIdentifier")
         domain = self._domain(p["domainIdentifier"])
-        filters = {"projectId": p.get("projectIdentifier"), "environmentBlueprintId": p.get("environmentBlueprintIdentifier"),
-                   "status": p.get("status"), "provider": p.get("provider"), "name": p.get("name"),
-                   "awsAccountId": p.get("awsAccountId"), "awsAccountRegion": p.get("awsAccountRegion")}
+        filters = {"projectId": p.get("projectIdentifier"),
+                   "environmentBlueprintId": p.get("environmentBlueprintIdentifier"), "status": p.get("status"),
+                   "provider": p.get("provider"), "name": p.get("name"), "awsAccountId": p.get("awsAccountId"),
+                   "awsAccountRegion": p.get("awsAccountRegion")}
         items = [e for e in domain.environments.values()
                  if all(v is None or e.get(k) == v for k, v in filters.items())]
         if p.get("environmentProfileIdentifier"):
@@ -537,7 +551,8 @@ class DataZoneBackend(BaseBackend):
         if cluster is None:
             raise ResourceNotFoundException(f"HyperPod cluster {name} not found in account {account} region {region}")
         orchestrator = cluster.describe().get("Orchestrator") or {}
-        return {"clusterName": name, "clusterArn": cluster.arn, "orchestrator": "EKS" if "Eks" in orchestrator else "SLURM"}
+        return {"clusterName": name, "clusterArn": cluster.arn,
+                "orchestrator": "EKS" if "Eks" in orchestrator else "SLURM"}
 
     def create_connection(self, p):
         _required(p, "name")
@@ -571,7 +586,8 @@ class DataZoneBackend(BaseBackend):
         if member == "hyperPodProperties":
             out = self._hyperpod(props, location["awsAccountId"], location["awsRegion"])
         elif member == "iamProperties":
-            out = {"environmentId": env["id"] if env else None, "glueLineageSyncEnabled": props.get("glueLineageSyncEnabled")}
+            out = {"environmentId": env["id"] if env else None,
+                   "glueLineageSyncEnabled": props.get("glueLineageSyncEnabled")}
         else:
             out = {**props, "status": "READY"}
         conn = {"connectionId": new_id(), "domainId": domain.id,
@@ -587,7 +603,8 @@ class DataZoneBackend(BaseBackend):
     def get_connection(self, p):
         domain = self._domain(p["domainIdentifier"])
         conn = domain.connection(p["identifier"])
-        return {**conn, "environmentUserRole": domain.user_role(domain.environments.get(conn.get("environmentId")))}
+        environment = domain.environments.get(conn.get("environmentId") or "")
+        return {**conn, "environmentUserRole": domain.user_role(environment)}
 
     def update_connection(self, p):
         domain = self._domain(p["domainIdentifier"])
@@ -883,7 +900,8 @@ def install():
 # ---- seed ------------------------------------------------------------------------------------
 def apply_seed(data: dict, account: dict) -> dict:
     """Domains from seed_data/datazone.json with fixed ids (domain, units, profiles, projects, environments; user and
-    group profile IDs derived from the domain and the name), so ids survive resets. Tooling environments take `userRoleArn` as given (the IAM seed holds those roles)."""
+    group profile IDs derived from the domain and the name), so ids survive resets. Tooling environments take
+    `userRoleArn` as given (the IAM seed holds those roles)."""
     backend = datazone_backends[account["account_id"]][account["region"]]
     summary = {}
     with _lock:
@@ -901,8 +919,8 @@ def apply_seed(data: dict, account: dict) -> dict:
             profiles = {}
             for pp in d.get("projectProfiles", []):
                 params = {k: v for k, v in pp.items() if k not in ("id", "domainUnit")}
-                params.update(domainIdentifier=domain_id,
-                              domainUnitIdentifier=units[pp["domainUnit"]] if pp.get("domainUnit") else d["rootDomainUnitId"])
+                unit = units[pp["domainUnit"]] if pp.get("domainUnit") else d["rootDomainUnitId"]
+                params.update(domainIdentifier=domain_id, domainUnitIdentifier=unit)
                 profiles[pp["name"]] = backend.create_project_profile(params, pp["id"])["id"]
             projects, roles = {}, {}
             for pr in d.get("projects", []):

@@ -22,14 +22,22 @@ import string
 import uuid
 
 from . import kubernetes, principals
-from .eks_state import API_MODES, state
-from .eks_state import LOCK as _lock  # one lock for EKS state and the Kubernetes objects kept on the same clusters
-from .moto_adapter import EKS_URL_PATHS, UNDEFINED, ActionResult, EKSBackend, EKSResponse, eks_backend
-from .moto_adapter import EksInvalidParameterException as InvalidParameterException
-from .moto_adapter import EksInvalidRequestException as InvalidRequestException
-from .moto_adapter import EksResourceInUseException as ResourceInUseException
-from .moto_adapter import EksResourceNotFoundException as ResourceNotFoundException
-from .moto_adapter import get_service_model, parse_request, utcnow
+from .eks_state import API_MODES, LOCK as _lock, state  # _lock: EKS state and the Kubernetes objects share it
+from .moto_adapter import (
+    EKS_URL_PATHS,
+    UNDEFINED,
+    ActionResult,
+    EKSBackend,
+    EksInvalidParameterException as InvalidParameterException,
+    EksInvalidRequestException as InvalidRequestException,
+    EksResourceInUseException as ResourceInUseException,
+    EksResourceNotFoundException as ResourceNotFoundException,
+    EKSResponse,
+    eks_backend,
+    get_service_model,
+    parse_request,
+    utcnow,
+)
 
 _ALNUM = string.ascii_lowercase + string.digits
 
@@ -96,7 +104,7 @@ def _page(items, p, key):
         try:
             start = int(base64.urlsafe_b64decode(p["nextToken"].encode()).decode())
         except ValueError:
-            raise _error(InvalidParameterException, "The nextToken is invalid.")
+            raise _error(InvalidParameterException, "The nextToken is invalid.") from None
     end = start + int(p.get("maxResults") or 100)
     out = {key: items[start:end]}
     if end < len(items):
@@ -126,13 +134,13 @@ def _check_cidrs(cidrs, cluster_name):
             net = ipaddress.ip_network(c, strict=True)
         except ValueError:
             raise _error(InvalidParameterException, f"The following CIDRs are invalid in publicAccessCidrs: [{c}]",
-                         clusterName=cluster_name)
+                         clusterName=cluster_name) from None
         if net.version != 4:
             raise _error(InvalidParameterException, f"The following CIDRs are invalid in publicAccessCidrs: [{c}]",
                          clusterName=cluster_name)
 
 
-def _vpc_config(requested: dict, name: str) -> dict:
+def _vpc_config(requested: dict | None, name: str) -> dict:
     """AWS's DescribeCluster shape of resourcesVpcConfig, with its defaults."""
     cfg = dict(requested or {})
     cfg.setdefault("subnetIds", [])
@@ -324,8 +332,8 @@ def _api_mode_cluster(self, name):
 def _entry(cluster, principal):
     entry = state(cluster)["access_entries"].get(principal)
     if entry is None:
-        raise _error(ResourceNotFoundException, f"The specified principalArn could not be found. You can view your "
-                     f"available access entries with 'list-access-entries'.", clusterName=cluster.name)
+        raise _error(ResourceNotFoundException, "The specified principalArn could not be found. You can view your "
+                     "available access entries with 'list-access-entries'.", clusterName=cluster.name)
     return entry
 
 
@@ -335,6 +343,7 @@ def _entry_view(entry):
 
 def _new_entry(cluster, principal, entry_type, groups, username, tags):
     m = _PRINCIPAL.fullmatch(principal)
+    assert m is not None, f"{principal} was checked before"
     account_id, kind, name = m.groups()
     if username is None:
         if entry_type == "STANDARD":
@@ -534,7 +543,7 @@ def _check_association(cluster, a, operation=None):
             json.loads(a["policy"])
         except ValueError:
             raise _error(InvalidParameterException, "The policy is not a valid JSON policy document.",
-                         clusterName=cluster.name)
+                         clusterName=cluster.name) from None
 
 
 def _external_id(cluster, a):
@@ -783,12 +792,12 @@ def _list_tags_for_resource(self, resource_arn):
 
 
 # ---- install & seed ----------------------------------------------------------------------------------------------
-_OPERATIONS = (update_cluster_version, describe_update, list_updates, create_access_entry, describe_access_entry, update_access_entry,
-               delete_access_entry, list_access_entries, list_access_policies, associate_access_policy,
-               disassociate_access_policy, list_associated_access_policies, create_pod_identity_association,
-               describe_pod_identity_association, update_pod_identity_association, delete_pod_identity_association,
-               list_pod_identity_associations, create_addon, describe_addon, update_addon, delete_addon, list_addons,
-               describe_addon_versions)
+_OPERATIONS = (update_cluster_version, describe_update, list_updates, create_access_entry, describe_access_entry,
+               update_access_entry, delete_access_entry, list_access_entries, list_access_policies,
+               associate_access_policy, disassociate_access_policy, list_associated_access_policies,
+               create_pod_identity_association, describe_pod_identity_association, update_pod_identity_association,
+               delete_pod_identity_association, list_pod_identity_associations, create_addon, describe_addon,
+               update_addon, delete_addon, list_addons, describe_addon_versions)
 
 # Flask only forwards paths it has rules for; moto's Smithy router then picks the operation from the raw path
 # (principal and policy ARNs arrive %2F-encoded and are decoded by the model parser).

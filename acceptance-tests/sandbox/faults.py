@@ -72,9 +72,10 @@ KUBERNETES = "kubernetes"  # the `service` of Kubernetes API requests; their ope
 KUBERNETES_VERBS = ("get", "list", "create", "update", "patch", "delete")
 KUBERNETES_MODES = ("error", "server_error", "latency", "hold")
 # Status reasons the Kubernetes API server gives per HTTP status (k8s.io/apimachinery metav1.StatusReason).
-KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
-                      409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType", 422: "Invalid",
-                      429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
+KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+                      405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType",
+                      422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
+                      504: "Timeout"}
 _KUBERNETES_NAME = re.compile(r"kubernetes\.(get\.(discovery|version)|(" + "|".join(KUBERNETES_VERBS) + r")\.[a-z]+)")
 
 

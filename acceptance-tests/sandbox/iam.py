@@ -22,8 +22,14 @@ import json
 from string import Template
 from urllib.parse import quote
 
-from .moto_adapter import (AWSManagedPolicy, IAMBackend, IamNotFoundException, IamResponse, aws_managed_policies,
-                           iam_backend)
+from .moto_adapter import (
+    AWSManagedPolicy,
+    IAMBackend,
+    IamNotFoundException,
+    IamResponse,
+    aws_managed_policies,
+    iam_backend,
+)
 
 
 def url_encode(value):

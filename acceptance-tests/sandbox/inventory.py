@@ -13,9 +13,10 @@ the next reset).  Every mapping is sorted by key, every list sorted.
                                                                  "policies": {policy ARN: {"type", "namespaces"}}}},
                               "pod_identity_associations": {"<namespace>/<service account>": {
                                   "role_arn", "target_role_arn", "disable_session_tags", "session_policy", "tags"}}}},
-     "kms_grants": {key ARN: [{"name", "grantee", "operations", "retiring_principal", "constraints"}]},  # keys with grants
+     "kms_grants": {key ARN: [{"name", "grantee", "operations", "retiring_principal", "constraints"}]},  # with grants
      "kubernetes": {EKS cluster: {"<Kind>/<namespace>/<name>" (cluster-scoped: "<Kind>/<name>"): object without
-                                  uid, resourceVersion, creationTimestamp, generation, managedFields, deletionTimestamp}},
+                                  uid, resourceVersion, creationTimestamp, generation, managedFields,
+                                  deletionTimestamp}},
      "datazone":   {domain id: {"connections": {name: {"type", "scope", "project", "environment", "description",
                                                       "props"}},            # props without resolved ARNs' ids
                                 "memberships": {project id: ["<kind>:<profile id>:<designation>"]},
@@ -25,8 +26,7 @@ the next reset).  Every mapping is sorted by key, every list sorted.
 import copy
 
 from . import datazone, sagemaker
-from .eks_state import LOCK as EKS_LOCK
-from .eks_state import state as eks_state
+from .eks_state import LOCK as EKS_LOCK, state as eks_state
 from .k8s.kinds import BY_RESOURCE
 from .k8s.store import objects_of
 from .moto_adapter import loaded_backends
@@ -94,10 +94,12 @@ def _clusters():
 
 
 def _entry(entry: dict) -> dict:
-    policies = {arn: {"type": a["accessScope"].get("type"), "namespaces": sorted(a["accessScope"].get("namespaces") or [])}
+    policies = {arn: {"type": a["accessScope"].get("type"),
+                      "namespaces": sorted(a["accessScope"].get("namespaces") or [])}
                 for arn, a in entry["policies"].items()}
-    return {"type": entry["type"], "username": entry["username"], "kubernetes_groups": sorted(entry["kubernetesGroups"]),
-            "tags": _sorted(dict(entry.get("tags") or {})), "policies": _sorted(policies)}
+    return {"type": entry["type"], "username": entry["username"],
+            "kubernetes_groups": sorted(entry["kubernetesGroups"]), "tags": _sorted(dict(entry.get("tags") or {})),
+            "policies": _sorted(policies)}
 
 
 def _association(a: dict) -> dict:
@@ -155,8 +157,9 @@ def _kubernetes() -> dict:
 
 # ---- DataZone ------------------------------------------------------------------------------------------------------
 def _connection(c: dict) -> dict:
-    return {"type": c["type"], "scope": c["scope"], "project": c.get("projectId"), "environment": c.get("environmentId"),
-            "description": c.get("description"), "props": copy.deepcopy(c.get("props"))}
+    return {"type": c["type"], "scope": c["scope"], "project": c.get("projectId"),
+            "environment": c.get("environmentId"), "description": c.get("description"),
+            "props": copy.deepcopy(c.get("props"))}
 
 
 def _datazone() -> dict:
@@ -166,11 +169,13 @@ def _datazone() -> dict:
             for domain in list(backend.domains.values()):
                 grants = {f"{entity_type}/{entity_id}": sorted(
                     ({"policy_type": g["policyType"], "principal": g["principal"], "detail": g["detail"]} for g in gs),
-                    key=lambda g: repr(sorted(g.items()))) for (entity_type, entity_id), gs in domain.grants.items() if gs}
+                    key=lambda g: repr(sorted(g.items())))
+                    for (entity_type, entity_id), gs in domain.grants.items() if gs}
                 out[domain.id] = {
                     # Connection names are unique in a domain (CreateConnection refuses a second one): the key.
                     "connections": _sorted({c["name"]: _connection(c) for c in domain.connections.values()}),
-                    "memberships": _sorted({project: sorted(f"{m['kind']}:{m['id']}:{m['designation']}" for m in members)
+                    "memberships": _sorted({project: sorted(f"{m['kind']}:{m['id']}:{m['designation']}"
+                                                            for m in members)
                                             for project, members in domain.memberships.items()}),
                     "policy_grants": _sorted(grants)}
     return _sorted(out)

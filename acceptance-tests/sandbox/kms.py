@@ -22,8 +22,16 @@ import secrets
 
 from . import principals
 from .iam import substitute
-from .moto_adapter import (KmsError, KmsGrant, KmsKey, KmsNotFoundException, KmsResponse, KmsValidationException,
-                           kms_backend, unix_time)
+from .moto_adapter import (
+    KmsError,
+    KmsGrant,
+    KmsKey,
+    KmsNotFoundException,
+    KmsResponse,
+    KmsValidationException,
+    kms_backend,
+    unix_time,
+)
 
 _KEY_ARN = re.compile(r"arn:aws[\w-]*:kms:([\w-]+):(\d{12}):(?:key|alias)/")
 _orig_add_grant = KmsKey.add_grant
@@ -56,7 +64,6 @@ def _grant_json(self):
     return {k: v for k, v in out.items() if v not in (None, "", {})}
 
 
-@property
 def _kms_backend(self):
     try:
         key_id = self._get_param("KeyId")
@@ -116,13 +123,13 @@ def _marker(marker):
     try:
         return int(base64.urlsafe_b64decode(marker.encode()).decode())
     except ValueError:
-        raise KmsValidationException(f"Invalid marker {marker}")
+        raise KmsValidationException(f"Invalid marker {marker}") from None
 
 
 def install():
     KmsKey.add_grant = _add_grant
     KmsGrant.to_json = _grant_json
-    KmsResponse.kms_backend = _kms_backend
+    KmsResponse.kms_backend = property(_kms_backend)
     KmsResponse.list_grants = _list_grants
     KmsResponse.create_grant = _grantee_must_exist(KmsResponse.create_grant)
     for name in ("create_grant", "list_grants", "revoke_grant"):

@@ -18,8 +18,7 @@ from typing import Any
 
 import moto
 from moto import backend_index, backends
-from moto.cloudwatch import exceptions as _cloudwatch_exceptions
-from moto.cloudwatch import urls as _cloudwatch_urls
+from moto.cloudwatch import exceptions as _cloudwatch_exceptions, urls as _cloudwatch_urls
 from moto.cloudwatch.responses import CloudWatchResponse
 from moto.core.base_backend import BackendDict, BaseBackend
 from moto.core.exceptions import ServiceException
@@ -27,20 +26,16 @@ from moto.core.parse import PROTOCOL_PARSERS, UNDEFINED
 from moto.core.request import determine_request_protocol
 from moto.core.responses import ActionResult, BaseResponse, EmptyResult
 from moto.core.utils import get_service_model, unix_time, utcnow
-from moto.eks import exceptions as _eks_exceptions
-from moto.eks import models as _eks_models
-from moto.eks import urls as _eks_urls
+from moto.eks import exceptions as _eks_exceptions, models as _eks_models, urls as _eks_urls
 from moto.eks.responses import EKSResponse
 from moto.iam import models as _iam_models
 from moto.iam.aws_managed_policies import aws_managed_policies_data
 from moto.iam.exceptions import NotFoundException as IamNotFoundException
 from moto.iam.responses import IamResponse
-from moto.kms import exceptions as _kms_exceptions
-from moto.kms import models as _kms_models
+from moto.kms import exceptions as _kms_exceptions, models as _kms_models
 from moto.kms.responses import KmsResponse
 from moto.moto_api._internal.models import moto_api_backend
-from moto.sagemaker import exceptions as _sagemaker_exceptions
-from moto.sagemaker import models as _sagemaker_models
+from moto.sagemaker import exceptions as _sagemaker_exceptions, models as _sagemaker_models
 from moto.sagemaker.responses import SageMakerResponse
 from moto.sagemaker.utils import arn_formatter as _sagemaker_arn
 from moto.ssm import models as _ssm_models

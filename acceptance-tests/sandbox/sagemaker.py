@@ -23,16 +23,23 @@ import os
 import secrets
 import string
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from . import faults, kubernetes
-from .eks_state import find_cluster as find_eks_cluster
-from .eks_state import state as eks_state
-from .moto_adapter import (ActionResult, EmptyResult, SageMakerBackend, SageMakerCluster, SageMakerResponse,
-                           sagemaker_arn, sagemaker_backend, utcnow)
-from .moto_adapter import SageMakerConflictException as ConflictException
-from .moto_adapter import SageMakerResourceNotFound as ResourceNotFound
-from .moto_adapter import SageMakerValidationError as ValidationError
+from .eks_state import find_cluster as find_eks_cluster, state as eks_state
+from .moto_adapter import (
+    ActionResult,
+    EmptyResult,
+    SageMakerBackend,
+    SageMakerCluster,
+    SageMakerConflictException as ConflictException,
+    SageMakerResourceNotFound as ResourceNotFound,
+    SageMakerResponse,
+    SageMakerValidationError as ValidationError,
+    sagemaker_arn,
+    sagemaker_backend,
+    utcnow,
+)
 from .names import MIG_CONFIG_LABEL, SCHEDULER_COMPONENTS
 
 # Members of CreateCluster that moto ignores but DescribeCluster must return.
@@ -108,7 +115,7 @@ def new_id() -> str:
 
 def _naive_utc(t: datetime) -> datetime:
     """moto keeps naive UTC datetimes; parsed request timestamps may be aware."""
-    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
 
 
 # ---- HyperPod clusters -------------------------------------------------------
@@ -519,7 +526,7 @@ def _decode_token(token):
     try:
         return int(base64.urlsafe_b64decode(token.encode()).decode())
     except ValueError:
-        raise ValidationError(f"Invalid NextToken: {token}")
+        raise ValidationError(f"Invalid NextToken: {token}") from None
 
 
 # ---- Compute quotas ----------------------------------------------------------------
@@ -854,7 +861,7 @@ def _refuse_overcommit(cluster, allocations):
         if partitions_count:
             _refuse_partition_overcommit(cluster, itype, shape, layouts, entries)
 
-        def demand(r, dim, per_instance):
+        def demand(r, dim, per_instance, itype=itype, partitions_count=partitions_count):
             if "Count" in r:
                 return r["Count"] * per_instance
             partition = r.get("AcceleratorPartition")
@@ -863,7 +870,7 @@ def _refuse_overcommit(cluster, allocations):
                 return partition["Count"] / slices if slices else 0
             return r.get(dim, 0)
 
-        for dim, per_instance in zip(_AMOUNTS, shape):
+        for dim, per_instance in zip(_AMOUNTS, shape, strict=True):
             shares = [(team, demand(r, dim, per_instance)) for team, r in entries]
             total, available = sum(n for _, n in shares), instances * per_instance
             if total > available + 1e-9:

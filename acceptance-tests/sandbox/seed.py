@@ -230,7 +230,7 @@ def value_map(source: dict, target: dict) -> dict[str, str]:
         elif isinstance(src, list):
             if not isinstance(dst, list) or len(dst) != len(src):
                 raise SeedError(f"{path} must be a list of {len(src)} in the renamed fixture")
-            for i, (a, b) in enumerate(zip(src, dst)):
+            for i, (a, b) in enumerate(zip(src, dst, strict=True)):
                 walk(a, b, f"{path}[{i}]")
         elif isinstance(src, str):
             if not isinstance(dst, str) or not dst:

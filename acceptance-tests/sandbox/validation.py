@@ -18,6 +18,7 @@ scalar list / the keys or values of a map are reported once at the collection ("
 import json
 import uuid
 from datetime import datetime
+from typing import Any
 from xml.sax.saxutils import escape
 
 import regex  # unlike `re`, supports the \p{L}-style classes used in AWS patterns
@@ -32,7 +33,7 @@ DEFAULT_ERROR_CODE = "ValidationException"
 CORAL_JSON_NAMESPACE = {"ValidationException": "com.amazon.coral.validate#",
                         "SerializationException": "com.amazon.coral.service#"}
 
-_RX = {}
+_RX: dict[str, Any] = {}  # pattern -> compiled `regex` pattern
 
 
 def _rx(pattern):
@@ -187,12 +188,12 @@ def _check(value, shape, path, report: Report):
             if problems:
                 report.add(None, path, f"Map value must satisfy constraint: [{', '.join(problems)}]", show_value=False)
     else:
-        problems = _scalar_problems(value, shape)
-        if problems is None:
+        scalar_problems = _scalar_problems(value, shape)
+        if scalar_problems is None:
             report.malformed.append(path)
             return
         hide = shape.metadata.get("sensitive") or t == "blob"
-        for problem in problems:
+        for problem in scalar_problems:
             report.add(value, path, problem, show_value=not hide)
 
 

@@ -96,8 +96,8 @@ class Project:
                 sub = resolve(f"{module}.{alias.name}") if alias.name != "*" else None
                 found.append(sub if sub is not None and sub.rsplit(".", 1)[-1] == alias.name else resolve(module))
             return [m for m in found if m]
-        if isinstance(node, ast.Call) and _dynamic_import_name(node) is not None:
-            target = self.resolve_absolute(importer, _dynamic_import_name(node))
+        if isinstance(node, ast.Call) and (name := _dynamic_import_name(node)) is not None:
+            target = self.resolve_absolute(importer, name)
             return [target] if target else []
         return []
 
@@ -204,8 +204,8 @@ def moto_importers(project: Project) -> dict[str, list[int]]:
                 modules = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level:
                 modules = [node.module or ""]
-            elif isinstance(node, ast.Call) and _dynamic_import_name(node) is not None:
-                modules = [_dynamic_import_name(node)]
+            elif isinstance(node, ast.Call) and (dynamic := _dynamic_import_name(node)) is not None:
+                modules = [dynamic]
             else:
                 continue
             if any(m == "moto" or m.startswith("moto.") for m in modules):

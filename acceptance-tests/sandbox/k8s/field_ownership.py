@@ -6,6 +6,7 @@ from .errors import ApiError, details
 from .store import now
 from .validation import defaults
 
+FieldPath = tuple[str, ...]  # a field of an object: ("spec", "podSelector", "matchLabels")
 _UNOWNED = {("apiVersion",), ("kind",), ("status",), ("metadata", "name"), ("metadata", "namespace"),
             ("metadata", "uid"), ("metadata", "resourceVersion"), ("metadata", "generation"),
             ("metadata", "creationTimestamp"), ("metadata", "managedFields"), ("metadata", "deletionTimestamp"),
@@ -61,7 +62,7 @@ def _overlaps(a, b):
 
 
 def _to_fields_v1(paths):
-    tree = {}
+    tree: dict = {}
     for path in sorted(paths):
         node = tree
         for k in path:
@@ -70,7 +71,7 @@ def _to_fields_v1(paths):
 
 
 def _from_fields_v1(tree, prefix=()):
-    out = set()
+    out: set[FieldPath] = set()
     for k, v in tree.items():
         if not k.startswith("f:"):
             continue
@@ -125,7 +126,7 @@ def apply(kind, current, config, manager, force):
     defaulted = copy.deepcopy(config)  # compare as the server stores values (e.g. NetworkPolicy port protocol)
     defaults(kind, defaulted)
     conflicts = []
-    for i, (m, op, av, paths) in enumerate(managers):
+    for m, op, _, paths in managers:
         if m == manager and op == "Apply":
             continue
         for p in paths:
@@ -145,7 +146,7 @@ def apply(kind, current, config, manager, force):
                      else {p for p in paths if not any(_overlaps(p, q) and _get(current, q) != _get(defaulted, q)
                                                        for q in cfg_leaves)})
                     for m, op, av, paths in managers]
-    previous = next((paths for m, op, _, paths in managers if m == manager and op == "Apply"), set())
+    previous: set[FieldPath] = next((paths for m, op, _, paths in managers if m == manager and op == "Apply"), set())
     others = set().union(*[paths for m, op, _, paths in managers if not (m == manager and op == "Apply")])
     new = copy.deepcopy(current)
     for p in previous - cfg_leaves:

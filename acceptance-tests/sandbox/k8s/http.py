@@ -9,6 +9,7 @@ from werkzeug.wrappers import Response
 
 from .errors import ApiError, bad_request
 
+
 def json_response(body, code=200):
     return Response(json.dumps(body), status=code, content_type="application/json")
 
@@ -17,17 +18,17 @@ def parse_body(request, yaml_ok=True):
     raw = request.get_data()
     ctype = (request.mimetype or "application/json").lower()
     if "protobuf" in ctype:
-        raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format - accepted "
+        raise ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
                                                     "media types include: application/json, application/yaml")
     try:
         body = json.loads(raw or b"null")
     except ValueError:
         if not yaml_ok:
-            raise bad_request("the body of the request is not valid JSON")
+            raise bad_request("the body of the request is not valid JSON") from None
         try:
             body = yaml.safe_load(raw)
         except yaml.YAMLError as e:
-            raise bad_request(f"error decoding YAML: {e}")
+            raise bad_request(f"error decoding YAML: {e}") from None
     if not isinstance(body, dict):
         raise bad_request("the body of the request must be a JSON object")
     return body

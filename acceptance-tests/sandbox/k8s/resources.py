@@ -5,6 +5,7 @@ import copy
 import json
 import re
 import uuid
+from typing import Any
 
 from . import field_ownership
 from .authorization import authorized, forbidden
@@ -73,23 +74,23 @@ def _existing(store, kind, namespace, name):
     return obj
 
 
-def _get(request, store, kind, namespace, name, **_):
+def _get(request, store, kind, namespace, name, dry_run=False):
     return json_response(_existing(store, kind, namespace, name))
 
 
-def _list(request, store, kind, namespace, name, **_):
+def _list(request, store, kind, namespace, name, dry_run=False):
     items = [o for (g, r, ns, _), o in sorted(store.items())
              if (g, r) == (kind.group, kind.resource) and (namespace is None or ns == namespace)]
     items = [o for o in items if label_selector_matches(request.args.get("labelSelector"),
                                                          o["metadata"].get("labels") or {})
              and field_selector_matches(request.args.get("fieldSelector"), o)]
-    meta = {"resourceVersion": last_rv()}
+    meta: dict[str, Any] = {"resourceVersion": last_rv()}
     start = 0
     if request.args.get("continue"):
         try:
             start = int(base64.urlsafe_b64decode(request.args["continue"].encode()).decode())
         except ValueError:
-            raise ApiError(400, "BadRequest", "continue key is not valid")
+            raise ApiError(400, "BadRequest", "continue key is not valid") from None
     limit = int(request.args.get("limit") or 0)
     if limit > 0:
         if start + limit < len(items):
@@ -202,7 +203,7 @@ def _patch(request, store, kind, namespace, name, dry_run=False):
     if ctype == "application/apply-patch+yaml":
         return _server_side_apply(request, store, kind, namespace, name, dry_run)
     if ctype not in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
-        raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format - "
+        raise ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
                                                     "accepted media types include: application/json-patch+json "
                                                     "(not in the sandbox), application/merge-patch+json, "
                                                     "application/apply-patch+yaml, "
@@ -258,7 +259,7 @@ def _delete(request, store, kind, namespace, name, dry_run=False):
     try:
         options = json.loads(request.get_data() or b"{}") or {}
     except ValueError:
-        raise bad_request("the body of the request is not valid JSON")
+        raise bad_request("the body of the request is not valid JSON") from None
     pre = options.get("preconditions") or {}
     if pre.get("resourceVersion") not in (None, obj["metadata"]["resourceVersion"]) or \
             pre.get("uid") not in (None, obj["metadata"]["uid"]):

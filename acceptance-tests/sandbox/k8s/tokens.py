@@ -46,7 +46,7 @@ def verify_token(token: str, cluster_name: str, now: dt.datetime | None = None) 
     try:
         url = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()
     except (ValueError, UnicodeDecodeError):
-        raise Unauthorized("token is not base64url")
+        raise Unauthorized("token is not base64url") from None
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not _allowed_sts_host(parts.netloc, parts.scheme):
         raise Unauthorized(f"unexpected STS host {parts.netloc!r}")
@@ -62,17 +62,17 @@ def verify_token(token: str, cluster_name: str, now: dt.datetime | None = None) 
         raise Unauthorized("unsupported signing algorithm")
     try:
         akid, date, region, service, terminator = q["X-Amz-Credential"].split("/")
-        signed_at = dt.datetime.strptime(q["X-Amz-Date"], "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.timezone.utc)
+        signed_at = dt.datetime.strptime(q["X-Amz-Date"], "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.UTC)
         expires = int(q["X-Amz-Expires"])
         signed_headers = q["X-Amz-SignedHeaders"].split(";")
         signature = q["X-Amz-Signature"]
     except (KeyError, ValueError):
-        raise Unauthorized("malformed presigned URL")
+        raise Unauthorized("malformed presigned URL") from None
     if service != "sts" or terminator != "aws4_request" or date != q["X-Amz-Date"][:8]:
         raise Unauthorized("malformed credential scope")
     if not 0 < expires <= MAX_TOKEN_EXPIRES:
         raise Unauthorized("X-Amz-Expires out of range")
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     if now > signed_at + dt.timedelta(seconds=expires) or signed_at > now + dt.timedelta(minutes=5):
         raise Unauthorized("token expired")
     if K8S_AWS_ID_HEADER not in signed_headers:

@@ -36,9 +36,9 @@ def validate(kind, obj, old=None):
         value = obj["metadata"].get(field)
         if value is not None and (not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values())):
             causes.append((f"metadata.{field}", "Invalid value: must be a map of strings"))
-    for k, v in (obj["metadata"].get("labels") or {}).items():
+    for v in (obj["metadata"].get("labels") or {}).values():
         if isinstance(v, str) and (len(v) > 63 or (v and not _LABEL_VALUE.fullmatch(v))):
-            causes.append((f"metadata.labels", f'Invalid value: "{v}": a valid label must be an empty string or '
+            causes.append(("metadata.labels", f'Invalid value: "{v}": a valid label must be an empty string or '
                                                 "consist of alphanumeric characters, '-', '_' or '.', and must start "
                                                 "and end with an alphanumeric character"))
     if kind.kind in ("Role", "ClusterRole"):
