@@ -69,9 +69,11 @@ test-examples-local: bootstrap build
 sweep: bootstrap
 	cd acceptance-tests && $(PYTHON) tools/sweep.py --delete
 
-lint:
+## rustfmt and clippy; ruff and mypy over acceptance-tests/ (their settings: acceptance-tests/pyproject.toml).
+lint: bootstrap
 	cargo fmt --all -- --check
 	cargo clippy --release --locked --workspace --all-targets -- -D warnings
+	cd acceptance-tests && $(PYTHON) -m ruff check . && $(PYTHON) -m mypy .
 
 fmt:
 	cargo fmt --all

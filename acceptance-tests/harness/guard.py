@@ -16,11 +16,18 @@ import os
 import re
 from pathlib import Path
 
+from .fixture import current
+
 OPT_IN = "HYPERPOD_ACCEPT_REAL_ACCOUNT"
 _POLICY = re.compile(r'^\s*resource\s+"hyperpod_scheduling_policy"', re.M)
 # Not `destroy`: whatever is in state got there through a guarded apply or import, and a test's teardown must be
 # able to remove it.
 _WRITES = ("apply", "import")
+
+
+def real_aws() -> bool:
+    """HYPERPOD_REAL_AWS=1: run against the real AWS account of the caller's credentials instead of the sandbox."""
+    return os.environ.get("HYPERPOD_REAL_AWS", "").lower() not in ("", "0", "false", "no")
 
 
 class GuardError(RuntimeError):
@@ -68,9 +75,6 @@ def refusal_for_scheduling_policy(fixture, args: tuple, directory: Path) -> str 
 def check_terraform_run(args: tuple, directory: Path) -> None:
     """Skips the test (pytest.skip) when a real-account Terraform command would touch the scheduling policy and the
     fixture forbids it; a no-op on the sandbox."""
-    from .fixture import current
-    from .sandbox import real_aws
-
     if not real_aws():
         return
     reason = refusal_for_scheduling_policy(current(), args, directory)

@@ -33,7 +33,8 @@ def descendants(pid: int) -> list[int]:
             stat = _stat(int(entry.name))
             if stat is not None and stat[0] not in ("Z", "X"):
                 parents[int(entry.name)] = stat[1]
-    found, frontier = [], {pid}
+    found: list[int] = []
+    frontier = {pid}
     while frontier:
         children = {child for child, parent in parents.items() if parent in frontier}
         found.extend(children)

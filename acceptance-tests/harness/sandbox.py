@@ -14,17 +14,13 @@ from pathlib import Path
 import boto3
 from botocore.config import Config
 
+from . import guard
 from .fixture import Fixture, current, selected_path
 
 REGION = "us-west-2"  # the local seed's region; a Sandbox uses its fixture's (`Sandbox.region`)
 DUMMY_KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 ACCEPTANCE_DIR = Path(__file__).resolve().parent.parent
 _READY = re.compile(r"hyperpod-sandbox ready on (http://\S+)")
-
-
-def real_aws() -> bool:
-    """HYPERPOD_REAL_AWS=1: run against the real AWS account of the caller's credentials instead of the sandbox."""
-    return os.environ.get("HYPERPOD_REAL_AWS", "").lower() not in ("", "0", "false", "no")
 
 
 class Sandbox:
@@ -219,8 +215,7 @@ class RealAws:
         self.region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") \
             or (current().region if os.environ.get("HYPERPOD_FIXTURE") else REGION)
         # The safety guard (harness/guard.py): the opt-in and the caller's account must both name the fixture's.
-        from .guard import check_account
-        self.account_id = check_account(self.fixture(), self.client("sts"))
+        self.account_id = guard.check_account(self.fixture(), self.client("sts"))
 
     def stop(self) -> None:
         pass
@@ -251,7 +246,8 @@ class RealAws:
 
     def _sandbox_only(self, *_, **__):
         import pytest
-        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with HYPERPOD_REAL_AWS=1")
+        pytest.skip("sandbox-only feature (admin API: faults, reset, call counters, inventory) with "
+                    "HYPERPOD_REAL_AWS=1")
 
     admin = fault = clear_faults = calls = calls_by_caller = reset_calls = inventory = add_teams = wait_healthy = \
         _sandbox_only

@@ -337,9 +337,10 @@ class Terraform:
         # The fixture's test tag goes into every configuration run here (harness/tags.py), so `make sweep` finds
         # what a killed run left; a test of the provider's own tag handling may turn it off.
         self.test_tags = True
-        self.binary = shutil.which("terraform", path=self.env["PATH"])
-        if self.binary is None:
+        binary = shutil.which("terraform", path=self.env["PATH"])
+        if binary is None:
             raise RuntimeError(f"no terraform on PATH ({venv_bin} first); run acceptance-tests/bootstrap.sh")
+        self.binary: str = binary
 
     def write(self, main_tf: str) -> Path:
         return self.write_file("main.tf", main_tf)
@@ -441,7 +442,7 @@ class Terraform:
         return json.loads(self.run("providers", "schema", "-json").stdout)
 
 
-def checklist(values: dict) -> dict:
+def checklist(values: dict) -> dict | None:
     """A governed resource's checklist as {rule: {"status", "detail"}}, in the order the rules ran: the rules in
     `passed_checks` and `not_applicable_checks` (no detail) and every `findings` row. None when the plan left it
     unknown (a rule waits for apply)."""

@@ -2,11 +2,14 @@
 
 `install()` must run before moto serves its first request: moto builds each
 service's Flask app lazily, from the (patched) response classes and URL maps.
-Everything here uses moto internals, hence the exact `moto==5.2.5` pin.
+Everything here uses moto internals (through moto_adapter.py), hence the exact `moto==5.2.5` pin.
+
+Importing this package loads no moto (the harness and the suites read seed.py and names.py); `install()` does.
 """
-import importlib
 import logging
 import traceback
+
+from .names import CALLER_HEADER
 
 # Services whose requests are checked against the botocore model before moto sees them: all the sandbox serves.
 VALIDATED_SERVICES = {"iam", "sts", "kms", "eks", "sagemaker", "datazone", "ssm"}
@@ -15,30 +18,28 @@ log = logging.getLogger("sandbox")
 
 def install():
     """The front door first, then each service's extension: one line per service (append yours)."""
+    from . import cloudwatch, datazone, eks, iam, kms, sagemaker, ssm  # here: they load moto
+
     _install_front_door()
-    _extension("iam").install()
-    _extension("kms").install()
-    _extension("ssm").install()
-    _extension("sagemaker").install()
-    _extension("eks").install()
-    _extension("cloudwatch").install()
-    _extension("datazone")  # a new moto service: registers itself with moto on import
-
-
-def _extension(name: str):
-    return importlib.import_module(f"{__name__}.{name}")
+    iam.install()
+    kms.install()
+    ssm.install()
+    sagemaker.install()
+    eks.install()
+    cloudwatch.install()
+    datazone.install()  # a new moto service: registers itself with moto
 
 
 def _install_front_door():
     """Wrap moto's `BaseResponse.call_action`, which every AWS request of every service passes through:
     call counters, faults, model validation, then moto (or our extension); JSON/XML 501 for what is not implemented
     and an AWS-shaped 500 for a crash, never moto's HTML 500 (SDKs retry 500s)."""
-    from moto.core.responses import BaseResponse
+    from . import faults
+    from .moto_adapter import BaseResponse
+    from .validation import aws_error, validation_error
 
     if getattr(BaseResponse.call_action, "sandbox_front_door", False):
         return  # installed already
-    from . import faults
-    from .validation import aws_error, validation_error
 
     moto_call_action = BaseResponse.call_action
 
@@ -69,13 +70,12 @@ def _install_front_door():
         faults.hold(service, operation, status)  # a `hold` fault: accepted, but the answer waits (kill tests)
         return status, _json_content_type(self, headers, body), body
 
-    call_action.sandbox_front_door = True
+    call_action.sandbox_front_door = True  # type: ignore[attr-defined]  # a marker: functions declare no attributes
     BaseResponse.call_action = call_action
 
 
 def _caller(resp):
     """The x-hyperpod-caller header: whom the provider made this call for (faults.calls_by_caller)."""
-    from .faults import CALLER_HEADER
     headers = getattr(resp, "headers", None)
     return headers.get(CALLER_HEADER) if headers is not None else None
 
@@ -93,7 +93,8 @@ def _json_content_type(resp, headers, body):
     content_type = str(headers.get("Content-Type") or headers.get("content-type") or "")
     if (content_type.startswith("text/html") or not content_type) and isinstance(body, (str, bytes)) \
             and body[:1] in ("{", b"{"):
-        from moto.core.utils import get_service_model
+        from .moto_adapter import get_service_model
+
         try:
             model = get_service_model(resp.boto3_service_name)
         except Exception:  # noqa: BLE001

@@ -21,14 +21,10 @@ POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capaci
 import json
 import logging
 import re
-import sys
 import traceback
 
-import moto
-from moto import backends
-from moto.moto_api._internal.models import moto_api_backend
-
 from . import faults, fixtures, inventory, kubernetes, sagemaker, seed
+from .moto_adapter import MOTO_VERSION, is_moto_service, reset_all_backends
 from .validation import aws_error
 
 PREFIX = "/_sandbox/"
@@ -46,7 +42,7 @@ class AdminMiddleware:
         self.seeded = seed.apply(seed_path)
 
     def reset(self) -> dict:
-        moto_api_backend.reset()  # what POST /moto-api/reset does: every backend starts empty
+        reset_all_backends()  # what POST /moto-api/reset does: every backend starts empty
         faults.clear()
         faults.reset_calls()
         sagemaker.reset_settings()
@@ -69,7 +65,7 @@ class AdminMiddleware:
 
     def _route(self, method, route, environ):
         if (method, route) == ("GET", "health"):
-            return 200, {"status": "ok", "moto": moto.__version__, "seed": self.seeded}
+            return 200, {"status": "ok", "moto": MOTO_VERSION, "seed": self.seeded}
         if (method, route) == ("GET", "fixture"):
             return 200, self.fixture
         if (method, route) == ("POST", "reset"):
@@ -123,7 +119,7 @@ class AdminMiddleware:
             finally:
                 getattr(chunks, "close", lambda: None)()
         except Exception as e:  # noqa: BLE001 - e.g. moto's dispatcher finds no backend for the service
-            known = _service(environ) in backends.list_of_moto_modules() or f"moto.{_service(environ)}" in sys.modules
+            known = is_moto_service(_service(environ))
             if known:
                 log.error("sandbox: %s %s crashed:\n%s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"),
                           traceback.format_exc())
@@ -165,7 +161,7 @@ def _json_body(environ) -> dict:
     try:
         body = json.loads(environ["wsgi.input"].read(length) or b"{}")
     except json.JSONDecodeError as e:
-        raise ValueError(f"body is not JSON: {e}")
+        raise ValueError(f"body is not JSON: {e}") from None
     if not isinstance(body, dict):
         raise ValueError("body must be a JSON object")
     return body

@@ -30,13 +30,18 @@ import io
 import re
 import threading
 import time
+from collections.abc import Callable
 
 from botocore import parsers, serialize
-from moto.cloudwatch import exceptions as moto_exceptions
-from moto.cloudwatch import urls as cloudwatch_urls
-from moto.cloudwatch.responses import CloudWatchResponse
-from moto.core.responses import ActionResult, BaseResponse
-from moto.core.utils import get_service_model
+
+from .moto_adapter import (
+    CLOUDWATCH_URL_PATHS,
+    ActionResult,
+    BaseResponse,
+    CloudWatchResponse,
+    CloudWatchValidationError,
+    get_service_model,
+)
 
 NAMESPACE = "ContainerInsights/Prometheus"
 _PATH = re.compile(r"/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$")
@@ -169,7 +174,7 @@ def _get_metric_data(account: str, region: str, params: dict) -> list:
             results.append({
                 "Id": query["Id"],
                 "Label": query.get("Label") or metric.get("MetricName"),
-                "Timestamps": [datetime.datetime.fromtimestamp(start + i * period, datetime.timezone.utc)
+                "Timestamps": [datetime.datetime.fromtimestamp(start + i * period, datetime.UTC)
                                for i in stamps],
                 "Values": [_statistic(stat["Stat"], buckets[i]) for i in stamps],
                 "StatusCode": "Complete",
@@ -179,12 +184,16 @@ def _get_metric_data(account: str, region: str, params: dict) -> list:
 
 def _too_fine(start: float, period: int) -> bool:
     age = time.time() - start
-    return (age > 63 * 86400 and period % 3600) or (age > 15 * 86400 and period % 300)
+    return bool((age > 63 * 86400 and period % 3600) or (age > 15 * 86400 and period % 300))
+
+
+_STATISTICS: dict[str, Callable[[list], float]] = {
+    "Average": lambda v: sum(v) / len(v), "Sum": sum, "Minimum": min, "Maximum": max,
+    "SampleCount": lambda v: float(len(v))}
 
 
 def _statistic(stat: str, values: list) -> float:
-    return {"Average": lambda v: sum(v) / len(v), "Sum": sum, "Minimum": min, "Maximum": max,
-            "SampleCount": lambda v: float(len(v))}[stat](values)
+    return _STATISTICS[stat](values)
 
 
 # ---- seed ----------------------------------------------------------------------------------------------------------
@@ -194,13 +203,13 @@ def _moto_get_metric_data(self):
     try:
         results = _get_metric_data(self.current_account, self.region, self._get_params())
     except ValidationError as e:
-        raise moto_exceptions.ValidationError(str(e)) from None
+        raise CloudWatchValidationError(str(e)) from None
     return ActionResult({"MetricDataResults": results})
 
 
 def install():
     CloudWatchResponse.get_metric_data = _moto_get_metric_data
-    cloudwatch_urls.url_paths[r"{0}/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$"] = \
+    CLOUDWATCH_URL_PATHS[r"{0}/service/GraniteServiceVersion20100801/operation/(?P<operation>[A-Za-z]+)$"] = \
         CloudWatchCbor.dispatch
 
 

@@ -1,7 +1,7 @@
 """DataZone (SageMaker Unified Studio) in the sandbox: a new moto service, since moto has none.
 
-Registered with moto on import (`sys.modules["moto.datazone"]` + a host pattern appended in place to
-`moto.backend_index.backend_url_patterns`), so `install()` in `sandbox/__init__.py` only imports it.
+`install()` registers it with moto (moto_adapter.register_service: `sys.modules["moto.datazone"]` + a host pattern
+appended in place to moto's dispatcher).
 Requests are parsed and responses/errors serialised by moto from the botocore `datazone` model
 (rest-json: status codes 201/202/204, ResourceNotFoundException 404, ConflictException 409,
 ValidationException 400); this file holds the state and AWS's business rules:
@@ -33,13 +33,22 @@ import string
 import sys
 import threading
 import uuid
+from typing import Any
 from urllib.parse import unquote
 
-import moto.backend_index as backend_index
-from moto.core.base_backend import BackendDict, BaseBackend
-from moto.core.exceptions import ServiceException
-from moto.core.responses import ActionResult, BaseResponse, EmptyResult
-from moto.core.utils import utcnow
+from .moto_adapter import (
+    ActionResult,
+    BackendDict,
+    BaseBackend,
+    BaseResponse,
+    EmptyResult,
+    ServiceException,
+    get_service_model,
+    iam_backend,
+    register_service,
+    sagemaker_backend,
+    utcnow,
+)
 
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 _LOWER = string.ascii_lowercase + string.digits
@@ -106,7 +115,7 @@ def _required(p: dict, *names: str) -> None:
                                       "failed to satisfy constraint: Member must not be null")
 
 
-def _one_member(p: dict, name: str) -> tuple[str, object]:
+def _one_member(p: dict, name: str) -> tuple[str, Any]:
     """The single member of a union parameter."""
     union = p.get(name) or {}
     if len(union) != 1:
@@ -120,7 +129,7 @@ def _page(items: list, p: dict) -> tuple[list, str | None]:
         try:
             start = int(base64.urlsafe_b64decode(p["nextToken"].encode()).decode())
         except ValueError:
-            raise ValidationException(f"Invalid nextToken: {p['nextToken']}")
+            raise ValidationException(f"Invalid nextToken: {p['nextToken']}") from None
     end = start + (p.get("maxResults") or 50)
     token = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
     return items[start:end], token
@@ -128,7 +137,7 @@ def _page(items: list, p: dict) -> tuple[list, str | None]:
 
 def _listing(key: str, items: list, p: dict) -> dict:
     page, token = _page(items, p)
-    out = {key: page}
+    out: dict[str, Any] = {key: page}
     if token:
         out["nextToken"] = token
     return out
@@ -361,7 +370,8 @@ class DataZoneBackend(BaseBackend):
             config.setdefault("id", new_id())
             config.setdefault("deploymentMode", "ON_CREATE")
         now = utcnow()
-        profile = {**{k: v for k, v in p.items() if k not in ("domainIdentifier", "domainUnitIdentifier", "clientToken")},
+        given = {k: v for k, v in p.items() if k not in ("domainIdentifier", "domainUnitIdentifier", "clientToken")}
+        profile = {**given,
                    "id": profile_id or new_id(), "domainId": domain.id, "domainUnitId": unit["id"],
                    "status": p.get("status", "ENABLED"), "environmentConfigurations": configs,
                    "createdBy": self._caller(), "createdAt": now, "lastUpdatedAt": now}
@@ -410,8 +420,8 @@ class DataZoneBackend(BaseBackend):
         if profile and deploy_environments:
             for config in profile["environmentConfigurations"]:
                 if config.get("deploymentMode") != "ON_DEMAND":
-                    self._new_environment(domain, project, config["name"], domain.blueprint(config["environmentBlueprintId"]),
-                                          config=config)
+                    self._new_environment(domain, project, config["name"],
+                                          domain.blueprint(config["environmentBlueprintId"]), config=config)
             project["environmentDeploymentDetails"] = {"overallDeploymentStatus": "SUCCESSFUL"}
         return project
 
@@ -472,8 +482,7 @@ class DataZoneBackend(BaseBackend):
 
     def _create_user_role(self, role_name, project):
         """The project user role a Tooling environment's stack creates (kept in moto's IAM)."""
-        from moto.iam.models import iam_backends
-        iam = iam_backends[self.account_id][self.partition]
+        iam = iam_backend(self.account_id, self.partition)
         trust = {"Version": "2012-10-17", "Statement": [{
             "Effect": "Allow", "Principal": {"Service": ["datazone.amazonaws.com", "sagemaker.amazonaws.com"]},
             "Action": ["sts:AssumeRole", "sts:TagSession", "sts:SetContext"]}]}
@@ -485,8 +494,7 @@ class DataZoneBackend(BaseBackend):
         return role.arn
 
     def _delete_environment(self, domain, env):
-        from moto.iam.models import iam_backends
-        iam = iam_backends[self.account_id][self.partition]
+        iam = iam_backend(self.account_id, self.partition)
         role_arn = domain.user_role(env)
         for role in list(iam.roles.values()):
             if role.arn == role_arn and getattr(role, "sandbox_datazone_owned", False):
@@ -501,7 +509,7 @@ class DataZoneBackend(BaseBackend):
             raise ConflictException(f"Environment {p['name']} already exists in project {project['id']}")
         config = None
         if p.get("environmentConfigurationId"):
-            profile = domain.profiles.get(project.get("projectProfileId")) or {}
+            profile = domain.profiles.get(project.get("projectProfileId") or "") or {}
             config = next((c for c in profile.get("environmentConfigurations", [])
                            if c["id"] == p["environmentConfigurationId"]), None)
             if config is None:
@@ -525,9 +533,10 @@ class DataZoneBackend(BaseBackend):
     def list_environments(self, p):
         _required(p, "projectIdentifier")
         domain = self._domain(p["domainIdentifier"])
-        filters = {"projectId": p.get("projectIdentifier"), "environmentBlueprintId": p.get("environmentBlueprintIdentifier"),
-                   "status": p.get("status"), "provider": p.get("provider"), "name": p.get("name"),
-                   "awsAccountId": p.get("awsAccountId"), "awsAccountRegion": p.get("awsAccountRegion")}
+        filters = {"projectId": p.get("projectIdentifier"),
+                   "environmentBlueprintId": p.get("environmentBlueprintIdentifier"), "status": p.get("status"),
+                   "provider": p.get("provider"), "name": p.get("name"), "awsAccountId": p.get("awsAccountId"),
+                   "awsAccountRegion": p.get("awsAccountRegion")}
         items = [e for e in domain.environments.values()
                  if all(v is None or e.get(k) == v for k, v in filters.items())]
         if p.get("environmentProfileIdentifier"):
@@ -537,13 +546,13 @@ class DataZoneBackend(BaseBackend):
     # ---- connections -------------------------------------------------------------------
     def _hyperpod(self, props, account, region):
         """Resolve the HyperPod cluster in moto's own SageMaker backend."""
-        from moto.sagemaker.models import sagemaker_backends
         name = props.get("clusterName")
-        cluster = sagemaker_backends[account][region].clusters.get(name) if name else None
+        cluster = sagemaker_backend(account, region).clusters.get(name) if name else None
         if cluster is None:
             raise ResourceNotFoundException(f"HyperPod cluster {name} not found in account {account} region {region}")
         orchestrator = cluster.describe().get("Orchestrator") or {}
-        return {"clusterName": name, "clusterArn": cluster.arn, "orchestrator": "EKS" if "Eks" in orchestrator else "SLURM"}
+        return {"clusterName": name, "clusterArn": cluster.arn,
+                "orchestrator": "EKS" if "Eks" in orchestrator else "SLURM"}
 
     def create_connection(self, p):
         _required(p, "name")
@@ -577,7 +586,8 @@ class DataZoneBackend(BaseBackend):
         if member == "hyperPodProperties":
             out = self._hyperpod(props, location["awsAccountId"], location["awsRegion"])
         elif member == "iamProperties":
-            out = {"environmentId": env["id"] if env else None, "glueLineageSyncEnabled": props.get("glueLineageSyncEnabled")}
+            out = {"environmentId": env["id"] if env else None,
+                   "glueLineageSyncEnabled": props.get("glueLineageSyncEnabled")}
         else:
             out = {**props, "status": "READY"}
         conn = {"connectionId": new_id(), "domainId": domain.id,
@@ -593,7 +603,8 @@ class DataZoneBackend(BaseBackend):
     def get_connection(self, p):
         domain = self._domain(p["domainIdentifier"])
         conn = domain.connection(p["identifier"])
-        return {**conn, "environmentUserRole": domain.user_role(domain.environments.get(conn.get("environmentId")))}
+        environment = domain.environments.get(conn.get("environmentId") or "")
+        return {**conn, "environmentUserRole": domain.user_role(environment)}
 
     def update_connection(self, p):
         domain = self._domain(p["domainIdentifier"])
@@ -827,7 +838,6 @@ OPERATIONS = [name for name, fn in vars(DataZoneBackend).items() if callable(fn)
 @functools.cache
 def _routes() -> list:
     """(method, path regex, operation) for every DataZone operation, from the model's request URIs."""
-    from moto.core.utils import get_service_model
     model = get_service_model("datazone")
     routes = []
     for name in model.operation_names:
@@ -882,22 +892,16 @@ url_bases = [r"https?://datazone\.(.+)\.amazonaws\.com", r"https?://datazone\.(.
 url_paths = {"{0}/v2/(?P<path>.*)$": DataZoneResponse.dispatch}
 
 
-def _register():
-    """Make `moto.backends.get_backend("datazone")` and the host dispatcher find this module."""
-    if sys.modules.get("moto.datazone") is sys.modules[__name__]:
-        return
-    sys.modules["moto.datazone"] = sys.modules[__name__]
-    for base in url_bases:  # moto's dispatcher holds this very list: append in place
-        backend_index.backend_url_patterns.append(("datazone", re.compile(base)))
-
-
-_register()
+def install():
+    """Serve this module as moto's `datazone` service (idempotent)."""
+    register_service("datazone", sys.modules[__name__], url_bases)
 
 
 # ---- seed ------------------------------------------------------------------------------------
 def apply_seed(data: dict, account: dict) -> dict:
     """Domains from seed_data/datazone.json with fixed ids (domain, units, profiles, projects, environments; user and
-    group profile IDs derived from the domain and the name), so ids survive resets. Tooling environments take `userRoleArn` as given (the IAM seed holds those roles)."""
+    group profile IDs derived from the domain and the name), so ids survive resets. Tooling environments take
+    `userRoleArn` as given (the IAM seed holds those roles)."""
     backend = datazone_backends[account["account_id"]][account["region"]]
     summary = {}
     with _lock:
@@ -915,8 +919,8 @@ def apply_seed(data: dict, account: dict) -> dict:
             profiles = {}
             for pp in d.get("projectProfiles", []):
                 params = {k: v for k, v in pp.items() if k not in ("id", "domainUnit")}
-                params.update(domainIdentifier=domain_id,
-                              domainUnitIdentifier=units[pp["domainUnit"]] if pp.get("domainUnit") else d["rootDomainUnitId"])
+                unit = units[pp["domainUnit"]] if pp.get("domainUnit") else d["rootDomainUnitId"]
+                params.update(domainIdentifier=domain_id, domainUnitIdentifier=unit)
                 profiles[pp["name"]] = backend.create_project_profile(params, pp["id"])["id"]
             projects, roles = {}, {}
             for pr in d.get("projects", []):

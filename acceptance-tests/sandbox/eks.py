@@ -7,7 +7,7 @@
   `endpoint` and `certificateAuthority.data` point at the sandbox's Kubernetes API (kubernetes.py).
 * Access entries, access policies (+ associations), Pod Identity associations, add-ons.
 
-State of a cluster's sub-resources lives on moto's `Cluster` object (`cluster.sandbox`), so deleting
+State of a cluster's sub-resources lives on moto's `Cluster` object (`cluster.sandbox`, eks_state.py), so deleting
 the cluster deletes them and moto's reset wipes them.  Errors are moto's EKS exceptions (AWS's codes
 and HTTP statuses: ResourceNotFoundException 404, ResourceInUseException 409,
 InvalidParameterException 400, InvalidRequestException 400).
@@ -21,23 +21,27 @@ import secrets
 import string
 import uuid
 
-from moto.core.parse import PROTOCOL_PARSERS, UNDEFINED
-from moto.core.request import determine_request_protocol
-from moto.core.responses import ActionResult
-from moto.core.utils import get_service_model, utcnow
-from moto.eks import models as eks_models
-from moto.eks import urls as eks_urls
-from moto.eks.exceptions import (InvalidParameterException, InvalidRequestException, ResourceInUseException,
-                                 ResourceNotFoundException)
-from moto.eks.responses import EKSResponse
-
 from . import kubernetes, principals
+from .eks_state import API_MODES, LOCK as _lock, state  # _lock: EKS state and the Kubernetes objects share it
+from .moto_adapter import (
+    EKS_URL_PATHS,
+    UNDEFINED,
+    ActionResult,
+    EKSBackend,
+    EksInvalidParameterException as InvalidParameterException,
+    EksInvalidRequestException as InvalidRequestException,
+    EksResourceInUseException as ResourceInUseException,
+    EksResourceNotFoundException as ResourceNotFoundException,
+    EKSResponse,
+    eks_backend,
+    get_service_model,
+    parse_request,
+    utcnow,
+)
 
-_lock = kubernetes.LOCK  # one lock for EKS state and the Kubernetes objects kept on the same clusters
 _ALNUM = string.ascii_lowercase + string.digits
 
 AUTH_MODES = ("CONFIG_MAP", "API_AND_CONFIG_MAP", "API")  # the only allowed updates: one step to the right
-API_MODES = ("API", "API_AND_CONFIG_MAP")
 POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/{}"
 ACCESS_POLICIES = (
     "AmazonEKSAdminPolicy", "AmazonEKSAdminViewPolicy", "AmazonEKSAutoNodePolicy", "AmazonEKSBlockStoragePolicy",
@@ -74,11 +78,7 @@ def _error(cls, message, **fields):
 def _params(resp) -> dict:
     """The request's input, parsed with the botocore model (member names, decoded uri labels)."""
     sm = get_service_model("eks")
-    op = sm.operation_model(resp._get_action())
-    req = resp.normalized_request
-    parser = PROTOCOL_PARSERS[determine_request_protocol(sm, req.content_type)](op)
-    parsed = parser.parse({"method": req.method, "values": req.values, "headers": req.headers, "body": req.data,
-                           "url_path": req.path, "url_params": resp.uri_match})
+    parsed = parse_request(resp, sm, sm.operation_model(resp._get_action()))
     return {k: v for k, v in parsed.items() if v is not None and v is not UNDEFINED}
 
 
@@ -90,18 +90,6 @@ def _locked(fn):
     return wrapper
 
 
-def state(cluster) -> dict:
-    """The sandbox's per-cluster state (sub-resources, Kubernetes objects), kept on moto's Cluster."""
-    st = cluster.__dict__.get("sandbox")
-    if st is None:
-        st = cluster.sandbox = {"access_entries": {}, "pod_identity": {}, "addons": {}, "updates": {},
-                                "creator": None, "kubernetes": None}
-        if not hasattr(cluster, "access_config"):
-            cluster.access_config = {"authenticationMode": "CONFIG_MAP",
-                                     "bootstrapClusterCreatorAdminPermissions": True}
-    return st
-
-
 def _cluster(backend, name):
     cluster = backend.clusters.get(name)
     if cluster is None:
@@ -110,24 +98,13 @@ def _cluster(backend, name):
     return cluster
 
 
-def find_cluster(name: str = None, arn: str = None):
-    """A cluster by name (any account/region; first match) or by ARN, across moto's EKS backends."""
-    for account_id, regions in list(eks_models.eks_backends.items()):
-        for region, backend in list(regions.items()):
-            for cluster in list(backend.clusters.values()):
-                if (arn and cluster.arn == arn) or (name and cluster.name == name):
-                    state(cluster)
-                    return cluster
-    return None
-
-
 def _page(items, p, key):
     start = 0
     if p.get("nextToken"):
         try:
             start = int(base64.urlsafe_b64decode(p["nextToken"].encode()).decode())
         except ValueError:
-            raise _error(InvalidParameterException, "The nextToken is invalid.")
+            raise _error(InvalidParameterException, "The nextToken is invalid.") from None
     end = start + int(p.get("maxResults") or 100)
     out = {key: items[start:end]}
     if end < len(items):
@@ -157,13 +134,13 @@ def _check_cidrs(cidrs, cluster_name):
             net = ipaddress.ip_network(c, strict=True)
         except ValueError:
             raise _error(InvalidParameterException, f"The following CIDRs are invalid in publicAccessCidrs: [{c}]",
-                         clusterName=cluster_name)
+                         clusterName=cluster_name) from None
         if net.version != 4:
             raise _error(InvalidParameterException, f"The following CIDRs are invalid in publicAccessCidrs: [{c}]",
                          clusterName=cluster_name)
 
 
-def _vpc_config(requested: dict, name: str) -> dict:
+def _vpc_config(requested: dict | None, name: str) -> dict:
     """AWS's DescribeCluster shape of resourcesVpcConfig, with its defaults."""
     cfg = dict(requested or {})
     cfg.setdefault("subnetIds", [])
@@ -355,8 +332,8 @@ def _api_mode_cluster(self, name):
 def _entry(cluster, principal):
     entry = state(cluster)["access_entries"].get(principal)
     if entry is None:
-        raise _error(ResourceNotFoundException, f"The specified principalArn could not be found. You can view your "
-                     f"available access entries with 'list-access-entries'.", clusterName=cluster.name)
+        raise _error(ResourceNotFoundException, "The specified principalArn could not be found. You can view your "
+                     "available access entries with 'list-access-entries'.", clusterName=cluster.name)
     return entry
 
 
@@ -366,6 +343,7 @@ def _entry_view(entry):
 
 def _new_entry(cluster, principal, entry_type, groups, username, tags):
     m = _PRINCIPAL.fullmatch(principal)
+    assert m is not None, f"{principal} was checked before"
     account_id, kind, name = m.groups()
     if username is None:
         if entry_type == "STANDARD":
@@ -565,7 +543,7 @@ def _check_association(cluster, a, operation=None):
             json.loads(a["policy"])
         except ValueError:
             raise _error(InvalidParameterException, "The policy is not a valid JSON policy document.",
-                         clusterName=cluster.name)
+                         clusterName=cluster.name) from None
 
 
 def _external_id(cluster, a):
@@ -775,9 +753,9 @@ def describe_addon_versions(self):
 # ---- tags on sub-resources ----------------------------------------------------------------------------------
 # moto tags clusters only; AWS's TagResource/UntagResource/ListTagsForResource take any taggable EKS ARN.  Pod
 # Identity associations, access entries and add-ons keep their tags in their own `tags`, which their Describe shows.
-_orig_tag_resource = eks_models.EKSBackend.tag_resource
-_orig_untag_resource = eks_models.EKSBackend.untag_resource
-_orig_list_tags = eks_models.EKSBackend.list_tags_for_resource
+_orig_tag_resource = EKSBackend.tag_resource
+_orig_untag_resource = EKSBackend.untag_resource
+_orig_list_tags = EKSBackend.list_tags_for_resource
 
 
 def _sub_resource(backend, arn):
@@ -814,12 +792,12 @@ def _list_tags_for_resource(self, resource_arn):
 
 
 # ---- install & seed ----------------------------------------------------------------------------------------------
-_OPERATIONS = (update_cluster_version, describe_update, list_updates, create_access_entry, describe_access_entry, update_access_entry,
-               delete_access_entry, list_access_entries, list_access_policies, associate_access_policy,
-               disassociate_access_policy, list_associated_access_policies, create_pod_identity_association,
-               describe_pod_identity_association, update_pod_identity_association, delete_pod_identity_association,
-               list_pod_identity_associations, create_addon, describe_addon, update_addon, delete_addon, list_addons,
-               describe_addon_versions)
+_OPERATIONS = (update_cluster_version, describe_update, list_updates, create_access_entry, describe_access_entry,
+               update_access_entry, delete_access_entry, list_access_entries, list_access_policies,
+               associate_access_policy, disassociate_access_policy, list_associated_access_policies,
+               create_pod_identity_association, describe_pod_identity_association, update_pod_identity_association,
+               delete_pod_identity_association, list_pod_identity_associations, create_addon, describe_addon,
+               update_addon, delete_addon, list_addons, describe_addon_versions)
 
 # Flask only forwards paths it has rules for; moto's Smithy router then picks the operation from the raw path
 # (principal and policy ARNs arrive %2F-encoded and are decoded by the model parser).
@@ -844,16 +822,16 @@ def install():
     EKSResponse.update_cluster_config = _update_cluster_config
     for fn in _OPERATIONS:
         setattr(EKSResponse, fn.__name__, fn)
-    eks_urls.url_paths.update(_URL_PATHS)
-    eks_models.EKSBackend.tag_resource = _tag_resource
-    eks_models.EKSBackend.untag_resource = _untag_resource
-    eks_models.EKSBackend.list_tags_for_resource = _list_tags_for_resource
+    EKS_URL_PATHS.update(_URL_PATHS)
+    EKSBackend.tag_resource = _tag_resource
+    EKSBackend.untag_resource = _untag_resource
+    EKSBackend.list_tags_for_resource = _list_tags_for_resource
     kubernetes.install()
 
 
 def apply_seed(data: dict, account: dict) -> dict:
     """EKS clusters from seed_data/eks.json, with access entries, policy associations and add-ons."""
-    backend = eks_models.eks_backends[account["account_id"]][account["region"]]
+    backend = eks_backend(account["account_id"], account["region"])
     out = {}
     with _lock:
         for c in data.get("clusters", []):

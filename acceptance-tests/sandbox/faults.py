@@ -58,7 +58,8 @@ import re
 import threading
 import time
 
-from moto.core.exceptions import ServiceException
+from .k8s.kinds import KINDS
+from .names import SCHEDULER_COMPONENTS
 
 MODES = ("error", "server_error", "latency", "async_failure", "partial_failure", "eventual_consistency", "hold")
 PARTIAL_FAILURE_OPERATIONS = ("CreateClusterSchedulerConfig", "UpdateClusterSchedulerConfig")
@@ -71,22 +72,17 @@ KUBERNETES = "kubernetes"  # the `service` of Kubernetes API requests; their ope
 KUBERNETES_VERBS = ("get", "list", "create", "update", "patch", "delete")
 KUBERNETES_MODES = ("error", "server_error", "latency", "hold")
 # Status reasons the Kubernetes API server gives per HTTP status (k8s.io/apimachinery metav1.StatusReason).
-KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
-                      409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType", 422: "Invalid",
-                      429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
+KUBERNETES_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+                      405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType",
+                      422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
+                      504: "Timeout"}
 _KUBERNETES_NAME = re.compile(r"kubernetes\.(get\.(discovery|version)|(" + "|".join(KUBERNETES_VERBS) + r")\.[a-z]+)")
-
-
-class InjectedFault(ServiceException):
-    """Defined outside moto's package on purpose: moto's serializer looks up the service
-    model from an exception's `moto.<service>` module, and would fail on `moto.core`."""
 
 
 _lock = threading.Lock()
 _armed: list[dict] = []
 _calls: collections.Counter = collections.Counter()
 _calls_by_caller: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-CALLER_HEADER = "x-hyperpod-caller"
 
 
 def _positive_int(spec, name, default):
@@ -137,12 +133,11 @@ def add(spec: dict) -> dict:
     elif mode == "async_failure":
         fault["failure_reason"] = spec.get("failure_reason", "Injected failure (sandbox fault)")
     elif mode == "partial_failure":
-        from .sagemaker import _SCHEDULER_COMPONENTS  # here: sagemaker.py imports this module
         if op not in PARTIAL_FAILURE_OPERATIONS:
             raise ValueError(f"partial_failure applies to {' and '.join(PARTIAL_FAILURE_OPERATIONS)} only, not {op!r}")
-        if spec.get("component") not in _SCHEDULER_COMPONENTS:
+        if spec.get("component") not in SCHEDULER_COMPONENTS:
             raise ValueError(f"'component' (the scheduler config component that fails) is required, one of "
-                             f"{list(_SCHEDULER_COMPONENTS)}")
+                             f"{list(SCHEDULER_COMPONENTS)}")
         reason = spec.get("failure_reason", DEFAULT_PARTIAL_FAILURE_REASON)
         if not isinstance(reason, str) or not reason:
             raise ValueError("'failure_reason' must be a non-empty string")
@@ -183,7 +178,6 @@ def _check_kubernetes_fault(op: str, mode: str, service) -> None:
                          "kubernetes.create.networkpolicies; wildcards allowed) and no other service")
     if mode not in KUBERNETES_MODES:
         raise ValueError(f"Kubernetes faults take the modes {list(KUBERNETES_MODES)}, not {mode!r}")
-    from .kubernetes import KINDS  # here: kubernetes.py calls into this module
     m = _KUBERNETES_NAME.fullmatch(op)
     known = m is not None and (m.group(2) is not None or op.rsplit(".", 1)[1] in {k.resource for k in KINDS})
     if not any(c in op for c in "*?[") and not known:

@@ -22,9 +22,14 @@ import json
 from string import Template
 from urllib.parse import quote
 
-from moto.iam import models as iam_models
-from moto.iam.exceptions import NotFoundException
-from moto.iam.responses import IamResponse
+from .moto_adapter import (
+    AWSManagedPolicy,
+    IAMBackend,
+    IamNotFoundException,
+    IamResponse,
+    aws_managed_policies,
+    iam_backend,
+)
 
 
 def url_encode(value):
@@ -42,13 +47,13 @@ def _get_role(self, role_name):
     for role in self.get_roles():
         if role.name == role_name:
             return role
-    raise NotFoundException(f"The role with name {role_name} cannot be found.")
+    raise IamNotFoundException(f"The role with name {role_name} cannot be found.")
 
 
 def _get_role_policy(self, role_name, policy_name):
     role = self.get_role(role_name)
     if policy_name not in role.policies:
-        raise NotFoundException(f"The role policy with name {policy_name} cannot be found.")
+        raise IamNotFoundException(f"The role policy with name {policy_name} cannot be found.")
     return policy_name, role.policies[policy_name]
 
 
@@ -59,16 +64,15 @@ def _list_role_policies(self, role_name):
 def install():
     IamResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER = {
         **IamResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER, **{path: url_encode for path in _ENCODED}}
-    iam_models.IAMBackend.get_role = _get_role
-    iam_models.IAMBackend.get_role_policy = _get_role_policy
-    iam_models.IAMBackend.list_role_policies = _list_role_policies
+    IAMBackend.get_role = _get_role
+    IAMBackend.get_role_policy = _get_role_policy
+    IAMBackend.list_role_policies = _list_role_policies
 
 
 # ---- seed ----------------------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def _bundled_aws_policies() -> dict:
-    from moto.iam.aws_managed_policies import aws_managed_policies_data
-    return json.loads(aws_managed_policies_data)
+    return json.loads(aws_managed_policies())
 
 
 def substitute(value, variables):
@@ -91,12 +95,12 @@ def _stable_id(prefix: str, arn: str) -> str:
 
 
 def backend(account_id: str):
-    return iam_models.iam_backends[account_id]["aws"]
+    return iam_backend(account_id)
 
 
 def _add_aws_policy(iam, name: str):
     data = _bundled_aws_policies()[name]
-    policy = iam_models.AWSManagedPolicy.from_data(name, iam.account_id, iam.region_name, data)
+    policy = AWSManagedPolicy.from_data(name, iam.account_id, iam.region_name, data)
     if policy.arn not in iam.managed_policies:
         iam.aws_managed_policies.append(policy)
         iam.managed_policies[policy.arn] = policy

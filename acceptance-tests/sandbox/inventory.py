@@ -13,9 +13,10 @@ the next reset).  Every mapping is sorted by key, every list sorted.
                                                                  "policies": {policy ARN: {"type", "namespaces"}}}},
                               "pod_identity_associations": {"<namespace>/<service account>": {
                                   "role_arn", "target_role_arn", "disable_session_tags", "session_policy", "tags"}}}},
-     "kms_grants": {key ARN: [{"name", "grantee", "operations", "retiring_principal", "constraints"}]},  # keys with grants
+     "kms_grants": {key ARN: [{"name", "grantee", "operations", "retiring_principal", "constraints"}]},  # with grants
      "kubernetes": {EKS cluster: {"<Kind>/<namespace>/<name>" (cluster-scoped: "<Kind>/<name>"): object without
-                                  uid, resourceVersion, creationTimestamp, generation, managedFields, deletionTimestamp}},
+                                  uid, resourceVersion, creationTimestamp, generation, managedFields,
+                                  deletionTimestamp}},
      "datazone":   {domain id: {"connections": {name: {"type", "scope", "project", "environment", "description",
                                                       "props"}},            # props without resolved ARNs' ids
                                 "memberships": {project id: ["<kind>:<profile id>:<designation>"]},
@@ -24,19 +25,18 @@ the next reset).  Every mapping is sorted by key, every list sorted.
 """
 import copy
 
-from moto.eks import models as eks_models
-from moto.iam import models as iam_models
-from moto.kms import models as kms_models
-from moto.sagemaker import models as sm_models
-
-from . import datazone, eks, kubernetes, sagemaker
+from . import datazone, sagemaker
+from .eks_state import LOCK as EKS_LOCK, state as eks_state
+from .k8s.kinds import BY_RESOURCE
+from .k8s.store import objects_of
+from .moto_adapter import loaded_backends
 
 VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "deletionTimestamp")
 
 
 def snapshot() -> dict:
     sagemaker_part = _sagemaker()  # first: settling a due quota transition creates or deletes its team namespace
-    with kubernetes.LOCK:  # EKS state and the Kubernetes objects share this lock
+    with EKS_LOCK:  # EKS state and the Kubernetes objects share this lock
         eks_part, k8s_part = _eks(), _kubernetes()
     return {"iam_roles": _iam_roles(), "sagemaker": sagemaker_part, "eks": eks_part, "kms_grants": _kms_grants(),
             "kubernetes": k8s_part, "datazone": _datazone()}
@@ -47,7 +47,7 @@ def _sorted(mapping: dict) -> dict:
 
 
 def _backends(backend_dict):
-    """Every instantiated backend of a moto BackendDict (account -> region/partition -> backend)."""
+    """Every instantiated backend of a BackendDict (account -> region/partition -> backend), by account and region."""
     for _, regions in sorted(list(backend_dict.items())):
         for _, backend in sorted(list(regions.items())):
             yield backend
@@ -61,7 +61,7 @@ def _tags(tags) -> dict:
 
 def _iam_roles() -> dict:
     out = {}
-    for backend in _backends(iam_models.iam_backends):
+    for backend in loaded_backends("iam", ordered=True):
         roles = {}
         for role in list(backend.roles.values()):
             roles[role.name] = {"path": role.path, "inline_policies": sorted(role.policies),
@@ -75,7 +75,7 @@ def _iam_roles() -> dict:
 def _sagemaker() -> dict:
     quotas, configs = [], []
     with sagemaker._lock:
-        for backend in _backends(sm_models.sagemaker_backends):
+        for backend in loaded_backends("sagemaker", ordered=True):
             names = {c.arn: c.cluster_name for c in list(backend.clusters.values())}
             for q in sagemaker._quotas(backend).values():  # settles due transitions first
                 quotas.append({"cluster": names.get(q.cluster_arn, q.cluster_arn), "name": q.name, "team": q.team})
@@ -87,17 +87,19 @@ def _sagemaker() -> dict:
 
 # ---- EKS -----------------------------------------------------------------------------------------------------------
 def _clusters():
-    for backend in _backends(eks_models.eks_backends):
+    for backend in loaded_backends("eks", ordered=True):
         for cluster in list(backend.clusters.values()):
-            eks.state(cluster)
+            eks_state(cluster)
             yield cluster
 
 
 def _entry(entry: dict) -> dict:
-    policies = {arn: {"type": a["accessScope"].get("type"), "namespaces": sorted(a["accessScope"].get("namespaces") or [])}
+    policies = {arn: {"type": a["accessScope"].get("type"),
+                      "namespaces": sorted(a["accessScope"].get("namespaces") or [])}
                 for arn, a in entry["policies"].items()}
-    return {"type": entry["type"], "username": entry["username"], "kubernetes_groups": sorted(entry["kubernetesGroups"]),
-            "tags": _sorted(dict(entry.get("tags") or {})), "policies": _sorted(policies)}
+    return {"type": entry["type"], "username": entry["username"],
+            "kubernetes_groups": sorted(entry["kubernetesGroups"]), "tags": _sorted(dict(entry.get("tags") or {})),
+            "policies": _sorted(policies)}
 
 
 def _association(a: dict) -> dict:
@@ -109,7 +111,7 @@ def _association(a: dict) -> dict:
 def _eks() -> dict:
     out = {}
     for cluster in _clusters():
-        st = eks.state(cluster)
+        st = eks_state(cluster)
         out[cluster.name] = {
             "access_entries": _sorted({p: _entry(e) for p, e in st["access_entries"].items()}),
             "pod_identity_associations": _sorted({f"{a['namespace']}/{a['serviceAccount']}": _association(a)
@@ -125,7 +127,7 @@ def _grant(g) -> dict:
 
 def _kms_grants() -> dict:
     out = {}
-    for backend in _backends(kms_models.kms_backends):
+    for backend in loaded_backends("kms", ordered=True):
         for key in list(backend.keys.values()):
             grants = [_grant(g) for g in list(key.grants.values())]
             if grants:
@@ -144,10 +146,10 @@ def _object(obj: dict) -> dict:
 def _kubernetes() -> dict:
     out = {}
     for cluster in _clusters():
-        store = kubernetes._store(cluster)
+        store = objects_of(cluster)
         objects = {}
         for (group, resource, namespace, name), obj in store.items():
-            kind = obj.get("kind") or kubernetes.BY_RESOURCE[(group, resource)].kind
+            kind = obj.get("kind") or BY_RESOURCE[(group, resource)].kind
             objects[f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"] = _object(obj)
         out[cluster.name] = _sorted(objects)
     return _sorted(out)
@@ -155,8 +157,9 @@ def _kubernetes() -> dict:
 
 # ---- DataZone ------------------------------------------------------------------------------------------------------
 def _connection(c: dict) -> dict:
-    return {"type": c["type"], "scope": c["scope"], "project": c.get("projectId"), "environment": c.get("environmentId"),
-            "description": c.get("description"), "props": copy.deepcopy(c.get("props"))}
+    return {"type": c["type"], "scope": c["scope"], "project": c.get("projectId"),
+            "environment": c.get("environmentId"), "description": c.get("description"),
+            "props": copy.deepcopy(c.get("props"))}
 
 
 def _datazone() -> dict:
@@ -166,11 +169,13 @@ def _datazone() -> dict:
             for domain in list(backend.domains.values()):
                 grants = {f"{entity_type}/{entity_id}": sorted(
                     ({"policy_type": g["policyType"], "principal": g["principal"], "detail": g["detail"]} for g in gs),
-                    key=lambda g: repr(sorted(g.items()))) for (entity_type, entity_id), gs in domain.grants.items() if gs}
+                    key=lambda g: repr(sorted(g.items())))
+                    for (entity_type, entity_id), gs in domain.grants.items() if gs}
                 out[domain.id] = {
                     # Connection names are unique in a domain (CreateConnection refuses a second one): the key.
                     "connections": _sorted({c["name"]: _connection(c) for c in domain.connections.values()}),
-                    "memberships": _sorted({project: sorted(f"{m['kind']}:{m['id']}:{m['designation']}" for m in members)
+                    "memberships": _sorted({project: sorted(f"{m['kind']}:{m['id']}:{m['designation']}"
+                                                            for m in members)
                                             for project, members in domain.memberships.items()}),
                     "policy_grants": _sorted(grants)}
     return _sorted(out)

@@ -20,15 +20,21 @@ import json
 import re
 import secrets
 
-from moto.core.utils import unix_time
-from moto.kms import exceptions as kms_exceptions
-from moto.kms import models as kms_models
-from moto.kms.responses import KmsResponse
-
 from . import principals
+from .iam import substitute
+from .moto_adapter import (
+    KmsError,
+    KmsGrant,
+    KmsKey,
+    KmsNotFoundException,
+    KmsResponse,
+    KmsValidationException,
+    kms_backend,
+    unix_time,
+)
 
 _KEY_ARN = re.compile(r"arn:aws[\w-]*:kms:([\w-]+):(\d{12}):(?:key|alias)/")
-_orig_add_grant = kms_models.Key.add_grant
+_orig_add_grant = KmsKey.add_grant
 _orig_backend = KmsResponse.kms_backend
 
 
@@ -58,7 +64,6 @@ def _grant_json(self):
     return {k: v for k, v in out.items() if v not in (None, "", {})}
 
 
-@property
 def _kms_backend(self):
     try:
         key_id = self._get_param("KeyId")
@@ -66,7 +71,7 @@ def _kms_backend(self):
         key_id = None
     match = _KEY_ARN.match(key_id) if isinstance(key_id, str) else None
     if match and (match.group(2), match.group(1)) != (self.current_account, self.region):
-        return kms_models.kms_backends[match.group(2)][match.group(1)]
+        return kms_backend(match.group(2), match.group(1))
     return _orig_backend.fget(self)
 
 
@@ -79,7 +84,7 @@ def _existing_key(fn):
     return wrapper
 
 
-class InvalidArnException(kms_exceptions.JsonRESTError):
+class InvalidArnException(KmsError):
     code = 400
 
     def __init__(self, message):
@@ -101,7 +106,7 @@ def _list_grants(self):
     grant_id, grantee = self._get_param("GrantId"), self._get_param("GranteePrincipal")
     grants = self.kms_backend.list_grants(key_id=self._get_param("KeyId"), grant_id=grant_id)
     if grant_id and not grants:
-        raise kms_exceptions.NotFoundException(f"Grant ID {grant_id} not found")
+        raise KmsNotFoundException(f"Grant ID {grant_id} not found")
     if grantee:
         grants = [g for g in grants if g.grantee_principal == grantee]
     start = _marker(self._get_param("Marker"))
@@ -118,13 +123,13 @@ def _marker(marker):
     try:
         return int(base64.urlsafe_b64decode(marker.encode()).decode())
     except ValueError:
-        raise kms_exceptions.ValidationException(f"Invalid marker {marker}")
+        raise KmsValidationException(f"Invalid marker {marker}") from None
 
 
 def install():
-    kms_models.Key.add_grant = _add_grant
-    kms_models.Grant.to_json = _grant_json
-    KmsResponse.kms_backend = _kms_backend
+    KmsKey.add_grant = _add_grant
+    KmsGrant.to_json = _grant_json
+    KmsResponse.kms_backend = property(_kms_backend)
     KmsResponse.list_grants = _list_grants
     KmsResponse.create_grant = _grantee_must_exist(KmsResponse.create_grant)
     for name in ("create_grant", "list_grants", "revoke_grant"):
@@ -142,11 +147,10 @@ def _retire_grant_checked(fn):
 
 def apply_seed(data: dict, account: dict) -> dict:
     """Keys with fixed ids and their aliases, per account of account.json (`account_id`, `data_account_id`, ...)."""
-    from .iam import substitute
     variables = {k: v for k, v in account.items() if isinstance(v, str)}
     summary = {}
     for k in substitute(data.get("keys", []), variables):
-        backend = kms_models.kms_backends[account[k.get("account", "account_id")]][account["region"]]
+        backend = kms_backend(account[k.get("account", "account_id")], account["region"])
         policy = k.get("Policy")
         key = backend.create_key(policy=policy if isinstance(policy, str) or policy is None else _json(policy),
                                  key_usage=k.get("KeyUsage", "ENCRYPT_DECRYPT"), key_spec=k.get("KeySpec"),

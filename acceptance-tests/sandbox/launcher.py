@@ -16,7 +16,11 @@ import shutil
 import sys
 from pathlib import Path
 
+from werkzeug.serving import make_server
+
 from . import install, kubernetes, seed
+from .admin import AdminMiddleware
+from .moto_adapter import MOTO_VERSION, moto_server_app, request_handler, set_default_account
 
 ACCEPTANCE_DIR = Path(__file__).resolve().parent.parent
 
@@ -46,22 +50,18 @@ def main(argv=None):
         else:
             Path(args.write_fixture).write_text(text)
         return 0
-    _default_account(fixture["account_id"])
+    # Requests signed with keys moto does not know (the harness's `testing`) land in moto's default account: make
+    # that the fixture's capacity account.
+    set_default_account(fixture["account_id"])
 
     install()
-    import moto
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
-    from werkzeug.serving import make_server
-
-    from .admin import AdminMiddleware
-
     k8s_port = kubernetes.start()  # before the seed, so seeded clusters know their Kubernetes endpoint
-    app = AdminMiddleware(DomainDispatcherApplication(create_backend_app), seed_path, fixture)
-    server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
+    app = AdminMiddleware(moto_server_app(), seed_path, fixture)
+    server = make_server(args.host, args.port, app, threaded=True, request_handler=request_handler())
     os.environ.setdefault("MOTO_PORT", str(server.server_port))  # moto builds some URLs from it
     clusters = ", ".join(f"{name}={arn}" for name, arn in app.seeded["sagemaker"]["hyperpod_clusters"].items())
     print(f"hyperpod-sandbox ready on http://{args.host}:{server.server_port} "
-          f"(moto {moto.__version__}; fixture {fixture.get('name', '?')}; seeded {clusters}; "
+          f"(moto {MOTO_VERSION}; fixture {fixture.get('name', '?')}; seeded {clusters}; "
           f"kubernetes https://127.0.0.1:{k8s_port})", flush=True)
     try:
         server.serve_forever()
@@ -81,10 +81,3 @@ def _fixture_path(value):
         return path
     return ACCEPTANCE_DIR / path
 
-
-def _default_account(account_id: str) -> None:
-    """Requests signed with keys moto does not know (the harness's `testing`) land in moto's default account; make that
-    the fixture's capacity account. Keys moto issued (AssumeRole into the consumer or data account) still land in
-    their own account: moto looks those up first (moto.iam.models.get_account_id_from)."""
-    from moto.iam import models as iam_models
-    iam_models.DEFAULT_ACCOUNT_ID = account_id

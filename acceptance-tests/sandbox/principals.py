@@ -8,9 +8,8 @@ an `eventual_consistency` fault still hides a role.
 """
 import re
 
-from moto.iam import models as iam_models
-
 from . import faults
+from .moto_adapter import iam_backend
 
 _IAM_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):(role|user)/(?:[\w+=,.@-]+/)*([\w+=,.@-]+)")
 _ROOT = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):root")
@@ -24,7 +23,7 @@ def exists(arn: str) -> bool:
     if not m:
         return False
     account_id, kind, _ = m.groups()
-    backend = iam_models.iam_backends[account_id]["global"]
+    backend = iam_backend(account_id)
     if kind == "role":
         return any(role.arn == arn for role in backend.get_roles())
     return any(user.arn == arn for user in backend.users.values())

@@ -19,25 +19,32 @@ so a new operation is a method set on that class.  State lives in the backend's
 import base64
 import copy
 import functools
-import importlib.util
 import os
 import secrets
 import string
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from moto.core.responses import ActionResult, EmptyResult
-from moto.core.utils import utcnow
-from moto.sagemaker import models as sm_models
-from moto.sagemaker.exceptions import ConflictException, ResourceNotFound, ValidationError
-from moto.sagemaker.responses import SageMakerResponse
-
-from . import faults
+from . import faults, kubernetes
+from .eks_state import find_cluster as find_eks_cluster, state as eks_state
+from .moto_adapter import (
+    ActionResult,
+    EmptyResult,
+    SageMakerBackend,
+    SageMakerCluster,
+    SageMakerConflictException as ConflictException,
+    SageMakerResourceNotFound as ResourceNotFound,
+    SageMakerResponse,
+    SageMakerValidationError as ValidationError,
+    sagemaker_arn,
+    sagemaker_backend,
+    utcnow,
+)
+from .names import MIG_CONFIG_LABEL, SCHEDULER_COMPONENTS
 
 # Members of CreateCluster that moto ignores but DescribeCluster must return.
 _CLUSTER_EXTRA_KEYS = ("Orchestrator", "NodeRecovery", "NodeProvisioningMode", "ClusterRole")
 _ALNUM = string.ascii_lowercase + string.digits
-_SCHEDULER_COMPONENTS = ("PriorityClasses", "FairShare", "IdleResourceSharing")
 _FAILED = {"Creating": "CreateFailed", "Updating": "UpdateFailed", "Deleting": "DeleteFailed"}
 _lock = threading.RLock()  # moto's server is threaded; Terraform writes in parallel
 
@@ -108,12 +115,11 @@ def new_id() -> str:
 
 def _naive_utc(t: datetime) -> datetime:
     """moto keeps naive UTC datetimes; parsed request timestamps may be aware."""
-    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
 
 
 # ---- HyperPod clusters -------------------------------------------------------
 # Kubernetes labels and taints of instance groups (EKS), the MIG layout among them.
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # NVIDIA GPU operator's mig-manager: the MIG layout a node applies
 MIG_DISABLED = "all-disabled"
 _K8S_PARTS = (("Labels", "CurrentLabels", "DesiredLabels"), ("Taints", "CurrentTaints", "DesiredTaints"))
 
@@ -179,7 +185,7 @@ def create_hyperpod_cluster(backend, params: dict, cluster_id: str | None = None
     backend.create_cluster(cluster_name=params["ClusterName"], instance_groups=groups,
                            vpc_config=params.get("VpcConfig"), tags=params.get("Tags"))
     cluster = backend.clusters[params["ClusterName"]]
-    cluster.arn = sm_models.arn_formatter("cluster", cluster_id or new_id(), backend.account_id, backend.region_name)
+    cluster.arn = sagemaker_arn("cluster", cluster_id or new_id(), backend.account_id, backend.region_name)
     cluster.sandbox_extra = {k: copy.deepcopy(params[k]) for k in _CLUSTER_EXTRA_KEYS if params.get(k) is not None}
     for group in cluster.instance_groups:
         group["Status"] = "InService"
@@ -283,7 +289,7 @@ class Versioned:
 
     def __init__(self, backend, name, cluster_arn, tags):
         self.id = new_id()
-        self.arn = sm_models.arn_formatter(self.arn_type, self.id, backend.account_id, backend.region_name)
+        self.arn = sagemaker_arn(self.arn_type, self.id, backend.account_id, backend.region_name)
         self.name = name
         self.cluster_arn = cluster_arn
         self.tags = tags or []  # moto's AddTags/ListTags/DeleteTags work on `.tags`
@@ -373,7 +379,7 @@ class SchedulerConfig(Versioned):
         if version not in self.versions:
             raise ResourceNotFound(f"ClusterSchedulerConfig {self.id} version {version} not found")
         content = self.versions[version]
-        details = {c: self.status for c in _SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}
+        details = {c: self.status for c in SCHEDULER_COMPONENTS if c in content["SchedulerConfig"]}
         if self.component_failure and version == self.version:
             component, failed = self.component_failure
             details[component] = failed
@@ -416,10 +422,9 @@ def _require_task_governance(cluster):
     """Task governance runs on the task-governance EKS add-on (Kueue): AWS has it installed before cluster policies
     and compute allocations are created.  GUESS, the stricter reading: the API refuses a create or update without the
     add-on ACTIVE on the cluster's EKS cluster (ValidationException), rather than accepting it and failing later."""
-    from . import eks
     eks_arn = cluster.sandbox_extra["Orchestrator"]["Eks"]["ClusterArn"]
-    eks_cluster = eks.find_cluster(arn=eks_arn)
-    addon = eks.state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
+    eks_cluster = find_eks_cluster(arn=eks_arn)
+    addon = eks_state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
     if addon is None or addon.get("status") != "ACTIVE":
         eks_name = eks_arn.rsplit("/", 1)[-1]
         raise ValidationError(f"Task governance is not enabled on cluster {cluster.arn}: install the "
@@ -521,7 +526,7 @@ def _decode_token(token):
     try:
         return int(base64.urlsafe_b64decode(token.encode()).decode())
     except ValueError:
-        raise ValidationError(f"Invalid NextToken: {token}")
+        raise ValidationError(f"Invalid NextToken: {token}") from None
 
 
 # ---- Compute quotas ----------------------------------------------------------------
@@ -570,14 +575,6 @@ _MIG_PROFILES = {
 }
 _PARTITION_CLASHES = ("Count", "Accelerators")  # what an entry with AcceleratorPartition may not set (GUESS)
 TEAM_NAMESPACE_PREFIX = "hyperpod-ns-"  # aws/sagemaker-hyperpod-cli HYPERPOD_NAMESPACE_PREFIX
-
-
-def _kubernetes():
-    """sandbox.kubernetes (the per-EKS-cluster Kubernetes store), or None while that module does not exist."""
-    if importlib.util.find_spec(f"{__package__}.kubernetes") is None:
-        return None
-    from . import kubernetes
-    return kubernetes
 
 
 class ComputeQuota(Versioned):
@@ -634,12 +631,10 @@ class ComputeQuota(Versioned):
                 "sagemaker.amazonaws.com/activate-quota": self.content["ActivationState"]}
 
     def on_settle(self, backend, status):
-        k8s = _kubernetes()
-        if k8s is None:
-            return None
+        # Through the module, not its functions: tests replace kubernetes.ensure_namespace to make it fail.
         if status in ("Created", "Updated"):
             try:
-                k8s.ensure_namespace(self.eks_cluster_arn, self.namespace, self.namespace_labels())
+                kubernetes.ensure_namespace(self.eks_cluster_arn, self.namespace, self.namespace_labels())
             except Exception as e:  # HyperPod could not reach the cluster: the write fails
                 return (_FAILED["Creating" if status == "Created" else "Updating"],
                         f"Failed to create namespace {self.namespace}: {e}")
@@ -647,7 +642,7 @@ class ComputeQuota(Versioned):
             remaining = backend.__dict__.get("compute_quotas", {}).values()
             if not any(q.eks_cluster_arn == self.eks_cluster_arn and q.team == self.team for q in remaining):
                 try:
-                    k8s.delete_namespace(self.eks_cluster_arn, self.namespace)
+                    kubernetes.delete_namespace(self.eks_cluster_arn, self.namespace)
                 except Exception:  # already gone out of band: nothing left to clean up
                     pass
         return None
@@ -866,7 +861,7 @@ def _refuse_overcommit(cluster, allocations):
         if partitions_count:
             _refuse_partition_overcommit(cluster, itype, shape, layouts, entries)
 
-        def demand(r, dim, per_instance):
+        def demand(r, dim, per_instance, itype=itype, partitions_count=partitions_count):
             if "Count" in r:
                 return r["Count"] * per_instance
             partition = r.get("AcceleratorPartition")
@@ -875,7 +870,7 @@ def _refuse_overcommit(cluster, allocations):
                 return partition["Count"] / slices if slices else 0
             return r.get(dim, 0)
 
-        for dim, per_instance in zip(_AMOUNTS, shape):
+        for dim, per_instance in zip(_AMOUNTS, shape, strict=True):
             shares = [(team, demand(r, dim, per_instance)) for team, r in entries]
             total, available = sum(n for _, n in shares), instances * per_instance
             if total > available + 1e-9:
@@ -1014,16 +1009,16 @@ def _add_tags(self, arn, tags):
     return resource.tags
 
 
-_orig_cluster_describe = sm_models.Cluster.describe
-_orig_resource_from_arn = sm_models.SageMakerModelBackend._get_resource_from_arn
+_orig_cluster_describe = SageMakerCluster.describe
+_orig_resource_from_arn = SageMakerBackend._get_resource_from_arn
 
 
 def install():
-    sm_models.Cluster.describe = _describe
-    sm_models.SageMakerModelBackend.describe_cluster = _backend_describe_cluster
-    sm_models.SageMakerModelBackend.delete_cluster = _backend_delete_cluster
-    sm_models.SageMakerModelBackend._get_resource_from_arn = _resource_from_arn
-    sm_models.SageMakerModelBackend.add_tags = _add_tags
+    SageMakerCluster.describe = _describe
+    SageMakerBackend.describe_cluster = _backend_describe_cluster
+    SageMakerBackend.delete_cluster = _backend_delete_cluster
+    SageMakerBackend._get_resource_from_arn = _resource_from_arn
+    SageMakerBackend.add_tags = _add_tags
     SageMakerResponse.create_cluster = _create_cluster
     SageMakerResponse.update_cluster = _locked(_update_cluster)
     for fn in (create_cluster_scheduler_config, describe_cluster_scheduler_config, update_cluster_scheduler_config,
@@ -1035,7 +1030,7 @@ def install():
 
 def apply_seed(data: dict, account: dict) -> dict:
     """HyperPod clusters from seed_data/sagemaker.json, with fixed ids so ARNs survive resets."""
-    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    backend = sagemaker_backend(account["account_id"], account["region"])
     clusters = {}
     for c in data.get("hyperpod_clusters", []):
         params = {k: v for k, v in c.items() if k != "ClusterId"}
@@ -1048,7 +1043,7 @@ def add_instance_group(account: dict, cluster_name: str, group: dict) -> dict:
     capacity team had grown the cluster before the run (the admin fixtures' way); returns it as DescribeCluster does.
     Its lifecycle script and execution role default to those of the cluster's first group. ValueError (an admin 400)
     for an unknown cluster, a taken group name or an instance type HyperPod does not offer."""
-    backend = sm_models.sagemaker_backends[account["account_id"]][account["region"]]
+    backend = sagemaker_backend(account["account_id"], account["region"])
     with _lock:
         cluster = find_cluster(backend, cluster_name)
         if cluster is None:

@@ -20,11 +20,12 @@ tags, descriptions and derived names all follow. The result must derive exactly 
 and `rename` says which values differ.
 """
 import copy
-import importlib
 import json
 import re
 import tempfile
 from pathlib import Path
+
+from .names import MIG_CONFIG_LABEL
 
 DEFAULT_SEED = Path(__file__).with_name("seed_data")
 SERVICE_ORDER = ("iam", "kms", "eks", "sagemaker", "datazone", "ssm", "cloudwatch")
@@ -32,7 +33,6 @@ FIXTURE_HINTS = "fixture.json"
 # Fixture values that are no seed facts: a renamed fixture may set them freely (they are not looked for in the seed).
 NOT_IN_SEED = ("name", "test_prefix", "test_tag")
 ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"  # = sagemaker.MIG_CONFIG_LABEL (not imported: this module needs no moto)
 
 
 class SeedError(ValueError):
@@ -45,14 +45,17 @@ def load_account(path: Path = DEFAULT_SEED) -> dict:
 
 def apply(path: Path = DEFAULT_SEED) -> dict:
     """Create the seed's resources; returns a summary per service (names -> ARNs/ids) for logs and the admin API."""
+    from . import cloudwatch, datazone, eks, iam, kms, sagemaker, ssm  # here: deriving a fixture needs no moto
+
+    modules = {"iam": iam, "kms": kms, "eks": eks, "sagemaker": sagemaker, "datazone": datazone, "ssm": ssm,
+               "cloudwatch": cloudwatch}
     path = Path(path)
     account = load_account(path)
     summary = {"account_id": account["account_id"], "region": account["region"]}
     for service in SERVICE_ORDER:
         data_file = path / f"{service}.json"
         if data_file.exists():
-            module = importlib.import_module(f"{__package__}.{service}")
-            summary[service] = module.apply_seed(json.loads(data_file.read_text()), account)
+            summary[service] = modules[service].apply_seed(json.loads(data_file.read_text()), account)
     return summary
 
 
@@ -227,7 +230,7 @@ def value_map(source: dict, target: dict) -> dict[str, str]:
         elif isinstance(src, list):
             if not isinstance(dst, list) or len(dst) != len(src):
                 raise SeedError(f"{path} must be a list of {len(src)} in the renamed fixture")
-            for i, (a, b) in enumerate(zip(src, dst)):
+            for i, (a, b) in enumerate(zip(src, dst, strict=True)):
                 walk(a, b, f"{path}[{i}]")
         elif isinstance(src, str):
             if not isinstance(dst, str) or not dst:

@@ -10,9 +10,9 @@ default one.
 """
 import json
 
-from moto.ssm import models as ssm_models
+from .moto_adapter import SsmBackend, ssm_backend
 
-_orig_update_document = ssm_models.SimpleSystemManagerBackend.update_document
+_orig_update_document = SsmBackend.update_document
 
 
 def _update_document(self, content, attachments, name, version_name, document_version, document_format,
@@ -22,11 +22,11 @@ def _update_document(self, content, attachments, name, version_name, document_ve
 
 
 def install():
-    ssm_models.SimpleSystemManagerBackend.update_document = _update_document
+    SsmBackend.update_document = _update_document
 
 
 def apply_seed(data: dict, account: dict) -> dict:
-    backend = ssm_models.ssm_backends[account["account_id"]][account["region"]]
+    backend = ssm_backend(account["account_id"], account["region"])
     names = []
     for d in data.get("documents", []):
         content = d["Content"] if isinstance(d["Content"], str) else json.dumps(d["Content"], indent=4)

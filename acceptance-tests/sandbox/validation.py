@@ -18,13 +18,13 @@ scalar list / the keys or values of a map are reported once at the collection ("
 import json
 import uuid
 from datetime import datetime
+from typing import Any
 from xml.sax.saxutils import escape
 
 import regex  # unlike `re`, supports the \p{L}-style classes used in AWS patterns
-from moto.core.parse import PROTOCOL_PARSERS, UNDEFINED
-from moto.core.request import determine_request_protocol
-from moto.core.responses import BaseResponse
-from moto.core.utils import get_service_model
+
+from .cloudwatch import cbor_error
+from .moto_adapter import UNDEFINED, BaseResponse, get_service_model, parse_request
 
 # Service (boto3 name) -> error code AWS answers for a constraint violation (HTTP 400 everywhere).  Coral JSON
 # services (SageMaker, KMS, SSM) send the namespaced `__type` shown; SDKs strip the namespace.
@@ -33,7 +33,7 @@ DEFAULT_ERROR_CODE = "ValidationException"
 CORAL_JSON_NAMESPACE = {"ValidationException": "com.amazon.coral.validate#",
                         "SerializationException": "com.amazon.coral.service#"}
 
-_RX = {}
+_RX: dict[str, Any] = {}  # pattern -> compiled `regex` pattern
 
 
 def _rx(pattern):
@@ -64,7 +64,6 @@ def aws_error(service: str, code: str, message: str, status: int = 400, extra: d
         body = json.dumps({"__type": CORAL_JSON_NAMESPACE.get(code, "") + code, "message": message, **(extra or {})})
         headers["Content-Type"] = f"application/x-amz-json-{meta.get('jsonVersion', '1.1')}"
     elif protocol == "smithy-rpc-v2-cbor":  # CloudWatch
-        from .cloudwatch import cbor_error
         body, cbor_headers = cbor_error(code, message, status)
         headers.update({k: v for k, v in cbor_headers.items() if k != "status"})
     else:  # rest-json (EKS, DataZone) and anything else
@@ -189,12 +188,12 @@ def _check(value, shape, path, report: Report):
             if problems:
                 report.add(None, path, f"Map value must satisfy constraint: [{', '.join(problems)}]", show_value=False)
     else:
-        problems = _scalar_problems(value, shape)
-        if problems is None:
+        scalar_problems = _scalar_problems(value, shape)
+        if scalar_problems is None:
             report.malformed.append(path)
             return
         hide = shape.metadata.get("sensitive") or t == "blob"
-        for problem in problems:
+        for problem in scalar_problems:
             report.add(value, path, problem, show_value=not hide)
 
 
@@ -244,10 +243,7 @@ def _model_params(resp: BaseResponse, sm, op) -> dict:
     """The request's input parsed with the botocore model (for any moto response)."""
     if resp.automated_parameter_parsing and hasattr(resp, "params"):
         return _clean(resp.params)
-    req = resp.normalized_request
-    parser = PROTOCOL_PARSERS[determine_request_protocol(sm, req.content_type)](op)
-    return _clean(parser.parse({"method": req.method, "values": req.values, "headers": req.headers,
-                                "body": req.data, "url_path": req.path, "url_params": resp.uri_match}))
+    return _clean(parse_request(resp, sm, op))
 
 
 def validation_error(resp: BaseResponse):

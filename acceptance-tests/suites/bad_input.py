@@ -15,7 +15,9 @@ apply). Values that cannot interfere across cases (names, teams, groups, connect
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from harness import current_fixture
 
@@ -76,7 +78,7 @@ def render(body: list, indent: int, out: list[str], marks: dict, target: tuple, 
 
 
 # ---- base configurations (valid against the run's fixture: its domain, unit, research and production projects,
-# its EKS cluster, the sandbox-only legacy EKS cluster and the Slurm cluster) -------------------------------------------
+# its EKS cluster, the sandbox-only legacy EKS cluster and the Slurm cluster) ------------------------------------------
 
 FX = current_fixture()
 ACCOUNT = FX.account_id
@@ -121,7 +123,7 @@ def contract_body(name: str, project: str = "research", namespaces=("hyperpod-ns
 
 
 # Samples of good values for optional attributes the base leaves out (so their bad variants and unknown have a base).
-SAMPLES = {
+SAMPLES: dict[str, dict[str, Any]] = {
     "hyperpod_connection_contract": {
         "lifecycle_state": q("approved"), "strict": "false",
         "organization": "hyperpod_domain_unit_policy_grant.org.governance",
@@ -164,9 +166,9 @@ class ResourceSpec:
     """How to make one resource type's cases: its base body (given a per-case suffix for unique names), the
     configuration its cases share (contracts, a grant, ...), and which cases may not be applied together."""
     type: str
-    base: object  # callable(suffix: str) -> list body
+    base: Callable[[str], list]  # suffix -> body
     shared: str = ""  # HCL every batch of this type includes
-    exclusive: object = None  # callable(case_index) -> slot key; cases with one key are applied one at a time
+    exclusive: Callable[[Case], object] | None = None  # case -> slot key; cases of one key: applied one at a time
     skip: tuple = ()  # attribute paths not generated (computed-only are skipped anyway)
     # Instances of TENANT_INSTANCE_TYPE the runner adds to the EKS cluster first (the sandbox's `teams` fixture), so the
     # guaranteed quotas of every tenant case fit the cluster together (WKL-3 sums them at apply).
@@ -187,8 +189,9 @@ def slot(suffix: str, slots: int = 2) -> int:
 
 
 def scheduling_base(suffix: str) -> list:
-    return [Attr("cluster_name", q((CLUSTER, FX.clusters.legacy.name)[slot(suffix)])), Attr("description", q("Production first")),
-            Attr("fair_share", "true"), Attr("idle_resource_sharing", "true"),
+    return [Attr("cluster_name", q((CLUSTER, FX.clusters.legacy.name)[slot(suffix)])),
+            Attr("description", q("Production first")), Attr("fair_share", "true"),
+            Attr("idle_resource_sharing", "true"),
             Block("priority_class", [Attr("name", q("production")), Attr("weight", "90")]),
             Block("priority_class", [Attr("name", q("research")), Attr("weight", "10")]),
             Attr("tags", '{ "cost-center" = "ml-platform" }')]
@@ -206,7 +209,7 @@ def restriction_base(suffix: str) -> list:
 
 def restriction_contracts(teams: dict) -> str:
     """One contract per slot: research, production, then each fixture team ({team: {project_id, ...}})."""
-    projects = [("research", {}), ("production", {})] + [
+    projects: list[tuple[str, dict]] = [("research", {}), ("production", {})] + [
         (team, {"project_id": info["project_id"], "project_role_arn": info["project_role_arn"]})
         for team, info in sorted(teams.items())]
     return "".join(contract_resource(f"slot{i}", contract_body(
@@ -471,7 +474,7 @@ def generate(schema: dict, only: tuple = (), teams: dict | None = None) -> list[
         block = provider["resource_schemas"][rtype]["block"]
         counter = iter(range(10_000))
 
-        def new_case(path, kind, value, mutate, unknown=False):
+        def new_case(path, kind, value, mutate, unknown=False, rtype=rtype, spec=spec, counter=counter):
             index = next(counter)
             body = spec.base(f"{index:03d}")
             mutate(body)
@@ -525,12 +528,12 @@ def walk_block(block: dict, prefix: tuple, spec: ResourceSpec, new_case) -> None
         # Block-level kinds: none (when optional), one too many (max_items), unknown (dynamic block).
         min_items, max_items = nested.get("min_items", 0), nested.get("max_items", 0)
         if present and not min_items:
-            def drop(body, path=path):
+            def drop(body, path=path, samples=samples):
                 target = locate(body, path, samples)
                 target[:] = [i for i in target if not (isinstance(i, Block) and i.name == path[-1])]
             new_case(path, "block-absent", "(no block)", drop)
         if nested["nesting_mode"] in ("list", "set"):
-            def duplicate(body, path=path, count=(max_items or 1) + (0 if max_items else 1)):
+            def duplicate(body, path=path, count=(max_items or 1) + (0 if max_items else 1), samples=samples):
                 target = locate(body, path, samples)
                 existing = [i for i in target if isinstance(i, Block) and i.name == path[-1]]
                 model = existing[0] if existing else Block(path[-1], copy_body(samples.get(path[-1], [])))
@@ -539,7 +542,7 @@ def walk_block(block: dict, prefix: tuple, spec: ResourceSpec, new_case) -> None
             kind = f"blocks-{max_items + 1}" if max_items else "blocks-duplicate"
             new_case(path, kind, "(repeated block)", duplicate)
 
-        def dynamic(body, path=path):
+        def dynamic(body, path=path, samples=samples):
             target = locate(body, path, samples)
             for item in target:
                 if isinstance(item, Block) and item.name == path[-1]:

@@ -17,11 +17,10 @@ inconsistent-result errors, crashes) and the failures to out/bad_input_failures.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ import pytest
 import bad_input
 from bad_input import Case
 from harness import Terraform
-from harness.terraform import Diagnostic, parse_json_lines, parse_validate_json
+from harness.terraform import Diagnostic, parse_validate_json
 
 pytestmark = [pytest.mark.provider, pytest.mark.sandbox_only(reason="resets the sandbox between resource batches")]
 
@@ -38,8 +37,8 @@ OUT = Path(__file__).resolve().parent.parent / "out"
 GROUP_NAMES = re.compile(r'"(bi\d+-leads|bad-input-(?:\d+|org))"')
 CRASH = re.compile(r"panic|plugin exited|plugin crashed|unexpected EOF|rpc error|connection refused|"
                    r"The plugin encountered an error|plugin did not respond", re.I)
-INCONSISTENT = re.compile(r"Provider produced inconsistent|Provider produced invalid|produced an invalid new value|produced an unexpected new "
-                          r"value|invalid plan for", re.I)
+INCONSISTENT = re.compile(r"Provider produced inconsistent|Provider produced invalid|produced an invalid new value|"
+                          r"produced an unexpected new value|invalid plan for", re.I)
 RESOURCES = list(bad_input.specs())
 TIMINGS: dict[str, float] = {}  # seconds per terraform command, for the summary
 NAMED_ADDRESS = re.compile(r"(?:for|planned for|applying changes to) ((?:data\.)?hyperpod_[a-z_]+\.[a-z0-9_]+)")
@@ -174,8 +173,8 @@ def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list
                 outcome.detail = "\n".join(diag_text(d) for d in errors)[:600]
             else:
                 outcome.result, outcome.stage = "wrong-path", stage
-                outcome.detail = (f"expected a diagnostic on {case.filename} lines {case.lines[0]}-{case.lines[1]}; got\n"
-                                  + "\n".join(diag_text(d) for d in errors))
+                outcome.detail = (f"expected a diagnostic on {case.filename} lines {case.lines[0]}-{case.lines[1]}; "
+                                  "got\n" + "\n".join(diag_text(d) for d in errors))
     return failed
 
 
@@ -310,7 +309,7 @@ def record(name: str, outcomes: dict, stray: list, seconds: float) -> dict:
                "seconds_by_command": {k: round(v, 1) for k, v in TIMINGS.items()}}
     TIMINGS.clear()
     document["resources"][name] = summary
-    totals = Counter()
+    totals: Counter[str] = Counter()
     for entry in document["resources"].values():
         totals.update({k: v for k, v in entry.items() if isinstance(v, (int, float))})
     totals["seconds"] = round(totals["seconds"], 1)

@@ -70,7 +70,8 @@ def test_the_workflow_runs_the_pipeline_in_order_and_comments():
         hits = [i for i, text in runs if re.search(pattern, joined(text))]
         assert hits, f"no step runs {name} (/{pattern}/)"
         step_of.append(hits[0])
-    assert step_of == sorted(step_of), f"steps out of order: {list(zip([n for n, _ in COMMANDS], step_of))}"
+    assert step_of == sorted(step_of), \
+        f"steps out of order: {list(zip([n for n, _ in COMMANDS], step_of, strict=False))}"
     comment = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/github-script@"))
     script = steps[comment]["with"]["script"]
     assert "updateComment" in script and "createComment" in script, "the report comment is not created or updated"

@@ -1,5 +1,5 @@
-"""What a cluster must have before tenants and a scheduling policy go on it, and the update APIs' `TargetVersion`, through
-a real Terraform against the sandbox (issue 15):
+"""What a cluster must have before tenants and a scheduling policy go on it, and the update APIs' `TargetVersion`,
+through a real Terraform against the sandbox (issue 15):
 
 * CLU-10: the EKS cluster's task-governance add-on (`amazon-sagemaker-hyperpod-taskgovernance`) is ACTIVE. A tenant
   plan (at `contract`, whose cluster puts it there) and a scheduling policy plan (at `cluster_name`) fail without it,
@@ -27,7 +27,7 @@ def policy(cluster_name: str, weights=(90, 10), unknown: bool = False) -> str:
     name = f'terraform_data.later.id != "" ? "{cluster_name}" : "none"' if unknown else f'"{cluster_name}"'
     later = 'resource "terraform_data" "later" {\n  input = "x"\n}\n' if unknown else ""
     classes = "".join(f'\n  priority_class {{\n    name   = "{team}"\n    weight = {weight}\n  }}\n'
-                      for team, weight in zip(("production", "research"), weights))
+                      for team, weight in zip(("production", "research"), weights, strict=False))
     return provider() + later + f"""
 resource "hyperpod_scheduling_policy" "capacity" {{
   cluster_name = {name}

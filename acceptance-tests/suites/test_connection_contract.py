@@ -4,8 +4,19 @@ empty second plan, update, import, the reviewer's checklist, and one failing pla
 import pytest
 
 from harness import checklist, flat
-from hcl import (CIDR, CONSUMER_ACCOUNT, CONTRACT_FIELDS, FX, OTHER_CIDR, PROVIDER_REGION, RESEARCH, SLURM_CLUSTER,
-                 contract, days_ago, exception)
+from hcl import (
+    CIDR,
+    CONSUMER_ACCOUNT,
+    CONTRACT_FIELDS,
+    FX,
+    OTHER_CIDR,
+    PROVIDER_REGION,
+    RESEARCH,
+    SLURM_CLUSTER,
+    contract,
+    days_ago,
+    exception,
+)
 
 pytestmark = pytest.mark.provider
 
@@ -20,7 +31,7 @@ def state(tf):
     raise AssertionError(f"{ADDR} not in state")
 
 
-def checks(values) -> dict:
+def checks(values) -> dict | None:
     return checklist(values)
 
 

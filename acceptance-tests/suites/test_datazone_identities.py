@@ -18,8 +18,16 @@ from harness import flat
 from harness.fixture import current
 from hcl import contract_resource, provider
 from test_domain_unit_policy_grant import ADDR, ADMIN_ROLE, GROUP_NAME, grant, live_grants, profile_id, state
-from test_project_binding import (BINDING, DOMAIN, RESEARCH, binding, connections, memberships, research_tenant,
-                                  resources)
+from test_project_binding import (
+    BINDING,
+    DOMAIN,
+    RESEARCH,
+    binding,
+    connections,
+    memberships,
+    research_tenant,
+    resources,
+)
 
 pytestmark = pytest.mark.provider
 _ = research_tenant  # a fixture, used by name
@@ -40,7 +48,8 @@ def raw_memberships(sandbox, project=RESEARCH) -> dict:
     """(kind, profile ID) -> designation, exactly as ListProjectMemberships answers."""
     members = sandbox.client("datazone").list_project_memberships(domainIdentifier=DOMAIN,
                                                                   projectIdentifier=project)["members"]
-    return {(kind, detail[f"{kind}Id"]): m["designation"] for m in members for kind, detail in m["memberDetails"].items()}
+    return {(kind, detail[f"{kind}Id"]): m["designation"]
+            for m in members for kind, detail in m["memberDetails"].items()}
 
 
 def errors_at(verdict, address: str) -> list[tuple[str, str]]:
@@ -76,7 +85,7 @@ def test_a_member_that_names_no_profile_fails_the_plan_at_its_name(tf, sandbox, 
                                            for name in ("nobody-at-all", UNKNOWN_ID, "bob@example.com")], \
         verdict.describe()
     assert all(f"no DataZone {kind} profile of that name or ID exists in domain {DOMAIN}" in detail
-               for (_, detail), kind in zip(found, ("group", "group", "user"))), verdict.describe()
+               for (_, detail), kind in zip(found, ("group", "group", "user"), strict=False)), verdict.describe()
     assert (raw_memberships(sandbox), connections(sandbox)) == before
 
 

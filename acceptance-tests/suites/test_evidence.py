@@ -93,8 +93,9 @@ def test_the_quickstart_s_evidence_is_current_and_complete(applied):
         assert contract["review"]["approved_by"] == "security-lead@example.com"
         assert contract["cluster"]["account_id"] == FX.account_id
         governed = {r["address"] for r in contract["resources"]}
-        expected = {f'hyperpod_connection_contract.team["{team}"]', "hyperpod_domain_unit_policy_grant.hyperpod_projects",
-                    f"hyperpod_tenant.{team}", f'hyperpod_task_view_restriction.team["{team}"]',
+        expected = {f'hyperpod_connection_contract.team["{team}"]',
+                    "hyperpod_domain_unit_policy_grant.hyperpod_projects", f"hyperpod_tenant.{team}",
+                    f'hyperpod_task_view_restriction.team["{team}"]',
                     f'hyperpod_unified_studio_project_binding.team["{team}"]'}
         assert governed == expected, governed
         # Every rule's verdict, of each governed resource with a checklist (the grant has none: ORG-1 is the
@@ -132,7 +133,8 @@ def test_golden(applied, form):
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(actual)
     assert golden.is_file(), f"no golden file {golden}: run with UPDATE_GOLDEN=1 and review it"
-    assert actual == golden.read_text(), f"the quickstart's evidence differs from {golden} (UPDATE_GOLDEN=1 rewrites it)"
+    assert actual == golden.read_text(), \
+        f"the quickstart's evidence differs from {golden} (UPDATE_GOLDEN=1 rewrites it)"
 
 
 @pytest.mark.provider

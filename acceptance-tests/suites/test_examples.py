@@ -113,7 +113,8 @@ def test_examples_are_formatted(tmp_path):
     """`terraform fmt -check -recursive -diff examples/`, through the Terraform the tests use (no provider needed)."""
     tf = workdir(tmp_path, "fmt")
     result = tf.run("fmt", "-check", "-recursive", "-diff", "-no-color", str(EXAMPLES), check=False)
-    assert result.rc == 0, f"unformatted examples (run terraform fmt -recursive examples/):\n{result.stdout}{result.stderr}"
+    assert result.rc == 0, \
+        f"unformatted examples (run terraform fmt -recursive examples/):\n{result.stdout}{result.stderr}"
 
 
 # ---- validation -----------------------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def test_query_examples_validate_together(tmp_path):
     assert result["valid"] and not diagnostics, json.dumps(result["diagnostics"], indent=2)
 
 
-# ---- completeness -----------------------------------------------------------------------------------------------------
+# ---- completeness ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.provider
 def test_every_schema_entry_has_its_examples(tmp_path):
@@ -228,7 +229,7 @@ def test_every_schema_entry_has_its_examples(tmp_path):
     assert not leftover, f"example directories for nothing in the provider schema: {leftover}"
 
 
-# ---- the module example against the sandbox ---------------------------------------------------------------------------
+# ---- the module example against the sandbox --------------------------------------------------------------------------
 
 @pytest.mark.provider
 def test_module_example_applies_plans_empty_and_destroys(tf, sandbox):
@@ -260,9 +261,11 @@ def test_module_example_applies_plans_empty_and_destroys(tf, sandbox):
         assert team["connection_id"]
     state = tf.show_json()["values"]["root_module"]
     modules = {m["address"]: m for m in state["child_modules"]}
-    research_tenant = next(r["values"] for r in modules["module.research"]["resources"] if r["type"] == "hyperpod_tenant")
+    research_tenant = next(r["values"] for r in modules["module.research"]["resources"]
+                           if r["type"] == "hyperpod_tenant")
     # No absolute borrow limits written and none live: none recorded.
-    assert research_tenant["sharing"] == {"strategy": "LendAndBorrow", "borrow_limit": 50, "absolute_borrow_limit": None}
+    assert research_tenant["sharing"] == {"strategy": "LendAndBorrow", "borrow_limit": 50,
+                                          "absolute_borrow_limit": None}
     assert {"iam_role", "compute_quota", "pod_identity_association"} <= set(research_tenant["components"])
 
     tf.assert_no_changes()

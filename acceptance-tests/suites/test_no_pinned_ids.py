@@ -4,8 +4,8 @@ fixture (`fx` / `harness.current_fixture()`), never as a literal, so the same su
 and a real sandbox account.
 
 The scan is textual on purpose (a grep with word boundaries): it also sees values inside HCL templates, JSON
-snippets and f-strings, and names derived from a value (`hyperpod-<cluster>-<team>`) as well as the value itself.  What is not scanned, and why, is in
-`NOT_NAMES` and `ALLOWED` below; both say why for each entry."""
+snippets and f-strings, and names derived from a value (`hyperpod-<cluster>-<team>`) as well as the value itself.
+What is not scanned, and why, is in `NOT_NAMES` and `ALLOWED` below; both say why for each entry."""
 import json
 import re
 from pathlib import Path
@@ -57,7 +57,7 @@ def pinned_values() -> dict[str, str]:
     """value -> the fixture path that holds it, for every value a suite must not spell out."""
     fixture = json.loads(LOCAL.read_text())
     fixture_keys = keys(fixture)
-    values = {}
+    values: dict[str, str] = {}
     for path, value in leaves(fixture):
         if path in NOT_NAMES:
             continue

@@ -12,6 +12,7 @@ Kubernetes requests are checked one way (each is in the caller's RBAC), and each
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def compare(table: dict, observed: dict) -> list[str]:
     # Every action of the table was exercised by some caller: reads that one resource made are shared with the
     # others of the same run (aws/shared_reads.rs), so which caller makes a shared read depends on the order.
     seen = {as_action(op) for operations in observed.values() for op in operations if not op.startswith(KUBERNETES)}
-    expected = {}
+    expected: dict[str, tuple[str, dict]] = {}
     for caller, entry in sorted(table.items()):
         for action, facts in entry["actions"].items():
             if not facts["unexercised"]:
@@ -115,7 +116,8 @@ def quickstart(tf: Terraform) -> None:
 # description, and the provider's default tags (removed from every role, quota, config and association).
 UPDATES = {
     "tenants.tf": [("fair_share_weight  = 90", "fair_share_weight  = 80")],
-    "main.tf": [('description           = "Spaces first; production first among tasks and bursts into idle research capacity"',
+    "main.tf": [('description           = "Spaces first; production first among tasks and bursts into idle research '
+                 'capacity"',
                  'description           = "Spaces first"'),
                 ('"cost-center" = "ml-platform"', ""),
                 ('"managed-by" = "terraform"', "")],
@@ -180,8 +182,9 @@ def rbac_restriction_scenario(tf: Terraform) -> None:
 def slurm_restriction_scenario(tf: Terraform, sandbox) -> None:
     """A Slurm restriction: Session Manager preferences read, the project role tagged and untagged."""
     restriction.enable_run_as(sandbox)
-    restriction.start_session_policy(sandbox, [restriction.SLURM_ARN, f"arn:aws:ssm:{restriction.REGION}:{restriction.ACCOUNT}"
-                                                                      f":document/{restriction.PREFERENCES}"])
+    restriction.start_session_policy(sandbox, [restriction.SLURM_ARN,
+                                               f"arn:aws:ssm:{restriction.REGION}:{restriction.ACCOUNT}"
+                                               f":document/{restriction.PREFERENCES}"])
     tf.write(restriction.slurm_config())
     tf.apply()
     tf.destroy()
@@ -197,9 +200,9 @@ def usage_scenario(tf: Terraform) -> None:
 
 
 @pytest.fixture(scope="module")
-def observed(sandbox, tmp_path_factory) -> dict:
+def observed(sandbox, tmp_path_factory) -> Iterator[dict]:
     """Calls per caller over every scenario, each from the sandbox's seed."""
-    total = {}
+    total: dict[str, dict[str, int]] = {}
     scenarios = {"quickstart": lambda tf: quickstart_scenario(tf, sandbox), "rbac": rbac_restriction_scenario,
                  "slurm": lambda tf: slurm_restriction_scenario(tf, sandbox), "usage": usage_scenario}
     for name, scenario in scenarios.items():

@@ -1,10 +1,10 @@
 """hyperpod_unified_studio_project_binding through a real Terraform against the fixture's account: the research
 project's HyperPod connection to the EKS cluster (in the fixture's domain, through the project's Tooling environment)
-with two group memberships. Create with everything but the connection id known at plan and an empty second plan; destroy leaves the
-connections, memberships and inventory as they were; description and members change in place, a new name replaces;
-import by `<domain_id>/<connection_id>`; drift (a deleted connection is created again, a deleted membership shows in
-the plan and apply restores it, a second connection without a contract is a warning); one failing plan per rule the
-binding checks (PRJ-1 is a warning), asserting rule ID and attribute path.
+with two group memberships. Create with everything but the connection id known at plan and an empty second plan;
+destroy leaves the connections, memberships and inventory as they were; description and members change in place, a
+new name replaces; import by `<domain_id>/<connection_id>`; drift (a deleted connection is created again, a deleted
+membership shows in the plan and apply restores it, a second connection without a contract is a warning); one failing
+plan per rule the binding checks (PRJ-1 is a warning), asserting rule ID and attribute path.
 
 The tenant WKL-1 asks for (hyperpod-ns-research) is a compute quota made with boto3 (`research_tenant`), except in the
 tests that plan a hyperpod_tenant next to the binding. Task view restrictions (CLU-2) are EKS access entries made with
@@ -15,9 +15,20 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat, statuses
-from hcl import (ALLOCATION_REF, CLUSTER, DOMAIN, EKS_CLUSTER as EKS, FX, RESEARCH_ANALYSTS, RESEARCH_LEADS,
-                 RESEARCH_SCIENTISTS, cluster_allocation, contract_resource, provider)
+from harness import flat
+from hcl import (
+    ALLOCATION_REF,
+    CLUSTER,
+    DOMAIN,
+    EKS_CLUSTER as EKS,
+    FX,
+    RESEARCH_ANALYSTS,
+    RESEARCH_LEADS,
+    RESEARCH_SCIENTISTS,
+    cluster_allocation,
+    contract_resource,
+    provider,
+)
 
 pytestmark = pytest.mark.provider
 
@@ -25,6 +36,7 @@ RESEARCH, PRODUCTION = FX.project("research").id, FX.project("production").id
 RESEARCH_TOOLING = FX.project("research").tooling_environment_id
 PRODUCTION_TOOLING = FX.project("production").tooling_environment_id
 RESEARCH_ROLE = FX.project_role_arn("research")
+RESEARCH_ROLE_NAME = FX.project("research").role_name
 CLUSTER_ARN = FX.cluster_arn("eks")
 CONNECTION = f"hyperpod-{CLUSTER}-{RESEARCH}"  # the binding's default connection name: hyperpod-<cluster>-<project>
 BINDING = "hyperpod_unified_studio_project_binding.research"
@@ -42,7 +54,7 @@ def member(name: str, designation: str, kind: str = "group") -> str:
     return f'\n  member {{{kind_line}\n    name        = "{name}"\n    designation = "{designation}"\n  }}\n'
 
 
-def binding(project_id=RESEARCH, role=FX.project("research").role_name, members=MEMBERS,
+def binding(project_id=RESEARCH, role=RESEARCH_ROLE_NAME, members=MEMBERS,
             description="Research training on the shared p5 capacity", extra="", allocation=False) -> str:
     """The research binding; `members`: (name, designation[, kind]) tuples; `allocation`: it references the cluster
     allocation (CLU-2 then counts its other teams at plan)."""
@@ -106,7 +118,7 @@ def connections(sandbox, project=RESEARCH) -> dict:
 
 def profile_names(sandbox) -> dict:
     """Profile ID -> the name a configuration writes (group name, Identity Center user name, IAM ARN)."""
-    dz, names = sandbox.client("datazone"), {}
+    dz, names = sandbox.client("datazone"), dict[str, str]()
     for page in dz.get_paginator("search_group_profiles").paginate(domainIdentifier=DOMAIN, groupType="SSO_GROUP"):
         names |= {g["id"]: g["groupName"] for g in page["items"]}
     for page in dz.get_paginator("search_user_profiles").paginate(domainIdentifier=DOMAIN, userType="DATAZONE_USER"):
@@ -193,7 +205,8 @@ def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_proje
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
         "domain_id": DOMAIN, "connection_name": CONNECTION, "environment_id": RESEARCH_TOOLING,
         "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
-    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("passed_checks")) == (True, True, None), unknown
+    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("passed_checks")) == (True, True, None), \
+        unknown
     assert (after["passed_checks"], after["findings"]) == (" ".join(RULES), None), after
 
     tf.apply("create.tfplan")

@@ -1,4 +1,5 @@
-"""`terraform query` (tfplugin6 ListResource, `.tfquery.hcl` `list` blocks) through a real Terraform against the sandbox.
+"""`terraform query` (tfplugin6 ListResource, `.tfquery.hcl` `list` blocks) through a real Terraform against the
+sandbox.
 
 What a user relies on: the inventory finds the compute quotas of a cluster (`hyperpod_tenant`), the access entries that
 give a project role HyperPod Studio policies (`hyperpod_task_view_restriction`) and the domain's HyperPod connections
@@ -15,10 +16,27 @@ import re
 import pytest
 
 from harness import Terraform
-from hcl import (ALLOCATION_REF, CLUSTER, DOMAIN, FX, PROFILE, ROOT_UNIT, UNIT, cluster_allocation, contract_resource,
-                 provider)
-from test_project_binding import (PRODUCTION, PRODUCTION_TOOLING, RESTRICTION, TENANT, config as binding_config, connect,
-                                  group_id)
+from hcl import (
+    ALLOCATION_REF,
+    CLUSTER,
+    DOMAIN,
+    FX,
+    PROFILE,
+    ROOT_UNIT,
+    UNIT,
+    cluster_allocation,
+    contract_resource,
+    provider,
+)
+from test_project_binding import (
+    PRODUCTION,
+    PRODUCTION_TOOLING,
+    RESTRICTION,
+    TENANT,
+    config as binding_config,
+    connect,
+    group_id,
+)
 from test_tenant import restrict
 
 pytestmark = pytest.mark.provider
@@ -76,7 +94,7 @@ def query_json(tf, *extra) -> dict:
     messages = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     errors = [m for m in messages if m.get("@level") == "error"]
     assert result.rc == 0 and not errors, f"query failed (rc {result.rc}):\n{result.stdout}\n{result.stderr}"
-    found = {}
+    found: dict[str, list] = {}
     for message in messages:
         if message.get("type") == "list_resource_found":
             item = message["list_resource_found"]
@@ -181,9 +199,12 @@ def adopt(generated: str, filled: dict) -> str:
     Terraform wrote for them; and the tenant's workload identity, which a bare quota lacks (the tenant composes
     it)."""
     for attribute, value in filled.items():
-        generated = re.sub(rf"^(\s*{attribute}\s*=) null$", lambda m: f"{m.group(1)} {value}", generated, flags=re.M)
+        def fill(m: re.Match, value: str = value) -> str:
+            return f"{m.group(1)} {value}"
+        generated = re.sub(rf"^(\s*{attribute}\s*=) null$", fill, generated, flags=re.M)
     return re.sub(r'^(resource "hyperpod_tenant" "\w+" \{)$',
-                  lambda m: m.group(1) + '\n  workload {\n    service_account = "research-jobs"\n  }', generated, flags=re.M)
+                  lambda m: m.group(1) + '\n  workload {\n    service_account = "research-jobs"\n  }', generated,
+                  flags=re.M)
 
 
 def changes(tf) -> dict:
@@ -237,7 +258,8 @@ def test_adopting_what_query_found_under_a_contract_plans_the_imports_then_nothi
     assert state[tenant]["compute_quota_id"] == quota and state[binding]["connection_id"] == connection_id, state
     found = query_json(query)
     assert f"research (governed by contract {CONTRACT_NAME})" in labels(found["list.hyperpod_tenant.quotas"])
-    assert f"{RESEARCH_ROLE} (governed by contract {CONTRACT_NAME})" in labels(found["list.hyperpod_task_view_restriction.task_views"])
+    assert f"{RESEARCH_ROLE} (governed by contract {CONTRACT_NAME})" in labels(
+        found["list.hyperpod_task_view_restriction.task_views"])
     assert f"{RESEARCH_CONNECTION} (governed by contract {CONTRACT_NAME})" in labels(
         found["list.hyperpod_unified_studio_project_binding.connections"])
 

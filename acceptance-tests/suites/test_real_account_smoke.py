@@ -49,7 +49,7 @@ def code(err: ClientError) -> str:
 def eventually(call, what: str, timeout: float = PROPAGATION):
     """`call()` until it succeeds; a principal just created may be refused for a while. Returns (result, the error
     codes seen before, seconds waited); reports them, as they are what the provider's retry paths must cover."""
-    start, seen = time.monotonic(), []
+    start, seen = time.monotonic(), list[str]()
     while True:
         try:
             result = call()

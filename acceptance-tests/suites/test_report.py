@@ -65,7 +65,7 @@ def to_local_seed(text: str) -> str:
             for key in ours.keys() & local.keys():
                 walk(ours[key], local[key])
         elif isinstance(ours, list):
-            for a, b in zip(ours, local):
+            for a, b in zip(ours, local, strict=False):
                 walk(a, b)
         elif isinstance(ours, str) and ours != local and len(ours) >= 4:
             pairs.append((ours, local))

@@ -1,7 +1,6 @@
 """hyperpod_scheduling_policy through a real Terraform (1.15.5) against the sandbox:
 basic, update, import (by ID and by identity), drift, disappears, destroy, plan-time refusals, and
 failures that AWS reports asynchronously."""
-import json
 import re
 import subprocess
 import time
@@ -115,7 +114,8 @@ def test_basic_create_then_empty_plan(tf, sandbox):
     assert state["id"] == CLUSTER
     assert state["status"] == "Created"
     assert state["version"] == 1
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(
+        ClusterSchedulerConfigId=state["scheduler_config_id"])
     assert live["SchedulerConfig"]["PriorityClasses"] == [
         {"Name": "production", "Weight": 90},
         {"Name": "research", "Weight": 10},
@@ -129,7 +129,8 @@ def test_update_in_place_bumps_the_version(tf, sandbox):
     tf.write(policy())
     tf.apply()
     first = resource_state(tf)
-    tf.write(policy(classes=(("production", 80), ("research", 10), ("batch", 5)), extra='  description = "capacity policy"'))
+    tf.write(policy(classes=(("production", 80), ("research", 10), ("batch", 5)),
+                    extra='  description = "capacity policy"'))
     plan = tf.plan()
     assert flat("will be updated in-place") in flat(plan.stdout)
     assert "must be replaced" not in plan.stdout
@@ -137,15 +138,16 @@ def test_update_in_place_bumps_the_version(tf, sandbox):
     second = resource_state(tf)
     assert second["scheduler_config_id"] == first["scheduler_config_id"]
     assert second["version"] == first["version"] + 1
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=second["scheduler_config_id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(
+        ClusterSchedulerConfigId=second["scheduler_config_id"])
     assert [c["Name"] for c in live["SchedulerConfig"]["PriorityClasses"]] == ["production", "research", "batch"]
     assert live["Description"] == "capacity policy"
     tf.assert_no_changes()
 
 
 def test_tags_merge_default_tags_and_update(tf, sandbox):
-    provider_with_tags = PROVIDER.replace(PROVIDER_REGION,
-                                          PROVIDER_REGION + '\n  default_tags {\n    tags = { owner = "platform" }\n  }')
+    provider_with_tags = PROVIDER.replace(
+        PROVIDER_REGION, PROVIDER_REGION + '\n  default_tags {\n    tags = { owner = "platform" }\n  }')
     config = policy(extra='  tags = { team = "capacity" }').replace(PROVIDER, provider_with_tags)
     tf.write(config)
     tf.apply()
@@ -345,7 +347,8 @@ def test_update_retries_after_a_concurrent_version_bump(tf, sandbox):
     sandbox.fault("UpdateClusterSchedulerConfig", "error", code="ConflictException", status=400, count=1)
     tf.write(policy(classes=(("production", 70), ("research", 30))))
     tf.apply()
-    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(ClusterSchedulerConfigId=resource_state(tf)["scheduler_config_id"])
+    live = sandbox.client("sagemaker").describe_cluster_scheduler_config(
+        ClusterSchedulerConfigId=resource_state(tf)["scheduler_config_id"])
     assert live["SchedulerConfig"]["PriorityClasses"][0]["Weight"] == 70
 
 

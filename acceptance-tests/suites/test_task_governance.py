@@ -26,6 +26,7 @@ provider (null is unset) and gives Terraform the attribute's line.
 """
 import copy
 import json
+from typing import Any
 
 import pytest
 
@@ -152,8 +153,8 @@ def configuration(*parts: str, teams=("research",), workload_types: str | None =
 # ---- values as Terraform and SageMaker hold them -------------------------------------------------------------------
 def share(instance_type: str, **amounts) -> dict:
     """A quota entry (or borrow limit) as the state and the plan hold it: every unit, null unless given."""
-    value = {"instance_type": instance_type, "count": None, "accelerators": None, "vcpu": None, "memory_gib": None,
-             "accelerator_partition": None}
+    value: dict[str, Any] = {"instance_type": instance_type, "count": None, "accelerators": None, "vcpu": None,
+                             "memory_gib": None, "accelerator_partition": None}
     for unit, amount in amounts.items():
         value[unit] = {"type": amount[0], "count": amount[1]} if unit == "accelerator_partition" else amount
     return value

@@ -23,12 +23,24 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
+from example_vars import write_example_variables
 from harness import flat, statuses
 from harness.kube import Kube
-from example_vars import write_example_variables
-from hcl import (ACCOUNT, CIDR, CLUSTER, CONTRACT_FIELDS, EKS_CLUSTER as EKS, FX, OTHER_CIDR, REGION, ROLE,
-                 SLURM_CLUSTER, contract, days_ago, provider)
-from test_tenant import example, restrict, unrestrict
+from hcl import (
+    ACCOUNT,
+    CIDR,
+    CLUSTER,
+    CONTRACT_FIELDS,
+    EKS_CLUSTER as EKS,
+    FX,
+    OTHER_CIDR,
+    REGION,
+    ROLE,
+    SLURM_CLUSTER,
+    contract,
+    days_ago,
+    provider,
+)
 
 pytestmark = pytest.mark.provider
 
@@ -689,7 +701,7 @@ def test_rbac_mode_checks_the_namespaces_again_at_apply_before_writing(tf, sandb
     assert access_entry(sandbox) is None
 
 
-# ---- i. an interrupted create is adopted; someone else's object is not (issue 14) --------------------------------------
+# ---- i. an interrupted create is adopted; someone else's object is not (issue 14) ------------------------------------
 OWNER_TAG = {"hyperpod:task-view-restriction": f"{CLUSTER}/{RESEARCH_ROLE_NAME}"}
 
 
@@ -732,7 +744,7 @@ def test_an_rbac_object_of_the_same_name_that_is_not_ours_is_refused(tf, sandbox
     assert status == 200 and live["rules"] == theirs["rules"]  # left as it was
 
 
-# ---- j. what AWS and Kubernetes refuse is refused at validate or plan (issue 14) --------------------------------------
+# ---- j. what AWS and Kubernetes refuse is refused at validate or plan (issue 14) -------------------------------------
 @pytest.mark.parametrize("setting, observed", [
     (f'project_role_arn = "arn:aws:sts::{ACCOUNT}:assumed-role/{RESEARCH_ROLE_NAME}/s"\n'
      f'  namespaces       = ["{NS}"]', "assumed-role"),

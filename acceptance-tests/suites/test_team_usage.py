@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hcl import PROVIDER_REGION, contract_resource, provider
 from harness import fixture as harness_fixture
+from hcl import PROVIDER_REGION, contract_resource, provider
 from sandbox import seed as sandbox_seed
 
 pytestmark = [pytest.mark.provider,

@@ -23,14 +23,30 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from harness import flat, statuses
 from harness.kube import Kube
-from hcl import (ACCOUNT, ALLOCATION_REF, CLUSTER, EKS_CLUSTER as EKS, FX, PROVIDER_REGION, REGION, ROLE,
-                 SLURM_CLUSTER, cluster_allocation, contract_resource, days_ago, days_ahead, exception, provider)
+from hcl import (
+    ACCOUNT,
+    ALLOCATION_REF,
+    CLUSTER,
+    EKS_CLUSTER as EKS,
+    FX,
+    PROVIDER_REGION,
+    REGION,
+    ROLE,
+    SLURM_CLUSTER,
+    cluster_allocation,
+    contract_resource,
+    days_ago,
+    days_ahead,
+    exception,
+    provider,
+)
 
 pytestmark = pytest.mark.provider
 
@@ -87,7 +103,7 @@ def access(team: str, viewer_groups: str = "") -> str:
             f'  operator_principal_arns = ["{operators(team)}"]')
 
 
-TENANTS = {  # the post's example; each value an HCL fragment of the tenant block
+TENANTS: dict[str, dict[str, Any]] = {  # the post's example; each value an HCL fragment of the tenant block
     "production": {"team": "production", "quota": ((P5, PRODUCTION_P5), (G5, 2)),
                    "sharing": 'sharing {\n    strategy = "Lend"\n  }',
                    "settings": 'preempt_team_tasks = "LowerPriority"\n  priority_class     = "production"',
@@ -973,7 +989,8 @@ def apply_killing_the_provider_after(tf, sandbox, operation: str, service: str, 
     try:
         deadline = time.monotonic() + 300
         while sandbox.calls().get(key, 0) <= seen:
-            assert proc.poll() is None and time.monotonic() < deadline, f"{operation} was never called: {log.read_text()}"
+            assert proc.poll() is None and time.monotonic() < deadline, \
+                f"{operation} was never called: {log.read_text()}"
             time.sleep(0.05)
         providers = [pid for pid, comm in _session_processes(proc.pid).items() if comm.startswith("terraform-prov")]
         assert providers, _session_processes(proc.pid)
@@ -1062,8 +1079,8 @@ def assert_invalid_at(verdict, *lines: str) -> None:
     where = [(verdict.line(d) or "").strip() for d in verdict.errors]
     for start in lines:
         assert any(line.startswith(start) for line in where), f"expected an error at {start!r}\n{verdict.describe()}"
-    assert all(d.rule is None and any(line.startswith(s) for s in lines) for d, line in zip(verdict.errors, where)), \
-        verdict.describe()
+    assert all(d.rule is None and any(line.startswith(s) for s in lines)
+               for d, line in zip(verdict.errors, where, strict=True)), verdict.describe()
 
 
 TAG_CASES = {  # name -> (tags HCL, the lines the errors point at)
@@ -1085,7 +1102,8 @@ def test_tags_aws_refuses_fail_validate_at_the_element(tf, case):
 
 
 def test_scheduling_policy_tags_are_checked_as_aws_checks_them(tf):
-    policy = scheduling_policy().replace("fair_share   = true", 'fair_share   = true\n  tags = {\n    "aws:x" = "v"\n  }')
+    policy = scheduling_policy().replace("fair_share   = true",
+                                         'fair_share   = true\n  tags = {\n    "aws:x" = "v"\n  }')
     tf.write(provider() + policy)
     assert_invalid_at(tf.validate_json(), '"aws:x"')
 

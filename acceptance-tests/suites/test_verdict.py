@@ -86,7 +86,7 @@ def test_same_configuration_same_verdict(example, sandbox, tmp_path):
     assert same, f"{example}: different verdicts in {len(runs)} plans of one configuration\n\n" + differences(runs)
     assert rc in (0, 1, 2), f"{example}: terraform plan exited {rc}\n{first.describe()}"
 
-    expected = EXPECTED[example]
+    expected: dict | None = EXPECTED[example]
     if expected is not None:
         expected = {address: sorted((tuple(e) for e in entries), key=lambda e: (e[0] is None, e[0] or "", *e[1:]))
                     for address, entries in expected.items()}

@@ -101,7 +101,7 @@ class Sweeper:
         return (tags or {}).get(self.tag_key) == self.tag_value
 
     def prefixed(self, name: str | None) -> bool:
-        return bool(name) and name.startswith(self.prefix)
+        return bool(name and name.startswith(self.prefix))
 
     def tag_mark(self) -> str:
         return f"tag {self.tag_key}={self.tag_value}"

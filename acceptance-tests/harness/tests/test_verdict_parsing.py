@@ -9,6 +9,7 @@ import json
 import random
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,7 @@ def _range(text: str, filename: str, needle: str, occurrence: int = 0) -> dict:
 
 def diag(summary: str, severity: str = "error", address: str | None = None, rng: dict | None = None,
          detail: str = "") -> dict:
-    body = {"severity": severity, "summary": summary, "detail": detail}
+    body: dict[str, Any] = {"severity": severity, "summary": summary, "detail": detail}
     if address:
         body["address"] = address
     if rng:

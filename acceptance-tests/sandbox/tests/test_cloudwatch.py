@@ -2,10 +2,9 @@
 seeded Kueue series come back per hour as the seed profiles say, and what AWS refuses is refused the same way."""
 import datetime
 import json
-from pathlib import Path
-
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import botocore.session
 import pytest
@@ -24,7 +23,7 @@ def seeded(sandbox):
     summary = sandbox.reset()["seed"]["cloudwatch"]
     seed = json.loads(SEED.read_text())["clusters"][0]
     (cluster, teams), = summary.items()
-    return cluster, seed["resource"], list(zip(teams, seed["teams"]))
+    return cluster, seed["resource"], list(zip(teams, seed["teams"], strict=False))
 
 
 @pytest.fixture
@@ -33,7 +32,7 @@ def cw(sandbox):
 
 
 def window(days: int):
-    today = datetime.datetime.now(datetime.timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    today = datetime.datetime.now(datetime.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     return today - datetime.timedelta(days=days), today
 
 
@@ -48,7 +47,7 @@ def cbor_call(sandbox, operation: str, params: dict):
     model = botocore.session.get_session().get_service_model("cloudwatch")
     op = model.operation_model(operation)
     request = serialize.create_serializer("smithy-rpc-v2-cbor").serialize_to_request(params, op)
-    day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
+    day = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d")
     headers = dict(request["headers"], Authorization=(
         f"AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/{day}/{sandbox.region}/monitoring/aws4_request, "
         "SignedHeaders=host, Signature=0"))

@@ -86,7 +86,8 @@ def test_update_cluster_repartitions_a_group_through_its_labels(sm):
     assert code == "ValidationException" and "has a MIG configuration" in message
     _wait_in_service(sm)
     assert _group(sm, "a100-mig")["KubernetesConfig"] == {
-        "CurrentLabels": {MIG: "all-2g.10gb", "team": "vision"}, "DesiredLabels": {MIG: "all-2g.10gb", "team": "vision"}}
+        "CurrentLabels": {MIG: "all-2g.10gb", "team": "vision"},
+        "DesiredLabels": {MIG: "all-2g.10gb", "team": "vision"}}
     assert "not exposed" in error_of(_partition_quota, sm, "mig-1g.5gb")[2]
     _partition_quota(sm, "mig-2g.10gb")
     # An update that does not name KubernetesConfig keeps the labels.

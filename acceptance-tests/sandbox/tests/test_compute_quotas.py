@@ -10,7 +10,7 @@ import re
 import threading
 import time
 import urllib.error
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -573,7 +573,7 @@ def test_unknown_quota_id(sm):
 # ---- list, tags ----------------------------------------------------------------------
 def test_list_filters_sorting_and_paging(sm):
     other = make_cluster(sm, "other")
-    before = datetime.now(timezone.utc) - timedelta(seconds=5)
+    before = datetime.now(UTC) - timedelta(seconds=5)
     ids = [create_quota(sm, name=n, team=t, cluster_arn=c, resources=[{"InstanceType": i, "Count": 1}])
            ["ComputeQuotaId"] for n, t, c, i in (("alpha-quota", "alpha", ML_ARN, P5),
                                                  ("beta-quota", "beta", other, "ml.g5.xlarge"),
@@ -593,7 +593,7 @@ def test_list_filters_sorting_and_paging(sm):
     assert names(Status="Updating") == ["alpha-quota"]
     assert names(CreatedAfter=before, SortBy="Name") == ["gamma", "beta-quota", "alpha-quota"]
     assert names(CreatedBefore=before) == []
-    assert names(CreatedAfter=datetime.now(timezone.utc) + timedelta(seconds=5)) == []
+    assert names(CreatedAfter=datetime.now(UTC) + timedelta(seconds=5)) == []
 
     summary = sm.list_compute_quotas(ClusterArn=ML_ARN, NameContains="alpha")["ComputeQuotaSummaries"][0]
     assert summary["ComputeQuotaVersion"] == 2 and summary["ComputeQuotaId"] == ids[0]

@@ -8,7 +8,6 @@ import re
 import pytest
 
 from helpers import error_of
-
 from sandbox import VALIDATED_SERVICES
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
@@ -83,7 +82,8 @@ def project_role(dz, project_id):
 # ---- seed -------------------------------------------------------------------------------
 def test_seed_domain_units_and_profile(dz, sandbox):
     domain = dz.get_domain(identifier=DOMAIN)
-    assert (domain["name"], domain["status"], domain["rootDomainUnitId"]) == ("capacity-governance", "AVAILABLE", ROOT_UNIT)
+    assert (domain["name"], domain["status"], domain["rootDomainUnitId"]) == (
+        "capacity-governance", "AVAILABLE", ROOT_UNIT)
     assert domain["arn"] == f"arn:aws:datazone:{REGION}:{ACCOUNT}:domain/{DOMAIN}"
     assert [d["id"] for d in dz.list_domains()["items"]] == [DOMAIN]
     assert dz.list_domain_units_for_parent(domainIdentifier=DOMAIN, parentDomainUnitIdentifier=ROOT_UNIT)["items"] == [
@@ -101,14 +101,17 @@ def test_seed_domain_units_and_profile(dz, sandbox):
 def test_seed_projects_roles_and_nothing_else(dz):
     projects = {p["name"]: p for p in dz.list_projects(domainIdentifier=DOMAIN)["items"]}
     assert {n: p["id"] for n, p in projects.items()} == {"production": PRODUCTION, "research": RESEARCH}
-    for project_id, env_id, role in ((PRODUCTION, PRODUCTION_ENV, PRODUCTION_ROLE), (RESEARCH, RESEARCH_ENV, RESEARCH_ROLE)):
+    for project_id, env_id, role in ((PRODUCTION, PRODUCTION_ENV, PRODUCTION_ROLE),
+                                     (RESEARCH, RESEARCH_ENV, RESEARCH_ROLE)):
         project = dz.get_project(domainIdentifier=DOMAIN, identifier=project_id)
-        assert (project["projectStatus"], project["domainUnitId"], project["projectProfileId"]) == ("ACTIVE", ML_UNIT, PROFILE)
+        assert (project["projectStatus"], project["domainUnitId"], project["projectProfileId"]) == (
+            "ACTIVE", ML_UNIT, PROFILE)
         assert project_role(dz, project_id) == (env_id, role)
         assert dz.list_project_memberships(domainIdentifier=DOMAIN, projectIdentifier=project_id)["members"] == []
         assert dz.list_connections(domainIdentifier=DOMAIN, projectIdentifier=project_id)["items"] == []
     env = dz.get_environment(domainIdentifier=DOMAIN, identifier=PRODUCTION_ENV)
-    assert (env["status"], env["provider"], env["environmentBlueprintId"]) == ("ACTIVE", "Amazon SageMaker", TOOLING_BLUEPRINT)
+    assert (env["status"], env["provider"], env["environmentBlueprintId"]) == (
+        "ACTIVE", "Amazon SageMaker", TOOLING_BLUEPRINT)
     assert (env["awsAccountId"], env["awsAccountRegion"]) == (ACCOUNT, REGION)
     assert dz.list_environments(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION, name="nope")["items"] == []
 
@@ -148,8 +151,10 @@ def test_domain_unit_lifecycle(dz):
                     parentDomainUnitIdentifier=ML_UNIT)[:2] == ("ConflictException", 409)
     assert error_of(dz.create_domain_unit, domainIdentifier=DOMAIN, name="orphan",
                     parentDomainUnitIdentifier="nosuchunit0001")[:2] == ("ResourceNotFoundException", 404)
-    assert error_of(dz.delete_domain_unit, domainIdentifier=DOMAIN, identifier=ML_UNIT)[:2] == ("ConflictException", 409)
-    assert error_of(dz.delete_domain_unit, domainIdentifier=DOMAIN, identifier=ROOT_UNIT)[:2] == ("ValidationException", 400)
+    assert error_of(dz.delete_domain_unit, domainIdentifier=DOMAIN, identifier=ML_UNIT)[:2] == (
+        "ConflictException", 409)
+    assert error_of(dz.delete_domain_unit, domainIdentifier=DOMAIN, identifier=ROOT_UNIT)[:2] == (
+        "ValidationException", 400)
     assert status_of(dz.delete_domain_unit(domainIdentifier=DOMAIN, identifier=team["id"])) == 204
     assert error_of(dz.get_domain_unit, domainIdentifier=DOMAIN, identifier=team["id"])[:2] == (
         "ResourceNotFoundException", 404)
@@ -162,7 +167,8 @@ def test_project_profile_lifecycle(dz):
     assert dz.get_project_profile(domainIdentifier=DOMAIN, identifier=created["id"])["name"] == "notebooks"
     names = [p["name"] for p in dz.list_project_profiles(domainIdentifier=DOMAIN, sortBy="NAME")["items"]]
     assert names == ["hyperpod-projects", "notebooks"]
-    assert error_of(dz.create_project_profile, domainIdentifier=DOMAIN, name="notebooks")[:2] == ("ConflictException", 409)
+    assert error_of(dz.create_project_profile, domainIdentifier=DOMAIN, name="notebooks")[:2] == (
+        "ConflictException", 409)
     assert status_of(dz.delete_project_profile(domainIdentifier=DOMAIN, identifier=created["id"])) == 204
     assert error_of(dz.get_project_profile, domainIdentifier=DOMAIN, identifier=created["id"])[0] == \
         "ResourceNotFoundException"
@@ -171,7 +177,8 @@ def test_project_profile_lifecycle(dz):
 def test_project_from_profile_gets_tooling_environment_and_role(dz, sandbox):
     created = dz.create_project(domainIdentifier=DOMAIN, name="staging", domainUnitId=ML_UNIT, projectProfileId=PROFILE)
     assert status_of(created) == 201 and ID.fullmatch(created["id"])
-    assert (created["projectStatus"], created["domainUnitId"], created["projectProfileId"]) == ("ACTIVE", ML_UNIT, PROFILE)
+    assert (created["projectStatus"], created["domainUnitId"], created["projectProfileId"]) == (
+        "ACTIVE", ML_UNIT, PROFILE)
     env_id, role = project_role(dz, created["id"])
     assert role == f"arn:aws:iam::{ACCOUNT}:role/datazone_usr_role_{created['id']}_{env_id}"
     iam = sandbox.client("iam")
@@ -212,7 +219,8 @@ def test_environment_create_get_list(dz):
     assert error_of(dz.create_environment, domainIdentifier=DOMAIN, projectIdentifier=RESEARCH, name="extra",
                     environmentBlueprintIdentifier=TOOLING_BLUEPRINT)[:2] == ("ConflictException", 409)
     assert error_of(dz.create_environment, domainIdentifier=DOMAIN, projectIdentifier="nosuchproject",
-                    name="x", environmentBlueprintIdentifier=TOOLING_BLUEPRINT)[:2] == ("ResourceNotFoundException", 404)
+                    name="x", environmentBlueprintIdentifier=TOOLING_BLUEPRINT)[:2] == (
+        "ResourceNotFoundException", 404)
     assert error_of(dz.create_environment, domainIdentifier=DOMAIN, projectIdentifier=RESEARCH, name="x")[:2] == (
         "ValidationException", 400)
     assert error_of(dz.get_environment, domainIdentifier=DOMAIN, identifier="nosuchenv")[:2] == (
@@ -223,8 +231,8 @@ def test_environment_create_get_list(dz):
 def test_hyperpod_connection_lifecycle(dz):
     created = connect(dz, description="production capacity")
     assert status_of(created) == 201 and ID.fullmatch(created["connectionId"])
-    assert (created["type"], created["scope"], created["projectId"], created["environmentId"], created["domainUnitId"]) == (
-        "HYPERPOD", "PROJECT", PRODUCTION, PRODUCTION_ENV, ML_UNIT)
+    assert (created["type"], created["scope"], created["projectId"], created["environmentId"],
+            created["domainUnitId"]) == ("HYPERPOD", "PROJECT", PRODUCTION, PRODUCTION_ENV, ML_UNIT)
     assert created["props"] == {"hyperPodProperties": {"clusterName": "ml-capacity", "clusterArn": ML_ARN,
                                                        "orchestrator": "EKS"}}
     assert created["physicalEndpoints"] == [{"awsLocation": {"awsAccountId": ACCOUNT, "awsRegion": REGION}}]
@@ -241,8 +249,10 @@ def test_hyperpod_connection_lifecycle(dz):
 
     deleted = dz.delete_connection(domainIdentifier=DOMAIN, identifier=cid)
     assert status_of(deleted) == 202 and deleted["status"] == "DELETING"
-    assert error_of(dz.get_connection, domainIdentifier=DOMAIN, identifier=cid)[:2] == ("ResourceNotFoundException", 404)
-    assert error_of(dz.delete_connection, domainIdentifier=DOMAIN, identifier=cid)[:2] == ("ResourceNotFoundException", 404)
+    assert error_of(dz.get_connection, domainIdentifier=DOMAIN, identifier=cid)[:2] == (
+        "ResourceNotFoundException", 404)
+    assert error_of(dz.delete_connection, domainIdentifier=DOMAIN, identifier=cid)[:2] == (
+        "ResourceNotFoundException", 404)
 
 
 def test_slurm_and_new_clusters_resolve(dz, sandbox):
@@ -250,7 +260,8 @@ def test_slurm_and_new_clusters_resolve(dz, sandbox):
     assert slurm == {"clusterName": "slurm-capacity", "clusterArn": SLURM_ARN, "orchestrator": "SLURM"}
     sm = sandbox.client("sagemaker")
     arn = sm.create_cluster(
-        ClusterName="fresh", Orchestrator={"Eks": {"ClusterArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-capacity-eks"}},
+        ClusterName="fresh",
+        Orchestrator={"Eks": {"ClusterArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-capacity-eks"}},
         InstanceGroups=[{"InstanceGroupName": "workers", "InstanceType": "ml.g5.xlarge", "InstanceCount": 1,
                          "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-test/lc/", "OnCreate": "on_create.sh"},
                          "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/node"}])["ClusterArn"]
@@ -340,7 +351,8 @@ def test_seeded_user_profiles_by_id_iam_arn_and_search(dz):
     assert (admin["type"], admin["details"]["iam"]["arn"]) == ("IAM", ADMIN_ROLE)
     assert dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=ADMIN_ROLE)["id"] == admin["id"]
     assert dz.get_user_profile(domainIdentifier=DOMAIN, userIdentifier=admin["id"])["id"] == admin["id"]
-    (alice,) = dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_SSO_USER", searchText="alice")["items"]
+    (alice,) = dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_SSO_USER",
+                                       searchText="alice")["items"]
     assert (alice["type"], alice["details"]["sso"]["username"]) == ("SSO", "alice@example.com")
     assert len(dz.search_user_profiles(domainIdentifier=DOMAIN, userType="DATAZONE_USER")["items"]) == 2
     assert error_of(dz.get_user_profile, domainIdentifier=DOMAIN, userIdentifier=admin["id"], type="SSO")[0] == \
@@ -468,13 +480,15 @@ def test_policy_grants_on_domain_units(dz):
     assert error_of(dz.add_policy_grant, **scope, **{**terms, "policyType": "CREATE_PROJECT"})[:2] == (
         "ValidationException", 400)
     missing_profile = {"createProjectFromProjectProfile": {"projectProfiles": ["nosuchprofile1"]}}
-    assert error_of(dz.add_policy_grant, **scope, **{**terms, "detail": missing_profile})[0] == "ResourceNotFoundException"
+    assert error_of(dz.add_policy_grant, **scope, **{**terms, "detail": missing_profile})[0] == \
+        "ResourceNotFoundException"
     assert error_of(dz.add_policy_grant, **{**scope, "entityIdentifier": "nosuchunit0001"}, **terms)[0] == \
         "ResourceNotFoundException"
 
     removed = dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=terms["principal"])
     assert status_of(removed) == 204
-    dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=unit_principal, grantIdentifier="AAAAAAAAAA")
+    dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=unit_principal,
+                           grantIdentifier="AAAAAAAAAA")
     left = dz.list_policy_grants(**scope, policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE")["grantList"]
     assert [g["principal"] for g in left] == [unit_principal, user_principal]  # wrong grantIdentifier: kept
     dz.remove_policy_grant(**scope, policyType=terms["policyType"], principal=terms["principal"])  # absent: no-op
@@ -490,7 +504,8 @@ def test_add_policy_grant_replays_a_client_token(dz):
     first = dz.add_policy_grant(**scope, **terms, clientToken="hyperpod-grant-1")["grantId"]
     assert dz.add_policy_grant(**scope, **terms, clientToken="hyperpod-grant-1")["grantId"] == first
     assert len(dz.list_policy_grants(**scope, policyType=terms["policyType"])["grantList"]) == 1
-    assert error_of(dz.add_policy_grant, **scope, **terms, clientToken="another-token")[:2] == ("ConflictException", 409)
+    assert error_of(dz.add_policy_grant, **scope, **terms, clientToken="another-token")[:2] == (
+        "ConflictException", 409)
     other = {"domainUnit": {"domainUnitDesignation": "OWNER", "domainUnitIdentifier": ML_UNIT}}
     assert error_of(dz.add_policy_grant, **scope, **{**terms, "principal": other}, clientToken="hyperpod-grant-1")[:2] \
         == ("ConflictException", 409)
@@ -534,7 +549,8 @@ def test_error_fault_on_a_datazone_operation(dz, sandbox):
 def test_reset_restores_exactly_the_seed(dz, sandbox):
     connect(dz)
     dz.create_project_membership(domainIdentifier=DOMAIN, projectIdentifier=PRODUCTION,
-                                 member={"groupIdentifier": group_id(dz, "platform-admins")}, designation="PROJECT_OWNER")
+                                 member={"groupIdentifier": group_id(dz, "platform-admins")},
+                                 designation="PROJECT_OWNER")
     dz.add_policy_grant(domainIdentifier=DOMAIN, entityType="DOMAIN_UNIT", entityIdentifier=ML_UNIT,
                         **{**GRANT, "principal": {"user": {"userIdentifier": ADMIN_ROLE}}})
     dz.create_group_profile(domainIdentifier=DOMAIN, groupIdentifier="temporary")

@@ -2,6 +2,7 @@
 writes and reads through IAM, STS, KMS and SSM."""
 import json
 import re
+from typing import Any
 from urllib.parse import quote, unquote
 
 import boto3
@@ -196,7 +197,7 @@ def test_role_round_trip_with_url_encoded_documents(iam):
 
 
 def test_customer_managed_policy_versions(iam):
-    doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "eks:DescribeCluster",
+    doc: dict[str, Any] = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "eks:DescribeCluster",
                                                    "Resource": "*"}]}
     arn = iam.create_policy(PolicyName="eks-read", PolicyDocument=json.dumps(doc))["Policy"]["Arn"]
     doc2 = {**doc, "Statement": [{**doc["Statement"][0], "Action": ["eks:DescribeCluster", "eks:ListClusters"]}]}

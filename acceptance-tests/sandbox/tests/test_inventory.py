@@ -117,8 +117,9 @@ def test_the_inventory_shows_datazone_connections_memberships_and_grants(sandbox
     dz.delete_connection(domainIdentifier="dzd_capacity01", identifier=connection["connectionId"])
     dz.delete_project_membership(domainIdentifier="dzd_capacity01", projectIdentifier="research000001",
                                  member={"groupIdentifier": leads})
-    dz.remove_policy_grant(domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT", entityIdentifier="mlplatform0001",
-                           policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE", principal=principal)
+    dz.remove_policy_grant(domainIdentifier="dzd_capacity01", entityType="DOMAIN_UNIT",
+                           entityIdentifier="mlplatform0001", policyType="CREATE_PROJECT_FROM_PROJECT_PROFILE",
+                           principal=principal)
     assert sandbox.inventory() == seed
 
 

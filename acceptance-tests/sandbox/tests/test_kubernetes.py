@@ -6,6 +6,8 @@ Run: $VENV/bin/python -m pytest sandbox/tests/test_kubernetes.py   (from accepta
 import base64
 import copy
 import time
+from datetime import UTC
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import boto3
@@ -25,7 +27,7 @@ RBAC = "/apis/rbac.authorization.k8s.io/v1"
 NET = "/apis/networking.k8s.io/v1"
 
 # kind -> (collection path, a valid object, a changed copy's field to replace)
-SAMPLES = {
+SAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "namespaces": ("/api/v1/namespaces",
                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"team": "a"}}}),
     "serviceaccounts": ("/api/v1/namespaces/default/serviceaccounts",
@@ -434,7 +436,8 @@ def test_merge_patch(kube):
 # ---- server-side apply -------------------------------------------------------------------------------------------
 def test_server_side_apply_create_update_and_no_op(kube):
     path = "/api/v1/namespaces/team-a"
-    config = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"team": "a"}}}
+    config: dict[str, Any] = {"apiVersion": "v1", "kind": "Namespace",
+                              "metadata": {"name": "team-a", "labels": {"team": "a"}}}
     code, created = kube.apply(path, config)
     assert code == 201 and created["metadata"]["labels"]["team"] == "a"
     [mf] = created["metadata"]["managedFields"]
@@ -506,7 +509,7 @@ def test_admin_dump_and_reset(kube, sandbox):
     sandbox.reset()
     names = [o["metadata"]["name"] for o in sandbox.admin("GET", f"kubernetes/{SEEDED}")["objects"]]
     assert names == ["default", "kube-public", "kube-system"]
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - urllib's HTTPError; what matters is that it fails
         sandbox.admin("GET", "kubernetes/nope")
 
 
@@ -537,12 +540,12 @@ def test_ensure_and_delete_namespace_in_process():
 
 
 def test_verify_token_rejects_expiry_in_process():
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     session = dummy_session()
     token = kubernetes.token_for("c", session, endpoint_url="https://sts.us-west-2.amazonaws.com")
     signed_at = datetime.strptime(dict(parse_qsl(urlsplit(_url(token)).query))["X-Amz-Date"],
-                                  "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+                                  "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     with pytest.raises(kubernetes.Unauthorized, match="expired"):
         kubernetes.verify_token(token, "c", now=signed_at + timedelta(seconds=61))
     with pytest.raises(kubernetes.Unauthorized, match="another cluster"):

@@ -29,11 +29,13 @@ def fresh(sandbox):
 
 
 def wait_status(sm, config_id, want, timeout=10.0):
-    return helpers.wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), want, timeout)
+    return helpers.wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), want,
+                               timeout)
 
 
 def wait_gone(sm, config_id, timeout=10.0):
-    helpers.wait_gone(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), config_id, timeout)
+    helpers.wait_gone(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), config_id,
+                      timeout)
 
 
 def create_policy(sm, name="cluster-policy", cluster_arn=ML_ARN, **extra):
@@ -106,7 +108,8 @@ def test_scheduler_config_lifecycle(sm):
     created = create_policy(sm, Description="team priorities")
     cid = created["ClusterSchedulerConfigId"]
     assert re.fullmatch(r"[a-z0-9]{12}", cid)
-    assert created["ClusterSchedulerConfigArn"] == f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster-scheduler-config/{cid}"
+    assert created["ClusterSchedulerConfigArn"] == \
+        f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster-scheduler-config/{cid}"
 
     desc = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid)
     assert desc["Status"] == "Creating" and desc["ClusterSchedulerConfigVersion"] == 1
@@ -176,10 +179,13 @@ def test_unknown_config_id(sm):
      "Value '101' at 'schedulerConfig.priorityClasses.1.member.weight' failed to satisfy constraint: "
      "Member must have value less than or equal to 100"),
     ({"SchedulerConfig": {"PriorityClasses": [{"Name": f"p{i}", "Weight": i} for i in range(11)]}},
-     "at 'schedulerConfig.priorityClasses' failed to satisfy constraint: Member must have length less than or equal to 10"),
-    ({"Name": "-bad"}, "Value '-bad' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern"),
+     "at 'schedulerConfig.priorityClasses' failed to satisfy constraint: Member must have length less than or equal "
+     "to 10"),
+    ({"Name": "-bad"},
+     "Value '-bad' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern"),
     ({"SchedulerConfig": {"FairShare": "On"}},
-     "Value 'On' at 'schedulerConfig.fairShare' failed to satisfy constraint: Member must satisfy enum value set: [Enabled, Disabled]"),
+     "Value 'On' at 'schedulerConfig.fairShare' failed to satisfy constraint: Member must satisfy enum value set: "
+     "[Enabled, Disabled]"),
     ({"Name": None}, "Value null at 'name' failed to satisfy constraint: Member must not be null"),
     ({"ClusterArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/ml-capacity"}, "at 'clusterArn'"),
 ], ids=["weight-101", "11-priority-classes", "name-pattern", "enum", "missing-name", "name-style-arn"])

@@ -4,6 +4,7 @@ message), accepts valid ones, and answers unimplemented operations with a non-re
 Clients here have boto3's own validation off (`validate=False`), like the Rust SDK, so requests reach the sandbox.
 """
 import json
+from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
@@ -24,7 +25,9 @@ class Raw:
     """The HTTP response behind the last call of a client."""
 
     def __init__(self, client):
-        self.status = self.headers = self.body = None
+        self.status: Any = None  # set by the client's after-call event
+        self.headers: Any = None
+        self.body: Any = None
         client.meta.events.register("after-call.*.*", self._keep)
 
     def _keep(self, http_response, **_):

@@ -32,8 +32,9 @@ POLICY = "arn:aws:eks::aws:cluster-access-policy/{}"
 LABELS = {"app.kubernetes.io/managed-by": "terraform-provider-hyperpod", "hyperpod.governance/tenant": TEAM}
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"},
                                                  "Action": ["sts:AssumeRole", "sts:TagSession"]}]}
-TARGET_POLICY = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:TagSession"],
-                                                         "Resource": TARGET_ROLE}]}
+TARGET_POLICY = {"Version": "2012-10-17",
+                 "Statement": [{"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:TagSession"],
+                                "Resource": TARGET_ROLE}]}
 DATA_POLICY = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Action": ["s3:GetObject", "s3:ListBucket"],
      "Resource": ["arn:aws:s3:::research-datasets", "arn:aws:s3:::research-datasets/*"]},
@@ -95,12 +96,14 @@ def test_workload_role_inline_policies_and_tags(iam):
     assert got["AssumeRolePolicyDocument"] == TRUST
     assert {t["Key"]: t["Value"] for t in got["Tags"]} == {
         "hyperpod:contract": "research-on-ml-capacity", "hyperpod:tenant": TEAM, "hyperpod:cluster": "ml-capacity"}
-    iam.put_role_policy(RoleName=ROLE_NAME, PolicyName="hyperpod-tenant-target", PolicyDocument=json.dumps(TARGET_POLICY))
+    iam.put_role_policy(RoleName=ROLE_NAME, PolicyName="hyperpod-tenant-target",
+                        PolicyDocument=json.dumps(TARGET_POLICY))
     iam.put_role_policy(RoleName=ROLE_NAME, PolicyName="hyperpod-tenant-data", PolicyDocument=json.dumps(DATA_POLICY))
     assert iam.get_role_policy(RoleName=ROLE_NAME, PolicyName="hyperpod-tenant-data")["PolicyDocument"] == DATA_POLICY
     assert iam.list_role_policies(RoleName=ROLE_NAME)["PolicyNames"] == ["hyperpod-tenant-data",
                                                                          "hyperpod-tenant-target"]
-    iam.tag_role(RoleName=ROLE_NAME, Tags=[{"Key": "hyperpod:tenant", "Value": "renamed"}, {"Key": "team", "Value": "r"}])
+    iam.tag_role(RoleName=ROLE_NAME,
+                 Tags=[{"Key": "hyperpod:tenant", "Value": "renamed"}, {"Key": "team", "Value": "r"}])
     tags = {t["Key"]: t["Value"] for t in iam.list_role_tags(RoleName=ROLE_NAME)["Tags"]}
     assert (tags["hyperpod:tenant"], tags["team"], len(tags)) == ("renamed", "r", 4)  # TagRole overwrites a key
 
@@ -140,7 +143,8 @@ def test_compute_quota_creates_the_team_namespace(sandbox, kube):
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 NET = "/apis/networking.k8s.io/v1"
 DENY = {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
-OBJECTS = {  # what step 3 writes, by collection: (collection path, apiVersion, kind, name, body beyond metadata)
+# What step 3 writes, by collection: (collection path, apiVersion, kind, name, body beyond metadata).
+OBJECTS: dict[str, tuple[str, str, str, str, dict]] = {
     "serviceaccounts": (f"/api/v1/namespaces/{NS}/serviceaccounts", "v1", "ServiceAccount", "research-jobs", {}),
     "roles": (f"{RBAC}/namespaces/{NS}/roles", "rbac.authorization.k8s.io/v1", "Role", "hyperpod-tenant-viewer",
               {"rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]}),
@@ -234,13 +238,15 @@ def test_pod_identity_association_with_a_cross_account_target(iam, eks):
                     roleArn=ROLE_ARN)[:2] == ("ResourceInUseException", 409)
 
     other_target = f"arn:aws:iam::{DATA}:role/research-datasets"
-    u = eks.update_pod_identity_association(clusterName=EKS, associationId=aid, targetRoleArn=other_target)["association"]
+    u = eks.update_pod_identity_association(clusterName=EKS, associationId=aid,
+                                            targetRoleArn=other_target)["association"]
     assert (u["targetRoleArn"], u["disableSessionTags"], u["policy"], u["createdAt"]) == (
         other_target, True, SESSION_POLICY, a["createdAt"])
     assert error_of(eks.update_pod_identity_association, clusterName=EKS, associationId=aid,
                     disableSessionTags=False)[:2] == ("InvalidParameterException", 400)  # the policy needs it
 
-    assert eks.delete_pod_identity_association(clusterName=EKS, associationId=aid)["association"]["associationId"] == aid
+    assert eks.delete_pod_identity_association(clusterName=EKS, associationId=aid)["association"][
+        "associationId"] == aid
     assert error_of(eks.describe_pod_identity_association, clusterName=EKS, associationId=aid)[:2] == (
         "ResourceNotFoundException", 404)
     assert error_of(eks.delete_pod_identity_association, clusterName=EKS, associationId=aid)[:2] == (
