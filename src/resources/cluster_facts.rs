@@ -30,6 +30,7 @@ pub struct TenantOnCluster {
     pub project: Option<ProjectOnCluster>,
 }
 
+#[derive(Clone, Debug)]
 pub struct ClusterFacts {
     pub cluster: HyperPodCluster,
     pub tenants: Fact<Vec<TenantOnCluster>>,
@@ -99,11 +100,18 @@ pub async fn find_contract_cluster(
     })
 }
 
-/// CLU-10 for a resource that puts compute quotas or a scheduler config on `cluster`: one `eks:DescribeAddon` of the
-/// task-governance add-on (shared per provider process). `None` for a Slurm cluster, which has no task governance.
-pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
-    let eks_name = cluster.eks_cluster_name()?;
-    let addon = match client.addon(&eks_name, TASK_GOVERNANCE_ADDON).await {
+/// The task-governance add-on of an EKS-orchestrated cluster, as read for CLU-10 (one `eks:DescribeAddon`, shared
+/// per provider process).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskGovernanceAddon {
+    pub eks_cluster: String,
+    pub addon: Fact<Option<Addon>>,
+}
+
+/// The task-governance add-on of `cluster`; `None` for a Slurm cluster, which has no task governance.
+pub async fn task_governance_addon(client: &HyperpodClient, cluster: &HyperPodCluster) -> Option<TaskGovernanceAddon> {
+    let eks_cluster = cluster.eks_cluster_name()?;
+    let addon = match client.addon(&eks_cluster, TASK_GOVERNANCE_ADDON).await {
         Ok(addon) => Fact::Known(addon.map(|a| Addon {
             name: a.name,
             version: a.version,
@@ -111,7 +119,14 @@ pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster,
         })),
         Err(err) => Fact::unreadable(&format!("the {TASK_GOVERNANCE_ADDON} add-on"), &err),
     };
-    Some(clu_10(&addon, &eks_name, at))
+    Some(TaskGovernanceAddon { eks_cluster, addon })
+}
+
+/// CLU-10 for a resource that puts compute quotas or a scheduler config on `cluster`, judged at `at`. `None` for a
+/// Slurm cluster.
+pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster, at: AttributePath) -> Option<Check> {
+    let read = task_governance_addon(client, cluster).await?;
+    Some(clu_10(&read.addon, &read.eks_cluster, at))
 }
 
 /// The cluster's facts a resource's rules read. Of the access entries only those of `principals` (the roles the

@@ -6,7 +6,7 @@
 //! contract, so it is known at plan time.
 
 use crate::governance::{
-    Allocation, Referenced, Setting, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
+    Allocation, Referenced, SchedulingPolicy, Setting, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::object::{elements, object, string, string_map, strings, text};
@@ -119,6 +119,7 @@ pub fn restriction_value(restriction: &Value) -> Value {
 
 /// What a resource references, decoded: the entries whose values are known, and the attributes that are not known
 /// until apply (the rules that read them are judged at apply).
+#[derive(Clone, Debug, PartialEq)]
 pub struct References<T> {
     pub known: Vec<Referenced<T>>,
     pub unknown: Vec<String>,
@@ -213,6 +214,48 @@ pub fn restriction(value: &Value, attribute: &str) -> References<TaskViewRestric
         }
     }
     out
+}
+
+/// The cluster policy a resource references in `attribute` (`scheduling_policy`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicyReference {
+    /// Not given: the rules read the cluster's live policy.
+    NotGiven,
+    /// Known only at apply: the rules that read it wait.
+    Unknown,
+    Known(SchedulingPolicy),
+}
+
+impl PolicyReference {
+    /// As `cluster_view::view` takes it: `None` to read the live policy, `Some(None)` while unknown.
+    #[allow(clippy::option_option)]
+    pub fn for_view(&self) -> Option<Option<SchedulingPolicy>> {
+        match self {
+            Self::NotGiven => None,
+            Self::Unknown => Some(None),
+            Self::Known(policy) => Some(Some(policy.clone())),
+        }
+    }
+}
+
+/// The cluster policy in `attribute`: its priority classes (unknown until they are wholly known) and whether fair
+/// share is on (an unset `fair_share` is SageMaker's default, enabled).
+pub fn scheduling_policy(value: &Value, attribute: &str) -> PolicyReference {
+    let Some(facts) = value.get_attr(attribute).filter(|facts| !facts.is_null()) else {
+        return PolicyReference::NotGiven;
+    };
+    let classes = match facts.get_attr("priority_classes") {
+        Some(classes) if classes.is_wholly_known() => strings(facts, "priority_classes"),
+        _ => return PolicyReference::Unknown,
+    };
+    let fair_share = match facts.get_attr("fair_share") {
+        Some(Value::Bool(enabled)) => *enabled,
+        _ => true,
+    };
+    PolicyReference::Known(SchedulingPolicy {
+        priority_classes: classes,
+        fair_share,
+    })
 }
 
 /// The tenant being planned, among the tenants its rules count (at its own `quota`).

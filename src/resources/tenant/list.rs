@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::{TYPE_NAME, schema};
+use super::schema::{self, TYPE_NAME};
 use crate::aws::compute_quota as cq;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;

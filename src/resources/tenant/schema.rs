@@ -10,6 +10,8 @@ use crate::resources::validators::{
 };
 
 /// IAM `roleNameType` (1–64 characters).
+pub const TYPE_NAME: &str = "hyperpod_tenant";
+/// IAM `roleNameType` (1–64 characters).
 pub const IAM_ROLE_NAME: &str = r"[A-Za-z0-9_+=,.@-]+";
 /// STS's limit on a session policy (`sessionPolicyDocumentType`, max 2048), which EKS Pod Identity passes on.
 pub const MAX_SESSION_POLICY: usize = 2048;
@@ -509,6 +511,17 @@ pub fn schema() -> Schema {
     Schema { version: 1, block }
 }
 
+/// What `terraform validate` checks beyond the attributes' validators and the schema walk (which reports
+/// `sharing { strategy = null }` and null elements, once): every quota entry, at its path.
+pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::Diagnostics) {
+    let quota = crate::protocol::object::elements(config, "quota");
+    crate::resources::quota_share::validate_entries(
+        quota,
+        &crate::protocol::diagnostics::AttributePath::attr("quota"),
+        diagnostics,
+    );
+}
+
 pub fn identity_schema() -> IdentitySchema {
     crate::resources::import_id::identity_schema([
         ("cluster_name", "Name of the HyperPod cluster."),
@@ -559,7 +572,7 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
         let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
         if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
-            *value = Json::String(super::manifests::component_value(namespace, object));
+            *value = Json::String(super::model::manifests::component_value(namespace, object));
         }
     }
     let entries = entries.as_ref().and_then(Json::as_array).cloned().unwrap_or_default();
@@ -573,8 +586,8 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         let (Some(principal), Some(policy)) = (entry["principal_arn"].as_str(), entry["policy_arn"].as_str()) else {
             continue;
         };
-        if let Some(value) = components.get_mut(&super::desired::access_entry_component(principal)) {
-            *value = Json::String(super::desired::entry_value_of(
+        if let Some(value) = components.get_mut(&super::model::components::access_entry_component(principal)) {
+            *value = Json::String(super::model::components::entry_value_of(
                 &strings("kubernetes_groups"),
                 &[(policy.to_string(), strings("namespaces"))],
             ));

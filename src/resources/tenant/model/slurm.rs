@@ -2,7 +2,7 @@
 //! and association hierarchy, a QoS with priority, preemption and limits, fair-share and partition access as
 //! `sacctmgr` commands, plus the `slurm.conf` settings that make them bind — for the cluster's lifecycle scripts.
 
-use super::model::{SlurmSpec, TenantSpec};
+use super::{SlurmAccountConfig, TenantConfig};
 
 /// What the resource exposes as `slurm_artefacts`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,8 +15,8 @@ pub struct SlurmArtefacts {
 pub const DEFAULT_PRIVATE_DATA: [&str; 3] = ["jobs", "usage", "users"];
 
 /// `organization` is the parent account (the contract's name keeps the hierarchy per connection).
-pub fn render(spec: &TenantSpec, organization: &str) -> SlurmArtefacts {
-    let defaults = SlurmSpec::default();
+pub fn render(spec: &TenantConfig, organization: &str) -> SlurmArtefacts {
+    let defaults = SlurmAccountConfig::default();
     let slurm = spec.slurm.as_ref().unwrap_or(&defaults);
     let account = spec.team.clone();
     let qos = format!("{account}-qos");
@@ -28,28 +28,11 @@ pub fn render(spec: &TenantSpec, organization: &str) -> SlurmArtefacts {
             slurm.fairshare.unwrap_or(1)
         ),
     ];
-    let mut qos_settings = vec![format!("Priority={}", slurm.qos_priority.unwrap_or(0))];
-    let gpus: i64 = spec.quota.iter().filter_map(|q| q.accelerators).sum();
-    let nodes: i64 = spec.quota.iter().filter_map(|q| q.count).sum();
-    let mut limits = Vec::new();
-    if nodes > 0 {
-        limits.push(format!("node={nodes}"));
-    }
-    if gpus > 0 {
-        limits.push(format!("gres/gpu={gpus}"));
-    }
-    if !limits.is_empty() {
-        qos_settings.push(format!("GrpTRES={}", limits.join(",")));
-    }
-    if let Some(wall) = &slurm.max_wall {
-        qos_settings.push(format!("MaxWall={wall}"));
-    }
-    if !slurm.preempt_qos.is_empty() {
-        qos_settings.push(format!("Preempt={}", slurm.preempt_qos.join(",")));
-        qos_settings.push("PreemptMode=requeue".to_string());
-    }
     commands.push(format!("sacctmgr -i add qos {qos}"));
-    commands.push(format!("sacctmgr -i modify qos {qos} set {}", qos_settings.join(" ")));
+    commands.push(format!(
+        "sacctmgr -i modify qos {qos} set {}",
+        qos_settings(spec, slurm).join(" ")
+    ));
     commands.push(format!(
         "sacctmgr -i modify account {account} set QOS={qos} DefaultQOS={qos}"
     ));
@@ -63,6 +46,40 @@ pub fn render(spec: &TenantSpec, organization: &str) -> SlurmArtefacts {
             "sacctmgr -i add user {user} Account={account} DefaultAccount={account}{partitions}"
         ));
     }
+    SlurmArtefacts {
+        slurm_conf: slurm_conf(slurm, &account),
+        account,
+        sacctmgr_commands: commands,
+    }
+}
+
+/// The QoS: priority, the quota as group TRES limits (nodes and GPUs), wall time and preemption.
+fn qos_settings(spec: &TenantConfig, slurm: &SlurmAccountConfig) -> Vec<String> {
+    let mut settings = vec![format!("Priority={}", slurm.qos_priority.unwrap_or(0))];
+    let gpus: i64 = spec.quota.iter().filter_map(|q| q.accelerators).sum();
+    let nodes: i64 = spec.quota.iter().filter_map(|q| q.count).sum();
+    let mut limits = Vec::new();
+    if nodes > 0 {
+        limits.push(format!("node={nodes}"));
+    }
+    if gpus > 0 {
+        limits.push(format!("gres/gpu={gpus}"));
+    }
+    if !limits.is_empty() {
+        settings.push(format!("GrpTRES={}", limits.join(",")));
+    }
+    if let Some(wall) = &slurm.max_wall {
+        settings.push(format!("MaxWall={wall}"));
+    }
+    if !slurm.preempt_qos.is_empty() {
+        settings.push(format!("Preempt={}", slurm.preempt_qos.join(",")));
+        settings.push("PreemptMode=requeue".to_string());
+    }
+    settings
+}
+
+/// The `slurm.conf` settings that make the accounting bind, and the partitions' access.
+fn slurm_conf(slurm: &SlurmAccountConfig, account: &str) -> String {
     let private_data: Vec<&str> = if slurm.private_data.is_empty() {
         DEFAULT_PRIVATE_DATA.to_vec()
     } else {
@@ -83,11 +100,7 @@ pub fn render(spec: &TenantSpec, organization: &str) -> SlurmArtefacts {
             "# partition {partition}: add AllowAccounts={account} (and the other tenants' accounts) to its PartitionName line"
         ));
     }
-    SlurmArtefacts {
-        account,
-        sacctmgr_commands: commands,
-        slurm_conf: conf.join("\n") + "\n",
-    }
+    conf.join("\n") + "\n"
 }
 
 /// Slurm account names: lowercase letters, digits, `-` and `_`.
@@ -108,8 +121,8 @@ mod tests {
     use super::*;
     use crate::resources::tenant::model::QuotaEntry;
 
-    fn spec() -> TenantSpec {
-        let mut spec = crate::resources::tenant::manifests::tests::spec();
+    fn spec() -> TenantConfig {
+        let mut spec = crate::resources::tenant::model::manifests::tests::spec();
         spec.workload = None;
         spec.quota = vec![QuotaEntry {
             instance_type: "ml.p5.48xlarge".into(),
@@ -119,7 +132,7 @@ mod tests {
             memory_gib: None,
             accelerator_partition: None,
         }];
-        spec.slurm = Some(SlurmSpec {
+        spec.slurm = Some(SlurmAccountConfig {
             partitions: vec!["gpu".into()],
             users: vec!["alice".into()],
             qos_priority: Some(100),

@@ -1,14 +1,14 @@
 //! Apply, second half: the tenant's Kubernetes objects, its Pod Identity association, the access entries of its
-//! groups and the KMS grants on its data. The same reconcile rules as `compose.rs`: adopt only what is provably
+//! groups and the KMS grants on its data. The same reconcile rules as every step (`composer.rs`): adopt only what is provably
 //! this tenant's, record each object as soon as it exists, remove what is no longer wanted. Objects of one kind are
 //! independent of each other and are written at once.
 
-use super::compose::{Composer, PROPAGATION, failed, first_failure, kube_failed};
-use super::desired::{
+use super::super::model::components::{
     DesiredEntry, EDIT_POLICY, GRANT_OPERATIONS, POD_IDENTITY, VIEW_POLICY, access_entry_component, desired_entries,
     entry_principal, entry_value, grant_component, grant_name,
 };
-use super::manifests::{self, Manifest};
+use super::super::model::manifests::{self, Manifest};
+use super::composer::{Composer, PROPAGATION, failed, first_failure, kube_failed};
 use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
@@ -18,8 +18,8 @@ use futures::future::join_all;
 
 impl Composer<'_> {
     pub(super) async fn ensure_manifests(&self) -> Result<(), Diagnostics> {
-        let namespace = self.target.spec.namespace();
-        let wanted = manifests::render(&self.target.spec);
+        let namespace = self.target.config.namespace();
+        let wanted = manifests::render(&self.target.config);
         let kube = self.kube().await?;
         let applied = join_all(wanted.iter().map(|manifest| {
             let (kube, namespace) = (&kube, &namespace);
@@ -51,9 +51,9 @@ impl Composer<'_> {
     }
 
     pub(super) fn pod_identity_spec(&self) -> Option<PodIdentitySpec> {
-        let workload = self.target.spec.workload.as_ref()?;
+        let workload = self.target.config.workload.as_ref()?;
         Some(PodIdentitySpec {
-            namespace: self.target.spec.namespace(),
+            namespace: self.target.config.namespace(),
             service_account: workload.service_account.clone(),
             role_arn: self.target.role_arn.clone(),
             target_role_arn: match &workload.target_role_arn {
@@ -154,7 +154,7 @@ impl Composer<'_> {
     pub(super) async fn ensure_access_entries(&self) -> Result<(), Diagnostics> {
         let eks_name = &self.target.eks_cluster_name;
         let eks = &self.client.eks;
-        let wanted = desired_entries(&self.target.spec);
+        let wanted = desired_entries(&self.target.config);
         first_failure(join_all(wanted.iter().map(|entry| self.ensure_access_entry(entry))).await)?;
         let keep: Vec<String> = wanted
             .iter()
@@ -262,7 +262,7 @@ impl Composer<'_> {
 
     pub(super) fn grantee(&self) -> String {
         self.target
-            .spec
+            .config
             .data
             .grantee_role_arn
             .clone()
@@ -271,7 +271,7 @@ impl Composer<'_> {
 
     pub(super) async fn ensure_grants(&self) -> Result<(), Diagnostics> {
         let grantee = self.grantee();
-        let keys = &self.target.spec.data.kms_keys;
+        let keys = &self.target.config.data.kms_keys;
         first_failure(join_all(keys.iter().map(|key| self.ensure_grant(key, &grantee))).await)?;
         let stale: Vec<(String, String)> = self
             .components
@@ -307,7 +307,7 @@ impl Composer<'_> {
             }
             self.components.remove(&component);
         }
-        let name = grant_name(&self.target.cluster_name, &self.target.spec.team);
+        let name = grant_name(&self.target.cluster_name, &self.target.config.team);
         let id = crate::aws::wait::retry_propagation("the KMS grant", PROPAGATION, || {
             kms::create_grant(&self.client.kms, key, grantee, &name, &GRANT_OPERATIONS)
         })

@@ -12,9 +12,8 @@ use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::cluster_facts::capacity_of;
 use crate::resources::cluster_view::instance_group_capacity;
 
-use super::compose::Composer;
-use super::desired::QUOTA;
-use crate::resources::failed;
+use super::super::model::components::QUOTA;
+use super::composer::{Composer, failed};
 
 /// WKL-3 for the tenant beside `others` (the cluster's quotas that count before it), with what apply knows: the
 /// instance groups and those quotas, nothing planned.
@@ -25,7 +24,7 @@ async fn judge(composer: &Composer<'_>, others: &[ComputeQuota]) -> Result<Optio
         .cluster(&target.cluster_arn)
         .await
         .map_err(|err| failed("Cannot read the HyperPod cluster", err))?;
-    let own = target.spec.to_governance(Orchestrator::Eks, None).capacity();
+    let own = target.config.to_governance(Orchestrator::Eks, None).capacity();
     let view = ClusterView {
         cluster_name: target.cluster_name.clone(),
         instance_groups: Fact::Known(instance_group_capacity(&cluster)),

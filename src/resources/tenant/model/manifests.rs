@@ -4,7 +4,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::model::TenantSpec;
+use super::{NetworkPolicyConfig, TenantConfig};
 pub use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object as Manifest};
 
 pub const TENANT_LABEL: &str = "hyperpod.governance/tenant";
@@ -86,8 +86,9 @@ fn network_policy(name: &str, namespace: &str, team: &str, spec: Json) -> Manife
     )
 }
 
-/// Every object of the tenant, in apply order (deletion runs in reverse).
-pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
+/// Every object of the tenant, in apply order (deletion runs in reverse): its service account, the viewer and
+/// operator RBAC, the network policies.
+pub fn render(spec: &TenantConfig) -> Vec<Manifest> {
     let namespace = spec.namespace();
     let team = spec.team.as_str();
     let mut out = Vec::new();
@@ -112,61 +113,62 @@ pub fn render(spec: &TenantSpec) -> Vec<Manifest> {
             out.push(role_binding(name, &namespace, team, groups));
         }
     }
-    // Without default deny there is nothing to allow: an allow policy alone would isolate the pods it selects.
-    if spec.network.default_deny {
-        out.push(network_policy(
-            DEFAULT_DENY,
-            &namespace,
-            team,
-            json!({ "podSelector": {}, "policyTypes": ["Ingress", "Egress"] }),
-        ));
-        if spec.network.allow_dns {
-            out.push(network_policy(
-                ALLOW_DNS,
-                &namespace,
-                team,
-                json!({
-                    "podSelector": {},
-                    "policyTypes": ["Egress"],
-                    "egress": [{
-                        "to": [{
-                            "namespaceSelector": { "matchLabels": { "kubernetes.io/metadata.name": "kube-system" } },
-                            "podSelector": { "matchLabels": { "k8s-app": "kube-dns" } },
-                        }],
-                        "ports": [{ "port": 53, "protocol": "UDP" }, { "port": 53, "protocol": "TCP" }],
-                    }],
-                }),
-            ));
-        }
-        if spec.network.allow_same_namespace {
-            out.push(network_policy(
-                ALLOW_SAME_NAMESPACE,
-                &namespace,
-                team,
-                json!({
-                    "podSelector": {},
-                    "policyTypes": ["Ingress", "Egress"],
-                    "ingress": [{ "from": [{ "podSelector": {} }] }],
-                    "egress": [{ "to": [{ "podSelector": {} }] }],
-                }),
-            ));
-        }
-        if !spec.network.egress_cidrs.is_empty() {
-            let to: Vec<Json> = spec
-                .network
-                .egress_cidrs
-                .iter()
-                .map(|cidr| json!({ "ipBlock": { "cidr": cidr } }))
-                .collect();
-            out.push(network_policy(
-                ALLOW_EGRESS,
-                &namespace,
-                team,
-                json!({ "podSelector": {}, "policyTypes": ["Egress"], "egress": [{ "to": to }] }),
-            ));
-        }
-    }
+    out.extend(network_policies(&spec.network, &namespace, team));
     out
+}
+
+/// Default deny, then what it allows. Without default deny there is nothing to allow: an allow policy alone would
+/// isolate the pods it selects.
+fn network_policies(network: &NetworkPolicyConfig, namespace: &str, team: &str) -> Vec<Manifest> {
+    if !network.default_deny {
+        return Vec::new();
+    }
+    let mut specs = vec![(
+        DEFAULT_DENY,
+        json!({ "podSelector": {}, "policyTypes": ["Ingress", "Egress"] }),
+    )];
+    if network.allow_dns {
+        specs.push((
+            ALLOW_DNS,
+            json!({
+                "podSelector": {},
+                "policyTypes": ["Egress"],
+                "egress": [{
+                    "to": [{
+                        "namespaceSelector": { "matchLabels": { "kubernetes.io/metadata.name": "kube-system" } },
+                        "podSelector": { "matchLabels": { "k8s-app": "kube-dns" } },
+                    }],
+                    "ports": [{ "port": 53, "protocol": "UDP" }, { "port": 53, "protocol": "TCP" }],
+                }],
+            }),
+        ));
+    }
+    if network.allow_same_namespace {
+        specs.push((
+            ALLOW_SAME_NAMESPACE,
+            json!({
+                "podSelector": {},
+                "policyTypes": ["Ingress", "Egress"],
+                "ingress": [{ "from": [{ "podSelector": {} }] }],
+                "egress": [{ "to": [{ "podSelector": {} }] }],
+            }),
+        ));
+    }
+    if !network.egress_cidrs.is_empty() {
+        let to: Vec<Json> = network
+            .egress_cidrs
+            .iter()
+            .map(|cidr| json!({ "ipBlock": { "cidr": cidr } }))
+            .collect();
+        specs.push((
+            ALLOW_EGRESS,
+            json!({ "podSelector": {}, "policyTypes": ["Egress"], "egress": [{ "to": to }] }),
+        ));
+    }
+    specs
+        .into_iter()
+        .map(|(name, spec)| network_policy(name, namespace, team, spec))
+        .collect()
 }
 
 /// The label keys the tenant sets (what `normalize` keeps of a live object's labels).
@@ -181,7 +183,7 @@ pub fn normalize(live: &Json) -> Json {
 /// kind and name). `body` is the rendered object at plan and apply, the live one at refresh; both in the normalized
 /// shape, so they agree exactly when the object is as the provider writes it.
 pub fn component_value(namespace: &str, body: &Json) -> String {
-    super::desired::with_digest(namespace, &normalize(body).to_string())
+    crate::resources::with_digest(namespace, &normalize(body).to_string())
 }
 
 /// `component_value` of a rendered object.
@@ -231,10 +233,10 @@ pub fn differences(live: &Json, rendered: &Json) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::governance::Setting;
-    use crate::resources::tenant::model::{DataSpec, NetworkSpec, WorkloadSpec};
+    use crate::resources::tenant::model::{DataAccessConfig, NetworkPolicyConfig, WorkloadIdentityConfig};
 
-    pub fn spec() -> TenantSpec {
-        TenantSpec {
+    pub fn spec() -> TenantConfig {
+        TenantConfig {
             team: "research".into(),
             quota: Vec::new(),
             sharing: None,
@@ -248,23 +250,23 @@ pub(crate) mod tests {
             operator_principal_arns: Vec::new(),
             viewer_verbs: vec!["get".into(), "list".into(), "watch".into()],
             operator_verbs: vec!["create".into(), "delete".into()],
-            network: NetworkSpec {
+            network: NetworkPolicyConfig {
                 default_deny: true,
                 allow_dns: true,
                 allow_same_namespace: true,
                 egress_cidrs: vec!["10.0.0.0/16".into()],
             },
-            workload: Some(WorkloadSpec {
+            workload: Some(WorkloadIdentityConfig {
                 service_account: "research-jobs".into(),
                 target_role_arn: Setting::Unset,
                 disable_session_tags: false,
                 session_policy: None,
             }),
-            data: DataSpec::default(),
+            data: DataAccessConfig::default(),
             slurm: None,
             tags: std::collections::BTreeMap::default(),
             spaces: None,
-            left_to_live: crate::resources::tenant::keep::LeftToLive::default(),
+            left_to_live: crate::resources::tenant::model::kept::LeftToLive::default(),
         }
     }
 
@@ -274,7 +276,7 @@ pub(crate) mod tests {
 
     #[test]
     fn only_a_tenant_with_spaces_grants_workspaces_to_its_groups() {
-        let workspaces = |spec: &TenantSpec| -> Vec<Json> {
+        let workspaces = |spec: &TenantConfig| -> Vec<Json> {
             render(spec)
                 .iter()
                 .filter(|m| m.kind == "Role")

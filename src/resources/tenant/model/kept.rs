@@ -2,7 +2,8 @@
 //! absolute borrow limits, the borrow limit, or the whole sharing config, set in the console or by another tool.
 //! An update re-reads the quota and sends those fields as they are (`keeping`), so an unrelated change never
 //! erases them; the plan names each one the live quota holds (`warnings`), so a reviewer sees what the HCL does not
-//! say. A partition and the absolute limits are also computed attributes (refresh records them), so they show in
+//! say; and plans what a block leaves unset as the prior state has it (`carry_*`: Terraform's proposal pairs list
+//! blocks by position and does not carry a nested computed attribute of a block). A partition and the absolute limits are also computed attributes (refresh records them), so they show in
 //! state and their drift in the plan.
 
 use crate::aws::compute_quota::{ComputeQuota, QuotaSpec};
@@ -148,6 +149,14 @@ pub fn carry_absolute_borrow_limits(change: &mut PlannedChange) {
 /// default): it is kept, and the reviewer should know it is there.
 pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) -> Vec<Diagnostic> {
     let left = LeftToLive::of(config);
+    let mut out = partition_warnings(&left, planned);
+    let Some(live) = live else { return out };
+    out.extend(sharing_warnings(&left, planned, live));
+    out
+}
+
+/// A partition on an entry that sets none (nor a unit that excludes one).
+fn partition_warnings(left: &LeftToLive, planned: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (index, entry) in elements(planned, "quota").iter().enumerate() {
         let Some(instance_type) = crate::protocol::object::string(entry, "instance_type") else {
@@ -168,7 +177,11 @@ pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) 
             ));
         }
     }
-    let Some(live) = live else { return out };
+    out
+}
+
+/// The live sharing config, or the parts of it the sharing block leaves unset.
+fn sharing_warnings(left: &LeftToLive, planned: &Value, live: &TenantCapacity) -> Vec<Diagnostic> {
     let sharing = live.sharing.as_ref();
     let absolute = sharing.map(|s| s.absolute_borrow_limits.as_slice()).unwrap_or_default();
     let non_default_limit = sharing
@@ -188,15 +201,16 @@ pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) 
         if !absolute.is_empty() {
             held.push(format!("absolute borrow limits {}", limits_text(absolute)));
         }
-        if !held.is_empty() {
-            out.push(kept(
-                AttributePath::attr("sharing"),
-                &held.join(", "),
-                "write a sharing block to manage it",
-            ));
+        if held.is_empty() {
+            return Vec::new();
         }
-        return out;
+        return vec![kept(
+            AttributePath::attr("sharing"),
+            &held.join(", "),
+            "write a sharing block to manage it",
+        )];
     }
+    let mut out = Vec::new();
     if left.borrow_limit
         && let Some(limit) = non_default_limit
     {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::TenantSpec;
+use super::TenantConfig;
 use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
 
 pub const ROLE: &str = "iam_role";
@@ -46,7 +46,7 @@ pub fn entry_principal(component: &str) -> &str {
     component.trim_start_matches("access_entry/")
 }
 
-pub use crate::resources::with_digest;
+use crate::resources::with_digest;
 
 /// What the tenant governs of an access entry, canonical: its Kubernetes groups and its EKS view/edit policies with
 /// their namespaces (`*` for cluster scope). Other policies on the entry are not the tenant's.
@@ -107,7 +107,7 @@ pub struct DesiredEntry {
 
 /// Viewers get the view policy, operators the edit policy, both on the tenant namespace only. A principal listed
 /// as both is an operator (the edit policy includes viewing).
-pub fn desired_entries(spec: &TenantSpec) -> Vec<DesiredEntry> {
+pub fn desired_entries(spec: &TenantConfig) -> Vec<DesiredEntry> {
     let namespace = spec.namespace();
     let mut out: Vec<DesiredEntry> = Vec::new();
     for principal in &spec.operator_principal_arns {
@@ -146,7 +146,7 @@ pub fn trust_policy() -> String {
 }
 
 /// Inline policies of the workload role, by name: chaining to the target role, and the tenant's data.
-pub fn role_policies(spec: &TenantSpec, partition: &str) -> BTreeMap<String, String> {
+pub fn role_policies(spec: &TenantConfig, partition: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     if let Some(target) = spec.workload.as_ref().and_then(|w| match &w.target_role_arn {
         crate::governance::Setting::Set(arn) => Some(arn.clone()),
@@ -206,7 +206,7 @@ pub fn role_policies(spec: &TenantSpec, partition: &str) -> BTreeMap<String, Str
 }
 
 /// One entry (or absolute borrow limit) as the API takes it.
-fn resource(entry: &super::model::QuotaEntry) -> QuotaResource {
+fn resource(entry: &super::QuotaEntry) -> QuotaResource {
     let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
     QuotaResource {
         instance_type: entry.instance_type.clone(),
@@ -225,7 +225,7 @@ fn resource(entry: &super::model::QuotaEntry) -> QuotaResource {
 }
 
 /// The compute quota request the spec asks for (what it leaves to the live quota: `keep::keeping`).
-pub fn quota_spec(spec: &TenantSpec, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
+pub fn quota_spec(spec: &TenantConfig, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
     let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
     QuotaSpec {
         name: format!("{}-quota", spec.team),
@@ -272,7 +272,7 @@ pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::tenant::manifests::tests::spec;
+    use crate::resources::tenant::model::manifests::tests::spec;
     use serde_json::Value as Json;
 
     #[test]

@@ -1,20 +1,26 @@
-//! From the resource's value to a typed tenant spec, and from the spec to the governance engine's `Tenant`.
+//! The tenant's configuration, typed (`TenantConfig`), and what it composes, as pure values: the engine's `Tenant`,
+//! the tags, the component keys and desired AWS objects (`components`), the Kubernetes objects (`manifests`), the
+//! Slurm artefacts (`slurm`), and what it leaves to the live quota (`kept`).
+
+pub mod components;
+pub mod kept;
+pub mod manifests;
+pub mod ownership;
+pub mod slurm;
 
 use std::collections::BTreeMap;
 
 use crate::governance::{
-    Contract, DataGrants, Orchestrator, PodIdentity, SchedulingPolicy, Setting, Sharing, SharingStrategy, Spaces,
-    Tenant,
+    Contract, DataGrants, Orchestrator, PodIdentity, Setting, Sharing, SharingStrategy, Spaces, Tenant,
 };
 use crate::protocol::decode::{Field, Fields};
-use crate::protocol::object::strings;
 use crate::protocol::value::Value;
 
 /// One quota entry as written (the engine's share: one shape for the tenant, its `governance` and the allocation).
 pub use crate::governance::QuotaShare as QuotaEntry;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NetworkSpec {
+pub struct NetworkPolicyConfig {
     pub default_deny: bool,
     pub allow_dns: bool,
     pub allow_same_namespace: bool,
@@ -22,7 +28,7 @@ pub struct NetworkSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WorkloadSpec {
+pub struct WorkloadIdentityConfig {
     pub service_account: String,
     pub target_role_arn: Setting<String>,
     pub disable_session_tags: bool,
@@ -30,14 +36,14 @@ pub struct WorkloadSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DataSpec {
+pub struct DataAccessConfig {
     pub buckets: Vec<String>,
     pub kms_keys: Vec<String>,
     pub grantee_role_arn: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SlurmSpec {
+pub struct SlurmAccountConfig {
     pub partitions: Vec<String>,
     pub users: Vec<String>,
     pub qos_priority: Option<i64>,
@@ -47,10 +53,10 @@ pub struct SlurmSpec {
     pub private_data: Vec<String>,
 }
 
-/// Everything the user wrote about the tenant, typed; `None` from [`TenantSpec::from_value`] while a value the
+/// Everything the user wrote about the tenant, typed; `None` from [`TenantConfig::from_value`] while a value the
 /// composition depends on is unknown (a reference to a resource not created yet).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TenantSpec {
+pub struct TenantConfig {
     pub team: String,
     pub quota: Vec<QuotaEntry>,
     pub sharing: Option<Sharing>,
@@ -64,102 +70,27 @@ pub struct TenantSpec {
     pub operator_principal_arns: Vec<String>,
     pub viewer_verbs: Vec<String>,
     pub operator_verbs: Vec<String>,
-    pub network: NetworkSpec,
-    pub workload: Option<WorkloadSpec>,
-    pub data: DataSpec,
-    pub slurm: Option<SlurmSpec>,
+    pub network: NetworkPolicyConfig,
+    pub workload: Option<WorkloadIdentityConfig>,
+    pub data: DataAccessConfig,
+    pub slurm: Option<SlurmAccountConfig>,
     pub tags: BTreeMap<String, String>,
     /// Interactive spaces (WKL-12).
     pub spaces: Option<Spaces>,
     /// What the value leaves to the live quota (kept on update).
-    pub left_to_live: super::keep::LeftToLive,
+    pub left_to_live: kept::LeftToLive,
 }
 
-impl TenantSpec {
-    /// The spec, or `None` while a value it depends on is unknown (a reference to a resource not created yet):
-    /// every field goes through `protocol::decode`, so an unknown one is never read as unset.
+impl TenantConfig {
+    /// The configuration, or `None` while a value it depends on is unknown (a reference to a resource not created
+    /// yet): every field goes through `protocol::decode`, so an unknown one is never read as unset.
     pub fn from_value(value: &Value) -> Option<Self> {
         let tenant = Fields(value);
-        let quota = crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?;
-        let sharing = match tenant.block("sharing").optional()? {
-            // An unset strategy is SageMaker's LendAndBorrow.
-            Some(block) => Some(Sharing {
-                strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
-                borrow_limit: block.integer("borrow_limit").optional()?,
-                absolute_borrow_limits: crate::resources::quota_share::decode_all(
-                    block.blocks("absolute_borrow_limit").or_empty()?,
-                )?,
-            }),
-            None => None,
-        };
-        let spaces = match tenant.block("spaces").optional()? {
-            Some(block) => Some(Spaces {
-                priority_class: block.string("priority_class").known()?,
-                guaranteed: crate::resources::quota_share::decode_all(block.blocks("guaranteed").or_empty()?)?,
-            }),
-            None => None,
-        };
-        // A team with spaces lends and never borrows unless it says otherwise (AWS's guidance; WKL-12).
-        let sharing = match (sharing, &spaces) {
-            (None, Some(_)) => Some(Sharing {
-                strategy: SharingStrategy::Lend,
-                borrow_limit: None,
-                absolute_borrow_limits: Vec::new(),
-            }),
-            (sharing, _) => sharing,
-        };
-        let network = match tenant.block("network_policy").optional()? {
-            Some(block) => NetworkSpec {
-                default_deny: block.bool("default_deny").or_when_null(true)?,
-                allow_dns: block.bool("allow_dns").or_when_null(true)?,
-                allow_same_namespace: block.bool("allow_same_namespace").or_when_null(true)?,
-                egress_cidrs: block.strings("egress_cidrs").or_empty()?,
-            },
-            None => NetworkSpec {
-                default_deny: true,
-                allow_dns: true,
-                allow_same_namespace: true,
-                egress_cidrs: Vec::new(),
-            },
-        };
-        let workload = match tenant.block("workload").optional()? {
-            Some(block) => Some(WorkloadSpec {
-                service_account: block.string("service_account").known()?,
-                // Unknown until apply is a value of its own here: ORG-2, CLU-6 and WKL-11 wait for it.
-                target_role_arn: match block.string("target_role_arn") {
-                    Field::Known(arn) => Setting::Set(arn),
-                    Field::Null => Setting::Unset,
-                    Field::Unknown | Field::Invalid => Setting::Unknown,
-                },
-                disable_session_tags: block.bool("disable_session_tags").or_when_null(false)?,
-                session_policy: block.string("session_policy").optional()?,
-            }),
-            None => None,
-        };
-        let data = match tenant.block("data").optional()? {
-            Some(block) => DataSpec {
-                buckets: block.strings("buckets").or_empty()?,
-                kms_keys: block.strings("kms_keys").or_empty()?,
-                grantee_role_arn: block.string("grantee_role_arn").optional()?,
-            },
-            None => DataSpec::default(),
-        };
-        let slurm = match tenant.block("slurm").optional()? {
-            Some(block) => Some(SlurmSpec {
-                partitions: block.strings("partitions").or_empty()?,
-                users: block.strings("users").or_empty()?,
-                qos_priority: block.integer("qos_priority").optional()?,
-                preempt_qos: block.strings("preempt_qos").or_empty()?,
-                fairshare: block.integer("fairshare").optional()?,
-                max_wall: block.string("max_wall").optional()?,
-                private_data: block.strings("private_data").or_empty()?,
-            }),
-            None => None,
-        };
+        let spaces = spaces(tenant)?;
         Some(Self {
             team: tenant.string("team").known()?,
-            quota,
-            sharing,
+            quota: crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?,
+            sharing: sharing(tenant, spaces.is_some())?,
             preempt_team_tasks: tenant
                 .string("preempt_team_tasks")
                 .or_when_null("LowerPriority".into())?,
@@ -172,13 +103,13 @@ impl TenantSpec {
             operator_principal_arns: tenant.strings("operator_principal_arns").or_empty()?,
             viewer_verbs: tenant.strings("viewer_verbs").or_empty()?,
             operator_verbs: tenant.strings("operator_verbs").or_empty()?,
-            network,
-            workload,
-            data,
-            slurm,
+            network: network(tenant)?,
+            workload: workload(tenant)?,
+            data: data(tenant)?,
+            slurm: slurm_account(tenant)?,
             tags: tenant.string_map("tags").or_empty()?,
             spaces,
-            left_to_live: super::keep::LeftToLive::of(value),
+            left_to_live: kept::LeftToLive::of(value),
         })
     }
 
@@ -229,27 +160,115 @@ impl TenantSpec {
     }
 }
 
-/// The cluster policy from the `scheduling_policy` argument: `None` when not given (read it live instead);
-/// `Some(None)` while it is unknown.
-#[allow(clippy::option_option)]
-pub fn policy_from_value(value: &Value) -> Option<Option<SchedulingPolicy>> {
-    let facts = value.get_attr("scheduling_policy")?;
-    if facts.is_null() {
-        return None;
-    }
-    let classes = match facts.get_attr("priority_classes") {
-        Some(classes) if classes.is_wholly_known() => strings(facts, "priority_classes"),
-        _ => return Some(None),
+/// `sharing`: an unset strategy is SageMaker's LendAndBorrow. A team with spaces and no sharing block lends and
+/// never borrows (AWS's guidance; WKL-12). `None` while unknown.
+#[allow(
+    clippy::option_option,
+    reason = "None while unknown, Some(None) for a block left out"
+)]
+fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
+    let Some(block) = tenant.block("sharing").optional()? else {
+        return Some(has_spaces.then(|| Sharing {
+            strategy: SharingStrategy::Lend,
+            borrow_limit: None,
+            absolute_borrow_limits: Vec::new(),
+        }));
     };
-    // Unset `fair_share` means SageMaker's default, which is enabled.
-    let fair_share = match facts.get_attr("fair_share") {
-        Some(Value::Bool(enabled)) => *enabled,
-        _ => true,
-    };
-    Some(Some(SchedulingPolicy {
-        priority_classes: classes,
-        fair_share,
+    Some(Some(Sharing {
+        strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
+        borrow_limit: block.integer("borrow_limit").optional()?,
+        absolute_borrow_limits: crate::resources::quota_share::decode_all(
+            block.blocks("absolute_borrow_limit").or_empty()?,
+        )?,
     }))
+}
+
+#[allow(
+    clippy::option_option,
+    reason = "None while unknown, Some(None) for a block left out"
+)]
+fn spaces(tenant: Fields<'_>) -> Option<Option<Spaces>> {
+    let Some(block) = tenant.block("spaces").optional()? else {
+        return Some(None);
+    };
+    Some(Some(Spaces {
+        priority_class: block.string("priority_class").known()?,
+        guaranteed: crate::resources::quota_share::decode_all(block.blocks("guaranteed").or_empty()?)?,
+    }))
+}
+
+/// `network_policy`: every default on when the block is left out.
+fn network(tenant: Fields<'_>) -> Option<NetworkPolicyConfig> {
+    let Some(block) = tenant.block("network_policy").optional()? else {
+        return Some(NetworkPolicyConfig {
+            default_deny: true,
+            allow_dns: true,
+            allow_same_namespace: true,
+            egress_cidrs: Vec::new(),
+        });
+    };
+    Some(NetworkPolicyConfig {
+        default_deny: block.bool("default_deny").or_when_null(true)?,
+        allow_dns: block.bool("allow_dns").or_when_null(true)?,
+        allow_same_namespace: block.bool("allow_same_namespace").or_when_null(true)?,
+        egress_cidrs: block.strings("egress_cidrs").or_empty()?,
+    })
+}
+
+#[allow(
+    clippy::option_option,
+    reason = "None while unknown, Some(None) for a block left out"
+)]
+fn workload(tenant: Fields<'_>) -> Option<Option<WorkloadIdentityConfig>> {
+    let Some(block) = tenant.block("workload").optional()? else {
+        return Some(None);
+    };
+    Some(Some(WorkloadIdentityConfig {
+        service_account: block.string("service_account").known()?,
+        // Unknown until apply is a value of its own here: ORG-2, CLU-6 and WKL-11 wait for it.
+        target_role_arn: match block.string("target_role_arn") {
+            Field::Known(arn) => Setting::Set(arn),
+            Field::Null => Setting::Unset,
+            Field::Unknown | Field::Invalid => Setting::Unknown,
+        },
+        disable_session_tags: block.bool("disable_session_tags").or_when_null(false)?,
+        session_policy: block.string("session_policy").optional()?,
+    }))
+}
+
+fn data(tenant: Fields<'_>) -> Option<DataAccessConfig> {
+    let Some(block) = tenant.block("data").optional()? else {
+        return Some(DataAccessConfig::default());
+    };
+    Some(DataAccessConfig {
+        buckets: block.strings("buckets").or_empty()?,
+        kms_keys: block.strings("kms_keys").or_empty()?,
+        grantee_role_arn: block.string("grantee_role_arn").optional()?,
+    })
+}
+
+#[allow(
+    clippy::option_option,
+    reason = "None while unknown, Some(None) for a block left out"
+)]
+fn slurm_account(tenant: Fields<'_>) -> Option<Option<SlurmAccountConfig>> {
+    let Some(block) = tenant.block("slurm").optional()? else {
+        return Some(None);
+    };
+    Some(Some(SlurmAccountConfig {
+        partitions: block.strings("partitions").or_empty()?,
+        users: block.strings("users").or_empty()?,
+        qos_priority: block.integer("qos_priority").optional()?,
+        preempt_qos: block.strings("preempt_qos").or_empty()?,
+        fairshare: block.integer("fairshare").optional()?,
+        max_wall: block.string("max_wall").optional()?,
+        private_data: block.strings("private_data").or_empty()?,
+    }))
+}
+
+/// `arn:<partition>:iam::<cluster account>:role/<name>`: the workload role's ARN, known before it exists.
+pub fn role_arn(partition: &str, account: &str, role_name: &str) -> String {
+    format!("arn:{partition}:iam::{account}:role/{role_name}")
 }
 
 /// The workload role's default name: `hyperpod-<cluster>-<team>`, shortened to IAM's 64 characters with a stable
@@ -271,8 +290,22 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
+/// Every tag the tenant's AWS objects carry: the provider's default tags, the tenant's own and the governance tags
+/// from its contract (contract, cluster, team, project, project role).
+pub fn composed_tags(
+    default_tags: &BTreeMap<String, String>,
+    config: &TenantConfig,
+    contract: &Contract,
+) -> BTreeMap<String, String> {
+    let mut tags_all = tags_all(default_tags, &config.tags, contract, &config.team);
+    if let Some(role) = &contract.project_role_arn {
+        tags_all.insert(crate::tags::PROJECT_ROLE.to_string(), role.clone());
+    }
+    tags_all
+}
+
 /// The governance tags every composed AWS object carries, under the user's tags and the provider's default tags.
-pub fn tags_all(
+fn tags_all(
     default_tags: &BTreeMap<String, String>,
     tags: &BTreeMap<String, String>,
     contract: &Contract,
@@ -385,7 +418,7 @@ mod tests {
             "workload_role_name",
         ];
         let wrong = crate::resources::decode_property::unknown_read_as_unset(&block, &full_tenant(), &skip, |v| {
-            TenantSpec::from_value(v)
+            TenantConfig::from_value(v)
         });
         assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");
     }

@@ -1,0 +1,196 @@
+//! Apply for EKS tenants: one reconciler for create and update, in steps (`Composer::reconcile`): the compute quota
+//! first (the claim on shared capacity, `quota.rs` and `claim.rs`), the workload role (`role.rs`), then the
+//! Kubernetes objects, the Pod Identity association, the access entries and the KMS grants at once (`access.rs`).
+//! Identity and access come before scheduling, as the governance model orders them. Destroy is `remove.rs`. A Slurm
+//! tenant writes nothing: its artefacts are rendered for the cluster's admins.
+
+mod access;
+mod claim;
+mod composer;
+mod quota;
+mod remove;
+mod role;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::model::TenantConfig;
+use super::model::components::{self, POD_IDENTITY, QUOTA};
+use super::plan;
+use crate::client::HyperpodClient;
+use crate::errors::ErrorDiagnostics;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{string, string_map, text, text_map, timeout, unknowns_to_null};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::{Applied, OperationContext};
+use crate::protocol::value::Value;
+use composer::{Composer, Recorded, TenantApplyTarget, first_failure};
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(20);
+
+pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
+    let (target, value) = match resolve_target(client, planned, None, "create").await {
+        Ok(resolved) => resolved,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    if !is_eks(&value) {
+        return Applied::ok(unknowns_to_null(value));
+    }
+    let mut composer = Composer {
+        client,
+        context,
+        target: &target,
+        components: Recorded::default(),
+        quota_arn: None,
+    };
+    match Box::pin(composer.reconcile()).await {
+        Ok(()) => Applied::ok(state_after(&value, &composer)),
+        // Whatever exists is in state: Terraform taints it, and the next apply replaces it cleanly.
+        Err(diagnostics) if composer.components.is_empty() => diagnostics.into(),
+        Err(diagnostics) => Applied::failed(Some(state_after(&value, &composer)), diagnostics),
+    }
+}
+
+pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+    let (target, value) = match resolve_target(client, planned, Some(prior), "update").await {
+        Ok(resolved) => resolved,
+        Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
+    };
+    if !is_eks(&value) {
+        return Applied::ok(unknowns_to_null(value));
+    }
+    let mut composer = Composer {
+        client,
+        context,
+        target: &target,
+        components: Recorded::new(string_map(prior, "components")),
+        quota_arn: string(prior, "compute_quota_arn"),
+    };
+    match Box::pin(composer.reconcile()).await {
+        Ok(()) => Applied::ok(state_after(&value, &composer)),
+        // Keep the prior arguments (so the next plan still shows the change as pending) with what exists.
+        Err(diagnostics) => Applied::failed(Some(state_after(prior, &composer)), diagnostics),
+    }
+}
+
+pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+    let components = string_map(prior, "components");
+    if components.is_empty() {
+        return Ok(());
+    }
+    let cluster_arn = string(prior, "cluster_arn").unwrap_or_default();
+    let eks_cluster_name = match client.cluster(&cluster_arn).await {
+        Ok(cluster) => cluster.eks_cluster_name().unwrap_or_default(),
+        Err(err) if err.is_not_found() => String::new(),
+        Err(err) => return Err(err.diagnostics(AttributePath::root(), "Cannot read the HyperPod cluster")),
+    };
+    let Some(config) = TenantConfig::from_value(prior) else {
+        return Err(Diagnostics::error(
+            AttributePath::root(),
+            "Cannot read the tenant's state",
+            "The recorded tenant is incomplete; refresh and try again.",
+        ));
+    };
+    let target = TenantApplyTarget {
+        cluster_name: string(prior, "cluster_name").unwrap_or_default(),
+        cluster_arn,
+        eks_cluster_name,
+        role_name: string(prior, "workload_role_name").unwrap_or_default(),
+        role_arn: string(prior, "workload_role_arn").unwrap_or_default(),
+        tags: string_map(prior, "tags_all"),
+        partition: client.region.partition().to_string(),
+        timeout: timeout(prior, "delete", DEFAULT_TIMEOUT),
+        config,
+    };
+    let composer = Composer {
+        client,
+        context,
+        target: &target,
+        components: Recorded::new(components),
+        quota_arn: None,
+    };
+    composer.remove_all().await
+}
+
+impl Composer<'_> {
+    /// Runs the steps in order: the compute quota (the capacity claim), the role and its policies, then four steps
+    /// independent of each other that run at once, every one to its end (a step cut short could leave an object it
+    /// made unrecorded).
+    async fn reconcile(&mut self) -> Result<(), Diagnostics> {
+        // The quota first: it is the claim on shared capacity (`claim.rs`), so a tenant that does not fit fails
+        // before anything else of it exists.
+        self.refuse_foreign_role().await?;
+        self.ensure_quota().await?;
+        self.ensure_role().await?;
+        self.ensure_role_policies().await?;
+        let (manifests, pod_identity, access_entries, grants) = tokio::join!(
+            self.ensure_manifests(),
+            self.ensure_pod_identity(),
+            self.ensure_access_entries(),
+            self.ensure_grants(),
+        );
+        first_failure([manifests, pod_identity, access_entries, grants])
+    }
+}
+
+/// Everything apply needs from the planned value, judged and derived first where the plan could not
+/// (`plan::resolve`), and the cluster's EKS name.
+async fn resolve_target(
+    client: &HyperpodClient,
+    planned: &Value,
+    prior: Option<&Value>,
+    operation: &str,
+) -> Result<(TenantApplyTarget, Value), Diagnostics> {
+    let (config, value) = plan::resolve(client, planned, prior).await?;
+    let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
+    let cluster = client
+        .cluster(&cluster_arn)
+        .await
+        .map_err(|err| err.diagnostics(AttributePath::attr("cluster_arn"), "Cannot read the HyperPod cluster"))?;
+    let target = TenantApplyTarget {
+        eks_cluster_name: cluster.eks_cluster_name().unwrap_or_default(),
+        cluster_name: cluster.name,
+        cluster_arn,
+        role_name: string(&value, "workload_role_name").unwrap_or_default(),
+        role_arn: string(&value, "workload_role_arn").unwrap_or_default(),
+        tags: string_map(&value, "tags_all"),
+        partition: client.region.partition().to_string(),
+        timeout: timeout(planned, operation, DEFAULT_TIMEOUT),
+        config,
+    };
+    Ok((target, value))
+}
+
+/// The state after a reconcile, complete or not: the planned value with what now exists.
+fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
+    let mut state = value.clone();
+    let components = &composer.components.snapshot();
+    let optional = |key: &str| components.get(key).map_or(Value::Null, text);
+    set_attr(&mut state, "components", text_map(components));
+    set_attr(
+        &mut state,
+        "compute_quota_id",
+        components
+            .get(QUOTA)
+            .map_or(Value::Null, |value| text(components::quota_id(value))),
+    );
+    set_attr(
+        &mut state,
+        "compute_quota_arn",
+        match (&composer.quota_arn, components.contains_key(QUOTA)) {
+            (Some(arn), true) => text(arn),
+            _ => Value::Null,
+        },
+    );
+    set_attr(&mut state, "pod_identity_association_id", optional(POD_IDENTITY));
+    let grants: BTreeMap<String, String> = components
+        .iter()
+        .filter_map(|(key, id)| Some((key.strip_prefix("kms_grant/")?.to_string(), id.clone())))
+        .collect();
+    set_attr(&mut state, "kms_grants", text_map(&grants));
+    unknowns_to_null(state)
+}
+
+fn is_eks(value: &Value) -> bool {
+    value.get_attr("slurm_artefacts").is_none_or(Value::is_null)
+}

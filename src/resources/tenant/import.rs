@@ -1,0 +1,238 @@
+//! Import by `<cluster>/<team>` (or identity): finds the team's quota and the objects the tenant composes by their
+//! deterministic names and this provider's tags; read then fills in the rest. Config-only arguments
+//! (`priority_class`) come from the configuration at the next plan, which shows them as an in-place update;
+//! `contract` is write-only, never in state.
+
+use std::collections::BTreeMap;
+
+use super::model::components::{self, POD_IDENTITY, QUOTA, ROLE};
+use super::model::{self as tenant_model, manifests};
+use super::read::{flatten_quota, live_entry_value, optional, present};
+use super::schema::TYPE_NAME;
+use crate::aws::compute_quota::{self as cq, ComputeQuota};
+use crate::aws::eks_access as access;
+use crate::aws::iam;
+use crate::client::HyperpodClient;
+use crate::kubernetes::paths;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{object, text, text_map};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::ImportTarget;
+use crate::protocol::value::Value;
+use crate::resources::failed;
+use crate::resources::kubernetes_reads::kube_client;
+
+/// The tenant behind an import ID (`<cluster>/<team>`) or identity, as state records it.
+pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
+    let (cluster, team) =
+        crate::resources::import_id::two_parts(&target, TYPE_NAME, ["cluster_name", "team"], "ml-capacity/research")?;
+    let found = Found::read(client, &cluster, &team).await?;
+    Ok(found.state(null_state))
+}
+
+/// What import found of the tenant: its quota, and its objects by name and tags.
+struct Found {
+    cluster_name: String,
+    cluster_arn: String,
+    team: String,
+    quota: ComputeQuota,
+    role_name: String,
+    role_arn: Option<String>,
+    workload: Option<Value>,
+    components: BTreeMap<String, String>,
+}
+
+impl Found {
+    async fn read(client: &HyperpodClient, cluster_ref: &str, team: &str) -> Result<Self, Diagnostics> {
+        let cluster = client
+            .cluster(cluster_ref)
+            .await
+            .map_err(|err| failed("Cannot import the tenant", err))?;
+        let quota = team_quota(client, &cluster.arn, &cluster.name, team).await?;
+        let mut found = Self {
+            role_name: tenant_model::default_role_name(&cluster.name, team),
+            components: BTreeMap::from([(QUOTA.to_string(), quota.id.clone())]),
+            cluster_name: cluster.name.clone(),
+            cluster_arn: cluster.arn.clone(),
+            team: team.to_string(),
+            quota,
+            role_arn: None,
+            workload: None,
+        };
+        found.role(client).await?;
+        if let Some(eks_cluster) = cluster.eks_cluster_name() {
+            found.pod_identity(client, &eks_cluster).await?;
+            found.manifests(client, &eks_cluster).await?;
+            found.access_entries(client, &eks_cluster).await?;
+        }
+        Ok(found)
+    }
+
+    fn ours(&self, tags: &BTreeMap<String, String>) -> bool {
+        crate::tags::is_tenants_own(tags, &self.cluster_name, &self.team)
+    }
+
+    fn namespace(&self) -> String {
+        crate::names::team_namespace(&self.team)
+    }
+
+    /// The workload role of the default name, when its tags name the tenant, and its inline policies.
+    async fn role(&mut self, client: &HyperpodClient) -> Result<(), Diagnostics> {
+        let Some(role) = present(iam::find_role(&client.iam, &self.role_name).await, "the workload role")? else {
+            return Ok(());
+        };
+        if !self.ours(&role.tags) {
+            return Ok(());
+        }
+        self.components.insert(ROLE.to_string(), self.role_name.clone());
+        self.role_arn = Some(role.arn.clone());
+        for name in [components::TARGET_POLICY, components::DATA_POLICY] {
+            let policy = iam::find_role_policy(&client.iam, &self.role_name, name).await;
+            if present(policy, "a role policy")?.is_some() {
+                self.components
+                    .insert(components::policy_component(name), self.role_name.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// The Pod Identity association of the workload role in the team's namespace, and the `workload` block it says.
+    async fn pod_identity(&mut self, client: &HyperpodClient, eks_cluster: &str) -> Result<(), Diagnostics> {
+        let associations = access::list_pod_identity_associations(&client.eks, eks_cluster, &self.namespace())
+            .await
+            .map_err(|err| failed("Listing Pod Identity associations failed", err))?;
+        let Some(association) = associations
+            .into_iter()
+            .find(|a| Some(&a.role_arn) == self.role_arn.as_ref())
+        else {
+            return Ok(());
+        };
+        self.components.insert(POD_IDENTITY.to_string(), association.id.clone());
+        let session_tags = if association.disable_session_tags {
+            Value::Bool(true)
+        } else {
+            Value::Null
+        };
+        self.workload = Some(object([
+            ("service_account", text(&association.service_account)),
+            ("target_role_arn", optional(association.target_role_arn.clone())),
+            ("disable_session_tags", session_tags),
+            ("session_policy", optional(association.policy.clone())),
+        ]));
+        Ok(())
+    }
+
+    /// The Kubernetes objects the tenant writes, by their names in the team's namespace.
+    async fn manifests(&mut self, client: &HyperpodClient, eks_cluster: &str) -> Result<(), Diagnostics> {
+        let namespace = self.namespace();
+        let mut named: Vec<(&str, String)> = Vec::new();
+        if let Some(Value::String(account)) = self.workload.as_ref().and_then(|w| w.get_attr("service_account")) {
+            named.push(("ServiceAccount", account.clone()));
+        }
+        for name in [manifests::VIEWER, manifests::OPERATOR] {
+            named.push(("Role", name.to_string()));
+            named.push(("RoleBinding", name.to_string()));
+        }
+        for name in [
+            manifests::DEFAULT_DENY,
+            manifests::ALLOW_DNS,
+            manifests::ALLOW_SAME_NAMESPACE,
+            manifests::ALLOW_EGRESS,
+        ] {
+            named.push(("NetworkPolicy", name.to_string()));
+        }
+        let kube = kube_client(client, eks_cluster)
+            .await
+            .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
+        for (kind, name) in named {
+            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
+                continue;
+            };
+            let path = paths::namespaced(api_version, resource, &namespace, &name);
+            if let Ok(Some(found)) = kube.get(&path).await {
+                let value = manifests::component_value(&namespace, &found);
+                self.components.insert(format!("kubernetes/{kind}/{name}"), value);
+            }
+        }
+        Ok(())
+    }
+
+    /// The cluster's access entries the tenant made: its tags, scoped to the team's namespace.
+    async fn access_entries(&mut self, client: &HyperpodClient, eks_cluster: &str) -> Result<(), Diagnostics> {
+        let namespace = self.namespace();
+        let principals = access::list_access_entries(&client.eks, eks_cluster)
+            .await
+            .map_err(|err| failed("Listing access entries failed", err))?;
+        for principal in principals {
+            let found = access::find_access_entry(&client.eks, eks_cluster, &principal).await;
+            let Some(record) = present(found, "an access entry")? else {
+                continue;
+            };
+            let scoped = record.policies.iter().any(|p| p.namespaces.contains(&namespace));
+            if self.ours(&record.tags) && scoped {
+                let component = components::access_entry_component(&principal);
+                self.components.insert(component, live_entry_value(&record));
+            }
+        }
+        Ok(())
+    }
+
+    fn state(self, null_state: Value) -> Value {
+        let mut state = null_state;
+        set_attr(&mut state, "id", text(format!("{}/{}", self.cluster_name, self.team)));
+        set_attr(&mut state, "team", text(&self.team));
+        set_attr(&mut state, "cluster_name", text(&self.cluster_name));
+        set_attr(&mut state, "cluster_arn", text(&self.cluster_arn));
+        set_attr(&mut state, "namespace", text(self.namespace()));
+        set_attr(&mut state, "workload_role_name", text(&self.role_name));
+        set_attr(&mut state, "workload_role_arn", optional(self.role_arn.clone()));
+        set_attr(&mut state, "compute_quota_id", text(&self.quota.id));
+        set_attr(&mut state, "compute_quota_arn", text(&self.quota.arn));
+        set_attr(&mut state, "quota", Value::List(Vec::new()));
+        if let Some(sharing) = imported_sharing(&self.quota) {
+            set_attr(&mut state, "sharing", sharing);
+        }
+        if let Some(workload) = self.workload {
+            set_attr(&mut state, "workload", workload);
+        }
+        set_attr(&mut state, "kms_grants", Value::Map(BTreeMap::new()));
+        set_attr(&mut state, "components", text_map(&self.components));
+        flatten_quota(&mut state, &self.quota);
+        state
+    }
+}
+
+/// The team's compute quota on the cluster; there is nothing to import without one.
+async fn team_quota(
+    client: &HyperpodClient,
+    cluster_arn: &str,
+    cluster_name: &str,
+    team: &str,
+) -> Result<ComputeQuota, Diagnostics> {
+    let quotas = cq::list_compute_quotas(&client.sagemaker, cluster_arn)
+        .await
+        .map_err(|err| failed("Listing the cluster's compute quotas failed", err))?;
+    quotas.into_iter().find(|q| q.team_name == team).ok_or_else(|| {
+        Diagnostics::error(
+            AttributePath::root(),
+            "Nothing to import",
+            format!("HyperPod cluster {cluster_name:?} has no compute quota for team {team:?}."),
+        )
+    })
+}
+
+/// A quota with absolute borrow limits: its sharing config as it holds it, so the limits are imported too (the
+/// borrow limit only where the configuration sets one: `flatten_quota`). Otherwise, as before, the first apply
+/// records the sharing block from the configuration (an imported default sharing config would plan a removal
+/// against a configuration that has none).
+fn imported_sharing(quota: &ComputeQuota) -> Option<Value> {
+    let strategy = quota
+        .sharing_strategy
+        .as_ref()
+        .filter(|_| !quota.absolute_borrow_limits.is_empty())?;
+    Some(object([
+        ("strategy", text(strategy)),
+        ("borrow_limit", Value::Null),
+        ("absolute_borrow_limit", Value::Null),
+    ]))
+}

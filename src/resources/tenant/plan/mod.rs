@@ -1,0 +1,214 @@
+//! A tenant's plan: `gather` reads what the rules need (the contract's cluster and its live facts, the references in
+//! HCL) into one `TenantPlanInputs`, `judge` gives the verdict, `predict` the planned state. Around them, the
+//! conventions every governed resource follows: a tenant whose inputs are unknown defers its rules to apply with a
+//! warning; one this plan leaves unchanged only warns (`checklist::judged`); a rule that waits for a referenced value
+//! plans the checklist unknown. Apply runs the same three steps before its first write when the plan could not judge
+//! everything (`resolve`).
+
+mod drift;
+mod gather;
+mod judge;
+mod predict;
+#[cfg(test)]
+mod tests;
+
+use super::model::{self, TenantConfig, kept};
+use crate::client::HyperpodClient;
+use crate::governance::{Contract, Phase};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{string, text_map};
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::value::Value;
+use crate::resources::checklist;
+use crate::resources::connection_contract::{contract_from_governance, unreadable_contract};
+use crate::resources::references;
+
+pub use gather::{GatherRequest, TenantPlanInputs};
+pub use judge::TenantVerdict;
+
+/// The attributes derived at plan time; unknown while the contract or the spec is.
+const DERIVED: [&str; 17] = [
+    "governance",
+    "id",
+    "cluster_name",
+    "cluster_arn",
+    "namespace",
+    "workload_role_arn",
+    "tags_all",
+    "compute_quota_id",
+    "compute_quota_arn",
+    "pod_identity_association_id",
+    "kms_grants",
+    "components",
+    "slurm_artefacts",
+    "passed_checks",
+    "not_applicable_checks",
+    "findings",
+    "workload_role_name",
+];
+
+/// The handoffs a tenant waits for: a rule reading one that is unknown is judged "skipped" now, for real at apply.
+const WAITED_FOR: [&str; 3] = ["scheduling_policy", "borrows_from", "allocation"];
+
+pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    kept::carry_partitions(change);
+    kept::carry_absolute_borrow_limits(change);
+    // The handoffs (`contract`, `scheduling_policy`, `allocation`, `borrows_from`) are write-only: read from the
+    // configuration.
+    let arguments = change.arguments();
+    refuse_unreadable_handoffs(&arguments)?;
+    // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
+    let role_name_unknown = !change.config_attr("workload_role_name").is_known();
+    let Some((contract, config)) = decode(&arguments).filter(|_| !role_name_unknown) else {
+        defer(client.strict, change, &arguments, role_name_unknown);
+        return Ok(());
+    };
+    if change.prior.is_some() {
+        plan_compositions(client, change, &arguments, (&contract, &config));
+    }
+    let request = GatherRequest {
+        chosen_role_name: chosen_role_name(&change.config, change.prior.as_ref()),
+        config,
+        contract,
+        arguments: &arguments,
+        prior: change.prior.as_ref(),
+        phase: Phase::Plan,
+    };
+    let result = judged(client, request).await;
+    let Some((inputs, verdict)) = checklist::judged(change, client.strict, result)? else {
+        return Ok(());
+    };
+    for (name, value) in predict::predict(&inputs, &verdict) {
+        change.set(name, value);
+    }
+    if WAITED_FOR
+        .iter()
+        .any(|name| arguments.get_attr(name).is_some_and(|value| !value.is_wholly_known()))
+    {
+        checklist::set_unknown(&mut change.planned);
+    }
+    checklist::keep_recorded(change);
+    change.diagnostics.extend(verdict.warnings);
+    let live_quota = inputs.live_quota();
+    let kept_fields = kept::warnings(&change.config, &change.planned, live_quota.as_ref());
+    change.diagnostics.0.extend(kept_fields);
+    let drifted = gather::drifted_objects(client, change.prior.as_ref()).await;
+    change.diagnostics.0.extend(drift::warnings(&drifted));
+    Ok(())
+}
+
+/// The planned value, judged and derived now where the plan could not (a value unknown then; a rule not evaluated
+/// at plan, such as WKL-3 without the cluster's allocation). Errors come before any write; what the plan already
+/// knew is kept as planned.
+pub async fn resolve(
+    client: &HyperpodClient,
+    planned: &Value,
+    prior: Option<&Value>,
+) -> Result<(TenantConfig, Value), Diagnostics> {
+    let Some((contract, config)) = decode(planned) else {
+        return Err(Diagnostics::error(
+            AttributePath::attr("contract"),
+            "The tenant's inputs are still unknown",
+            "A value the tenant depends on was not known after its dependencies were applied.",
+        ));
+    };
+    let mut value = planned.clone();
+    let judged_at_plan = checklist::known(planned)
+        && string(planned, "cluster_arn").is_some()
+        && !checklist::not_evaluated_at_plan(planned);
+    if judged_at_plan {
+        return Ok((config, value));
+    }
+    let request = GatherRequest {
+        chosen_role_name: chosen_role_name(planned, prior),
+        config: config.clone(),
+        contract,
+        arguments: planned,
+        prior,
+        phase: Phase::Apply,
+    };
+    let (inputs, verdict) = judged(client, request).await?;
+    for (name, derived) in predict::predict(&inputs, &verdict) {
+        let keep = value
+            .get_attr(name)
+            .is_some_and(|v| v.is_wholly_known() && !v.is_null());
+        if !keep {
+            set_attr(&mut value, name, derived);
+        }
+    }
+    Ok((config, value))
+}
+
+/// The contract and the configuration, or `None` while either depends on a resource not created yet.
+pub fn decode(value: &Value) -> Option<(Contract, TenantConfig)> {
+    let contract = contract_from_governance(value.get_attr("contract")?)?;
+    let config = TenantConfig::from_value(value)?;
+    Some((contract, config))
+}
+
+/// The workload role name the user chose, if any (from configuration, or kept from state).
+pub fn chosen_role_name(config: &Value, prior: Option<&Value>) -> Option<String> {
+    string(config, "workload_role_name").or_else(|| prior.and_then(|p| string(p, "workload_role_name")))
+}
+
+async fn judged(
+    client: &HyperpodClient,
+    request: GatherRequest<'_>,
+) -> Result<(TenantPlanInputs, TenantVerdict), Diagnostics> {
+    let inputs = gather::gather(client, request).await?;
+    let verdict = judge::judge(&inputs)?;
+    Ok((inputs, verdict))
+}
+
+/// A handoff that is wholly known yet unreadable never becomes known: a contract with a fact replaced by null, a
+/// scheduling policy's governance with its classes nulled (WKL-4 could never read it).
+fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
+    if let Some(unreadable) = arguments.get_attr("contract").and_then(unreadable_contract) {
+        return Err(unreadable.into());
+    }
+    if let Some(facts) = arguments.get_attr("scheduling_policy")
+        && matches!(facts, Value::Object(_))
+        && facts.get_attr("priority_classes").is_none_or(Value::is_null)
+    {
+        return Err(Diagnostic::invalid_value(
+            AttributePath::attr("scheduling_policy"),
+            "a scheduling policy value with priority_classes null",
+            "the tenant needs the policy's priority classes (WKL-4)",
+            "pass hyperpod_scheduling_policy.<name>.governance unchanged",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Inputs unknown until apply: what they decide is planned unknown, and the rules wait with a warning.
+fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, role_name_unknown: bool) {
+    for name in DERIVED {
+        if change.config_attr(name).is_null() {
+            change.set(name, Value::Unknown);
+        }
+    }
+    change.set("governance", references::tenant_value(arguments));
+    let waiting_for = if role_name_unknown {
+        "workload_role_name"
+    } else {
+        "contract"
+    };
+    change
+        .diagnostics
+        .push(checklist::deferred(arguments, waiting_for, strict));
+}
+
+/// No copy of the handoffs is kept, so a change in one is a change of what the tenant composes from them (its facts
+/// for others, its tags): planned before judging, so a tenant whose composition moves is judged as changed (its
+/// findings fail the plan) rather than as unchanged (they would only warn).
+fn plan_compositions(
+    client: &HyperpodClient,
+    change: &mut PlannedChange,
+    arguments: &Value,
+    (contract, config): (&Contract, &TenantConfig),
+) {
+    change.set("governance", references::tenant_value(arguments));
+    let tags = model::composed_tags(&client.default_tags, config, contract);
+    change.set("tags_all", text_map(&tags));
+}

@@ -1,0 +1,159 @@
+//! The tenant's planned state, from its plan inputs and verdict: its id and cluster, its tags, the checklist, and
+//! every object apply will compose — names and ARNs known now, a digest of each Kubernetes object's content, IDs AWS
+//! assigns unknown — so the reviewer sees them before anything exists. No I/O.
+
+use std::collections::BTreeMap;
+
+use super::super::model::components::{
+    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, entry_value, grant_component, policy_component,
+    quota_id, role_policies,
+};
+use super::super::model::{self, TenantConfig, manifests, slurm};
+use super::gather::TenantPlanInputs;
+use super::judge::TenantVerdict;
+use crate::governance::{Contract, Orchestrator, Setting};
+use crate::protocol::object::{object, text, text_list, text_map};
+use crate::protocol::value::Value;
+use crate::resources::checklist;
+
+/// The planned value of each derived attribute.
+pub type Prediction = BTreeMap<&'static str, Value>;
+
+pub fn predict(inputs: &TenantPlanInputs, verdict: &TenantVerdict) -> Prediction {
+    let cluster = &inputs.cluster.cluster;
+    let tags_all = model::composed_tags(&inputs.context.default_tags, &inputs.config, &inputs.contract);
+    let mut attributes: Prediction = BTreeMap::new();
+    attributes.insert("id", text(format!("{}/{}", cluster.name, inputs.config.team)));
+    attributes.insert("governance", inputs.handoff.clone());
+    attributes.insert("cluster_name", text(&cluster.name));
+    attributes.insert("cluster_arn", text(&cluster.arn));
+    attributes.insert("tags_all", text_map(&tags_all));
+    attributes.extend(checklist::of(&verdict.report));
+    match verdict.orchestrator {
+        Orchestrator::Eks => attributes.extend(eks_objects(inputs)),
+        Orchestrator::Slurm => attributes.extend(slurm_objects(&inputs.config, &inputs.contract)),
+    }
+    attributes
+}
+
+/// An EKS tenant: its namespace, workload role, quota, Pod Identity association, KMS grants and every component.
+fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
+    let context = &inputs.context;
+    let components = predicted_components(
+        &inputs.config,
+        &inputs.role_name,
+        &context.partition,
+        &context.prior_components,
+    );
+    let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
+    let role_arn = model::role_arn(
+        &context.partition,
+        &inputs.contract.cluster.account_id,
+        &inputs.role_name,
+    );
+    let quota_arn = match (context.prior_components.contains_key(QUOTA), &context.prior_quota_arn) {
+        (true, Some(arn @ Value::String(_))) => arn.clone(),
+        _ => Value::Unknown,
+    };
+    let grants = inputs
+        .config
+        .data
+        .kms_keys
+        .iter()
+        .map(|key| (key.clone(), recorded(&grant_component(key))))
+        .collect();
+    // The target policy is a component only once the target role is known: until then the set of components is not
+    // known either (a known map would gain a key at apply).
+    let target_unknown = matches!(
+        inputs.config.workload.as_ref().map(|w| &w.target_role_arn),
+        Some(Setting::Unknown)
+    );
+    BTreeMap::from([
+        ("namespace", text(inputs.config.namespace())),
+        ("workload_role_name", text(&inputs.role_name)),
+        ("workload_role_arn", text(role_arn)),
+        ("compute_quota_id", recorded(QUOTA)),
+        ("compute_quota_arn", quota_arn),
+        ("pod_identity_association_id", recorded(POD_IDENTITY)),
+        ("kms_grants", Value::Map(grants)),
+        (
+            "components",
+            if target_unknown {
+                Value::Unknown
+            } else {
+                Value::Map(components)
+            },
+        ),
+        ("slurm_artefacts", Value::Null),
+    ])
+}
+
+/// A Slurm tenant: the rendered accounting artefacts, and none of the EKS objects.
+fn slurm_objects(config: &TenantConfig, contract: &Contract) -> Prediction {
+    let artefacts = slurm::render(config, &contract.name);
+    let mut attributes: Prediction = [
+        "namespace",
+        "workload_role_name",
+        "workload_role_arn",
+        "compute_quota_id",
+        "compute_quota_arn",
+        "pod_identity_association_id",
+    ]
+    .into_iter()
+    .map(|name| (name, Value::Null))
+    .collect();
+    attributes.insert("kms_grants", Value::Map(BTreeMap::new()));
+    attributes.insert("components", Value::Map(BTreeMap::new()));
+    attributes.insert(
+        "slurm_artefacts",
+        object([
+            ("account", text(artefacts.account)),
+            ("sacctmgr_commands", text_list(&artefacts.sacctmgr_commands)),
+            ("slurm_conf", text(artefacts.slurm_conf)),
+        ]),
+    );
+    attributes
+}
+
+/// The components the tenant will have: recorded values where the prior state has them, else predictions (names
+/// and ARNs known now) or unknown (IDs AWS assigns).
+pub fn predicted_components(
+    config: &TenantConfig,
+    role_name: &str,
+    partition: &str,
+    prior: &BTreeMap<String, String>,
+) -> BTreeMap<String, Value> {
+    let namespace = config.namespace();
+    let mut out: BTreeMap<String, Value> = BTreeMap::new();
+    let mut add = |key: String, predicted: Option<String>| {
+        let value = match (prior.get(&key), predicted) {
+            (_, Some(predicted)) => text(predicted),
+            (Some(recorded), None) => text(recorded),
+            (None, None) => Value::Unknown,
+        };
+        out.insert(key, value);
+    };
+    // The role by name, and each inline policy by the role it is on (its key names the policy).
+    add(ROLE.to_string(), Some(role_name.to_string()));
+    for name in role_policies(config, partition).keys() {
+        add(policy_component(name), Some(role_name.to_string()));
+    }
+    // Its id once recorded (a recorded failed write, `<id> (UpdateFailed)`, is planned back to the bare id).
+    add(QUOTA.to_string(), prior.get(QUOTA).map(|value| quota_id(value)));
+    for manifest in manifests::render(config) {
+        add(
+            manifest.component(),
+            Some(manifests::rendered_value(&namespace, &manifest)),
+        );
+    }
+    if config.workload.is_some() {
+        add(POD_IDENTITY.to_string(), None);
+    }
+    for entry in desired_entries(config) {
+        add(access_entry_component(&entry.principal_arn), Some(entry_value(&entry)));
+    }
+    for key in &config.data.kms_keys {
+        add(grant_component(key), None);
+    }
+    out
+}

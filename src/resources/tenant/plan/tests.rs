@@ -1,0 +1,222 @@
+//! A tenant's plan without a sandbox: `TenantPlanInputs` built by hand, then the verdict (`judge`) and the planned
+//! state (`predict`), as `modify_plan` would plan them.
+
+use std::collections::BTreeMap;
+
+use super::gather::{ExistingQuota, PlanContext, TenantPlanInputs, TenantReferences};
+use super::judge::judge;
+use super::predict::{predict, predicted_components};
+use crate::aws::compute_quota::ComputeQuota;
+use crate::aws::sagemaker::{ClusterOrchestrator, HyperPodCluster, InstanceGroup};
+use crate::governance::examples;
+use crate::governance::{Fact, Orchestrator, Phase, Setting, Sharing, SharingStrategy};
+use crate::protocol::object::text;
+use crate::protocol::value::Value;
+use crate::resources::cluster_facts::{ClusterFacts, TaskGovernanceAddon};
+use crate::resources::references::{PolicyReference, References};
+use crate::resources::tenant::model::manifests::tests::spec;
+use crate::resources::tenant::model::{SlurmAccountConfig, TenantConfig};
+
+const CLUSTER_ARN: &str = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456";
+
+fn cluster(orchestrator: ClusterOrchestrator, p5_instances: i32) -> HyperPodCluster {
+    HyperPodCluster {
+        name: "ml-capacity".into(),
+        arn: CLUSTER_ARN.into(),
+        status: "InService".into(),
+        orchestrator,
+        instance_groups: vec![InstanceGroup {
+            name: "p5".into(),
+            instance_type: "ml.p5.48xlarge".into(),
+            current_count: p5_instances,
+            target_count: p5_instances,
+            execution_role: "arn:aws:iam::111122223333:role/hyperpod-nodes".into(),
+            kubernetes_labels: BTreeMap::new(),
+        }],
+    }
+}
+
+fn eks() -> ClusterOrchestrator {
+    ClusterOrchestrator::Eks {
+        eks_cluster_arn: "arn:aws:eks:us-west-2:111122223333:cluster/ml-capacity-eks".into(),
+    }
+}
+
+/// The research team: p5 instances guaranteed, lending its idle capacity, at its own priority class.
+fn config(instances: i64) -> TenantConfig {
+    let mut config = spec();
+    config.quota = vec![examples::share("ml.p5.48xlarge", instances)];
+    config.sharing = Some(Sharing {
+        strategy: SharingStrategy::Lend,
+        borrow_limit: None,
+        absolute_borrow_limits: Vec::new(),
+    });
+    config.priority_class = Some("research".into());
+    config.fair_share_weight = Some(10);
+    config
+}
+
+fn inputs(config: TenantConfig, cluster: HyperPodCluster) -> TenantPlanInputs {
+    TenantPlanInputs {
+        handoff: Value::Unknown,
+        role_name: "hyperpod-ml-capacity-research".into(),
+        cluster: ClusterFacts {
+            cluster,
+            tenants: Fact::Known(Vec::new()),
+            projects: Fact::Unavailable("not read for this resource".into()),
+            scheduling_policy: Fact::Known(Some(examples::policy(&["production", "research"], true))),
+            access_entries: Fact::Known(Vec::new()),
+        },
+        references: TenantReferences {
+            lenders: References::default(),
+            allocation: examples::allocation(&[("research", config.quota[0].count.unwrap_or(0))]),
+            policy: PolicyReference::NotGiven,
+        },
+        task_governance: Some(TaskGovernanceAddon {
+            eks_cluster: "ml-capacity-eks".into(),
+            addon: examples::addon("v1.0.0-eksbuild.1", "ACTIVE"),
+        }),
+        existing_quota: ExistingQuota::None,
+        context: PlanContext {
+            partition: "aws".into(),
+            default_tags: BTreeMap::new(),
+            strict: false,
+            phase: Phase::Plan,
+            today: examples::today(),
+            prior_components: BTreeMap::new(),
+            prior_quota_arn: None,
+        },
+        contract: examples::contract(),
+        config,
+    }
+}
+
+#[test]
+fn a_tenant_that_fits_is_judged_on_every_rule_and_each_object_is_named_before_it_exists() {
+    let inputs = inputs(config(2), cluster(eks(), 4));
+    let verdict = judge(&inputs).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let planned = predict(&inputs, &verdict);
+    let Value::String(passed) = &planned["passed_checks"] else {
+        panic!("{planned:?}")
+    };
+    for rule in ["WKL-3", "WKL-4", "CLU-6", "CLU-10"] {
+        assert!(passed.split(' ').any(|id| id == rule), "{rule} not in {passed}");
+    }
+    assert_eq!(planned["id"], text("ml-capacity/research"));
+    assert_eq!(planned["namespace"], text("hyperpod-ns-research"));
+    assert_eq!(
+        planned["workload_role_arn"],
+        text("arn:aws:iam::111122223333:role/hyperpod-ml-capacity-research")
+    );
+    // Names known now, IDs AWS assigns unknown until apply.
+    assert_eq!(planned["compute_quota_arn"], Value::Unknown);
+    let Value::Map(components) = &planned["components"] else {
+        panic!("{planned:?}")
+    };
+    assert_eq!(components["iam_role"], text("hyperpod-ml-capacity-research"));
+    assert_eq!(components["compute_quota"], Value::Unknown);
+    assert!(components.contains_key("kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"));
+    assert_eq!(planned["slurm_artefacts"], Value::Null);
+}
+
+#[test]
+fn a_quota_the_instance_groups_cannot_hold_fails_wkl_3_at_the_entry() {
+    let inputs = inputs(config(6), cluster(eks(), 4));
+    let errors = judge(&inputs).expect_err("six instances of four");
+    let wkl_3 = errors
+        .0
+        .iter()
+        .find(|d| d.summary.starts_with("[WKL-3]"))
+        .unwrap_or_else(|| panic!("{errors:?}"));
+    assert_eq!(wkl_3.path.to_string(), "quota[0].count");
+}
+
+#[test]
+fn a_compute_quota_of_the_team_that_is_not_the_tenants_is_refused_at_team() {
+    let mut inputs = inputs(config(2), cluster(eks(), 4));
+    inputs.existing_quota = ExistingQuota::Foreign(Box::new(ComputeQuota {
+        name: "research-quota".into(),
+        id: "q1234567890a".into(),
+        team_name: "research".into(),
+        ..ComputeQuota::default()
+    }));
+    let errors = judge(&inputs).expect_err("a foreign quota");
+    assert_eq!(errors.0.len(), 1, "{errors:?}");
+    assert_eq!(errors.0[0].path.to_string(), "team");
+    assert!(
+        errors.0[0].detail.contains("terraform import"),
+        "{}",
+        errors.0[0].detail
+    );
+}
+
+#[test]
+fn a_contract_that_names_another_orchestrator_fails_clu_1_at_the_contract() {
+    let mut inputs = inputs(config(2), cluster(eks(), 4));
+    inputs.contract.cluster.orchestrator = Orchestrator::Slurm;
+    let errors = judge(&inputs).expect_err("EKS cluster, Slurm contract");
+    assert_eq!(errors.0[0].path.to_string(), "contract.orchestrator");
+    assert!(errors.0[0].detail.contains("[CLU-1]"), "{}", errors.0[0].detail);
+}
+
+#[test]
+fn a_slurm_tenant_plans_its_accounting_and_no_eks_object() {
+    let mut config = config(2);
+    config.workload = None;
+    config.sharing = None;
+    config.slurm = Some(SlurmAccountConfig {
+        users: vec!["alice".into()],
+        ..SlurmAccountConfig::default()
+    });
+    let mut inputs = inputs(config, cluster(ClusterOrchestrator::Slurm, 4));
+    inputs.contract = examples::slurm_contract();
+    inputs.task_governance = None;
+    inputs.references.allocation = Setting::Unset;
+    let verdict = judge(&inputs).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let planned = predict(&inputs, &verdict);
+    assert_eq!(planned["components"], Value::Map(BTreeMap::new()));
+    assert_eq!(planned["namespace"], Value::Null);
+    let Some(Value::String(account)) = planned["slurm_artefacts"].get_attr("account") else {
+        panic!("{planned:?}")
+    };
+    assert_eq!(account, "research");
+}
+
+#[test]
+fn predictions_name_every_object_and_leave_aws_ids_unknown() {
+    let mut spec = spec();
+    spec.viewer_principal_arns = vec!["arn:aws:iam::123456789012:role/research-viewers".into()];
+    spec.data.kms_keys = vec!["arn:aws:kms:us-west-2:123456789012:key/k".into()];
+    let components = predicted_components(&spec, "hyperpod-ml-capacity-research", "aws", &BTreeMap::new());
+    assert_eq!(components["iam_role"], text("hyperpod-ml-capacity-research"));
+    assert_eq!(
+        components["iam_policy/hyperpod-tenant-data"],
+        text("hyperpod-ml-capacity-research")
+    );
+    let Value::String(deny) = &components["kubernetes/NetworkPolicy/hyperpod-tenant-default-deny"] else {
+        panic!("{components:?}")
+    };
+    let (namespace, digest) = deny.split_once('@').unwrap_or_default();
+    assert_eq!(namespace, "hyperpod-ns-research");
+    assert!(
+        digest.len() == 8 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+        "{deny}"
+    );
+    assert_eq!(components["compute_quota"], Value::Unknown);
+    assert_eq!(components["pod_identity_association"], Value::Unknown);
+    assert_eq!(
+        components["kms_grant/arn:aws:kms:us-west-2:123456789012:key/k"],
+        Value::Unknown
+    );
+    assert!(components.contains_key("access_entry/arn:aws:iam::123456789012:role/research-viewers"));
+}
+
+#[test]
+fn recorded_ids_are_kept_and_a_missing_component_is_planned_again() {
+    let spec = spec();
+    let prior: BTreeMap<String, String> = [("compute_quota".to_string(), "abcdef123456".to_string())].into();
+    let components = predicted_components(&spec, "r", "aws", &prior);
+    assert_eq!(components["compute_quota"], text("abcdef123456"));
+    // Deleted out of band: not in the recorded components, so the plan shows it (unknown until re-created).
+    assert_eq!(components["pod_identity_association"], Value::Unknown);
+}

@@ -1,0 +1,237 @@
+//! Read: what of the tenant still exists, as it is. Only the objects state records are read. A component deleted
+//! out of band drops out of `components` (and its detail attributes), a changed one shows its live shape, so the
+//! next plan shows the drift and apply repairs it. Only when nothing of the tenant is left does it leave state.
+
+mod quota_state;
+
+use std::collections::BTreeMap;
+
+use super::model::components::{self, POD_IDENTITY, QUOTA, ROLE};
+use super::model::manifests;
+use crate::aws::compute_quota as cq;
+use crate::aws::eks_access as access;
+use crate::aws::{AwsError, iam, kms};
+use crate::client::HyperpodClient;
+use crate::kubernetes::paths;
+use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::object::{nested, string, string_map, text, text_map};
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::Value;
+use crate::resources::failed;
+use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
+
+pub use quota_state::flatten_quota;
+
+/// Missing is fine (the component is gone); other errors fail the read.
+pub fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, Diagnostics> {
+    match result {
+        Ok(found) => Ok(Some(found)),
+        Err(err) if err.is_not_found() => Ok(None),
+        Err(err) => Err(failed(&format!("Reading {what} failed"), err)),
+    }
+}
+
+pub fn optional(value: Option<String>) -> Value {
+    value.map_or(Value::Null, Value::String)
+}
+
+/// The state with what exists now; `None` when nothing of the tenant is left.
+pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+    let cluster_ref = string(current, "cluster_arn")
+        .or_else(|| string(current, "cluster_name"))
+        .unwrap_or_default();
+    let Some(cluster) = present(client.cluster(&cluster_ref).await, "the cluster")? else {
+        return Ok(None); // the cluster is gone, and every tenant object with it
+    };
+    let Some(eks_cluster) = cluster.eks_cluster_name() else {
+        return Ok(Some(current.clone())); // Slurm: rendered artefacts only, nothing in AWS to refresh
+    };
+    let mut read = Refresh {
+        client,
+        eks_cluster,
+        recorded: string_map(current, "components"),
+        current,
+        state: current.clone(),
+        live: BTreeMap::new(),
+    };
+    read.role().await?;
+    read.quota().await?;
+    read.kubernetes_objects().await?;
+    read.pod_identity().await?;
+    read.access_entries().await?;
+    read.grants().await?;
+    Ok(read.finish())
+}
+
+/// One read of the tenant: what state recorded, and what of it exists (`live`, the new `components`).
+struct Refresh<'a> {
+    client: &'a HyperpodClient,
+    eks_cluster: String,
+    recorded: BTreeMap<String, String>,
+    current: &'a Value,
+    state: Value,
+    live: BTreeMap<String, String>,
+}
+
+impl Refresh<'_> {
+    async fn role(&mut self) -> Result<(), Diagnostics> {
+        let iam_client = &self.client.iam;
+        let role_name = string(self.current, "workload_role_name").unwrap_or_default();
+        if !self.recorded.contains_key(ROLE)
+            || present(iam::find_role(iam_client, &role_name).await, "the workload role")?.is_none()
+        {
+            return Ok(());
+        }
+        self.live.insert(ROLE.to_string(), role_name.clone());
+        for (key, value) in self.recorded.iter().filter(|(k, _)| k.starts_with("iam_policy/")) {
+            let name = key.trim_start_matches("iam_policy/");
+            let found = iam::find_role_policy(iam_client, &role_name, name).await;
+            if present(found, "a role policy")?.is_some() {
+                self.live.insert(key.clone(), value.clone());
+            }
+        }
+        Ok(())
+    }
+
+    async fn quota(&mut self) -> Result<(), Diagnostics> {
+        let Some(id) = self.recorded.get(QUOTA).map(|value| components::quota_id(value)) else {
+            return Ok(());
+        };
+        let found = cq::find_compute_quota(&self.client.sagemaker, &id).await;
+        if let Some(quota) = present(found, "the compute quota")? {
+            // A last write that failed is drift: not in effect, so the plan writes it again.
+            let value = components::quota_component(&quota.id, &quota.status);
+            self.live.insert(QUOTA.to_string(), value);
+            set_attr(&mut self.state, "compute_quota_arn", text(&quota.arn));
+            flatten_quota(&mut self.state, &quota);
+        }
+        Ok(())
+    }
+
+    /// Each object is read back and recorded with the digest of its live content: one that differs from what the
+    /// provider writes shows as a changed `components` value at the next plan, which names it and warns.
+    async fn kubernetes_objects(&mut self) -> Result<(), Diagnostics> {
+        let namespace = string(self.current, "namespace").unwrap_or_default();
+        let objects: Vec<(String, String, String)> = self
+            .recorded
+            .keys()
+            .filter_map(|key| {
+                let (kind, name) = key.strip_prefix("kubernetes/")?.split_once('/')?;
+                Some((key.clone(), kind.to_string(), name.to_string()))
+            })
+            .collect();
+        if objects.is_empty() {
+            return Ok(());
+        }
+        let kube = kube_client(self.client, &self.eks_cluster)
+            .await
+            .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
+        for (key, kind, name) in objects {
+            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(&kind) else {
+                continue;
+            };
+            let path = paths::namespaced(api_version, resource, &namespace, &name);
+            match kubernetes_object(self.client, &kube, &self.eks_cluster, &path).await {
+                Ok(Some(object)) => {
+                    self.live.insert(key, manifests::component_value(&namespace, &object));
+                }
+                Ok(None) => {}
+                Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
+            }
+        }
+        Ok(())
+    }
+
+    async fn pod_identity(&mut self) -> Result<(), Diagnostics> {
+        if let Some(id) = self.recorded.get(POD_IDENTITY) {
+            let found = access::find_pod_identity_association(&self.client.eks, &self.eks_cluster, id).await;
+            if let Some(association) = present(found, "the Pod Identity association")? {
+                self.live.insert(POD_IDENTITY.to_string(), association.id.clone());
+                self.workload_from(&association);
+            }
+        }
+        let id = self.live.get(POD_IDENTITY).cloned();
+        set_attr(&mut self.state, "pod_identity_association_id", optional(id));
+        Ok(())
+    }
+
+    /// The `workload` block as the association is: its target role, session tags and session policy.
+    fn workload_from(&mut self, association: &access::PodIdentityAssociation) {
+        let Some(Value::Object(workload)) = self.state.get_attr("workload").cloned() else {
+            return;
+        };
+        let mut workload = Value::Object(workload);
+        set_attr(
+            &mut workload,
+            "target_role_arn",
+            optional(association.target_role_arn.clone()),
+        );
+        let tags_were_set = nested(self.current, "workload").and_then(|w| w.get_attr("disable_session_tags"));
+        if association.disable_session_tags || tags_were_set.is_some_and(|v| !v.is_null()) {
+            set_attr(
+                &mut workload,
+                "disable_session_tags",
+                Value::Bool(association.disable_session_tags),
+            );
+        }
+        set_attr(&mut workload, "session_policy", optional(association.policy.clone()));
+        set_attr(&mut self.state, "workload", workload);
+    }
+
+    async fn access_entries(&mut self) -> Result<(), Diagnostics> {
+        let keys: Vec<String> = self
+            .recorded
+            .keys()
+            .filter(|key| key.starts_with("access_entry/"))
+            .cloned()
+            .collect();
+        for key in keys {
+            let principal = components::entry_principal(&key);
+            let found = self.client.access_entry(&self.eks_cluster, principal).await;
+            if let Some(record) = present(found, "an access entry")? {
+                self.live.insert(key.clone(), live_entry_value(&record));
+            }
+        }
+        Ok(())
+    }
+
+    async fn grants(&mut self) -> Result<(), Diagnostics> {
+        let mut grants_now = BTreeMap::new();
+        for (key, id) in self.recorded.iter().filter(|(k, _)| k.starts_with("kms_grant/")) {
+            let key_arn = key.trim_start_matches("kms_grant/");
+            if present(kms::find_grant(&self.client.kms, key_arn, id).await, "a KMS grant")?.is_some() {
+                self.live.insert(key.clone(), id.clone());
+                grants_now.insert(key_arn.to_string(), id.clone());
+            }
+        }
+        set_attr(&mut self.state, "kms_grants", text_map(&grants_now));
+        Ok(())
+    }
+
+    fn finish(mut self) -> Option<Value> {
+        if self.live.is_empty() {
+            return None;
+        }
+        let quota_id = self.live.get(QUOTA).map(|value| components::quota_id(value));
+        set_attr(&mut self.state, "compute_quota_id", optional(quota_id));
+        set_attr(&mut self.state, "components", text_map(&self.live));
+        Some(self.state)
+    }
+}
+
+/// An access entry's `components` value from its live record (see `components::entry_content`).
+pub fn live_entry_value(record: &access::AccessEntryRecord) -> String {
+    let policies: Vec<(String, Vec<String>)> = record
+        .policies
+        .iter()
+        .map(|p| {
+            let namespaces = if p.scope_type == "namespace" {
+                p.namespaces.clone()
+            } else {
+                vec!["*".to_string()]
+            };
+            (p.policy_arn.clone(), namespaces)
+        })
+        .collect();
+    components::entry_value_of(&record.kubernetes_groups, &policies)
+}

@@ -1,0 +1,243 @@
+//! The live compute quota put into state where the user manages it, so a change made in the console shows as drift;
+//! fields the user left to SageMaker's defaults stay null.
+
+use crate::aws::compute_quota::{ComputeQuota, QuotaResource};
+use crate::protocol::object::{elements, int, object, string, text};
+use crate::protocol::plan::set_attr;
+use crate::protocol::value::Value;
+
+/// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
+/// as drift. Fields the user left to SageMaker's defaults stay null.
+pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
+    let prior = state.clone();
+    if let Some(preempt) = &quota.preempt_team_tasks {
+        set_attr(state, "preempt_team_tasks", text(preempt));
+    }
+    if let Some(activation) = &quota.activation_state {
+        set_attr(state, "activation_state", text(activation));
+    }
+    let weight = quota.fair_share_weight.unwrap_or(0);
+    if prior.get_attr("fair_share_weight").is_some_and(|v| !v.is_null()) || weight != 0 {
+        set_attr(state, "fair_share_weight", int(i64::from(weight)));
+    }
+    if let Some(Value::Object(sharing)) = prior.get_attr("sharing").cloned() {
+        let mut sharing = Value::Object(sharing);
+        if let Some(strategy) = &quota.sharing_strategy {
+            set_attr(&mut sharing, "strategy", text(strategy));
+        }
+        let limit_set = sharing.get_attr("borrow_limit").is_some_and(|v| !v.is_null());
+        // SageMaker fills in a default limit (50) when none is written: only a limit the user set is compared.
+        if limit_set {
+            set_attr(
+                &mut sharing,
+                "borrow_limit",
+                quota.borrow_limit.map_or(Value::Null, |l| int(i64::from(l))),
+            );
+        }
+        // Absolute limits are the team's whether written or set in the console: always shown (null stays null
+        // while there are none, so a tenant that never set them shows no change).
+        let limits = &quota.absolute_borrow_limits;
+        let written = sharing
+            .get_attr("absolute_borrow_limit")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let shown = if limits.is_empty() && written.is_null() {
+            Value::Null
+        } else {
+            let written_entries = match &written {
+                Value::List(items) => items.clone(),
+                _ => Vec::new(),
+            };
+            Value::List(flatten_entries(limits, &written_entries, true))
+        };
+        set_attr(&mut sharing, "absolute_borrow_limit", shown);
+        set_attr(state, "sharing", sharing);
+    }
+    let entries = elements(&prior, "quota").to_vec();
+    set_attr(
+        state,
+        "quota",
+        Value::List(flatten_entries(&quota.resources, &entries, false)),
+    );
+}
+
+/// Live entries as the state shows them: the units the user wrote, always the partition, and when the entries no
+/// longer line up with what was written, the count (a quota's entries: SageMaker fills the other amounts in) or
+/// every unit (`every_unit`: absolute borrow limits, which nothing fills in).
+fn flatten_entries(quota_resources: &[QuotaResource], entries: &[Value], every_unit: bool) -> Vec<Value> {
+    let float = |n: f64| crate::protocol::value::Number::from_f64(n).map_or(Value::Null, Value::Number);
+    let same_shape = entries.len() == quota_resources.len()
+        && entries
+            .iter()
+            .zip(quota_resources)
+            .all(|(entry, live)| string(entry, "instance_type").as_deref() == Some(live.instance_type.as_str()));
+    quota_resources
+        .iter()
+        .enumerate()
+        .map(|(index, live)| {
+            let written = if same_shape { entries.get(index) } else { None };
+            let keep = |field: &str| {
+                written.is_some_and(|e| e.get_attr(field).is_some_and(|v| !v.is_null())) || (every_unit && !same_shape)
+            };
+            let count_shown = keep("count") || !same_shape;
+            object([
+                ("instance_type", text(&live.instance_type)),
+                (
+                    "count",
+                    live.count
+                        .filter(|_| count_shown)
+                        .map_or(Value::Null, |c| int(i64::from(c))),
+                ),
+                (
+                    "accelerators",
+                    live.accelerators
+                        .filter(|_| keep("accelerators"))
+                        .map_or(Value::Null, |c| int(i64::from(c))),
+                ),
+                (
+                    "vcpu",
+                    match (keep("vcpu"), written) {
+                        (true, Some(e)) => e.get_attr("vcpu").cloned().unwrap_or(Value::Null),
+                        (true, None) => live.vcpu.map_or(Value::Null, float),
+                        (false, _) => Value::Null,
+                    },
+                ),
+                (
+                    "memory_gib",
+                    match (keep("memory_gib"), written) {
+                        (true, Some(e)) => e.get_attr("memory_gib").cloned().unwrap_or(Value::Null),
+                        (true, None) => live.memory_gib.map_or(Value::Null, float),
+                        (false, _) => Value::Null,
+                    },
+                ),
+                (
+                    "accelerator_partition",
+                    crate::resources::quota_share::partition_value(
+                        live.accelerator_partition
+                            .as_ref()
+                            .map(|p| (p.profile.clone(), i64::from(p.count)))
+                            .as_ref(),
+                    ),
+                ),
+            ])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::nested;
+
+    fn quota() -> ComputeQuota {
+        ComputeQuota {
+            team_name: "research".into(),
+            resources: vec![QuotaResource {
+                instance_type: "ml.p5.48xlarge".into(),
+                count: Some(3),
+                accelerators: Some(24),
+                vcpu: Some(192.0),
+                memory_gib: Some(2048.0),
+                accelerator_partition: None,
+            }],
+            sharing_strategy: Some("LendAndBorrow".into()),
+            borrow_limit: Some(50),
+            preempt_team_tasks: Some("LowerPriority".into()),
+            fair_share_weight: Some(0),
+            activation_state: Some("Enabled".into()),
+            ..ComputeQuota::default()
+        }
+    }
+
+    fn state() -> Value {
+        object([
+            (
+                "quota",
+                Value::List(vec![object([
+                    ("instance_type", text("ml.p5.48xlarge")),
+                    ("count", int(2)),
+                    ("accelerators", Value::Null),
+                    ("vcpu", Value::Null),
+                    ("memory_gib", Value::Null),
+                    ("accelerator_partition", Value::Null),
+                ])]),
+            ),
+            (
+                "sharing",
+                object([
+                    ("strategy", text("LendAndBorrow")),
+                    ("borrow_limit", Value::Null),
+                    ("absolute_borrow_limit", Value::Null),
+                ]),
+            ),
+            ("preempt_team_tasks", text("Never")),
+            ("fair_share_weight", Value::Null),
+            ("activation_state", text("Enabled")),
+        ])
+    }
+
+    #[test]
+    fn live_changes_to_what_the_user_manages_show_and_service_defaults_do_not() {
+        let mut state = state();
+        flatten_quota(&mut state, &quota());
+        let entry = &elements(&state, "quota")[0];
+        assert_eq!(entry.get_attr("count"), Some(&int(3)), "a changed count is drift");
+        assert_eq!(
+            entry.get_attr("accelerators"),
+            Some(&Value::Null),
+            "filled in by SageMaker, not written"
+        );
+        assert_eq!(entry.get_attr("vcpu"), Some(&Value::Null));
+        assert_eq!(string(&state, "preempt_team_tasks").as_deref(), Some("LowerPriority"));
+        assert_eq!(
+            state.get_attr("fair_share_weight"),
+            Some(&Value::Null),
+            "the default weight 0 stays unset"
+        );
+        let sharing = nested(&state, "sharing").cloned().unwrap_or(Value::Null);
+        assert_eq!(
+            sharing.get_attr("borrow_limit"),
+            Some(&Value::Null),
+            "the default borrow limit stays unset"
+        );
+        assert_eq!(
+            sharing.get_attr("absolute_borrow_limit"),
+            Some(&Value::Null),
+            "none, none shown"
+        );
+    }
+
+    #[test]
+    fn partitions_and_absolute_limits_set_in_the_console_show_in_state() {
+        use crate::aws::compute_quota::Partition;
+        let mut live = quota();
+        live.resources[0].accelerator_partition = Some(Partition {
+            profile: "mig-1g.10gb".into(),
+            count: 14,
+        });
+        live.absolute_borrow_limits = vec![QuotaResource {
+            instance_type: "ml.p5.48xlarge".into(),
+            accelerators: Some(16),
+            vcpu: Some(96.5),
+            ..QuotaResource::default()
+        }];
+        let mut state = state();
+        flatten_quota(&mut state, &live);
+        let entry = &elements(&state, "quota")[0];
+        let partition = nested(entry, "accelerator_partition").cloned().unwrap_or(Value::Null);
+        assert_eq!(string(&partition, "type").as_deref(), Some("mig-1g.10gb"));
+        assert_eq!(partition.get_attr("count"), Some(&int(14)));
+        let sharing = nested(&state, "sharing").cloned().unwrap_or(Value::Null);
+        let limits = elements(&sharing, "absolute_borrow_limit");
+        assert_eq!(limits.len(), 1, "{sharing:?}");
+        assert_eq!(
+            limits[0].get_attr("accelerators"),
+            Some(&int(16)),
+            "every unit of a limit not written"
+        );
+        assert_eq!(
+            limits[0].get_attr("vcpu").map(hyperpod_protocol::value::Value::is_null),
+            Some(false)
+        );
+    }
+}
