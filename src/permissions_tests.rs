@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::protocol::resource::PluginProvider;
+use crate::protocol::plugin::PluginProvider;
 use crate::provider::HyperpodProvider;
 
 /// The AWS services the provider has clients for: a receiver whose last segment is one of these calls it.

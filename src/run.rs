@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use crate::protocol::handshake::{self, handshake_line};
 use crate::protocol::provider::ProviderService;
-use crate::protocol::serve::{Signals, SocketDir, serve};
+use crate::protocol::serve::{SocketDir, serve};
+use crate::protocol::signals::Signals;
 use crate::protocol::tls;
 use crate::provider::{HyperpodProvider, PROVIDER_ADDRESS};
 

@@ -4,7 +4,7 @@
 //! value makes validation panic.
 
 use terraform_provider_hyperpod::protocol::diagnostics::{AttributePath, Diagnostics, Severity};
-use terraform_provider_hyperpod::protocol::resource::PluginProvider;
+use terraform_provider_hyperpod::protocol::plugin::PluginProvider;
 use terraform_provider_hyperpod::protocol::schema::{AttributeKind, Block, Nesting, Presence};
 use terraform_provider_hyperpod::protocol::value::{Number, Type, Value};
 use terraform_provider_hyperpod::provider::HyperpodProvider;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 use terraform_provider_hyperpod::protocol::object::string;
-use terraform_provider_hyperpod::protocol::resource::PluginProvider;
+use terraform_provider_hyperpod::protocol::plugin::PluginProvider;
 use terraform_provider_hyperpod::protocol::value::Value;
 use terraform_provider_hyperpod::provider::HyperpodProvider;
 

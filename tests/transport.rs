@@ -276,7 +276,7 @@ fn a_malformed_client_certificate_is_refused_at_startup() {
 /// Terraform that announces `write_only_attributes_allowed` gets none.
 #[tokio::test]
 async fn a_write_only_argument_needs_a_terraform_that_allows_it() {
-    use terraform_provider_hyperpod::protocol::resource::PluginProvider;
+    use terraform_provider_hyperpod::protocol::plugin::PluginProvider;
     use terraform_provider_hyperpod::protocol::value::Value;
     let provider = terraform_provider_hyperpod::provider::HyperpodProvider::default();
     let contract = provider

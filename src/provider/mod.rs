@@ -10,7 +10,8 @@ use async_trait::async_trait;
 
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::list::ListResource;
-use crate::protocol::resource::{DataSource, Function, PluginProvider, Resource};
+use crate::protocol::plugin::PluginProvider;
+use crate::protocol::resource::{DataSource, Function, Resource};
 use crate::protocol::schema::Schema;
 use crate::protocol::value::Value;
 

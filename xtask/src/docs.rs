@@ -17,7 +17,8 @@ use hyperpod_governance::{Layer, Needs, RuleId, examples};
 use hyperpod_protocol::convert::attribute_description;
 use hyperpod_protocol::diagnostics::{Diagnostic, Severity};
 use hyperpod_protocol::list::ListResource;
-use hyperpod_protocol::resource::{DataSource, Function, PluginProvider, Resource};
+use hyperpod_protocol::plugin::PluginProvider;
+use hyperpod_protocol::resource::{DataSource, Function, Resource};
 use hyperpod_protocol::schema::{
     Attribute, AttributeKind, Block, FunctionSignature, IdentitySchema, NestedBlock, Nesting, Presence, Schema,
 };

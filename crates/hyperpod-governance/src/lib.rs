@@ -56,36 +56,6 @@ pub use path::{AttributePath, PathStep};
 
 use time::Date;
 
-/// What `hyperpod_connection_contract` reads at plan time. `eks` and `observability_addon` are `None` when not
-/// looked up (a Slurm cluster, or the resource chose not to): their rules are then left out of the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ContractLiveFacts {
-    /// `Known(None)`: no such cluster where the provider looked.
-    pub cluster: Fact<Option<LiveCluster>>,
-    pub project: Fact<LiveProject>,
-    pub project_role: Fact<RolePermissions>,
-    pub access_role: Fact<RolePermissions>,
-    pub eks: Option<Fact<EksCluster>>,
-    pub observability_addon: Option<Fact<Option<Addon>>>,
-    /// The worker node roles of the cluster's instance groups (OBS-1); `None` where `observability_addon` is.
-    pub node_roles: Option<Fact<Vec<NodeRole>>>,
-}
-
-impl ContractLiveFacts {
-    /// Nothing could be read, for one reason (e.g. "the provider is not configured yet").
-    pub fn unread(reason: &str) -> Self {
-        Self {
-            cluster: Fact::Unavailable(reason.to_string()),
-            project: Fact::Unavailable(reason.to_string()),
-            project_role: Fact::Unavailable(reason.to_string()),
-            access_role: Fact::Unavailable(reason.to_string()),
-            eks: None,
-            observability_addon: None,
-            node_roles: None,
-        }
-    }
-}
-
 /// The contract's own rules: CON-1..3, ORG-1, ORG-3, PRJ-2, PRJ-4 (the contract's half), CLU-1, CLU-4 and CLU-5
 /// (with EKS facts), OBS-1 (with the add-on fact), EXC-1 and LIF-1, LIF-2, LIF-4. `caller_arn` is the identity
 /// running the plan (sts:GetCallerIdentity); `prior` the contract as last applied, for LIF-2.

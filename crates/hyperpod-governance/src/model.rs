@@ -324,3 +324,33 @@ pub struct SchedulingPolicy {
 
 // Tenants, bindings, restrictions and the cluster view live in `tenancy.rs`; one `model` namespace for both.
 pub use super::tenancy::*;
+
+/// What `hyperpod_connection_contract` reads at plan time. `eks` and `observability_addon` are `None` when not
+/// looked up (a Slurm cluster, or the resource chose not to): their rules are then left out of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContractLiveFacts {
+    /// `Known(None)`: no such cluster where the provider looked.
+    pub cluster: Fact<Option<LiveCluster>>,
+    pub project: Fact<LiveProject>,
+    pub project_role: Fact<RolePermissions>,
+    pub access_role: Fact<RolePermissions>,
+    pub eks: Option<Fact<EksCluster>>,
+    pub observability_addon: Option<Fact<Option<Addon>>>,
+    /// The worker node roles of the cluster's instance groups (OBS-1); `None` where `observability_addon` is.
+    pub node_roles: Option<Fact<Vec<NodeRole>>>,
+}
+
+impl ContractLiveFacts {
+    /// Nothing could be read, for one reason (e.g. "the provider is not configured yet").
+    pub fn unread(reason: &str) -> Self {
+        Self {
+            cluster: Fact::Unavailable(reason.to_string()),
+            project: Fact::Unavailable(reason.to_string()),
+            project_role: Fact::Unavailable(reason.to_string()),
+            access_role: Fact::Unavailable(reason.to_string()),
+            eks: None,
+            observability_addon: None,
+            node_roles: None,
+        }
+    }
+}

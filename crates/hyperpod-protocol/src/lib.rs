@@ -1,6 +1,6 @@
 //! The Terraform plugin protocol layer: handshake, transport security, the tfplugin6 service, values, schemas and
 //! diagnostics. It knows nothing about AWS or governance (it shares only the model crate's attribute paths); the
-//! provider plugs in through the traits in `resource`.
+//! provider plugs in through the traits in `plugin` and `resource`.
 
 pub mod caller;
 pub mod convert;
@@ -13,10 +13,12 @@ pub mod list;
 mod list_tests;
 pub mod object;
 pub mod plan;
+pub mod plugin;
 pub mod provider;
 pub mod resource;
 pub mod schema;
 pub mod serve;
+pub mod signals;
 pub mod state_upgrade;
 pub mod tls;
 pub mod validators;

@@ -12,12 +12,13 @@ use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::list::{ListRequest, ListResource, Listed};
 use super::object::{object, string, text};
 use super::plan::set_attr;
+use super::plugin::PluginProvider;
 use super::proto::tfplugin6 as pb;
 use super::proto::tfplugin6::provider_server::Provider as _;
 use super::provider::ProviderService;
-use super::resource::{Applied, DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource};
+use super::resource::{Applied, DataSource, Function, ImportTarget, OperationContext, Resource};
 use super::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Schema};
-use super::serve::Signals;
+use super::signals::Signals;
 use super::value::{Type, Value};
 
 const THING: &str = "fake_thing";

@@ -18,9 +18,10 @@ use super::list::{self, ListRequest, ListResource};
 use super::plan::{
     plan_with_schema, private_with_digest, with_write_only, without_write_only, write_only_digest, write_only_moved,
 };
+use super::plugin::PluginProvider;
 use super::proto::tfplugin6 as pb;
-use super::resource::{DataSource, Function, ImportTarget, OperationContext, PluginProvider, Resource};
-use super::serve::Signals;
+use super::resource::{DataSource, Function, ImportTarget, OperationContext, Resource};
+use super::signals::Signals;
 use super::value::Value;
 
 type Client<P> = <P as PluginProvider>::Client;

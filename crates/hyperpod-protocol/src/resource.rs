@@ -2,8 +2,6 @@
 //! Terraform's requests into these calls; nothing here knows about AWS. `C` is the configured client a provider
 //! hands its resources after `ConfigureProvider`.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use tokio::sync::watch;
 
@@ -132,24 +130,4 @@ pub trait Function: Send + Sync {
 pub struct FunctionError {
     pub text: String,
     pub argument: Option<usize>,
-}
-
-#[async_trait]
-pub trait PluginProvider: Send + Sync + 'static {
-    type Client: Send + Sync + 'static;
-    fn schema(&self) -> &Schema;
-    fn validate(&self, _config: &Value, _diagnostics: &mut Diagnostics) {}
-    /// Builds the client from the provider block; warnings ride along with the client.
-    async fn configure(
-        &self,
-        config: &Value,
-        terraform_version: &str,
-    ) -> Result<(Self::Client, Diagnostics), Diagnostics>;
-    fn resources(&self) -> Vec<Arc<dyn Resource<Self::Client>>>;
-    fn data_sources(&self) -> Vec<Arc<dyn DataSource<Self::Client>>>;
-    fn functions(&self) -> Vec<Arc<dyn Function>>;
-    /// What `terraform query` can list; each shares its name with a resource that has an identity schema.
-    fn list_resources(&self) -> Vec<Arc<dyn super::list::ListResource<Self::Client>>> {
-        Vec::new()
-    }
 }

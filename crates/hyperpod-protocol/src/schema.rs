@@ -4,14 +4,8 @@
 use std::sync::Arc;
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+pub use super::validators::Validator;
 use super::value::{Type, Value};
-
-/// Checks one known, non-null value. Validators never see unknown or null values: those are skipped for them.
-pub trait Validator: Send + Sync {
-    /// A sentence for the docs, e.g. "Between 0 and 100."
-    fn description(&self) -> String;
-    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics);
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Presence {

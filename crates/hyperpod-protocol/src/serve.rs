@@ -10,55 +10,21 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::Connected;
 use tonic::{Request, Response, Status};
 
+use super::plugin::PluginProvider;
 use super::proto::plugin;
 use super::proto::tfplugin6::provider_server::ProviderServer;
 use super::provider::ProviderService;
-use super::resource::PluginProvider;
+use super::signals::Signals;
 
 /// How long a client gets to finish its TLS handshake before the connection is dropped.
 const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// After Shutdown, how long in-flight responses get before the process exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
-
-/// Shared stop signals: `shutdown` ends the process (GRPCController.Shutdown, Ctrl-C); `stop` asks running
-/// operations to give up (tfplugin6 StopProvider) without ending the process.
-#[derive(Clone)]
-pub struct Signals {
-    shutdown: watch::Sender<bool>,
-    stop: watch::Sender<bool>,
-}
-
-impl Default for Signals {
-    fn default() -> Self {
-        Self {
-            shutdown: watch::channel(false).0,
-            stop: watch::channel(false).0,
-        }
-    }
-}
-
-impl Signals {
-    pub fn request_shutdown(&self) {
-        self.shutdown.send_replace(true);
-    }
-    pub fn request_stop(&self) {
-        self.stop.send_replace(true);
-    }
-    /// A receiver that long-running operations (waiters) watch to end early on StopProvider or Shutdown.
-    pub fn stop_receiver(&self) -> watch::Receiver<bool> {
-        self.stop.subscribe()
-    }
-    pub async fn shutdown_requested(&self) {
-        let mut receiver = self.shutdown.subscribe();
-        // An error means the sender is gone, which also means we are shutting down.
-        let _ = receiver.wait_for(|requested| *requested).await;
-    }
-}
 
 /// A private directory holding the plugin's socket; removed when dropped.
 pub struct SocketDir {

@@ -6,8 +6,14 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use super::schema::Validator;
 use super::value::Value;
+
+/// Checks one known, non-null value. Validators never see unknown or null values: those are skipped for them.
+pub trait Validator: Send + Sync {
+    /// A sentence for the docs, e.g. "Between 0 and 100."
+    fn description(&self) -> String;
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics);
+}
 
 /// A required argument written as `null`: the same error as leaving it out, at its path.
 pub fn missing_required(path: &AttributePath) -> Diagnostic {

@@ -218,7 +218,7 @@ pub async fn token(source: &TokenSource, cluster_name: &str, now: SystemTime) ->
     let credentials = provider.provide_credentials().await.map_err(|err| AwsError::Api {
         operation: "GetToken",
         code: "CredentialsError".into(),
-        message: super::error_chain(&err),
+        message: super::error::error_chain(&err),
     })?;
     presign_token(&credentials, &source.region, &source.sts_endpoint, cluster_name, now)
 }

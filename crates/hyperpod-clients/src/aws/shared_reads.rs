@@ -8,50 +8,49 @@
 
 use std::collections::BTreeMap;
 
-use super::compute_quota::{self, ComputeQuota};
-use super::datazone::{self, Project, ToolingEnvironment};
-use super::datazone_connections::{self as connections, Connection, Membership};
-use super::datazone_grants::{self, DomainUnit};
-use super::datazone_identities;
-use super::eks_access::{self, AccessPolicyAssociation};
-use super::iam::{self, RolePolicy};
+use super::compute_quota::ComputeQuota;
+use super::datazone::{Project, ToolingEnvironment};
+use super::datazone_connections::{Connection, Membership};
+use super::datazone_grants::DomainUnit;
+use super::eks;
+use super::eks_access::AccessPolicyAssociation;
+use super::iam::RolePolicy;
 use super::memo::Memo;
-use super::sagemaker::{self, HyperPodCluster, SchedulerConfig};
-use super::{AwsClient, AwsError, eks};
+use super::sagemaker::{HyperPodCluster, SchedulerConfig};
 
-type Key2 = (String, String);
+pub(super) type Key2 = (String, String);
 
 #[derive(Default)]
 pub struct SharedReads {
     // Written by this provider: forgotten by the resource that writes them.
-    compute_quotas: Memo<String, Vec<ComputeQuota>>,
-    quota_tags: Memo<String, BTreeMap<String, String>>,
+    pub(super) compute_quotas: Memo<String, Vec<ComputeQuota>>,
+    pub(super) quota_tags: Memo<String, BTreeMap<String, String>>,
     /// `None`: the principal has no access entry on that cluster.
-    access_policies: Memo<Key2, Option<Vec<AccessPolicyAssociation>>>,
-    scheduler_configs: Memo<String, Option<SchedulerConfig>>,
+    pub(super) access_policies: Memo<Key2, Option<Vec<AccessPolicyAssociation>>>,
+    pub(super) scheduler_configs: Memo<String, Option<SchedulerConfig>>,
     /// By (domain, project or "" for the whole domain).
-    hyperpod_connections: Memo<Key2, Vec<Connection>>,
-    connections: Memo<Key2, Connection>,
-    memberships: Memo<Key2, Vec<Membership>>,
+    pub(super) hyperpod_connections: Memo<Key2, Vec<Connection>>,
+    pub(super) connections: Memo<Key2, Connection>,
+    pub(super) memberships: Memo<Key2, Vec<Membership>>,
     /// The objects of one Kubernetes collection (a kind in a namespace), by (EKS cluster, collection path): the
     /// refresh of a tenant's and a restriction's objects in the team's namespace is one list per kind.
     pub kubernetes_collections: Memo<Key2, Vec<serde_json::Value>>,
 
     // Never written by this provider.
-    clusters: Memo<String, HyperPodCluster>,
-    eks_clusters: Memo<String, eks::EksClusterDescription>,
-    addons: Memo<Key2, Option<eks::InstalledAddon>>,
-    projects: Memo<Key2, Project>,
-    tooling_blueprints: Memo<String, Vec<String>>,
-    tooling_environments: Memo<Key2, Option<ToolingEnvironment>>,
-    domain_units: Memo<Key2, DomainUnit>,
+    pub(super) clusters: Memo<String, HyperPodCluster>,
+    pub(super) eks_clusters: Memo<String, eks::EksClusterDescription>,
+    pub(super) addons: Memo<Key2, Option<eks::InstalledAddon>>,
+    pub(super) projects: Memo<Key2, Project>,
+    pub(super) tooling_blueprints: Memo<String, Vec<String>>,
+    pub(super) tooling_environments: Memo<Key2, Option<ToolingEnvironment>>,
+    pub(super) domain_units: Memo<Key2, DomainUnit>,
     /// Profile IDs by (domain, "user:<identifier>" or "group:<identifier>"): what an identifier names does not change.
-    profile_ids: Memo<Key2, String>,
-    role_policies: Memo<String, Vec<RolePolicy>>,
-    attached_policies: Memo<String, Vec<String>>,
+    pub(super) profile_ids: Memo<Key2, String>,
+    pub(super) role_policies: Memo<String, Vec<RolePolicy>>,
+    pub(super) attached_policies: Memo<String, Vec<String>>,
 }
 
-fn key(a: &str, b: &str) -> Key2 {
+pub(super) fn key(a: &str, b: &str) -> Key2 {
     (a.to_string(), b.to_string())
 }
 
@@ -86,205 +85,5 @@ impl SharedReads {
             .forget_where(|(_, id)| Some(id.as_str()) == connection_id);
         self.memberships
             .forget_where(|(_, project)| Some(project.as_str()) == project_id);
-    }
-}
-
-/// The memoized reads, beside the plain ones in each service module.
-impl AwsClient {
-    pub async fn cluster(&self, name_or_arn: &str) -> Result<HyperPodCluster, AwsError> {
-        let cluster = self
-            .reads
-            .clusters
-            .get(&name_or_arn.to_string(), || {
-                sagemaker::find_cluster(&self.sagemaker, name_or_arn)
-            })
-            .await?;
-        Ok(cluster)
-    }
-
-    pub async fn eks_cluster(&self, name: &str) -> Result<eks::EksClusterDescription, AwsError> {
-        self.reads
-            .eks_clusters
-            .get(&name.to_string(), || eks::find_cluster(&self.eks, name))
-            .await
-    }
-
-    pub async fn compute_quotas(&self, cluster_arn: &str) -> Result<Vec<ComputeQuota>, AwsError> {
-        self.reads
-            .compute_quotas
-            .get(&cluster_arn.to_string(), || {
-                compute_quota::list_compute_quotas(&self.sagemaker, cluster_arn)
-            })
-            .await
-    }
-
-    pub async fn quota_tags(&self, quota_arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
-        self.reads
-            .quota_tags
-            .get(&quota_arn.to_string(), || {
-                sagemaker::list_tags(&self.sagemaker, quota_arn)
-            })
-            .await
-    }
-
-    /// The scheduler config of the cluster, `None` when it has none.
-    pub async fn cluster_scheduler_config(&self, cluster_arn: &str) -> Result<Option<SchedulerConfig>, AwsError> {
-        self.reads
-            .scheduler_configs
-            .get(&cluster_arn.to_string(), || async {
-                match sagemaker::find_scheduler_config_for_cluster(&self.sagemaker, cluster_arn).await? {
-                    Some(id) => Ok(Some(sagemaker::find_scheduler_config(&self.sagemaker, &id).await?)),
-                    None => Ok(None),
-                }
-            })
-            .await
-    }
-
-    /// The access entry as it is now, with its policies as this process last read them (which the rules share).
-    pub async fn access_entry(
-        &self,
-        eks_cluster: &str,
-        principal_arn: &str,
-    ) -> Result<eks_access::AccessEntryRecord, AwsError> {
-        let (entry, policies) = tokio::join!(
-            eks_access::describe_access_entry(&self.eks, eks_cluster, principal_arn),
-            self.access_policies(eks_cluster, principal_arn)
-        );
-        let mut entry = entry?;
-        entry.policies = policies?.unwrap_or_default();
-        Ok(entry)
-    }
-
-    pub async fn access_policies(
-        &self,
-        eks_cluster: &str,
-        principal_arn: &str,
-    ) -> Result<Option<Vec<AccessPolicyAssociation>>, AwsError> {
-        self.reads
-            .access_policies
-            .get(&key(eks_cluster, principal_arn), || async {
-                match eks_access::list_associated_access_policies(&self.eks, eks_cluster, principal_arn).await {
-                    Ok(policies) => Ok(Some(policies)),
-                    Err(err) if err.is_not_found() => Ok(None),
-                    Err(err) => Err(err),
-                }
-            })
-            .await
-    }
-
-    /// The HyperPod connections of the project, or (`None`) of the whole domain.
-    pub async fn hyperpod_connections(
-        &self,
-        domain_id: &str,
-        project_id: Option<&str>,
-    ) -> Result<Vec<Connection>, AwsError> {
-        self.reads
-            .hyperpod_connections
-            .get(&key(domain_id, project_id.unwrap_or_default()), || {
-                connections::list_hyperpod_connections(&self.datazone, domain_id, project_id)
-            })
-            .await
-    }
-
-    pub async fn connection(&self, domain_id: &str, connection_id: &str) -> Result<Connection, AwsError> {
-        self.reads
-            .connections
-            .get(&key(domain_id, connection_id), || {
-                connections::find_connection(&self.datazone, domain_id, connection_id)
-            })
-            .await
-    }
-
-    pub async fn project(&self, domain_id: &str, project_id: &str) -> Result<Project, AwsError> {
-        self.reads
-            .projects
-            .get(&key(domain_id, project_id), || {
-                datazone::find_project(&self.datazone, domain_id, project_id)
-            })
-            .await
-    }
-
-    pub async fn tooling_environment(
-        &self,
-        domain_id: &str,
-        project_id: &str,
-    ) -> Result<Option<ToolingEnvironment>, AwsError> {
-        self.reads
-            .tooling_environments
-            .get(&key(domain_id, project_id), || async {
-                let blueprints = self
-                    .reads
-                    .tooling_blueprints
-                    .get(&domain_id.to_string(), || {
-                        datazone::find_tooling_blueprints(&self.datazone, domain_id)
-                    })
-                    .await?;
-                datazone::find_tooling_environment(&self.datazone, domain_id, project_id, &blueprints).await
-            })
-            .await
-    }
-
-    pub async fn domain_unit(&self, domain_id: &str, unit_id: &str) -> Result<DomainUnit, AwsError> {
-        self.reads
-            .domain_units
-            .get(&key(domain_id, unit_id), || {
-                datazone_grants::find_domain_unit(&self.datazone, domain_id, unit_id)
-            })
-            .await
-    }
-
-    pub async fn addon(&self, eks_cluster: &str, addon_name: &str) -> Result<Option<eks::InstalledAddon>, AwsError> {
-        self.reads
-            .addons
-            .get(&key(eks_cluster, addon_name), || {
-                eks::find_addon(&self.eks, eks_cluster, addon_name)
-            })
-            .await
-    }
-
-    /// The managed policies attached to a role (a node role, for OBS-1).
-    pub async fn attached_policy_arns(&self, role_arn: &str) -> Result<Vec<String>, AwsError> {
-        self.reads
-            .attached_policies
-            .get(&role_arn.to_string(), || {
-                iam::list_attached_policy_arns(&self.iam, role_arn)
-            })
-            .await
-    }
-
-    pub async fn project_memberships(&self, domain_id: &str, project_id: &str) -> Result<Vec<Membership>, AwsError> {
-        self.reads
-            .memberships
-            .get(&key(domain_id, project_id), || {
-                connections::list_project_memberships(&self.datazone, domain_id, project_id)
-            })
-            .await
-    }
-
-    /// The user profile ID `identifier` names in the domain (`datazone_identities::resolve_user`).
-    pub async fn user_profile_id(&self, domain_id: &str, identifier: &str) -> Result<String, AwsError> {
-        self.reads
-            .profile_ids
-            .get(&key(domain_id, &format!("user:{identifier}")), || {
-                datazone_identities::resolve_user(&self.datazone, domain_id, identifier)
-            })
-            .await
-    }
-
-    /// The group profile ID `identifier` names in the domain (`datazone_identities::resolve_group`).
-    pub async fn group_profile_id(&self, domain_id: &str, identifier: &str) -> Result<String, AwsError> {
-        self.reads
-            .profile_ids
-            .get(&key(domain_id, &format!("group:{identifier}")), || {
-                datazone_identities::resolve_group(&self.datazone, domain_id, identifier)
-            })
-            .await
-    }
-
-    pub async fn role_policies(&self, role_arn: &str) -> Result<Vec<RolePolicy>, AwsError> {
-        self.reads
-            .role_policies
-            .get(&role_arn.to_string(), || iam::find_role_policies(&self.iam, role_arn))
-            .await
     }
 }

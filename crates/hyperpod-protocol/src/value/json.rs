@@ -4,7 +4,33 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use super::error::tuple_len_error;
-use super::{AttrPath, MAX_DEPTH, Number, PathStep, Type, Value, ValueError};
+use super::types::MAX_DEPTH;
+use super::{AttrPath, Number, PathStep, Type, Value, ValueError};
+
+impl Value {
+    /// Decodes go-cty JSON (e.g. raw state in `UpgradeResourceState`). As in cty, missing
+    /// object attributes become null, and strings convert to numbers and bools.
+    pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, ValueError> {
+        let json: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| ValueError::invalid(format!("invalid JSON: {e}")))?;
+        Value::from_json(&json, ty)
+    }
+
+    /// Like [`Value::decode_json`], from an already parsed document.
+    pub fn from_json(json: &serde_json::Value, ty: &Type) -> Result<Value, ValueError> {
+        decode(json, ty)
+    }
+
+    /// Encodes as go-cty JSON. Only known values can be encoded (JSON has no unknown).
+    pub fn encode_json(&self, ty: &Type) -> Result<Vec<u8>, ValueError> {
+        Ok(self.to_json(ty)?.to_string().into_bytes())
+    }
+
+    /// Like [`Value::encode_json`], as a JSON document.
+    pub fn to_json(&self, ty: &Type) -> Result<serde_json::Value, ValueError> {
+        encode(self, ty)
+    }
+}
 
 /// Entry point behind [`Value::to_json`].
 pub(super) fn encode(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {

@@ -17,12 +17,8 @@ pub use error::{AttrPath, PathStep, ValueError};
 pub use number::Number;
 pub use types::Type;
 
-// Private items of this module (this constant, `Value::kind_name`) are visible to the codec
-// submodules, so they need no wider visibility.
-
-/// Deepest nesting accepted while decoding. Schemas are shallow; the limit only stops hostile
-/// input (e.g. a chain of dynamic wrappers) from overflowing the stack.
-const MAX_DEPTH: usize = 128;
+// Private items of this module (`Value::kind_name`) are visible to the codec submodules, which add the codecs to
+// `Value` (`json.rs`, `msgpack.rs`), so they need no wider visibility.
 
 /// A cty value. It carries no type: the schema [`Type`] is supplied to every codec call.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,41 +36,6 @@ pub enum Value {
 }
 
 impl Value {
-    /// Decodes a `DynamicValue.msgpack` payload of the given type.
-    pub fn decode_msgpack(bytes: &[u8], ty: &Type) -> Result<Value, ValueError> {
-        msgpack::decode(bytes, ty)
-    }
-
-    /// Encodes as go-cty msgpack. Object attributes missing from the value are written as
-    /// null; like cty's Marshal (which converts first), lists, sets and tuples are
-    /// interchangeable, and so are maps and objects, since their wire forms are identical.
-    pub fn encode_msgpack(&self, ty: &Type) -> Result<Vec<u8>, ValueError> {
-        msgpack::encode(self, ty)
-    }
-
-    /// Decodes go-cty JSON (e.g. raw state in `UpgradeResourceState`). As in cty, missing
-    /// object attributes become null, and strings convert to numbers and bools.
-    pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, ValueError> {
-        let json: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| ValueError::invalid(format!("invalid JSON: {e}")))?;
-        Value::from_json(&json, ty)
-    }
-
-    /// Like [`Value::decode_json`], from an already parsed document.
-    pub fn from_json(json: &serde_json::Value, ty: &Type) -> Result<Value, ValueError> {
-        json::decode(json, ty)
-    }
-
-    /// Encodes as go-cty JSON. Only known values can be encoded (JSON has no unknown).
-    pub fn encode_json(&self, ty: &Type) -> Result<Vec<u8>, ValueError> {
-        Ok(self.to_json(ty)?.to_string().into_bytes())
-    }
-
-    /// Like [`Value::encode_json`], as a JSON document.
-    pub fn to_json(&self, ty: &Type) -> Result<serde_json::Value, ValueError> {
-        json::encode(self, ty)
-    }
-
     pub fn is_known(&self) -> bool {
         !matches!(self, Value::Unknown)
     }

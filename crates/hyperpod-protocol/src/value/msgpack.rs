@@ -6,7 +6,22 @@ use std::fmt;
 use rmp::Marker;
 
 use super::error::tuple_len_error;
-use super::{AttrPath, MAX_DEPTH, Number, PathStep, Type, Value, ValueError};
+use super::types::MAX_DEPTH;
+use super::{AttrPath, Number, PathStep, Type, Value, ValueError};
+
+impl Value {
+    /// Decodes a `DynamicValue.msgpack` payload of the given type.
+    pub fn decode_msgpack(bytes: &[u8], ty: &Type) -> Result<Value, ValueError> {
+        decode(bytes, ty)
+    }
+
+    /// Encodes as go-cty msgpack. Object attributes missing from the value are written as
+    /// null; like cty's Marshal (which converts first), lists, sets and tuples are
+    /// interchangeable, and so are maps and objects, since their wire forms are identical.
+    pub fn encode_msgpack(&self, ty: &Type) -> Result<Vec<u8>, ValueError> {
+        encode(self, ty)
+    }
+}
 
 /// go-cty rejects unknown-value refinement payloads over 1 KiB as abusive.
 const MAX_REFINEMENT_LEN: usize = 1024;

@@ -3,7 +3,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::{MAX_DEPTH, ValueError};
+use super::ValueError;
+
+/// Deepest nesting accepted while decoding a type or a value. Schemas are shallow; the limit only stops hostile
+/// input (e.g. a chain of dynamic wrappers) from overflowing the stack.
+pub(super) const MAX_DEPTH: usize = 128;
 
 /// A cty type, as in Terraform's JSON type encoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
