@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask docs                (renders docs/ from the provider schema and examples/)
        cargo xtask structure [--root DIR]   (import circles, plan paths, shared type names, resource folders of
-                                             this checkout, or of another, e.g. a worktree of an earlier commit)";
+                                             this checkout, or of another, e.g. a worktree of an earlier commit)
+       cargo xtask structure --plan-path RESOURCE   (every function RESOURCE's plan reaches, by file, with its size)";
 
 fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
@@ -15,6 +16,9 @@ fn main() -> ExitCode {
     let result = match arguments.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["docs"] => xtask::docs::write_all(root).map_err(|err| format!("writing docs/: {err}")),
         ["structure"] => xtask::structure::report(root)
+            .map(|report| print!("{report}"))
+            .map_err(|err| format!("reading the sources: {err}")),
+        ["structure", "--plan-path", folder] => xtask::structure::plan_path_report(root, folder)
             .map(|report| print!("{report}"))
             .map_err(|err| format!("reading the sources: {err}")),
         ["structure", "--root", other] => xtask::structure::report(std::path::Path::new(other))

@@ -251,6 +251,71 @@ fn renamed(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec<Str
     }
 }
 
+/// Method names of the standard library's collections, iterators, `Option`, `Result`, strings and smart pointers
+/// that a crate's own types also use: a call by one of these names is not resolved by name alone.
+const STD_METHODS: [&str; 60] = [
+    "all",
+    "any",
+    "as_deref",
+    "as_ref",
+    "as_str",
+    "chain",
+    "clone",
+    "cloned",
+    "collect",
+    "component",
+    "contains",
+    "contains_key",
+    "count",
+    "entry",
+    "extend",
+    "filter",
+    "filter_map",
+    "find",
+    "first",
+    "flat_map",
+    "flatten",
+    "fold",
+    "for_each",
+    "get",
+    "get_mut",
+    "insert",
+    "into_iter",
+    "is_empty",
+    "is_none",
+    "is_some",
+    "iter",
+    "join",
+    "keys",
+    "last",
+    "len",
+    "lock",
+    "map",
+    "map_err",
+    "max",
+    "min",
+    "next",
+    "ok",
+    "or_else",
+    "position",
+    "push",
+    "read",
+    "remove",
+    "retain",
+    "snapshot",
+    "sort",
+    "split",
+    "take",
+    "to_string",
+    "unwrap_or",
+    "unwrap_or_default",
+    "values",
+    "wait",
+    "write",
+    "new",
+    "default",
+];
+
 struct CallFinder<'s, 'a> {
     source: &'a CrateSource,
     functions: &'s [CalledFunction<'a>],
@@ -305,6 +370,10 @@ impl CallFinder<'_, '_> {
             && let Some(found) = self.function(&[], Some(owner), name)
         {
             return Some(found);
+        }
+        // A name the standard library's types also have says nothing of the receiver's type.
+        if STD_METHODS.contains(&name) {
+            return None;
         }
         let mut candidates = self
             .functions

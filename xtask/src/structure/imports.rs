@@ -313,7 +313,8 @@ impl<'ast> Visit<'ast> for PathCollector<'_> {
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
-        if path.leading_colon.is_none() {
+        // A bare name is a local, an item of this module, or one a `use` brought in (that `use` is the arrow).
+        if path.leading_colon.is_none() && path.segments.len() > 1 {
             self.add(&segments(path));
         }
         syn::visit::visit_path(self, path);

@@ -36,6 +36,32 @@ pub fn resource_folders(root: &Path) -> Vec<String> {
     folders
 }
 
+/// Every function the plan of the resource in `src/resources/<folder>/` reaches, by file, with lines and parameters.
+pub fn plan_path_report(root: &Path, folder: &str) -> Result<String, String> {
+    let workspace = sources::Workspace::load(root)?;
+    let graph = calls::CallGraph::build(workspace.provider());
+    let path = graph
+        .plan_path(folder)
+        .ok_or_else(|| format!("src/resources/{folder}/ has no modify_plan"))?;
+    let mut functions: Vec<&calls::CalledFunction<'_>> = path.functions.clone();
+    functions.sort_by(|a, b| (a.path.as_str(), a.display()).cmp(&(b.path.as_str(), b.display())));
+    let mut out = format!(
+        "{folder}: {} files, {} functions\n",
+        path.files().len(),
+        functions.len()
+    );
+    for function in functions {
+        let _ = writeln!(
+            out,
+            "  {:4} lines {} params  {}",
+            function.lines,
+            function.parameters,
+            function.display()
+        );
+    }
+    Ok(out)
+}
+
 /// The whole report `cargo xtask structure` prints.
 pub fn report(root: &Path) -> Result<String, String> {
     let workspace = sources::Workspace::load(root)?;
