@@ -1,11 +1,14 @@
 //! The governance report of a plan, for pull requests: `terraform-provider-hyperpod report [options] PLAN_JSON`;
 //! and the evidence of a state, per contract, for audits: `… report evidence [options] STATE_JSON` (`evidence`).
 //!
-//! Pure pipeline — parse (`plan`, `log`) → model (`model`, `associate`, `tenants`, `destroyed`, `verdict`) →
+//! Pure pipeline — parse (`plan`, `log`) → model (`model` the types, `build` the assembly from `checklist`,
+//! `associate`, `tenants`, `destroyed`; `verdict`) →
 //! render (`markdown`, `json`, `mermaid`); `cli` holds the arguments and the only I/O. Rule metadata (layer,
 //! title) comes from `governance::catalog` through `rules`.
 
 pub mod associate;
+pub mod build;
+pub mod checklist;
 pub mod cli;
 pub mod destroyed;
 pub mod evidence;
@@ -18,6 +21,7 @@ pub mod plan;
 pub mod rules;
 pub mod tenants;
 pub mod verdict;
+pub mod words;
 
 #[cfg(test)]
 mod tests;

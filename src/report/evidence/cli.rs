@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::model::Evidence;
 use super::{json, markdown, state};
-use crate::report::cli::{Format, Word, format, words};
 use crate::report::model::Options;
 use crate::report::rules::DEFAULT_RULES_URL;
 use crate::report::verdict::UNREADABLE;
+use crate::report::words::{Format, Word, format, words};
 
 pub const USAGE: &str = "\
 Usage: terraform-provider-hyperpod report evidence [--format markdown|json] [--out-dir DIR] [--rules-url URL]

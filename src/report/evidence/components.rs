@@ -7,8 +7,6 @@ use crate::aws::ids::{Arn, RegionName};
 use crate::report::plan::{Field, ResourceChange};
 use crate::resources::{digested_id, task_view_restriction as restriction, tenant};
 
-use super::model::Cluster;
-
 /// Where the contract's objects live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Place {
@@ -222,4 +220,12 @@ fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (
 
 fn unlocated_unknown() -> Locator {
     Locator::Unlocated("a component this version of the report does not know".into())
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pub name: Option<String>,
+    pub account_id: Option<String>,
+    pub region: Option<String>,
+    pub orchestrator: Option<String>,
 }

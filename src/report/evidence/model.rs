@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::components::{self, Component};
+use super::components::{self, Cluster, Component};
 use super::state::State;
 use crate::report::associate::{ContractKey, contract_of};
-use crate::report::model::{Options, RuleResult, checks_from_values};
+use crate::report::checklist::checks_from_values;
+use crate::report::model::{Options, RuleResult};
 use crate::report::plan::{Field, ResourceChange};
 use crate::report::rules::{Rule, Status};
 use crate::report::verdict::Level;
@@ -62,14 +63,6 @@ pub struct ContractEvidence {
     pub level: Level,
     /// Why the level is what it is, one short phrase each (empty when current and nothing failed).
     pub reasons: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Cluster {
-    pub name: Option<String>,
-    pub account_id: Option<String>,
-    pub region: Option<String>,
-    pub orchestrator: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use terraform_provider_hyperpod::permissions::{self, CALLERS, Caller, Kind, Permission};
 
-use super::{fenced, front_matter_in, heading, page};
+use super::markdown::{fenced, front_matter_in, heading, page};
 
 pub const DESCRIPTION: &str = "The IAM permissions and Kubernetes RBAC the provider needs: one least-privilege policy for the whole provider \
      and one per resource and data source, generated from the code.";

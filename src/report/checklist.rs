@@ -1,0 +1,99 @@
+//! A governed resource's checklist as the plan or state records it (`passed_checks`, `not_applicable_checks`,
+//! `findings`, or 0.2.0's `checks` list), read into the report's rule results.
+
+use std::collections::BTreeMap;
+
+use super::model::RuleResult;
+use super::plan::{Field, ResourceChange, Values};
+use super::rules::{Rule, Status};
+
+/// The rule outcomes the resource's checklist attributes hold; `true` when they are unknown (judged at apply).
+pub(in crate::report) fn checks_from_values(
+    change: &ResourceChange,
+    results: &mut BTreeMap<(String, Rule), RuleResult>,
+) -> bool {
+    let after = &change.after;
+    let fields = [
+        after.get(&["passed_checks"]),
+        after.get(&["not_applicable_checks"]),
+        after.get(&["findings"]),
+    ];
+    if fields.iter().any(Field::is_unknown) {
+        return true;
+    }
+    let mut add = |rule: Rule, status: Status, detail: Option<String>| {
+        results.insert(
+            (change.address.clone(), rule.clone()),
+            RuleResult {
+                address: change.address.clone(),
+                rule,
+                status,
+                detail,
+                attribute: None,
+                location: None,
+            },
+        );
+    };
+    if fields[0] == Field::Null {
+        return checks_before_0_3(after, &mut add);
+    }
+    for (field, status) in [(&fields[0], Status::Passed), (&fields[1], Status::NotApplicable)] {
+        for id in field.as_text().unwrap_or_default().split_whitespace() {
+            add(Rule::parse(id), status, None);
+        }
+    }
+    if let Field::Known(serde_json::Value::Array(rows)) = &fields[2] {
+        for row in rows {
+            let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
+            if let Some(rule) = text("rule") {
+                add(
+                    Rule::parse(&rule),
+                    Status::of_finding(&text("status").unwrap_or_default()),
+                    text("detail"),
+                );
+            }
+        }
+    }
+    false
+}
+
+/// A plan made by a provider before 0.3.0 holds one `checks` list (rows of rule, status, detail; a passed row that
+/// names an exception is an excepted rule): read it too, so such a plan is never reported as passing no checks.
+fn checks_before_0_3(after: &Values, add: &mut impl FnMut(Rule, Status, Option<String>)) -> bool {
+    let rows = match after.get(&["checks"]) {
+        Field::Unknown => return true,
+        Field::Known(serde_json::Value::Array(rows)) => rows.len(),
+        _ => 0,
+    };
+    let mut deferred = false;
+    for i in 0..rows {
+        let index = i.to_string();
+        let field = |name: &str| after.get(&["checks", &index, name]);
+        let Some(rule) = field("rule").as_text() else {
+            continue;
+        };
+        let detail = field("detail").as_text();
+        let status = match field("status") {
+            Field::Unknown => {
+                deferred = true;
+                continue;
+            }
+            status => status.as_text().unwrap_or_default(),
+        };
+        let status = match status.as_str() {
+            "passed"
+                if detail
+                    .as_deref()
+                    .is_some_and(|d| d.starts_with("passed with exception")) =>
+            {
+                Status::Excepted
+            }
+            "passed" => Status::Passed,
+            "not_applicable" => Status::NotApplicable,
+            other => Status::of_finding(other),
+        };
+        let detail = detail.filter(|_| status != Status::Passed && status != Status::NotApplicable);
+        add(Rule::parse(&rule), status, detail);
+    }
+    deferred
+}
