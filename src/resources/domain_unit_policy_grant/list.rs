@@ -10,11 +10,12 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use super::schema;
-use super::{TYPE_NAME, grants};
+use super::schema::{self, TYPE_NAME};
 use crate::aws::AwsError;
 use crate::aws::datazone;
-use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant, find_domain_unit, list_project_profile_grants};
+use crate::aws::datazone_grants::{
+    self as grants, GrantPrincipal, ProfileGrant, find_domain_unit, list_project_profile_grants,
+};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};

@@ -1,7 +1,11 @@
-//! `hyperpod_scheduling_policy` schema and identity schema.
+//! `hyperpod_scheduling_policy` schema: the attributes and their validators, the identity schema, the state
+//! upgrader, and what `terraform validate` checks beyond the validators.
 
+use std::collections::HashSet;
+
+use crate::names::ENTITY_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::object;
+use crate::protocol::object::{elements, object, string};
 use crate::protocol::schema::Validator;
 use crate::protocol::schema::{
     Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
@@ -9,8 +13,9 @@ use crate::protocol::schema::{
 use crate::protocol::state_upgrade::{RawState, StateUpgrader};
 use crate::protocol::validators::{IntBetween, LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
+use crate::tags::POLICY_OWNER;
 
-use crate::names::ENTITY_NAME;
+pub const TYPE_NAME: &str = "hyperpod_scheduling_policy";
 /// SageMaker priority class names (DNS-label-like, at most 40 characters).
 pub const PRIORITY_CLASS_NAME: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?";
 pub const MAX_PRIORITY_CLASSES: i64 = 10;
@@ -152,16 +157,53 @@ pub fn schema() -> Schema {
                      `IdleResourceSharing`), so a partly applied config shows which part failed.",
                 ),
         )
-        .attribute(
-            Attribute::new("governance", super::model::governance_type())
-                .computed()
-                .describe(
-                    "The facts a `hyperpod_tenant` checks against (`cluster_name`, `priority_classes`, `fair_share`), \
+        .attribute(Attribute::new("governance", governance_type()).computed().describe(
+            "The facts a `hyperpod_tenant` checks against (`cluster_name`, `priority_classes`, `fair_share`), \
                      known at plan time: pass it as the tenant's `scheduling_policy`.",
-                ),
-        )
+        ))
         .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
         .block(timeouts_block(&["create", "update", "delete"], "10m")),
+    }
+}
+
+/// The type of `governance`.
+pub fn governance_type() -> Type {
+    Type::Object(
+        [
+            ("cluster_name".to_string(), Type::String),
+            ("priority_classes".to_string(), Type::list(Type::String)),
+            ("fair_share".to_string(), Type::Bool),
+        ]
+        .into(),
+    )
+}
+
+/// What `terraform validate` checks beyond the attributes' validators: priority class names are distinct, and the
+/// ownership tag's key is the provider's own.
+pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    let mut seen = HashSet::new();
+    for (index, class) in elements(config, "priority_class").iter().enumerate() {
+        // A null name or weight is the schema walk's "Missing required argument", reported once there.
+        if let Some(name) = string(class, "name")
+            && !seen.insert(name.clone())
+        {
+            diagnostics.push(Diagnostic::invalid_value(
+                AttributePath::attr("priority_class").index(index).push_attr("name"),
+                format!("{name:?}"),
+                "another priority_class already has this name",
+                "give every priority class a distinct name",
+            ));
+        }
+    }
+    if let Some(Value::Map(tags)) = config.get_attr("tags")
+        && tags.contains_key(POLICY_OWNER)
+    {
+        diagnostics.push(Diagnostic::invalid_value(
+            AttributePath::attr("tags").key(POLICY_OWNER),
+            format!("{POLICY_OWNER:?}"),
+            "the provider writes this tag itself to recognise the configs it created",
+            "use another tag key",
+        ));
     }
 }
 
@@ -285,4 +327,93 @@ fn id_is_the_cluster_name(state: &mut RawState) -> Result<(), String> {
     state.insert("scheduler_config_id".to_string(), config_id);
     state.insert("id".to_string(), serde_json::Value::String(cluster_name));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::{int, text, text_map};
+    use crate::protocol::state_upgrade::upgrade;
+
+    #[test]
+    fn duplicate_priority_class_names_are_refused_with_their_path() {
+        let class = |name: &str| object([("name", text(name)), ("weight", int(1))]);
+        let config = object([("priority_class", Value::List(vec![class("a"), class("b"), class("a")]))]);
+        let mut diagnostics = Diagnostics::new();
+        validate(&config, &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert_eq!(diagnostics.0[0].path.to_string(), "priority_class[2].name");
+    }
+
+    #[test]
+    fn the_ownership_tag_key_is_reserved() {
+        let config = object([("tags", text_map(&[(POLICY_OWNER.to_string(), "x".to_string())].into()))]);
+        let mut diagnostics = Diagnostics::new();
+        validate(&config, &mut diagnostics);
+        assert_eq!(diagnostics.0.len(), 1);
+        assert!(diagnostics.0[0].path.to_string().starts_with("tags"));
+    }
+
+    #[test]
+    fn descriptions_with_control_or_format_characters_are_refused() {
+        let check = |text: &str| {
+            let mut diagnostics = Diagnostics::new();
+            PrintableText.validate(
+                &AttributePath::attr("description"),
+                &Value::String(text.into()),
+                &mut diagnostics,
+            );
+            diagnostics.0.first().map(|d| d.detail.clone())
+        };
+        assert_eq!(check("Équipe ML — priorité 🚀 (50%)"), None);
+        assert!(check("two\nlines").is_some_and(|d| d.contains("U+000A at character 4")));
+        assert!(check("tab\t").is_some());
+        assert!(check("zero\u{200B}width").is_some_and(|d| d.contains("U+200B")));
+        assert!(check("private\u{E000}").is_some());
+        assert!(check("\u{FFFF}").is_some());
+    }
+
+    #[test]
+    fn version_0_state_keeps_the_config_id_and_takes_the_cluster_name_as_id() {
+        let schema = schema();
+        let upgrade_state = |version, json: &[u8]| upgrade(TYPE_NAME, &schema, &STATE_UPGRADERS, version, json);
+        let version_0 = br#"{"id":"abcdef123456","cluster_name":"ml-capacity","version":3,
+            "priority_class":[{"name":"production","weight":90}],"tags":{"team":"ml"}}"#;
+        let state = upgrade_state(0, version_0).expect("version 0 upgrades");
+        assert_eq!(string(&state, "id").as_deref(), Some("ml-capacity"));
+        assert_eq!(string(&state, "scheduler_config_id").as_deref(), Some("abcdef123456"));
+        assert_eq!(crate::protocol::object::integer(&state, "version"), Some(3));
+        assert_eq!(
+            state.get_attr("arn"),
+            Some(&Value::Null),
+            "absent attributes decode as null"
+        );
+
+        let version_1 = br#"{"id":"ml-capacity","scheduler_config_id":"abcdef123456","cluster_name":"ml-capacity"}"#;
+        let current = upgrade_state(1, version_1).expect("the current version decodes as it is");
+        assert_eq!(string(&current, "scheduler_config_id").as_deref(), Some("abcdef123456"));
+
+        let newer = upgrade_state(7, version_1).expect_err("newer versions are refused");
+        assert!(newer.0[0].detail.contains("schema version 7"));
+        let broken =
+            upgrade_state(0, br#"{"id":"abcdef123456"}"#).expect_err("version 0 state always had a cluster name");
+        assert!(
+            broken.0[0].detail.contains("`cluster_name` is None"),
+            "{}",
+            broken.0[0].detail
+        );
+    }
+
+    #[test]
+    fn schema_declares_every_attribute_with_a_description() {
+        let schema = schema();
+        for attribute in &schema.block.attributes {
+            assert!(
+                !attribute.description.is_empty(),
+                "{} has no description",
+                attribute.name
+            );
+        }
+        assert_eq!(schema.block.blocks[0].max_items, 10);
+    }
 }

@@ -1,97 +1,11 @@
-//! Expanding planned values into SageMaker requests and flattening SageMaker responses into state.
+//! The state a scheduling policy records: flattened from what SageMaker reports, and its `governance` value.
 
 use std::collections::BTreeMap;
 
-use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing};
-
-use crate::aws::sagemaker::{PriorityClass, SchedulerConfig};
-use crate::protocol::object::{boolean, elements, int, integer, object, string, string_map, text, text_map};
+use crate::aws::sagemaker::SchedulerConfig;
+use crate::protocol::object::{int, object, string, string_map, text, text_map};
 use crate::protocol::plan::set_attr;
-use crate::protocol::value::{Type, Value};
-
-/// The user-controlled parts of a scheduling policy.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PolicySpec {
-    pub priority_classes: Vec<PriorityClass>,
-    pub fair_share: Option<bool>,
-    pub idle_resource_sharing: Option<bool>,
-    /// `None` for no description: SageMaker does not tell an empty one from none.
-    pub description: Option<String>,
-}
-
-impl PolicySpec {
-    pub fn from_value(value: &Value) -> Self {
-        Self {
-            priority_classes: elements(value, "priority_class")
-                .iter()
-                .filter_map(|class| {
-                    Some(PriorityClass {
-                        name: string(class, "name")?,
-                        weight: i32::try_from(integer(class, "weight")?).ok()?,
-                    })
-                })
-                .collect(),
-            fair_share: boolean(value, "fair_share"),
-            idle_resource_sharing: boolean(value, "idle_resource_sharing"),
-            description: string(value, "description").filter(|d| !d.is_empty()),
-        }
-    }
-
-    /// What a scheduler config SageMaker reports holds.
-    pub fn from_record(record: &SchedulerConfig) -> Self {
-        Self {
-            priority_classes: record.priority_classes.clone(),
-            fair_share: record.fair_share,
-            idle_resource_sharing: record.idle_resource_sharing,
-            description: record.description.clone().filter(|d| !d.is_empty()),
-        }
-    }
-
-    /// True when `live` already holds what this spec asks for; a switch this spec leaves unset (the service default
-    /// applies) matches anything.
-    pub fn is_satisfied_by(&self, live: &PolicySpec) -> bool {
-        self.priority_classes == live.priority_classes
-            && self.description == live.description
-            && self.fair_share.is_none_or(|on| live.fair_share == Some(on))
-            && self
-                .idle_resource_sharing
-                .is_none_or(|on| live.idle_resource_sharing == Some(on))
-    }
-
-    /// The `Description` of an update: always sent, since an update without one keeps the old description (an empty
-    /// one clears it).
-    pub fn update_description(&self) -> String {
-        self.description.clone().unwrap_or_default()
-    }
-
-    /// The request body's `SchedulerConfig`; unset switches are left to the service default.
-    pub fn to_sdk(&self) -> aws_sdk_sagemaker::types::SchedulerConfig {
-        let classes = self
-            .priority_classes
-            .iter()
-            .map(|class| {
-                aws_sdk_sagemaker::types::PriorityClass::builder()
-                    .name(&class.name)
-                    .weight(class.weight)
-                    .build()
-            })
-            .collect();
-        aws_sdk_sagemaker::types::SchedulerConfig::builder()
-            .set_priority_classes(Some(classes))
-            .set_fair_share(
-                self.fair_share
-                    .map(|on| if on { FairShare::Enabled } else { FairShare::Disabled }),
-            )
-            .set_idle_resource_sharing(self.idle_resource_sharing.map(|on| {
-                if on {
-                    IdleResourceSharing::Enabled
-                } else {
-                    IdleResourceSharing::Disabled
-                }
-            }))
-            .build()
-    }
-}
+use crate::protocol::value::Value;
 
 /// Splits live tags into the resource's own `tags` and `tags_all`: a tag that equals a default tag belongs to
 /// `tags` only if the configuration (prior state) had it there.
@@ -104,16 +18,6 @@ pub fn split_tags(
         .filter(|(key, value)| prior_tags.contains_key(*key) || default_tags.get(*key) != Some(*value))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
-}
-
-/// `default_tags` overlaid with the resource's own tags.
-pub fn merge_tags(
-    default_tags: &BTreeMap<String, String>,
-    tags: &BTreeMap<String, String>,
-) -> BTreeMap<String, String> {
-    let mut all = default_tags.clone();
-    all.extend(tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-    all
 }
 
 /// State from what SageMaker reports; `cluster_name`, `timeouts` and an empty `tags` come from `prior`, since the
@@ -203,21 +107,13 @@ pub fn governance_value(policy: &Value) -> Value {
     ])
 }
 
-/// The type of `governance`.
-pub fn governance_type() -> Type {
-    Type::Object(
-        [
-            ("cluster_name".to_string(), Type::String),
-            ("priority_classes".to_string(), Type::list(Type::String)),
-            ("fair_share".to_string(), Type::Bool),
-        ]
-        .into(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
+    use aws_sdk_sagemaker::types::FairShare;
+
+    use super::super::PolicySettings;
     use super::*;
+    use crate::aws::sagemaker::PriorityClass;
 
     fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
@@ -232,41 +128,6 @@ mod tests {
         // A default key overridden with another value is the resource's own tag.
         let overridden = tags(&[("env", "dev")]);
         assert_eq!(split_tags(&overridden, &defaults, &tags(&[])), overridden);
-    }
-
-    #[test]
-    fn own_tags_win_over_default_tags() {
-        let merged = merge_tags(&tags(&[("env", "prod"), ("a", "1")]), &tags(&[("env", "dev")]));
-        assert_eq!(merged, tags(&[("env", "dev"), ("a", "1")]));
-    }
-
-    #[test]
-    fn unset_switches_are_satisfied_by_any_service_default() {
-        let class = PriorityClass {
-            name: "production".into(),
-            weight: 90,
-        };
-        let wanted = PolicySpec {
-            priority_classes: vec![class.clone()],
-            fair_share: None,
-            idle_resource_sharing: Some(false),
-            description: None,
-        };
-        let live = PolicySpec {
-            fair_share: Some(true),
-            ..wanted.clone()
-        };
-        assert!(wanted.is_satisfied_by(&live));
-        let other = PolicySpec {
-            idle_resource_sharing: Some(true),
-            ..live.clone()
-        };
-        assert!(!wanted.is_satisfied_by(&other));
-        let fewer = PolicySpec {
-            priority_classes: Vec::new(),
-            ..live
-        };
-        assert!(!wanted.is_satisfied_by(&fewer));
     }
 
     #[test]
@@ -295,7 +156,7 @@ mod tests {
             idle_resource_sharing: Some(false),
         };
         let state = flatten(&record, "ml-capacity", &BTreeMap::new(), &BTreeMap::new(), &Value::Null);
-        let spec = PolicySpec::from_value(&state);
+        let spec = PolicySettings::decode(&state);
         assert_eq!(spec.priority_classes, record.priority_classes);
         assert_eq!(spec.fair_share, Some(true));
         assert_eq!(spec.idle_resource_sharing, Some(false));

@@ -1,0 +1,160 @@
+//! The grant's configuration, typed (`GrantConfig`, and `GrantTerms` once every part is known), the import ID, and
+//! the state it records (`state`), with how a grant is known as this resource's own (`ownership`).
+
+mod ownership;
+mod state;
+
+pub use ownership::{SeenGrants, next_client_token};
+pub use state::{flatten, governance_value, grant_resource_id, principal_value};
+
+use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant};
+use crate::protocol::diagnostics::AttributePath;
+use crate::protocol::object::{boolean, nested, string, strings};
+use crate::protocol::value::Value;
+
+/// What the configuration (or a planned value) says, each `None` while unknown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrantConfig {
+    pub domain_id: Option<String>,
+    pub domain_unit_id: Option<String>,
+    /// The known project profile IDs, each with its index in `project_profile_ids`.
+    pub project_profile_ids: Vec<(usize, String)>,
+    /// `principal.domain_unit_id`: the domain unit whose owners are granted.
+    pub principal_unit: Option<String>,
+    /// The principal; `None` while it is unknown or not exactly one kind.
+    pub principal: Option<GrantPrincipal>,
+    /// The whole grant, once every part of it is known.
+    pub terms: Option<GrantTerms>,
+}
+
+impl GrantConfig {
+    pub fn decode(value: &Value) -> Self {
+        let project_profile_ids = match value.get_attr("project_profile_ids") {
+            Some(Value::List(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(index, item)| item.as_str().map(|id| (index, id.to_string())))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Self {
+            domain_id: string(value, "domain_id"),
+            domain_unit_id: string(value, "domain_unit_id"),
+            project_profile_ids,
+            principal_unit: nested(value, "principal").and_then(|p| string(p, "domain_unit_id")),
+            principal: principal_from_value(value),
+            terms: GrantTerms::decode(value),
+        }
+    }
+}
+
+/// What the configuration asks DataZone to grant, once every value is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrantTerms {
+    pub domain_id: String,
+    pub domain_unit_id: String,
+    pub project_profile_ids: Vec<String>,
+    pub include_child_domain_units: bool,
+    pub principal: GrantPrincipal,
+}
+
+impl GrantTerms {
+    /// `None` while any part is unknown (it comes from a resource not created yet).
+    pub fn decode(value: &Value) -> Option<Self> {
+        let profiles = value.get_attr("project_profile_ids")?;
+        if !profiles.is_wholly_known() {
+            return None;
+        }
+        Some(Self {
+            domain_id: string(value, "domain_id")?,
+            domain_unit_id: string(value, "domain_unit_id")?,
+            project_profile_ids: strings(value, "project_profile_ids"),
+            include_child_domain_units: boolean(value, "include_child_domain_units").unwrap_or(false),
+            principal: principal_from_value(value)?,
+        })
+    }
+
+    /// Whether `grant` has exactly these terms (the same principal, profiles in any order, and child-unit scope).
+    pub fn is_granted_by(&self, grant: &ProfileGrant) -> bool {
+        grant.same_terms(
+            &self.principal,
+            &self.project_profile_ids,
+            self.include_child_domain_units,
+        )
+    }
+}
+
+/// The configured principal; `None` when it is unknown or not exactly one kind.
+pub fn principal_from_value(value: &Value) -> Option<GrantPrincipal> {
+    let principal = nested(value, "principal")?;
+    if !principal.is_wholly_known() {
+        return None;
+    }
+    match (
+        string(principal, "group_id"),
+        string(principal, "user_id"),
+        string(principal, "domain_unit_id"),
+    ) {
+        (Some(group), None, None) => Some(GrantPrincipal::Group(group)),
+        (None, Some(user), None) => Some(GrantPrincipal::User(user)),
+        (None, None, Some(unit)) => Some(GrantPrincipal::DomainUnitOwners(unit)),
+        _ => None,
+    }
+}
+
+/// Where a principal is configured: `principal.group_id` or `principal.user_id`.
+pub fn principal_path(principal: &GrantPrincipal) -> AttributePath {
+    let name = match principal {
+        GrantPrincipal::User(_) => "user_id",
+        GrantPrincipal::DomainUnitOwners(_) => "domain_unit_id",
+        _ => "group_id",
+    };
+    AttributePath::attr("principal").push_attr(name)
+}
+
+/// Splits an import ID. Grant IDs may contain `/` (`[A-Za-z0-9+/]{10}`); domain and domain unit IDs never do, so
+/// only the first two slashes separate.
+pub fn parse_resource_id(id: &str) -> Option<(String, String, String)> {
+    let mut parts = id.trim().splitn(3, '/');
+    let (domain, unit, grant) = (parts.next()?, parts.next()?, parts.next()?);
+    if domain.is_empty() || unit.is_empty() || grant.is_empty() {
+        return None;
+    }
+    Some((domain.to_string(), unit.to_string(), grant.to_string()))
+}
+
+/// `domain_id`, `domain_unit_id` and `grant_id` of a state, falling back to the `id` for the parts missing.
+pub fn grant_ids(state: &Value) -> Option<(String, String, String)> {
+    let from_id = string(state, "id").and_then(|id| parse_resource_id(&id));
+    let part = |name: &str, index: usize| {
+        string(state, name).or_else(|| {
+            from_id.as_ref().map(|(domain, unit, grant)| match index {
+                0 => domain.clone(),
+                1 => unit.clone(),
+                _ => grant.clone(),
+            })
+        })
+    };
+    Some((part("domain_id", 0)?, part("domain_unit_id", 1)?, part("grant_id", 2)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_ids_split_on_the_first_two_slashes() {
+        assert_eq!(
+            parse_resource_id("dzd_capacity01/mlplatform0001/ab/Cd+ef12"),
+            Some((
+                "dzd_capacity01".to_string(),
+                "mlplatform0001".to_string(),
+                "ab/Cd+ef12".to_string()
+            ))
+        );
+        assert_eq!(parse_resource_id("dzd_capacity01/mlplatform0001"), None);
+        assert_eq!(parse_resource_id("dzd_capacity01//x"), None);
+        let id = grant_resource_id("d", "u", "g/h");
+        assert_eq!(parse_resource_id(&id).map(|(_, _, g)| g), Some("g/h".to_string()));
+    }
+}

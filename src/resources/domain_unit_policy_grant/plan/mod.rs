@@ -1,0 +1,34 @@
+//! Plan time: `gather` reads what DataZone has of what the grant names (only when the plan adds a grant), `judge`
+//! turns that into errors (a name that does not exist) and warnings, `predict` plans `governance` and whether a new
+//! principal replaces the grant. Apply runs the principal's check again before the first write (`resolve`).
+
+mod gather;
+mod judge;
+mod predict;
+#[cfg(test)]
+mod tests;
+
+use super::model::{GrantTerms, SeenGrants};
+use crate::aws::datazone_grants::GrantPrincipal;
+use crate::client::HyperpodClient;
+use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::plan::PlannedChange;
+
+pub use gather::{DataZoneLookup, GrantPlanInputs, principal_profile};
+
+/// Plans the grant: `governance` and the replacement, with the warnings for the reviewer, or the plan fails where a
+/// name the grant gives does not exist.
+pub async fn plan(client: &HyperpodClient, seen: &SeenGrants, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    let inputs = gather::gather(client, seen, change).await;
+    let warnings = judge::judge(&inputs)?;
+    predict::predict(&inputs, change);
+    change.diagnostics.extend(warnings);
+    Ok(())
+}
+
+/// The principal as DataZone keeps it, checked at apply before the first write: a name that names no one fails
+/// here, with nothing added.
+pub async fn resolve(client: &HyperpodClient, terms: &GrantTerms) -> Result<GrantPrincipal, Diagnostics> {
+    let found = gather::principal_profile(client, &terms.domain_id, &terms.principal).await;
+    judge::principal_at_apply(&terms.domain_id, &terms.principal, found)
+}

@@ -1,0 +1,67 @@
+//! Apply, as steps. Create: the cluster (judged now when its name was unknown at plan), the scheduler config it
+//! already has (one an interrupted create of this resource left is adopted, any other refused), then
+//! `CreateClusterSchedulerConfig` with the ownership tag, and the config once ready. Update: the settings (retried
+//! on a concurrent writer's version), then the tags. Delete: `DeleteClusterSchedulerConfig` and its end. From the
+//! first write on, a failure records the config's ID so Terraform taints it instead of forgetting it.
+
+mod adopt;
+mod create;
+mod update;
+
+pub use create::create;
+pub use update::update;
+
+use std::time::Duration;
+
+use crate::aws::sagemaker as sm;
+use crate::aws::{api_error, is_not_found_error};
+use crate::client::HyperpodClient;
+use crate::errors::ErrorDiagnostics;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{string, text, timeout, unknowns_to_null};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::OperationContext;
+use crate::protocol::value::Value;
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
+
+/// What one create writes toward: the planned value, for which cluster, and how long to wait for SageMaker.
+pub struct PolicyWrite<'a> {
+    pub client: &'a HyperpodClient,
+    pub planned: &'a Value,
+    pub cluster_name: String,
+    pub wait: Duration,
+    pub context: &'a OperationContext,
+}
+
+impl PolicyWrite<'_> {
+    /// The planned state with the IDs of a config that exists: what a failed step records.
+    fn partial_state(&self, id: &str, arn: &str) -> Value {
+        let mut state = self.planned.clone();
+        set_attr(&mut state, "scheduler_config_id", text(id));
+        set_attr(&mut state, "arn", text(arn));
+        unknowns_to_null(state)
+    }
+}
+
+pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
+    let id = string(prior, "scheduler_config_id").unwrap_or_default();
+    let deleted = client
+        .sagemaker
+        .delete_cluster_scheduler_config()
+        .cluster_scheduler_config_id(&id)
+        .send()
+        .await
+        .map_err(|err| api_error("DeleteClusterSchedulerConfig", err));
+    match deleted {
+        Ok(_) => {}
+        Err(err) if is_not_found_error(&err) => return Ok(()),
+        Err(err) => {
+            return Err(err.diagnostics(AttributePath::root(), "Deleting the scheduling policy failed"));
+        }
+    }
+    let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
+    sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, &context.stop)
+        .await
+        .map_err(|err| err.diagnostics(AttributePath::root(), "The scheduling policy was not deleted"))
+}

@@ -1,0 +1,158 @@
+//! Update: the settings when they changed (or the last write ended `*Failed`, so is not in effect), then the tags,
+//! then the config read back.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::super::model::PolicySettings;
+use super::super::read::refreshed_state;
+use super::DEFAULT_TIMEOUT;
+use crate::aws::sagemaker::{self as sm, find_scheduler_config};
+use crate::aws::{AwsError, ErrorCode, api_error, target_version};
+use crate::client::HyperpodClient;
+use crate::errors::ErrorDiagnostics;
+use crate::protocol::diagnostics::AttributePath;
+use crate::protocol::object::{string, string_map, timeout};
+use crate::protocol::resource::{Applied, OperationContext};
+use crate::protocol::value::Value;
+
+/// Concurrent writers (the console, another pipeline) bump the version; re-read and retry this many times.
+const UPDATE_ATTEMPTS: usize = 3;
+
+pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+    let id = string(prior, "scheduler_config_id").unwrap_or_default();
+    if let Err(failed) = update_settings(client, &id, prior, planned, context).await {
+        return failed;
+    }
+    let arn = string(prior, "arn").unwrap_or_default();
+    let wanted_tags = string_map(planned, "tags_all");
+    let prior_tags: BTreeMap<_, _> = string_map(prior, "tags_all");
+    if wanted_tags != prior_tags
+        && let Err(err) = sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
+    {
+        return Applied::failed(
+            Some(prior.clone()),
+            err.diagnostics(AttributePath::attr("tags"), "Updating tags failed"),
+        );
+    }
+    let result = async {
+        let record = find_scheduler_config(&client.sagemaker, &id).await?;
+        refreshed_state(client, record, planned).await
+    }
+    .await;
+    match result {
+        Ok(state) => Applied::ok(state),
+        Err(err) => Applied::failed(
+            Some(prior.clone()),
+            err.diagnostics(AttributePath::root(), "Reading the updated policy failed"),
+        ),
+    }
+}
+
+/// Writes the settings when they changed, and waits for them; `Err` is the failed apply to return.
+async fn update_settings(
+    client: &HyperpodClient,
+    id: &str,
+    prior: &Value,
+    planned: &Value,
+    context: &OperationContext,
+) -> Result<(), Applied> {
+    let wanted = PolicySettings::decode(planned);
+    // A write that ended `*Failed` is not in effect even though SageMaker reports its settings: write it again.
+    let last_write_failed = string(prior, "status").is_some_and(|status| sm::SchedulerConfig::write_failed(&status));
+    if wanted == PolicySettings::decode(prior) && !last_write_failed {
+        return Ok(());
+    }
+    let wait = timeout(planned, "update", DEFAULT_TIMEOUT);
+    if let Err(err) = write_settings(client, id, &wanted, wait, context).await {
+        let summary = "Updating the scheduling policy failed";
+        return Err(Applied::failed(
+            Some(prior.clone()),
+            err.diagnostics(AttributePath::root(), summary),
+        ));
+    }
+    if let Err(err) = sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await {
+        // Record what SageMaker now reports (e.g. `UpdateFailed` and the new version), so the next plan
+        // proposes the update again even without a refresh; the prior state if it cannot be read.
+        let summary = "The scheduling policy update did not complete";
+        let state = match find_scheduler_config(&client.sagemaker, id).await {
+            Ok(record) => refreshed_state(client, record, prior).await.ok(),
+            Err(_) => None,
+        };
+        return Err(Applied::failed(
+            Some(state.unwrap_or_else(|| prior.clone())),
+            err.diagnostics(AttributePath::root(), summary),
+        ));
+    }
+    Ok(())
+}
+
+/// `UpdateClusterSchedulerConfig` with `settings`, once any change in flight has settled; a conflict with a
+/// concurrent writer is retried from the version re-read.
+pub async fn write_settings(
+    client: &HyperpodClient,
+    id: &str,
+    settings: &PolicySettings,
+    wait: Duration,
+    context: &OperationContext,
+) -> Result<(), AwsError> {
+    // A conflict on an unchanged version is the other `TargetVersion` reading (`aws::target_version`): retried at
+    // once with it, from the version just re-read.
+    let mut reread = None;
+    for attempt in 1..=UPDATE_ATTEMPTS {
+        let current = match reread.take() {
+            Some(current) => current,
+            None => find_scheduler_config(&client.sagemaker, id).await?,
+        };
+        let current = settled(client, id, current, wait, context).await?;
+        let reading = target_version::LEARNED.reading();
+        let result = client
+            .sagemaker
+            .update_cluster_scheduler_config()
+            .cluster_scheduler_config_id(id)
+            .target_version(reading.target(current.version))
+            .scheduler_config(settings.to_sdk())
+            .description(settings.update_description())
+            .send()
+            .await
+            .map_err(|err| api_error("UpdateClusterSchedulerConfig", err));
+        match result {
+            Ok(_) => return Ok(()),
+            Err(err) if err.is(ErrorCode::ConflictException) && attempt < UPDATE_ATTEMPTS => {
+                let now = find_scheduler_config(&client.sagemaker, id).await?;
+                let (version, status) = (now.version, now.status.as_str());
+                target_version::after_conflict(
+                    "scheduler config",
+                    id,
+                    reading,
+                    current.version,
+                    version,
+                    status,
+                    attempt,
+                )
+                .await;
+                reread = Some(now);
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    unreachable!("the last attempt returns")
+}
+
+/// SageMaker refuses updates while another change is in flight: a config `Creating` or `Updating` is waited for
+/// first. A settle that ends in a failed state is fine: the update is what repairs it.
+async fn settled(
+    client: &HyperpodClient,
+    id: &str,
+    current: sm::SchedulerConfig,
+    wait: Duration,
+    context: &OperationContext,
+) -> Result<sm::SchedulerConfig, AwsError> {
+    if !matches!(current.status.as_str(), "Creating" | "Updating") {
+        return Ok(current);
+    }
+    match sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await {
+        Ok(settled) => Ok(settled),
+        Err(_) => find_scheduler_config(&client.sagemaker, id).await,
+    }
+}
