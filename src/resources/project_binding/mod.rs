@@ -107,8 +107,7 @@ impl ProjectBindingResource {
             // Only what the plan left unknown is filled in: a part it knew stays as planned.
             for (name, derived_value) in derived.attributes {
                 let planned_part = value.get_attr(name).cloned().unwrap_or(Value::Unknown);
-                let filled =
-                    crate::resources::connection_contract::deferral::fill_unknowns(&planned_part, &derived_value);
+                let filled = crate::resources::checklist::fill_unknowns(&planned_part, &derived_value);
                 set_attr(&mut value, name, filled);
             }
         }
