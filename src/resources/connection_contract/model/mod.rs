@@ -138,7 +138,14 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
             "revoked" => LifecycleState::Revoked,
             _ => LifecycleState::Approved,
         },
-        organization: organization(contract)?,
+        organization: match contract.block("organization").optional()? {
+            None => None,
+            Some(grant) => Some(OrganizationGrant {
+                domain_unit_id: grant.string("domain_unit_id").or_empty()?,
+                project_profile_ids: grant.strings("project_profile_ids").or_empty()?,
+                include_child_domain_units: grant.bool("include_child_domain_units").or_when_null(false)?,
+            }),
+        },
         exceptions: exceptions(contract)?,
     })
 }
@@ -213,17 +220,6 @@ fn review(review: Fields<'_>) -> Option<Review> {
         interval_days: review.integer("interval_days").known()?,
         last_reviewed: parse_date(&review.string("last_reviewed").known()?)?,
         approved_by: text(review, "approved_by")?,
-    })
-}
-
-fn organization(contract: Fields<'_>) -> Option<Option<OrganizationGrant>> {
-    Some(match contract.block("organization").optional()? {
-        None => None,
-        Some(grant) => Some(OrganizationGrant {
-            domain_unit_id: grant.string("domain_unit_id").or_empty()?,
-            project_profile_ids: grant.strings("project_profile_ids").or_empty()?,
-            include_child_domain_units: grant.bool("include_child_domain_units").or_when_null(false)?,
-        }),
     })
 }
 
