@@ -254,6 +254,37 @@ pub fn judged<T>(
     Ok(None)
 }
 
+/// `planned` with its unknown parts taken from `applied`: what apply returns for a value it re-derived. Every part
+/// the plan knew stays exactly as planned (a checklist row whose detail quotes an AWS error, which varies from call
+/// to call, included), so the result can never contradict the plan.
+pub fn fill_unknowns(planned: &Value, applied: &Value) -> Value {
+    match (planned, applied) {
+        (Value::Unknown, _) => applied.clone(),
+        (Value::Object(planned_fields), Value::Object(applied_fields)) => Value::Object(
+            planned_fields
+                .iter()
+                .map(|(name, field)| {
+                    let filled = match applied_fields.get(name) {
+                        Some(applied_field) => fill_unknowns(field, applied_field),
+                        None => field.clone(),
+                    };
+                    (name.clone(), filled)
+                })
+                .collect(),
+        ),
+        (Value::List(planned_items), Value::List(applied_items)) if planned_items.len() == applied_items.len() => {
+            Value::List(
+                planned_items
+                    .iter()
+                    .zip(applied_items)
+                    .map(|(p, a)| fill_unknowns(p, a))
+                    .collect(),
+            )
+        }
+        _ => planned.clone(),
+    }
+}
+
 /// The date rules judge expiry and review against.
 pub fn today() -> time::Date {
     time::OffsetDateTime::now_utc().date()
@@ -418,5 +449,26 @@ mod tests {
         assert!(judged(&mut changed, false, broken()).is_err());
         assert!(judged(&mut change(None, state.clone()), false, broken()).is_err());
         assert!(judged(&mut change(Some(state.clone()), state), true, broken()).is_err());
+    }
+
+    #[test]
+    fn what_the_plan_knew_stays_and_only_unknowns_are_filled() {
+        let planned = Value::List(vec![
+            object([("status", text("skipped")), ("detail", text("AccessDenied, request 1"))]),
+            object([("status", Value::Unknown), ("detail", Value::Unknown)]),
+        ]);
+        let applied = Value::List(vec![
+            object([("status", text("skipped")), ("detail", text("AccessDenied, request 2"))]),
+            object([("status", text("passed")), ("detail", text("ok"))]),
+        ]);
+        let filled = fill_unknowns(&planned, &applied);
+        assert_eq!(
+            filled,
+            Value::List(vec![
+                object([("status", text("skipped")), ("detail", text("AccessDenied, request 1"))]),
+                object([("status", text("passed")), ("detail", text("ok"))]),
+            ])
+        );
+        assert_eq!(fill_unknowns(&Value::Unknown, &text("x")), text("x"));
     }
 }

@@ -1,10 +1,16 @@
 //! `hyperpod_connection_contract` schema: every field of the connection contract, plus what the provider derives
 //! from it at plan time (review status, the reviewer's checklist, the facts dependents check against).
 
-use crate::protocol::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
+use super::model::contract_from_value;
+use crate::findings::ToDiagnostics;
+use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::object::boolean;
+use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{EachOneOf, IsDate, LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::RuleIds;
+
+pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 
 pub const ORCHESTRATORS: [&str; 2] = ["eks", "slurm"];
 pub const LIFECYCLE_STATES: [&str; 2] = ["approved", "revoked"];
@@ -348,6 +354,37 @@ pub fn governance_attributes() -> Vec<Attribute> {
             .computed()
             .describe("Every exception as written (`rule`, `owner`, `expires`, `reason`), for EXC-1 in dependents."),
     ]
+}
+
+pub fn identity_schema() -> IdentitySchema {
+    IdentitySchema {
+        version: 0,
+        attributes: vec![IdentityAttribute {
+            name: "name",
+            ty: Type::String,
+            description: "The contract's name.".to_string(),
+            required_for_import: true,
+        }],
+    }
+}
+
+/// What `terraform validate` checks beyond the attributes' validators: the configuration-only rules, so a malformed
+/// contract is caught without credentials.
+pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    if let Some(contract) = contract_from_value(config) {
+        let today = crate::resources::checklist::today();
+        let report: crate::governance::Report = [
+            crate::governance::contract::con_1(&contract),
+            crate::governance::contract::con_2(&contract),
+            crate::governance::contract::con_3(&contract),
+            crate::governance::exceptions::exc_1(&contract, today),
+            crate::governance::lifecycle::lif_1(&contract, today),
+        ]
+        .into_iter()
+        .collect();
+        let strict = boolean(config, "strict").unwrap_or(false);
+        diagnostics.extend(report.with_exceptions(&contract.exceptions, today).diagnostics(strict));
+    }
 }
 
 /// The type of `governance`, which dependents take as their `contract` argument.

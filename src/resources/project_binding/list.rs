@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use super::{TYPE_NAME, schema};
+use super::schema::{self, TYPE_NAME};
 use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;

@@ -1,17 +1,20 @@
-//! From the resource's value to a typed binding spec and the engine's `Binding`, and memberships both ways.
+//! The binding's configuration, typed (`BindingConfig`, and the engine's `Binding` from it), the contract it takes,
+//! what its state recorded (`RecordedBinding`), and the project memberships both ways. Pure: resolving a member's
+//! name to its DataZone profile is a read (`plan/gather.rs`).
 
 use crate::aws::AwsError;
-use crate::aws::datazone_connections::{self as dz, Membership};
-use crate::client::HyperpodClient;
-use crate::governance::{Binding, Member, MemberKind, paths};
-use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
-use crate::protocol::object::{elements, object, string, text};
+use crate::aws::datazone_connections::{self as dz, Connection, Membership};
+use crate::governance::{Binding, Contract, Member, MemberKind, paths};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::object::{elements, object, string, text, unknowns_to_null};
+use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::resources::connection_contract::contract_from_governance;
 
 /// Everything the user wrote about the binding, typed. `domain_id` and `connection_name` are `None` when left to
-/// the provider (or still unknown); `None` from [`BindingSpec::from_value`] while a value the checks need is unknown.
+/// the provider (or still unknown); `None` from [`BindingConfig::decode`] while a value the checks need is unknown.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BindingSpec {
+pub struct BindingConfig {
     pub project_id: String,
     pub cluster_name: String,
     pub project_role_arn: String,
@@ -54,8 +57,8 @@ pub fn members_of(value: &Value) -> Option<Vec<Member>> {
         .collect()
 }
 
-impl BindingSpec {
-    pub fn from_value(value: &Value) -> Option<Self> {
+impl BindingConfig {
+    pub fn decode(value: &Value) -> Option<Self> {
         if value.get_attr("description").is_some_and(|d| !d.is_wholly_known()) {
             return None;
         }
@@ -77,6 +80,68 @@ impl BindingSpec {
             cluster_name: self.cluster_name.clone(),
             project_role_arn: Some(self.project_role_arn.clone()),
             members: self.members.clone(),
+        }
+    }
+
+    /// The binding's domain: its own `domain_id`, else the contract's; they must agree.
+    pub fn domain_in(&self, contract: &Contract) -> Result<String, Diagnostics> {
+        match (&self.domain_id, &contract.unified_studio.domain_id) {
+            (Some(own), Some(approved)) if own != approved => Err(Diagnostic::invalid_value(
+                AttributePath::attr("domain_id"),
+                format!("{own:?}"),
+                &format!("contract {:?} approves a project of domain {approved:?}", contract.name),
+                "leave domain_id unset (it defaults to the contract's), or reference that domain's contract",
+            )
+            .into()),
+            (Some(domain), _) | (None, Some(domain)) => Ok(domain.clone()),
+            // The domain is missing from the contract's facts: the finding sits where the value comes from.
+            (None, None) => Err(Diagnostics::error(
+                AttributePath::attr("contract"),
+                "Unknown Unified Studio domain",
+                "Neither the binding nor its contract names a domain (the contract's domain_id is null); set \
+                 domain_id on the binding or unified_studio.domain_id on the contract.",
+            )),
+        }
+    }
+
+    /// The connection's name: the one configured, else [`default_connection_name`].
+    pub fn connection_name_or_default(&self) -> String {
+        self.connection_name
+            .clone()
+            .unwrap_or_else(|| default_connection_name(&self.cluster_name, &self.project_id))
+    }
+}
+
+/// The contract and the configuration, or `None` while either depends on a resource not created yet. `chosen`
+/// holds the user's own `domain_id` and `connection_name` (the configuration at plan time); null there means
+/// "derive it".
+pub fn contract_and_config(value: &Value, chosen: &Value) -> Option<(Contract, BindingConfig)> {
+    let contract = contract_from_governance(value.get_attr("contract")?)?;
+    let mut config = BindingConfig::decode(value)?;
+    for name in ["domain_id", "connection_name"] {
+        if chosen.get_attr(name).is_some_and(|v| !v.is_known()) {
+            return None;
+        }
+    }
+    config.domain_id = string(chosen, "domain_id");
+    config.connection_name = string(chosen, "connection_name");
+    Some((contract, config))
+}
+
+/// What the state recorded: the connection's identity, and the members the binding manages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordedBinding {
+    pub id: Option<String>,
+    pub connection_id: Option<String>,
+    pub members: Vec<Member>,
+}
+
+impl RecordedBinding {
+    pub fn decode(prior: &Value) -> Self {
+        Self {
+            id: string(prior, "id"),
+            connection_id: string(prior, "connection_id"),
+            members: members_of(prior).unwrap_or_default(),
         }
     }
 }
@@ -105,49 +170,6 @@ pub fn member_kind(member: &Member) -> dz::MembershipType {
     match member.kind {
         MemberKind::User => dz::MembershipType::User,
         MemberKind::Group => dz::MembershipType::Group,
-    }
-}
-
-/// The profile ID a member's name (as the user wrote it: a name, an IAM ARN or an ID) resolves to in the domain;
-/// `NotFound` when it names no user or group profile.
-pub async fn resolve(client: &HyperpodClient, domain_id: &str, member: &Member) -> Result<String, AwsError> {
-    match member.kind {
-        MemberKind::User => client.user_profile_id(domain_id, &member.name).await,
-        MemberKind::Group => client.group_profile_id(domain_id, &member.name).await,
-    }
-}
-
-/// Every member resolved, concurrently, in order.
-pub async fn resolve_all(
-    client: &HyperpodClient,
-    domain_id: &str,
-    members: &[Member],
-) -> Vec<Result<String, AwsError>> {
-    futures::future::join_all(members.iter().map(|member| resolve(client, domain_id, member))).await
-}
-
-/// Every member's profile ID, or the diagnostics of those whose name resolves to none (each at its member).
-pub async fn resolve_members(
-    client: &HyperpodClient,
-    domain_id: &str,
-    members: &[Member],
-) -> Result<Vec<String>, Diagnostics> {
-    let mut ids = Vec::new();
-    let mut diagnostics = Diagnostics::new();
-    for (index, (member, resolved)) in members
-        .iter()
-        .zip(resolve_all(client, domain_id, members).await)
-        .enumerate()
-    {
-        match resolved {
-            Ok(id) => ids.push(id),
-            Err(err) => diagnostics.push(unresolved(index, member, domain_id, &err)),
-        }
-    }
-    if diagnostics.has_errors() {
-        Err(diagnostics)
-    } else {
-        Ok(ids)
     }
 }
 
@@ -209,6 +231,42 @@ pub fn members_value(members: &[Member]) -> Value {
     )
 }
 
+/// `value` with what exists: the connection's identity and read-back facts, and the members that exist.
+pub fn state_after(value: &Value, connection: Option<&Connection>, members: &[Member]) -> Value {
+    let mut state = value.clone();
+    if let Some(connection) = connection {
+        set_attr(
+            &mut state,
+            "id",
+            text(format!("{}/{}", connection.domain_id, connection.id)),
+        );
+        set_attr(&mut state, "connection_id", text(&connection.id));
+        set_attr(&mut state, "domain_id", text(&connection.domain_id));
+        for (name, read) in [
+            ("environment_id", &connection.environment_id),
+            ("cluster_arn", &connection.cluster_arn),
+            ("orchestrator", &connection.orchestrator),
+        ] {
+            if let Some(read) = read {
+                set_attr(&mut state, name, text(read));
+            }
+        }
+    }
+    set_attr(&mut state, "member", members_value(members));
+    unknowns_to_null(state)
+}
+
+/// `prior` once its connection is gone: the read-back connection facts cleared (what marks a binding whose
+/// connection no longer exists; refresh and plan then replace it), and only the members still to remove.
+pub fn without_connection(prior: &Value, members: &[Member]) -> Value {
+    let mut state = prior.clone();
+    for name in ["cluster_arn", "orchestrator"] {
+        set_attr(&mut state, name, Value::Null);
+    }
+    set_attr(&mut state, "member", members_value(members));
+    state
+}
+
 /// `<domain_id>/<connection_id>`, both non-empty.
 pub fn parse_id(id: &str) -> Option<(String, String)> {
     let (domain, connection) = id.trim().split_once('/')?;
@@ -254,5 +312,27 @@ mod tests {
         let unknown = object([("member", Value::List(vec![Value::Unknown]))]);
         assert_eq!(members_of(&unknown), None);
         assert_eq!(members_of(&object([("member", Value::Unknown)])), None);
+    }
+
+    fn config() -> BindingConfig {
+        BindingConfig {
+            project_id: "prj-research".into(),
+            cluster_name: "ml-capacity".into(),
+            project_role_arn: "arn:aws:iam::111122223333:role/datazone_usr_role_abc123".into(),
+            domain_id: None,
+            connection_name: None,
+            description: None,
+            members: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_domain_defaults_to_the_contracts_and_must_agree_with_it() {
+        let contract = crate::governance::examples::contract;
+        assert_eq!(config().domain_in(&contract()).ok().as_deref(), Some("dzd_abc123"));
+        let mut elsewhere = config();
+        elsewhere.domain_id = Some("dzd_other".into());
+        let errors = elsewhere.domain_in(&contract()).err().unwrap_or_default();
+        assert_eq!(errors.0[0].path.to_string(), "domain_id");
     }
 }

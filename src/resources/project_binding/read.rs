@@ -1,8 +1,9 @@
-//! Read and import. Read takes the connection as DataZone has it (gone: the binding leaves state, so the next plan
-//! creates it again) and the managed members as the project has them: one deleted out of band drops out of `member`,
-//! one with another designation shows it, and the next plan restores both.
+//! Refresh: the connection as DataZone has it (gone: the binding leaves state, so the next plan creates it again)
+//! and the managed members as the project has them: one deleted out of band drops out of `member`, one with another
+//! designation shows it, and the next plan restores both.
 
-use super::model::{member_kind, members_of, members_value, parse_id, resolve_all};
+use super::model::{member_kind, members_of, members_value, without_connection};
+use super::plan::profile_ids;
 use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
@@ -10,15 +11,14 @@ use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, text};
 use crate::protocol::plan::set_attr;
-use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
 fn optional(value: Option<&String>) -> Value {
     value.filter(|v| !v.is_empty()).map_or(Value::Null, text)
 }
 
-/// The connection's own attributes, as read.
-fn flatten(state: &mut Value, connection: &Connection) {
+/// The connection's own attributes, as read (by refresh and by import).
+pub fn flatten(state: &mut Value, connection: &Connection) {
     set_attr(state, "id", text(format!("{}/{}", connection.domain_id, connection.id)));
     set_attr(state, "domain_id", text(&connection.domain_id));
     set_attr(state, "connection_id", text(&connection.id));
@@ -55,7 +55,7 @@ fn still_members(managed: &[(Member, Option<String>)], live: &[dz::Membership]) 
         .collect()
 }
 
-pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
     let (Some(domain_id), Some(connection_id)) = (string(current, "domain_id"), string(current, "connection_id"))
     else {
         return Ok(None); // nothing was ever created
@@ -77,7 +77,7 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
         let project_id = string(&state, "project_id").unwrap_or_default();
         let (live, resolved) = tokio::join!(
             client.project_memberships(&domain_id, &project_id),
-            resolve_all(client, &domain_id, &managed)
+            profile_ids(client, &domain_id, &managed)
         );
         let live = match live {
             Ok(live) => live,
@@ -104,51 +104,9 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
         // The connection is gone: the binding leaves state only once its memberships are gone too, so none is
         // orphaned; until then it names them (and no connection), and the next plan replaces it.
         None if members.is_empty() => return Ok(None),
-        None => state = super::apply::without_connection(&state, &members),
+        None => state = without_connection(&state, &members),
     }
     Ok(Some(state))
-}
-
-/// Import by `<domain_id>/<connection_id>` (or identity): the connection's attributes. `project_role_arn` and the
-/// members exist only in configuration (`contract` is write-only, never in state): the first plan after an import is
-/// an in-place update that records them (members the project already has are taken over, and the plan says so).
-pub async fn import(client: &HyperpodClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
-    let ids = match &target {
-        ImportTarget::Id(id) => parse_id(id),
-        ImportTarget::Identity(identity) => string(identity, "domain_id").zip(string(identity, "connection_id")),
-    };
-    let Some((domain_id, connection_id)) = ids else {
-        let got = match &target {
-            ImportTarget::Id(id) => format!("{id:?}"),
-            ImportTarget::Identity(_) => "an identity without domain_id or connection_id".to_string(),
-        };
-        return Err(Diagnostics::error(
-            AttributePath::root(),
-            "Invalid import ID",
-            format!(
-                "Import {} as `<domain_id>/<connection_id>`, e.g. `dzd_capacity01/abc123`; got {got}.",
-                super::TYPE_NAME
-            ),
-        ));
-    };
-    let connection = dz::find_connection(&client.datazone, &domain_id, &connection_id)
-        .await
-        .map_err(|err| err.diagnostics(AttributePath::root(), "Cannot import the HyperPod connection"))?;
-    if !connection.is_hyperpod() {
-        return Err(Diagnostics::error(
-            AttributePath::root(),
-            "Not a HyperPod connection",
-            format!(
-                "Connection {connection_id:?} of domain {domain_id:?} is of type {}; a project binding manages HYPERPOD \
-                 connections only.",
-                connection.connection_type
-            ),
-        ));
-    }
-    let mut state = block_null;
-    flatten(&mut state, &connection);
-    set_attr(&mut state, "member", Value::List(Vec::new()));
-    Ok(state)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! Reads what the contract is checked against, at plan time, with the provider's credentials. Anything that cannot
-//! be read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
-//! as passed.
+//! What the contract's plan reads: the arguments (`ContractConfig`) and the state (`RecordedContract`), decoded once,
+//! and the live facts the contract is checked against, with the provider's credentials. Anything that cannot be
+//! read becomes `Fact::Unavailable` with the reason, so the engine reports the check as skipped (a warning), never
+//! as passed. Nothing is read while the contract is unknown.
 
+use super::super::model::{ContractConfig, RecordedContract};
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::client::HyperpodClient;
@@ -9,11 +11,47 @@ use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveInstanceGroup, LiveProject,
     NodeRole, Orchestrator, RolePermissions,
 };
+use crate::protocol::value::Value;
+
+/// Everything the contract's judge and predict read, as one value a test can build by hand.
+#[derive(Clone, Debug)]
+pub struct ContractPlanInputs {
+    pub config: ContractConfig,
+    /// What the state recorded; `None` on create.
+    pub prior: Option<RecordedContract>,
+    /// The live facts; `None` while the contract is unknown (nothing is read then).
+    pub live: Option<ContractLiveFacts>,
+    /// The identity running the plan (LIF-4).
+    pub caller_arn: String,
+    /// The day expiry and review are judged against.
+    pub today: time::Date,
+    /// The contract's own `strict`, else the provider's: every finding fails the plan.
+    pub strict: bool,
+}
+
+/// Reads the plan's inputs: `value` is the arguments (write-only `organization` included), `prior` the state.
+pub async fn gather(client: &HyperpodClient, value: &Value, prior: Option<&Value>) -> ContractPlanInputs {
+    let config = ContractConfig::decode(value, prior);
+    let today = crate::resources::checklist::today();
+    let live = match &config.contract {
+        Some(contract) => Some(live_facts(client, contract).await),
+        None => None,
+    };
+    ContractPlanInputs {
+        strict: config.strict.unwrap_or(client.strict),
+        prior: prior.map(RecordedContract::decode),
+        live,
+        caller_arn: client.caller_arn.clone(),
+        today,
+        config,
+    }
+}
 
 /// The add-on behind HyperPod's EKS metrics views (OBS-1).
 const OBSERVABILITY_ADDON: &str = "amazon-cloudwatch-observability";
 
-pub async fn gather(client: &HyperpodClient, contract: &Contract) -> ContractLiveFacts {
+/// What the contract is checked against, read concurrently.
+async fn live_facts(client: &HyperpodClient, contract: &Contract) -> ContractLiveFacts {
     let (hyperpod, project, project_role, access_role) = tokio::join!(
         hyperpod_cluster(client, contract),
         project_fact(client, contract),

@@ -1,0 +1,193 @@
+//! Apply: create the connection and the memberships, update the description and the memberships, destroy both.
+//! What the plan left unknown is judged and derived first (`plan::resolve`), before any write. Every step records
+//! what exists, so a failure leaves state that names the connection and the members made so far.
+//!
+//! - `connection.rs`: the HyperPod connection (its idempotency token, create and wait, delete and wait).
+//! - `members.rs`: the project memberships (resolved to profiles first, then added, replaced or removed).
+
+mod connection;
+mod members;
+
+use std::time::Duration;
+
+use super::model::{BindingConfig, members_of, membership, state_after, without_connection};
+use super::plan::resolve;
+use crate::client::HyperpodClient;
+use crate::errors::ErrorDiagnostics;
+use crate::governance::Member;
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::{string, text, timeout};
+use crate::protocol::plan::set_attr;
+use crate::protocol::resource::{Applied, OperationContext};
+use crate::protocol::value::Value;
+use crate::resources::connection_contract::contract_from_governance;
+use connection::BindingApplyTarget;
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
+
+/// Creates the connection, then the memberships; every member's profile is resolved before the first write.
+pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
+    let value = match resolve(client, planned, None).await {
+        Ok(value) => value,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let target = match target(&value, planned) {
+        Ok(target) => target,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let config = &target.config;
+    // Every member's profile before the first write: a name that names no one fails here, with nothing created.
+    let profile_ids = match members::resolve(client, &target.domain_id, &config.members).await {
+        Ok(ids) => ids,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let connection = match connection::create(client, context, &value, &target).await {
+        Ok(connection) => connection,
+        Err(applied) => return applied,
+    };
+    let mut added = Vec::new();
+    match members::add_all(client, &target.domain_id, config, &profile_ids, &mut added).await {
+        Ok(()) => Applied::ok(state_after(&value, Some(&connection), &added)),
+        Err(diagnostics) => Applied::failed(Some(state_after(&value, Some(&connection), &added)), diagnostics),
+    }
+}
+
+/// Where the connection goes, from the resolved value; `planned` gives the create timeout.
+fn target(value: &Value, planned: &Value) -> Result<BindingApplyTarget, Diagnostics> {
+    let (Some(config), Some(environment_id)) = (BindingConfig::decode(value), string(value, "environment_id")) else {
+        return Err(Diagnostics::error(
+            AttributePath::attr("environment_id"),
+            "The project's tooling environment is unknown",
+            "The HyperPod connection is created in the project's tooling environment, which could not be read; \
+             check the provider's DataZone permissions and plan again.",
+        ));
+    };
+    let Some(contract) = value.get_attr("contract").and_then(contract_from_governance) else {
+        return Err(Diagnostics::error(
+            AttributePath::attr("contract"),
+            "The contract's facts are unknown",
+            "Plan again once the contract is applied.",
+        ));
+    };
+    Ok(BindingApplyTarget {
+        domain_id: string(value, "domain_id").unwrap_or_default(),
+        environment_id,
+        connection_name: string(value, "connection_name").unwrap_or_default(),
+        account_id: contract.cluster.account_id,
+        region: contract.cluster.region,
+        config,
+        timeout: timeout(planned, "create", DEFAULT_TIMEOUT),
+    })
+}
+
+/// Description in place; memberships removed, added, or (a new designation) removed and added again. On failure the
+/// state keeps the prior arguments, so the next plan still shows what is left to do, with the members that exist.
+pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value) -> Applied {
+    let value = match resolve(client, planned, Some(prior)).await {
+        Ok(value) => value,
+        Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
+    };
+    let Some(config) = BindingConfig::decode(&value) else {
+        return Applied::failed(
+            Some(prior.clone()),
+            Diagnostics::error(
+                AttributePath::root(),
+                "The binding's arguments are unknown",
+                "A value the binding depends on was not known at apply.",
+            ),
+        );
+    };
+    let domain_id = string(prior, "domain_id").unwrap_or_default();
+    let mut current = members_of(prior).unwrap_or_default();
+    let mut kept = prior.clone();
+    let stop = |kept: &Value, current: &[Member], diagnostics: Diagnostics| {
+        Applied::failed(Some(state_after(kept, None, current)), diagnostics)
+    };
+    if let Err(diagnostics) = update_description(client, &mut kept, &config).await {
+        return stop(&kept, &current, diagnostics);
+    }
+    // Every wanted member's profile before the first write.
+    let profile_ids = match members::resolve(client, &domain_id, &config.members).await {
+        Ok(ids) => ids,
+        Err(diagnostics) => return stop(&kept, &current, diagnostics),
+    };
+    let wanted: Vec<_> = config
+        .members
+        .iter()
+        .zip(&profile_ids)
+        .map(|(m, id)| membership(m, id))
+        .collect();
+    let respelled = match members::remove_unwanted(client, &domain_id, &config, &wanted, &mut current).await {
+        Ok(respelled) => respelled,
+        Err(diagnostics) => return stop(&kept, &current, diagnostics),
+    };
+    let wanted = (wanted.as_slice(), respelled.as_slice());
+    if let Err(diagnostics) = members::add_missing(client, &domain_id, &config, wanted, &mut current).await {
+        return stop(&kept, &current, diagnostics);
+    }
+    Applied::ok(state_after(&value, None, &config.members))
+}
+
+/// The connection's description, changed in place and recorded in `kept`. Clearing it is a replacement (planned
+/// so), never an update.
+async fn update_description(
+    client: &HyperpodClient,
+    kept: &mut Value,
+    config: &BindingConfig,
+) -> Result<(), Diagnostics> {
+    let Some(description) = &config.description else {
+        return Ok(());
+    };
+    if string(kept, "description").as_ref() == Some(description) {
+        return Ok(());
+    }
+    let domain_id = string(kept, "domain_id").unwrap_or_default();
+    let connection_id = string(kept, "connection_id").unwrap_or_default();
+    let updated = crate::aws::datazone_connections::update_connection_description(
+        &client.datazone,
+        &domain_id,
+        &connection_id,
+        description,
+    )
+    .await;
+    if let Err(err) = updated {
+        return Err(err.diagnostics(
+            AttributePath::attr("description"),
+            "Cannot update the HyperPod connection",
+        ));
+    }
+    set_attr(kept, "description", text(description));
+    Ok(())
+}
+
+/// Removes the connection, then the members the binding manages; what is already gone counts as removed. A failure
+/// part-way returns the state of what remains (no connection, the members not yet removed), so the binding stays in
+/// state until every part is gone and the next destroy removes the rest.
+pub async fn destroy(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Applied {
+    let members = members_of(prior).unwrap_or_default();
+    let domain_id = string(prior, "domain_id").unwrap_or_default();
+    let project_id = string(prior, "project_id").unwrap_or_default();
+    if let Some(connection_id) = string(prior, "connection_id") {
+        let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
+        if let Err(diagnostics) = connection::delete(client, context, &domain_id, &connection_id, wait).await {
+            return Applied::failed(Some(prior.clone()), diagnostics);
+        }
+    }
+    match members::remove_all(client, &domain_id, &project_id, &members).await {
+        Ok(()) => Applied {
+            state: None,
+            diagnostics: Diagnostics::new(),
+        },
+        Err((index, diagnostics)) => Applied::failed(Some(without_connection(prior, &members[index..])), diagnostics),
+    }
+}
+
+/// The other bindings' checks see this binding's connection and memberships as they now are.
+pub fn forget(client: &HyperpodClient, states: [&Value; 3]) {
+    for state in states {
+        client.reads.forget_connection(
+            string(state, "connection_id").as_deref(),
+            string(state, "project_id").as_deref(),
+        );
+    }
+}

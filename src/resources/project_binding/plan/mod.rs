@@ -1,0 +1,118 @@
+//! Plan time: `gather` reads what the binding is judged against (its contract's cluster and what exists on it, the
+//! project, its connections and memberships, each member's profile), `judge` runs the rules and the refusals,
+//! `predict` says where the connection goes, so the reviewer sees the environment, cluster ARN, orchestrator and
+//! checklist before anything exists. Apply runs the same steps for what the plan left unknown (`resolve`).
+
+mod gather;
+mod judge;
+mod predict;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use super::model::{BindingConfig, contract_and_config};
+use crate::client::HyperpodClient;
+use crate::governance::{Contract, Phase};
+use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::object::unknowns_to_null;
+use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::value::Value;
+use crate::resources::checklist;
+use crate::resources::connection_contract::unreadable_contract;
+
+pub use gather::{BindingPlanInputs, profile_id, profile_ids};
+
+/// What the plan derives: every derived attribute, and the warnings beside it.
+pub struct BindingPrediction {
+    pub attributes: BTreeMap<&'static str, Value>,
+    pub warnings: Diagnostics,
+}
+
+/// Plans the binding: the derived attributes and the replacements the API forces, or the plan fails (a warning only
+/// on a binding this plan leaves unchanged). While the contract or the configuration waits for apply, so do the
+/// rules.
+pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
+    let arguments = change.arguments();
+    let facts = arguments.get_attr("contract").cloned().unwrap_or(Value::Null);
+    // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
+    if let Some(unreadable) = unreadable_contract(&facts) {
+        return Err(unreadable.into());
+    }
+    let Some(known) = contract_and_config(&arguments, &change.config) else {
+        defer(change, &arguments, client.strict);
+        return Ok(());
+    };
+    let result = predicted(client, &arguments, known, change.prior.as_ref(), Phase::Plan).await;
+    let Some(prediction) = checklist::judged(change, client.strict, result)? else {
+        return Ok(());
+    };
+    for (name, value) in prediction.attributes {
+        change.set(name, value);
+    }
+    if let Some(prior) = &change.prior {
+        let replaced = predict::replacements(prior, &change.planned);
+        change.requires_replace.extend(replaced);
+    }
+    checklist::keep_recorded(change);
+    change.diagnostics.extend(prediction.warnings);
+    Ok(())
+}
+
+/// The contract or the configuration is known only at apply: so is what they decide, and the rules wait.
+fn defer(change: &mut PlannedChange, arguments: &Value, strict: bool) {
+    for name in predict::DERIVED {
+        if change.config_attr(name).is_null() && change.prior_attr(name).is_none_or(Value::is_null) {
+            change.set(name, Value::Unknown);
+        }
+    }
+    checklist::set_unknown(&mut change.planned);
+    change
+        .diagnostics
+        .push(checklist::deferred(arguments, "contract", strict));
+}
+
+/// Gathers, judges and predicts.
+async fn predicted(
+    client: &HyperpodClient,
+    value: &Value,
+    known: (Contract, BindingConfig),
+    prior: Option<&Value>,
+    phase: Phase,
+) -> Result<BindingPrediction, Diagnostics> {
+    let inputs = gather::gather(client, value, known, prior, phase).await?;
+    let verdict = judge::judge(&inputs)?;
+    Ok(BindingPrediction {
+        attributes: predict::predict(&inputs, &verdict),
+        warnings: verdict.warnings,
+    })
+}
+
+/// The applied value: the planned value, judged and derived now where the plan could not (a value unknown then, or
+/// a rule the plan could not evaluate, such as CLU-2 without the cluster's allocation). Errors come before any write.
+/// `prior` is the state (`None` on create).
+pub async fn resolve(client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Result<Value, Diagnostics> {
+    let chosen = unknowns_to_null(planned.clone());
+    let Some(known) = contract_and_config(planned, &chosen) else {
+        return Err(Diagnostics::error(
+            AttributePath::attr("contract"),
+            "The binding's inputs are still unknown",
+            "A value the binding depends on was not known after its dependencies were applied.",
+        ));
+    };
+    let mut value = planned.clone();
+    let judged = checklist::known(planned)
+        && ["environment_id", "cluster_arn"]
+            .iter()
+            .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
+    if !judged || checklist::not_evaluated_at_plan(planned) {
+        let prediction = predicted(client, planned, known, prior, Phase::Apply).await?;
+        // Only what the plan left unknown is filled in: a part it knew stays as planned.
+        for (name, derived) in prediction.attributes {
+            let planned_part = value.get_attr(name).cloned().unwrap_or(Value::Unknown);
+            set_attr(&mut value, name, checklist::fill_unknowns(&planned_part, &derived));
+        }
+    }
+    Ok(value)
+}
