@@ -11,7 +11,6 @@ mod model;
 mod order;
 mod refresh;
 mod schema;
-mod validate;
 
 use std::collections::BTreeMap;
 
@@ -36,7 +35,10 @@ use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use crate::resources::kubernetes_reads::kube_client;
 use apply::Applier;
-use model::{Mode, RestrictionSpec, components, private_data_conf};
+use model::{GROUP_MAX, Mode, PROBES_PREFIX, RestrictionSpec, components, private_data_conf};
+use schema::kubernetes_group;
+
+pub use schema::TYPE_NAME;
 
 pub use list::RestrictionList;
 
@@ -45,8 +47,6 @@ pub use list::RestrictionList;
 pub(crate) fn schema_block() -> crate::protocol::schema::Block {
     schema::schema().block
 }
-
-pub const TYPE_NAME: &str = "hyperpod_task_view_restriction";
 
 // What the governance evidence reads of a restriction's `components`.
 pub use model::{ENTRY, component_path, component_policy_arn};
@@ -99,7 +99,7 @@ fn spaces_check(spec: &RestrictionSpec, contract: &Contract) -> crate::governanc
             if granted.is_empty() {
                 at = AttributePath::attr("space_templates");
             }
-            granted.push(schema::SPACE_TEMPLATE_POLICY.to_string());
+            granted.push(model::SPACE_TEMPLATE_POLICY.to_string());
         }
     }
     crate::governance::spaces::wkl_12_studio_access(&granted, contract, at)
@@ -214,6 +214,18 @@ async fn entry_adopted(
     Some(entry.tags.get(model::OWNER_TAG).map(String::as_str) != Some(owner))
 }
 
+/// The group the access entry maps the role to must fit the probe ClusterRole's name; the default one (from the
+/// role's name) is checked here too, at the role, since it is derived from it.
+fn group_problem(group: &str) -> Option<String> {
+    if group.len() > GROUP_MAX {
+        return Some(format!(
+            "{} characters: the ClusterRole `{PROBES_PREFIX}<group>` would exceed Kubernetes' 253",
+            group.len()
+        ));
+    }
+    (!kubernetes_group().is_match(group)).then(|| format!("{group:?} is not a valid Kubernetes name"))
+}
+
 impl TaskViewRestrictionResource {
     /// Judges the restriction and fills the derived attributes of `value`; errors fail the plan.
     async fn derive(
@@ -310,7 +322,7 @@ impl TaskViewRestrictionResource {
             );
         }
         let maybe_rbac = !mode_known || spec.mode == Mode::Rbac;
-        if let (true, Some(problem)) = (maybe_rbac, validate::group_problem(&spec.kubernetes_group)) {
+        if let (true, Some(problem)) = (maybe_rbac, group_problem(&spec.kubernetes_group)) {
             diagnostics.push(Diagnostic::invalid_value(
                 AttributePath::attr("project_role_arn"),
                 format!("{:?}", spec.project_role_arn),
@@ -649,5 +661,18 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
             &string(state, "cluster_name")?,
             &string(state, "project_role_arn")?,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_fit_the_probe_cluster_role_name() {
+        assert!(group_problem("hyperpod-studio-research").is_none());
+        assert!(group_problem(&"g".repeat(GROUP_MAX)).is_none());
+        assert!(group_problem(&"g".repeat(GROUP_MAX + 1)).is_some());
+        assert!(group_problem("a..b").is_some() && group_problem("-a").is_some());
     }
 }

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::schema::{SPACE_TEMPLATE_NAMESPACE, SPACE_TEMPLATE_POLICY, USER_CLUSTER_POLICY};
 use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object};
 use crate::protocol::decode::Fields;
 use crate::protocol::value::Value;
@@ -22,6 +21,15 @@ pub const CONTRACT_TAG: &str = crate::tags::CONTRACT;
 pub const CONTRACT_TAG_COMPONENT: &str = "entry_tag/hyperpod:contract";
 pub const RUN_AS_TAG: &str = "SSMSessionRunAs";
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
+/// The probe ClusterRole is named `hyperpod-studio-probes-<group>`, and Kubernetes names are at most 253
+/// characters: the group may take what the prefix leaves.
+pub const PROBES_PREFIX: &str = "hyperpod-studio-probes-";
+pub const GROUP_MAX: usize = 253 - PROBES_PREFIX.len();
+pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
+/// Where Studio keeps shared space templates.
+pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
+/// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
+pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
 const RBAC: &str = "rbac.authorization.k8s.io";
 const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
 
@@ -191,7 +199,7 @@ impl RestrictionSpec {
                 }),
             ));
         }
-        let probes = format!("hyperpod-studio-probes-{group}");
+        let probes = format!("{PROBES_PREFIX}{group}");
         let metadata = json!({ "name": probes, "labels": labels });
         out.push(Object::new(
             "ClusterRole",
