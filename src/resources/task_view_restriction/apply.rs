@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
-    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, Mode, OWNER_TAG, RUN_AS_TAG, RestrictionSpec, component_path,
-    component_policy_arn, object_component, object_value,
+    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, OWNER_TAG, RUN_AS_TAG, RestrictionConfig, RestrictionMode,
+    component_path, component_policy_arn, object_component, object_value,
 };
 use crate::aws::ErrorCode;
 use crate::aws::eks_access as access;
@@ -19,7 +19,7 @@ use crate::resources::kubernetes_reads::kube_client;
 
 pub struct Applier<'a> {
     pub client: &'a HyperpodClient,
-    pub spec: &'a RestrictionSpec,
+    pub spec: &'a RestrictionConfig,
     pub eks_cluster: Option<String>,
     pub partition: String,
     pub tags: BTreeMap<String, String>,
@@ -90,7 +90,7 @@ impl Applier<'_> {
     async fn apply_eks(&mut self, cluster: &str) -> Result<(), Diagnostics> {
         let eks = &self.client.eks;
         let principal = self.spec.project_role_arn.clone();
-        let rbac = self.spec.mode == Mode::Rbac;
+        let rbac = self.spec.mode == RestrictionMode::Rbac;
         let group_key = format!("access_entry_group/{}", self.spec.kubernetes_group);
         // Before the first write: the Roles' namespaces exist (a referenced tenant, applied first, made its own).
         let kube = if rbac { Some(self.kube(cluster).await?) } else { None };
@@ -202,7 +202,10 @@ impl Applier<'_> {
         if failures.has_errors() {
             return Err(failures);
         }
-        let keep: BTreeSet<String> = wanted.iter().map(super::model::Association::component).collect();
+        let keep: BTreeSet<String> = wanted
+            .iter()
+            .map(super::model::RestrictionAssociation::component)
+            .collect();
         let stale: Vec<String> = self
             .components
             .keys()

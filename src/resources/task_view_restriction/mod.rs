@@ -35,7 +35,7 @@ use crate::resources::cluster_facts::{self as live, ClusterFacts};
 use crate::resources::connection_contract::contract_from_governance;
 use crate::resources::kubernetes_reads::kube_client;
 use apply::Applier;
-use model::{GROUP_MAX, Mode, PROBES_PREFIX, RestrictionSpec, components, private_data_conf};
+use model::{GROUP_MAX, PROBES_PREFIX, RestrictionConfig, RestrictionMode, components, private_data_conf};
 use schema::kubernetes_group;
 
 pub use schema::TYPE_NAME;
@@ -77,18 +77,18 @@ impl Default for TaskViewRestrictionResource {
     }
 }
 
-fn inputs(value: &Value) -> Option<(Contract, RestrictionSpec)> {
+fn inputs(value: &Value) -> Option<(Contract, RestrictionConfig)> {
     let contract = contract_from_governance(value.get_attr("contract")?)?;
-    let spec = RestrictionSpec::from_value(value, contract.project_role_arn.clone(), &contract.eks_namespaces)?;
+    let spec = RestrictionConfig::from_value(value, contract.project_role_arn.clone(), &contract.eks_namespaces)?;
     Some((contract, spec))
 }
 
 /// WKL-12 on the restriction: the HyperPod space policies it grants (access-policy mode; the RBAC mode's Roles grant
 /// no Workspaces), at the attribute that grants them.
-fn spaces_check(spec: &RestrictionSpec, contract: &Contract) -> crate::governance::Check {
+fn spaces_check(spec: &RestrictionConfig, contract: &Contract) -> crate::governance::Check {
     let mut granted: Vec<String> = Vec::new();
     let mut at = AttributePath::attr("access_policies");
-    if spec.mode == Mode::AccessPolicy {
+    if spec.mode == RestrictionMode::AccessPolicy {
         granted.extend(
             spec.access_policies
                 .iter()
@@ -321,7 +321,7 @@ impl TaskViewRestrictionResource {
                     .await?,
             );
         }
-        let maybe_rbac = !mode_known || spec.mode == Mode::Rbac;
+        let maybe_rbac = !mode_known || spec.mode == RestrictionMode::Rbac;
         if let (true, Some(problem)) = (maybe_rbac, group_problem(&spec.kubernetes_group)) {
             diagnostics.push(Diagnostic::invalid_value(
                 AttributePath::attr("project_role_arn"),
@@ -378,7 +378,7 @@ impl TaskViewRestrictionResource {
         client: &HyperpodClient,
         eks_cluster: &str,
         value: &Value,
-        spec: &RestrictionSpec,
+        spec: &RestrictionConfig,
         mode_known: bool,
         cluster_name: &str,
     ) -> Result<Diagnostics, Diagnostics> {
@@ -396,7 +396,7 @@ impl TaskViewRestrictionResource {
         if !mode_known {
             return Ok(deferred("`mode` is not known until apply"));
         }
-        if spec.mode != Mode::Rbac {
+        if spec.mode != RestrictionMode::Rbac {
             return Ok(Diagnostics::new());
         }
         let Some(referenced) = referenced else {
@@ -589,7 +589,7 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
         }
         // From what the restriction recorded (`contract` is write-only, never in state): its resolved project role
         // and namespaces.
-        let Some(spec) = RestrictionSpec::from_value(current, None, &[]) else {
+        let Some(spec) = RestrictionConfig::from_value(current, None, &[]) else {
             return Ok(Some(current.clone()));
         };
         let Some(eks_cluster) = self.cluster_of(client, current).await? else {
@@ -608,7 +608,7 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
             return Ok(());
         }
         // From what the restriction recorded: `contract` is write-only, never in state.
-        let Some(spec) = RestrictionSpec::from_value(prior, None, &[]) else {
+        let Some(spec) = RestrictionConfig::from_value(prior, None, &[]) else {
             return Err(Diagnostics::error(
                 AttributePath::root(),
                 "Cannot read the restriction's state",

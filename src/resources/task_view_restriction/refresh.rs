@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::model::{
-    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, RUN_AS_TAG, RestrictionSpec, component_path, object_value,
+    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, RUN_AS_TAG, RestrictionConfig, component_path, object_value,
     policy_name, role_name,
 };
 use crate::aws::iam;
@@ -22,7 +22,7 @@ use crate::resources::failed;
 pub async fn refresh(
     client: &HyperpodClient,
     current: &Value,
-    spec: &RestrictionSpec,
+    spec: &RestrictionConfig,
     eks_cluster: Option<&str>,
 ) -> Result<Option<Value>, Diagnostics> {
     let recorded = string_map(current, "components");
