@@ -82,3 +82,54 @@ pub fn default_group(role_arn: &str) -> String {
         .collect();
     format!("hyperpod-studio-{}", name.trim_matches('-'))
 }
+
+/// `<cluster>/<project role name>`: the restriction's `id`, and the owner tag on an access entry it creates.
+pub fn restriction_id(cluster_name: &str, project_role_arn: &str) -> String {
+    format!("{cluster_name}/{}", role_name(project_role_arn))
+}
+
+/// Arguments that decide only what is written, never a rule's verdict: while one is unknown the rules are still
+/// judged at plan, and only what it decides (associations, manifests, `components`) is planned unknown.
+const GRANTS: [&str; 3] = ["mode", "access_policies", "space_templates"];
+
+/// Whether every grant is known.
+pub fn grants_known(value: &Value) -> bool {
+    GRANTS
+        .iter()
+        .all(|name| value.get_attr(name).is_none_or(Value::is_wholly_known))
+}
+
+/// Whether `mode` is known.
+pub fn mode_known(value: &Value) -> bool {
+    value.get_attr("mode").is_none_or(Value::is_wholly_known)
+}
+
+/// `value` with the grants not known yet as if unset: judged without them, since no rule reads them.
+pub fn without_unknown_grants(value: &Value) -> Value {
+    let mut judged = value.clone();
+    for name in GRANTS {
+        if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
+            crate::protocol::plan::set_attr(&mut judged, name, Value::Null);
+        }
+    }
+    judged
+}
+
+/// The inputs not known until apply, as the deferred warning names them.
+pub fn unknown_inputs(value: &Value) -> Vec<String> {
+    let mut out: Vec<String> = match value.get_attr("contract") {
+        Some(Value::Object(fields)) => fields
+            .iter()
+            .filter(|(_, field)| !field.is_wholly_known())
+            .map(|(name, _)| format!("contract.{name}"))
+            .collect(),
+        Some(contract) if !contract.is_wholly_known() => vec!["contract".to_string()],
+        _ => Vec::new(),
+    };
+    for name in ["project_role_arn", "namespaces", "kubernetes_group", "slurm"] {
+        if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}

@@ -2,42 +2,10 @@
 
 use super::config::default_group;
 use super::*;
-use crate::protocol::value::Value;
 
 #[test]
 fn the_contract_mark_component_names_the_contract_tag() {
     assert_eq!(CONTRACT_TAG_COMPONENT, format!("entry_tag/{CONTRACT_TAG}"));
-}
-
-#[test]
-fn an_unknown_argument_is_never_read_as_unset() {
-    use crate::protocol::object::{object, text, text_list};
-    let mut full = crate::resources::task_view_restriction::schema_block().null_value();
-    for (name, field) in [
-        ("project_role_arn", text("arn:aws:iam::123456789012:role/p")),
-        ("namespaces", text_list(&["hyperpod-ns-research".to_string()])),
-        ("mode", text("rbac")),
-        (
-            "access_policies",
-            text_list(&["AmazonSagemakerHyperpodTrainingPolicy".to_string()]),
-        ),
-        ("space_templates", Value::Bool(true)),
-        ("kubernetes_group", text("studio")),
-        ("slurm", object([("os_user", text("alice"))])),
-    ] {
-        crate::protocol::plan::set_attr(&mut full, name, field);
-    }
-    let decode = |value: &Value| RestrictionConfig::from_value(value, None, &[]);
-    assert!(decode(&full).is_some(), "the baseline decodes");
-    let wrong = crate::resources::decode_property::unknown_read_as_unset(
-        &crate::resources::task_view_restriction::schema_block(),
-        &full,
-        // the contract's facts: `contract_from_governance`, which defers on unknown; the tenants: read by
-        // `order::referenced_namespaces`, which defers the namespace check on unknown
-        &["contract", "tenants"],
-        decode,
-    );
-    assert!(wrong.is_empty(), "read as unset while unknown: {wrong:?}");
 }
 
 fn config(mode: RestrictionMode) -> RestrictionConfig {
