@@ -21,43 +21,67 @@ impl RestrictionConfig {
             return Vec::new();
         }
         let group = &self.kubernetes_group;
-        let labels = json!({ MANAGED_BY_LABEL: MANAGED_BY });
-        let subjects = json!([{ "apiGroup": RBAC, "kind": "Group", "name": group }]);
-        let mut out = Vec::new();
-        for namespace in &self.namespaces {
-            let metadata = json!({ "name": VIEWER_ROLE, "namespace": namespace, "labels": labels });
-            out.push(Object::new(
-                "Role",
-                Some(namespace),
-                VIEWER_ROLE,
-                json!({
-                    "apiVersion": RBAC_V1,
-                    "kind": "Role",
-                    "metadata": metadata,
-                    "rules": [
-                        { "apiGroups": [""], "resources": ["pods", "pods/log", "events"], "verbs": ["get", "list", "watch"] },
-                        { "apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"] },
-                        { "apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "list", "watch"] },
-                        { "apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["get", "list", "watch"] },
-                    ],
-                }),
-            ));
-            out.push(Object::new(
-                "RoleBinding",
-                Some(namespace),
-                VIEWER_ROLE,
-                json!({
-                    "apiVersion": RBAC_V1,
-                    "kind": "RoleBinding",
-                    "metadata": metadata,
-                    "roleRef": { "apiGroup": RBAC, "kind": "Role", "name": VIEWER_ROLE },
-                    "subjects": subjects,
-                }),
-            ));
-        }
-        let probes = format!("{PROBES_PREFIX}{group}");
-        let metadata = json!({ "name": probes, "labels": labels });
-        out.push(Object::new(
+        let mut out: Vec<Object> = self
+            .namespaces
+            .iter()
+            .flat_map(|namespace| viewer(namespace, group))
+            .collect();
+        out.extend(probes(group));
+        out
+    }
+}
+
+/// The labels of every object the restriction writes.
+fn labels() -> serde_json::Value {
+    json!({ MANAGED_BY_LABEL: MANAGED_BY })
+}
+
+/// The subjects of its bindings: the access entry's Kubernetes group.
+fn subjects(group: &str) -> serde_json::Value {
+    json!([{ "apiGroup": RBAC, "kind": "Group", "name": group }])
+}
+
+/// A namespace's viewer Role (pods, logs, events, jobs, PyTorch jobs, Kueue workloads) and its RoleBinding.
+fn viewer(namespace: &str, group: &str) -> [Object; 2] {
+    let metadata = json!({ "name": VIEWER_ROLE, "namespace": namespace, "labels": labels() });
+    [
+        Object::new(
+            "Role",
+            Some(namespace),
+            VIEWER_ROLE,
+            json!({
+                "apiVersion": RBAC_V1,
+                "kind": "Role",
+                "metadata": metadata,
+                "rules": [
+                    { "apiGroups": [""], "resources": ["pods", "pods/log", "events"], "verbs": ["get", "list", "watch"] },
+                    { "apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"] },
+                    { "apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "list", "watch"] },
+                    { "apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["get", "list", "watch"] },
+                ],
+            }),
+        ),
+        Object::new(
+            "RoleBinding",
+            Some(namespace),
+            VIEWER_ROLE,
+            json!({
+                "apiVersion": RBAC_V1,
+                "kind": "RoleBinding",
+                "metadata": metadata,
+                "roleRef": { "apiGroup": RBAC, "kind": "Role", "name": VIEWER_ROLE },
+                "subjects": subjects(group),
+            }),
+        ),
+    ]
+}
+
+/// The cluster-scoped grant Studio's probes need (CRDs, `SelfSubjectAccessReview`) and its ClusterRoleBinding.
+fn probes(group: &str) -> [Object; 2] {
+    let probes = format!("{PROBES_PREFIX}{group}");
+    let metadata = json!({ "name": probes, "labels": labels() });
+    [
+        Object::new(
             "ClusterRole",
             None,
             &probes,
@@ -70,8 +94,8 @@ impl RestrictionConfig {
                     { "apiGroups": ["authorization.k8s.io"], "resources": ["selfsubjectaccessreviews"], "verbs": ["create"] },
                 ],
             }),
-        ));
-        out.push(Object::new(
+        ),
+        Object::new(
             "ClusterRoleBinding",
             None,
             &probes,
@@ -80,11 +104,10 @@ impl RestrictionConfig {
                 "kind": "ClusterRoleBinding",
                 "metadata": metadata,
                 "roleRef": { "apiGroup": RBAC, "kind": "ClusterRole", "name": probes },
-                "subjects": subjects,
+                "subjects": subjects(group),
             }),
-        ));
-        out
-    }
+        ),
+    ]
 }
 
 /// The `components` key of a Kubernetes object: kind, namespace (`-` when cluster-scoped) and name.
