@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 
 use super::model::{CONTRACT_TAG, OWNER_TAG, policy_name, role_name};
-use super::{TYPE_NAME, schema};
+use super::schema::{self, TYPE_NAME};
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;

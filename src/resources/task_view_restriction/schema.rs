@@ -1,11 +1,20 @@
-//! `hyperpod_task_view_restriction` schema.
+//! `hyperpod_task_view_restriction` schema: the attributes with their validators and docs text, the identity, the
+//! state upgrader, and what AWS and Kubernetes accept of what the restriction sends, checked at validate so apply
+//! never fails on input the plan accepted: the project role's ARN (EKS `principalArn`, an IAM role: a session ARN is
+//! refused), namespace names (Kubernetes DNS-1123 labels, the scope of every access policy and where the Roles go),
+//! the Kubernetes group (a DNS subdomain short enough for the `hyperpod-studio-probes-<group>` ClusterRole name) and
+//! lists without duplicates (a duplicate would be a diff on every plan).
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, timeouts_block};
+use std::collections::BTreeMap;
+
+use super::model::{GROUP_MAX, object_value, policy_name};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, Validator, timeouts_block};
 use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
 
-use super::validate;
+pub const TYPE_NAME: &str = "hyperpod_task_view_restriction";
 
 pub const MODES: [&str; 2] = ["access_policy", "rbac"];
 /// The HyperPod Studio access policies a project role may hold per namespace.
@@ -14,13 +23,8 @@ pub const NAMESPACE_POLICIES: [&str; 3] = [
     "AmazonSagemakerHyperpodInferencePolicy",
     "AmazonSagemakerHyperpodSpacePolicy",
 ];
-pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
 /// What lets Studio users run spaces in a namespace: only under a contract that approves `interactive` (WKL-12).
 pub const SPACE_POLICY: &str = "AmazonSagemakerHyperpodSpacePolicy";
-/// Where Studio keeps shared space templates.
-pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
-/// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
-pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
 
 fn strings() -> Type {
     Type::list(Type::String)
@@ -76,14 +80,14 @@ pub fn schema() -> Schema {
             .requires_replace()
             .describe("The project role whose view is restricted. Defaults to the contract's project role.")
             .validate(IsArn)
-            .validate(validate::role_arn()),
+            .validate(role_arn()),
     )
     .attribute(
         Attribute::new("namespaces", strings())
             .optional_computed()
             .describe("EKS: the namespaces the project sees. Defaults to the contract's `eks_namespaces`.")
-            .validate(validate::EachNamespace)
-            .validate(validate::Distinct),
+            .validate(EachNamespace)
+            .validate(Distinct),
     )
     .attribute(
         Attribute::string("mode")
@@ -102,7 +106,7 @@ pub fn schema() -> Schema {
                  naming it then fails the plan (WKL-12).",
             )
             .validate(EachOneOf(&NAMESPACE_POLICIES))
-            .validate(validate::Distinct),
+            .validate(Distinct),
     )
     .attribute(
         Attribute::bool("space_templates")
@@ -117,8 +121,8 @@ pub fn schema() -> Schema {
             .optional_computed()
             .describe("EKS `rbac` mode: the group the access entry maps the role to. Defaults to `hyperpod-studio-<role name>`.")
             // The probe ClusterRole's name carries the group: a DNS subdomain of at most 253 characters in all.
-            .validate(crate::protocol::validators::LengthBetween { min: 1, max: validate::GROUP_MAX })
-            .validate(validate::kubernetes_group()),
+            .validate(crate::protocol::validators::LengthBetween { min: 1, max: GROUP_MAX })
+            .validate(kubernetes_group()),
     )
     .attribute(
         Attribute::new("tenants", Type::list(crate::resources::references::tenant_type()))
@@ -196,7 +200,7 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         .collect();
     for key in by_arn {
         if let Some(scope) = components.remove(&key) {
-            components.insert(format!("access_policy/{}", super::model::policy_name(&key)), scope);
+            components.insert(format!("access_policy/{}", policy_name(&key)), scope);
         }
     }
     // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
@@ -216,14 +220,97 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
             field("/metadata/name")
         );
         if components.contains_key(&key) {
-            components.insert(key, Json::String(super::model::object_value(object)));
+            components.insert(key, Json::String(object_value(object)));
         }
     }
     Ok(())
 }
 
+/// IAM: role names are 1 to 64 of `[\w+=,.@-]`, paths `/`-delimited printable ASCII up to 512 characters
+/// (iam service model, `roleNameType` and `pathType`); `arn:<partition>:iam::<account>:role/<path><name>`.
+pub const ROLE_ARN: &str = r"arn:aws[a-z-]*:iam::[0-9]{12}:role/(?:[\x21-\x7E]{0,510}/)?[\w+=,.@-]{1,64}";
+/// A DNS-1123 label: a namespace name.
+pub const DNS_LABEL: &str = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
+/// A DNS-1123 subdomain (dot-separated labels), for names Kubernetes validates as object names.
+pub const DNS_SUBDOMAIN: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+pub fn role_arn() -> Matches {
+    Matches::new(
+        ROLE_ARN,
+        "an IAM role ARN such as \"arn:aws:iam::123456789012:role/datazone_usr_role_research\" (EKS access entries \
+         take roles and users, not assumed-role sessions; a role name is 1 to 64 letters, digits and `+=,.@_-`)",
+    )
+}
+
+pub fn kubernetes_group() -> Matches {
+    Matches::new(
+        DNS_SUBDOMAIN,
+        "a lowercase Kubernetes name: letters, digits, `-` and `.`, starting and ending with a letter or digit",
+    )
+}
+
+/// Every element of a list is a Kubernetes namespace name, reported at the element.
+pub struct EachNamespace;
+
+impl Validator for EachNamespace {
+    fn description(&self) -> String {
+        "Each a Kubernetes namespace name (DNS-1123 label: 1 to 63 lowercase letters, digits and `-`).".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let label = Matches::new(DNS_LABEL, "");
+        for (index, item) in elements(value) {
+            if let Value::String(text) = item
+                && !label.is_match(text)
+            {
+                diagnostics.push(Diagnostic::invalid_value(
+                    path.index(index),
+                    format!("{text:?}"),
+                    "Kubernetes refuses this namespace name",
+                    "use 1 to 63 lowercase letters, digits and `-`, starting and ending with a letter or digit, \
+                     e.g. \"hyperpod-ns-research\"",
+                ));
+            }
+        }
+    }
+}
+
+/// No element of a list twice: each duplicate is reported at its own index, naming the first.
+pub struct Distinct;
+
+impl Validator for Distinct {
+    fn description(&self) -> String {
+        "No duplicates.".to_string()
+    }
+    fn validate(&self, path: &AttributePath, value: &Value, diagnostics: &mut Diagnostics) {
+        let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+        for (index, item) in elements(value) {
+            let Value::String(text) = item else { continue };
+            if let Some(earlier) = first.get(text.as_str()) {
+                diagnostics.push(Diagnostic::invalid_value(
+                    path.index(index),
+                    format!("{text:?}"),
+                    &format!("the value is listed twice (also at index {earlier})"),
+                    "list each value once",
+                ));
+            } else {
+                first.insert(text, index);
+            }
+        }
+    }
+}
+
+fn elements(value: &Value) -> impl Iterator<Item = (usize, &Value)> {
+    match value {
+        Value::List(items) => items.iter().enumerate().collect::<Vec<_>>().into_iter(),
+        _ => Vec::new().into_iter(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::protocol::object::text_list;
+
     /// The first restriction of the recorded 0.3.0-dev quickstart state (`team["production"]`).
     #[test]
     fn upgraded_restriction_state_keys_its_access_policies_by_name_with_their_scopes() {
@@ -239,5 +326,56 @@ mod tests {
             "{components:?}"
         );
         assert_eq!(components["access_entry"], raw["project_role_arn"]);
+    }
+
+    fn run(validator: &dyn Validator, value: &Value) -> Vec<String> {
+        let mut diagnostics = Diagnostics::new();
+        validator.validate(&AttributePath::attr("x"), value, &mut diagnostics);
+        diagnostics.0.iter().map(|d| format!("{:?}", d.path)).collect()
+    }
+
+    fn list(items: &[&str]) -> Value {
+        text_list(&items.iter().map(std::string::ToString::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_duplicate_is_reported_at_its_own_index() {
+        let paths = run(&Distinct, &list(&["a", "b", "a", "a"]));
+        assert_eq!(paths.len(), 2);
+        assert!(
+            paths[0].contains("Index(2)") && paths[1].contains("Index(3)"),
+            "{paths:?}"
+        );
+        assert!(run(&Distinct, &list(&["a", "b"])).is_empty());
+    }
+
+    #[test]
+    fn namespaces_are_dns_labels() {
+        assert!(run(&EachNamespace, &list(&["hyperpod-ns-research", "default"])).is_empty());
+        let long = "a".repeat(64);
+        let paths = run(&EachNamespace, &list(&["ok", "Bad", "-x", &long, "a.b", ""]));
+        assert_eq!(paths.len(), 5, "{paths:?}");
+    }
+
+    #[test]
+    fn role_arns_are_iam_roles() {
+        let arn = role_arn();
+        for good in [
+            "arn:aws:iam::123456789012:role/datazone_usr_role_research",
+            "arn:aws:iam::123456789012:role/service-role/a+b=c,d.e@f-g",
+            "arn:aws-cn:iam::123456789012:role/x",
+        ] {
+            assert!(arn.is_match(good), "{good}");
+        }
+        for bad in [
+            "arn:aws:sts::123456789012:assumed-role/r/session",
+            "arn:aws:iam::123456789012:user/alice",
+            "arn:aws:iam::12345678901:role/x",
+            "arn:aws:iam::123456789012:role/",
+            "arn:aws:iam::123456789012:role/has space",
+        ] {
+            assert!(!arn.is_match(bad), "{bad}");
+        }
+        assert!(!arn.is_match(&format!("arn:aws:iam::123456789012:role/{}", "r".repeat(65))));
     }
 }

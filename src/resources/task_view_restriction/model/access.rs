@@ -1,0 +1,75 @@
+//! EKS `access_policy` mode: the access policy associations a restriction wants on the project role's access entry,
+//! and how `components` names them.
+
+use super::config::{RestrictionConfig, RestrictionMode};
+
+pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
+/// Where Studio keeps shared space templates.
+pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
+/// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
+pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
+
+/// One access policy association the restriction wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RestrictionAssociation {
+    pub policy_arn: String,
+    /// Empty: cluster scope.
+    pub namespaces: Vec<String>,
+}
+
+impl RestrictionAssociation {
+    /// `access_policy/<policy name>`: the name alone (the partition is the cluster's), so the key stays short.
+    pub fn component(&self) -> String {
+        format!("access_policy/{}", policy_name(&self.policy_arn))
+    }
+    /// What `components` records: the scope, so a changed scope is drift.
+    pub fn scope(&self) -> String {
+        if self.namespaces.is_empty() {
+            "cluster".to_string()
+        } else {
+            format!("namespace:{}", self.namespaces.join(","))
+        }
+    }
+}
+
+pub fn policy_arn(partition: &str, name: &str) -> String {
+    format!("arn:{partition}:eks::aws:cluster-access-policy/{name}")
+}
+
+/// An access policy's name, the last segment of its ARN.
+pub fn policy_name(policy_arn: &str) -> &str {
+    policy_arn.rsplit('/').next().unwrap_or(policy_arn)
+}
+
+/// The policy ARN an `access_policy/<name>` component names (the 0→1 state upgrader rewrote keys that held ARNs).
+pub fn component_policy_arn(partition: &str, component: &str) -> Option<String> {
+    Some(policy_arn(partition, component.strip_prefix("access_policy/")?))
+}
+
+impl RestrictionConfig {
+    /// EKS: the associations the restriction wants on the project role's access entry (none in RBAC mode).
+    pub fn associations(&self, partition: &str) -> Vec<RestrictionAssociation> {
+        if self.mode == RestrictionMode::Rbac {
+            return Vec::new();
+        }
+        let mut out: Vec<RestrictionAssociation> = self
+            .access_policies
+            .iter()
+            .map(|name| RestrictionAssociation {
+                policy_arn: policy_arn(partition, name),
+                namespaces: self.namespaces.clone(),
+            })
+            .collect();
+        if self.space_templates {
+            out.push(RestrictionAssociation {
+                policy_arn: policy_arn(partition, SPACE_TEMPLATE_POLICY),
+                namespaces: vec![SPACE_TEMPLATE_NAMESPACE.to_string()],
+            });
+        }
+        out.push(RestrictionAssociation {
+            policy_arn: policy_arn(partition, USER_CLUSTER_POLICY),
+            namespaces: Vec::new(),
+        });
+        out
+    }
+}

@@ -1,0 +1,22 @@
+//! What a restriction wants, as pure values: its configuration, typed (`config.rs`), with the contract it passes
+//! (`contract.rs`); the access policies and their scopes (`access.rs`); the RBAC objects (`manifests.rs`); the
+//! `components` keys all of it is recorded under, with the Slurm tag and `PrivateData` lines (`components.rs`).
+
+mod access;
+mod components;
+mod config;
+mod contract;
+mod manifests;
+#[cfg(test)]
+mod tests;
+
+pub use access::{RestrictionAssociation, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name};
+pub use components::{
+    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, OWNER_TAG, RUN_AS_TAG, components, private_data_conf,
+};
+pub use config::{
+    RestrictionConfig, RestrictionMode, grants_known, mode_known, restriction_id, role_name, unknown_inputs,
+    without_unknown_grants,
+};
+pub use contract::{contract_problem, with_contract};
+pub use manifests::{GROUP_MAX, PROBES_PREFIX, component_path, object_component, object_value};

@@ -1,0 +1,96 @@
+//! The restriction's model: what it renders and records, from a hand-made `RestrictionConfig`.
+
+use super::config::default_group;
+use super::*;
+
+#[test]
+fn the_contract_mark_component_names_the_contract_tag() {
+    assert_eq!(CONTRACT_TAG_COMPONENT, format!("entry_tag/{CONTRACT_TAG}"));
+}
+
+fn config(mode: RestrictionMode) -> RestrictionConfig {
+    RestrictionConfig {
+        project_role_arn: "arn:aws:iam::123456789012:role/datazone_usr_role_research".into(),
+        namespaces: vec!["hyperpod-ns-research".into()],
+        mode,
+        access_policies: vec!["AmazonSagemakerHyperpodTrainingPolicy".into()],
+        space_templates: true,
+        kubernetes_group: default_group("arn:aws:iam::123456789012:role/datazone_usr_role_research"),
+        slurm_os_user: None,
+    }
+}
+
+#[test]
+fn access_policy_mode_scopes_studio_policies_to_the_namespaces_and_probes_to_the_cluster() {
+    let associations = config(RestrictionMode::AccessPolicy).associations("aws");
+    let scopes: Vec<(String, String)> = associations
+        .iter()
+        .map(|a| (role_name(&a.policy_arn).to_string(), a.scope()))
+        .collect();
+    assert_eq!(
+        scopes,
+        [
+            (
+                "AmazonSagemakerHyperpodTrainingPolicy".to_string(),
+                "namespace:hyperpod-ns-research".to_string()
+            ),
+            (
+                "AmazonSagemakerHyperpodSpaceTemplatePolicy".to_string(),
+                "namespace:jupyter-k8s-shared".to_string()
+            ),
+            (
+                "AmazonSagemakerHyperpodUserClusterPolicy".to_string(),
+                "cluster".to_string()
+            ),
+        ]
+    );
+    assert!(config(RestrictionMode::AccessPolicy).manifests().is_empty());
+}
+
+#[test]
+fn rbac_mode_renders_per_namespace_viewers_and_one_probe_grant() {
+    let manifests = config(RestrictionMode::Rbac).manifests();
+    let keys: Vec<String> = manifests.iter().map(object_component).collect();
+    assert_eq!(
+        keys,
+        [
+            "kubernetes/Role/hyperpod-ns-research/hyperpod-studio-viewer",
+            "kubernetes/RoleBinding/hyperpod-ns-research/hyperpod-studio-viewer",
+            "kubernetes/ClusterRole/-/hyperpod-studio-probes-hyperpod-studio-datazone-usr-role-research",
+            "kubernetes/ClusterRoleBinding/-/hyperpod-studio-probes-hyperpod-studio-datazone-usr-role-research",
+        ]
+    );
+    assert_eq!(
+        manifests[1].body["subjects"][0]["name"],
+        "hyperpod-studio-datazone-usr-role-research"
+    );
+    assert_eq!(
+        manifests[2].body["rules"][1]["resources"][0],
+        "selfsubjectaccessreviews"
+    );
+    assert!(config(RestrictionMode::Rbac).associations("aws").is_empty());
+    // The key alone finds each object again (apply's stale removal, refresh, destroy); the value is its digest.
+    for object in &manifests {
+        assert_eq!(component_path(&object_component(object)), Some(object.path()));
+        let value = object_value(&object.body);
+        assert!(
+            value.len() == 8 && value.chars().all(|c| c.is_ascii_hexdigit()),
+            "{value}"
+        );
+    }
+    assert_eq!(component_path("access_policy/AmazonEKSViewPolicy"), None);
+}
+
+#[test]
+fn an_adopted_entry_is_not_a_component_but_carries_the_contract_s_mark() {
+    let created = components(&config(RestrictionMode::AccessPolicy), "aws", true, false, "c1");
+    assert!(created.contains_key(ENTRY));
+    assert!(
+        !created.contains_key(CONTRACT_TAG_COMPONENT),
+        "a created entry is tagged at create"
+    );
+    let adopted = components(&config(RestrictionMode::AccessPolicy), "aws", true, true, "c1");
+    assert!(!adopted.contains_key(ENTRY));
+    assert_eq!(adopted.get(CONTRACT_TAG_COMPONENT).map(String::as_str), Some("c1"));
+    assert_eq!(adopted.len(), created.len());
+}

@@ -1,0 +1,69 @@
+//! Plan time: `gather` reads the contract's cluster and what the rules need of it, once; `judge` runs CLU-1, the
+//! engine's rules (`governance::check_restriction`: CLU-9, CLU-3, CLU-4, CLU-5, CLU-7, CLU-8, LIF-3), WKL-12 and the
+//! plan-time refusals (the namespaces rbac mode writes into, `order.rs`; the derived Kubernetes group); `predict`
+//! fills the derived attributes, the `governance` value bindings reference (CLU-2 is judged there) and `components`.
+//! Apply runs the same steps before its first write when the plan could not judge every rule (`resolve`).
+
+mod gather;
+mod judge;
+mod order;
+mod predict;
+#[cfg(test)]
+mod tests;
+
+use super::model::unknown_inputs;
+use crate::client::HyperpodClient;
+use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::plan::PlannedChange;
+use crate::protocol::value::Value;
+use crate::resources::checklist;
+
+pub use gather::{RestrictionPlanInputs, absent_namespaces};
+pub use order::missing as missing_namespace;
+
+/// Plans the restriction: the derived attributes and the checklist, or the plan fails (a warning only on a
+/// restriction this plan leaves unchanged).
+pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
+    let mut planned = predict::arguments(change);
+    let result = resolve(client, &mut planned, change.prior.as_ref()).await;
+    let Some(warnings) = checklist::judged(change, client.strict, result)? else {
+        return Ok(());
+    };
+    change.set_planned(planned);
+    checklist::keep_recorded(change);
+    change.diagnostics.extend(warnings);
+    Ok(())
+}
+
+/// Gathers, judges and predicts into `value` (the planned value, or at apply the planned value with what was unknown
+/// then now known): the warnings, or the errors that fail the plan. While an input is unknown the rules wait for
+/// apply, with a warning.
+pub async fn resolve(
+    client: &HyperpodClient,
+    value: &mut Value,
+    prior: Option<&Value>,
+) -> Result<Diagnostics, Diagnostics> {
+    let Some(inputs) = gather::gather(client, value).await? else {
+        predict::deferred(value);
+        return Ok(deferral(value, client.strict));
+    };
+    let verdict = judge::judge(&inputs, client.strict)?;
+    // An entry that existed before this restriction is adopted: on destroy only what was added goes.
+    let adopted = gather::entry_adopted(client, &inputs, prior).await;
+    predict::predict(&inputs, &verdict.report, adopted, value);
+    Ok(verdict.diagnostics)
+}
+
+/// The warning for rules left to apply, naming the inputs not known until then.
+fn deferral(value: &Value, strict: bool) -> Diagnostics {
+    let unknown = unknown_inputs(value);
+    let what = if unknown.is_empty() {
+        "the restriction's inputs are not known until apply".to_string()
+    } else {
+        format!(
+            "{} not known until apply",
+            unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
+        )
+    };
+    crate::findings::deferred_diagnostic("all rules", &what, strict).into()
+}
