@@ -4,10 +4,10 @@
 use crate::governance::{self, Finding, Message, Report};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics, Severity};
 
-fn severity(severity: governance::Severity) -> Severity {
+fn severity(severity: governance::FindingSeverity) -> Severity {
     match severity {
-        governance::Severity::Error => Severity::Error,
-        governance::Severity::Warning => Severity::Warning,
+        governance::FindingSeverity::Error => Severity::Error,
+        governance::FindingSeverity::Warning => Severity::Warning,
     }
 }
 

@@ -2,7 +2,7 @@
 //! (null in the plan), so the pair (cluster, project) decides, from values each resource composes anyway; a
 //! resource whose plan failed has no values, and is told by the configuration's reference to its contract.
 
-use super::plan::{Field, Plan, ResourceChange, without_keys};
+use super::plan::{Plan, PlanField, ResourceChange, without_keys};
 
 /// What identifies a contract.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -119,11 +119,11 @@ fn instance_key(local_address: &str) -> &str {
 }
 
 /// A value for display: known text, or what stands in for it.
-pub fn shown(field: Field<'_>) -> String {
+pub fn shown(field: PlanField<'_>) -> String {
     match field {
-        Field::Unknown => "(known after apply)".to_string(),
-        Field::Null => "—".to_string(),
-        known @ Field::Known(_) => known.as_text().unwrap_or_else(|| "—".to_string()),
+        PlanField::Unknown => "(known after apply)".to_string(),
+        PlanField::Null => "—".to_string(),
+        known @ PlanField::Known(_) => known.as_text().unwrap_or_else(|| "—".to_string()),
     }
 }
 

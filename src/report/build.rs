@@ -5,14 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::associate::{ContractKey, contract_of, shown};
 use super::checklist::checks_from_values;
-use super::log::{Diagnostic, Severity, Subject};
-use super::model::{Contract, Counts, Governed, Options, Report, RuleResult};
+use super::log::{LogSeverity, LoggedDiagnostic, Subject};
+use super::model::{ContractSummary, Counts, GovernanceReport, Governed, Options, RuleResult};
 use super::plan::{Action, Plan, ResourceChange};
 use super::rules::{Rule, Status};
 use super::verdict::{Level, Verdict};
 
-impl Report {
-    pub fn build(plan: &Plan, log: Option<&[Diagnostic]>, options: Options) -> Report {
+impl GovernanceReport {
+    pub fn build(plan: &Plan, log: Option<&[LoggedDiagnostic]>, options: Options) -> GovernanceReport {
         let governed: Vec<&ResourceChange> = plan.changes.iter().filter(|change| change.is_governed()).collect();
         let contract_changes: Vec<&ResourceChange> = sorted_by_name(
             governed
@@ -68,7 +68,7 @@ impl Report {
                         resource.deferred = true;
                     }
                 }
-                _ if diagnostic.severity == Severity::Error || diagnostic.address.is_some() => {
+                _ if diagnostic.severity == LogSeverity::Error || diagnostic.address.is_some() => {
                     messages.push(diagnostic.clone());
                 }
                 // Terraform's own warnings (development overrides, deprecations) say nothing about governance.
@@ -76,7 +76,7 @@ impl Report {
             }
         }
 
-        let contracts: Vec<Contract> = contract_changes
+        let contracts: Vec<ContractSummary> = contract_changes
             .iter()
             .enumerate()
             .map(|(index, change)| {
@@ -86,7 +86,7 @@ impl Report {
                     .map(|resource| resource.address.clone())
                     .collect();
                 members.sort();
-                Contract {
+                ContractSummary {
                     address: change.address.clone(),
                     name: shown(change.after.get(&["name"])),
                     project_id: shown(change.after.get(&["unified_studio", "project_id"])),
@@ -104,7 +104,7 @@ impl Report {
                 .map(|c| (c.address.clone(), c.after.get(&[attribute]).as_text()))
                 .collect()
         };
-        let mut report = Report {
+        let mut report = GovernanceReport {
             options,
             terraform_version: plan.terraform_version.clone(),
             errored: plan.errored,
@@ -144,7 +144,12 @@ fn split_address(address: &str) -> (String, String) {
 }
 
 /// A diagnostic about a rule: the worse of it and what the plan's values say, with the diagnostic's attribute.
-fn merge(results: &mut BTreeMap<(String, Rule), RuleResult>, address: &str, rule: &Rule, diagnostic: &Diagnostic) {
+fn merge(
+    results: &mut BTreeMap<(String, Rule), RuleResult>,
+    address: &str,
+    rule: &Rule,
+    diagnostic: &LoggedDiagnostic,
+) {
     let incoming = RuleResult {
         address: address.to_string(),
         rule: rule.clone(),
@@ -165,7 +170,7 @@ fn merge(results: &mut BTreeMap<(String, Rule), RuleResult>, address: &str, rule
     }
 }
 
-fn counts(report: &Report, plan: &Plan) -> Counts {
+fn counts(report: &GovernanceReport, plan: &Plan) -> Counts {
     let of = |status: Status| report.results.iter().filter(|r| r.status == status).count();
     let actions = |wanted: &[Action]| plan.changes.iter().filter(|c| wanted.contains(&c.action)).count();
     Counts {
@@ -179,7 +184,11 @@ fn counts(report: &Report, plan: &Plan) -> Counts {
         skipped: of(Status::Skipped),
         warnings: of(Status::Warning),
         failed: of(Status::Failed),
-        errors: report.messages.iter().filter(|m| m.severity == Severity::Error).count(),
+        errors: report
+            .messages
+            .iter()
+            .filter(|m| m.severity == LogSeverity::Error)
+            .count(),
         create: actions(&[Action::Create, Action::Replace]),
         update: actions(&[Action::Update]),
         destroy: actions(&[Action::Delete, Action::Replace]),
@@ -187,7 +196,7 @@ fn counts(report: &Report, plan: &Plan) -> Counts {
     }
 }
 
-pub fn decide(report: &Report) -> Verdict {
+pub fn decide(report: &GovernanceReport) -> Verdict {
     let c = &report.counts;
     let level = if report.errored || c.failed > 0 || c.errors > 0 {
         Level::NotCompliant
@@ -203,7 +212,7 @@ pub fn decide(report: &Report) -> Verdict {
 }
 
 /// `(WKL-3, WKL-7)` of the rules with `status`, in catalog order.
-fn rules_with(report: &Report, status: Status) -> String {
+fn rules_with(report: &GovernanceReport, status: Status) -> String {
     let rules: BTreeSet<_> = report
         .results
         .iter()
@@ -213,7 +222,7 @@ fn rules_with(report: &Report, status: Status) -> String {
     rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
 }
 
-fn summary(report: &Report, level: Level) -> String {
+fn summary(report: &GovernanceReport, level: Level) -> String {
     let c = &report.counts;
     if report.errored && !report.log_read {
         return "❌ Not compliant — the plan failed; pass --log with the output of `terraform plan -json` to see why."

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::model::RuleResult;
-use super::plan::{Field, ResourceChange, Values};
+use super::plan::{PlanField, ResourceChange, Values};
 use super::rules::{Rule, Status};
 
 /// The rule outcomes the resource's checklist attributes hold; `true` when they are unknown (judged at apply).
@@ -18,7 +18,7 @@ pub(in crate::report) fn checks_from_values(
         after.get(&["not_applicable_checks"]),
         after.get(&["findings"]),
     ];
-    if fields.iter().any(Field::is_unknown) {
+    if fields.iter().any(PlanField::is_unknown) {
         return true;
     }
     let mut add = |rule: Rule, status: Status, detail: Option<String>| {
@@ -34,7 +34,7 @@ pub(in crate::report) fn checks_from_values(
             },
         );
     };
-    if fields[0] == Field::Null {
+    if fields[0] == PlanField::Null {
         return checks_before_0_3(after, &mut add);
     }
     for (field, status) in [(&fields[0], Status::Passed), (&fields[1], Status::NotApplicable)] {
@@ -42,7 +42,7 @@ pub(in crate::report) fn checks_from_values(
             add(Rule::parse(id), status, None);
         }
     }
-    if let Field::Known(serde_json::Value::Array(rows)) = &fields[2] {
+    if let PlanField::Known(serde_json::Value::Array(rows)) = &fields[2] {
         for row in rows {
             let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
             if let Some(rule) = text("rule") {
@@ -61,8 +61,8 @@ pub(in crate::report) fn checks_from_values(
 /// names an exception is an excepted rule): read it too, so such a plan is never reported as passing no checks.
 fn checks_before_0_3(after: &Values, add: &mut impl FnMut(Rule, Status, Option<String>)) -> bool {
     let rows = match after.get(&["checks"]) {
-        Field::Unknown => return true,
-        Field::Known(serde_json::Value::Array(rows)) => rows.len(),
+        PlanField::Unknown => return true,
+        PlanField::Known(serde_json::Value::Array(rows)) => rows.len(),
         _ => 0,
     };
     let mut deferred = false;
@@ -74,7 +74,7 @@ fn checks_before_0_3(after: &Values, add: &mut impl FnMut(Rule, Status, Option<S
         };
         let detail = field("detail").as_text();
         let status = match field("status") {
-            Field::Unknown => {
+            PlanField::Unknown => {
                 deferred = true;
                 continue;
             }

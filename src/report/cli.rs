@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use super::evidence::cli as evidence;
-use super::model::{Options, Report};
+use super::model::{GovernanceReport, Options};
 use super::rules::DEFAULT_RULES_URL;
 use super::verdict::UNREADABLE;
 use super::words::{Format, Word, format, words};
@@ -39,7 +39,7 @@ pub fn is_subcommand(first_argument: Option<&std::ffi::OsStr>) -> bool {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Arguments {
+pub struct ReportArguments {
     pub plan: String,
     pub log: Option<String>,
     pub format: Format,
@@ -48,13 +48,13 @@ pub struct Arguments {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub enum ReportCommand {
     Help,
-    Report(Arguments),
+    Report(ReportArguments),
 }
 
 /// The arguments after `report`.
-pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
+pub fn parse_arguments(arguments: &[String]) -> Result<ReportCommand, String> {
     let mut plan = None;
     let mut log = None;
     let mut format = Format::Markdown;
@@ -67,7 +67,7 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
                     return Err(format!("one PLAN_JSON only (got another: {argument})"));
                 }
             }
-            Word::Flag(name) if name == "-h" || name == "--help" => return Ok(Command::Help),
+            Word::Flag(name) if name == "-h" || name == "--help" => return Ok(ReportCommand::Help),
             Word::Flag(other) => return Err(format!("unknown option {other}")),
             Word::Valued(name, value) => match name.as_str() {
                 "--log" => log = Some(value),
@@ -78,7 +78,7 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
         }
     }
     let plan = plan.ok_or("PLAN_JSON is missing (use - for stdin)")?;
-    Ok(Command::Report(Arguments {
+    Ok(ReportCommand::Report(ReportArguments {
         plan,
         log,
         format,
@@ -90,8 +90,8 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
 /// The report of one invocation: (exit code, stdout, stderr). `read` reads a file by name, `-` meaning stdin.
 pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>) -> (u8, String, String) {
     let arguments = match parse_arguments(arguments) {
-        Ok(Command::Help) => return (0, USAGE.to_string(), String::new()),
-        Ok(Command::Report(arguments)) => arguments,
+        Ok(ReportCommand::Help) => return (0, USAGE.to_string(), String::new()),
+        Ok(ReportCommand::Report(arguments)) => arguments,
         Err(problem) => return (UNREADABLE, String::new(), format!("report: {problem}\n\n{USAGE}")),
     };
     let unreadable = |file: &str, what: String| (UNREADABLE, String::new(), format!("report: {file}: {what}\n"));
@@ -119,7 +119,7 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
             Err(err) => return unreadable(&name(file), format!("cannot read it: {err}")),
         },
     };
-    let report = Report::build(
+    let report = GovernanceReport::build(
         &plan,
         diagnostics.as_deref(),
         Options {
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn arguments_parse_with_and_without_equals() {
-        let Ok(Command::Report(parsed)) = parse_arguments(&args(&[
+        let Ok(ReportCommand::Report(parsed)) = parse_arguments(&args(&[
             "--format=json",
             "--log",
             "plan.log",
@@ -193,9 +193,9 @@ mod tests {
         assert_eq!(parsed.rules_url, "docs/guides/governance-rules.md");
         assert_eq!(parsed.title, "Staging");
         assert_eq!(parsed.plan, "-");
-        assert_eq!(parse_arguments(&args(&["--help"])), Ok(Command::Help));
+        assert_eq!(parse_arguments(&args(&["--help"])), Ok(ReportCommand::Help));
         assert_eq!(
-            parse_arguments(&args(&["--", "--odd-name.json"])).map(|c| matches!(c, Command::Report(_))),
+            parse_arguments(&args(&["--", "--odd-name.json"])).map(|c| matches!(c, ReportCommand::Report(_))),
             Ok(true)
         );
     }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::mermaid;
-use super::model::{Counts, Report, RuleResult};
+use super::model::{Counts, GovernanceReport, RuleResult};
 use super::rules::{Rule, Section};
 
 #[derive(Serialize)]
@@ -142,7 +142,7 @@ fn result<'a>(r: &'a RuleResult, base: &str) -> ResultJson<'a> {
     }
 }
 
-fn group<'a>(report: &'a Report, addresses: &'a [String]) -> GroupJson<'a> {
+fn group<'a>(report: &'a GovernanceReport, addresses: &'a [String]) -> GroupJson<'a> {
     let base = report.options.rules_url.as_str();
     let of = |section: Section| {
         let mut rows: Vec<&RuleResult> = report
@@ -166,7 +166,7 @@ fn group<'a>(report: &'a Report, addresses: &'a [String]) -> GroupJson<'a> {
     }
 }
 
-pub fn render(report: &Report) -> String {
+pub fn render(report: &GovernanceReport) -> String {
     let base = report.options.rules_url.as_str();
     let unassociated = report.unassociated();
     let document = Document {

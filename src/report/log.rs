@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::rules::{Rule, Status};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
+pub enum LogSeverity {
     Warning,
     Error,
 }
@@ -26,8 +26,8 @@ pub enum Subject {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub severity: Severity,
+pub struct LoggedDiagnostic {
+    pub severity: LogSeverity,
     pub summary: String,
     /// The detail without the leading `path: ` when that became `attribute`.
     pub detail: String,
@@ -55,7 +55,7 @@ impl std::fmt::Display for LogError {
 
 /// Reads every `"type": "diagnostic"` line. Another line that is not JSON fails the read: a report that skipped it
 /// could miss an error.
-pub fn parse(text: &str) -> Result<Vec<Diagnostic>, LogError> {
+pub fn parse(text: &str) -> Result<Vec<LoggedDiagnostic>, LogError> {
     let mut diagnostics = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -81,20 +81,20 @@ pub fn parse(text: &str) -> Result<Vec<Diagnostic>, LogError> {
     Ok(diagnostics)
 }
 
-fn read(diagnostic: &Value) -> Diagnostic {
+fn read(diagnostic: &Value) -> LoggedDiagnostic {
     let text = |pointer: &str| diagnostic.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
     let severity = if text("/severity") == "error" {
-        Severity::Error
+        LogSeverity::Error
     } else {
-        Severity::Warning
+        LogSeverity::Warning
     };
     let summary = text("/summary").to_string();
     let subject = subject(&summary);
     let status = if summary.contains("not checked at plan") {
         Status::Deferred
-    } else if summary.ends_with("(not checked)") && severity == Severity::Warning {
+    } else if summary.ends_with("(not checked)") && severity == LogSeverity::Warning {
         Status::Skipped
-    } else if severity == Severity::Error {
+    } else if severity == LogSeverity::Error {
         Status::Failed
     } else {
         Status::Warning
@@ -113,7 +113,7 @@ fn read(diagnostic: &Value) -> Diagnostic {
         "" => address_of_context(text("/snippet/context")),
         address => Some(address.to_string()),
     };
-    Diagnostic {
+    LoggedDiagnostic {
         severity,
         summary,
         detail,

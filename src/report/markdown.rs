@@ -5,12 +5,12 @@
 use std::collections::BTreeSet;
 
 use super::mermaid;
-use super::model::Report;
+use super::model::GovernanceReport;
 use super::rules::{Rule, Section, Status};
 
 const WIDTH: usize = 140;
 
-pub fn render(report: &Report) -> String {
+pub fn render(report: &GovernanceReport) -> String {
     let mut out = Out::default();
     out.line(&format!(
         "## {}: {}",
@@ -176,7 +176,7 @@ pub(in crate::report) fn link_definitions<'a>(out: &mut Out, rules: impl Iterato
 }
 
 /// A contract's (or the unassociated resources') layer table, the resources it covers, and what waits for apply.
-fn group(out: &mut Out, report: &Report, addresses: &[String]) {
+fn group(out: &mut Out, report: &GovernanceReport, addresses: &[String]) {
     out.blank();
     out.line("| layer | rules |");
     out.line("|---|---|");

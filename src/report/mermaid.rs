@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use super::model::Report;
+use super::model::GovernanceReport;
 use super::rules::Status;
 
 /// The diagram's text, without the Markdown fence.
-pub fn diagram(report: &Report) -> String {
+pub fn diagram(report: &GovernanceReport) -> String {
     let mut graph = Graph::default();
     let unit_of = |unit: &Option<String>| match unit {
         Some(unit) => format!("Domain unit {unit}"),

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::log::{Diagnostic, Severity};
+use super::log::{LogSeverity, LoggedDiagnostic};
 use super::plan::Action;
 use super::rules::{Rule, Status};
 use super::verdict::Verdict;
@@ -19,7 +19,7 @@ pub struct Options {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
+pub struct GovernanceReport {
     pub options: Options,
     pub terraform_version: Option<String>,
     pub errored: bool,
@@ -29,15 +29,15 @@ pub struct Report {
     pub resources: Vec<Governed>,
     /// Every rule outcome, by (address, rule).
     pub results: Vec<RuleResult>,
-    pub contracts: Vec<Contract>,
-    pub tenants: Vec<Tenant>,
+    pub contracts: Vec<ContractSummary>,
+    pub tenants: Vec<TenantSummary>,
     /// Domain unit policy grants: (address, domain unit).
     pub grants: Vec<(String, Option<String>)>,
     /// Scheduling policies: (address, cluster).
     pub policies: Vec<(String, Option<String>)>,
     pub destroyed: Vec<Destroyed>,
     /// Diagnostics without a rule that weigh on the verdict: errors, and warnings about a resource.
-    pub messages: Vec<Diagnostic>,
+    pub messages: Vec<LoggedDiagnostic>,
     pub counts: Counts,
     pub verdict: Verdict,
 }
@@ -67,7 +67,7 @@ pub struct RuleResult {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Contract {
+pub struct ContractSummary {
     pub address: String,
     pub name: String,
     pub project_id: String,
@@ -78,7 +78,7 @@ pub struct Contract {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tenant {
+pub struct TenantSummary {
     pub address: String,
     pub team: String,
     pub namespace: String,
@@ -132,7 +132,7 @@ pub struct Counts {
     pub replace: usize,
 }
 
-impl Report {
+impl GovernanceReport {
     /// The worst status of one resource: its rules, a deferral, and its messages.
     pub fn status_of(&self, address: &str) -> Option<Status> {
         let rules = self.results.iter().filter(|r| r.address == address).map(|r| r.status);
@@ -146,8 +146,8 @@ impl Report {
             .iter()
             .filter(|m| m.address.as_deref() == Some(address))
             .map(|m| match m.severity {
-                Severity::Error => Status::Failed,
-                Severity::Warning => Status::Warning,
+                LogSeverity::Error => Status::Failed,
+                LogSeverity::Warning => Status::Warning,
             });
         let worst = rules.chain(deferred).chain(messages).max();
         let unplanned = self.resources.iter().any(|r| r.address == address && !r.planned);
@@ -227,7 +227,7 @@ impl Report {
             }
         }));
         items.extend(self.messages.iter().map(|m| Attention {
-            status: if m.severity == Severity::Error {
+            status: if m.severity == LogSeverity::Error {
                 Status::Failed
             } else {
                 Status::Warning

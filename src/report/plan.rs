@@ -84,26 +84,26 @@ impl Action {
 
 /// A value as the plan holds it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Field<'a> {
+pub enum PlanField<'a> {
     Known(&'a Value),
     Null,
     /// Known only after apply.
     Unknown,
 }
 
-impl Field<'_> {
+impl PlanField<'_> {
     /// The value as text, if known and scalar.
     pub fn as_text(&self) -> Option<String> {
         match self {
-            Field::Known(Value::String(text)) => Some(text.clone()),
-            Field::Known(Value::Number(number)) => Some(number.to_string()),
-            Field::Known(Value::Bool(flag)) => Some(flag.to_string()),
+            PlanField::Known(Value::String(text)) => Some(text.clone()),
+            PlanField::Known(Value::Number(number)) => Some(number.to_string()),
+            PlanField::Known(Value::Bool(flag)) => Some(flag.to_string()),
             _ => None,
         }
     }
 
     pub fn is_unknown(&self) -> bool {
-        matches!(self, Field::Unknown)
+        matches!(self, PlanField::Unknown)
     }
 }
 
@@ -125,12 +125,12 @@ impl Values {
 
     /// The value at `path`. A name step into a list descends into its only element, so `cluster.name` reads both
     /// a nested block (`cluster[0].name`) and an object attribute; a numeric step indexes a list.
-    pub fn get(&self, path: &[&str]) -> Field<'_> {
+    pub fn get(&self, path: &[&str]) -> PlanField<'_> {
         let mut value = &self.value;
         let mut unknown = &self.unknown;
         for step in path {
             if unknown == &Value::Bool(true) {
-                return Field::Unknown;
+                return PlanField::Unknown;
             }
             (value, unknown) = match (value, step.parse::<usize>()) {
                 (Value::Array(items), Ok(index)) => (
@@ -149,11 +149,11 @@ impl Values {
             };
         }
         if unknown == &Value::Bool(true) {
-            Field::Unknown
+            PlanField::Unknown
         } else if value.is_null() {
-            Field::Null
+            PlanField::Null
         } else {
-            Field::Known(value)
+            PlanField::Known(value)
         }
     }
 }
@@ -337,13 +337,17 @@ mod tests {
             after.get(&["unified_studio", "project_id"]).as_text().as_deref(),
             Some("p1")
         );
-        assert_eq!(after.get(&["id"]), Field::Unknown);
-        assert_eq!(after.get(&["tags_all", "a"]), Field::Unknown, "inside an unknown value");
-        assert_eq!(after.get(&["absent"]), Field::Null);
+        assert_eq!(after.get(&["id"]), PlanField::Unknown);
+        assert_eq!(
+            after.get(&["tags_all", "a"]),
+            PlanField::Unknown,
+            "inside an unknown value"
+        );
+        assert_eq!(after.get(&["absent"]), PlanField::Null);
         assert_eq!(after.get(&["quota", "0", "count"]).as_text().as_deref(), Some("2"));
-        assert_eq!(after.get(&["quota", "1", "count"]), Field::Unknown);
+        assert_eq!(after.get(&["quota", "1", "count"]), PlanField::Unknown);
         // A name step into a list of two does not guess which element.
-        assert_eq!(after.get(&["quota", "count"]), Field::Null);
+        assert_eq!(after.get(&["quota", "count"]), PlanField::Null);
     }
 
     #[test]

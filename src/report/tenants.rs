@@ -4,12 +4,16 @@
 use std::collections::BTreeMap;
 
 use super::associate::shown;
-use super::model::{Governed, Tenant};
-use super::plan::{Field, Plan, ResourceChange, Values};
+use super::model::{Governed, TenantSummary};
+use super::plan::{Plan, PlanField, ResourceChange, Values};
 
-pub fn tenants(plan: &Plan, governed: &[&ResourceChange], resources: &BTreeMap<String, Governed>) -> Vec<Tenant> {
+pub fn tenants(
+    plan: &Plan,
+    governed: &[&ResourceChange],
+    resources: &BTreeMap<String, Governed>,
+) -> Vec<TenantSummary> {
     let contract = |address: &str| resources.get(address).and_then(|r| r.contract);
-    let mut tenants: Vec<Tenant> = governed
+    let mut tenants: Vec<TenantSummary> = governed
         .iter()
         .filter(|c| c.resource_type == "hyperpod_tenant" && c.after.is_present())
         .map(|change| tenant(&change.address, &change.after, contract(&change.address)))
@@ -22,7 +26,7 @@ pub fn tenants(plan: &Plan, governed: &[&ResourceChange], resources: &BTreeMap<S
                 .and_then(|c| c.team.clone())
                 .unwrap_or_else(|| resource.address.rsplit('.').next().unwrap_or_default().to_string());
             let none = "—".to_string();
-            tenants.push(Tenant {
+            tenants.push(TenantSummary {
                 address: resource.address.clone(),
                 team,
                 namespace: "not planned: its plan failed".to_string(),
@@ -41,12 +45,12 @@ pub fn tenants(plan: &Plan, governed: &[&ResourceChange], resources: &BTreeMap<S
     tenants
 }
 
-fn tenant(address: &str, after: &Values, contract: Option<usize>) -> Tenant {
-    let slurm = matches!(after.get(&["slurm"]), Field::Known(_));
+fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSummary {
+    let slurm = matches!(after.get(&["slurm"]), PlanField::Known(_));
     let list = |path: &[&str]| -> Result<Vec<String>, String> {
         match after.get(path) {
-            Field::Unknown => Err("(known after apply)".to_string()),
-            Field::Known(serde_json::Value::Array(items)) => Ok(items
+            PlanField::Unknown => Err("(known after apply)".to_string()),
+            PlanField::Known(serde_json::Value::Array(items)) => Ok(items
                 .iter()
                 .map(|item| item.as_str().map_or("(known after apply)".to_string(), str::to_string))
                 .collect()),
@@ -95,11 +99,11 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> Tenant {
         after.get(&["sharing", "strategy"]),
         after.get(&["sharing", "borrow_limit"]),
     ) {
-        (Field::Null, _) => "—".to_string(),
-        (strategy, Field::Null) => shown(strategy),
+        (PlanField::Null, _) => "—".to_string(),
+        (strategy, PlanField::Null) => shown(strategy),
         (strategy, limit) => format!("{}, borrows ≤ {} %", shown(strategy), shown(limit)),
     };
-    Tenant {
+    TenantSummary {
         address: address.to_string(),
         team,
         namespace,
@@ -117,8 +121,8 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> Tenant {
 /// `5 × ml.p5.48xlarge, ml.p4d.24xlarge: 56 × mig-1g.5gb`: each entry's count, or its slices and amounts.
 fn guaranteed(after: &Values) -> String {
     let blocks = match after.get(&["quota"]) {
-        Field::Unknown => return "(known after apply)".to_string(),
-        Field::Known(serde_json::Value::Array(blocks)) => blocks.len(),
+        PlanField::Unknown => return "(known after apply)".to_string(),
+        PlanField::Known(serde_json::Value::Array(blocks)) => blocks.len(),
         _ => 0,
     };
     let parts: Vec<String> = (0..blocks)
@@ -128,7 +132,7 @@ fn guaranteed(after: &Values) -> String {
             let instance_type = shown(field("instance_type"));
             let partition = |name: &str| after.get(&["quota", &index, "accelerator_partition", name]);
             let mut amounts: Vec<String> = Vec::new();
-            if !matches!(partition("type"), Field::Null) {
+            if !matches!(partition("type"), PlanField::Null) {
                 amounts.push(format!("{} × {}", shown(partition("count")), shown(partition("type"))));
             }
             amounts.extend(
@@ -138,11 +142,11 @@ fn guaranteed(after: &Values) -> String {
                     ("memory_gib", "GiB"),
                 ]
                 .iter()
-                .filter(|(name, _)| !matches!(field(name), Field::Null))
+                .filter(|(name, _)| !matches!(field(name), PlanField::Null))
                 .map(|(name, unit)| format!("{} {unit}", shown(field(name)))),
             );
             match field("count") {
-                Field::Null if !amounts.is_empty() => format!("{instance_type}: {}", amounts.join(", ")),
+                PlanField::Null if !amounts.is_empty() => format!("{instance_type}: {}", amounts.join(", ")),
                 count => format!("{} × {instance_type}", shown(count)),
             }
         })

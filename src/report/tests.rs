@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::cli::run;
 use super::log;
-use super::model::{Options, Report};
+use super::model::{GovernanceReport, Options};
 use super::plan;
 use super::rules::Status;
 use super::verdict::Level;
@@ -60,10 +60,10 @@ fn options() -> Options {
     }
 }
 
-fn report(plan_text: &str, log_text: Option<&str>) -> Report {
+fn report(plan_text: &str, log_text: Option<&str>) -> GovernanceReport {
     let plan = plan::parse(plan_text).expect("a plan");
     let diagnostics = log_text.map(|text| log::parse(text).expect("a log"));
-    Report::build(&plan, diagnostics.as_deref(), options())
+    GovernanceReport::build(&plan, diagnostics.as_deref(), options())
 }
 
 fn diagnostic(severity: &str, summary: &str, detail: &str, address: &str) -> String {

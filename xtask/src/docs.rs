@@ -521,10 +521,10 @@ fn needs_label(needs: Needs) -> &'static str {
     }
 }
 
-fn severity_letter(severity: hyperpod_governance::Severity) -> &'static str {
+fn severity_letter(severity: hyperpod_governance::FindingSeverity) -> &'static str {
     match severity {
-        hyperpod_governance::Severity::Error => "E",
-        hyperpod_governance::Severity::Warning => "W",
+        hyperpod_governance::FindingSeverity::Error => "E",
+        hyperpod_governance::FindingSeverity::Warning => "W",
     }
 }
 
@@ -588,8 +588,8 @@ fn rule_section(rule: RuleId) -> String {
         check.outcome
     );
     let severity = match rule.default_severity() {
-        hyperpod_governance::Severity::Error => "E (the plan fails)",
-        hyperpod_governance::Severity::Warning => "W (a warning; an error under `strict`)",
+        hyperpod_governance::FindingSeverity::Error => "E (the plan fails)",
+        hyperpod_governance::FindingSeverity::Warning => "W (a warning; an error under `strict`)",
     };
     let mut out = format!(
         "<a id=\"{}\"></a>\n### {}\n\n{}.\n\nSeverity: {severity}. Needs: {}.\n\n",

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 /// How a broken rule is reported: an error fails the plan, a warning is shown (an error under `strict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Severity {
+pub enum FindingSeverity {
     Error,
     Warning,
 }
@@ -66,9 +66,9 @@ macro_rules! catalog {
                 }
             }
             /// E (plan fails) or W (warning; `strict` makes it an error).
-            pub fn default_severity(self) -> Severity {
+            pub fn default_severity(self) -> FindingSeverity {
                 match self {
-                    $(RuleId::$variant => Severity::$severity),+
+                    $(RuleId::$variant => FindingSeverity::$severity),+
                 }
             }
             pub fn needs(self) -> Needs {
@@ -216,7 +216,7 @@ mod tests {
     fn severities_layers_and_needs_follow_the_catalog() {
         let warnings: Vec<&str> = RuleId::ALL
             .iter()
-            .filter(|rule| rule.default_severity() == Severity::Warning)
+            .filter(|rule| rule.default_severity() == FindingSeverity::Warning)
             .map(|rule| rule.id())
             .collect();
         assert_eq!(warnings, ["PRJ-1", "CLU-5", "WKL-6", "OBS-1", "LIF-1", "LIF-2"]);

@@ -181,7 +181,7 @@ fn clu_5_accepts_private_or_approved_public_endpoints() {
     let check = examples::failing(RuleId::Clu5);
     assert_eq!(check.findings().len(), 1);
     assert_eq!(check.findings()[0].path.to_string(), "approved_public_cidrs");
-    assert_eq!(check.findings()[0].severity, crate::Severity::Warning);
+    assert_eq!(check.findings()[0].severity, crate::FindingSeverity::Warning);
     assert!(
         clu_5(&contract(), &eks("API", true, &[])).is_failed(),
         "no CIDRs means 0.0.0.0/0"

@@ -5,7 +5,7 @@
 
 use time::Date;
 
-use super::catalog::{RuleId, Severity};
+use super::catalog::{FindingSeverity, RuleId};
 use super::model::Exception;
 use crate::path::{AttributePath, PathStep};
 
@@ -13,7 +13,7 @@ use crate::path::{AttributePath, PathStep};
 /// one diagnostic, with `summary` as its title and `detail` as its text, at `path`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
-    pub severity: Severity,
+    pub severity: FindingSeverity,
     pub summary: String,
     pub detail: String,
     pub path: AttributePath,
@@ -25,7 +25,7 @@ pub struct Messages(pub Vec<Message>);
 
 impl Messages {
     pub fn has_errors(&self) -> bool {
-        self.0.iter().any(|message| message.severity == Severity::Error)
+        self.0.iter().any(|message| message.severity == FindingSeverity::Error)
     }
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -48,7 +48,7 @@ impl<'a> IntoIterator for &'a Messages {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     pub rule: RuleId,
-    pub severity: Severity,
+    pub severity: FindingSeverity,
     /// Relative to the resource the rule checked (see `paths`); the empty path is the whole block.
     pub path: AttributePath,
     pub observed: String,
@@ -89,7 +89,7 @@ impl Finding {
 
     /// `strict` turns warnings into errors (for CI pipelines that want every governance warning to fail the plan).
     pub fn to_message(&self, strict: bool) -> Message {
-        let severity = if strict { Severity::Error } else { self.severity };
+        let severity = if strict { FindingSeverity::Error } else { self.severity };
         Message {
             severity,
             summary: format!("[{}] {}", self.rule.id(), self.rule.title()),
@@ -282,7 +282,11 @@ impl Report {
     /// Findings as messages, plus a warning (an error under `strict`) for every check that did not run.
     pub fn messages(&self, strict: bool) -> Messages {
         let mut diagnostics = Messages::default();
-        let skipped_severity = if strict { Severity::Error } else { Severity::Warning };
+        let skipped_severity = if strict {
+            FindingSeverity::Error
+        } else {
+            FindingSeverity::Warning
+        };
         for check in &self.checks {
             match &check.outcome {
                 Outcome::Failed(findings) => findings
@@ -342,7 +346,7 @@ impl Report {
                 Outcome::Passed { .. } => list.passed.push(rule),
                 Outcome::NotApplicable { .. } => list.not_applicable.push(rule),
                 Outcome::Failed(findings) => {
-                    let errors = findings.iter().any(|f| f.severity == Severity::Error);
+                    let errors = findings.iter().any(|f| f.severity == FindingSeverity::Error);
                     let detail = findings.iter().map(Finding::detail).collect::<Vec<_>>().join(" | ");
                     list.findings
                         .push(row(if errors { "failed" } else { "warning" }, &detail));
@@ -406,7 +410,11 @@ impl Report {
 /// `strict`) naming the rules, the unknown input and that apply judges them before writing anything.
 pub fn deferred_message(rules: &str, what: &str, strict: bool) -> Message {
     Message {
-        severity: if strict { Severity::Error } else { Severity::Warning },
+        severity: if strict {
+            FindingSeverity::Error
+        } else {
+            FindingSeverity::Warning
+        },
         summary: format!("[{rules}] not checked at plan: a value is known only at apply"),
         detail: format!(
             "{}. Apply evaluates the rule with the known value before this resource writes anything, and fails \

@@ -16,7 +16,7 @@ fn finding(rule: RuleId, path: AttributePath) -> Finding {
 #[test]
 fn diagnostics_name_the_rule_path_observation_and_fix() {
     let diagnostic = finding(RuleId::Wkl2, AttributePath::attr("sharing").push_attr("strategy")).to_message(false);
-    assert_eq!(diagnostic.severity, Severity::Error);
+    assert_eq!(diagnostic.severity, FindingSeverity::Error);
     assert!(diagnostic.summary.starts_with("[WKL-2] Lend/borrow"));
     assert_eq!(
         diagnostic.detail,
@@ -29,8 +29,8 @@ fn diagnostics_name_the_rule_path_observation_and_fix() {
 #[test]
 fn strict_turns_warnings_into_errors() {
     let warning = finding(RuleId::Lif1, AttributePath::attr("review"));
-    assert_eq!(warning.to_message(false).severity, Severity::Warning);
-    assert_eq!(warning.to_message(true).severity, Severity::Error);
+    assert_eq!(warning.to_message(false).severity, FindingSeverity::Warning);
+    assert_eq!(warning.to_message(true).severity, FindingSeverity::Error);
     let report: Report = [Check::from_findings(RuleId::Lif1, vec![warning], "")]
         .into_iter()
         .collect();
@@ -51,7 +51,7 @@ fn every_skip_is_a_diagnostic_and_deferred_rows_stay_unknown() {
     .collect();
     let diagnostics = report.messages(false);
     assert_eq!(diagnostics.0.len(), 2);
-    assert!(diagnostics.0.iter().all(|d| d.severity == Severity::Warning));
+    assert!(diagnostics.0.iter().all(|d| d.severity == FindingSeverity::Warning));
     assert!(diagnostics.0[0].summary.contains("[PRJ-2]") && diagnostics.0[0].detail.contains("AccessDenied"));
     assert!(diagnostics.0[1].summary.starts_with("[ORG-1] not checked at plan"));
     assert!(
@@ -59,7 +59,13 @@ fn every_skip_is_a_diagnostic_and_deferred_rows_stay_unknown() {
             .detail
             .contains("unified_studio.project_id is not known until apply")
     );
-    assert!(report.messages(true).0.iter().all(|d| d.severity == Severity::Error));
+    assert!(
+        report
+            .messages(true)
+            .0
+            .iter()
+            .all(|d| d.severity == FindingSeverity::Error)
+    );
     let checklist = report.checklist();
     assert_eq!(checklist.findings[0].status, "skipped");
     // Apply fills the deferred rule in; a known "skipped" here would contradict it.
@@ -70,7 +76,7 @@ fn every_skip_is_a_diagnostic_and_deferred_rows_stay_unknown() {
 #[test]
 fn statuses_tell_warnings_and_not_applicable_apart_from_passes() {
     let mut warning = finding(RuleId::Obs1, AttributePath::root());
-    warning.severity = Severity::Warning;
+    warning.severity = FindingSeverity::Warning;
     let report: Report = [
         Check::from_findings(RuleId::Obs1, vec![warning], ""),
         Check::not_applicable(RuleId::Wkl8, "Slurm tenants have no Kubernetes namespace"),

@@ -47,7 +47,7 @@ pub mod workload_access;
 pub mod examples;
 pub use hyperpod_model::path;
 
-pub use catalog::{Layer, Needs, RuleId, Severity};
+pub use catalog::{FindingSeverity, Layer, Needs, RuleId};
 pub use cidr::Cidr;
 pub use finding::{Check, Checklist, ChecklistRow, Finding, Message, Messages, Outcome, Report, SkipCause};
 pub use lifecycle::{ReviewStatus, material_changes, reapproved, review_status, schedule_status};

@@ -92,8 +92,8 @@ fn lif_1_warns_when_overdue() {
         finding.observed,
         "last reviewed 2026-05-02, every 90 days: due 2026-07-31, overdue by 10 days"
     );
-    assert_eq!(finding.to_message(false).severity, crate::Severity::Warning);
-    assert_eq!(finding.to_message(true).severity, crate::Severity::Error);
+    assert_eq!(finding.to_message(false).severity, crate::FindingSeverity::Warning);
+    assert_eq!(finding.to_message(true).severity, crate::FindingSeverity::Error);
     let mut future = contract();
     future.review.last_reviewed = date(2027, 1, 1);
     assert!(lif_1(&future, today()).is_failed());

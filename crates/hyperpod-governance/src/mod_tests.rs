@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::examples::*;
-use crate::{AttributePath, Severity};
+use crate::{AttributePath, FindingSeverity};
 
 /// What the contract reads at plan time, agreeing with the fixture contract.
 fn live() -> ContractLiveFacts {
@@ -154,14 +154,14 @@ fn check_contract_warns_for_what_it_could_not_read_and_strict_fails_an_overdue_r
     assert!(
         diagnostics
             .iter()
-            .all(|d| d.severity == Severity::Warning && d.summary.ends_with("(not checked)"))
+            .all(|d| d.severity == FindingSeverity::Warning && d.summary.ends_with("(not checked)"))
     );
 
     let overdue = check_contract(&contract(), &live(), &caller(), date(2026, 9, 1), None, None);
     assert!(!overdue.has_errors(false));
     let strict = overdue.messages(true);
     assert_eq!(strict.0.len(), 1);
-    assert!(strict.0[0].summary.starts_with("[LIF-1]") && strict.0[0].severity == Severity::Error);
+    assert!(strict.0[0].summary.starts_with("[LIF-1]") && strict.0[0].severity == FindingSeverity::Error);
 }
 
 #[test]

@@ -158,7 +158,7 @@ mod tests {
         );
         assert!(obs_1(&addon("latest", "ACTIVE"), &roles, at.clone()).is_failed());
         let missing = obs_1(&Fact::Known(None), &roles, at.clone());
-        assert_eq!(missing.findings()[0].severity, crate::Severity::Warning);
+        assert_eq!(missing.findings()[0].severity, crate::FindingSeverity::Warning);
         assert!(obs_1(&Fact::Unavailable("AccessDenied on DescribeAddon".into()), &roles, at).is_skipped());
     }
 

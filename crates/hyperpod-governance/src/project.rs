@@ -258,7 +258,7 @@ mod tests {
         assert!(prj_1(&binding()).is_passed());
         let check = examples::failing(RuleId::Prj1); // alice joins as a user
         assert_eq!(check.findings()[0].path.to_string(), "member[1].name");
-        assert_eq!(check.findings()[0].severity, crate::Severity::Warning);
+        assert_eq!(check.findings()[0].severity, crate::FindingSeverity::Warning);
     }
 
     #[test]

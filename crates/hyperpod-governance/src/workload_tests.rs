@@ -505,7 +505,7 @@ fn wkl_6_warns_when_fair_share_is_disabled() {
     assert!(wkl_6(&tenant(), &Fact::Known(None)).is_passed());
     let check = examples::failing(RuleId::Wkl6); // fair share disabled
     assert_eq!(paths(&check), ["fair_share_weight"]);
-    assert_eq!(check.findings()[0].severity, crate::Severity::Warning);
+    assert_eq!(check.findings()[0].severity, crate::FindingSeverity::Warning);
     assert!(wkl_6(&tenant(), &Fact::Unavailable("AccessDenied".into())).is_skipped());
     assert!(
         wkl_6(

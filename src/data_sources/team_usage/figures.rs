@@ -206,14 +206,14 @@ impl Bound {
 
 /// A contract monitoring signal: who owns it and what they do when it fires.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Signal {
+pub struct UsageSignal {
     pub name: String,
     pub owner: String,
     pub response: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
+pub struct UsageFinding {
     pub signal: String,
     pub team: String,
     pub measure: String,
@@ -227,7 +227,11 @@ pub struct Finding {
 
 /// Every (team, threshold) whose measure crossed its bound, in team then threshold order. A measure without data
 /// (no usage published, a zero guarantee) finds nothing: the team's figures show the null.
-pub fn findings(teams: &[(String, TeamFigures)], thresholds: &[Threshold], signals: &[Signal]) -> Vec<Finding> {
+pub fn findings(
+    teams: &[(String, TeamFigures)],
+    thresholds: &[Threshold],
+    signals: &[UsageSignal],
+) -> Vec<UsageFinding> {
     let mut out = Vec::new();
     for (team, figures) in teams {
         for threshold in thresholds {
@@ -238,7 +242,7 @@ pub fn findings(teams: &[(String, TeamFigures)], thresholds: &[Threshold], signa
                 continue;
             };
             if threshold.bound.crossed_by(observed) {
-                out.push(Finding {
+                out.push(UsageFinding {
                     signal: signal.name.clone(),
                     team: team.clone(),
                     measure: threshold.measure.clone(),
@@ -310,7 +314,7 @@ mod tests {
             bound: Bound::Above(0.0),
             meaning: None,
         };
-        let signal = Signal {
+        let signal = UsageSignal {
             name: "s".into(),
             owner: "o".into(),
             response: "r".into(),
@@ -334,7 +338,7 @@ mod tests {
             bound: Bound::Below(0.3),
             meaning: Some("reserved capacity no longer reflects demand".into()),
         };
-        let signal = Signal {
+        let signal = UsageSignal {
             name: "team-utilization".into(),
             owner: "capacity-board".into(),
             response: "resize the guarantee".into(),

@@ -19,7 +19,7 @@ use crate::protocol::resource::{DataSource, OperationContext};
 use crate::protocol::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{IntBetween, OneOf};
 use crate::protocol::value::{Number, Type, Value};
-use figures::{Bound, Signal, TeamFigures, Threshold};
+use figures::{Bound, TeamFigures, Threshold, UsageSignal};
 
 pub use figures::{MEASURES, NAMESPACE};
 
@@ -263,9 +263,9 @@ impl DataSource<HyperpodClient> for TeamUsageDataSource {
 
     async fn read(&self, client: &HyperpodClient, config: &Value, _: &OperationContext) -> Result<Value, Diagnostics> {
         let contract = config.get_attr("contract").cloned().unwrap_or(Value::Null);
-        let signals: Vec<Signal> = elements(config, "signals")
+        let signals: Vec<UsageSignal> = elements(config, "signals")
             .iter()
-            .map(|s| Signal {
+            .map(|s| UsageSignal {
                 name: string(s, "name").unwrap_or_default(),
                 owner: string(s, "owner").unwrap_or_default(),
                 response: string(s, "response").unwrap_or_default(),
@@ -483,7 +483,7 @@ fn team_value(team: &str, f: &TeamFigures) -> Value {
     ])
 }
 
-fn finding_value(f: &figures::Finding) -> Value {
+fn finding_value(f: &figures::UsageFinding) -> Value {
     object([
         ("signal", text(&f.signal)),
         ("team", text(&f.team)),

@@ -32,7 +32,7 @@ document could not be written.
 ";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Arguments {
+pub struct EvidenceArguments {
     pub state: String,
     pub format: Format,
     pub out_dir: Option<String>,
@@ -41,32 +41,32 @@ pub struct Arguments {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub enum EvidenceCommand {
     Help,
-    Evidence(Arguments),
+    Evidence(EvidenceArguments),
 }
 
 /// What one invocation writes: its exit code, stdout, stderr, and the documents for `--out-dir` (path, text).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub struct EvidenceOutcome {
     pub code: u8,
     pub stdout: String,
     pub stderr: String,
     pub files: Vec<(PathBuf, String)>,
 }
 
-impl Outcome {
-    fn unreadable(problem: String) -> Outcome {
-        Outcome {
+impl EvidenceOutcome {
+    fn unreadable(problem: String) -> EvidenceOutcome {
+        EvidenceOutcome {
             code: UNREADABLE,
             stderr: problem,
-            ..Outcome::default()
+            ..EvidenceOutcome::default()
         }
     }
 }
 
 /// The arguments after `report evidence`.
-pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
+pub fn parse_arguments(arguments: &[String]) -> Result<EvidenceCommand, String> {
     let mut state = None;
     let mut format = Format::Markdown;
     let mut out_dir = None;
@@ -79,7 +79,7 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
                     return Err(format!("one STATE_JSON only (got another: {argument})"));
                 }
             }
-            Word::Flag(name) if name == "-h" || name == "--help" => return Ok(Command::Help),
+            Word::Flag(name) if name == "-h" || name == "--help" => return Ok(EvidenceCommand::Help),
             Word::Flag(other) => return Err(format!("unknown option {other}")),
             Word::Valued(name, value) => match name.as_str() {
                 "--out-dir" => out_dir = Some(value),
@@ -90,7 +90,7 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
         }
     }
     let state = state.ok_or("STATE_JSON is missing (use - for stdin)")?;
-    Ok(Command::Evidence(Arguments {
+    Ok(EvidenceCommand::Evidence(EvidenceArguments {
         state,
         format,
         out_dir,
@@ -100,16 +100,16 @@ pub fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
 }
 
 /// The evidence of one invocation. `read` reads a file by name, `-` meaning stdin; nothing is written here.
-pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>) -> Outcome {
+pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>) -> EvidenceOutcome {
     let arguments = match parse_arguments(arguments) {
-        Ok(Command::Help) => {
-            return Outcome {
+        Ok(EvidenceCommand::Help) => {
+            return EvidenceOutcome {
                 stdout: USAGE.to_string(),
-                ..Outcome::default()
+                ..EvidenceOutcome::default()
             };
         }
-        Ok(Command::Evidence(arguments)) => arguments,
-        Err(problem) => return Outcome::unreadable(format!("report evidence: {problem}\n\n{USAGE}")),
+        Ok(EvidenceCommand::Evidence(arguments)) => arguments,
+        Err(problem) => return EvidenceOutcome::unreadable(format!("report evidence: {problem}\n\n{USAGE}")),
     };
     let name = if arguments.state == "-" {
         "stdin"
@@ -119,9 +119,9 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
     let state = match read(&arguments.state) {
         Ok(text) => match state::parse(&text) {
             Ok(state) => state,
-            Err(err) => return Outcome::unreadable(format!("report evidence: {name}: {err}\n")),
+            Err(err) => return EvidenceOutcome::unreadable(format!("report evidence: {name}: {err}\n")),
         },
-        Err(err) => return Outcome::unreadable(format!("report evidence: {name}: cannot read it: {err}\n")),
+        Err(err) => return EvidenceOutcome::unreadable(format!("report evidence: {name}: cannot read it: {err}\n")),
     };
     let evidence = Evidence::build(
         &state,
@@ -137,10 +137,10 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
     };
     let code = evidence.level.exit_code();
     let Some(dir) = arguments.out_dir else {
-        return Outcome {
+        return EvidenceOutcome {
             code,
             stdout: render(&evidence),
-            ..Outcome::default()
+            ..EvidenceOutcome::default()
         };
     };
     let names = file_names(evidence.contracts.iter().map(|c| c.name.as_str()));
@@ -154,7 +154,7 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
             )
         })
         .collect();
-    Outcome {
+    EvidenceOutcome {
         code,
         stdout: files.iter().fold(String::new(), |mut listed, (path, _)| {
             listed.push_str(&format!("{}\n", path.display()));
@@ -196,7 +196,7 @@ pub fn file_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 
 /// Writes the documents of `outcome` (creating their directory), then its stdout and stderr; the exit code, or 3 when
 /// a document could not be written.
-pub fn write(mut outcome: Outcome) -> Outcome {
+pub fn write(mut outcome: EvidenceOutcome) -> EvidenceOutcome {
     for (path, content) in &outcome.files {
         let written = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir),
@@ -204,7 +204,10 @@ pub fn write(mut outcome: Outcome) -> Outcome {
         }
         .and_then(|()| std::fs::write(path, content));
         if let Err(err) = written {
-            return Outcome::unreadable(format!("report evidence: {}: cannot write it: {err}\n", path.display()));
+            return EvidenceOutcome::unreadable(format!(
+                "report evidence: {}: cannot write it: {err}\n",
+                path.display()
+            ));
         }
     }
     outcome.files.clear();

@@ -4,7 +4,7 @@
 //! the ARN of what holds it. The component keys and their derivations are the resources' own.
 
 use crate::aws::ids::{Arn, RegionName};
-use crate::report::plan::{Field, ResourceChange};
+use crate::report::plan::{PlanField, ResourceChange};
 use crate::resources::{digested_id, task_view_restriction as restriction, tenant};
 
 /// Where the contract's objects live.
@@ -115,7 +115,7 @@ pub fn of(resource: &ResourceChange, place: &Place) -> Vec<Component> {
             .into_iter()
             .collect(),
         _ => {
-            let Field::Known(serde_json::Value::Object(components)) = resource.after.get(&["components"]) else {
+            let PlanField::Known(serde_json::Value::Object(components)) = resource.after.get(&["components"]) else {
                 return Vec::new();
             };
             components

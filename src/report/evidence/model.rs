@@ -11,7 +11,7 @@ use super::state::State;
 use crate::report::associate::{ContractKey, contract_of};
 use crate::report::checklist::checks_from_values;
 use crate::report::model::{Options, RuleResult};
-use crate::report::plan::{Field, ResourceChange};
+use crate::report::plan::{PlanField, ResourceChange};
 use crate::report::rules::{Rule, Status};
 use crate::report::verdict::Level;
 
@@ -50,13 +50,13 @@ pub struct ContractEvidence {
     pub project_role_arn: Option<String>,
     pub access_role_arn: Option<String>,
     pub lifecycle_state: Option<String>,
-    pub owners: Owners,
-    pub review: Review,
-    pub exceptions: Vec<Exception>,
+    pub owners: OwnersEvidence,
+    pub review: ReviewEvidence,
+    pub exceptions: Vec<ExceptionEvidence>,
     /// `None`: the state holds no `approved_facts` (written before the provider recorded them).
-    pub facts: Option<Vec<Fact>>,
+    pub facts: Option<Vec<FactEvidence>>,
     /// The contract's own address first, then every resource it governs, by address.
-    pub resources: Vec<Member>,
+    pub resources: Vec<MemberEvidence>,
     /// Every rule outcome of those resources, by rule (catalog order) then address.
     pub results: Vec<RuleResult>,
     pub components: Vec<Component>,
@@ -66,14 +66,14 @@ pub struct ContractEvidence {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Owners {
+pub struct OwnersEvidence {
     pub business: Option<String>,
     pub operations: Option<String>,
     pub cost: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Review {
+pub struct ReviewEvidence {
     pub approved_by: Option<String>,
     pub last_reviewed: Option<String>,
     pub interval_days: Option<String>,
@@ -82,7 +82,7 @@ pub struct Review {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Exception {
+pub struct ExceptionEvidence {
     pub rule: String,
     pub owner: String,
     pub expires: String,
@@ -91,7 +91,7 @@ pub struct Exception {
 
 /// A fact the contract was approved against: the value recorded at approval and the value now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact {
+pub struct FactEvidence {
     pub key: String,
     /// `None`: the fact changed but no approved value was recorded for it.
     pub approved: Option<String>,
@@ -100,7 +100,7 @@ pub struct Fact {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Member {
+pub struct MemberEvidence {
     pub address: String,
     pub resource_type: String,
 }
@@ -196,13 +196,13 @@ impl ContractEvidence {
             orchestrator: text(&["cluster", "orchestrator"]),
         };
         let place = components::Place::new(&cluster, text(&["project_role_arn"]));
-        let mut resources = vec![Member {
+        let mut resources = vec![MemberEvidence {
             address: contract.address.clone(),
             resource_type: contract.resource_type.clone(),
         }];
         let mut sorted: Vec<&&ResourceChange> = members.iter().collect();
         sorted.sort_by(|a, b| a.address.cmp(&b.address));
-        resources.extend(sorted.iter().map(|m| Member {
+        resources.extend(sorted.iter().map(|m| MemberEvidence {
             address: m.address.clone(),
             resource_type: m.resource_type.clone(),
         }));
@@ -221,12 +221,12 @@ impl ContractEvidence {
             project_role_arn: text(&["project_role_arn"]),
             access_role_arn: text(&["access_role_arn"]),
             lifecycle_state: text(&["lifecycle_state"]),
-            owners: Owners {
+            owners: OwnersEvidence {
                 business: text(&["owners", "business"]),
                 operations: text(&["owners", "operations"]),
                 cost: text(&["owners", "cost"]),
             },
-            review: Review {
+            review: ReviewEvidence {
                 approved_by: text(&["review", "approved_by"]),
                 last_reviewed: text(&["review", "last_reviewed"]),
                 interval_days: text(&["review", "interval_days"]),
@@ -254,14 +254,14 @@ impl ContractEvidence {
     }
 }
 
-fn exceptions(field: Field<'_>) -> Vec<Exception> {
-    let Field::Known(Value::Array(rows)) = field else {
+fn exceptions(field: PlanField<'_>) -> Vec<ExceptionEvidence> {
+    let PlanField::Known(Value::Array(rows)) = field else {
         return Vec::new();
     };
     rows.iter()
         .map(|row| {
             let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
-            Exception {
+            ExceptionEvidence {
                 rule: text("rule"),
                 owner: text("owner"),
                 expires: text("expires"),
@@ -273,22 +273,22 @@ fn exceptions(field: Field<'_>) -> Vec<Exception> {
 
 /// The approved facts with their current values: `changed_facts[k]` where the live value differs, else the approved
 /// one. `None` when the state holds no approved facts.
-pub fn facts(approved: Field<'_>, changed: Field<'_>) -> Option<Vec<Fact>> {
-    let Field::Known(Value::Object(approved)) = approved else {
+pub fn facts(approved: PlanField<'_>, changed: PlanField<'_>) -> Option<Vec<FactEvidence>> {
+    let PlanField::Known(Value::Object(approved)) = approved else {
         return None;
     };
     let changed: BTreeMap<&String, String> = match changed {
-        Field::Known(Value::Object(changed)) => changed.iter().map(|(k, v)| (k, scalar(v))).collect(),
+        PlanField::Known(Value::Object(changed)) => changed.iter().map(|(k, v)| (k, scalar(v))).collect(),
         _ => BTreeMap::new(),
     };
-    let mut facts: BTreeMap<&String, Fact> = approved
+    let mut facts: BTreeMap<&String, FactEvidence> = approved
         .iter()
         .map(|(key, value)| {
             let approved = scalar(value);
             let now = changed.get(key).cloned();
             (
                 key,
-                Fact {
+                FactEvidence {
                     key: key.clone(),
                     changed: now.as_ref().is_some_and(|now| *now != approved),
                     current: now.unwrap_or_else(|| approved.clone()),
@@ -299,7 +299,7 @@ pub fn facts(approved: Field<'_>, changed: Field<'_>) -> Option<Vec<Fact>> {
         .collect();
     // A changed fact with no approved value is still a change a reviewer must see.
     for (key, now) in changed {
-        facts.entry(key).or_insert_with(|| Fact {
+        facts.entry(key).or_insert_with(|| FactEvidence {
             key: key.clone(),
             approved: None,
             current: now,

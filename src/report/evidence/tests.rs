@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::cli::{Outcome, file_names, run};
+use super::cli::{EvidenceOutcome, file_names, run};
 use super::model::Evidence;
 use super::state::parse;
 use crate::report::model::Options;
@@ -423,7 +423,7 @@ fn approved_facts_show_their_current_values_and_a_change_needs_attention() {
     assert_eq!(absent.level, Level::Compliant, "not recorded is not a change");
 }
 
-fn invoke(arguments: &[&str], text: &str) -> Outcome {
+fn invoke(arguments: &[&str], text: &str) -> EvidenceOutcome {
     let arguments: Vec<String> = arguments.iter().map(std::string::ToString::to_string).collect();
     let text = text.to_string();
     run(&arguments, move |file| match file {

@@ -356,12 +356,31 @@ impl CallFinder<'_, '_> {
                 _ => None,
             };
         };
+        self.resolve_absolute(path, 0)
+    }
+
+    /// The function an absolute path names, through the `pub use` re-exports of the modules it passes.
+    fn resolve_absolute(&self, path: ModulePath, depth: usize) -> Option<usize> {
         let module_length = (0..=path.len()).rev().find(|&n| self.source.is_module(&path[..n]))?;
-        match &path[module_length..] {
-            [name] => self.function(&path[..module_length], None, name),
+        let module = &path[..module_length];
+        let found = match &path[module_length..] {
+            [name] => self.function(module, None, name),
             [owner, name] => self.function(&[], Some(owner), name),
             _ => None,
+        };
+        if found.is_some() || depth > 8 {
+            return found;
         }
+        let first = path.get(module_length)?;
+        let (_, target) = self
+            .source
+            .reexports
+            .get(module)?
+            .iter()
+            .find(|(alias, _)| alias == first)?;
+        let mut followed = absolute(self.source, module, target)?;
+        followed.extend(path[module_length + 1..].iter().cloned());
+        self.resolve_absolute(followed, depth + 1)
     }
 
     fn method(&self, name: &str, on_self: bool) -> Option<usize> {

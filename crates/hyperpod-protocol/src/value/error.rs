@@ -4,7 +4,7 @@ use std::fmt;
 
 /// One step of an [`AttrPath`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PathStep {
+pub enum ValuePathStep {
     /// Object attribute, shown as `.name`.
     Attr(String),
     /// List, set or tuple element, shown as `[2]`.
@@ -15,7 +15,7 @@ pub enum PathStep {
 
 /// Where inside a value an error happened, e.g. `.priority_class[2].weight`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct AttrPath(pub Vec<PathStep>);
+pub struct AttrPath(pub Vec<ValuePathStep>);
 
 impl AttrPath {
     pub fn is_root(&self) -> bool {
@@ -27,9 +27,9 @@ impl fmt::Display for AttrPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for step in &self.0 {
             match step {
-                PathStep::Attr(name) => write!(f, ".{name}")?,
-                PathStep::Index(i) => write!(f, "[{i}]")?,
-                PathStep::Key(k) => write!(f, "[{k:?}]")?,
+                ValuePathStep::Attr(name) => write!(f, ".{name}")?,
+                ValuePathStep::Index(i) => write!(f, "[{i}]")?,
+                ValuePathStep::Key(k) => write!(f, "[{k:?}]")?,
             }
         }
         Ok(())
@@ -97,7 +97,7 @@ impl ValueError {
 
     /// Errors are built at the leaf with an empty path; each enclosing level prepends its step
     /// while the error propagates, so the success path never pays for path bookkeeping.
-    pub(super) fn within(mut self, step: PathStep) -> Self {
+    pub(super) fn within(mut self, step: ValuePathStep) -> Self {
         self.path_mut().0.insert(0, step);
         self
     }

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use super::error::tuple_len_error;
 use super::types::MAX_DEPTH;
-use super::{AttrPath, Number, PathStep, Type, Value, ValueError};
+use super::{AttrPath, Number, Type, Value, ValueError, ValuePathStep};
 
 impl Value {
     /// Decodes go-cty JSON (e.g. raw state in `UpgradeResourceState`). As in cty, missing
@@ -90,7 +90,7 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
         (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::List(et) | Type::Set(et)) => J::Array(
             xs.iter()
                 .enumerate()
-                .map(|(i, x)| encode_js(x, et).map_err(|e| e.within(PathStep::Index(i))))
+                .map(|(i, x)| encode_js(x, et).map_err(|e| e.within(ValuePathStep::Index(i))))
                 .collect::<Result<_, _>>()?,
         ),
         (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::Tuple(ets)) => {
@@ -101,14 +101,14 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
                 xs.iter()
                     .zip(ets)
                     .enumerate()
-                    .map(|(i, (x, et))| encode_js(x, et).map_err(|e| e.within(PathStep::Index(i))))
+                    .map(|(i, (x, et))| encode_js(x, et).map_err(|e| e.within(ValuePathStep::Index(i))))
                     .collect::<Result<_, _>>()?,
             )
         }
         (Value::Map(m) | Value::Object(m), Type::Map(et)) => J::Object(
             m.iter()
                 .map(|(k, x)| {
-                    let j = encode_js(x, et).map_err(|e| e.within(PathStep::Key(k.clone())))?;
+                    let j = encode_js(x, et).map_err(|e| e.within(ValuePathStep::Key(k.clone())))?;
                     Ok((k.clone(), j))
                 })
                 .collect::<Result<_, ValueError>>()?,
@@ -125,7 +125,7 @@ fn encode_js(v: &Value, ty: &Type) -> Result<serde_json::Value, ValueError> {
                     .iter()
                     .map(|(k, at)| {
                         let x = m.get(k).unwrap_or(&Value::Null);
-                        let j = encode_js(x, at).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
+                        let j = encode_js(x, at).map_err(|e| e.within(ValuePathStep::Attr(k.clone())))?;
                         Ok((k.clone(), j))
                     })
                     .collect::<Result<_, ValueError>>()?,
@@ -189,7 +189,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
                 .ok_or_else(expected)?
                 .iter()
                 .enumerate()
-                .map(|(i, x)| decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Index(i))))
+                .map(|(i, x)| decode_js(x, et, depth + 1).map_err(|e| e.within(ValuePathStep::Index(i))))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(items)
@@ -205,7 +205,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
             arr.iter()
                 .zip(ets)
                 .enumerate()
-                .map(|(i, (x, et))| decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Index(i))))
+                .map(|(i, (x, et))| decode_js(x, et, depth + 1).map_err(|e| e.within(ValuePathStep::Index(i))))
                 .collect::<Result<_, _>>()
                 .map(Value::Tuple)
         }
@@ -214,7 +214,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
             .ok_or_else(expected)?
             .iter()
             .map(|(k, x)| {
-                let v = decode_js(x, et, depth + 1).map_err(|e| e.within(PathStep::Key(k.clone())))?;
+                let v = decode_js(x, et, depth + 1).map_err(|e| e.within(ValuePathStep::Key(k.clone())))?;
                 Ok((k.clone(), v))
             })
             .collect::<Result<_, ValueError>>()
@@ -229,7 +229,7 @@ fn decode_js(j: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, Va
                         name: k.clone(),
                     });
                 };
-                let v = decode_js(x, at, depth + 1).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
+                let v = decode_js(x, at, depth + 1).map_err(|e| e.within(ValuePathStep::Attr(k.clone())))?;
                 entries.insert(k.clone(), v);
             }
             // Unlike msgpack, cty's JSON reader fills absent attributes with null.

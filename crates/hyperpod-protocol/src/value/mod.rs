@@ -13,7 +13,7 @@ mod msgpack;
 mod number;
 mod types;
 
-pub use error::{AttrPath, PathStep, ValueError};
+pub use error::{AttrPath, ValueError, ValuePathStep};
 pub use number::Number;
 pub use types::Type;
 

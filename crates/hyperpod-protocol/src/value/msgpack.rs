@@ -7,7 +7,7 @@ use rmp::Marker;
 
 use super::error::tuple_len_error;
 use super::types::MAX_DEPTH;
-use super::{AttrPath, Number, PathStep, Type, Value, ValueError};
+use super::{AttrPath, Number, Type, Value, ValueError, ValuePathStep};
 
 impl Value {
     /// Decodes a `DynamicValue.msgpack` payload of the given type.
@@ -81,14 +81,14 @@ fn encode_mp(v: &Value, ty: &Type, out: &mut Vec<u8>) -> Result<(), ValueError> 
         (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::List(et) | Type::Set(et)) => {
             written(w::write_array_len(out, len_u32(xs.len())?))?;
             for (i, x) in xs.iter().enumerate() {
-                encode_mp(x, et, out).map_err(|e| e.within(PathStep::Index(i)))?;
+                encode_mp(x, et, out).map_err(|e| e.within(ValuePathStep::Index(i)))?;
             }
         }
         (Value::Map(m) | Value::Object(m), Type::Map(et)) => {
             written(w::write_map_len(out, len_u32(m.len())?))?;
             for (k, x) in m {
                 written(w::write_str(out, k))?;
-                encode_mp(x, et, out).map_err(|e| e.within(PathStep::Key(k.clone())))?;
+                encode_mp(x, et, out).map_err(|e| e.within(ValuePathStep::Key(k.clone())))?;
             }
         }
         (Value::Map(m) | Value::Object(m), Type::Object(attrs)) => {
@@ -103,7 +103,7 @@ fn encode_mp(v: &Value, ty: &Type, out: &mut Vec<u8>) -> Result<(), ValueError> 
             for (k, at) in attrs {
                 written(w::write_str(out, k))?;
                 let x = m.get(k).unwrap_or(&Value::Null);
-                encode_mp(x, at, out).map_err(|e| e.within(PathStep::Attr(k.clone())))?;
+                encode_mp(x, at, out).map_err(|e| e.within(ValuePathStep::Attr(k.clone())))?;
             }
         }
         (Value::List(xs) | Value::Set(xs) | Value::Tuple(xs), Type::Tuple(ets)) => {
@@ -112,7 +112,7 @@ fn encode_mp(v: &Value, ty: &Type, out: &mut Vec<u8>) -> Result<(), ValueError> 
             }
             written(w::write_array_len(out, len_u32(xs.len())?))?;
             for (i, (x, et)) in xs.iter().zip(ets).enumerate() {
-                encode_mp(x, et, out).map_err(|e| e.within(PathStep::Index(i)))?;
+                encode_mp(x, et, out).map_err(|e| e.within(ValuePathStep::Index(i)))?;
             }
         }
         _ => return Err(ValueError::mismatch(ty.friendly_name(), v.kind_name())),
@@ -314,7 +314,7 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
             let n = rd.array_len_after(m)?.ok_or_else(expected)?;
             let mut items = Vec::with_capacity(rd.capacity_for(n));
             for i in 0..n {
-                items.push(decode_mp(rd, et, depth + 1).map_err(|e| e.within(PathStep::Index(i)))?);
+                items.push(decode_mp(rd, et, depth + 1).map_err(|e| e.within(ValuePathStep::Index(i)))?);
             }
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(items)
@@ -329,7 +329,7 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
             }
             let mut items = Vec::with_capacity(n);
             for (i, et) in ets.iter().enumerate() {
-                items.push(decode_mp(rd, et, depth + 1).map_err(|e| e.within(PathStep::Index(i)))?);
+                items.push(decode_mp(rd, et, depth + 1).map_err(|e| e.within(ValuePathStep::Index(i)))?);
             }
             Ok(Value::Tuple(items))
         }
@@ -338,9 +338,9 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
             let mut entries = BTreeMap::new();
             for _ in 0..n {
                 let key = decode_key(rd)?;
-                let v = decode_mp(rd, et, depth + 1).map_err(|e| e.within(PathStep::Key(key.clone())))?;
+                let v = decode_mp(rd, et, depth + 1).map_err(|e| e.within(ValuePathStep::Key(key.clone())))?;
                 if entries.insert(key.clone(), v).is_some() {
-                    return Err(ValueError::invalid("duplicate map key").within(PathStep::Key(key)));
+                    return Err(ValueError::invalid("duplicate map key").within(ValuePathStep::Key(key)));
                 }
             }
             Ok(Value::Map(entries))
@@ -357,9 +357,9 @@ fn decode_mp(rd: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, Valu
                         name: key,
                     });
                 };
-                let v = decode_mp(rd, at, depth + 1).map_err(|e| e.within(PathStep::Attr(key.clone())))?;
+                let v = decode_mp(rd, at, depth + 1).map_err(|e| e.within(ValuePathStep::Attr(key.clone())))?;
                 if entries.insert(key.clone(), v).is_some() {
-                    return Err(ValueError::invalid("duplicate attribute").within(PathStep::Attr(key)));
+                    return Err(ValueError::invalid("duplicate attribute").within(ValuePathStep::Attr(key)));
                 }
             }
             if let Some(missing) = attrs.keys().find(|k| !entries.contains_key(*k)) {

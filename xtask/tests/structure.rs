@@ -1,0 +1,85 @@
+//! The structure a newcomer relies on (README, "Layout"; `docs/design/resource-shape.md`), read from the source by
+//! `xtask::structure` (`cargo xtask structure` prints the same figures): no file of any crate imports itself through
+//! others, resources never reach up into the provider module, every resource folder has the same shape, every
+//! function on a resource's plan path fits on a screen, and no two public types share a name.
+
+use xtask::repository_root;
+use xtask::structure::{self, MAX_PLAN_FUNCTION_LINES, MAX_PLAN_FUNCTION_PARAMETERS, calls, imports, shape, sources};
+
+fn workspace() -> sources::Workspace {
+    sources::Workspace::load(repository_root()).expect("the sources parse")
+}
+
+#[test]
+fn no_crate_has_an_import_circle() {
+    let workspace = workspace();
+    let circles = imports::circles(&workspace);
+    assert!(
+        circles.is_empty(),
+        "files that import each other in a loop: {circles:#?}"
+    );
+}
+
+#[test]
+fn resources_never_import_the_provider_module() {
+    let workspace = workspace();
+    let provider = workspace.provider();
+    let edges = imports::file_edges(provider);
+    let names = imports::edge_names(provider);
+    let mut upward = Vec::new();
+    for (from, targets) in edges.iter().enumerate() {
+        let from_path = provider.files[from].path.display().to_string();
+        if !from_path.starts_with("src/resources/") && !from_path.starts_with("src/data_sources/") {
+            continue;
+        }
+        for &to in targets {
+            if provider.files[to].path.starts_with("src/provider") {
+                upward.push(format!("{from_path} -> {:?}", names.get(&(from, to))));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "resources naming the provider module: {upward:#?}");
+}
+
+#[test]
+fn every_resource_folder_has_the_shape() {
+    let problems = shape::resource_folder_problems(repository_root());
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn every_function_on_a_plan_path_fits_on_a_screen() {
+    let workspace = workspace();
+    let graph = calls::CallGraph::build(workspace.provider());
+    let mut too_large = Vec::new();
+    for folder in structure::resource_folders(repository_root()) {
+        let path = graph
+            .plan_path(&folder)
+            .unwrap_or_else(|| panic!("{folder} has no modify_plan"));
+        // The check can fail: a plan path that reaches nothing would pass it trivially.
+        assert!(path.functions.len() > 3, "{folder}: {} functions", path.functions.len());
+        for function in &path.functions {
+            if function.lines > MAX_PLAN_FUNCTION_LINES || function.parameters > MAX_PLAN_FUNCTION_PARAMETERS {
+                too_large.push(format!(
+                    "{}: {} lines, {} parameters",
+                    function.display(),
+                    function.lines,
+                    function.parameters
+                ));
+            }
+        }
+    }
+    too_large.sort();
+    too_large.dedup();
+    assert!(
+        too_large.is_empty(),
+        "plan-path functions over {MAX_PLAN_FUNCTION_LINES} lines or {MAX_PLAN_FUNCTION_PARAMETERS} parameters: \
+         {too_large:#?}"
+    );
+}
+
+#[test]
+fn no_two_public_types_share_a_name() {
+    let shared = shape::shared_type_names(&workspace());
+    assert!(shared.is_empty(), "public types declared more than once: {shared:#?}");
+}
