@@ -77,7 +77,7 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
         return Check::unavailable(rule, format!("{reason}; no referenced tenant has {missing:?}"));
     }
     findings.extend(missing.into_iter().map(|namespace| {
-        let team = namespace.strip_prefix("hyperpod-ns-").unwrap_or(namespace);
+        let team = hyperpod_model::names::team_of_namespace(namespace).unwrap_or(namespace);
         Finding::new(
             rule,
             at.clone(),

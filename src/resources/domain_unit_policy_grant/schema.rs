@@ -294,34 +294,9 @@ fn validate_profiles(config: &Value, diagnostics: &mut Diagnostics) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::model::test_values::{config, principal};
     use super::*;
-    use crate::protocol::object::text;
     use crate::protocol::plan::set_attr;
-
-    fn principal(pairs: &[(&str, &str)]) -> Value {
-        let mut value = object(
-            ["group_id", "user_id", "domain_unit_id", "designation"]
-                .into_iter()
-                .map(|name| (name, Value::Null)),
-        );
-        for (name, v) in pairs {
-            set_attr(&mut value, name, text(*v));
-        }
-        value
-    }
-
-    fn config(principal_value: Value, profiles: &[&str]) -> Value {
-        object([
-            ("domain_id", text("dzd_capacity01")),
-            ("domain_unit_id", text("mlplatform0001")),
-            (
-                "project_profile_ids",
-                Value::List(profiles.iter().map(|p| text(*p)).collect()),
-            ),
-            ("include_child_domain_units", Value::Null),
-            ("principal", principal_value),
-        ])
-    }
 
     fn errors(config: &Value) -> Vec<(String, String)> {
         let mut diagnostics = Diagnostics::new();

@@ -3,6 +3,8 @@
 
 mod ownership;
 mod state;
+#[cfg(test)]
+pub(super) mod test_values;
 
 pub use ownership::{SeenGrants, next_client_token};
 pub use state::{flatten, governance_value, grant_resource_id, principal_value};

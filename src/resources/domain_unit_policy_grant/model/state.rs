@@ -81,33 +81,9 @@ pub fn governance_value(grant: &Value) -> Value {
 mod tests {
     use super::super::super::schema::PRINCIPAL_KINDS;
     use super::super::principal_from_value;
+    use super::super::test_values::{config, principal};
     use super::*;
     use crate::protocol::object::{boolean, nested, string};
-
-    fn principal(pairs: &[(&str, &str)]) -> Value {
-        let mut value = object(
-            ["group_id", "user_id", "domain_unit_id", "designation"]
-                .into_iter()
-                .map(|name| (name, Value::Null)),
-        );
-        for (name, v) in pairs {
-            set_attr(&mut value, name, text(*v));
-        }
-        value
-    }
-
-    fn config(principal_value: Value, profiles: &[&str]) -> Value {
-        object([
-            ("domain_id", text("dzd_capacity01")),
-            ("domain_unit_id", text("mlplatform0001")),
-            (
-                "project_profile_ids",
-                Value::List(profiles.iter().map(|p| text(*p)).collect()),
-            ),
-            ("include_child_domain_units", Value::Null),
-            ("principal", principal_value),
-        ])
-    }
 
     #[test]
     fn flatten_keeps_the_configured_profile_order_and_reads_the_principal() {
