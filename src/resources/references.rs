@@ -183,7 +183,7 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
 pub fn allocation(value: &Value, attribute: &str) -> Setting<Referenced<Allocation>> {
     match value.get_attr(attribute) {
         Some(Value::Null) | None => Setting::Unset,
-        Some(facts) => match crate::resources::cluster_allocation::allocation_from_governance(facts) {
+        Some(facts) => match allocation_from_governance(facts) {
             Some(item) if facts.is_wholly_known() => Setting::Set(Referenced {
                 at: AttributePath::attr(attribute),
                 cluster_name: item.cluster_name.clone(),
@@ -265,4 +265,21 @@ pub fn own_entry(cluster_name: &str, capacity: TenantCapacity) -> Referenced<Ten
         cluster_name: cluster_name.to_string(),
         item: capacity,
     }
+}
+
+/// An allocation's `governance` (team -> its share as one line), as a tenant or binding receives it; `None` while
+/// unknown.
+pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
+    let cluster_name = string(facts, "cluster_name")?;
+    let Some(Value::Map(teams)) = facts.get_attr("teams") else {
+        return None;
+    };
+    let teams = teams
+        .iter()
+        .map(|(team, line)| match line {
+            Value::String(line) => Some((team.clone(), crate::resources::quota_share::from_text(line)?)),
+            _ => None,
+        })
+        .collect::<Option<std::collections::BTreeMap<_, _>>>()?;
+    Some(Allocation { cluster_name, teams })
 }

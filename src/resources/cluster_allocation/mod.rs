@@ -11,7 +11,6 @@ mod plan;
 mod read;
 mod schema;
 
-pub use model::allocation_from_governance;
 pub use schema::{TYPE_NAME, governance_type};
 
 use async_trait::async_trait;

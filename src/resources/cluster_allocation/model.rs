@@ -1,5 +1,5 @@
 //! The allocation's configuration, typed (`AllocationConfig`), and its `governance` value: the handoff every tenant
-//! and binding of the cluster reads back (`allocation_from_governance`).
+//! and binding of the cluster reads back (`resources::references::allocation_from_governance`).
 
 use std::collections::BTreeMap;
 
@@ -34,23 +34,6 @@ fn allocation_from_value(value: &Value) -> Option<Allocation> {
     let teams = teams
         .iter()
         .map(|(team, row)| Some((team.clone(), quota_share::decode_list(row.get_attr("quota")?)?)))
-        .collect::<Option<BTreeMap<_, _>>>()?;
-    Some(Allocation { cluster_name, teams })
-}
-
-/// An allocation's `governance` (team -> its share as one line), as a tenant or binding receives it; `None` while
-/// unknown.
-pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
-    let cluster_name = string(facts, "cluster_name")?;
-    let Some(Value::Map(teams)) = facts.get_attr("teams") else {
-        return None;
-    };
-    let teams = teams
-        .iter()
-        .map(|(team, line)| match line {
-            Value::String(line) => Some((team.clone(), quota_share::from_text(line)?)),
-            _ => None,
-        })
         .collect::<Option<BTreeMap<_, _>>>()?;
     Some(Allocation { cluster_name, teams })
 }
