@@ -41,6 +41,34 @@ fn resources_never_import_the_provider_module() {
     assert!(upward.is_empty(), "resources naming the provider module: {upward:#?}");
 }
 
+/// What the resources share (`src/resources/*.rs`: cluster facts, references, the checklist) sits below every resource
+/// folder: it never names one, so no resource reaches another through it.
+#[test]
+fn shared_resource_modules_never_import_a_resource_folder() {
+    let workspace = workspace();
+    let provider = workspace.provider();
+    let edges = imports::file_edges(provider);
+    let names = imports::edge_names(provider);
+    let shared = |path: &std::path::Path| path.parent() == Some(std::path::Path::new("src/resources"));
+    let mut upward = Vec::new();
+    for (from, targets) in edges.iter().enumerate() {
+        let from_path = &provider.files[from].path;
+        if !shared(from_path) {
+            continue;
+        }
+        for &to in targets {
+            let to_path = &provider.files[to].path;
+            if to_path.starts_with("src/resources") && !shared(to_path) {
+                upward.push(format!("{} -> {:?}", from_path.display(), names.get(&(from, to))));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "shared modules naming a resource folder: {upward:#?}"
+    );
+}
+
 #[test]
 fn every_resource_folder_has_the_shape() {
     let problems = shape::resource_folder_problems(repository_root());
