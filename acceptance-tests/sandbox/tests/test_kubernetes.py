@@ -178,9 +178,11 @@ def test_tampered_wrong_secret_and_long_lived_tokens_are_401(kube, sandbox):
 
 
 def test_expired_token_is_401(kube, sandbox):
-    short = kubernetes.token_for(SEEDED, dummy_session(), endpoint_url=sandbox.url, expires=1)
+    # X-Amz-Date has whole seconds, so a 1 s token may be stale before its first use on a loaded machine (CI saw it):
+    # 5 s leaves room for the first request, and the sleep passes the expiry from any point in the signing second.
+    short = kubernetes.token_for(SEEDED, dummy_session(), endpoint_url=sandbox.url, expires=5)
     assert kube.get("/api/v1/namespaces", token=short)[0] == 200
-    time.sleep(2.1)
+    time.sleep(6.1)
     assert kube.get("/api/v1/namespaces", token=short)[0] == 401
 
 
