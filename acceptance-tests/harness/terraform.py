@@ -321,9 +321,11 @@ def dev_overrides_cli_config() -> str:
 
 
 class Terraform:
-    def __init__(self, root: Path, sandbox_env: dict, timeout: float = 600.0, cli_config: str | None = None):
+    def __init__(self, root: Path, sandbox_env: dict, timeout: float = 600.0, cli_config: str | None = None,
+                 binary: Path | None = None):
         """`cli_config`: the CLI configuration's text (TF_CLI_CONFIG_FILE), e.g. a filesystem mirror to install a
-        packaged release from; default: dev_overrides_cli_config()."""
+        packaged release from; default: dev_overrides_cli_config(). `binary`: another Terraform than the venv's
+        (harness/terraform_versions.py); default: the `terraform` shim next to this python."""
         root = Path(root)
         self.dir = root / "work"
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -337,10 +339,10 @@ class Terraform:
         # The fixture's test tag goes into every configuration run here (harness/tags.py), so `make sweep` finds
         # what a killed run left; a test of the provider's own tag handling may turn it off.
         self.test_tags = True
-        binary = shutil.which("terraform", path=self.env["PATH"])
-        if binary is None:
-            raise RuntimeError(f"no terraform on PATH ({venv_bin} first); run acceptance-tests/bootstrap.sh")
-        self.binary: str = binary
+        found = str(binary) if binary is not None else shutil.which("terraform", path=self.env["PATH"])
+        if found is None or not os.access(found, os.X_OK):
+            raise RuntimeError(f"no terraform at {binary or venv_bin}; run acceptance-tests/bootstrap.sh")
+        self.binary: str = found
 
     def write(self, main_tf: str) -> Path:
         return self.write_file("main.tf", main_tf)

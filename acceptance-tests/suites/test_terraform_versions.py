@@ -1,0 +1,81 @@
+"""The quickstart as a user runs it, on every Terraform the provider is tested with (harness/terraform_versions.py):
+the lowest it supports (1.11.4) and the newest installable one (1.15.5). Each installs the local build the way the
+README tells a user of that version (dev_overrides on 1.15, tools/provider-mirror's filesystem mirror below), then
+init, plan with zero diagnostics, the governance report of that plan, apply of the saved plan, an empty second plan
+and destroy."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from example_vars import write_example_variables
+from harness import Terraform, provider_dir
+from harness.terraform_versions import TESTED, TerraformVersion
+from hcl import days_ago
+from report_cli import plan_artifacts, require_report
+
+pytestmark = pytest.mark.provider
+
+REPO = Path(__file__).resolve().parents[2]
+QUICKSTART = REPO / "examples" / "quickstart"
+DEV_OVERRIDES = "Provider development overrides are in effect"
+
+
+def provider_mirror(root: Path) -> str:
+    """tools/provider-mirror into root/mirror; the CLI configuration it writes, which reads only that mirror for us."""
+    mirror = root / "mirror"
+    done = subprocess.run([str(REPO / "tools" / "provider-mirror"), str(mirror)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HYPERPOD_PROVIDER_DIR": str(provider_dir())}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return (mirror / "cli.tfrc").read_text()
+
+
+def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict, install: str | None = None) -> Terraform:
+    if not terraform.binary.is_file():
+        pytest.fail(f"Terraform {terraform.version} is not installed at {terraform.binary}: run "
+                    "acceptance-tests/bootstrap.sh (make bootstrap)")
+    install = install or terraform.install
+    cli_config = provider_mirror(root) if install == "filesystem_mirror" else None
+    tf = Terraform(root, sandbox_env, cli_config=cli_config, binary=terraform.binary)
+    for source in sorted(QUICKSTART.glob("*.tf")):
+        tf.write_file(source.name, source.read_text())
+    # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.
+    tf.write_file("terraform.tfvars", f'last_reviewed = "{days_ago(10)}"\n')
+    write_example_variables(tf, QUICKSTART)
+    return tf
+
+
+def diagnostics(log: Path) -> list:
+    """The plan's diagnostics from `terraform plan -json`'s lines, without the dev_overrides notice."""
+    found = []
+    for line in log.read_text().splitlines():
+        message = json.loads(line)
+        if message.get("type") == "diagnostic" and message["diagnostic"]["summary"] != DEV_OVERRIDES:
+            found.append(message["diagnostic"])
+    return found
+
+
+@pytest.mark.parametrize("terraform", TESTED, ids=lambda v: f"terraform-{v.version}")
+def test_quickstart_lifecycle(terraform, sandbox, tmp_path):
+    sandbox.reset()
+    tf = quickstart(terraform, tmp_path, sandbox.env())
+    assert json.loads(tf.run("version", "-json").stdout)["terraform_version"] == terraform.version
+
+    artifacts = plan_artifacts(tf)  # init, plan -json -out=tfplan, show -json tfplan
+    assert artifacts.plan_rc == 0 and diagnostics(artifacts.log) == [], artifacts.log.read_text()
+    planned = json.loads(artifacts.plan.read_text())
+    assert planned["terraform_version"] == terraform.version
+    actions = {c["address"]: c["change"]["actions"] for c in planned["resource_changes"]}
+    assert actions and all(a == ["create"] for a in actions.values()), actions
+
+    report = subprocess.run([str(require_report()), "report", "--log", str(artifacts.log), str(artifacts.plan)],
+                            capture_output=True, text=True, timeout=120)
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert f"Terraform {terraform.version} plan" in report.stdout, report.stdout
+
+    tf.apply("tfplan")
+    tf.assert_no_changes()
+    tf.destroy()
+    assert tf.run("state", "list").stdout.strip() == ""
+
