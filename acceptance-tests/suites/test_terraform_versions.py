@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from example_vars import write_example_variables
-from harness import Terraform, provider_dir
-from harness.terraform_versions import TESTED, TerraformVersion
+from harness import Terraform
+from harness.terraform_versions import TESTED, TerraformVersion, cli_config, require
 from hcl import days_ago
 from report_cli import plan_artifacts, require_report
 
@@ -22,22 +22,9 @@ QUICKSTART = REPO / "examples" / "quickstart"
 DEV_OVERRIDES = "Provider development overrides are in effect"
 
 
-def provider_mirror(root: Path) -> str:
-    """tools/provider-mirror into root/mirror; the CLI configuration it writes, which reads only that mirror for us."""
-    mirror = root / "mirror"
-    done = subprocess.run([str(REPO / "tools" / "provider-mirror"), str(mirror)], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "HYPERPOD_PROVIDER_DIR": str(provider_dir())}, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return (mirror / "cli.tfrc").read_text()
-
-
-def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict, install: str | None = None) -> Terraform:
-    if not terraform.binary.is_file():
-        pytest.fail(f"Terraform {terraform.version} is not installed at {terraform.binary}: run "
-                    "acceptance-tests/bootstrap.sh (make bootstrap)")
-    install = install or terraform.install
-    cli_config = provider_mirror(root) if install == "filesystem_mirror" else None
-    tf = Terraform(root, sandbox_env, cli_config=cli_config, binary=terraform.binary)
+def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict) -> Terraform:
+    require(terraform)
+    tf = Terraform(root, sandbox_env, cli_config=cli_config(terraform, root), binary=terraform.binary)
     for source in sorted(QUICKSTART.glob("*.tf")):
         tf.write_file(source.name, source.read_text())
     # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.

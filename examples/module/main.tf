@@ -191,6 +191,16 @@ module "research" {
   borrows_from = [module.production.tenant]
 }
 
+# Every team's contract passed every rule that applies. A warning-level finding (an overdue review, LIF-1; a user
+# where a group belongs, PRJ-1) fails this check, naming the rule, and the plan goes on; an error-level one fails the
+# plan itself. tests/governance.tftest.hcl expects this check to fail for a misgoverned team.
+check "teams_governed" {
+  assert {
+    condition     = length(concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed)) == 0
+    error_message = "Checks not passed: ${join(", ", concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed))}"
+  }
+}
+
 output "capacity" {
   description = "Per instance type: what the instance groups hold and each team's guaranteed share."
   value       = hyperpod_cluster_allocation.capacity.capacity
