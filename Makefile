@@ -12,7 +12,7 @@ SANDBOX_PORT ?= 4599
 ACCEPTANCE_FIXTURE ?= fixtures/renamed.json
 SANDBOX_FIXTURE ?= fixtures/local.json
 
-.PHONY: all build bootstrap demo sandbox test test-engine test-protocol test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale clean-state docs release-local
+.PHONY: all build bootstrap demo sandbox test test-engine test-protocol test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale bench-build clean-state docs release-local
 
 all: build
 
@@ -91,6 +91,12 @@ bench: bootstrap build
 ## bench/out/scale.{json,md}. Targets reported, not asserted.
 bench-scale: bootstrap build
 	$(PYTHON) bench/scale.py
+
+## A cold release build of the workspace into an empty target dir (as CI's fresh machine does): wall and CPU time,
+## peak memory, binary size, the slowest crates from `cargo build --timings` -> bench/out/build.{json,md} and
+## bench/out/build-timings.html. Target (6 min on 2 cores) reported, not asserted. Takes as long as a cold build.
+bench-build:
+	python3 bench/build.py
 
 ## Registry docs (docs/) from the provider schema and examples/, by the docs generator in xtask/ (`cargo xtask docs`);
 ## xtask/tests/docs.rs (in test-unit) fails when they are stale.
