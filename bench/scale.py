@@ -122,6 +122,16 @@ class Flavor:
             return f"terraform_data.{kind}{key}.output" + ("" if attr == "governance" else f".{attr}")
         return f"{block_type}.{label}{key}.{attr}"
 
+    def allocation_share(self) -> str:
+        """What a tenant is handed of the cluster's allocation. The provider hands it the allocation's `governance`,
+        a write-only argument: Terraform evaluates it, the provider judges WKL-3 with it, and neither state nor plan
+        keeps it (the tenant keeps its own quota). terraform_data has no write-only input, and the whole allocation
+        (every team's share) in every tenant's `input` would make the floor's state, and its cost, grow with N x N:
+        the floor's tenant takes its own team's share, through the same reference."""
+        if self.floor:
+            return f"{self.ref('allocation')}.teams[each.key]"
+        return self.ref("allocation")
+
     def namespaces(self) -> str:
         return '["hyperpod-ns-${each.key}"]' if self.floor else "[provider::hyperpod::team_namespace(each.key)]"
 
@@ -208,7 +218,7 @@ def per_team(f: Flavor) -> str:
         }),
         f.block("restriction", {"contract": f.ref("contract")}),
         f.block("tenant", {
-            "contract": f.ref("contract"), "scheduling_policy": f.ref("policy"), "allocation": f.ref("allocation"),
+            "contract": f.ref("contract"), "scheduling_policy": f.ref("policy"), "allocation": f.allocation_share(),
             "team": "each.key",
             "quota": [{"instance_type": "var.instance_type", "count": "1"}],
             "sharing": {"strategy": q("Lend")},
