@@ -23,7 +23,7 @@ venv_with() {
   else
     # Debian's python3 ships venv without ensurepip unless python3-venv is installed.
     if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-      apt-get update -qq
+      apt-get update -qq >&2
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
     fi
     # --clear: a venv whose interpreter vanished or whose pins changed is rebuilt from scratch.
