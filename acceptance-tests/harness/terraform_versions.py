@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .provider import provider_dir
+from .provider import provider_binary
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ class TerraformVersion:
     version: str
     binary: Path
     # How `terraform init` finds a local build: dev_overrides where init skips the registry for an overridden
-    # provider (1.15), a filesystem mirror (tools/provider-mirror) where it still asks the registry (1.11-1.14).
+    # provider (1.15), a filesystem mirror (tools/release-local --mirror) where it still asks the registry (1.11-1.14).
     install: str
 
 
@@ -33,14 +33,14 @@ TESTED = (LOWEST, NEWEST)
 
 def cli_config(terraform: TerraformVersion, root: Path) -> str | None:
     """The CLI configuration that installs the local build on `terraform` the README's way: None (the harness's
-    dev_overrides) where init skips the registry for it, else tools/provider-mirror's into root/mirror."""
+    dev_overrides) where init skips the registry for it, else `tools/release-local --mirror root/mirror`'s."""
     if terraform.install == "dev_overrides":
         return None
     mirror = root / "mirror"
-    done = subprocess.run([str(REPO / "tools" / "provider-mirror"), str(mirror)], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "HYPERPOD_PROVIDER_DIR": str(provider_dir())}, timeout=120)
+    done = subprocess.run([str(REPO / "tools" / "release-local"), "--binary", str(provider_binary()), "--mirror",
+                           str(mirror)], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        raise RuntimeError(f"tools/provider-mirror failed: {done.stderr}")
+        raise RuntimeError(f"tools/release-local --mirror failed: {done.stderr}")
     return (mirror / "cli.tfrc").read_text()
 
 

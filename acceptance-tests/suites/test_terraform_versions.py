@@ -1,8 +1,8 @@
 """The quickstart as a user runs it, on every Terraform the provider is tested with (harness/terraform_versions.py):
 the lowest it supports (1.11.4) and the newest installable one (1.15.5). Each installs the local build the way the
-README tells a user of that version (dev_overrides on 1.15, tools/provider-mirror's filesystem mirror below), then
-init, plan with zero diagnostics, the governance report of that plan, apply of the saved plan, an empty second plan
-and destroy."""
+README tells a user of that version (dev_overrides on 1.15, the filesystem mirror of `tools/release-local --mirror`
+below), then init, plan with zero diagnostics, the governance report of that plan, apply of the saved plan, an empty
+second plan and destroy."""
 import json
 import subprocess
 from pathlib import Path
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from example_vars import write_example_variables
-from harness import Terraform
+from harness import PlanVerdict, Terraform
 from harness.terraform_versions import TESTED, TerraformVersion, cli_config, require
 from hcl import days_ago
 from report_cli import plan_artifacts, require_report
@@ -19,7 +19,6 @@ pytestmark = pytest.mark.provider
 
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "examples" / "quickstart"
-DEV_OVERRIDES = "Provider development overrides are in effect"
 
 
 def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict) -> Terraform:
@@ -33,16 +32,6 @@ def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict) -> Te
     return tf
 
 
-def diagnostics(log: Path) -> list:
-    """The plan's diagnostics from `terraform plan -json`'s lines, without the dev_overrides notice."""
-    found = []
-    for line in log.read_text().splitlines():
-        message = json.loads(line)
-        if message.get("type") == "diagnostic" and message["diagnostic"]["summary"] != DEV_OVERRIDES:
-            found.append(message["diagnostic"])
-    return found
-
-
 @pytest.mark.parametrize("terraform", TESTED, ids=lambda v: f"terraform-{v.version}")
 def test_quickstart_lifecycle(terraform, sandbox, tmp_path):
     sandbox.reset()
@@ -50,7 +39,8 @@ def test_quickstart_lifecycle(terraform, sandbox, tmp_path):
     assert json.loads(tf.run("version", "-json").stdout)["terraform_version"] == terraform.version
 
     artifacts = plan_artifacts(tf)  # init, plan -json -out=tfplan, show -json tfplan
-    assert artifacts.plan_rc == 0 and diagnostics(artifacts.log) == [], artifacts.log.read_text()
+    verdict = PlanVerdict.from_plan_output(artifacts.plan_rc, artifacts.log.read_text(), tf.dir)
+    assert artifacts.plan_rc == 0 and verdict.diagnostics == [], artifacts.log.read_text()
     planned = json.loads(artifacts.plan.read_text())
     assert planned["terraform_version"] == terraform.version
     actions = {c["address"]: c["change"]["actions"] for c in planned["resource_changes"]}

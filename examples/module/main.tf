@@ -194,10 +194,14 @@ module "research" {
 # Every team's contract passed every rule that applies. A warning-level finding (an overdue review, LIF-1; a user
 # where a group belongs, PRJ-1) fails this check, naming the rule, and the plan goes on; an error-level one fails the
 # plan itself. tests/governance.tftest.hcl expects this check to fail for a misgoverned team.
+locals {
+  checks_not_passed = concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed)
+}
+
 check "teams_governed" {
   assert {
-    condition     = length(concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed)) == 0
-    error_message = "Checks not passed: ${join(", ", concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed))}"
+    condition     = length(local.checks_not_passed) == 0
+    error_message = "Checks not passed: ${join(", ", local.checks_not_passed)}"
   }
 }
 

@@ -6,8 +6,8 @@ run "both_teams_plan_clean" {
   command = plan
 
   assert {
-    condition     = module.production.contract.checks_not_passed == [] && module.research.contract.checks_not_passed == []
-    error_message = "A good team plans with every rule passed: ${join(", ", concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed))}"
+    condition     = local.checks_not_passed == []
+    error_message = "A good team plans with every rule passed: ${join(", ", local.checks_not_passed)}"
   }
 
   assert {
