@@ -167,7 +167,24 @@ def moto_server_app() -> Any:
     """moto's WSGI app for every service (what `moto_server` serves); Flask is loaded only by the server."""
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 
-    return DomainDispatcherApplication(create_backend_app)
+    class Dispatcher(DomainDispatcherApplication):
+        """moto's dispatcher, with the service of each host remembered: moto finds it anew on every request, under
+        one lock for all of them, by listing its package directory and matching every service's URL patterns (a
+        third of the sandbox's time per call). A host's service changes only when a service is registered
+        (`register_service` appends to the patterns), so the answer is remembered per host and number of patterns:
+        the same answer, without the cost."""
+
+        def __init__(self, *args: Any, **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self._backend_of_host: dict = {}
+
+        def get_backend_for_host(self, host: str | None) -> Any:
+            key = (host, len(backend_index.backend_url_patterns))
+            if key not in self._backend_of_host:
+                self._backend_of_host[key] = super().get_backend_for_host(host)
+            return self._backend_of_host[key]
+
+    return Dispatcher(create_backend_app)
 
 
 def request_handler() -> Any:

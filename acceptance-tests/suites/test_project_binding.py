@@ -454,6 +454,27 @@ def test_clu_2_a_referenced_restriction_satisfies_it_at_any_parallelism(tf, sand
         assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
 
 
+def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the_cluster(tf, sandbox, research_tenant):
+    """The projects on the cluster are in the tags this provider writes on each compute quota: one read per quota on
+    the cluster. CLU-2 asks for them only when the project role has no task view restriction, so a restricted
+    binding's plan reads none, and an unrestricted one reads every quota's."""
+    tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
+             + RESTRICTION)
+    sandbox.reset_calls()
+    verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+    calls = sandbox.calls_by_caller().get(BINDING.split(".")[0], {})
+    assert "sagemaker.ListTags" not in calls, calls
+
+    tf.write(config())
+    quotas = [q for q in sandbox.client("sagemaker").list_compute_quotas(ClusterArn=CLUSTER_ARN)[
+        "ComputeQuotaSummaries"] if q["Status"] not in ("Deleting", "Deleted")]
+    sandbox.reset_calls()
+    tf.plan_json()
+    calls = sandbox.calls_by_caller().get(BINDING.split(".")[0], {})
+    assert calls.get("sagemaker.ListTags") == len(quotas) > 0, calls
+
+
 def test_wkl_1_no_tenant_for_the_contracts_namespace(tf):
     tf.write(config())
     tf.plan_fails_with("WKL-1", "tenants", 'namespace "hyperpod-ns-research" has no tenant')

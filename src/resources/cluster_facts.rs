@@ -1,6 +1,6 @@
 //! What the workload resources (tenant, project binding, task view restriction) read about their cluster at plan
-//! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5, and through their tags
-//! the projects on the cluster for CLU-2), the cluster policy (WKL-4, WKL-6) and the EKS access entries
+//! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5; through their tags the
+//! projects on the cluster, read only when CLU-2 needs them), the cluster policy (WKL-4, WKL-6) and the EKS access entries
 //! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3); and the live quotas in the engine's
 //! terms. `cluster_view` joins them with what the resource references in HCL into the engine's `ClusterView`.
 
@@ -23,18 +23,13 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 /// Reads of one cluster in flight at once: fast on a large cluster, well inside the SDK's retry budget when throttled.
 pub const CONCURRENT_READS: usize = 8;
 
-/// A live compute quota as the cross-resource rules see it, with the project its tags name.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TenantOnCluster {
-    pub capacity: TenantCapacity,
-    pub project: Option<ProjectOnCluster>,
-}
-
 #[derive(Clone, Debug)]
 pub struct ClusterFacts {
     pub cluster: HyperPodCluster,
-    pub tenants: Fact<Vec<TenantOnCluster>>,
-    /// The projects the quotas' tags name (CLU-2); read for bindings only.
+    /// Every team's live compute quota, as the cross-resource rules see it.
+    pub tenants: Fact<Vec<TenantCapacity>>,
+    /// The projects the quotas' tags name (CLU-2): read by `tagged_projects` for a binding whose project role has
+    /// no task view restriction, never by `gather` (one tag read per quota on the cluster).
     pub projects: Fact<Vec<ProjectOnCluster>>,
     pub scheduling_policy: Fact<Option<SchedulingPolicy>>,
     pub access_entries: Fact<Vec<AccessEntry>>,
@@ -48,7 +43,8 @@ pub enum ClusterReads {
     Tenant,
     /// Access entries (CLU-3).
     Restriction,
-    /// Everything, with the projects behind the quotas (CLU-2, WKL-1).
+    /// Quotas, the scheduling policy and access entries (CLU-2, WKL-1); the projects behind the quotas only when
+    /// CLU-2 asks (`tagged_projects`).
     Binding,
 }
 
@@ -151,12 +147,11 @@ pub async fn gather(
     fn not_read<T>() -> Fact<T> {
         Fact::Unavailable("not read for this resource".to_string())
     }
-    let with_projects = needs == ClusterReads::Binding;
     let (tenants, policy, entries) = tokio::join!(
         async {
             match needs {
                 ClusterReads::Restriction => not_read(),
-                _ => live_tenants(client, &cluster.arn, with_projects).await,
+                _ => live_tenants(client, &cluster.arn).await,
             }
         },
         async {
@@ -167,59 +162,57 @@ pub async fn gather(
         },
         live_access_entries(client, &eks_name, principals),
     );
-    let projects = match (&tenants, with_projects) {
-        (Fact::Known(live), true) => Fact::Known(live.iter().filter_map(|t| t.project.clone()).collect()),
-        (Fact::Unavailable(reason), true) => Fact::Unavailable(reason.clone()),
-        (_, false) => not_read(),
-    };
     ClusterFacts {
         cluster,
         tenants,
-        projects,
+        projects: not_read(),
         scheduling_policy: policy,
         access_entries: entries,
     }
 }
 
-async fn live_tenants(client: &HyperpodClient, cluster_arn: &str, with_projects: bool) -> Fact<Vec<TenantOnCluster>> {
-    let quotas = match client.compute_quotas(cluster_arn).await {
+async fn live_tenants(client: &HyperpodClient, cluster_arn: &str) -> Fact<Vec<TenantCapacity>> {
+    match client.compute_quotas(cluster_arn).await {
+        Ok(quotas) => Fact::Known(quotas.iter().map(capacity_of).collect()),
+        Err(err) => Fact::unreadable("the cluster's compute quotas", &err),
+    }
+}
+
+/// The projects on the cluster by the tags this provider writes on each compute quota (CLU-2 for a project role
+/// without a task view restriction): one tag read per quota, shared by the run. Foreign quotas have no such tags,
+/// nor has a quota deleted while listing; any other failure leaves the projects unknown, not empty.
+pub async fn tagged_projects(client: &HyperpodClient, cluster: &HyperPodCluster) -> Fact<Vec<ProjectOnCluster>> {
+    if cluster.eks_cluster_name().is_none() {
+        return Fact::Known(Vec::new()); // Slurm: no compute quotas
+    }
+    let quotas = match client.compute_quotas(&cluster.arn).await {
         Ok(quotas) => quotas,
         Err(err) => return Fact::unreadable("the cluster's compute quotas", &err),
     };
-    // The project behind a quota is in the tags this provider writes; foreign quotas have none. A quota deleted
-    // while listing has none either; any other failure leaves the projects on the cluster unknown, not empty.
-    let reads: Vec<BoxFuture<'_, Result<TenantOnCluster, AwsError>>> = quotas
+    // Boxed and collected first: a lazy iterator of async blocks is not provably Send across the await.
+    let reads: Vec<BoxFuture<'_, Result<Option<ProjectOnCluster>, AwsError>>> = quotas
         .iter()
         .map(|quota| {
             async move {
-                if !with_projects {
-                    return Ok(TenantOnCluster {
-                        capacity: capacity_of(quota),
-                        project: None,
-                    });
-                }
                 let tags = match client.quota_tags(&quota.arn).await {
                     Ok(tags) => tags,
                     Err(err) if err.is_not_found() => std::collections::BTreeMap::default(),
                     Err(err) => return Err(err),
                 };
-                Ok(TenantOnCluster {
-                    capacity: capacity_of(quota),
-                    project: tags.get(crate::tags::PROJECT).map(|project_id| ProjectOnCluster {
-                        project_id: project_id.clone(),
-                        project_role_arn: tags.get(crate::tags::PROJECT_ROLE).cloned(),
-                    }),
-                })
+                Ok(tags.get(crate::tags::PROJECT).map(|project_id| ProjectOnCluster {
+                    project_id: project_id.clone(),
+                    project_role_arn: tags.get(crate::tags::PROJECT_ROLE).cloned(),
+                }))
             }
             .boxed()
         })
         .collect();
     match futures::stream::iter(reads)
         .buffered(CONCURRENT_READS)
-        .try_collect()
+        .try_collect::<Vec<_>>()
         .await
     {
-        Ok(tenants) => Fact::Known(tenants),
+        Ok(projects) => Fact::Known(projects.into_iter().flatten().collect()),
         Err(err) => Fact::unreadable("the compute quotas' tags", &err),
     }
 }

@@ -68,10 +68,6 @@ pub fn view(
     connected: &[ProjectOnCluster],
 ) -> ClusterView {
     let instance_groups = instance_group_capacity(&facts.cluster);
-    let live_tenants = match &facts.tenants {
-        Fact::Known(live) => Fact::Known(live.iter().map(|t| t.capacity.clone()).collect()),
-        Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
-    };
     let live_projects = match &facts.projects {
         Fact::Known(tagged) => {
             let mut projects = tagged.clone();
@@ -96,7 +92,7 @@ pub fn view(
         tenants: Inventory {
             referenced: tenants.known,
             unresolved: tenants.unknown,
-            live: live_tenants,
+            live: facts.tenants.clone(),
         },
         projects: live_projects,
         allocation: Setting::Unset,

@@ -1,7 +1,8 @@
 //! What the binding's plan reads, each once: the contract's cluster and what exists on it (`cluster_facts`, with the
 //! tenants, task view restriction and allocation the binding references in HCL), the project and its tooling
-//! environment, the project's HyperPod connections and memberships, and each member's DataZone profile. Other
-//! projects' connections to the cluster are read only when CLU-2 needs them (an unrestricted project role).
+//! environment, the project's HyperPod connections and memberships, and each member's DataZone profile. The other
+//! projects on the cluster (the quotas' tags, other projects' connections) are read only when CLU-2 needs them (an
+//! unrestricted project role).
 
 use futures::StreamExt as _;
 use futures::future::{BoxFuture, FutureExt as _};
@@ -133,8 +134,9 @@ struct ViewScope<'a> {
     phase: Phase,
 }
 
-/// The engine's view of the cluster. Other projects' connections matter only to CLU-2 for an unrestricted project
-/// role: only then is the domain's whole connection list read (a failure is noted in `unlisted`).
+/// The engine's view of the cluster. Other projects on the cluster matter only to CLU-2 for an unrestricted project
+/// role: only then are the quotas' tags and the domain's whole connection list read (a failed listing is noted in
+/// `unlisted`).
 async fn connected_view(
     client: &HyperpodClient,
     scope: &ViewScope<'_>,
@@ -150,14 +152,22 @@ async fn connected_view(
     if restricted {
         return view;
     }
-    match client.hyperpod_connections(scope.domain_id, None).await {
+    let (tagged, all) = tokio::join!(
+        cluster_facts::tagged_projects(client, &facts.cluster),
+        client.hyperpod_connections(scope.domain_id, None)
+    );
+    let facts = ClusterFacts {
+        projects: tagged,
+        ..facts.clone()
+    };
+    match all {
         Ok(all) => {
             let connected = other_projects(client, &on_cluster(all, scope.cluster_name), scope.project_id).await;
-            view_of(scope, facts, &connected)
+            view_of(scope, &facts, &connected)
         }
         Err(err) => {
             unlisted.push(err.to_string());
-            view
+            view_of(scope, &facts, &[])
         }
     }
 }

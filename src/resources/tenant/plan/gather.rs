@@ -42,8 +42,7 @@ impl TenantPlanInputs {
     pub fn live_quota(&self) -> Option<TenantCapacity> {
         let live = self.cluster.tenants.known()?;
         live.iter()
-            .find(|t| t.capacity.team == self.config.team)
-            .map(|t| t.capacity.clone())
+            .find(|t| t.team == self.config.team).cloned()
     }
 }
 
