@@ -169,10 +169,10 @@ def moto_server_app() -> Any:
 
     class Dispatcher(DomainDispatcherApplication):
         """moto's dispatcher, with the service of each host remembered: moto finds it anew on every request, under
-        one lock for all of them, by listing its package directory and matching every service's URL patterns (a
-        third of the sandbox's time per call). A host's service changes only when a service is registered
-        (`register_service` appends to the patterns), so the answer is remembered per host and number of patterns:
-        the same answer, without the cost."""
+        one lock for all of them, by listing its package directory and matching every service's URL patterns (the
+        sandbox's CPU per call: 2.2 ms with that lookup, 1.7 ms without, over a no-change plan of 200 teams). A
+        host's service changes only when a service is registered (`register_service` appends to the patterns), so
+        the answer is remembered per host and number of patterns: the same answer, without the cost."""
 
         def __init__(self, *args: Any, **kwargs: Any):
             super().__init__(*args, **kwargs)
