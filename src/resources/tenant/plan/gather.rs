@@ -41,8 +41,7 @@ impl TenantPlanInputs {
     /// The team's live compute quota on the cluster, as the run's shared read saw it (what apply keeps of it).
     pub fn live_quota(&self) -> Option<TenantCapacity> {
         let live = self.cluster.tenants.known()?;
-        live.iter()
-            .find(|t| t.team == self.config.team).cloned()
+        live.iter().find(|t| t.team == self.config.team).cloned()
     }
 }
 
