@@ -1,8 +1,9 @@
 //! What the workload resources (tenant, project binding, task view restriction) read about their cluster at plan
-//! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5; through their tags the
-//! projects on the cluster, read only when CLU-2 needs them), the cluster policy (WKL-4, WKL-6) and the EKS access entries
-//! (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3); and the live quotas in the engine's
-//! terms. `cluster_view` joins them with what the resource references in HCL into the engine's `ClusterView`.
+//! time: the cluster (instance groups, orchestrator), every team's compute quota (WKL-3, WKL-5; through their tags
+//! the projects on the cluster, read only when CLU-2 needs them), the cluster policy (WKL-4, WKL-6) and the EKS
+//! access entries (cluster-admin principals for CLU-6, task view restrictions for CLU-2, CLU-3); and the live quotas
+//! in the engine's terms. `cluster_view` joins them with what the resource references in HCL into the engine's
+//! `ClusterView`.
 
 use futures::future::{BoxFuture, FutureExt as _};
 use futures::{StreamExt as _, TryStreamExt as _};
