@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .provider import provider_binary
+from .terraform import Terraform
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,3 +49,9 @@ def require(terraform: TerraformVersion) -> None:
     if not terraform.binary.is_file():
         raise RuntimeError(f"Terraform {terraform.version} is not installed at {terraform.binary}: run "
                            "acceptance-tests/bootstrap.sh (make bootstrap)")
+
+
+def workdir(terraform: TerraformVersion, root: Path, env: dict) -> Terraform:
+    """A working directory at `root` run by `terraform`, with the local build installed the README's way for it."""
+    require(terraform)
+    return Terraform(root, env, cli_config=cli_config(terraform, root), binary=terraform.binary)

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from example_vars import write_example_variables
-from harness import Terraform
-from harness.terraform_versions import TESTED, cli_config, require
+from harness.terraform_versions import TESTED, workdir
 from hcl import days_ago
 
 pytestmark = pytest.mark.provider
@@ -23,8 +22,7 @@ RUNS = {"both_teams_plan_clean", "an_unapproved_public_endpoint_fails_clu_5", "b
 @pytest.mark.parametrize("terraform", TESTED, ids=lambda v: f"terraform-{v.version}")
 def test_examples_module_terraform_test(terraform, sandbox, tmp_path):
     sandbox.reset()
-    require(terraform)
-    tf = Terraform(tmp_path, sandbox.env(), cli_config=cli_config(terraform, tmp_path), binary=terraform.binary)
+    tf = workdir(terraform, tmp_path, sandbox.env())
     shutil.copytree(MODULE, tf.dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".terraform*", "*.tfstate*"))
     write_example_variables(tf, MODULE)
     # Reviewed ten days ago, so the contracts are current whatever today's date (the example's default is fixed).

@@ -11,7 +11,7 @@ import pytest
 
 from example_vars import write_example_variables
 from harness import PlanVerdict, Terraform
-from harness.terraform_versions import TESTED, TerraformVersion, cli_config, require
+from harness.terraform_versions import TESTED, TerraformVersion, workdir
 from hcl import days_ago
 from report_cli import plan_artifacts, require_report
 
@@ -22,8 +22,7 @@ QUICKSTART = REPO / "examples" / "quickstart"
 
 
 def quickstart(terraform: TerraformVersion, root: Path, sandbox_env: dict) -> Terraform:
-    require(terraform)
-    tf = Terraform(root, sandbox_env, cli_config=cli_config(terraform, root), binary=terraform.binary)
+    tf = workdir(terraform, root, sandbox_env)
     for source in sorted(QUICKSTART.glob("*.tf")):
         tf.write_file(source.name, source.read_text())
     # Reviewed ten days ago, so the quickstart's contracts never go overdue (LIF-1) under the test.

@@ -40,13 +40,11 @@ pub struct ClusterFacts {
 /// that did use it would report "not checked", never pass).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClusterReads {
-    /// Quotas, the scheduling policy and access entries (WKL-3..6, CLU-6).
-    Tenant,
-    /// Access entries (CLU-3).
-    Restriction,
-    /// Quotas, the scheduling policy and access entries (CLU-2, WKL-1); the projects behind the quotas only when
-    /// CLU-2 asks (`tagged_projects`).
-    Binding,
+    /// The quotas, the scheduling policy and the access entries: a tenant (WKL-3..6, CLU-6) and a binding (CLU-2,
+    /// WKL-1; the projects behind the quotas only when CLU-2 asks, `tagged_projects`).
+    Capacity,
+    /// The access entries alone: a task view restriction (CLU-3).
+    AccessEntries,
 }
 
 /// EKS cluster `name`'s access settings, for CLU-4 (authentication mode) and CLU-5 (endpoint exposure).
@@ -151,13 +149,13 @@ pub async fn gather(
     let (tenants, policy, entries) = tokio::join!(
         async {
             match needs {
-                ClusterReads::Restriction => not_read(),
+                ClusterReads::AccessEntries => not_read(),
                 _ => live_tenants(client, &cluster.arn).await,
             }
         },
         async {
             match needs {
-                ClusterReads::Restriction => not_read(),
+                ClusterReads::AccessEntries => not_read(),
                 _ => live_policy(client, &cluster.arn).await,
             }
         },

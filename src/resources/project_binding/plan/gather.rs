@@ -84,7 +84,7 @@ pub async fn gather(
     // CLU-2 asks whether this project's role is restricted: only its access entry is read.
     let project_role: Vec<&str> = contract.project_role_arn.as_deref().into_iter().collect();
     let (facts, project, own_connections, memberships, profiles) = tokio::join!(
-        cluster_facts::gather(client, found, ClusterReads::Binding, &project_role),
+        cluster_facts::gather(client, found, ClusterReads::Capacity, &project_role),
         project_facts::read(client, Some(&domain_id), Some(&config.project_id)),
         client.hyperpod_connections(&domain_id, Some(&config.project_id)),
         client.project_memberships(&domain_id, &config.project_id),

@@ -106,7 +106,7 @@ async fn live_facts(
     inputs: &RestrictionPlanInputs,
 ) -> RestrictionLiveFacts {
     let role = inputs.config.project_role_arn.as_str();
-    let read = cluster_facts::gather(client, found, ClusterReads::Restriction, &[role]).await;
+    let read = cluster_facts::gather(client, found, ClusterReads::AccessEntries, &[role]).await;
     let Some(eks_name) = &inputs.cluster.eks_name else {
         let preferences = match ssm::find_run_as_enabled(&client.ssm).await {
             Ok(run_as_enabled) => Fact::Known(SessionPreferences { run_as_enabled }),

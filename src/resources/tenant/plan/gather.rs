@@ -107,7 +107,7 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
     let roles = workload_roles(&context.partition, &contract, &role_name, &config);
     let principals: Vec<&str> = roles.iter().map(String::as_str).collect();
     let task_governance = cluster_facts::task_governance_addon(client, &found).await;
-    let cluster = cluster_facts::gather(client, found, ClusterReads::Tenant, &principals).await;
+    let cluster = cluster_facts::gather(client, found, ClusterReads::Capacity, &principals).await;
     let creates_quota = cluster.cluster.eks_cluster_name().is_some() && !context.prior_components.contains_key(QUOTA);
     let existing_quota = if creates_quota {
         existing_quota(client, &cluster, &config).await
