@@ -150,13 +150,13 @@ pub async fn gather(
         async {
             match needs {
                 ClusterReads::AccessEntries => not_read(),
-                _ => live_tenants(client, &cluster.arn).await,
+                ClusterReads::Capacity => live_tenants(client, &cluster.arn).await,
             }
         },
         async {
             match needs {
                 ClusterReads::AccessEntries => not_read(),
-                _ => live_policy(client, &cluster.arn).await,
+                ClusterReads::Capacity => live_policy(client, &cluster.arn).await,
             }
         },
         live_access_entries(client, &eks_name, principals),
