@@ -1,9 +1,10 @@
-//! Process entry: logging, the handshake, TLS, and serving until Terraform says stop.
+//! Process entry: logging, the handshake, TLS, and serving until Terraform says stop or is gone.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use crate::protocol::handshake::{self, handshake_line};
+use crate::protocol::host;
 use crate::protocol::provider::ProviderService;
 use crate::protocol::serve::{SocketDir, serve};
 use crate::protocol::signals::Signals;
@@ -11,7 +12,9 @@ use crate::protocol::tls;
 use crate::provider::{HyperpodProvider, PROVIDER_ADDRESS};
 
 /// Logs go to stderr, which Terraform captures into its own log (`TF_LOG`, `TF_LOG_PROVIDER`). Secrets are never
-/// logged: no request bodies, no credentials.
+/// logged: no request bodies, no credentials. Once Terraform is gone stderr is a broken pipe: a line that cannot be
+/// written is dropped, where tracing-subscriber's default (`log_internal_errors`) reports the failure with `eprintln!`
+/// to that same stderr, which panics whichever task logged.
 fn init_logging() {
     let level = ["TF_LOG_PROVIDER_HYPERPOD", "TF_LOG_PROVIDER", "TF_LOG"]
         .iter()
@@ -28,10 +31,13 @@ fn init_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .log_internal_errors(false)
         .init();
 }
 
 pub fn main(debug: bool) -> ExitCode {
+    // Who started us, read first: the watchdog ends the process once this parent is gone (protocol::host).
+    let parent = host::parent_pid();
     init_logging();
     let tls_config = if debug {
         None
@@ -68,7 +74,7 @@ pub fn main(debug: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let served = runtime.block_on(run(tls_config, debug));
+    let served = runtime.block_on(run(tls_config, debug, parent));
     // Terraform waits for the process to exit after Shutdown, twice or more per command. Joining the runtime's
     // threads only delays that (by a millisecond or two, or for as long as a blocking task is stuck, e.g. in a slow
     // credential_process); what needs cleaning up, the socket directory, was dropped inside `run`.
@@ -82,7 +88,7 @@ pub fn main(debug: bool) -> ExitCode {
     }
 }
 
-async fn run(server_tls: Option<tls::ServerTls>, debug: bool) -> std::io::Result<()> {
+async fn run(server_tls: Option<tls::ServerTls>, debug: bool, parent: u32) -> std::io::Result<()> {
     let signals = Signals::default();
     let socket_dir = SocketDir::new()?;
     let socket_path = socket_dir.socket_path();
@@ -100,6 +106,9 @@ async fn run(server_tls: Option<tls::ServerTls>, debug: bool) -> std::io::Result
             }
         }
     });
+    // A killed Terraform never says stop: end with it. In debug mode the parent is the shell or debugger that
+    // started the provider, so it serves as long as that lives.
+    host::exit_with_parent(parent, signals.clone());
 
     let on_listening = move || {
         let mut stdout = std::io::stdout().lock();

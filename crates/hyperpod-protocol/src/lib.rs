@@ -8,6 +8,7 @@ pub mod decode;
 pub mod diagnostics;
 pub mod digest;
 pub mod handshake;
+pub mod host;
 pub mod list;
 #[cfg(test)]
 mod list_tests;

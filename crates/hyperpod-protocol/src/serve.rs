@@ -131,8 +131,10 @@ fn accept_connections(
     ReceiverStream::new(receiver)
 }
 
-/// Serves the provider on `socket_path` until Shutdown is requested. The caller prints the handshake line once the
-/// listener exists (`on_listening`), so Terraform never dials a socket that is not there yet.
+/// Serves the provider on `socket_path` until Shutdown is requested: by Terraform (`GRPCController.Shutdown`), by
+/// Ctrl-C in debug mode, or by `host::exit_with_parent` once the process that started the plugin is gone (a killed
+/// Terraform never asks). The caller prints the handshake line once the listener exists (`on_listening`), so
+/// Terraform never dials a socket that is not there yet.
 pub async fn serve<P: PluginProvider>(
     socket_path: &Path,
     tls: Option<Arc<rustls::ServerConfig>>,
