@@ -155,7 +155,9 @@ pub fn attribute_description(attribute: &Attribute) -> String {
     if let Some(default) = &attribute.default {
         text.push_str(&format!(" Defaults to `{}`.", display_value(default)));
     }
-    if attribute.requires_replace {
+    if attribute.requires_replace && attribute.presence == Presence::Computed {
+        text.push_str(" When it changes, the resource is replaced.");
+    } else if attribute.requires_replace {
         text.push_str(" Changing it replaces the resource.");
     }
     text

@@ -16,6 +16,7 @@ pub mod object;
 pub mod plan;
 pub mod plugin;
 pub mod provider;
+pub mod refusal;
 pub mod resource;
 pub mod schema;
 pub mod serve;

@@ -1,7 +1,7 @@
 //! Schema-driven planning, shared by every resource: defaults, "(known after apply)" for computed values,
 //! use-state-for-unknown and requires-replace. Resources refine the result in `Resource::modify_plan`.
 
-use super::diagnostics::{AttributePath, Diagnostics};
+use super::diagnostics::{AttributePath, Diagnostics, Severity};
 use super::schema::{AttributeKind, Block};
 use super::value::Value;
 
@@ -13,14 +13,27 @@ pub struct PlannedChange {
     pub prior: Option<Value>,
     pub planned: Value,
     pub requires_replace: Vec<AttributePath>,
-    /// Warnings for the reviewer (errors are returned as `Err`).
+    /// Warnings for the reviewer (errors are returned as `Err`: only for a configuration that cannot be read).
     pub diagnostics: Diagnostics,
+    /// What apply must refuse before writing anything, decided by what the plan controls (the configuration, the
+    /// values it references, the objects the resource owns): shown as warnings, enforced at apply (`refusal`). A
+    /// change that would replace the object and is refused is planned in place instead, so nothing is destroyed
+    /// for a create apply refuses.
+    pub refusals: Diagnostics,
+    /// Refusals that rest on live state others change (another team's quota, another project's connection): shown
+    /// and enforced like `refusals`, and judged again when Terraform plans the change once more at apply.
+    pub live_refusals: Diagnostics,
     /// The schema's write-only attributes: read from `config`, null in `planned` (and `prior`).
     pub write_only: Vec<&'static str>,
     /// Whether the write-only arguments differ from those the object was last applied with (or are unknown until
     /// apply). Neither state nor plan holds them, so this is the one trace of their change: a resource whose
     /// planned value equals its prior one is still judged as changed when they moved.
     pub write_only_changed: bool,
+    /// On the create half of a replacement, the object it replaces. Terraform plans a replacement twice: with the
+    /// prior state (which says that the object must be replaced), then as a create with no prior state, handing it
+    /// the private data the first plan returned, where the protocol layer keeps the replaced object for it
+    /// (`replaced_private`). So the create is judged as the state it leads to: the replaced object is gone then.
+    pub replaced: Option<Value>,
 }
 
 impl PlannedChange {
@@ -55,6 +68,41 @@ impl PlannedChange {
     /// True when Terraform would leave the object as it is, and its write-only arguments did not move either.
     pub fn is_unchanged(&self) -> bool {
         !self.has_changes() && !self.write_only_changed
+    }
+    /// Every refusal, those decided by what the plan controls first.
+    pub fn all_refusals(&self) -> Diagnostics {
+        let mut all = self.refusals.clone();
+        all.extend(self.live_refusals.clone());
+        all
+    }
+
+    /// What the protocol layer does once the resource planned: write-only arguments out of the plan; an error the
+    /// resource set beside its plan refused (a plan never fails for what it judged: `refusal`); the replacement an
+    /// identity the resource derived forces (a tenant's cluster, from its contract), unless the change is refused
+    /// (then it is planned in place: nothing is destroyed for a create apply refuses). Returns the diagnostics to show
+    /// (each refusal as a warning first) and the refusals apply enforces.
+    pub fn settle(&mut self, block: &Block) -> (Diagnostics, Diagnostics) {
+        self.planned = without_write_only(std::mem::replace(&mut self.planned, Value::Null), &self.write_only);
+        let (errors, warnings): (Vec<_>, Vec<_>) = std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .partition(|diagnostic| diagnostic.severity == Severity::Error);
+        self.refusals.extend(Diagnostics(errors));
+        replacements_after(block, self);
+        let refusals = self.all_refusals();
+        if !refusals.is_empty() {
+            self.requires_replace.clear();
+        }
+        // Terraform applies nothing to an object whose planned value is its prior one: its refusals wait for its next
+        // change.
+        let unchanged = self.prior.is_some() && !self.has_changes();
+        let mut shown: Diagnostics = Diagnostics(
+            refusals
+                .iter()
+                .map(|refused| crate::refusal::plan_warning(refused, unchanged))
+                .collect(),
+        );
+        shown.extend(Diagnostics(warnings));
+        (shown, refusals)
     }
 }
 
@@ -110,9 +158,39 @@ pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, prop
         planned,
         requires_replace,
         diagnostics: Diagnostics::new(),
+        refusals: Diagnostics::new(),
+        live_refusals: Diagnostics::new(),
         write_only,
         write_only_changed: false,
+        replaced: None,
     }
+}
+
+/// Where the first plan of a replacement keeps the object it replaces, for the create's plan (`PlannedChange::
+/// replaced`).
+const PRIVATE_REPLACED: &str = "replaces";
+
+/// `private` with `replaced` (the prior object, as JSON of the resource's type) kept for the create's plan.
+pub fn private_with_replaced(private: &[u8], replaced: &serde_json::Value) -> Vec<u8> {
+    let mut fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).unwrap_or_default();
+    fields.insert(PRIVATE_REPLACED.to_string(), replaced.clone());
+    serde_json::Value::Object(fields).to_string().into_bytes()
+}
+
+/// The object the first plan of a replacement kept in `private`, and `private` without it.
+pub fn take_replaced(private: &[u8]) -> (Option<serde_json::Value>, Vec<u8>) {
+    let Ok(mut fields) = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private) else {
+        return (None, private.to_vec());
+    };
+    let Some(replaced) = fields.remove(PRIVATE_REPLACED) else {
+        return (None, private.to_vec());
+    };
+    let rest = if fields.is_empty() {
+        Vec::new()
+    } else {
+        serde_json::Value::Object(fields).to_string().into_bytes()
+    };
+    (Some(replaced), rest)
 }
 
 /// The provider's private data of an object: a digest of the write-only arguments it was applied with (Terraform
@@ -202,7 +280,9 @@ fn mark_computed_unknown(block: &Block, config: &Value, planned: &mut Value, upd
     // Nested blocks of our schemas hold no computed attributes, except where a resource says so in modify_plan.
 }
 
-fn replacements(block: &Block, prior: &Value, planned: &Value) -> Vec<AttributePath> {
+/// The attributes that force a replacement and differ between `prior` and `planned`. A planned value not known yet
+/// is no replacement (a computed one the resource derives is judged again once it did, `replacements_after`).
+pub fn replacements(block: &Block, prior: &Value, planned: &Value) -> Vec<AttributePath> {
     block
         .attributes
         .iter()
@@ -213,9 +293,23 @@ fn replacements(block: &Block, prior: &Value, planned: &Value) -> Vec<AttributeP
                 AttributeKind::Primitive(_) | AttributeKind::Nested { .. }
             )
         })
+        .filter(|attribute| planned.get_attr(attribute.name).is_none_or(Value::is_wholly_known))
         .filter(|attribute| prior.get_attr(attribute.name) != planned.get_attr(attribute.name))
         .map(|attribute| AttributePath::attr(attribute.name))
         .collect()
+}
+
+/// `change.requires_replace` with what forces a replacement among the values the resource derived in its plan (an
+/// identity it computes, such as the cluster a tenant's contract names), each path once.
+pub fn replacements_after(block: &Block, change: &mut PlannedChange) {
+    let Some(prior) = &change.prior else {
+        return;
+    };
+    for path in replacements(block, prior, &change.planned) {
+        if !change.requires_replace.contains(&path) {
+            change.requires_replace.push(path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -346,5 +440,68 @@ mod tests {
         assert_eq!(change.planned_attr("id"), &s("x"));
         assert_eq!(change.planned_attr("version"), &Value::Unknown);
         assert_eq!(change.requires_replace, vec![AttributePath::attr("name")]);
+    }
+
+    #[test]
+    fn settling_a_plan_refuses_its_errors_plans_a_refused_replacement_in_place_and_says_when_apply_refuses() {
+        let block = Block::new("test")
+            .attribute(Attribute::string("team").required().requires_replace())
+            .attribute(Attribute::string("note").optional());
+        let prior = object(&[("team", s("research")), ("note", Value::Null)]);
+        let renamed = object(&[("team", s("vision")), ("note", Value::Null)]);
+        let mut change = plan_with_schema(&block, renamed.clone(), Some(prior.clone()), renamed);
+        assert_eq!(change.requires_replace, vec![AttributePath::attr("team")]);
+        change.diagnostics.push(crate::diagnostics::Diagnostic::error(
+            AttributePath::attr("team"),
+            "[WKL-1] x",
+            "d",
+        ));
+        change
+            .diagnostics
+            .push(crate::diagnostics::Diagnostic::warning(AttributePath::root(), "w", "d"));
+        let (shown, refusals) = change.settle(&block);
+        assert!(
+            change.requires_replace.is_empty(),
+            "a refused replacement is planned in place"
+        );
+        assert_eq!(refusals.0.len(), 1);
+        assert_eq!(shown.0.len(), 2);
+        assert!(!shown.has_errors(), "a plan never fails for what it judged");
+        assert_eq!(crate::refusal::refusal_of_summary(&shown.0[0].summary), Some(true));
+        // Planned as it was: Terraform applies nothing, so the refusal waits for the next change.
+        let mut unchanged = plan_with_schema(&block, prior.clone(), Some(prior.clone()), prior);
+        unchanged.refusals.push(crate::diagnostics::Diagnostic::error(
+            AttributePath::root(),
+            "[LIF-3] y",
+            "d",
+        ));
+        let (shown, _) = unchanged.settle(&block);
+        assert_eq!(crate::refusal::refusal_of_summary(&shown.0[0].summary), Some(false));
+    }
+
+    #[test]
+    fn a_derived_identity_replaces_once_known_and_the_create_learns_what_it_replaces() {
+        let block = Block::new("test")
+            .attribute(Attribute::string("team").required())
+            .attribute(Attribute::string("cluster").computed().requires_replace());
+        let prior = object(&[("team", s("research")), ("cluster", s("ml"))]);
+        let config = object(&[("team", s("research")), ("cluster", Value::Null)]);
+        // Until the resource derives it, the computed identity is unknown: no replacement yet.
+        let mut change = plan_with_schema(&block, config.clone(), Some(prior.clone()), prior.clone());
+        assert!(change.requires_replace.is_empty());
+        set_attr(&mut change.planned, "cluster", Value::Unknown);
+        replacements_after(&block, &mut change);
+        assert!(change.requires_replace.is_empty(), "unknown is no replacement");
+        set_attr(&mut change.planned, "cluster", s("legacy"));
+        replacements_after(&block, &mut change);
+        replacements_after(&block, &mut change);
+        assert_eq!(change.requires_replace, vec![AttributePath::attr("cluster")]);
+        // The first plan keeps the replaced object in private data; the create's plan takes it out again.
+        let json = serde_json::json!({"team": "research", "cluster": "ml"});
+        let private = private_with_replaced(br#"{"write_only_sha256":"d"}"#, &json);
+        let (replaced, rest) = take_replaced(&private);
+        assert_eq!(replaced, Some(json));
+        assert_eq!(rest, br#"{"write_only_sha256":"d"}"#.to_vec());
+        assert_eq!(take_replaced(b""), (None, Vec::new()));
     }
 }

@@ -16,10 +16,12 @@ use super::convert::{
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::list::{self, ListRequest, ListResource};
 use super::plan::{
-    plan_with_schema, private_with_digest, with_write_only, without_write_only, write_only_digest, write_only_moved,
+    plan_with_schema, private_with_digest, private_with_replaced, take_replaced, with_write_only, without_write_only,
+    write_only_digest, write_only_moved,
 };
 use super::plugin::PluginProvider;
 use super::proto::tfplugin6 as pb;
+use super::refusal;
 use super::resource::{DataSource, Function, ImportTarget, OperationContext, Resource};
 use super::signals::Signals;
 use super::value::Value;
@@ -444,14 +446,19 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let prior = (!prior.is_null()).then_some(prior);
             let block = &resource.schema().block;
             let digest = write_only_digest(block, &config);
+            // The create half of a replacement: what the first plan kept of the object it replaces.
+            let (replaced, prior_private) = take_replaced(&request.prior_private);
             let mut change = plan_with_schema(block, config, prior, proposed);
+            change.replaced = match (&change.prior, replaced) {
+                (None, Some(json)) => Value::from_json(&json, &ty).ok(),
+                _ => None,
+            };
             change.write_only_changed = !change.write_only.is_empty()
                 && change.prior.is_some()
-                && write_only_moved(digest.as_deref(), &request.prior_private);
+                && write_only_moved(digest.as_deref(), &prior_private);
             let client = self.configured_client().await?;
             resource.modify_plan(&client, &mut change).await?;
-            // Write-only arguments are never planned, whatever the resource did with them.
-            change.planned = without_write_only(change.planned, &change.write_only);
+            let (diagnostics, refusals) = change.settle(block);
             let identity = change
                 .planned
                 .is_wholly_known()
@@ -460,13 +467,24 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let planned_identity = identity_data(identity, resource.identity_schema()).or(request.prior_identity);
             // Apply records the digest of the arguments it ran with (`apply_resource_change`).
             let planned_private = match digest {
-                Some(digest) if !change.write_only.is_empty() => private_with_digest(&request.prior_private, &digest),
-                _ => request.prior_private.clone(),
+                Some(digest) if !change.write_only.is_empty() => private_with_digest(&prior_private, &digest),
+                _ => prior_private.clone(),
             };
+            // A replacement: Terraform plans its create next, handing it this private data.
+            let planned_private = match &change.prior {
+                Some(prior) if !change.requires_replace.is_empty() => {
+                    prior.to_json(&ty).map_or(planned_private.clone(), |json| {
+                        private_with_replaced(&planned_private, &json)
+                    })
+                }
+                _ => planned_private,
+            };
+            // Apply enforces what this plan refused (`refusal`): Terraform hands it this private data.
+            let planned_private = refusal::private_with_refusals(&planned_private, &refusals, &prior_private);
             Ok::<_, Diagnostics>((
                 encode(&change.planned, &ty)?,
                 change.requires_replace.iter().map(path_to_proto).collect(),
-                change.diagnostics,
+                diagnostics,
                 planned_identity,
                 planned_private,
             ))
@@ -506,6 +524,22 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             // The plan holds null for write-only arguments: create and update read them from the configuration,
             // merged into the planned value they are given.
             let arguments = with_write_only(&planned, &config, &write_only);
+            // What the plan refused is refused now, before the resource writes anything (a destroy never is).
+            let refused = if planned.is_null() {
+                Diagnostics::new()
+            } else {
+                refusal::recorded_refusals(&request.planned_private)
+            };
+            if !refused.is_empty() {
+                let kept = if prior.is_null() { Value::Null } else { prior.clone() };
+                let identity = (!kept.is_null()).then(|| resource.identity(&kept)).flatten();
+                return Ok::<_, Diagnostics>((
+                    encode(&kept, &ty)?,
+                    identity_data(identity, resource.identity_schema()),
+                    Diagnostics(refused.into_iter().map(refusal::apply_error).collect()),
+                    refusal::kept_private(&request.planned_private),
+                ));
+            }
             let client = self.configured_client().await?;
             let context = self.context();
             let applied = if planned.is_null() {
@@ -526,11 +560,12 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             resource.after_apply(&client, [&prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             // The arguments this apply ran with (known now, even when the plan did not know them).
+            let planned_private = refusal::without_refusals(&request.planned_private);
             let private = match write_only_digest(&resource.schema().block, &config) {
                 Some(digest) if !write_only.is_empty() && !new_state.is_null() => {
-                    private_with_digest(&request.planned_private, &digest)
+                    private_with_digest(&planned_private, &digest)
                 }
-                _ => request.planned_private.clone(),
+                _ => planned_private,
             };
             Ok::<_, Diagnostics>((
                 encode(&new_state, &ty)?,
