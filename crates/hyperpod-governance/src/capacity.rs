@@ -5,7 +5,7 @@
 //! uniformly into that profile (`all-<profile>`). A custom layout's slices cannot be counted: never as zero.
 //!
 //! The teams counted, in the order they are admitted: the live compute quotas of teams this plan does not plan
-//! (they exist), then the planned ones. With the cluster's allocation referenced those are its teams by name (the
+//! (they exist; not counted in the checklist a plan records, `Neighbours::ReferencedOnly`), then the planned ones. With the cluster's allocation referenced those are its teams by name (the
 //! tenant's own entry in place of its row); without it, the tenants this one references, then itself. A planned team
 //! whose share does not fit beside those admitted before it is the non-compliant one, so a violation is reported
 //! once, on that tenant, at the quota entry and unit that overflow.
@@ -348,6 +348,7 @@ fn admission_order<'a>(
         });
     }
     let mut order: Vec<Team<'a>> = match &view.tenants.live {
+        _ if !view.neighbours.live_counted() => Vec::new(),
         Fact::Known(live) => {
             let mut existing: Vec<&TenantCapacity> = live
                 .iter()
@@ -673,7 +674,7 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
         }
         return Check::unknowns(rule, &unknown);
     }
-    if let Fact::Unavailable(reason) = &view.tenants.live {
+    if let (Fact::Unavailable(reason), true) = (&view.tenants.live, view.neighbours.live_counted()) {
         return Check::unavailable(
             rule,
             format!("{reason}; this tenant and the tenants it references fit on their own"),
@@ -688,8 +689,7 @@ pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
             rule,
             format!(
                 "not evaluated at plan: team {:?} references no allocation of cluster {:?}, so other tenants \
-                 planned in this configuration are not counted (it fits beside the live quotas and the tenants it \
-                 references). Fix: document the cluster's split in a hyperpod_cluster_allocation listing every \
+                 planned in this configuration are not counted (it fits beside the tenants it references). Fix: document the cluster's split in a hyperpod_cluster_allocation listing every \
                  team's guaranteed quota and set allocation = hyperpod_cluster_allocation.<name>.governance",
                 own.team, view.cluster_name
             ),

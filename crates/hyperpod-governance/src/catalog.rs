@@ -5,7 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// How a broken rule is reported: an error fails the plan, a warning is shown (an error under `strict`).
+/// How a broken rule is reported: an error is refused at apply (a warning at plan, never a failed plan), a warning
+/// is shown (refused too under `strict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FindingSeverity {
     Error,
@@ -65,7 +66,7 @@ macro_rules! catalog {
                     $(RuleId::$variant => $title),+
                 }
             }
-            /// E (plan fails) or W (warning; `strict` makes it an error).
+            /// E (refused at apply) or W (warning; `strict` refuses it too).
             pub fn default_severity(self) -> FindingSeverity {
                 match self {
                     $(RuleId::$variant => FindingSeverity::$severity),+

@@ -82,7 +82,7 @@ pub fn clu_1(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
 pub fn restriction_for<'a>(view: &'a ClusterView, role: &str) -> (bool, Option<&'a str>) {
     let (restrictions, missing) = view
         .restrictions
-        .merged(&view.cluster_name, |r| r.project_role_arn.clone());
+        .counted(&view.cluster_name, view.neighbours, |r| r.project_role_arn.clone());
     let restricted = restrictions
         .iter()
         .any(|r| r.project_role_arn.as_deref().is_some_and(|arn| same_role(arn, role)));
@@ -128,7 +128,9 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             ),
         );
     }
+    let live_counted = view.neighbours.live_counted();
     let other_projects: Vec<&str> = match &view.projects {
+        _ if !live_counted => Vec::new(),
         Fact::Known(projects) => projects
             .iter()
             .filter(|p| p.project_id != project.project_id)
@@ -158,6 +160,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
         Setting::Unset => None,
     };
     let mut other_teams: Vec<String> = match &view.tenants.live {
+        _ if !live_counted => Vec::new(),
         Fact::Known(tenants) => tenants.iter().map(|t| t.team.clone()).collect(),
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
@@ -168,6 +171,18 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
     other_teams.dedup();
     if let Some(reason) = restrictions_missing {
         return Check::unavailable(rule, reason);
+    }
+    if other_projects.is_empty() && other_teams.is_empty() && !live_counted {
+        return Check::not_at_plan(
+            rule,
+            format!(
+                "not evaluated at plan: this binding references no task view restriction, and no other team of the \
+                 allocation it references shares cluster {:?}; the projects and teams that exist on the cluster are \
+                 counted at apply. Fix: restrict the project's task view (task_view_restriction = \
+                 hyperpod_task_view_restriction.<name>.governance)",
+                view.cluster_name
+            ),
+        );
     }
     if other_projects.is_empty() && other_teams.is_empty() && allocation.is_none() && view.phase == Phase::Plan {
         return Check::not_at_plan(

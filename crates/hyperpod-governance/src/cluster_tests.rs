@@ -212,3 +212,31 @@ fn clu_6_keeps_workload_roles_apart_from_project_and_admin_roles() {
     unknown.workload_role_arn = None;
     assert!(clu_6(&unknown, &contract(), &[]).is_skipped());
 }
+
+#[test]
+fn clu_2_without_the_live_neighbours_counts_only_the_references_and_the_allocation() {
+    let uncounted = |mut view: ClusterView| {
+        view.neighbours = crate::model::Neighbours::ReferencedOnly;
+        clu_2(&view)
+    };
+    // Restricted by reference: passed either way.
+    assert!(uncounted(view()).is_passed());
+    // Another project live: what the plan records does not count it (not evaluated at plan; apply judges it).
+    let check = uncounted(clu_2_view());
+    assert!(matches!(
+        check.outcome,
+        Outcome::Skipped {
+            cause: crate::finding::SkipCause::NotAtPlan,
+            ..
+        }
+    ));
+    // A live restriction does not count either, so a binding restricted only live is not passed at plan.
+    let mut restricted_live = view();
+    restricted_live.restrictions.referenced.clear();
+    restricted_live.restrictions.live = Fact::Known(vec![restriction()]);
+    assert!(uncounted(restricted_live).is_skipped());
+    // The allocation's other teams are the configuration's: they count, and fail an unrestricted binding.
+    let mut allocated = clu_2_view();
+    allocated.allocation = examples::allocation(&[("research", 1), ("production", 2)]);
+    assert!(uncounted(allocated).is_failed());
+}

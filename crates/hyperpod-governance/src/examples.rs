@@ -12,7 +12,7 @@ use super::finding::Check;
 use super::model::{
     AccessEntry, AccessScope, Addon, Allocation, AssociatedPolicy, Binding, Capacity, ClusterRef, ClusterView,
     Contract, DataGrants, EksCluster, Exception, Fact, Inventory, LifecycleState, LiveCluster, LiveInstanceGroup,
-    LiveProject, Member, MemberKind, NodeRole, Orchestrator, Owners, Phase, PodIdentity, PolicyDocument,
+    LiveProject, Member, MemberKind, Neighbours, NodeRole, Orchestrator, Owners, Phase, PodIdentity, PolicyDocument,
     ProjectOnCluster, QuotaShare, Referenced, Review, RolePermissions, Scheduling, SchedulingPolicy, Setting, Sharing,
     SharingStrategy, Signal, SlurmScope, Spaces, TaskViewRestriction, Tenant, TenantCapacity, UnifiedStudio,
 };
@@ -271,6 +271,8 @@ pub fn view() -> ClusterView {
         },
         allocation: allocation(&[("research", 2)]),
         phase: Phase::Plan,
+        neighbours: Neighbours::LiveAndReferenced,
+        policy_live: false,
     }
 }
 

@@ -87,7 +87,7 @@ impl Finding {
         }
     }
 
-    /// `strict` turns warnings into errors (for CI pipelines that want every governance warning to fail the plan).
+    /// `strict` turns warnings into errors (for pipelines that want every governance warning refused at apply).
     pub fn to_message(&self, strict: bool) -> Message {
         let severity = if strict { FindingSeverity::Error } else { self.severity };
         Message {
@@ -332,6 +332,66 @@ impl Report {
         self.messages(strict).has_errors()
     }
 
+    /// What a plan says of a report judged twice (see [`super::tenancy::Neighbours`]): `self` without the live
+    /// objects of other teams and projects (the checklist the plan records) and `live` with them (the same rules, in
+    /// the same order). Returns `self`'s messages, and apart from them the messages of the rules only `live` fails
+    /// (their errors are refusals that rest on live state), and of the rules both fail the findings only `live` has.
+    /// A rule `self` passes whose live half could not be read adds that "not checked" to the first; a rule `self`
+    /// could not evaluate at plan that `live` passes says nothing.
+    pub fn messages_with_live(&self, live: &Report, strict: bool) -> (Messages, Messages) {
+        let mut recorded = Messages::default();
+        let mut live_only = Messages::default();
+        for (index, check) in self.checks.iter().enumerate() {
+            let counted = live
+                .checks
+                .get(index)
+                .filter(|other| other.rule == check.rule)
+                .or_else(|| live.check(check.rule));
+            let one = |check: &Check| Report::from_iter([check.clone()]).messages(strict).0;
+            match counted {
+                Some(counted) if counted.is_failed() && !check.is_failed() => live_only.0.extend(one(counted)),
+                Some(counted) if counted.is_failed() => {
+                    // Both fail: what only the live half finds is said apart, the rest once.
+                    recorded.0.extend(one(check));
+                    let extra: Vec<Finding> = counted
+                        .findings()
+                        .iter()
+                        .filter(|found| !check.findings().iter().any(|known| known.path == found.path))
+                        .cloned()
+                        .collect();
+                    if !extra.is_empty() {
+                        live_only.0.extend(one(&Check::from_findings(check.rule, extra, "")));
+                    }
+                }
+                Some(counted)
+                    if check.is_passed()
+                        && matches!(
+                            counted.outcome,
+                            Outcome::Skipped {
+                                cause: SkipCause::Unavailable,
+                                ..
+                            }
+                        ) =>
+                {
+                    recorded.0.extend(one(counted));
+                }
+                // Not evaluated in what the plan records, but judged beside it on the live objects and passed: nothing
+                // to say (the checklist says `skipped`; apply's re-plan judges it again before the write). A warning
+                // here would be one a good configuration cannot silence.
+                Some(counted)
+                    if matches!(
+                        check.outcome,
+                        Outcome::Skipped {
+                            cause: SkipCause::NotAtPlan,
+                            ..
+                        }
+                    ) && matches!(counted.outcome, Outcome::Passed { .. } | Outcome::NotApplicable { .. }) => {}
+                _ => recorded.0.extend(one(check)),
+            }
+        }
+        (recorded, live_only)
+    }
+
     /// The plan-time checklist.
     pub fn checklist(&self) -> Checklist {
         let mut list = Checklist::default();
@@ -406,7 +466,7 @@ impl Report {
     }
 }
 
-/// The message for rules a plan cannot evaluate because `what` is unknown until apply: a warning (an error under
+/// The message for rules a plan cannot evaluate because `what` is unknown until apply: a warning (a refusal under
 /// `strict`) naming the rules, the unknown input and that apply judges them before writing anything.
 pub fn deferred_message(rules: &str, what: &str, strict: bool) -> Message {
     Message {
@@ -417,9 +477,9 @@ pub fn deferred_message(rules: &str, what: &str, strict: bool) -> Message {
         },
         summary: format!("[{rules}] not checked at plan: a value is known only at apply"),
         detail: format!(
-            "{}. Apply evaluates the rule with the known value before this resource writes anything, and fails \
-             there if it is broken. To decide it in the plan, use a value known at plan time (a literal or an \
-             existing object's attribute); strict = true in the provider block makes this an error.",
+            "{}. Apply evaluates the rule with the known value before this resource writes anything, and refuses \
+             the change there if it is broken. To decide it in the plan, use a value known at plan time (a literal \
+             or an existing object's attribute).",
             what.trim_end_matches('.')
         ),
         path: AttributePath::root(),

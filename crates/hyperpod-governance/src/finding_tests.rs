@@ -165,3 +165,68 @@ fn findings_move_under_a_prefix() {
         "contract.eks_namespaces[0]"
     );
 }
+
+#[test]
+fn a_failure_only_the_live_judgement_has_is_said_apart_and_the_recorded_report_speaks_for_the_rest() {
+    let recorded: Report = [
+        Check::passed(RuleId::Con1, ""),
+        Check::passed(RuleId::Wkl3, "the allocation fits"),
+        Check::not_at_plan(RuleId::Wkl5, "not evaluated at plan: no lender referenced"),
+        Check::passed(RuleId::Clu2, "restricted"),
+    ]
+    .into_iter()
+    .collect();
+    let live: Report = [
+        Check::passed(RuleId::Con1, ""),
+        Check::from_findings(
+            RuleId::Wkl3,
+            vec![finding(RuleId::Wkl3, AttributePath::attr("quota").index(0))],
+            "",
+        ),
+        Check::passed(RuleId::Wkl5, "a live team lends"),
+        Check::unavailable(RuleId::Clu2, "could not read the connections"),
+    ]
+    .into_iter()
+    .collect();
+    let (said, live_only) = recorded.messages_with_live(&live, false);
+    // WKL-3 fails only with the live quotas: apart, as an error (a refusal resting on live state).
+    assert_eq!(live_only.0.len(), 1);
+    assert!(live_only.0[0].summary.starts_with("[WKL-3]") && live_only.has_errors());
+    // WKL-5 is not evaluated in what the plan records, but the live judgement passes: nothing said (a good
+    // configuration plans clean); CLU-2 passed on what the plan records, but its live half could not be read: "not
+    // checked".
+    let summaries: Vec<&str> = said.iter().map(|m| m.summary.as_str()).collect();
+    assert_eq!(summaries.len(), 1, "{summaries:?}");
+    assert!(summaries[0].starts_with("[CLU-2]") && summaries[0].ends_with("(not checked)"));
+    assert!(!said.has_errors());
+    // The same verdict twice: nothing apart.
+    let (same, none) = live.messages_with_live(&live, false);
+    assert!(none.is_empty() && same.has_errors());
+}
+
+#[test]
+fn of_a_rule_both_judgements_fail_what_only_the_live_one_finds_is_said_apart() {
+    let at = |attribute: &str| AttributePath::attr(attribute);
+    let recorded: Report = [Check::from_findings(
+        RuleId::Wkl5,
+        vec![finding(RuleId::Wkl5, at("borrows_from"))],
+        "",
+    )]
+    .into_iter()
+    .collect();
+    let live: Report = [Check::from_findings(
+        RuleId::Wkl5,
+        vec![
+            finding(RuleId::Wkl5, at("borrows_from")),
+            finding(RuleId::Wkl5, at("sharing")),
+        ],
+        "",
+    )]
+    .into_iter()
+    .collect();
+    let (said, live_only) = recorded.messages_with_live(&live, false);
+    assert_eq!(said.0.len(), 1);
+    assert_eq!(said.0[0].path, at("borrows_from"));
+    assert_eq!(live_only.0.len(), 1);
+    assert_eq!(live_only.0[0].path, at("sharing"));
+}

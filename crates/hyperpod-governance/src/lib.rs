@@ -96,6 +96,40 @@ pub fn check_contract(
     report.with_exceptions(&contract.exceptions, today)
 }
 
+/// Stands in for the live scheduling policy in what a plan records (`Neighbours::ReferencedOnly`).
+const POLICY_NOT_COUNTED: &str = "the live scheduling policy is not counted in what the plan records";
+
+/// A rule over the cluster's scheduling policy. What a plan records counts a policy the resource references; the
+/// live one (another root's, or one this very apply creates) may change before apply, so a rule that needs it is not
+/// evaluated at plan there, and is judged with it in the plan's refusals and at apply.
+fn with_policy(view: &ClusterView, rule: impl Fn(&Fact<Option<SchedulingPolicy>>) -> Check) -> Check {
+    if view.neighbours.live_counted() || !view.policy_live {
+        return rule(&view.scheduling_policy);
+    }
+    let check = rule(&Fact::Unavailable(POLICY_NOT_COUNTED.to_string()));
+    match &check.outcome {
+        Outcome::Skipped { reason, .. } if reason == POLICY_NOT_COUNTED => Check::not_at_plan(
+            check.rule,
+            "not evaluated at plan: the tenant references no scheduling policy, and the cluster's live one is \
+             judged at apply. Fix: scheduling_policy = hyperpod_scheduling_policy.<name>.governance",
+        ),
+        _ => check,
+    }
+}
+
+/// WKL-3 for a tenant. A Slurm tenant guarantees through QoS and associations, never a compute quota: not
+/// applicable there; an EKS tenant that guarantees nothing cannot overcommit anything.
+fn capacity_of(tenant: &Tenant, view: &ClusterView) -> Check {
+    match (tenant.orchestrator, tenant.quota.is_empty()) {
+        (Orchestrator::Slurm, true) => Check::not_applicable(
+            RuleId::Wkl3,
+            "Slurm guarantees capacity through QoS and associations, not compute quotas",
+        ),
+        (Orchestrator::Eks, true) => Check::passed(RuleId::Wkl3, "the tenant guarantees no capacity"),
+        _ => workload::wkl_3(view, paths::tenant::quota()),
+    }
+}
+
 /// A tenant's rules: WKL-1..11, ORG-2, CLU-6, LIF-3 and EXC-1 (on the contract's exceptions). Paths point into
 /// `hyperpod_tenant`; the contract is the one the tenant references, `view` its cluster (with this tenant and the
 /// tenants it borrows from in `tenants.referenced`). CLU-2 is the binding's: it is the binding that onboards a
@@ -107,22 +141,21 @@ pub fn check_tenant(
     cluster_admin_roles: &[String],
     today: Date,
 ) -> Report {
-    let policy = &view.scheduling_policy;
     let report: Report = [
         organization::org_2(tenant, contract),
         cluster::clu_6(tenant, contract, cluster_admin_roles),
         workload::wkl_1(tenant, contract),
         workload::wkl_2(tenant),
-        workload::wkl_3(view, paths::tenant::quota()),
-        workload::wkl_4(tenant, policy),
+        capacity_of(tenant, view),
+        with_policy(view, |policy| workload::wkl_4(tenant, policy)),
         workload::wkl_5(tenant, view),
-        workload::wkl_6(tenant, policy),
+        with_policy(view, |policy| workload::wkl_6(tenant, policy)),
         workload_access::wkl_7(tenant),
         workload_access::wkl_8(tenant),
         workload_access::wkl_9(tenant),
         workload_access::wkl_10(tenant),
         workload_access::wkl_11(tenant, contract),
-        spaces::wkl_12(tenant, contract, policy),
+        with_policy(view, |policy| spaces::wkl_12(tenant, contract, policy)),
         lifecycle::lif_3(contract, paths::tenant::contract()),
     ]
     .into_iter()

@@ -272,3 +272,51 @@ fn check_tenant_binding_and_restriction_run_their_rules() {
         .collect();
     assert_eq!(failed, ["CLU-7", "CLU-8"]);
 }
+
+#[test]
+fn what_a_plan_records_judges_a_referenced_policy_and_leaves_the_live_one_to_apply() {
+    let recorded = |policy_live: bool| {
+        let view = ClusterView {
+            neighbours: Neighbours::ReferencedOnly,
+            policy_live,
+            ..view()
+        };
+        check_tenant(&tenant(), &contract(), &view, &[], today())
+    };
+    let referenced = recorded(false);
+    assert!(referenced.check(RuleId::Wkl4).is_some_and(Check::is_passed));
+    let live = recorded(true);
+    let wkl_4 = live.check(RuleId::Wkl4).expect("WKL-4 ran");
+    assert!(
+        matches!(&wkl_4.outcome, Outcome::Skipped { cause: SkipCause::NotAtPlan, reason } if reason.contains("scheduling_policy")),
+        "{wkl_4:?}"
+    );
+    // Counting everything, the live policy is judged as it is.
+    let counted = ClusterView {
+        policy_live: true,
+        ..view()
+    };
+    let judged = check_tenant(&tenant(), &contract(), &counted, &[], today());
+    assert!(judged.check(RuleId::Wkl4).is_some_and(Check::is_passed));
+}
+
+#[test]
+fn wkl_3_does_not_apply_to_a_slurm_tenant_and_a_tenant_guaranteeing_nothing_passes() {
+    let guaranteeing_nothing = Tenant {
+        quota: Vec::new(),
+        ..slurm_tenant()
+    };
+    let slurm = check_tenant(&guaranteeing_nothing, &slurm_contract(), &view(), &[], today());
+    assert!(matches!(
+        slurm.check(RuleId::Wkl3).map(|c| &c.outcome),
+        Some(Outcome::NotApplicable { .. })
+    ));
+    let nothing = Tenant {
+        quota: Vec::new(),
+        ..tenant()
+    };
+    let mut alone = view();
+    alone.allocation = Setting::Unset;
+    let report = check_tenant(&nothing, &contract(), &alone, &[], today());
+    assert!(report.check(RuleId::Wkl3).is_some_and(Check::is_passed));
+}

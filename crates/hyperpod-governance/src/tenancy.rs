@@ -217,6 +217,26 @@ pub struct Inventory<T> {
 }
 
 impl<T> Inventory<T> {
+    /// The referenced entries on `cluster_name` alone (the live half not counted, [`Neighbours::ReferencedOnly`]),
+    /// or `merged`.
+    pub fn counted<K: PartialEq>(
+        &self,
+        cluster_name: &str,
+        neighbours: Neighbours,
+        key: impl Fn(&T) -> K,
+    ) -> (Vec<&T>, Option<&str>) {
+        if neighbours.live_counted() {
+            return self.merged(cluster_name, key);
+        }
+        let referenced = self
+            .referenced
+            .iter()
+            .filter(|r| r.cluster_name == cluster_name)
+            .map(|r| &r.item)
+            .collect();
+        (referenced, None)
+    }
+
     /// Referenced entries on `cluster_name`, then live ones whose key none of them has; plus why the live half is
     /// missing, if it is.
     pub fn merged<K: PartialEq>(&self, cluster_name: &str, key: impl Fn(&T) -> K) -> (Vec<&T>, Option<&str>) {
@@ -257,4 +277,28 @@ pub struct ClusterView {
     /// The cluster's allocation the resource references (`allocation`): `Unset` when it references none.
     pub allocation: Setting<Referenced<Allocation>>,
     pub phase: Phase,
+    /// Whether the live objects of other teams and projects count (see [`Neighbours`]).
+    pub neighbours: Neighbours,
+    /// Whether `scheduling_policy` is the live one (the resource references none). Like another team's quota, it may
+    /// change before apply (another root's policy, or one this apply creates): not counted by `ReferencedOnly`.
+    pub policy_live: bool,
+}
+
+/// Whether a rule counts what exists of other teams and projects on the cluster — their compute quotas, HyperPod
+/// connections and task view restrictions: live state another pipeline may change between a plan and its apply.
+/// The checklist a plan records counts only what the plan controls (`ReferencedOnly`): Terraform plans every change
+/// again right before applying it, and that plan must read the same. What the plan warns of, and what apply refuses
+/// before its first write, counts everything (`LiveAndReferenced`). A rule whose verdict needs the live half is
+/// "not evaluated at plan" in the first, and judged in the second (`docs/design/where-rules-run.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Neighbours {
+    #[default]
+    LiveAndReferenced,
+    ReferencedOnly,
+}
+
+impl Neighbours {
+    pub fn live_counted(self) -> bool {
+        self == Neighbours::LiveAndReferenced
+    }
 }

@@ -51,7 +51,9 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
         );
     }
     let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
-    let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+    let (tenants, live_missing) = view
+        .tenants
+        .counted(&view.cluster_name, view.neighbours, |t| t.team.clone());
     let missing: Vec<&String> = contract
         .eks_namespaces
         .iter()
@@ -75,6 +77,17 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
         && let Some(reason) = live_missing
     {
         return Check::unavailable(rule, format!("{reason}; no referenced tenant has {missing:?}"));
+    }
+    if findings.is_empty() && !view.neighbours.live_counted() {
+        return Check::not_at_plan(
+            rule,
+            format!(
+                "not evaluated at plan: no tenant in `tenants` has namespace(s) {missing:?}, and the tenants that \
+                 exist on cluster {:?} are counted at apply. Fix: reference each namespace's tenant \
+                 (tenants = [hyperpod_tenant.<name>.governance])",
+                view.cluster_name
+            ),
+        );
     }
     findings.extend(missing.into_iter().map(|namespace| {
         let team = hyperpod_model::names::team_of_namespace(namespace).unwrap_or(namespace);
@@ -275,11 +288,26 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
             return Check::unknowns(rule, &view.tenants.unresolved);
         }
     } else if sharing.strategy == SharingStrategy::LendAndBorrow {
-        let (tenants, live_missing) = view.tenants.merged(&view.cluster_name, |t| t.team.clone());
+        let (tenants, live_missing) = view
+            .tenants
+            .counted(&view.cluster_name, view.neighbours, |t| t.team.clone());
         let lender = tenants.iter().find(|other| other.team != tenant.team && lends(other));
         match (lender, live_missing) {
             (Some(_), _) => {}
             (None, Some(reason)) => missing = Some(reason),
+            (None, None) if !view.neighbours.live_counted() => {
+                if findings.is_empty() {
+                    return Check::not_at_plan(
+                        rule,
+                        format!(
+                            "not evaluated at plan: no tenant in borrows_from lends, and the teams that lend live on \
+                             cluster {:?} are counted at apply. Fix: reference the lending tenant (borrows_from = \
+                             [hyperpod_tenant.<lender>.governance])",
+                            view.cluster_name
+                        ),
+                    );
+                }
+            }
             (None, None) => findings.push(Finding::new(
                 rule,
                 path::sharing("strategy"),

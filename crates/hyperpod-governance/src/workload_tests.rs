@@ -518,3 +518,59 @@ fn wkl_6_warns_when_fair_share_is_disabled() {
         .is_passed()
     );
 }
+
+fn uncounted(mut view: ClusterView) -> ClusterView {
+    view.neighbours = crate::model::Neighbours::ReferencedOnly;
+    view
+}
+
+fn not_at_plan(check: &Check) -> bool {
+    matches!(
+        check.outcome,
+        Outcome::Skipped {
+            cause: crate::finding::SkipCause::NotAtPlan,
+            ..
+        }
+    )
+}
+
+#[test]
+fn without_the_live_neighbours_wkl_1_5_and_3_judge_only_what_the_configuration_references() {
+    let at = || AttributePath::attr("tenants");
+    // WKL-1 of a binding: a live quota of the team is counted at apply, not in what the plan records.
+    let mut live = wkl_1_binding_view();
+    live.tenants.live = Fact::Known(vec![tenant().capacity()]);
+    assert!(wkl_1_binding(&contract(), &live, at()).is_passed());
+    assert!(not_at_plan(&wkl_1_binding(&contract(), &uncounted(live), at())));
+    assert!(
+        wkl_1_binding(&contract(), &uncounted(view()), at()).is_passed(),
+        "research is referenced"
+    );
+    // WKL-5: a live lender counts at apply; a lender in borrows_from at plan.
+    let borrower = tenant();
+    let mut lender_live = view();
+    lender_live.tenants.live = Fact::Known(vec![lender("platform", 1, at()).item]);
+    assert!(wkl_5(&borrower, &lender_live).is_passed());
+    assert!(not_at_plan(&wkl_5(&borrower, &uncounted(lender_live))));
+    let mut referenced = uncounted(wkl_5_view());
+    referenced
+        .tenants
+        .referenced
+        .push(lender("platform", 1, AttributePath::attr("borrows_from").index(0)));
+    assert!(wkl_5(&borrower, &referenced).is_passed());
+    // WKL-3: the live quotas of teams the allocation does not list overcommit the cluster with them, not without.
+    let mut crowded = with_quota(3);
+    crowded.tenants.live = Fact::Known(vec![TenantCapacity {
+        team: "outsider".into(),
+        quota: vec![share("ml.p5.48xlarge", 4)],
+        sharing: None,
+    }]);
+    let quota = AttributePath::attr("quota");
+    assert!(crate::capacity::wkl_3(&crowded, quota.clone()).is_failed());
+    assert!(crate::capacity::wkl_3(&uncounted(crowded), quota.clone()).is_passed());
+    // Without an allocation the checklist cannot pass it at plan, live or not.
+    let mut alone = uncounted(with_quota(1));
+    alone.allocation = Setting::Unset;
+    alone.tenants.live = Fact::Unavailable("AccessDenied".into());
+    assert!(not_at_plan(&crate::capacity::wkl_3(&alone, quota)));
+}
