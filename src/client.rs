@@ -2,8 +2,9 @@
 //! block's own options, which the clients know nothing of. It lives below the resources: the provider module builds
 //! it and registers the resources; a resource never imports the provider module.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::aws::AwsClient;
 
@@ -11,8 +12,21 @@ pub struct HyperpodClient {
     pub aws: AwsClient,
     /// The provider's `default_tags`, merged under every taggable resource's own tags.
     pub default_tags: BTreeMap<String, String>,
-    /// Governance warnings fail the plan (provider `strict`; a resource may also opt in).
+    /// Governance warnings are refused at apply like errors (provider `strict`; a contract may also opt in).
     pub strict: bool,
+    /// Work this process does one at a time per object (a project's membership removals).
+    pub locks: KeyedLocks,
+}
+
+/// Async locks by key, made on first use and kept for the process (they are few: one per object that needs one).
+#[derive(Default)]
+pub struct KeyedLocks(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
+
+impl KeyedLocks {
+    pub fn of(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        locks.entry(key.to_string()).or_default().clone()
+    }
 }
 
 /// The clients are what resources use most (`client.sagemaker`, `client.reads`...): they read through.

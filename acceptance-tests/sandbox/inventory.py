@@ -21,7 +21,8 @@ the next reset).  Every mapping is sorted by key, every list sorted.
                                                       "props"}},            # props without resolved ARNs' ids
                                 "memberships": {project id: ["<kind>:<profile id>:<designation>"]},
                                 "policy_grants": {"<entity type>/<entity id>": [{"policy_type", "principal",
-                                                                                 "detail"}]}}}}
+                                                                                 "detail"}]}}},
+     "ssm_parameters": {account: {parameter name: value}}}              # with parameters (not moto's /aws/ trees)
 """
 import copy
 
@@ -29,7 +30,7 @@ from . import datazone, sagemaker
 from .eks_state import LOCK as EKS_LOCK, state as eks_state
 from .k8s.kinds import BY_RESOURCE
 from .k8s.store import objects_of
-from .moto_adapter import loaded_backends
+from .moto_adapter import loaded_backends, ssm_parameter_values
 
 VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "deletionTimestamp")
 
@@ -39,7 +40,7 @@ def snapshot() -> dict:
     with EKS_LOCK:  # EKS state and the Kubernetes objects share this lock
         eks_part, k8s_part = _eks(), _kubernetes()
     return {"iam_roles": _iam_roles(), "sagemaker": sagemaker_part, "eks": eks_part, "kms_grants": _kms_grants(),
-            "kubernetes": k8s_part, "datazone": _datazone()}
+            "kubernetes": k8s_part, "datazone": _datazone(), "ssm_parameters": _ssm_parameters()}
 
 
 def _sorted(mapping: dict) -> dict:
@@ -51,6 +52,16 @@ def _backends(backend_dict):
     for _, regions in sorted(list(backend_dict.items())):
         for _, backend in sorted(list(regions.items())):
             yield backend
+
+
+# ---- SSM -----------------------------------------------------------------------------------------------------------
+def _ssm_parameters() -> dict:
+    found: dict = {}
+    for backend in loaded_backends("ssm", ordered=True):
+        values = ssm_parameter_values(backend)
+        if values:
+            found.setdefault(backend.account_id, {}).update(values)
+    return _sorted({account: _sorted(values) for account, values in found.items()})
 
 
 # ---- IAM -----------------------------------------------------------------------------------------------------------

@@ -107,7 +107,15 @@ def ssm_backend(account_id: str, region: str) -> Any:
 
 
 _LOADED = {"iam": _iam_models.iam_backends, "sts": _sts_backends, "eks": _eks_models.eks_backends,
-           "kms": _kms_models.kms_backends, "sagemaker": _sagemaker_models.sagemaker_backends}
+           "kms": _kms_models.kms_backends, "sagemaker": _sagemaker_models.sagemaker_backends,
+           "ssm": _ssm_models.ssm_backends}
+
+
+def ssm_parameter_values(backend: Any) -> dict[str, str]:
+    """A backend's Parameter Store parameters (name -> latest value), without moto's built-in `/aws/` trees."""
+    parameters = backend._parameters
+    return {name: versions[-1].value for name, versions in list(dict.items(parameters))
+            if versions and not name.startswith("/aws/")}
 
 
 def loaded_backends(service: str, ordered: bool = False) -> Iterator[Any]:

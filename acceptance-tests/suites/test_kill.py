@@ -9,14 +9,15 @@ handle it (the object exists) and then holds its response back; once `GET /_sand
 plugin of that `terraform apply` (a child of that Terraform process, found through /proc: harness/procs.py) gets
 SIGKILL, the held response is released into a closed connection, and Terraform exits with the plugin's death as the
 error, writing the state of whatever finished before.  That is the provider killed between AWS accepting a create
-and Terraform recording it: the create must be adopted (ownership tags or a client token) by the next apply.
+and Terraform recording it: the create must be adopted (ownership tags, a client token, or a name the object always
+has: a binding's member record) by the next apply.
 
 Which calls are creates (CREATE_OPERATIONS, checked against a clean apply's call counters by
 test_the_quickstart_makes_exactly_these_creates, so a new create the provider starts making needs its case): every
 call that makes a new object or relation — AWS operations named Create*, Add*, Associate*, Put* (an inline role
 policy), Attach*, and Kubernetes `kubernetes.create.*` (POST) and `kubernetes.patch.*` (server-side apply can
 create). Updates, tagging and deletes are not: they change what is already recorded.  One case per operation, at
-its first call (Terraform's parallelism decides which resource makes it first), not one per call: 15 cases.
+its first call (Terraform's parallelism decides which resource makes it first), not one per call: 16 cases.
 """
 import shutil
 from pathlib import Path
@@ -49,6 +50,7 @@ CREATE_OPERATIONS = [
     "kubernetes.create.serviceaccounts",
     "sagemaker.CreateClusterSchedulerConfig",
     "sagemaker.CreateComputeQuota",
+    "ssm.PutParameter",
 ]
 HELD_WITHIN = 120.0  # seconds from `terraform apply` to the held call (a clean apply takes ~6 s here)
 

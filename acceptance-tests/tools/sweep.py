@@ -17,6 +17,7 @@ fixture's `test_prefix`.  Per kind:
   namespace whose name starts with the prefix; cluster-scoped, a task view restriction's probe ClusterRole and
   ClusterRoleBinding `hyperpod-studio-probes-<group>` for the Kubernetes group of an access entry with the test tag.
 * DataZone connections (no tags): the name starts with the prefix, in the fixture's projects.
+* The project member records of bindings (SSM parameters under `/hyperpod-governance/`): the test tag.
 * DataZone project memberships and CREATE_PROJECT_FROM_PROJECT_PROFILE policy grants (no tags): the member or
   principal is a test principal, one of the fixture's `datazone.groups` (which exist for the tests only) or a
   group or user whose name starts with the prefix; by name or by its DataZone profile id.
@@ -58,7 +59,8 @@ NAMESPACED = [("api/v1", "serviceaccounts"), ("apis/rbac.authorization.k8s.io/v1
 CLUSTER_SCOPED = [("apis/rbac.authorization.k8s.io/v1", "clusterrolebindings"),
                   ("apis/rbac.authorization.k8s.io/v1", "clusterroles")]
 PROBES = "hyperpod-studio-probes-"
-GONE = ("ResourceNotFoundException", "NoSuchEntity", "NotFoundException", "ValidationException")
+GONE = ("ResourceNotFoundException", "NoSuchEntity", "NotFoundException", "ValidationException", "ParameterNotFound")
+RECORDS = "/hyperpod-governance/"
 
 
 @dataclass
@@ -119,7 +121,8 @@ class Sweeper:
         """Every marked leftover, in deletion order.  Roles and quotas are read first (they mark grants and
         Kubernetes objects) but listed after what depends on them."""
         roles, quotas, entries = self.find_roles(), self.find_compute_quotas(), self.find_access_entries()
-        self.found = (self.find_connections() + self.find_memberships() + self.find_policy_grants()
+        self.found = (self.find_connections() + self.find_memberships() + self.find_member_records()
+                      + self.find_policy_grants()
                       + self.find_kubernetes() + self.find_pod_identity_associations() + entries
                       + self.find_kms_grants() + self.find_scheduler_configs() + quotas + roles)
         return self.found
@@ -156,6 +159,17 @@ class Sweeper:
                             self.tagged_teams.setdefault(eks_name, set()).add(team)
                         found.append(Leftover("compute quota", f"{quota['Name']} ({quota['ComputeQuotaId']})",
                                               self.tag_mark(), {"ComputeQuotaId": quota["ComputeQuotaId"]}))
+        return found
+
+    def find_member_records(self) -> list[Leftover]:
+        """The SSM parameters in which bindings record the members they declare."""
+        ssm, found = self.client("ssm"), []
+        for page in ssm.get_paginator("get_parameters_by_path").paginate(Path=RECORDS, Recursive=True):
+            for parameter in page["Parameters"]:
+                name = parameter["Name"]
+                tags = ssm.list_tags_for_resource(ResourceType="Parameter", ResourceId=name).get("TagList", [])
+                if self.tagged(tags):
+                    found.append(Leftover("ssm parameter", name, self.tag_mark(), {"Name": name}))
         return found
 
     def find_scheduler_configs(self) -> list[Leftover]:
@@ -422,6 +436,8 @@ class Sweeper:
                 self.client("datazone").delete_project_membership(**args)
             elif item.kind == "datazone policy grant":
                 self.client("datazone").remove_policy_grant(**args)
+            elif item.kind == "ssm parameter":
+                self.client("ssm").delete_parameter(**args)
             else:
                 raise RuntimeError(f"no way to delete a {item.kind}")
         except ClientError as err:

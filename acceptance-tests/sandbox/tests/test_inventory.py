@@ -27,7 +27,8 @@ def test_the_seed_inventory_is_the_same_after_every_reset(sandbox):
 
 def test_the_seed_inventory(sandbox):
     inv = sandbox.inventory()
-    assert set(inv) == {"iam_roles", "sagemaker", "eks", "kms_grants", "kubernetes", "datazone"}
+    assert set(inv) == {"iam_roles", "sagemaker", "eks", "kms_grants", "kubernetes", "datazone", "ssm_parameters"}
+    assert inv["ssm_parameters"] == {}  # the project bindings' member records (none seeded)
     assert inv["datazone"] == {"dzd_capacity01": {"connections": {}, "policy_grants": {},
                                                   "memberships": {"production0001": [], "research000001": []}}}
     roles = inv["iam_roles"][ACCOUNT]

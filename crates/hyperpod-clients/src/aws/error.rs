@@ -63,6 +63,10 @@ error_codes! {
     InvalidGrantIdException,
     /// SSM: the Session Manager preferences document does not exist.
     InvalidDocument,
+    /// SSM: a parameter of that name exists (PutParameter without Overwrite).
+    ParameterAlreadyExists,
+    /// SSM: the parameter does not exist.
+    ParameterNotFound,
     /// IAM: the policy does not parse (also: a principal still propagating).
     MalformedPolicyDocument,
 }
@@ -177,7 +181,8 @@ pub(super) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// SageMaker reports a missing object as `ResourceNotFound`, or as a `ValidationException` that says so; EKS and
-/// DataZone as `ResourceNotFoundException`, IAM as `NoSuchEntity`, KMS as `NotFoundException`.
+/// DataZone as `ResourceNotFoundException`, IAM as `NoSuchEntity`, KMS as `NotFoundException`, SSM as
+/// `ParameterNotFound`.
 pub fn is_not_found_error(err: &AwsError) -> bool {
     match err {
         AwsError::NotFound { .. } => true,
@@ -185,7 +190,8 @@ pub fn is_not_found_error(err: &AwsError) -> bool {
             ErrorCode::ResourceNotFound
             | ErrorCode::ResourceNotFoundException
             | ErrorCode::NoSuchEntity
-            | ErrorCode::NotFoundException => true,
+            | ErrorCode::NotFoundException
+            | ErrorCode::ParameterNotFound => true,
             ErrorCode::ValidationException => ["not found", "does not exist", "could not find"]
                 .iter()
                 .any(|needle| message.to_ascii_lowercase().contains(needle)),

@@ -1,6 +1,10 @@
-//! Session Manager preferences: the account- and region-wide `SSM-SessionManagerRunShell` document.
+//! Session Manager preferences (the account- and region-wide `SSM-SessionManagerRunShell` document), and the
+//! Parameter Store parameters the provider keeps its records in.
+
+use std::collections::BTreeMap;
 
 use aws_sdk_ssm::Client;
+use aws_sdk_ssm::types::{ParameterType, Tag};
 
 use super::{AwsError, ErrorCode, api_error, is_not_found_error};
 
@@ -32,4 +36,86 @@ pub async fn find_run_as_enabled(client: &Client) -> Result<bool, AwsError> {
         _ => false,
     };
     Ok(run_as_enabled)
+}
+
+/// A Parameter Store parameter: its full name and value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parameter {
+    pub name: String,
+    pub value: String,
+}
+
+/// Writes `value` to the `String` parameter `name`: created with `tags`, or overwritten when it exists (SSM takes
+/// tags only on a create).
+pub async fn put_parameter(
+    client: &Client,
+    name: &str,
+    value: &str,
+    tags: &BTreeMap<String, String>,
+) -> Result<(), AwsError> {
+    let tags: Vec<Tag> = tags
+        .iter()
+        .filter_map(|(key, value)| Tag::builder().key(key).value(value).build().ok())
+        .collect();
+    let created = client
+        .put_parameter()
+        .name(name)
+        .value(value)
+        .r#type(ParameterType::String)
+        .set_tags((!tags.is_empty()).then_some(tags))
+        .send()
+        .await;
+    match created {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let err = api_error("PutParameter", err);
+            if !err.is(ErrorCode::ParameterAlreadyExists) {
+                return Err(err);
+            }
+            client
+                .put_parameter()
+                .name(name)
+                .value(value)
+                .r#type(ParameterType::String)
+                .overwrite(true)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|err| api_error("PutParameter", err))
+        }
+    }
+}
+
+/// The parameters directly under `path` (not recursive), every page.
+pub async fn parameters_by_path(client: &Client, path: &str) -> Result<Vec<Parameter>, AwsError> {
+    let mut pages = client
+        .get_parameters_by_path()
+        .path(path)
+        .recursive(false)
+        .into_paginator()
+        .send();
+    let mut found = Vec::new();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|err| api_error("GetParametersByPath", err))?;
+        for parameter in page.parameters() {
+            if let (Some(name), Some(value)) = (parameter.name(), parameter.value()) {
+                found.push(Parameter {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Deletes parameter `name`; one already gone counts as deleted.
+pub async fn delete_parameter(client: &Client, name: &str) -> Result<(), AwsError> {
+    match client.delete_parameter().name(name).send().await {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let err = api_error("DeleteParameter", err);
+            if is_not_found_error(&err) { Ok(()) } else { Err(err) }
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use super::super::model::{BindingConfig, membership, unresolved};
 use super::super::plan::{profile_id, profile_ids};
+use super::declarations::declared;
 use crate::aws::datazone_connections::{self as dz, Membership};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
@@ -57,12 +58,13 @@ pub async fn add_all(
 
 /// Removes the memberships of the members in `current` that `config` no longer lists, keeping `current` to what
 /// exists. A member only respelled (a group's ID for its name) still names a `wanted` membership: it stays as it is,
-/// and is returned.
+/// and is returned. A membership another binding of the project declares (`others`) stays too: this binding only
+/// stops managing it.
 pub async fn remove_unwanted(
     client: &HyperpodClient,
     domain_id: &str,
     config: &BindingConfig,
-    wanted: &[Membership],
+    (wanted, others): (&[Membership], &[Membership]),
     current: &mut Vec<Member>,
 ) -> Result<Vec<Membership>, Diagnostics> {
     let mut respelled: Vec<Membership> = Vec::new();
@@ -77,6 +79,7 @@ pub async fn remove_unwanted(
                 respelled.push(membership(&member, &profile_id));
                 Ok(())
             }
+            Ok(profile_id) if declared(others, &membership(&member, &profile_id)) => Ok(()),
             Ok(profile_id) => {
                 let gone = membership(&member, &profile_id);
                 dz::delete_project_membership(&client.datazone, domain_id, &config.project_id, &gone).await
@@ -122,16 +125,17 @@ pub async fn add_missing(
     Ok(())
 }
 
-/// Removes every membership of `members`; what is already gone counts as removed. On failure, the index of the first
-/// member not removed, and why.
+/// Removes every membership of `members` that no other binding of the project declares (`others`); what is already
+/// gone counts as removed. On failure, the index of the first member not removed, and why.
 pub async fn remove_all(
     client: &HyperpodClient,
-    domain_id: &str,
-    project_id: &str,
+    (domain_id, project_id): (&str, &str),
     members: &[Member],
+    others: &[Membership],
 ) -> Result<(), (usize, Diagnostics)> {
     for (index, member) in members.iter().enumerate() {
         let removed = match profile_id(client, domain_id, member).await {
+            Ok(profile_id) if declared(others, &membership(member, &profile_id)) => Ok(()),
             Ok(profile_id) => {
                 let gone = membership(member, &profile_id);
                 dz::delete_project_membership(&client.datazone, domain_id, project_id, &gone).await

@@ -4,14 +4,18 @@
 //!
 //! - `connection.rs`: the HyperPod connection (its idempotency token, create and wait, delete and wait).
 //! - `members.rs`: the project memberships (resolved to profiles first, then added, replaced or removed).
+//! - `declarations.rs`: the memberships each binding declares, so a member two bindings of a project declare stays
+//!   while either does.
 
 mod connection;
+mod declarations;
 mod members;
 
 use std::time::Duration;
 
 use super::model::{BindingConfig, members_of, membership, state_after, without_connection};
 use super::plan::resolve;
+use crate::aws::datazone_connections::Membership;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
@@ -46,6 +50,11 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
         Err(applied) => return applied,
     };
     let mut added = Vec::new();
+    let wanted = wanted_memberships(config, &profile_ids);
+    let declarer = declarer(&target.domain_id, config);
+    if let Err(diagnostics) = declarer.declare(client, &wanted, &record_tags(client, config)).await {
+        return Applied::failed(Some(state_after(&value, Some(&connection), &added)), diagnostics);
+    }
     match members::add_all(client, &target.domain_id, config, &profile_ids, &mut added).await {
         Ok(()) => Applied::ok(state_after(&value, Some(&connection), &added)),
         Err(diagnostics) => Applied::failed(Some(state_after(&value, Some(&connection), &added)), diagnostics),
@@ -111,13 +120,21 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value) -> 
         Ok(ids) => ids,
         Err(diagnostics) => return stop(&kept, &current, diagnostics),
     };
-    let wanted: Vec<_> = config
-        .members
-        .iter()
-        .zip(&profile_ids)
-        .map(|(m, id)| membership(m, id))
-        .collect();
-    let respelled = match members::remove_unwanted(client, &domain_id, &config, &wanted, &mut current).await {
+    let wanted = wanted_memberships(&config, &profile_ids);
+    // What this binding declares now, first: another binding's removal decides on it.
+    let declarer = declarer(&domain_id, &config);
+    if let Err(diagnostics) = declarer.declare(client, &wanted, &record_tags(client, &config)).await {
+        return stop(&kept, &current, diagnostics);
+    }
+    let lock = declarations::lock(client, &domain_id, &config.project_id);
+    let guard = lock.lock().await;
+    let others = match declarer.declared_by_others(client).await {
+        Ok(others) => others,
+        Err(diagnostics) => return stop(&kept, &current, diagnostics),
+    };
+    let removed = members::remove_unwanted(client, &domain_id, &config, (&wanted, &others), &mut current).await;
+    drop(guard);
+    let respelled = match removed {
         Ok(respelled) => respelled,
         Err(diagnostics) => return stop(&kept, &current, diagnostics),
     };
@@ -167,19 +184,62 @@ pub async fn destroy(client: &HyperpodClient, prior: &Value, context: &Operation
     let members = members_of(prior).unwrap_or_default();
     let domain_id = string(prior, "domain_id").unwrap_or_default();
     let project_id = string(prior, "project_id").unwrap_or_default();
+    let cluster_name = string(prior, "cluster_name").unwrap_or_default();
     if let Some(connection_id) = string(prior, "connection_id") {
         let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
         if let Err(diagnostics) = connection::delete(client, context, &domain_id, &connection_id, wait).await {
             return Applied::failed(Some(prior.clone()), diagnostics);
         }
     }
-    match members::remove_all(client, &domain_id, &project_id, &members).await {
+    let declarer = declarations::Declarer {
+        domain_id: &domain_id,
+        project_id: &project_id,
+        cluster_name: &cluster_name,
+    };
+    // One binding of the project at a time: each sees whether the other still declares a member.
+    let lock = declarations::lock(client, &domain_id, &project_id);
+    let _guard = lock.lock().await;
+    let kept = without_connection(prior, &members);
+    let others = match declarer.declared_by_others(client).await {
+        Ok(others) => others,
+        Err(diagnostics) => return Applied::failed(Some(kept), diagnostics),
+    };
+    if let Err((index, diagnostics)) = members::remove_all(client, (&domain_id, &project_id), &members, &others).await {
+        return Applied::failed(Some(without_connection(prior, &members[index..])), diagnostics);
+    }
+    match declarer.withdraw(client).await {
         Ok(()) => Applied {
             state: None,
             diagnostics: Diagnostics::new(),
         },
-        Err((index, diagnostics)) => Applied::failed(Some(without_connection(prior, &members[index..])), diagnostics),
+        Err(diagnostics) => Applied::failed(Some(without_connection(prior, &[])), diagnostics),
     }
+}
+
+/// The memberships `config` wants, its members resolved to `profile_ids` (in the same order).
+fn wanted_memberships(config: &BindingConfig, profile_ids: &[String]) -> Vec<Membership> {
+    config
+        .members
+        .iter()
+        .zip(profile_ids)
+        .map(|(member, id)| membership(member, id))
+        .collect()
+}
+
+/// Where the binding of `config` declares its members.
+fn declarer<'a>(domain_id: &'a str, config: &'a BindingConfig) -> declarations::Declarer<'a> {
+    declarations::Declarer {
+        domain_id,
+        project_id: &config.project_id,
+        cluster_name: &config.cluster_name,
+    }
+}
+
+/// The tags of the binding's member record: the provider's default tags and the project it is of.
+fn record_tags(client: &HyperpodClient, config: &BindingConfig) -> std::collections::BTreeMap<String, String> {
+    let mut tags = client.default_tags.clone();
+    tags.insert(crate::tags::PROJECT.to_string(), config.project_id.clone());
+    tags
 }
 
 /// The other bindings' checks see this binding's connection and memberships as they now are.
