@@ -182,11 +182,6 @@ const HYPERPOD_CLUSTER: &[Permission] = &[call(
     "reads the HyperPod cluster: orchestrator, EKS cluster, instance groups",
 )];
 
-const QUOTA_LIST: &[Permission] = &[call(
-    "sagemaker:ListComputeQuotas",
-    "lists the cluster's compute quotas (the teams an allocation does not list still hold capacity)",
-)];
-
 const EKS_CLUSTER: &[Permission] = &[call(
     "eks:DescribeCluster",
     "reads the EKS cluster: its Kubernetes API endpoint and certificate authority, its authentication mode",
@@ -435,7 +430,25 @@ const CONNECTIONS: &[Permission] = &[
         "datazone:CreateProjectMembership",
         "adds the binding's members to the project",
     ),
-    call("datazone:DeleteProjectMembership", "removes them"),
+    call(
+        "datazone:DeleteProjectMembership",
+        "removes them, unless another binding of the project declares them",
+    ),
+    call(
+        "ssm:PutParameter",
+        "records the members the binding declares (`/hyperpod-governance/project-members/<domain>/<project>/<cluster>`), \
+         so a member two bindings of a project declare stays while either does",
+    ),
+    Permission::implied(
+        "ssm:AddTagsToResource",
+        "ssm:PutParameter",
+        "tags that record when it is created (SSM checks ssm:AddTagsToResource on a PutParameter with tags)",
+    ),
+    call(
+        "ssm:GetParametersByPath",
+        "reads what the project's other bindings declare before removing a member",
+    ),
+    call("ssm:DeleteParameter", "removes the record with the binding"),
     call(
         "datazone:SearchGroupProfiles",
         "resolves a member group's name to the group profile ID the project lists it by",
@@ -622,7 +635,7 @@ pub const CALLERS: &[Caller] = &[
     Caller {
         name: "hyperpod_cluster_allocation",
         kind: Kind::Resource,
-        aws: &[HYPERPOD_CLUSTER, QUOTA_LIST],
+        aws: &[HYPERPOD_CLUSTER],
         kubernetes: &[],
     },
     Caller {

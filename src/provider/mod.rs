@@ -61,6 +61,7 @@ impl PluginProvider for HyperpodProvider {
             aws,
             default_tags: settings.default_tags,
             strict: settings.strict,
+            locks: crate::client::KeyedLocks::default(),
         };
         Ok((client, Diagnostics::new()))
     }

@@ -81,8 +81,10 @@ pub fn schema() -> Schema {
             Attribute::bool("strict")
                 .optional()
                 .describe(
-                    "Treat governance warnings (rules of severity W, such as an overdue review, LIF-1) as errors, for \
-                     CI pipelines that must not merge a plan with open findings. Defaults to `false`.",
+                    "Refuse governance warnings at apply like errors (rules of severity W such as an overdue review, \
+                     LIF-1; checks that could not be read or evaluated at plan), for pipelines that must not apply a \
+                     change with open findings. A plan never fails on a rule, strict or not: `terraform destroy` \
+                     refreshes with a plan (docs/design/where-rules-run.md). Defaults to `false`.",
                 ),
         )
         .block(
@@ -147,7 +149,7 @@ pub struct Settings {
     pub aws: AwsSettings,
     /// Merged under every taggable resource's own tags.
     pub default_tags: BTreeMap<String, String>,
-    /// Governance warnings fail the plan (a resource may also opt in).
+    /// Governance warnings are refused at apply like errors (a contract may also opt in).
     pub strict: bool,
 }
 

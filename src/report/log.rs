@@ -83,12 +83,15 @@ pub fn parse(text: &str) -> Result<Vec<LoggedDiagnostic>, LogError> {
 
 fn read(diagnostic: &Value) -> LoggedDiagnostic {
     let text = |pointer: &str| diagnostic.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
-    let severity = if text("/severity") == "error" {
+    let summary = text("/summary").to_string();
+    // A refusal is a warning at plan (so that no rule can stop `terraform destroy`) that apply returns as an error:
+    // the report counts it as the error it will be (`docs/design/where-rules-run.md`).
+    let refused = crate::protocol::refusal::refusal_of_summary(&summary) == Some(true);
+    let severity = if text("/severity") == "error" || refused {
         LogSeverity::Error
     } else {
         LogSeverity::Warning
     };
-    let summary = text("/summary").to_string();
     let subject = subject(&summary);
     let status = if summary.contains("not checked at plan") {
         Status::Deferred

@@ -125,11 +125,17 @@ pub fn not_evaluated_at_plan(value: &Value) -> bool {
 pub const NOT_AT_PLAN: &str = "not evaluated at plan";
 
 /// A checklist whose wording moved with live facts alone is not a change to apply: keep the recorded one unless
-/// something else changes too (the plan's diagnostics come from the fresh report either way).
+/// something else changes too (the plan's diagnostics come from the fresh report either way). A handoff that moved
+/// (a contract, an allocation: write-only, so in no planned value) is the configuration's change: its checklist is
+/// planned, so the state records what the new arguments lead to (an allocation added turns a `skipped` WKL-3 into
+/// `passed`), and a rule they break makes the object change, which apply refuses.
 pub fn keep_recorded(change: &mut PlannedChange) {
     let Some(prior) = &change.prior else {
         return;
     };
+    if change.write_only_changed {
+        return;
+    }
     let mut without = change.planned.clone();
     for name in NAMES {
         set_attr(&mut without, name, prior.get_attr(name).cloned().unwrap_or(Value::Null));
@@ -193,7 +199,7 @@ pub fn upgrade_state(state: &mut RawState) -> Result<(), String> {
     Ok(())
 }
 
-/// The warning (an error under `strict`) for a resource none of whose rules the plan can judge, because `input`
+/// The warning (a refusal under `strict`) for a resource none of whose rules the plan can judge, because `input`
 /// (the `contract` argument, typically) is not wholly known until apply: it names the unknown parts.
 pub fn deferred(planned: &Value, input: &str, strict: bool) -> crate::protocol::diagnostics::Diagnostic {
     let unknown: Vec<String> = match planned.get_attr(input) {
@@ -222,36 +228,56 @@ fn unchanged(change: &PlannedChange) -> bool {
     change.prior.is_some() && change.is_unchanged()
 }
 
-/// A resource's plan-time judgement, `Ok(Some(_))` to go on with. On a resource Terraform leaves unchanged, its
-/// errors (a rule broken since it was applied, a fact that moved) become warnings and the prior value is kept
-/// (`Ok(None)`): they never block a plan that writes nothing of it, nor `terraform destroy`, and the resource's next
-/// change is judged in full. Under `strict` every finding fails, changed or not.
+/// A resource's plan-time judgement, `Ok(Some(_))` to go on with. An `Err` is what the resource could not predict
+/// past (its cluster does not exist, the contract names another orchestrator): never an error of the plan, it is the
+/// change's refusals (`PlannedChange::refusals`), warnings now and errors at apply before anything is written
+/// (`docs/design/where-rules-run.md`), so no rule can stop a plan — `terraform destroy`'s refresh is one. What the
+/// change would derive stays unknown (`Ok(None)`); on a resource Terraform leaves unchanged the prior value is kept.
+/// A refusal beside a prediction (a rule the change breaks) goes through `refuse`, with the prediction planned.
 pub fn judged<T>(
     change: &mut PlannedChange,
-    strict: bool,
     result: Result<T, crate::protocol::diagnostics::Diagnostics>,
 ) -> Result<Option<T>, crate::protocol::diagnostics::Diagnostics> {
+    match result {
+        Ok(judged) => Ok(Some(judged)),
+        Err(errors) => {
+            refuse(change, errors);
+            Ok(None)
+        }
+    }
+}
+
+/// Refuses a change whose derived values were planned all the same: errors are refusals, warnings stay warnings;
+/// on a resource Terraform leaves unchanged the prior value is kept (its next change is refused).
+pub fn refuse(change: &mut PlannedChange, diagnostics: crate::protocol::diagnostics::Diagnostics) {
     use crate::protocol::diagnostics::Severity;
-    let errors = match result {
-        Ok(judged) => return Ok(Some(judged)),
-        Err(errors) if !strict && unchanged(change) => errors,
-        Err(errors) => return Err(errors),
-    };
-    if let Some(prior) = change.prior.clone() {
+    if unchanged(change)
+        && let Some(prior) = change.prior.clone()
+    {
         change.planned = prior;
     }
-    for mut diagnostic in errors.0 {
+    for diagnostic in diagnostics.0 {
         if diagnostic.severity == Severity::Error {
-            diagnostic.severity = Severity::Warning;
-            diagnostic.detail = format!(
-                "{} (This resource is unchanged in this plan, so nothing of it is written: the finding is a warning \
-                 until its next change, which it then fails.)",
-                diagnostic.detail
-            );
+            change.refusals.push(diagnostic);
+        } else {
+            change.diagnostics.push(diagnostic);
         }
-        change.diagnostics.push(diagnostic);
     }
-    Ok(None)
+}
+
+/// A plan's judgement `(warnings, refusals)` at apply: the warnings to go on with, or the refusals as the errors
+/// returned before the resource writes anything.
+pub fn refused_at_apply(
+    (warnings, refusals): (
+        crate::protocol::diagnostics::Diagnostics,
+        crate::protocol::diagnostics::Diagnostics,
+    ),
+) -> Result<crate::protocol::diagnostics::Diagnostics, crate::protocol::diagnostics::Diagnostics> {
+    if refusals.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(refusals)
+    }
 }
 
 /// `planned` with its unknown parts taken from `applied`: what apply returns for a value it re-derived. Every part
@@ -302,8 +328,11 @@ mod tests {
             planned,
             requires_replace: Vec::new(),
             diagnostics: Diagnostics::new(),
+            refusals: Diagnostics::new(),
+            live_refusals: Diagnostics::new(),
             write_only: Vec::new(),
             write_only_changed: false,
+            replaced: None,
         }
     }
 
@@ -368,9 +397,14 @@ mod tests {
         let mut moved = change(Some(prior.clone()), resource("research", "WKL-1 WKL-2"));
         keep_recorded(&mut moved);
         assert_eq!(moved.planned, prior);
-        let mut changed = change(Some(prior), resource("vision", "WKL-1 WKL-2"));
+        let mut changed = change(Some(prior.clone()), resource("vision", "WKL-1 WKL-2"));
         keep_recorded(&mut changed);
         assert_eq!(changed.planned, resource("vision", "WKL-1 WKL-2"));
+        // A handoff that moved (an allocation added): the checklist it leads to is planned.
+        let mut handed = change(Some(prior), resource("research", "WKL-1 WKL-3"));
+        handed.write_only_changed = true;
+        keep_recorded(&mut handed);
+        assert_eq!(handed.planned, resource("research", "WKL-1 WKL-3"));
     }
 
     /// The recorded quickstart: one resource of each type that had `checks`, plus a contract with an exception.
@@ -438,17 +472,20 @@ mod tests {
     }
 
     #[test]
-    fn findings_on_an_unchanged_resource_warn_and_the_prior_value_stays() {
+    fn findings_are_refusals_and_an_unchanged_resource_keeps_its_prior_value() {
         let state = object([("team", text("research"))]);
         let mut unchanged = change(Some(state.clone()), state.clone());
-        assert!(matches!(judged(&mut unchanged, false, broken()), Ok(None)));
+        assert!(matches!(judged(&mut unchanged, broken()), Ok(None)));
         assert_eq!(unchanged.planned, state);
-        assert_eq!(unchanged.diagnostics.0[0].severity, Severity::Warning);
-        // A change, a create, or strict: the finding fails the plan.
+        assert_eq!(unchanged.refusals.0[0].severity, Severity::Error);
+        // A change or a create: refused all the same, never an error of the plan.
         let mut changed = change(Some(state.clone()), object([("team", text("vision"))]));
-        assert!(judged(&mut changed, false, broken()).is_err());
-        assert!(judged(&mut change(None, state.clone()), false, broken()).is_err());
-        assert!(judged(&mut change(Some(state.clone()), state), true, broken()).is_err());
+        assert!(matches!(judged(&mut changed, broken()), Ok(None)));
+        assert_eq!(changed.planned, object([("team", text("vision"))]));
+        assert_eq!(changed.refusals.0.len(), 1);
+        let mut created = change(None, state);
+        assert!(matches!(judged(&mut created, broken()), Ok(None)));
+        assert_eq!(created.refusals.0.len(), 1);
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub fn contract_path() -> AttributePath {
     AttributePath::attr("contract")
 }
 
-/// Finds the contract's cluster; a cluster that does not exist where the contract says fails the plan.
+/// Finds the contract's cluster; a cluster that does not exist where the contract says is refused.
 pub async fn find_contract_cluster(
     client: &HyperpodClient,
     contract: &Contract,

@@ -4,8 +4,8 @@
 use crate::aws::sagemaker::HyperPodCluster;
 use crate::governance::cluster::CLUSTER_WIDE_VIEW_POLICIES;
 use crate::governance::{
-    AccessEntry, AccessScope, Capacity, ClusterView, Fact, Inventory, Phase, ProjectOnCluster, SchedulingPolicy,
-    Setting, TaskViewRestriction, TenantCapacity,
+    AccessEntry, AccessScope, Capacity, ClusterView, Fact, Inventory, Neighbours, Phase, ProjectOnCluster,
+    SchedulingPolicy, Setting, TaskViewRestriction, TenantCapacity,
 };
 use crate::resources::cluster_facts::ClusterFacts;
 use crate::resources::references::References;
@@ -80,6 +80,7 @@ pub fn view(
         }
         Fact::Unavailable(reason) => Fact::Unavailable(reason.clone()),
     };
+    let policy_live = policy.is_none();
     let scheduling_policy = match policy {
         Some(Some(policy)) => Fact::Known(Some(policy)),
         Some(None) => Fact::Unavailable("the scheduling_policy argument is not known until apply".to_string()),
@@ -97,6 +98,8 @@ pub fn view(
         projects: live_projects,
         allocation: Setting::Unset,
         phase: Phase::Plan,
+        neighbours: Neighbours::LiveAndReferenced,
+        policy_live,
         restrictions: Inventory {
             referenced: restrictions.known,
             unresolved: restrictions.unknown,

@@ -307,9 +307,38 @@ fn render_resource(provider: &str, resource: &dyn Resource<Client>, examples: &E
             "## Example Usage\n\n{}",
             examples.usage(&format!("resources/{type_name}"), "resource")
         ),
+        replacement_markdown(block),
         schema_markdown(block),
         import_markdown(type_name, resource.identity_schema(), examples),
     ])
+}
+
+/// What identifies the object: a change of any of these attributes replaces it, those the provider derives (a
+/// tenant's cluster, from its contract) included. Replacements destroy the old object first, then create the new;
+/// a replacement that apply would refuse is planned in place instead (`docs/design/where-rules-run.md`).
+fn replacement_markdown(block: &Block) -> String {
+    let forcing: Vec<String> = block
+        .attributes
+        .iter()
+        .filter(|attribute| attribute.requires_replace)
+        .map(|attribute| {
+            if attribute.presence == Presence::Computed {
+                format!("`{}` (derived)", attribute.name)
+            } else {
+                format!("`{}`", attribute.name)
+            }
+        })
+        .collect();
+    if forcing.is_empty() {
+        return "## Replacement\n\nNo argument forces a replacement: every change is made in place.\n".to_string();
+    }
+    format!(
+        "## Replacement\n\nA change of {} replaces the resource: the old object is removed first, then the new one \
+         made, so nothing of the old is left behind. A replacement that governance rules would refuse is planned in \
+         place instead, and refused at apply before anything is written (nothing is destroyed for a create that would \
+         be refused).\n",
+        forcing.join(", ")
+    )
 }
 
 fn render_data_source(provider: &str, data_source: &dyn DataSource<Client>, examples: &Examples) -> String {
@@ -463,15 +492,20 @@ also listed on the resource, as a reviewer's checklist: the IDs of the rules tha
 that do not apply in `not_applicable_checks`, and every failed, warning, skipped or excepted rule in `findings`,
 with its detail.
 
-**Severity.** `E`: a finding is an error and the plan fails. `W`: a finding is a warning and the plan goes on.
-`strict = true` in the provider block (or on a `hyperpod_connection_contract`, for its own checks) turns warnings
-into errors, for CI pipelines that must not merge a plan with open findings.
+**Severity.** `E`: a finding is refused — a warning at plan whose summary ends `(apply refuses this change)`, and an
+error at apply, before the resource writes anything. No rule ever fails a plan: `terraform destroy` refreshes with
+one, and must always go through ([where each rule runs](../design/where-rules-run.md)). `W`: a finding is a warning.
+`strict = true` in the provider block (or on a `hyperpod_connection_contract`, for its own checks) refuses warnings
+too, for pipelines that must not apply a change with open findings. A pull request fails on a refusal through the
+governance report's exit code, or a `postcondition` on the resource's `findings`.
 
 **Config and live.** A `config` rule reads only the configuration. A `live` rule also reads the AWS account during
 the plan (the cluster, the Unified Studio project, IAM roles, EKS); `config or live` uses a referenced resource's
 configuration when it is in the same run and a live read otherwise. A rule is skipped, never silently passed,
 when a value it needs is not known until apply (visible as such in the plan) or when a fact cannot be read (no
-permission, a service error): the second case is reported as a `(not checked)` warning, an error under `strict`.
+permission, a service error): the second case is reported as a `(not checked)` warning, refused under `strict`.
+What a rule reads of other teams and projects (their compute quotas, connections, restrictions) is judged beside the
+checklist the plan records, so that it reads the same when Terraform plans again at apply.
 ";
 
 const GOVERNANCE_EXCEPTIONS: &str = "\
@@ -495,7 +529,7 @@ resource \"hyperpod_connection_contract\" \"research\" {
 ";
 
 const GOVERNANCE_EXCEPTIONS_AFTER: &str = "\
-While the exception is valid (it names an owner and has not expired), the waived rule fails no plan and is listed
+While the exception is valid (it names an owner and has not expired), the waived rule refuses nothing and is listed
 in `findings` as `excepted`, with the exception and what it waived. An exception without an owner, or past its expiry date,
 fails EXC-1 and no longer waives anything; EXC-1 itself cannot be waived.
 ";
@@ -533,17 +567,18 @@ fn rule_anchor(rule: RuleId) -> String {
     rule.id().to_ascii_lowercase()
 }
 
-/// A diagnostic the way the Terraform CLI prints it: `Error: <summary>` (or `Warning:`), a blank line, the detail.
+/// A diagnostic the way the Terraform CLI prints it at plan: `Warning: <summary>`, a blank line, the detail. A rule's
+/// error is a refusal there (`refusal::plan_warning`): apply returns it as the error.
 fn terraform_diagnostic(diagnostic: &Diagnostic) -> String {
-    let severity = match diagnostic.severity {
-        Severity::Error => "Error",
-        Severity::Warning => "Warning",
+    let shown = match diagnostic.severity {
+        Severity::Error => hyperpod_protocol::refusal::plan_warning(diagnostic, false),
+        Severity::Warning => diagnostic.clone(),
     };
-    format!("{severity}: {}\n\n{}", diagnostic.summary, diagnostic.detail)
+    format!("Warning: {}\n\n{}", shown.summary, shown.detail)
 }
 
 /// `docs/guides/governance-rules.md`: the catalog as a table, then one section per rule with the diagnostics the
-/// engine reports on the rule's failing example, rendered as Terraform shows them (without `strict`).
+/// engine reports on the rule's failing example, rendered as Terraform shows them at plan (without `strict`).
 fn render_governance_guide() -> String {
     let title = "Governance rules";
     let mut summary = String::from("## Summary\n\n| ID | Layer | Rule | Severity | Needs |\n|---|---|---|---|---|\n");
@@ -588,8 +623,8 @@ fn rule_section(rule: RuleId) -> String {
         check.outcome
     );
     let severity = match rule.default_severity() {
-        hyperpod_governance::FindingSeverity::Error => "E (the plan fails)",
-        hyperpod_governance::FindingSeverity::Warning => "W (a warning; an error under `strict`)",
+        hyperpod_governance::FindingSeverity::Error => "E (refused at apply; a warning at plan)",
+        hyperpod_governance::FindingSeverity::Warning => "W (a warning; refused under `strict`)",
     };
     let mut out = format!(
         "<a id=\"{}\"></a>\n### {}\n\n{}.\n\nSeverity: {severity}. Needs: {}.\n\n",
@@ -1027,7 +1062,10 @@ Read-Only:
         assert!(
             guide.contains("\nWarning: [LIF-1] The contract is not past its review date\n\nreview.last_reviewed: ")
         );
-        assert!(guide.contains("\nError: [WKL-8] "));
+        // An error-severity finding is a refusal at plan: a warning that says apply refuses the change.
+        assert!(guide.contains("\nWarning: [WKL-8] "));
+        assert!(guide.contains("(apply refuses this change)\n"));
+        assert!(!guide.contains("\nError: [WKL-8] "));
     }
 
     #[test]

@@ -3,8 +3,7 @@
 
 use super::model::contract_from_value;
 use crate::findings::ToDiagnostics;
-use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::boolean;
+use crate::protocol::diagnostics::{Diagnostics, Severity};
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{EachOneOf, IsDate, LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
@@ -115,21 +114,23 @@ pub fn schema() -> Schema {
             "approved_by",
             "The accountable administrator who approved the contract; not the identity running the apply (LIF-4).",
         ));
-    let exception = Block::new("An owned, dated exception to one rule (EXC-1); expired exceptions fail the plan.")
-        .attribute(
-            Attribute::string("rule")
-                .required()
-                .describe("Rule ID, e.g. `WKL-8`.")
-                .validate(RuleIds),
-        )
-        .attribute(required_text("owner", "Who owns the exception."))
-        .attribute(
-            Attribute::string("expires")
-                .required()
-                .describe("Expiry date, `YYYY-MM-DD`.")
-                .validate(IsDate),
-        )
-        .attribute(required_text("reason", "Why the exception is needed."));
+    let exception = Block::new(
+        "An owned, dated exception to one rule (EXC-1); an expired exception waives nothing, and is refused at apply.",
+    )
+    .attribute(
+        Attribute::string("rule")
+            .required()
+            .describe("Rule ID, e.g. `WKL-8`.")
+            .validate(RuleIds),
+    )
+    .attribute(required_text("owner", "Who owns the exception."))
+    .attribute(
+        Attribute::string("expires")
+            .required()
+            .describe("Expiry date, `YYYY-MM-DD`.")
+            .validate(IsDate),
+    )
+    .attribute(required_text("reason", "Why the exception is needed."));
 
     let governance = governance_attributes();
 
@@ -227,7 +228,7 @@ pub fn schema() -> Schema {
         .attribute(
             Attribute::bool("strict")
                 .optional()
-                .describe("Governance warnings on this contract fail the plan. Defaults to the provider's `strict`."),
+                .describe("Governance warnings on this contract are refused at apply like errors. Defaults to the provider's `strict`."),
         )
         .attribute(Attribute::string("review_status").computed().describe(
             "`current`, `due_soon` (within 14 days), `overdue`, `review_required` (a material change since the last \
@@ -371,19 +372,25 @@ pub fn identity_schema() -> IdentitySchema {
 /// What `terraform validate` checks beyond the attributes' validators: the configuration-only rules, so a malformed
 /// contract is caught without credentials.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    // Only the record's well-formedness (CON-1..3): it depends on nothing but the text, so it never starts failing on
+    // its own, and Terraform refuses a configuration that fails it for every command, as with any provider's
+    // attribute validators. What depends on the date (EXC-1's expiry, LIF-1) or the account is judged at plan and
+    // enforced at apply, never here: Terraform validates before every plan, `terraform destroy`'s included
+    // (`docs/design/where-rules-run.md`). Errors only: a warning here would be shown again by the plan.
     if let Some(contract) = contract_from_value(config) {
-        let today = crate::resources::checklist::today();
         let report: crate::governance::Report = [
             crate::governance::contract::con_1(&contract),
             crate::governance::contract::con_2(&contract),
             crate::governance::contract::con_3(&contract),
-            crate::governance::exceptions::exc_1(&contract, today),
-            crate::governance::lifecycle::lif_1(&contract, today),
         ]
         .into_iter()
         .collect();
-        let strict = boolean(config, "strict").unwrap_or(false);
-        diagnostics.extend(report.with_exceptions(&contract.exceptions, today).diagnostics(strict));
+        let errors = report
+            .diagnostics(false)
+            .0
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error);
+        diagnostics.0.extend(errors);
     }
 }
 

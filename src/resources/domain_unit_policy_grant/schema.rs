@@ -48,7 +48,7 @@ pub fn principal_block() -> Block {
             .describe(
                 "An IAM Identity Center group, by name or ID, or a DataZone group profile ID: its members may create \
                  projects. Resolved to the group profile at plan time (DataZone lists grants by profile ID); a name \
-                 that names no profile fails the plan here. State keeps it as written.",
+                 that names no profile is refused here (a warning at plan, an error at apply). State keeps it as written.",
             )
             .validate(LengthBetween { min: 1, max: 1024 }),
     )

@@ -133,6 +133,9 @@ pub fn contract_and_config(value: &Value, chosen: &Value) -> Option<(Contract, B
 pub struct RecordedBinding {
     pub id: Option<String>,
     pub connection_id: Option<String>,
+    /// The connection's name: kept while the configuration leaves `connection_name` unset (an imported connection
+    /// keeps the name it was made with, whatever the default would be).
+    pub connection_name: Option<String>,
     pub members: Vec<Member>,
 }
 
@@ -141,6 +144,7 @@ impl RecordedBinding {
         Self {
             id: string(prior, "id"),
             connection_id: string(prior, "connection_id"),
+            connection_name: string(prior, "connection_name"),
             members: members_of(prior).unwrap_or_default(),
         }
     }

@@ -39,7 +39,10 @@ fn computed(name: &'static str, description: &str) -> Attribute {
 fn member_block() -> Block {
     Block::new(
         "A project membership the binding manages: a group (PRJ-1 warns about users) and its designation. Refresh \
-         reads each back; one deleted or changed out of band shows in the next plan and apply restores it.",
+         reads each back; one deleted or changed out of band shows in the next plan and apply restores it. \
+         Memberships are project-wide: a member that another binding of the project (on another cluster) declares \
+         too stays while either declares it. Each binding records what it declares in an SSM parameter, \
+         `/hyperpod-governance/project-members/<domain>/<project>/<cluster>`, removed with it.",
     )
     .attribute(
         Attribute::string("kind")
@@ -54,7 +57,7 @@ fn member_block() -> Block {
                 "The group as Unified Studio knows it (its name, IAM Identity Center group ID or DataZone group \
                  profile ID), or the user (Identity Center user name, user profile ID or IAM ARN). Resolved to the \
                  DataZone profile at plan time, which is how the project lists its members: a name that names no \
-                 profile in the domain fails the plan here. State keeps the name as written.",
+                 profile in the domain is refused here (a warning at plan, an error at apply). State keeps the name as written.",
             )
             .validate(LengthBetween { min: 1, max: 1024 }),
     )

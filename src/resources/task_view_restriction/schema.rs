@@ -103,7 +103,7 @@ pub fn schema() -> Schema {
             .describe(
                 "EKS `access_policy` mode: the HyperPod Studio policies scoped to `namespaces`. The default drops \
                  `AmazonSagemakerHyperpodSpacePolicy` when the contract does not approve `interactive` workloads; \
-                 naming it then fails the plan (WKL-12).",
+                 naming it then is refused (WKL-12).",
             )
             .validate(EachOneOf(&NAMESPACE_POLICIES))
             .validate(Distinct),
@@ -131,11 +131,19 @@ pub fn schema() -> Schema {
             .describe(
                 "EKS `rbac` mode: the tenants whose namespaces the restriction writes its Roles into, \
                  `[hyperpod_tenant.<name>.governance]`. HyperPod creates `hyperpod-ns-<team>` with the team's compute \
-                 quota, so the reference makes Terraform apply the tenant first; the plan fails for a namespace that \
-                 neither exists nor belongs to a referenced tenant.",
+                 quota, so the reference makes Terraform apply the tenant first; a namespace that neither exists nor \
+                 belongs to a referenced tenant is refused.",
             ),
     )
-    .attribute(computed("cluster_name", Type::String, "The contract's cluster."))
+    .attribute(
+        computed(
+            "cluster_name",
+            Type::String,
+            "The contract's cluster. A contract that names another cluster replaces the restriction: what it added on \
+             the old cluster is removed first, then the new cluster's access made.",
+        )
+        .requires_replace(),
+    )
     .attribute(computed("cluster_arn", Type::String, "The HyperPod cluster's ARN, resolved at plan time."))
     .attribute(computed("orchestrator", Type::String, "`eks` or `slurm`."))
     .attribute(computed(

@@ -430,7 +430,15 @@ pub fn schema() -> Schema {
         Type::Map(Box::new(Type::String)),
         "All tags on the AWS objects.",
     ))
-    .attribute(computed("cluster_name", Type::String, "The contract's cluster."))
+    .attribute(
+        computed(
+            "cluster_name",
+            Type::String,
+            "The contract's cluster. A compute quota cannot move between clusters: a contract that names another \
+             cluster replaces the tenant (the old cluster's objects are removed first, then the new ones made).",
+        )
+        .requires_replace(),
+    )
     .attribute(
         Attribute::string("cluster_arn")
             .computed()

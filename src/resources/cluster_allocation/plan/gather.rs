@@ -1,10 +1,10 @@
-//! What the allocation's plan reads: the configuration, and the cluster it names with its compute quotas (the teams
-//! it does not list hold capacity all the same). The cluster is the run's shared read.
+//! What the allocation's plan reads: the configuration, and the cluster it names (its instance groups). The
+//! cluster is the run's shared read. Nothing live of other teams: the allocation's planned values must read the same
+//! when Terraform plans again at apply (`docs/design/where-rules-run.md`).
 
 use super::super::model::AllocationConfig;
-use crate::aws::sagemaker::ClusterOrchestrator;
 use crate::client::HyperpodClient;
-use crate::governance::{Capacity, Fact, TenantCapacity};
+use crate::governance::Capacity;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::value::Value;
 use crate::resources::{cluster_facts, cluster_view};
@@ -22,8 +22,6 @@ pub struct AllocationPlanInputs {
 pub struct AllocatedCluster {
     pub arn: String,
     pub instance_groups: Vec<Capacity>,
-    /// Every team's live compute quota (an EKS cluster's; a Slurm cluster has none).
-    pub live_quotas: Fact<Vec<TenantCapacity>>,
 }
 
 pub async fn gather(client: &HyperpodClient, value: &Value) -> Result<AllocationPlanInputs, Diagnostics> {
@@ -32,19 +30,9 @@ pub async fn gather(client: &HyperpodClient, value: &Value) -> Result<Allocation
         return Ok(AllocationPlanInputs { config, cluster: None });
     };
     let found = cluster_facts::cluster_named(client, cluster_name, AttributePath::attr("cluster_name")).await?;
-    // The quotas only matter once the allocation is known (its summary lists the teams it does not).
-    let live_quotas = match (&found.orchestrator, &config.allocation) {
-        (_, None) => Fact::Unavailable("not read while the allocation is unknown".to_string()),
-        (ClusterOrchestrator::Slurm, _) => Fact::Known(Vec::new()),
-        (ClusterOrchestrator::Eks { .. }, Some(_)) => match client.compute_quotas(&found.arn).await {
-            Ok(quotas) => Fact::Known(quotas.iter().map(cluster_facts::capacity_of).collect()),
-            Err(err) => Fact::unreadable("the cluster's compute quotas", &err),
-        },
-    };
     let cluster = AllocatedCluster {
         instance_groups: cluster_view::instance_group_capacity(&found),
         arn: found.arn,
-        live_quotas,
     };
     Ok(AllocationPlanInputs {
         config,

@@ -1,11 +1,13 @@
 //! The allocation's verdict: WKL-3 on each share against the cluster's instance groups, from the engine
-//! (`capacity::allocation_entries`); what fails, fails here, at its entry. The counting of every team against the
-//! groups is the tenants' WKL-3, which reads this allocation.
+//! (`capacity::allocation_entries`); what fails is refused at its entry. The counting of every team against the
+//! groups is the tenants' WKL-3, which reads this allocation; the live quotas of teams it does not list count there,
+//! at apply (a tenant's claim), and in the plan's refusal of a tenant they leave no room for.
 
 use super::AllocationPlanInputs;
 use crate::governance::capacity::allocation_entries;
 use crate::protocol::diagnostics::Diagnostics;
 
+/// Nothing, or the refusals (`Err`).
 pub fn judge(inputs: &AllocationPlanInputs) -> Result<(), Diagnostics> {
     let (Some(allocation), Some(cluster)) = (&inputs.config.allocation, &inputs.cluster) else {
         return Ok(());

@@ -1,6 +1,5 @@
-//! Plan time: `gather` reads the cluster (its instance groups) and its live compute quotas once, `judge` holds every
-//! share against the instance groups (WKL-3, in the engine), `predict` fills `id`, `cluster_arn`, `capacity` and
-//! `governance`. Apply runs the same steps when the cluster's name was unknown at plan (`resolve`).
+//! Plan time: `gather` reads the cluster (its instance groups) once, `judge` holds every share against the instance
+//! groups (WKL-3, in the engine), `predict` fills `id`, `cluster_arn`, `capacity` and `governance`. Apply runs the same steps when the cluster's name was unknown at plan (`resolve`).
 
 mod gather;
 mod judge;
@@ -16,22 +15,30 @@ use crate::resources::checklist;
 
 pub use gather::AllocationPlanInputs;
 
-/// Plans the allocation: the derived attributes, or the plan fails at the entry the cluster cannot hold (a warning
-/// only on an allocation this plan leaves unchanged).
+/// Plans the allocation: the derived attributes, and a refusal at an entry the cluster cannot hold.
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     let mut planned = change.planned.clone();
-    let result = resolve(client, &mut planned).await;
-    if checklist::judged(change, client.strict, result)?.is_some() {
+    let result = judged(client, &mut planned).await;
+    if let Some(refused) = checklist::judged(change, result)? {
+        // Predicted either way: the shares it refuses are the configuration's, the same at apply's plan.
         change.set_planned(planned);
+        if let Err(refusals) = refused {
+            checklist::refuse(change, refusals);
+        }
     }
     Ok(())
 }
 
-/// Gathers, judges and predicts into `value`: the planned value, or at apply the planned value with what was
-/// unknown then now known.
-pub async fn resolve(client: &HyperpodClient, value: &mut Value) -> Result<(), Diagnostics> {
+/// Gathers, predicts and judges into `value` (the planned value, or at apply the planned value with what was
+/// unknown then now known): `Ok(Err(_))` carries the refusals beside a prediction; `Err` where the cluster could not
+/// be read.
+async fn judged(client: &HyperpodClient, value: &mut Value) -> Result<Result<(), Diagnostics>, Diagnostics> {
     let inputs = gather::gather(client, value).await?;
-    judge::judge(&inputs)?;
     predict::predict(&inputs, value);
-    Ok(())
+    Ok(judge::judge(&inputs))
+}
+
+/// `judged` at apply: what it refuses is an error, before the allocation is recorded.
+pub async fn resolve(client: &HyperpodClient, value: &mut Value) -> Result<(), Diagnostics> {
+    judged(client, value).await?
 }

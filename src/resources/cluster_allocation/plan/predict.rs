@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::super::model::governance_value;
 use super::AllocationPlanInputs;
-use crate::governance::{Allocation, Capacity, Fact, TenantCapacity, capacity, shapes};
+use crate::governance::{Allocation, Capacity, capacity, shapes};
 use crate::protocol::object::{text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
@@ -25,33 +25,19 @@ pub fn predict(inputs: &AllocationPlanInputs, value: &mut Value) {
         set_attr(value, "capacity", Value::Unknown);
         return;
     };
-    let unlisted = match &cluster.live_quotas {
-        Fact::Known(live) => live.as_slice(),
-        Fact::Unavailable(reason) => {
-            // The tenants' WKL-3 reports what this leaves out; the summary shows the allocation alone.
-            tracing::warn!(%reason, "allocation summary without the cluster's live quotas");
-            &[]
-        }
-    };
-    let summary = capacity_summary(allocation, &cluster.instance_groups, unlisted);
+    // The allocation's shares against the instance groups, nothing live beside them: another pipeline's quota may
+    // come or go between this plan and its apply, and Terraform's re-plan at apply must read the same
+    // (`docs/design/where-rules-run.md`). Live quotas of teams it does not list count in the tenants' WKL-3 refusals.
+    let summary = capacity_summary(allocation, &cluster.instance_groups);
     set_attr(value, "capacity", text_map(&summary));
 }
 /// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
 /// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
-/// `live` are the cluster's quotas of teams the allocation does not list (they hold capacity all the same).
-pub fn capacity_summary(
-    allocation: &Allocation,
-    groups: &[Capacity],
-    live: &[TenantCapacity],
-) -> BTreeMap<String, String> {
+pub fn capacity_summary(allocation: &Allocation, groups: &[Capacity]) -> BTreeMap<String, String> {
     let mut types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
     types.extend(allocation.teams.values().flatten().map(|s| s.instance_type.as_str()));
     types.sort_unstable();
     types.dedup();
-    let unlisted: Vec<&TenantCapacity> = live
-        .iter()
-        .filter(|t| !allocation.teams.contains_key(&t.team))
-        .collect();
     types
         .into_iter()
         .map(|instance_type| {
@@ -69,15 +55,7 @@ pub fn capacity_summary(
                 ),
                 None => format!("{instances} instances (shape unknown to the provider)"),
             };
-            let mut shares: Vec<String> = unlisted
-                .iter()
-                .flat_map(|t| {
-                    t.quota
-                        .iter()
-                        .filter(|s| s.instance_type == instance_type)
-                        .map(|s| format!("{} {} (live, not listed)", t.team, capacity::amount_as_given(s)))
-                })
-                .collect();
+            let mut shares: Vec<String> = Vec::new();
             for (team, row) in &allocation.teams {
                 shares.extend(
                     row.iter()

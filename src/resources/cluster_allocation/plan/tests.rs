@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::gather::AllocatedCluster;
 use super::{AllocationPlanInputs, judge::judge, predict::predict};
-use crate::governance::{Allocation, Capacity, Fact, QuotaShare, TenantCapacity};
+use crate::governance::{Allocation, Capacity, QuotaShare};
 use crate::protocol::object::{object, text};
 use crate::protocol::value::Value;
 use crate::resources::cluster_allocation::model::AllocationConfig;
@@ -17,7 +17,7 @@ fn count(instance_type: &str, count: i64) -> QuotaShare {
     }
 }
 
-fn inputs(teams: &[(&str, Vec<QuotaShare>)], live: Vec<TenantCapacity>) -> AllocationPlanInputs {
+fn inputs(teams: &[(&str, Vec<QuotaShare>)]) -> AllocationPlanInputs {
     AllocationPlanInputs {
         config: AllocationConfig {
             cluster_name: Some("ml".into()),
@@ -33,7 +33,6 @@ fn inputs(teams: &[(&str, Vec<QuotaShare>)], live: Vec<TenantCapacity>) -> Alloc
                 count: 8,
                 partition_layout: None,
             }],
-            live_quotas: Fact::Known(live),
         }),
     }
 }
@@ -51,10 +50,7 @@ fn planned() -> Value {
 
 #[test]
 fn a_share_of_a_type_the_cluster_has_no_group_of_fails_at_its_entry() {
-    let inputs = inputs(
-        &[("research", vec![count("ml.p5.48xlarge", 2), count("ml.g5.8xlarge", 1)])],
-        vec![],
-    );
+    let inputs = inputs(&[("research", vec![count("ml.p5.48xlarge", 2), count("ml.g5.8xlarge", 1)])]);
     let errors = judge(&inputs).expect_err("the g5 share cannot be held");
     assert_eq!(errors.0.len(), 1);
     assert_eq!(
@@ -65,13 +61,8 @@ fn a_share_of_a_type_the_cluster_has_no_group_of_fails_at_its_entry() {
 }
 
 #[test]
-fn capacity_lists_every_team_and_the_live_quotas_it_does_not() {
-    let live = vec![TenantCapacity {
-        team: "legacy".into(),
-        quota: vec![count("ml.p5.48xlarge", 1)],
-        sharing: None,
-    }];
-    let inputs = inputs(&[("research", vec![count("ml.p5.48xlarge", 2)])], live);
+fn capacity_lists_every_team_against_the_instance_groups_and_nothing_live() {
+    let inputs = inputs(&[("research", vec![count("ml.p5.48xlarge", 2)])]);
     judge(&inputs).expect("fits");
     let mut value = planned();
     predict(&inputs, &mut value);
@@ -79,17 +70,17 @@ fn capacity_lists_every_team_and_the_live_quotas_it_does_not() {
     let Some(Value::Map(capacity)) = value.get_attr("capacity") else {
         panic!("{value:?}")
     };
+    // Nothing live in a planned value: it must read the same when Terraform plans again at apply, whatever another
+    // pipeline did meanwhile.
     assert_eq!(
         capacity["ml.p5.48xlarge"],
-        text(
-            "8 instances (64 accelerators, 1536 vCPU, 16384 GiB): legacy 1 instances (live, not listed), research 2 instances"
-        )
+        text("8 instances (64 accelerators, 1536 vCPU, 16384 GiB): research 2 instances")
     );
 }
 
 #[test]
 fn an_unknown_cluster_name_leaves_what_it_decides_unknown() {
-    let mut inputs = inputs(&[], vec![]);
+    let mut inputs = inputs(&[]);
     inputs.config.cluster_name = None;
     inputs.cluster = None;
     let mut value = planned();

@@ -13,7 +13,7 @@ pub fn lif_2_waits(unknown: &[&Partial], contract: &Contract, prior: Option<&Con
 }
 
 /// The report with every rule that reads an unknown argument deferred to apply. CON-1 keeps findings it has on
-/// known fields (they fail the plan at once); any other outcome of a rule reading an unknown value is a guess.
+/// known fields (refused at once); any other outcome of a rule reading an unknown value is a guess.
 pub fn defer(mut report: Report, unknown: &[&Partial], lif_2: bool) -> Report {
     for check in &mut report.checks {
         let mut names: Vec<String> = unknown

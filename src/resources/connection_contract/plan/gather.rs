@@ -25,7 +25,7 @@ pub struct ContractPlanInputs {
     pub caller_arn: String,
     /// The day expiry and review are judged against.
     pub today: time::Date,
-    /// The contract's own `strict`, else the provider's: every finding fails the plan.
+    /// The contract's own `strict`, else the provider's: every finding is refused at apply.
     pub strict: bool,
 }
 

@@ -1,7 +1,7 @@
 //! The contract's verdict, from `ContractPlanInputs` alone: the engine's rules (`check_contract`) with those that
 //! read an unknown argument waiting for apply, the approval (the live facts recorded at approval, and what changed
-//! since), and the review status, with LIF-2 held until re-approval. Errors fail the plan; warnings are returned
-//! for the reviewer.
+//! since), and the review status, with LIF-2 held until re-approval. Errors are what apply refuses; warnings are
+//! returned for the reviewer.
 
 use std::collections::BTreeMap;
 
@@ -36,24 +36,41 @@ pub struct ContractJudgement {
     /// The approved facts that differ now, with their current value.
     pub changed: BTreeMap<String, String>,
     pub warnings: Diagnostics,
+    /// What apply must refuse (the findings of error severity; under strict, of every severity).
+    pub refusals: Diagnostics,
 }
 
 impl ContractVerdict {
-    /// The diagnostics the plan shows beside a planned contract.
-    pub fn warnings(self) -> Diagnostics {
+    /// The diagnostics the plan shows beside a planned contract, and what apply must refuse.
+    pub fn outcome(self) -> (Diagnostics, Diagnostics) {
         match self {
-            Self::Deferred(warnings) => warnings,
-            Self::Judged(judged) => judged.warnings,
+            Self::Deferred(deferred) => {
+                let (refusals, warnings) = split(deferred);
+                (warnings, refusals)
+            }
+            Self::Judged(judged) => {
+                let (mut refusals, warnings) = split(judged.warnings);
+                refusals.extend(judged.refusals);
+                (warnings, refusals)
+            }
         }
     }
 }
 
-pub fn judge(inputs: &ContractPlanInputs) -> Result<ContractVerdict, Diagnostics> {
+/// Errors (refusals) apart from warnings: `(refusals, warnings)`.
+fn split(diagnostics: Diagnostics) -> (Diagnostics, Diagnostics) {
+    let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics
+        .into_iter()
+        .partition(|d| d.severity == crate::protocol::diagnostics::Severity::Error);
+    (Diagnostics(errors), Diagnostics(warnings))
+}
+
+pub fn judge(inputs: &ContractPlanInputs) -> ContractVerdict {
     let (Some(contract), Some(live)) = (&inputs.config.contract, &inputs.live) else {
         // A value the rules need comes from a resource not created yet: judge it at apply, and say so.
         let what = format!("{} not known until apply", inputs.config.unknown_arguments.join(", "));
         let deferred = crate::findings::deferred_diagnostic("all rules", &what, inputs.strict);
-        return Ok(ContractVerdict::Deferred(deferred.into()));
+        return ContractVerdict::Deferred(deferred.into());
     };
     let unknown = &inputs.config.unknown;
     let prior = inputs.prior.as_ref();
@@ -74,10 +91,8 @@ pub fn judge(inputs: &ContractPlanInputs) -> Result<ContractVerdict, Diagnostics
     if let Some(finding) = &review.still_required {
         diagnostics.push(crate::findings::finding_diagnostic(finding, inputs.strict));
     }
-    if diagnostics.has_errors() {
-        return Err(diagnostics);
-    }
-    Ok(ContractVerdict::Judged(ContractJudgement {
+    let (refusals, diagnostics) = split(diagnostics);
+    ContractVerdict::Judged(ContractJudgement {
         excepted: excepted(contract, inputs.today),
         approved: recorded.unwrap_or_else(|| approval::to_record(&facts)),
         changed: approval::changed_facts(&changes),
@@ -86,7 +101,8 @@ pub fn judge(inputs: &ContractPlanInputs) -> Result<ContractVerdict, Diagnostics
         status_known: review.known,
         next_review: review.next_review,
         warnings: diagnostics,
-    }))
+        refusals,
+    })
 }
 
 /// The facts stand approved as recorded, unless this plan (re-)approves: create, a new review, or state written

@@ -10,6 +10,7 @@ use super::judge::{ContractVerdict, judge};
 use super::predict::predict;
 use crate::governance::examples::{self, contract};
 use crate::governance::{ContractLiveFacts, Fact, Orchestrator, ReviewStatus};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{object, text};
 use crate::protocol::value::Value;
 
@@ -61,7 +62,7 @@ fn planned() -> Value {
 }
 
 fn judged(inputs: &ContractPlanInputs) -> Value {
-    let verdict = judge(inputs).expect("the example contract passes");
+    let verdict = judge(inputs);
     let mut value = planned();
     predict(inputs, &verdict, &mut value);
     value
@@ -70,7 +71,7 @@ fn judged(inputs: &ContractPlanInputs) -> Value {
 #[test]
 fn a_contract_the_account_agrees_with_is_current_and_records_the_facts_it_was_approved_against() {
     let inputs = inputs();
-    let Ok(ContractVerdict::Judged(judgement)) = judge(&inputs) else {
+    let ContractVerdict::Judged(judgement) = judge(&inputs) else {
         panic!("judged")
     };
     assert_eq!(judgement.status, ReviewStatus::Current);
@@ -92,16 +93,39 @@ fn a_contract_the_account_agrees_with_is_current_and_records_the_facts_it_was_ap
 }
 
 #[test]
-fn a_cluster_that_does_not_exist_fails_the_plan() {
+fn a_cluster_that_does_not_exist_is_refused_by_org_3_and_clu_1_is_not_checked() {
     let mut inputs = inputs();
     if let Some(live) = &mut inputs.live {
         live.cluster = Fact::Known(None);
     }
-    let errors = judge(&inputs).expect_err("no cluster");
+    let (warnings, refusals) = judge(&inputs).outcome();
+    let summaries = |d: &Diagnostics| d.0.iter().map(|d| d.summary.clone()).collect::<Vec<_>>();
     assert!(
-        errors.0.iter().any(|d| d.summary.starts_with("[CLU-1]")),
+        summaries(&refusals).iter().any(|s| s.starts_with("[ORG-3]")),
         "{:?}",
-        errors.0.iter().map(|d| &d.summary).collect::<Vec<_>>()
+        summaries(&refusals)
+    );
+    assert!(
+        summaries(&warnings).iter().any(|s| s.starts_with("[CLU-1]")),
+        "{:?}",
+        summaries(&warnings)
+    );
+}
+
+#[test]
+fn a_value_known_only_at_apply_defers_every_rule_with_a_warning_and_a_refusal_only_under_strict() {
+    let mut inputs = inputs();
+    inputs.config.contract = None;
+    inputs.config.unknown_arguments = vec!["approved_workload_types".into()];
+    let (warnings, refusals) = judge(&inputs).outcome();
+    assert!(refusals.is_empty(), "{refusals:?}");
+    assert_eq!(warnings.0.len(), 1);
+    assert!(warnings.0[0].summary.starts_with("[all rules] not checked at plan"));
+    inputs.strict = true;
+    let (warnings, refusals) = judge(&inputs).outcome();
+    assert!(
+        warnings.is_empty() && refusals.0.len() == 1,
+        "{warnings:?} {refusals:?}"
     );
 }
 
@@ -149,7 +173,7 @@ fn a_contract_that_cannot_be_decoded_defers_every_rule_and_names_what_is_unknown
     inputs.config.contract = None;
     inputs.live = None;
     inputs.config.unknown_arguments = vec!["owners".into(), "review".into()];
-    let verdict = judge(&inputs).expect("a deferral is a warning");
+    let verdict = judge(&inputs);
     let ContractVerdict::Deferred(warnings) = &verdict else {
         panic!("deferred")
     };

@@ -87,7 +87,7 @@ pub struct GrantDomainReads {
 }
 
 impl GrantDomainReads {
-    /// Whether a name the grant gives was not found (the plan fails on it).
+    /// Whether a name the grant gives was not found (apply refuses the grant).
     fn anything_missing(&self) -> bool {
         self.unit.as_ref().is_some_and(DataZoneLookup::is_missing)
             || self.owner_unit.as_ref().is_some_and(DataZoneLookup::is_missing)

@@ -1,5 +1,5 @@
 //! The grant's verdict, from what DataZone has of what it names: a domain, domain unit, principal or project profile
-//! that does not exist fails the plan at its attribute; a disabled profile, an identical grant outside this state
+//! that does not exist is refused at its attribute; a disabled profile, an identical grant outside this state
 //! (the apply adopts it only if it is this resource's own), and whatever could not be read are warnings.
 
 use super::super::model::{GrantConfig, GrantTerms, grant_resource_id, principal_path};
@@ -9,7 +9,7 @@ use super::gather::{DataZoneLookup, GrantDomainReads};
 use crate::aws::datazone_grants::{GrantPrincipal, ProjectProfile};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
-/// The plan's errors and warnings, kept apart: errors fail the plan (with the warnings after them).
+/// The plan's errors and warnings, kept apart: errors are refusals (with the warnings after them).
 #[derive(Default)]
 struct Findings {
     errors: Diagnostics,
@@ -20,7 +20,7 @@ fn path(name: &str) -> AttributePath {
     AttributePath::attr(name)
 }
 
-/// The warnings to show (`Ok`), or the errors that fail the plan, with the warnings after them.
+/// The warnings to show (`Ok`), or the refusals, with the warnings after them.
 pub fn judge(inputs: &GrantPlanInputs) -> Result<Diagnostics, Diagnostics> {
     let (Some(reads), Some(domain_id)) = (&inputs.domain, &inputs.config.domain_id) else {
         return Ok(Diagnostics::new());

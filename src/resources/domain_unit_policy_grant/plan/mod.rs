@@ -13,16 +13,21 @@ use crate::aws::datazone_grants::GrantPrincipal;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::plan::PlannedChange;
+use crate::resources::checklist;
 
 pub use gather::{DataZoneLookup, GrantPlanInputs, principal_profile};
 
-/// Plans the grant: `governance` and the replacement, with the warnings for the reviewer, or the plan fails where a
-/// name the grant gives does not exist.
+/// Plans the grant: `governance` and the replacement, with the warnings for the reviewer, or the refusal apply
+/// enforces where a name the grant gives does not exist (`checklist::judged`).
 pub async fn plan(client: &HyperpodClient, seen: &SeenGrants, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     let inputs = gather::gather(client, seen, change).await;
-    let warnings = judge::judge(&inputs)?;
+    // Predicted either way: a refusal that appears only when Terraform plans again at apply changes no value.
+    let verdict = judge::judge(&inputs);
     predict::predict(&inputs, change);
-    change.diagnostics.extend(warnings);
+    match verdict {
+        Ok(warnings) => change.diagnostics.extend(warnings),
+        Err(refusals) => checklist::refuse(change, refusals),
+    }
     Ok(())
 }
 

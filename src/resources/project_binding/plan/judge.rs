@@ -7,29 +7,33 @@ use super::super::model::{BindingConfig, member_kind, same_member, unresolved};
 use super::BindingPlanInputs;
 use crate::aws::AwsError;
 use crate::aws::datazone_connections::{Connection, Membership};
-use crate::findings::ToDiagnostics;
-use crate::governance::{Fact, Member, Report, check_binding, paths};
+use crate::governance::{ClusterView, Fact, Member, Neighbours, Report, check_binding, paths};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 
-/// What the plan decides about the binding: the engine's report, and every diagnostic to show beside the plan (none
-/// of them an error).
+/// What the plan decides about the binding: the engine's report as the plan records it (other projects' and teams'
+/// live objects not counted: Terraform's re-plan at apply must read the same, `Neighbours`), the diagnostics to show
+/// beside the plan, and what apply must refuse (`live_refusals`: what only those live objects break).
 pub struct BindingVerdict {
     pub report: Report,
     pub warnings: Diagnostics,
+    pub refusals: Diagnostics,
+    pub live_refusals: Diagnostics,
 }
 
-pub fn judge(inputs: &BindingPlanInputs) -> Result<BindingVerdict, Diagnostics> {
+pub fn judge(inputs: &BindingPlanInputs) -> BindingVerdict {
     let config = &inputs.config;
     let (profile_ids, member_findings) = member_profiles(config, &inputs.domain_id, &inputs.profiles);
     let binding = config.to_governance();
-    let report = check_binding(
-        &binding,
-        &inputs.contract,
-        &inputs.project.project,
-        &inputs.view,
-        inputs.today,
-    );
-    let mut diagnostics = report.diagnostics(inputs.strict);
+    let judged = |neighbours: Neighbours| {
+        let view = ClusterView {
+            neighbours,
+            ..inputs.view.clone()
+        };
+        check_binding(&binding, &inputs.contract, &inputs.project.project, &view, inputs.today)
+    };
+    let report = judged(Neighbours::ReferencedOnly);
+    let (recorded, live_only) = report.messages_with_live(&judged(Neighbours::LiveAndReferenced), inputs.strict);
+    let mut diagnostics = Diagnostics(recorded.iter().map(crate::findings::diagnostic).collect());
     diagnostics.extend(member_findings);
     if matches!(inputs.project.tooling_environment_id, Fact::Known(None)) {
         diagnostics.push(Diagnostic::invalid_value(
@@ -39,14 +43,25 @@ pub fn judge(inputs: &BindingPlanInputs) -> Result<BindingVerdict, Diagnostics> 
             "finish the project's setup in Unified Studio (its Tooling environment), then plan again",
         ));
     }
-    if diagnostics.has_errors() {
-        return Err(diagnostics);
-    }
     diagnostics.extend(warnings(inputs, &profile_ids));
-    Ok(BindingVerdict {
+    let (refusals, mut warnings) = split(diagnostics);
+    let (live_refusals, live_warnings) =
+        split(Diagnostics(live_only.iter().map(crate::findings::diagnostic).collect()));
+    warnings.extend(live_warnings);
+    BindingVerdict {
         report,
-        warnings: diagnostics,
-    })
+        warnings,
+        refusals,
+        live_refusals,
+    }
+}
+
+/// Errors (refusals) apart from warnings.
+fn split(diagnostics: Diagnostics) -> (Diagnostics, Diagnostics) {
+    let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics
+        .into_iter()
+        .partition(|d| d.severity == crate::protocol::diagnostics::Severity::Error);
+    (Diagnostics(errors), Diagnostics(warnings))
 }
 
 /// The warnings beside a binding the rules accept: listings that failed, this project's connections to the cluster
@@ -130,7 +145,7 @@ fn adopted_warnings(
             "Existing project member",
             format!(
                 "{:?} is already a member of project {:?} as {}; this binding takes the membership over{} and \
-                 removes it when the binding is destroyed.",
+                 removes it when the binding is destroyed, unless another binding of the project declares it.",
                 member.name,
                 config.project_id,
                 found.designation,

@@ -23,15 +23,16 @@ use crate::resources::connection_contract::unreadable_contract;
 
 pub use gather::{BindingPlanInputs, profile_id, profile_ids};
 
-/// What the plan derives: every derived attribute, and the warnings beside it.
+/// What the plan derives: every derived attribute, the warnings beside it, and what apply must refuse.
 pub struct BindingPrediction {
     pub attributes: BTreeMap<&'static str, Value>,
     pub warnings: Diagnostics,
+    pub refusals: Diagnostics,
+    pub live_refusals: Diagnostics,
 }
 
-/// Plans the binding: the derived attributes and the replacements the API forces, or the plan fails (a warning only
-/// on a binding this plan leaves unchanged). While the contract or the configuration waits for apply, so do the
-/// rules.
+/// Plans the binding: the derived attributes and the replacements the API forces, and beside them the refusals apply
+/// enforces. While the contract or the configuration waits for apply, so do the rules.
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
     let arguments = change.arguments();
@@ -45,7 +46,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
         return Ok(());
     };
     let result = predicted(client, &arguments, known, change.prior.as_ref(), Phase::Plan).await;
-    let Some(prediction) = checklist::judged(change, client.strict, result)? else {
+    let Some(prediction) = checklist::judged(change, result)? else {
         return Ok(());
     };
     for (name, value) in prediction.attributes {
@@ -55,8 +56,10 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
         let replaced = predict::replacements(prior, &change.planned);
         change.requires_replace.extend(replaced);
     }
-    checklist::keep_recorded(change);
     change.diagnostics.extend(prediction.warnings);
+    change.refusals.extend(prediction.refusals);
+    change.live_refusals.extend(prediction.live_refusals);
+    checklist::keep_recorded(change);
     Ok(())
 }
 
@@ -82,10 +85,12 @@ async fn predicted(
     phase: Phase,
 ) -> Result<BindingPrediction, Diagnostics> {
     let inputs = gather::gather(client, value, known, prior, phase).await?;
-    let verdict = judge::judge(&inputs)?;
+    let verdict = judge::judge(&inputs);
     Ok(BindingPrediction {
         attributes: predict::predict(&inputs, &verdict),
         warnings: verdict.warnings,
+        refusals: verdict.refusals,
+        live_refusals: verdict.live_refusals,
     })
 }
 
@@ -108,6 +113,12 @@ pub async fn resolve(client: &HyperpodClient, planned: &Value, prior: Option<&Va
             .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
     if !judged || checklist::not_evaluated_at_plan(planned) {
         let prediction = predicted(client, planned, known, prior, Phase::Apply).await?;
+        // Judged now with everything known and against what exists: what it refuses is refused before any write.
+        let mut refusals = prediction.refusals;
+        refusals.extend(prediction.live_refusals);
+        if !refusals.is_empty() {
+            return Err(refusals);
+        }
         // Only what the plan left unknown is filled in: a part it knew stays as planned.
         for (name, derived) in prediction.attributes {
             let planned_part = value.get_attr(name).cloned().unwrap_or(Value::Unknown);

@@ -40,7 +40,16 @@ pub fn predict(inputs: &BindingPlanInputs, verdict: &BindingVerdict) -> BTreeMap
     attributes.insert("id", recorded(prior.and_then(|p| p.id.as_ref())));
     attributes.insert("connection_id", recorded(prior.and_then(|p| p.connection_id.as_ref())));
     attributes.insert("domain_id", text(&inputs.domain_id));
-    attributes.insert("connection_name", text(inputs.config.connection_name_or_default()));
+    // Unset: the recorded connection's own name (imported, or made with an earlier default), else the default. Only
+    // a name the configuration sets replaces the connection.
+    let connection_name = match (
+        &inputs.config.connection_name,
+        prior.and_then(|p| p.connection_name.clone()),
+    ) {
+        (None, Some(recorded)) => recorded,
+        _ => inputs.config.connection_name_or_default(),
+    };
+    attributes.insert("connection_name", text(connection_name));
     attributes.insert("environment_id", environment_id);
     attributes.insert("cluster_arn", text(&inputs.cluster.arn));
     attributes.insert("orchestrator", text(inputs.cluster.orchestrator));

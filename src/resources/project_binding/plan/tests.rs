@@ -65,14 +65,14 @@ fn connection(id: &str) -> Connection {
 }
 
 fn summaries(inputs: &BindingPlanInputs) -> Vec<String> {
-    let verdict = judge(inputs).expect("no error");
+    let verdict = judge(inputs);
     verdict.warnings.0.iter().map(|d| d.summary.clone()).collect()
 }
 
 #[test]
 fn a_binding_every_layer_agrees_on_plans_where_the_connection_goes() {
     let inputs = inputs();
-    let verdict = judge(&inputs).expect("every rule passes");
+    let verdict = judge(&inputs);
     assert!(verdict.warnings.0.iter().all(|d| d.severity != Severity::Error));
     let planned = predict(&inputs, &verdict);
     assert_eq!(planned["domain_id"], text("dzd_abc123"));
@@ -93,8 +93,8 @@ fn a_binding_every_layer_agrees_on_plans_where_the_connection_goes() {
 fn a_project_without_a_tooling_environment_fails_at_project_id() {
     let mut inputs = inputs();
     inputs.project.tooling_environment_id = Fact::Known(None);
-    let errors = judge(&inputs).err().unwrap_or_default();
-    let paths: Vec<String> = errors.0.iter().map(|d| d.path.to_string()).collect();
+    let refusals = judge(&inputs).refusals;
+    let paths: Vec<String> = refusals.0.iter().map(|d| d.path.to_string()).collect();
     assert_eq!(paths, ["project_id"]);
 }
 
@@ -102,7 +102,7 @@ fn a_project_without_a_tooling_environment_fails_at_project_id() {
 fn an_unread_environment_is_known_after_apply() {
     let mut inputs = inputs();
     inputs.project.tooling_environment_id = Fact::Unavailable("AccessDenied".into());
-    let verdict = judge(&inputs).expect("a warning at most");
+    let verdict = judge(&inputs);
     assert_eq!(predict(&inputs, &verdict)["environment_id"], Value::Unknown);
 }
 
@@ -122,13 +122,16 @@ fn a_connection_no_binding_manages_is_named_and_the_recorded_one_is_not() {
     inputs.prior = Some(RecordedBinding {
         id: Some("dzd_abc123/c1".into()),
         connection_id: Some("c1".into()),
+        connection_name: Some("made-in-the-console".into()),
         members: Vec::new(),
     });
     assert!(summaries(&inputs).is_empty());
-    let verdict = judge(&inputs).expect("no error");
+    let verdict = judge(&inputs);
     let planned = predict(&inputs, &verdict);
     assert_eq!(planned["id"], text("dzd_abc123/c1"));
     assert_eq!(planned["connection_id"], text("c1"));
+    // An imported connection keeps its name while the configuration leaves connection_name unset.
+    assert_eq!(planned["connection_name"], text("made-in-the-console"));
 }
 
 #[test]

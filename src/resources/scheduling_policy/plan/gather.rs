@@ -34,6 +34,9 @@ pub struct PolicyPlanInputs {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyPrior {
     pub cluster_name: Option<String>,
+    /// The scheduler config's name: kept while the configuration leaves `name` unset (an imported config keeps the
+    /// name it was made with, whatever the default would be).
+    pub name: Option<String>,
     /// SageMaker's status when it was recorded (`UpdateFailed`...).
     pub status: Option<String>,
 }
@@ -81,6 +84,7 @@ pub fn configuration(client: &HyperpodClient, seen: &SeenSchedulerConfigs, chang
         default_tags: client.default_tags.clone(),
         prior: change.prior.as_ref().map(|prior| PolicyPrior {
             cluster_name: string(prior, "cluster_name"),
+            name: string(prior, "name"),
             status: string(prior, "status"),
         }),
         cluster: None,

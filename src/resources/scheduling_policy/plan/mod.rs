@@ -14,26 +14,49 @@ use crate::aws::sagemaker::HyperPodCluster;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::plan::PlannedChange;
+use crate::resources::checklist;
 
 use super::model::SeenSchedulerConfigs;
 
 pub use gather::{LiveSchedulerConfig, PolicyPlanInputs, live_config};
 pub use judge::foreign_policy;
 
-/// Plans the policy: the derived attributes, or the plan fails with the first refusal.
+/// Plans the policy: the derived attributes and, beside them, the first refusal, which apply enforces. What the plan
+/// could read is predicted either way, so a refusal that appears only when Terraform plans again at apply changes no
+/// value the plan showed.
 pub async fn plan(
     client: &HyperpodClient,
     seen: &SeenSchedulerConfigs,
     change: &mut PlannedChange,
 ) -> Result<(), Diagnostics> {
     let mut inputs = gather::configuration(client, seen, change);
-    judge::tags(&inputs)?;
+    let refused = judged_inputs(client, seen, &mut inputs).await;
+    predict::predict(&inputs, &mut change.planned);
+    // Apply reads the config back after it writes: what SageMaker reports then (a status settling from `Creating`,
+    // the version an update increments) is known only after.
+    if change.prior.as_ref().is_some_and(|prior| *prior != change.planned) {
+        for name in ["status", "status_details", "version"] {
+            change.set(name, crate::protocol::value::Value::Unknown);
+        }
+    }
+    if let Err(refusals) = refused {
+        checklist::refuse(change, refusals);
+    }
+    Ok(())
+}
+
+/// Reads and judges in stages: a refusal stops the reads after it.
+async fn judged_inputs(
+    client: &HyperpodClient,
+    seen: &SeenSchedulerConfigs,
+    inputs: &mut PolicyPlanInputs,
+) -> Result<(), Diagnostics> {
+    judge::tags(inputs)?;
     if let Some(cluster_name) = inputs.cluster_to_check().map(str::to_string) {
         let cluster = governed_cluster(client, &cluster_name).await?;
         inputs.cluster = Some(gather::scheduler_config(client, seen, cluster, &cluster_name).await?);
-        judge::scheduler_config(&inputs)?;
+        judge::scheduler_config(inputs)?;
     }
-    predict::predict(&inputs, &mut change.planned);
     Ok(())
 }
 

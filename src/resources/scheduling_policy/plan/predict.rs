@@ -13,7 +13,14 @@ pub fn predict(inputs: &PolicyPlanInputs, value: &mut Value) {
     if let Some(cluster_name) = &inputs.config.cluster_name {
         set_attr(value, "id", text(cluster_name));
         if !inputs.name_configured {
-            set_attr(value, "name", text(default_name(cluster_name)));
+            // Unset: the name the config has (imported, or made with an earlier default) on the same cluster, else the
+            // default. Only a name the configuration sets replaces the config.
+            let kept = inputs
+                .prior
+                .as_ref()
+                .filter(|prior| prior.cluster_name.as_deref() == Some(cluster_name.as_str()))
+                .and_then(|prior| prior.name.clone());
+            set_attr(value, "name", text(kept.unwrap_or_else(|| default_name(cluster_name))));
         }
     }
     // tags_all is known at plan time, so reviewers see exactly which tags apply; a tag value unknown at plan

@@ -96,6 +96,7 @@ fn the_plan_knows_id_name_tags_all_governance_and_the_cluster_arn() {
     inputs.cluster = Some(cluster(None, false));
     inputs.prior = Some(PolicyPrior {
         cluster_name: None,
+        name: None,
         status: Some("UpdateFailed".into()),
     });
     let mut value = planned();
@@ -142,7 +143,37 @@ fn only_a_cluster_new_to_the_resource_is_read() {
     assert_eq!(inputs.cluster_to_check(), Some("ml-capacity"));
     inputs.prior = Some(PolicyPrior {
         cluster_name: Some("ml-capacity".into()),
+        name: None,
         status: None,
     });
     assert_eq!(inputs.cluster_to_check(), None);
+}
+
+#[test]
+fn an_unset_name_keeps_the_configs_own_on_its_cluster_and_defaults_elsewhere() {
+    let mut inputs = inputs(Some(BTreeMap::new()));
+    inputs.prior = Some(PolicyPrior {
+        cluster_name: Some("ml-capacity".into()),
+        name: Some("console-policy".into()),
+        status: None,
+    });
+    let mut value = planned();
+    predict(&inputs, &mut value);
+    assert_eq!(
+        value.get_attr("name"),
+        Some(&text("console-policy")),
+        "an imported name stays"
+    );
+    inputs.prior = Some(PolicyPrior {
+        cluster_name: Some("legacy-capacity".into()),
+        name: Some("legacy-capacity-policy".into()),
+        status: None,
+    });
+    let mut moved = planned();
+    predict(&inputs, &mut moved);
+    assert_eq!(
+        moved.get_attr("name"),
+        Some(&text("ml-capacity-policy")),
+        "another cluster: the default"
+    );
 }

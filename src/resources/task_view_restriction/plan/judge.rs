@@ -12,14 +12,16 @@ use crate::findings::ToDiagnostics;
 use crate::governance::{Check, Contract, Report, TaskViewRestriction, check_restriction};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
-/// What the rules found: the report (the checklist) and the diagnostics the plan shows, warnings only.
+/// What the rules found: the report (the checklist), the diagnostics the plan shows beside it, and what apply must
+/// refuse (the errors; under `strict` every finding).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RestrictionVerdict {
     pub report: Report,
     pub diagnostics: Diagnostics,
+    pub refusals: Diagnostics,
 }
 
-/// The verdict, or the errors that fail the plan (`strict`: every finding is one).
+/// The verdict; `Err` only where nothing can be predicted (the cluster is not orchestrated as the contract says).
 pub fn judge(inputs: &RestrictionPlanInputs, strict: bool) -> Result<RestrictionVerdict, Diagnostics> {
     let live = orchestrated_as_contracted(inputs)?;
     let config = &inputs.config;
@@ -31,7 +33,9 @@ pub fn judge(inputs: &RestrictionPlanInputs, strict: bool) -> Result<Restriction
     report.push(spaces_check(config, &inputs.contract));
     let mut diagnostics = report.diagnostics(strict);
     if inputs.cluster.eks_name.is_some() {
-        diagnostics.extend(namespaces_in_order(inputs, live)?);
+        match namespaces_in_order(inputs, live) {
+            Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),
+        }
     }
     let maybe_rbac = !inputs.mode_known || config.mode == RestrictionMode::Rbac;
     if let (true, Some(problem)) = (maybe_rbac, group_problem(&config.kubernetes_group)) {
@@ -42,10 +46,14 @@ pub fn judge(inputs: &RestrictionPlanInputs, strict: bool) -> Result<Restriction
             "set `kubernetes_group` to a valid Kubernetes name",
         ));
     }
-    if diagnostics.has_errors() {
-        return Err(diagnostics);
-    }
-    Ok(RestrictionVerdict { report, diagnostics })
+    let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics
+        .into_iter()
+        .partition(|d| d.severity == crate::protocol::diagnostics::Severity::Error);
+    Ok(RestrictionVerdict {
+        report,
+        diagnostics: Diagnostics(warnings),
+        refusals: Diagnostics(errors),
+    })
 }
 
 /// CLU-1: the cluster is orchestrated as the contract says (the contract's own plan reports CLU-1 too); only then

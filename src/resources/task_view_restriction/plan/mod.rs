@@ -21,37 +21,55 @@ use crate::resources::checklist;
 pub use gather::{RestrictionPlanInputs, absent_namespaces};
 pub use order::missing as missing_namespace;
 
-/// Plans the restriction: the derived attributes and the checklist, or the plan fails (a warning only on a
-/// restriction this plan leaves unchanged).
+/// Plans the restriction: the derived attributes and the checklist, and beside them the refusals apply enforces.
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     let mut planned = predict::arguments(change);
-    let result = resolve(client, &mut planned, change.prior.as_ref()).await;
-    let Some(warnings) = checklist::judged(change, client.strict, result)? else {
+    // A contract object that can never be a contract's facts fails the plan: the configuration cannot be read.
+    if let Some(unreadable) = super::model::contract_problem(&planned) {
+        return Err(unreadable.into());
+    }
+    let result = judged(client, &mut planned, change.prior.as_ref()).await;
+    let Some((warnings, refusals)) = checklist::judged(change, result)? else {
         return Ok(());
     };
+    // Refused or not, the plan says what the restriction would compose: the same at apply's plan.
     change.set_planned(planned);
-    checklist::keep_recorded(change);
     change.diagnostics.extend(warnings);
+    change.refusals.extend(refusals);
+    checklist::keep_recorded(change);
     Ok(())
 }
 
 /// Gathers, judges and predicts into `value` (the planned value, or at apply the planned value with what was unknown
-/// then now known): the warnings, or the errors that fail the plan. While an input is unknown the rules wait for
-/// apply, with a warning.
-pub async fn resolve(
+/// then now known): the warnings and the refusals. While an input is unknown the rules wait for apply, with a
+/// warning.
+async fn judged(
     client: &HyperpodClient,
     value: &mut Value,
     prior: Option<&Value>,
-) -> Result<Diagnostics, Diagnostics> {
+) -> Result<(Diagnostics, Diagnostics), Diagnostics> {
     let Some(inputs) = gather::gather(client, value).await? else {
         predict::deferred(value);
-        return Ok(deferral(value, client.strict));
+        let deferred = deferral(value, client.strict);
+        let (errors, warnings): (Vec<_>, Vec<_>) = deferred
+            .into_iter()
+            .partition(|d| d.severity == crate::protocol::diagnostics::Severity::Error);
+        return Ok((Diagnostics(warnings), Diagnostics(errors)));
     };
     let verdict = judge::judge(&inputs, client.strict)?;
     // An entry that existed before this restriction is adopted: on destroy only what was added goes.
     let adopted = gather::entry_adopted(client, &inputs, prior).await;
     predict::predict(&inputs, &verdict.report, adopted, value);
-    Ok(verdict.diagnostics)
+    Ok((verdict.diagnostics, verdict.refusals))
+}
+
+/// `judged` at apply: what it refuses is an error, before anything is written.
+pub async fn resolve(
+    client: &HyperpodClient,
+    value: &mut Value,
+    prior: Option<&Value>,
+) -> Result<Diagnostics, Diagnostics> {
+    checklist::refused_at_apply(judged(client, value, prior).await?)
 }
 
 /// The warning for rules left to apply, naming the inputs not known until then.

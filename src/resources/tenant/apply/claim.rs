@@ -7,7 +7,9 @@
 //! the refusal reads as the rule it breaks.
 
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
-use crate::governance::{ClusterView, Fact, Inventory, Orchestrator, Phase, Referenced, Setting, paths, workload};
+use crate::governance::{
+    ClusterView, Fact, Inventory, Neighbours, Orchestrator, Phase, Referenced, Setting, paths, workload,
+};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::cluster_facts::capacity_of;
 use crate::resources::cluster_view::instance_group_capacity;
@@ -52,6 +54,8 @@ async fn judge(composer: &Composer<'_>, others: &[ComputeQuota]) -> Result<Optio
         },
         allocation: Setting::Unset,
         phase: Phase::Apply,
+        neighbours: Neighbours::LiveAndReferenced,
+        policy_live: false,
     };
     let check = workload::wkl_3(&view, paths::tenant::quota());
     Ok(check.is_failed().then(|| {

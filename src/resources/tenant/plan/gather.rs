@@ -11,7 +11,7 @@ use crate::aws::AwsError;
 use crate::aws::compute_quota::ComputeQuota;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
-use crate::governance::{Allocation, Contract, Phase, Referenced, Setting, TenantCapacity, paths};
+use crate::governance::{Allocation, Contract, Fact, Phase, Referenced, Setting, TenantCapacity, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, string_map};
 use crate::protocol::value::Value;
@@ -80,13 +80,23 @@ pub enum ExistingQuota {
     TagsUnreadable(Diagnostics),
 }
 
+/// The tenant a replacement replaces: its quota is gone by the time the new one claims capacity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplacedTenant {
+    pub cluster_name: String,
+    pub team: String,
+}
+
 /// What `gather` is asked for: the decoded tenant and where it is planned.
 pub struct GatherRequest<'a> {
     pub config: TenantConfig,
     pub contract: Contract,
     /// The arguments (the planned value at plan, the applied one at apply), with the write-only handoffs.
     pub arguments: &'a Value,
+    /// The state, `None` on a create (and on a replacement, judged as the create it leads to).
     pub prior: Option<&'a Value>,
+    /// On a replacement, the tenant it replaces.
+    pub replaced: Option<ReplacedTenant>,
     /// The workload role's name the user chose, if any.
     pub chosen_role_name: Option<String>,
     pub phase: Phase,
@@ -98,6 +108,7 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
         contract,
         arguments,
         prior,
+        replaced,
         chosen_role_name,
         phase,
     } = request;
@@ -107,7 +118,12 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
     let roles = workload_roles(&context.partition, &contract, &role_name, &config);
     let principals: Vec<&str> = roles.iter().map(String::as_str).collect();
     let task_governance = cluster_facts::task_governance_addon(client, &found).await;
-    let cluster = cluster_facts::gather(client, found, ClusterReads::Capacity, &principals).await;
+    let mut cluster = cluster_facts::gather(client, found, ClusterReads::Capacity, &principals).await;
+    if let (Some(replaced), Fact::Known(live)) = (&replaced, &mut cluster.tenants)
+        && replaced.cluster_name == cluster.cluster.name
+    {
+        live.retain(|tenant| tenant.team != replaced.team);
+    }
     let creates_quota = cluster.cluster.eks_cluster_name().is_some() && !context.prior_components.contains_key(QUOTA);
     let existing_quota = if creates_quota {
         existing_quota(client, &cluster, &config).await

@@ -5,37 +5,55 @@
 
 use super::super::model::{self, ownership};
 use super::gather::{ExistingQuota, TenantPlanInputs};
-use crate::findings::ToDiagnostics;
 use crate::governance::cluster::{clu_10, cluster_admin_principals};
-use crate::governance::{Orchestrator, Report, check_tenant};
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::governance::{
+    Check, ClusterView, Neighbours, Orchestrator, Report, RuleId, Setting, Tenant, TenantCapacity, capacity,
+    check_tenant, paths,
+};
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics, Severity};
 use crate::resources::cluster_view;
 use crate::resources::references::{self, References};
 use crate::resources::validators::MAX_TAGS;
 
-/// What the plan concluded: the rules' report (the checklist) and its warnings.
+/// What the plan concluded: the rules' report as the plan records it (the checklist), the warnings beside it, and
+/// what apply must refuse. `refusals` rest on what the plan controls; `live_refusals` on other teams' live quotas
+/// (the checklist does not count those: Terraform's re-plan at apply must read the same, `Neighbours`).
 #[derive(Debug)]
 pub struct TenantVerdict {
     pub report: Report,
     pub warnings: Diagnostics,
+    pub refusals: Diagnostics,
+    pub live_refusals: Diagnostics,
     pub orchestrator: Orchestrator,
 }
 
+/// The verdict. `Err` only where nothing can be predicted (the contract names the wrong orchestrator, the workload
+/// block the orchestrator needs is missing): the plan then refuses the change with everything derived unknown.
 pub fn judge(inputs: &TenantPlanInputs) -> Result<TenantVerdict, Diagnostics> {
     let orchestrator = orchestrator(inputs)?;
     workload_block(inputs, orchestrator)?;
-    let report = rules(inputs, orchestrator);
-    let warnings = report.diagnostics(inputs.context.strict);
-    if warnings.has_errors() {
-        return Err(warnings);
-    }
-    existing_quota(inputs)?;
-    tags_fit(inputs)?;
+    let (report, live) = rules(inputs, orchestrator);
+    let (recorded, live_only) = report.messages_with_live(&live, inputs.context.strict);
+    let (mut refusals, warnings) = split(recorded.iter().map(crate::findings::diagnostic));
+    let (live_refusals, live_warnings) = split(live_only.iter().map(crate::findings::diagnostic));
+    let mut warnings = warnings;
+    warnings.extend(live_warnings);
+    warnings.extend(live_drift(inputs, orchestrator, &live));
+    refusals.extend(existing_quota(inputs).err().unwrap_or_default());
+    refusals.extend(tags_fit(inputs).err().unwrap_or_default());
     Ok(TenantVerdict {
         report,
         warnings,
+        refusals,
+        live_refusals,
         orchestrator,
     })
+}
+
+/// Errors (refusals) apart from warnings.
+fn split(diagnostics: impl Iterator<Item = Diagnostic>) -> (Diagnostics, Diagnostics) {
+    let (errors, warnings): (Vec<_>, Vec<_>) = diagnostics.partition(|d| d.severity == Severity::Error);
+    (Diagnostics(errors), Diagnostics(warnings))
 }
 
 /// Where CLU-10 points on a tenant: the contract's cluster, the attribute that puts the tenant on that cluster.
@@ -89,34 +107,93 @@ fn workload_block(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Resu
     }
 }
 
-/// The engine's rules over the tenant, the tenants counted with it (itself and its lenders, never whatever else this
-/// provider process planned) and the cluster, with CLU-10 judged where the cluster is known.
-fn rules(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Report {
+/// The tenant as the engine sees it.
+fn governed(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Tenant {
     let eks = orchestrator == Orchestrator::Eks;
     let role_arn = model::role_arn(
         &inputs.context.partition,
         &inputs.contract.cluster.account_id,
         &inputs.role_name,
     );
-    let tenant = inputs.config.to_governance(orchestrator, eks.then_some(role_arn));
+    inputs.config.to_governance(orchestrator, eks.then_some(role_arn))
+}
+
+/// The engine's view of the cluster with `own` (the tenant's capacity) counted first, then its lenders (never
+/// whatever else this provider process planned), and the allocation it references.
+fn view_of(inputs: &TenantPlanInputs, own: TenantCapacity, neighbours: Neighbours) -> ClusterView {
     let mut tenants = inputs.references.lenders.clone();
-    let own = references::own_entry(&inputs.contract.cluster.name, tenant.capacity());
-    tenants.known.insert(0, own);
+    tenants
+        .known
+        .insert(0, references::own_entry(&inputs.contract.cluster.name, own));
+    let policy = inputs.references.policy.for_view();
+    let mut view = cluster_view::view(&inputs.cluster, tenants, References::default(), policy, &[]);
+    view.allocation = inputs.references.allocation.clone();
+    view.phase = inputs.context.phase;
+    view.neighbours = neighbours;
+    view
+}
+
+/// The engine's rules over the tenant and its cluster, with CLU-10 judged where the cluster is known: judged as the
+/// plan records it (other teams' live quotas not counted) and with them.
+fn rules(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> (Report, Report) {
+    let tenant = governed(inputs, orchestrator);
     let admins = inputs
         .cluster
         .access_entries
         .known()
         .map(|entries| cluster_admin_principals(entries))
         .unwrap_or_default();
-    let policy = inputs.references.policy.for_view();
-    let mut view = cluster_view::view(&inputs.cluster, tenants, References::default(), policy, &[]);
-    view.allocation = inputs.references.allocation.clone();
-    view.phase = inputs.context.phase;
-    let mut report = check_tenant(&tenant, &inputs.contract, &view, &admins, inputs.context.today);
-    if let Some(read) = &inputs.task_governance {
-        report.push(clu_10(&read.addon, &read.eks_cluster, task_governance_path()));
+    let judged = |neighbours: Neighbours| {
+        let view = view_of(inputs, tenant.capacity(), neighbours);
+        let mut report = check_tenant(&tenant, &inputs.contract, &view, &admins, inputs.context.today);
+        if let Some(read) = &inputs.task_governance {
+            report.push(clu_10(&read.addon, &read.eks_cluster, task_governance_path()));
+        }
+        report
+    };
+    (
+        judged(Neighbours::ReferencedOnly),
+        judged(Neighbours::LiveAndReferenced),
+    )
+}
+
+/// Live drift that breaks WKL-3: the team's quota as it is now (changed outside Terraform) overcommits the cluster.
+/// Named, not only repaired: a warning at the quota beside the change that restores it (nothing to refuse: the
+/// configured quota fits, or WKL-3 refuses the change itself and this adds nothing).
+fn live_drift(inputs: &TenantPlanInputs, orchestrator: Orchestrator, live: &Report) -> Diagnostics {
+    let Some(drifted) = inputs.live_quota() else {
+        return Diagnostics::new();
+    };
+    let configured = governed(inputs, orchestrator).capacity();
+    if drifted.quota == configured.quota || live.check(RuleId::Wkl3).is_none_or(Check::is_failed) {
+        return Diagnostics::new();
     }
-    report
+    let mut view = view_of(inputs, drifted.clone(), Neighbours::LiveAndReferenced);
+    // The allocation's row of this team is what it holds now, so only the capacity is judged, not the record.
+    if let Setting::Set(reference) = &mut view.allocation
+        && reference.item.teams.contains_key(&drifted.team)
+    {
+        reference.item.teams.insert(drifted.team.clone(), drifted.quota.clone());
+    }
+    let check = capacity::wkl_3(&view, paths::tenant::quota());
+    Diagnostics(
+        check
+            .findings()
+            .iter()
+            .map(|finding| {
+                Diagnostic::warning(
+                    finding.path.clone(),
+                    format!("[WKL-3] {} (live, set outside Terraform)", RuleId::Wkl3.title()),
+                    format!(
+                        "{}. That is the cluster now: team {:?}'s compute quota was changed outside Terraform. This \
+                         plan restores the configured quota, which fits.",
+                        finding.detail().trim_end_matches('.'),
+                        drifted.team
+                    ),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// A quota of the tenant's name or team that is not its own is refused before anything is written.

@@ -1,9 +1,9 @@
 //! A tenant's plan: `gather` reads what the rules need (the contract's cluster and its live facts, the references in
 //! HCL) into one `TenantPlanInputs`, `judge` gives the verdict, `predict` the planned state. Around them, the
 //! conventions every governed resource follows: a tenant whose inputs are unknown defers its rules to apply with a
-//! warning; one this plan leaves unchanged only warns (`checklist::judged`); a rule that waits for a referenced value
-//! plans the checklist unknown. Apply runs the same three steps before its first write when the plan could not judge
-//! everything (`resolve`).
+//! warning; what breaks a rule is refused (a warning now, an error at apply: `docs/design/where-rules-run.md`),
+//! never a failed plan; a rule that waits for a referenced value plans the checklist unknown. Apply runs the same
+//! three steps before its first write when the plan could not judge everything (`resolve`).
 
 mod drift;
 mod gather;
@@ -66,16 +66,21 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     if change.prior.is_some() {
         plan_compositions(client, change, &arguments, (&contract, &config));
     }
+    // A replacement (another cluster or team) is judged as the create it leads to, beside everything but the object
+    // it replaces: that one is gone by then (destroyed first).
+    let replaced = replaced_tenant(change, &contract);
+    let prior = change.prior.clone().filter(|_| replaced.is_none());
     let request = GatherRequest {
-        chosen_role_name: chosen_role_name(&change.config, change.prior.as_ref()),
+        chosen_role_name: chosen_role_name(&change.config, prior.as_ref()),
         config,
         contract,
         arguments: &arguments,
-        prior: change.prior.as_ref(),
+        prior: prior.as_ref(),
+        replaced,
         phase: Phase::Plan,
     };
     let result = judged(client, request).await;
-    let Some((inputs, verdict)) = checklist::judged(change, client.strict, result)? else {
+    let Some((inputs, verdict)) = checklist::judged(change, result)? else {
         return Ok(());
     };
     for (name, value) in predict::predict(&inputs, &verdict) {
@@ -87,14 +92,31 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     {
         checklist::set_unknown(&mut change.planned);
     }
-    checklist::keep_recorded(change);
     change.diagnostics.extend(verdict.warnings);
+    change.refusals.extend(verdict.refusals);
+    change.live_refusals.extend(verdict.live_refusals);
+    checklist::keep_recorded(change);
     let live_quota = inputs.live_quota();
     let kept_fields = kept::warnings(&change.config, &change.planned, live_quota.as_ref());
     change.diagnostics.0.extend(kept_fields);
-    let drifted = gather::drifted_objects(client, change.prior.as_ref()).await;
+    let drifted = gather::drifted_objects(client, prior.as_ref()).await;
     change.diagnostics.0.extend(drift::warnings(&drifted));
     Ok(())
+}
+
+/// The tenant this change replaces (another cluster, another team, another workload role), from the prior state or,
+/// on the create half of a replacement, from what the protocol layer kept of it (`PlannedChange::replaced`).
+fn replaced_tenant(change: &PlannedChange, contract: &Contract) -> Option<gather::ReplacedTenant> {
+    let of = |value: &Value| gather::ReplacedTenant {
+        cluster_name: string(value, "cluster_name").unwrap_or_default(),
+        team: string(value, "team").unwrap_or_default(),
+    };
+    if let Some(replaced) = &change.replaced {
+        return Some(of(replaced));
+    }
+    let prior = change.prior.as_ref()?;
+    let moved = string(prior, "cluster_name").is_some_and(|cluster| cluster != contract.cluster.name);
+    (moved || !change.requires_replace.is_empty()).then(|| of(prior))
 }
 
 /// The planned value, judged and derived now where the plan could not (a value unknown then; a rule not evaluated
@@ -125,9 +147,16 @@ pub async fn resolve(
         contract,
         arguments: planned,
         prior,
+        replaced: None,
         phase: Phase::Apply,
     };
     let (inputs, verdict) = judged(client, request).await?;
+    // Judged now with everything known and against what exists: what it refuses is refused before any write.
+    let mut refusals = verdict.refusals.clone();
+    refusals.extend(verdict.live_refusals.clone());
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
     for (name, derived) in predict::predict(&inputs, &verdict) {
         let keep = value
             .get_attr(name)
@@ -201,7 +230,7 @@ fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, role_name_
 
 /// No copy of the handoffs is kept, so a change in one is a change of what the tenant composes from them (its facts
 /// for others, its tags): planned before judging, so a tenant whose composition moves is judged as changed (its
-/// findings fail the plan) rather than as unchanged (they would only warn).
+/// findings are refused at apply) rather than as unchanged (its next change would be).
 fn plan_compositions(
     client: &HyperpodClient,
     change: &mut PlannedChange,

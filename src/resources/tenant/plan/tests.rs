@@ -9,7 +9,9 @@ use super::predict::{predict, predicted_components};
 use crate::aws::compute_quota::ComputeQuota;
 use crate::aws::sagemaker::{ClusterOrchestrator, HyperPodCluster, InstanceGroup};
 use crate::governance::examples;
-use crate::governance::{Fact, Orchestrator, Phase, Setting, Sharing, SharingStrategy};
+use crate::governance::{
+    Check, Fact, Orchestrator, Phase, QuotaShare, RuleId, Setting, Sharing, SharingStrategy, TenantCapacity,
+};
 use crate::protocol::object::text;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{ClusterFacts, TaskGovernanceAddon};
@@ -70,7 +72,8 @@ fn inputs(config: TenantConfig, cluster: HyperPodCluster) -> TenantPlanInputs {
         references: TenantReferences {
             lenders: References::default(),
             allocation: examples::allocation(&[("research", config.quota[0].count.unwrap_or(0))]),
-            policy: PolicyReference::NotGiven,
+            // Referenced, as the docs teach: the live policy is not counted in what the plan records.
+            policy: PolicyReference::Known(examples::policy(&["production", "research"], true)),
         },
         task_governance: Some(TaskGovernanceAddon {
             eks_cluster: "ml-capacity-eks".into(),
@@ -120,15 +123,49 @@ fn a_tenant_that_fits_is_judged_on_every_rule_and_each_object_is_named_before_it
 }
 
 #[test]
-fn a_quota_the_instance_groups_cannot_hold_fails_wkl_3_at_the_entry() {
+fn a_quota_the_instance_groups_cannot_hold_is_refused_by_wkl_3_at_the_entry_and_recorded_failed() {
     let inputs = inputs(config(6), cluster(eks(), 4));
-    let errors = judge(&inputs).expect_err("six instances of four");
-    let wkl_3 = errors
+    let verdict = judge(&inputs).expect("a refusal is a verdict");
+    let wkl_3 = verdict
+        .refusals
         .0
         .iter()
         .find(|d| d.summary.starts_with("[WKL-3]"))
-        .unwrap_or_else(|| panic!("{errors:?}"));
+        .unwrap_or_else(|| panic!("{verdict:?}"));
     assert_eq!(wkl_3.path.to_string(), "quota[0].count");
+    // The plan still says what would be composed, and the checklist it records says WKL-3 failed.
+    let planned = predict(&inputs, &verdict);
+    let Value::List(rows) = &planned["findings"] else {
+        panic!("{planned:?}")
+    };
+    assert_eq!(rows[0].get_attr("rule"), Some(&text("WKL-3")));
+    assert_eq!(rows[0].get_attr("status"), Some(&text("failed")));
+}
+
+#[test]
+fn a_live_quota_that_leaves_no_room_is_a_refusal_on_live_state_and_not_in_the_checklist() {
+    // Four p5 of which another team holds three live: the allocation (research 2) fits the groups, the live
+    // cluster does not. What the plan records must read the same at apply, whatever another pipeline did
+    // meanwhile: WKL-3 passes there; the live overcommit is a refusal apply judges again.
+    let mut inputs = inputs(config(2), cluster(eks(), 4));
+    inputs.cluster.tenants = Fact::Known(vec![TenantCapacity {
+        team: "outsider".into(),
+        quota: vec![QuotaShare::instances("ml.p5.48xlarge", 3)],
+        sharing: None,
+    }]);
+    let verdict = judge(&inputs).expect("a verdict");
+    assert!(verdict.refusals.is_empty(), "{verdict:?}");
+    let [live] = &verdict.live_refusals.0[..] else {
+        panic!("{verdict:?}")
+    };
+    assert!(
+        live.summary.starts_with("[WKL-3]") && live.detail.contains("outsider"),
+        "{live:?}"
+    );
+    assert!(
+        verdict.report.check(RuleId::Wkl3).is_some_and(Check::is_passed),
+        "{verdict:?}"
+    );
 }
 
 #[test]
@@ -140,13 +177,13 @@ fn a_compute_quota_of_the_team_that_is_not_the_tenants_is_refused_at_team() {
         team_name: "research".into(),
         ..ComputeQuota::default()
     }));
-    let errors = judge(&inputs).expect_err("a foreign quota");
-    assert_eq!(errors.0.len(), 1, "{errors:?}");
-    assert_eq!(errors.0[0].path.to_string(), "team");
+    let refusals = judge(&inputs).expect("a verdict").refusals;
+    assert_eq!(refusals.0.len(), 1, "{refusals:?}");
+    assert_eq!(refusals.0[0].path.to_string(), "team");
     assert!(
-        errors.0[0].detail.contains("terraform import"),
+        refusals.0[0].detail.contains("terraform import"),
         "{}",
-        errors.0[0].detail
+        refusals.0[0].detail
     );
 }
 
@@ -219,4 +256,45 @@ fn recorded_ids_are_kept_and_a_missing_component_is_planned_again() {
     assert_eq!(components["compute_quota"], text("abcdef123456"));
     // Deleted out of band: not in the recorded components, so the plan shows it (unknown until re-created).
     assert_eq!(components["pod_identity_association"], Value::Unknown);
+}
+
+#[test]
+fn a_quota_raised_outside_terraform_that_overcommits_the_cluster_is_named_beside_the_change_that_restores_it() {
+    // Four p5; the allocation and the configuration give research 2; live, someone raised it to 6.
+    let mut inputs = inputs(config(2), cluster(eks(), 4));
+    inputs.cluster.tenants = Fact::Known(vec![TenantCapacity {
+        team: "research".into(),
+        quota: vec![QuotaShare::instances("ml.p5.48xlarge", 6)],
+        sharing: None,
+    }]);
+    let verdict = judge(&inputs).expect("a verdict");
+    assert!(
+        verdict.refusals.is_empty() && verdict.live_refusals.is_empty(),
+        "{verdict:?}"
+    );
+    let drift: Vec<_> = verdict
+        .warnings
+        .iter()
+        .filter(|d| d.summary.starts_with("[WKL-3]"))
+        .collect();
+    let [warning] = drift[..] else { panic!("{verdict:?}") };
+    assert_eq!(warning.path.to_string(), "quota[0].count");
+    assert!(
+        warning.summary.ends_with("(live, set outside Terraform)"),
+        "{}",
+        warning.summary
+    );
+    assert!(
+        warning.detail.contains("6 instances") && warning.detail.contains("restores"),
+        "{}",
+        warning.detail
+    );
+    // The same quota live as configured: nothing to name.
+    inputs.cluster.tenants = Fact::Known(vec![TenantCapacity {
+        team: "research".into(),
+        quota: vec![QuotaShare::instances("ml.p5.48xlarge", 2)],
+        sharing: None,
+    }]);
+    let clean = judge(&inputs).expect("a verdict");
+    assert!(clean.warnings.is_empty(), "{clean:?}");
 }
