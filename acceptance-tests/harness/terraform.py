@@ -23,6 +23,13 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # commands without -no-color (e.g. provid
 DEV_OVERRIDES = "Provider development overrides are in effect"
 # A governance rule's ID opens the provider's diagnostic summaries: "[WKL-3] ...", "[CLU-2] ... (not checked)".
 RULE_ID = re.compile(r"^\[([A-Z][A-Z0-9]*-[0-9]+)\]")
+# A refusal (crates/hyperpod-protocol/src/refusal.rs): a finding the plan shows as a warning, since no rule may stop a
+# plan (`terraform destroy` refreshes with one), and apply returns as an error before writing anything. Its summary
+# ends with one of these marks (the second on an object the plan leaves unchanged).
+REFUSED = " (apply refuses this change)"
+REFUSED_AT_NEXT_CHANGE = " (unchanged now; apply refuses its next change)"
+# What apply's error for a refusal says, at the end of its detail.
+REFUSED_AT_APPLY = "Refused before anything of this change was written"
 
 
 def flat(text: str) -> str:
@@ -78,10 +85,20 @@ class Diagnostic:
     def location(self) -> str:
         return f"{self.filename}:{self.start_line}:{self.start_column}" if self.filename else "(no range)"
 
+    @property
+    def kind(self) -> str:
+        """"error", "refused" (a plan's warning that apply refuses the change), "refused-later" (the same on an
+        object the plan leaves unchanged: its next change is refused) or "warning"."""
+        if self.severity == "warning" and self.summary.endswith(REFUSED):
+            return "refused"
+        if self.severity == "warning" and self.summary.endswith(REFUSED_AT_NEXT_CHANGE):
+            return "refused-later"
+        return self.severity
+
     def entry(self) -> tuple:
-        """What a verdict records of this diagnostic: (rule, severity); without a rule ID (None, severity, summary),
-        so an error that names no rule still shows, and differs from any rule's entry."""
-        return (self.rule, self.severity) if self.rule else (None, self.severity, self.summary)
+        """What a verdict records of this diagnostic: (rule, kind); without a rule ID (None, kind, summary), so an
+        error that names no rule still shows, and differs from any rule's entry."""
+        return (self.rule, self.kind) if self.rule else (None, self.kind, self.summary)
 
 
 def _entry_key(entry: tuple) -> tuple:
@@ -172,6 +189,11 @@ class PlanVerdict:
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "warning"]
 
+    @property
+    def refusals(self) -> list[Diagnostic]:
+        """The plan's refusals: warnings now, errors at apply."""
+        return [d for d in self.diagnostics if d.kind == "refused"]
+
     def rules_by_address(self) -> dict:
         """{address: sorted [(rule, severity), ...]}: what the verdict is, independent of the order Terraform
         printed it in. Diagnostics without an address (provider configuration, variables, ...) are under None;
@@ -214,10 +236,10 @@ class PlanVerdict:
             rows.append(f"  {d.severity:<7} [{d.rule or '-'}] {d.address or '(no address)'} at {where}: {d.summary}")
         return "\n".join(rows)
 
-    def assert_rule(self, rule: str, address: str, attribute: str, severity: str = "error") -> Diagnostic:
+    def assert_rule(self, rule: str, address: str, attribute: str, severity: str = "refused") -> Diagnostic:
         """Exactly one diagnostic with `rule` on `address` (as Terraform writes it: `hyperpod_tenant.research`,
-        `module.research.hyperpod_tenant.this`, `hyperpod_connection_contract.team["production"]`), of `severity`,
-        pointing at `attribute`; returns it.
+        `module.research.hyperpod_tenant.this`, `hyperpod_connection_contract.team["production"]`), of `severity`
+        (its `kind`: a plan's rule findings are "refused", apply's "error"), pointing at `attribute`; returns it.
 
         Pointing at: Terraform 1.15 turns a provider diagnostic's attribute path into the range of the attribute's
         *value expression* (`borrow_limit = 50` gives the range of `50`; a nested block's attribute is found in
@@ -232,8 +254,8 @@ class PlanVerdict:
         assert len(matching) == 1, \
             f"expected exactly one [{rule}] on {address}, found {len(matching)}\n{self.describe()}"
         (diag,) = matching
-        assert diag.severity == severity, \
-            f"[{rule}] on {address} is a {diag.severity}, expected a {severity}\n{self.describe()}"
+        assert diag.kind == severity, \
+            f"[{rule}] on {address} is a {diag.kind}, expected a {severity}\n{self.describe()}"
         line = self.line(diag)
         assert line is not None, f"[{rule}] on {address} has no source range\n{self.describe()}"
         assert re.match(rf"{re.escape(attribute)}(?![\w-])", line.strip()), \
@@ -404,15 +426,34 @@ class Terraform:
         result = self.plan()
         assert result.rc == 0, f"expected an empty plan, got:\n{result.stdout}"
 
-    def plan_fails_with(self, rule: str, path: str, observed: str = "") -> Result:
-        """The plan fails with a diagnostic naming the rule ID, the attribute path and the observed value."""
+    def plan_invalid(self, rule: str, path: str, observed: str = "") -> Result:
+        """The configuration is invalid (a contract's well-formedness, CON-1..3, judged when Terraform validates it,
+        before every plan): the plan fails with an error naming the rule ID, the attribute path and the observed
+        value."""
         result = self.plan(check=False)
         assert result.rc == 1, result.stdout
         text = flat(result.stderr)
-        assert f"[{rule}]" in text, result.stderr
+        assert f"[{rule}]" in text and "Error:" in text, result.stderr
         assert flat(path) in text, result.stderr
         assert flat(observed) in text, result.stderr
         return result
+
+    def plan_refuses(self, rule: str, path: str, observed: str = "") -> Result:
+        """The plan succeeds and warns that apply refuses the change, naming the rule ID, the attribute path and the
+        observed value; then `terraform apply` fails with that rule before the resource writes anything. Returns the
+        failed apply."""
+        result = self.plan(check=False)
+        assert result.rc in (0, 2), f"a rule never fails the plan (rc {result.rc}):\n{result.stdout}{result.stderr}"
+        text = flat(result.stdout + result.stderr)
+        assert f"[{rule}]" in text and flat(REFUSED) in text, result.stdout + result.stderr
+        assert flat(path) in text, result.stdout + result.stderr
+        assert flat(observed) in text, result.stdout + result.stderr
+        applied = self.apply(check=False)
+        assert applied.rc == 1, f"apply must refuse [{rule}]:\n{applied.stdout}{applied.stderr}"
+        refused = flat(applied.stderr)
+        assert f"[{rule}]" in refused and REFUSED_AT_APPLY in refused, applied.stderr
+        assert flat(observed) in refused, applied.stderr
+        return applied
 
     def apply(self, *extra: str, check: bool = True) -> Result:
         return self.run("apply", "-auto-approve", *COMMON, *extra, check=check)

@@ -4,7 +4,9 @@
 A case is one resource instance: the base block with one attribute (path) given one kind of bad value. Cases of one
 resource type are independent instances in one configuration (`Batch`), so one validate, one plan and one apply judge
 them all; the runner is test_bad_input.py. What each case must get: a diagnostic whose range lies on the mutated
-attribute's line(s), or an apply that converges (the next plan has no change for it).
+attribute's line(s) (an error at validate or plan, or a refusal: the plan's warning that apply refuses the change,
+then apply's error there, before anything of it is written), or an apply that converges (the next plan has no change
+for it). A case that leaves a handoff object unreadable (`Case.must_be_invalid`) must get the error: no refusal.
 
 Kinds by type: strings (empty, 10 000 characters, control characters U+0001 / newline / tab, non-ASCII, leading and
 trailing spaces), numbers (fractional, 1e30, negative, zero), lists, sets and maps (empty, duplicates, a null element,
@@ -343,6 +345,21 @@ class Case:
     def path_text(self) -> str:
         return ".".join(self.path) or "(resource)"
 
+    @property
+    def must_be_invalid(self) -> bool:
+        """Whether the case nulls a fact a handoff object cannot be read without (UNREADABLE_WHEN_NULL): it must fail
+        the plan with an error, not be refused."""
+        if len(self.path) != 1 or not (self.kind.startswith("field-") and self.kind.endswith("-null")):
+            return False
+        fact = self.kind.removeprefix("field-").removesuffix("-null")
+        return fact in UNREADABLE_WHEN_NULL.get((self.resource, self.path[0]), ())
+
+    @property
+    def judged_again_at_apply(self) -> bool:
+        """Whether the case's refusal rests on a live object the batch's apply may create first
+        (JUDGED_AGAIN_AT_APPLY)."""
+        return (self.resource, self.path) in JUDGED_AGAIN_AT_APPLY and self.kind == "null"
+
     def describe(self) -> str:
         value = self.value if len(self.value) <= 80 else self.value[:60] + f"... ({len(self.value)} chars)"
         return f"{self.address} {self.path_text} [{self.kind}] = {value}"
@@ -570,10 +587,30 @@ resource "terraform_data" "unknown" {{
 """
 
 
+# Facts of a handoff object without which no dependent can read it (a contract's governance: its name, lifecycle state,
+# cluster and, on EKS, namespaces; a scheduling policy's priority classes, for WKL-4; for a task view restriction, which
+# sets no project role of its own here, the contract's project role). A `merge` nulling one is configuration the
+# provider cannot use, whatever the account holds: the plan fails with an error at the reference, never a refusal.
+# Nulling any other fact leaves a readable object that the rules judge (a refusal, if one breaks).
+CONTRACT_FACTS = ("cluster_account_id", "cluster_name", "cluster_region", "contract", "eks_namespaces",
+                  "lifecycle_state", "orchestrator")
+UNREADABLE_WHEN_NULL: dict[tuple[str, str], tuple[str, ...]] = {
+    ("hyperpod_tenant", "contract"): CONTRACT_FACTS,
+    ("hyperpod_tenant", "scheduling_policy"): ("priority_classes",),
+    ("hyperpod_unified_studio_project_binding", "contract"): CONTRACT_FACTS,
+    ("hyperpod_task_view_restriction", "contract"): (*CONTRACT_FACTS, "project_role_arn"),
+}
+
+
 # An optional reference set to null is the reference left out: the rule that read it then judges live state and
 # reports at the attribute it judges, not at the reference (a tenant without `scheduling_policy`: WKL-4 at
 # `priority_class`, the class the live policy lacks).
 VERDICT_MOVES = {("hyperpod_tenant", ("scheduling_policy",)): ("priority_class",)}
+# Such a verdict rests on a live object the batch's own apply may create first (the shared scheduling policy, which
+# the case no longer references, so Terraform orders nothing between them): apply judges the change again against
+# what then exists, and either refuses it as the plan warned or, the object being there by then, writes it and must
+# converge (docs/design/where-rules-run.md, "Live refusals").
+JUDGED_AGAIN_AT_APPLY = set(VERDICT_MOVES)
 
 
 def render_batch(cases: list[Case], shared: str) -> dict[str, str]:

@@ -3,7 +3,12 @@ data source and the functions) goes through `validate`, `plan` and, where the pl
 sandbox. Each case must end in one of two ways:
 
 * diagnosed: an error diagnostic whose range starts on the mutated attribute's line(s) in the generated file (for
-  the plan: on the case's resource address), or
+  the plan: on the case's resource address), at validate or plan; or, for what the provider judges against the
+  account and its rules, a refusal there: the plan succeeds with a warning that apply refuses the change (no such
+  finding may fail a plan, since `terraform destroy` refreshes with one), and apply then fails for that case only
+  with errors saying nothing of the change was written, one at the attribute, and the case's address is not in state.
+  A case that leaves a handoff object unreadable (bad_input.py's `Case.must_be_invalid`) must be an error, never a
+  refusal; or
 * converged: plan and apply succeed and the next plan has no change for the case's address.
 
 Never acceptable, whatever else happened: Terraform's "Provider produced inconsistent ..." errors, a panic, the
@@ -11,8 +16,8 @@ plugin exiting ("plugin exited", "unexpected EOF", "rpc error"). Cases of one re
 configuration (one validate, one plan, one apply, one re-plan); cases that cannot coexist in AWS (one scheduler
 configuration per cluster, one task view restriction per project role) are applied one at a time.
 
-The counts go to acceptance-tests/out/bad_input.json (cases, diagnosed at the right path, converged applies,
-inconsistent-result errors, crashes) and the failures to out/bad_input_failures.json.
+The counts go to acceptance-tests/out/bad_input.json (cases, diagnosed at the right path, of those refused at apply,
+converged applies, inconsistent-result errors, crashes) and the failures to out/bad_input_failures.json.
 """
 from __future__ import annotations
 
@@ -27,8 +32,8 @@ import pytest
 
 import bad_input
 from bad_input import Case
-from harness import Terraform
-from harness.terraform import Diagnostic, parse_validate_json
+from harness import Terraform, flat
+from harness.terraform import REFUSED_AT_APPLY, Diagnostic, parse_validate_json
 
 pytestmark = [pytest.mark.provider, pytest.mark.sandbox_only(reason="resets the sandbox between resource batches")]
 
@@ -47,10 +52,13 @@ NAMED_ADDRESS = re.compile(r"(?:for|planned for|applying changes to) ((?:data\.)
 @dataclass
 class Outcome:
     case: Case
-    result: str = "pending"  # diagnosed | converged | wrong-path | apply-error | not-converged | inconsistent | crash
+    # diagnosed | converged | wrong-path | refused-not-invalid | not-refused | apply-error | not-converged |
+    # inconsistent | crash
+    result: str = "pending"
     stage: str = ""
     detail: str = ""
     warnings_at_path: int = 0
+    refused: bool = False  # the plan warned at the path that apply refuses the case: its apply must refuse it
 
     @property
     def ok(self) -> bool:
@@ -64,7 +72,7 @@ class Outcome:
 
 def diag_text(d: Diagnostic) -> str:
     where = f"{d.filename}:{d.start_line}" if d.filename else "(no range)"
-    return f"{d.severity} at {where} [{d.address or '-'}]: {d.summary} -- {d.detail}"
+    return f"{d.kind} at {where} [{d.address or '-'}]: {d.summary} -- {d.detail}"
 
 
 def classify_crash(diags: list[Diagnostic], stderr: str = "") -> str | None:
@@ -146,7 +154,9 @@ def at_path(case: Case, d: Diagnostic) -> bool:
 
 
 def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list[Diagnostic], stray: list) -> set:
-    """Record diagnostics against their cases; returns the labels of cases that got an error at this stage."""
+    """Record diagnostics against their cases; returns the labels of cases that got an error at this stage, or a
+    refusal where none may be (`Case.must_be_invalid`) or away from the case's path. A case refused at its path is
+    marked `refused` and goes on to apply, which must refuse it."""
     failed = set()
     by_case: dict[str, list[Diagnostic]] = {}
     for d in diags:
@@ -161,20 +171,32 @@ def judge_diagnostics(stage: str, cases: list[Case], outcomes: dict, diags: list
         outcome = outcomes[case.label]
         crash = classify_crash(mine)
         errors = [d for d in mine if d.severity == "error"]
+        refusals = [d for d in mine if d.kind == "refused"]
         outcome.warnings_at_path += sum(1 for d in mine if d.severity == "warning" and at_path(case, d))
         if crash:
             outcome.result, outcome.stage = crash, stage
             outcome.detail = "\n".join(diag_text(d) for d in mine)
             failed.add(case.label)
-        elif errors:
-            failed.add(case.label)
-            if any(at_path(case, d) for d in errors):
-                outcome.result, outcome.stage = "diagnosed", stage
-                outcome.detail = "\n".join(diag_text(d) for d in errors)[:600]
-            else:
+        elif errors or refusals:
+            # A refusal stands where an error used to: it must be at the case's path as well.
+            found = errors or refusals
+            if not any(at_path(case, d) for d in found):
+                failed.add(case.label)
                 outcome.result, outcome.stage = "wrong-path", stage
                 outcome.detail = (f"expected a diagnostic on {case.filename} lines {case.lines[0]}-{case.lines[1]}; "
-                                  "got\n" + "\n".join(diag_text(d) for d in errors))
+                                  "got\n" + "\n".join(diag_text(d) for d in found))
+            elif errors:
+                failed.add(case.label)
+                outcome.result, outcome.stage = "diagnosed", stage
+                outcome.detail = "\n".join(diag_text(d) for d in errors)[:600]
+            elif case.must_be_invalid:
+                failed.add(case.label)
+                outcome.result, outcome.stage = "refused-not-invalid", stage
+                outcome.detail = ("an unreadable handoff object must fail the plan with an error; the plan warned that "
+                                  "apply refuses it:\n" + "\n".join(diag_text(d) for d in refusals))
+            else:
+                outcome.refused, outcome.stage = True, stage
+                outcome.detail = "\n".join(diag_text(d) for d in refusals)[:600]
     return failed
 
 
@@ -196,7 +218,9 @@ def diagnostics_of(messages: list[dict]) -> list[Diagnostic]:
 
 
 def apply_round(batch: Batch, cases: list[Case], outcomes: dict, stray: list, destroy: bool) -> None:
-    """Apply these cases together, then re-plan; each case converges or records why not."""
+    """Apply these cases together, then re-plan; each case converges or records why not. A case the plan refused
+    must be refused by apply (errors saying nothing was written, one at its path) and be absent from state, unless
+    its refusal rests on a live object this apply made first (`Case.judged_again_at_apply`): then it converges."""
     batch.write(cases)
     rc, messages, stderr = batch.run_json("apply", "-json", "-auto-approve", "-input=false")
     diags = diagnostics_of(messages)
@@ -217,11 +241,33 @@ def apply_round(batch: Batch, cases: list[Case], outcomes: dict, stray: list, de
                 stray.append(f"apply: {diag_text(d)}")
             continue
         by_case.setdefault(case.label, []).append(d)
+    in_state = set(batch.tf.run("state", "list", check=False).stdout.split())
     for case in cases:
         mine = [d for d in by_case.get(case.label, []) if d.severity == "error"]
-        if not mine and outcomes[case.label].result != "apply-error":
-            continue
         outcome = outcomes[case.label]
+        written = case.address in in_state or any(a.startswith(case.address + "[") for a in in_state)
+        if outcome.refused and case.judged_again_at_apply and written and not mine:
+            continue  # the live object came first at apply: judged again, it passed; it must converge (below)
+        if outcome.refused:
+            failed.add(case.label)
+            crash = classify_crash(mine)
+            if crash:
+                outcome.result, outcome.detail = crash, "\n".join(diag_text(d) for d in mine)
+            elif not mine or written:
+                outcome.result = "not-refused"
+                outcome.detail = (f"the plan warned that apply refuses it:\n{outcome.detail}\nbut apply "
+                                  + ("wrote it (in state)" if written else "raised no error for it"))
+            elif all(REFUSED_AT_APPLY in flat(d.detail) for d in mine) and any(at_path(case, d) for d in mine):
+                outcome.result = "diagnosed"
+                outcome.detail = "\n".join(diag_text(d) for d in mine)[:600]
+            else:
+                outcome.result = "apply-error"
+                outcome.detail = ("apply's errors are not the refusal the plan warned of, at the case's path:\n"
+                                  + "\n".join(diag_text(d) for d in mine))
+            outcome.stage = "plan+apply"
+            continue
+        if not mine and outcome.result != "apply-error":
+            continue
         outcome.result = classify_crash(mine) or "apply-error"
         outcome.stage = "apply"
         outcome.detail = "\n".join(diag_text(d) for d in mine) or "apply_errored without a diagnostic"
@@ -293,8 +339,11 @@ def run_cases(sandbox, root: Path, cases: list[Case], shared: str, exclusive: bo
 
 def summarize(outcomes: dict) -> dict:
     counts = Counter(o.result for o in outcomes.values())
-    return {"cases": len(outcomes), "diagnosed_at_path": counts["diagnosed"], "converged_applies": counts["converged"],
-            "wrong_path": counts["wrong-path"], "apply_errors_after_plan": counts["apply-error"],
+    refused = sum(1 for o in outcomes.values() if o.result == "diagnosed" and o.refused)
+    return {"cases": len(outcomes), "diagnosed_at_path": counts["diagnosed"], "refused_at_apply": refused,
+            "converged_applies": counts["converged"], "wrong_path": counts["wrong-path"],
+            "refused_not_invalid": counts["refused-not-invalid"], "not_refused": counts["not-refused"],
+            "apply_errors_after_plan": counts["apply-error"],
             "not_converged": counts["not-converged"], "inconsistent_result_errors": counts["inconsistent"],
             "crashes": counts["crash"], "pending": counts["pending"]}
 

@@ -1,18 +1,21 @@
 """What a cluster must have before tenants and a scheduling policy go on it, and the update APIs' `TargetVersion`,
 through a real Terraform against the sandbox (issue 15):
 
-* CLU-10: the EKS cluster's task-governance add-on (`amazon-sagemaker-hyperpod-taskgovernance`) is ACTIVE. A tenant
-  plan (at `contract`, whose cluster puts it there) and a scheduling policy plan (at `cluster_name`) fail without it,
-  and when the cluster is known only at apply, the apply fails before the first write.  The sandbox refuses task
-  governance without the add-on too (ValidationException), so the rule is what the user sees first, not AWS's error.
+* CLU-10: the EKS cluster's task-governance add-on (`amazon-sagemaker-hyperpod-taskgovernance`) is ACTIVE. Without
+  it a tenant (at `contract`, whose cluster puts it there) and a scheduling policy (at `cluster_name`) are refused: the
+  plan warns that apply refuses the change (no rule fails a plan), and apply fails with CLU-10 before the resource
+  writes anything; when the cluster is known only at apply, apply refuses it before the first write all the same.
+  The sandbox refuses task governance without the add-on too (ValidationException), so the rule is what the user sees
+  first, not AWS's error.
 * `TargetVersion`: AWS documents only "Target version"; the sandbox enforces either reading
   (`PUT /_sandbox/settings {"target_version": "current"|"next"}`), and the provider updates under both: one update
   call when the reading is the one it tries first, one retry (after a re-read) when not.
 """
 import pytest
 
+from harness.terraform import REFUSED_AT_APPLY
 from hcl import provider
-from test_tenant import P5, example, restrict
+from test_tenant import P5, example, refused_at_apply, restrict
 
 pytestmark = pytest.mark.provider
 
@@ -40,6 +43,12 @@ def remove_addon(sandbox, eks_cluster: str) -> None:
     sandbox.client("eks").delete_addon(clusterName=eks_cluster, addonName=TG)
 
 
+def live_quotas(sandbox) -> list:
+    """The names of the compute quotas that are not deleted."""
+    summaries = sandbox.client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"]
+    return [q["Name"] for q in summaries if q["Status"] not in ("Deleted", "Deleting")]
+
+
 def live_policies(sandbox, cluster_name: str) -> list:
     sm = sandbox.client("sagemaker")
     arn = sm.describe_cluster(ClusterName=cluster_name)["ClusterArn"]
@@ -59,15 +68,21 @@ def test_a_scheduling_policy_plan_needs_the_addon(tf, fx, sandbox):
     remove_addon(sandbox, fx.clusters.eks.eks_cluster_name)
     tf.write(policy(fx.clusters.eks.name))
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()  # a refusal never fails the plan
     diag = verdict.assert_rule("CLU-10", POLICY, "cluster_name")
     assert TG in diag.detail and fx.clusters.eks.eks_cluster_name in diag.detail, verdict.describe()
-    assert [d.rule for d in verdict.errors] == ["CLU-10"], verdict.describe()
+    assert [d.rule for d in verdict.refusals] == ["CLU-10"], verdict.describe()
+    applied = tf.apply_json()
+    assert applied.rc == 1, applied.describe()
+    error = refused_at_apply(applied, "CLU-10", POLICY, "cluster_name")
+    assert TG in error.detail, applied.describe()
+    assert [d.rule for d in applied.errors] == ["CLU-10"], applied.describe()
+    assert live_policies(sandbox, fx.clusters.eks.name) == []  # nothing written
 
 
 def tenants_without_policy() -> str:
-    """The post's two tenants and their contracts, without the scheduling policy (whose own CLU-10 failure would stop
-    Terraform before it plans the tenants that reference it)."""
+    """The post's two tenants and their contracts, without the scheduling policy (whose own CLU-10 refusal would leave
+    its `governance` unknown at plan, so the tenants that reference it would be judged only at apply)."""
     settings = 'preempt_team_tasks = "Never"'
     config = example(production={"settings": settings}, research={"settings": settings})
     start = config.index('\nresource "hyperpod_scheduling_policy"')
@@ -83,10 +98,16 @@ def test_a_tenant_plan_needs_the_addon(tf, fx, sandbox):
     assert verdict.rc == 2 and not verdict.errors, verdict.describe()  # with the add-on, nothing to say
     remove_addon(sandbox, fx.clusters.eks.eks_cluster_name)
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
-    diag = verdict.assert_rule("CLU-10", PRODUCTION, "contract")
-    assert TG in diag.detail and fx.clusters.eks.eks_cluster_name in diag.detail, verdict.describe()
-    assert {d.rule for d in verdict.errors} == {"CLU-10"}, verdict.describe()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()  # a refusal never fails the plan
+    for address in (PRODUCTION, RESEARCH):
+        diag = verdict.assert_rule("CLU-10", address, "contract")
+        assert TG in diag.detail and fx.clusters.eks.eks_cluster_name in diag.detail, verdict.describe()
+    assert {d.rule for d in verdict.refusals} == {"CLU-10"}, verdict.describe()
+    # Apply refuses production; research, which borrows from it (borrows_from), is never applied after that.
+    applied = tf.apply_json()
+    error = refused_at_apply(applied, "CLU-10", PRODUCTION, "contract")
+    assert TG in error.detail and applied.errors == [error], applied.describe()
+    assert live_quotas(sandbox) == []  # neither tenant wrote anything (its quota is its first write)
 
 
 @pytest.mark.sandbox_only(reason=NO_ADDON + "; counts the provider's calls")
@@ -96,10 +117,11 @@ def test_a_cluster_known_only_at_apply_is_checked_before_the_first_write(tf, fx,
     verdict = tf.plan_json()
     assert verdict.rc == 2 and not verdict.errors, verdict.describe()  # the cluster is unknown: nothing to judge yet
     sandbox.reset_calls()
-    applied = tf.apply_json()
+    applied = tf.apply_json()  # Terraform plans the policy again with its cluster known: that plan refuses it
     assert applied.rc == 1, applied.describe()
     diag = [d for d in applied.errors if d.rule == "CLU-10"]
     assert len(diag) == 1 and diag[0].address == POLICY and TG in diag[0].detail, applied.describe()
+    assert REFUSED_AT_APPLY in diag[0].detail and applied.errors == diag, applied.describe()
     calls = sandbox.calls_by_caller().get("hyperpod_scheduling_policy", {})
     assert calls.get("eks.DescribeAddon") == 1, calls
     assert "sagemaker.CreateClusterSchedulerConfig" not in calls, calls

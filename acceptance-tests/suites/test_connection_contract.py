@@ -91,37 +91,37 @@ def test_import_by_name_then_apply_fills_the_record(tf):
 
 def test_con_1_malformed_account_id(tf):
     tf.write(contract(account_id="12345"))
-    tf.plan_fails_with("CON-1", "cluster.account_id", '"12345"')
+    tf.plan_invalid("CON-1", "cluster.account_id", '"12345"')
 
 
 def test_con_2_slurm_contract_with_eks_namespaces(tf):
     tf.write(contract(cluster_name=SLURM_CLUSTER, orchestrator="slurm"))
-    tf.plan_fails_with("CON-2", "eks_namespaces")
+    tf.plan_invalid("CON-2", "eks_namespaces")
 
 
 def test_con_3_signal_without_owner(tf):
     tf.write(contract(signal_owner=""))
-    tf.plan_fails_with("CON-3", "monitoring.signal[0].owner")
+    tf.plan_invalid("CON-3", "monitoring.signal[0].owner")
 
 
 def test_org_1_project_outside_the_domain_unit(tf):
     tf.write(contract(domain_unit_id=FX.datazone.root_domain_unit_id))
-    tf.plan_fails_with("ORG-1", "unified_studio.domain_unit_id", FX.datazone.domain_unit_id)
+    tf.plan_refuses("ORG-1", "unified_studio.domain_unit_id", FX.datazone.domain_unit_id)
 
 
 def test_org_3_cluster_missing_from_the_capacity_account(tf):
     tf.write(contract(cluster_name="no-such-cluster"))
-    tf.plan_fails_with("ORG-3", "cluster.name", "no-such-cluster")
+    tf.plan_refuses("ORG-3", "cluster.name", "no-such-cluster")
 
 
 def test_clu_1_orchestrator_differs_from_the_cluster(tf):
     tf.write(contract(orchestrator="slurm", scope='slurm {\n    accounts = ["research"]\n  }'))
-    tf.plan_fails_with("CLU-1", "cluster.orchestrator")
+    tf.plan_refuses("CLU-1", "cluster.orchestrator")
 
 
 def test_prj_2_lifecycle_permissions_on_the_project_role(tf):
     tf.write(contract(project_role_arn=FX.role_arn(FX.roles.overprivileged_project)))
-    result = tf.plan_fails_with("PRJ-2", "project_role_arn", FX.roles.overprivileged_project)
+    result = tf.plan_refuses("PRJ-2", "project_role_arn", FX.roles.overprivileged_project)
     text = flat(result.stderr)
     assert "AmazonSageMakerFullAccess" in text or "sagemaker:CreateCluster" in text
 
@@ -136,43 +136,55 @@ def test_prj_2_fix_says_to_detach_an_aws_managed_policy(tf):
         assert "remove these actions from that statement" not in diagnostic.detail
 
 
-def test_configuration_only_rules_run_at_validate_without_lifecycle_state(tf):
-    """`terraform validate` (no credentials, no AWS call) judges the contract's own configuration: CON-1 and EXC-1
-    here, with `lifecycle_state` left to its default."""
+def test_the_contracts_well_formedness_runs_at_validate_and_what_depends_on_the_date_at_plan(tf):
+    """`terraform validate` (no credentials, no AWS call) judges the contract's own well-formedness, CON-1 here, with
+    `lifecycle_state` left to its default. An expired exception (EXC-1) depends on the date, so validate never judges
+    it: Terraform validates before every plan, `terraform destroy`'s included, and a rule that starts failing with
+    time must not stop a destroy. The plan refuses it instead, once."""
     tf.write(contract(account_id="12345", extra=exception("WKL-8", expires=days_ago(1))))
     verdict = tf.validate_json()
     assert not verdict.valid, verdict.describe()
-    assert {d.rule for d in verdict.errors} == {"CON-1", "EXC-1"}, verdict.describe()
-    lines = {d.rule: verdict.line(d).strip() for d in verdict.errors}
-    assert lines["CON-1"].startswith("account_id") and lines["EXC-1"].startswith("expires"), lines
+    assert [d.rule for d in verdict.diagnostics] == ["CON-1"], verdict.describe()
+    assert verdict.line(verdict.errors[0]).strip().startswith("account_id"), verdict.describe()
+    tf.write(contract(extra=exception("WKL-8", expires=days_ago(1))))
+    assert tf.validate_json().valid
+    planned = tf.plan_json()
+    assert planned.rc == 2, planned.describe()
+    planned.assert_rule("EXC-1", ADDR, "expires")
 
 
 def test_prj_4_project_role_is_not_the_projects_tooling_role(tf):
     tf.write(contract(project_role_arn=FX.project_role_arn("production")))
-    tf.plan_fails_with("PRJ-4", "project_role_arn", FX.project("production").role_name)
+    tf.plan_refuses("PRJ-4", "project_role_arn", FX.project("production").role_name)
 
 
 def test_lif_4_approver_is_the_identity_running_the_apply(tf, sandbox):
     caller = sandbox.client("sts").get_caller_identity()["Arn"]  # whoever runs the apply, sandbox or real account
     tf.write(contract(approved_by=caller))
-    tf.plan_fails_with("LIF-4", "review.approved_by")
+    tf.plan_refuses("LIF-4", "review.approved_by")
 
 
 def test_exc_1_expired_exception(tf):
     tf.write(contract(extra=exception("WKL-8", expires=days_ago(1))))
-    tf.plan_fails_with("EXC-1", "exception[0].expires")
+    tf.plan_refuses("EXC-1", "exception[0].expires")
 
 
-def test_lif_1_overdue_is_a_warning_and_under_strict_an_error(tf):
+def test_lif_1_overdue_is_a_warning_and_under_strict_a_refusal_reported_once(tf):
+    """Overdue: a warning, once (validate never judges the date). Under the contract's own strict, the change that
+    sets it is refused at apply. Under the provider's strict the contract is unchanged: the plan says its next change
+    is refused, and applies nothing; LIF-1 is still reported once on its attribute."""
     tf.write(contract(last_reviewed=days_ago(200)))
-    plan = tf.plan()
-    assert "[LIF-1]" in flat(plan.stdout + plan.stderr)
+    verdict = tf.plan_json()
+    assert verdict.rules_by_address() == {ADDR: [("LIF-1", "warning")]}, verdict.describe()
     tf.apply()
     assert state(tf)["review_status"] == "overdue"
     tf.write(contract(last_reviewed=days_ago(200), extra="  strict = true"))
-    tf.plan_fails_with("LIF-1", "review.last_reviewed")
+    tf.plan_refuses("LIF-1", "review.last_reviewed")
     tf.write(contract(last_reviewed=days_ago(200), provider_settings=PROVIDER_REGION + "\n  strict = true"))
-    tf.plan_fails_with("LIF-1", "review.last_reviewed")
+    strict = tf.plan_json()
+    assert strict.rc == 0, strict.describe()
+    assert strict.rules_by_address() == {ADDR: [("LIF-1", "refused-later")]}, strict.describe()
+    strict.assert_rule("LIF-1", ADDR, "last_reviewed", severity="refused-later")
 
 
 def test_what_could_not_be_verified_is_a_warning_not_a_silent_pass(tf, sandbox):
@@ -194,7 +206,7 @@ def test_clu_5_public_endpoint_outside_the_approved_cidrs(tf):
     assert "[CLU-5]" in flat(plan.stdout + plan.stderr)
     assert f"the EKS endpoint is public to {CIDR}" in flat(plan.stdout + plan.stderr)
     tf.write(contract(cidrs="[]", extra="  strict = true"))
-    tf.plan_fails_with("CLU-5", "approved_public_cidrs", CIDR)
+    tf.plan_refuses("CLU-5", "approved_public_cidrs", CIDR)
 
 
 # The EKS cluster's observability add-on is compliant (v2.4.0); the local seed keeps a legacy HyperPod cluster (the

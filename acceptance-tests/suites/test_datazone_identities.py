@@ -6,8 +6,10 @@ of the same profile. The sandbox does the same (sandbox/datazone.py), so these t
 
 * members and principals named by group name, profile ID, Identity Center user name or IAM ARN are kept by profile ID
   in DataZone, state keeps what the configuration says, and the next plan is empty;
-* a name that names no profile is an error at its attribute: at plan, or at apply before anything is written when it
-  was unknown at plan; two members naming the same profile are an error at the second;
+* a name that names no profile is refused at its attribute: the plan warns that apply refuses the change (what
+  names a profile is the account's to say, and no such finding may fail a plan: `terraform destroy` refreshes with
+  one), and apply returns it as an error before anything of the resource is written; when the name was unknown at
+  plan, apply refuses it the same way; two members naming the same profile are refused at the second;
 * drift: a membership whose designation was changed out of band shows in the plan and apply restores it; a member the
   project already has with another designation is taken over;
 * a grant principal respelled to the same profile (its ID for its name) is recorded in place, never replaced.
@@ -16,6 +18,7 @@ import pytest
 
 from harness import flat
 from harness.fixture import current
+from harness.terraform import REFUSED_AT_APPLY
 from hcl import contract_resource, provider
 from test_domain_unit_policy_grant import ADDR, ADMIN_ROLE, GROUP_NAME, grant, live_grants, profile_id, state
 from test_project_binding import (
@@ -57,6 +60,22 @@ def errors_at(verdict, address: str) -> list[tuple[str, str]]:
     return [(verdict.line(d).strip(), flat(d.detail)) for d in verdict.errors if d.address == address]
 
 
+def refusals_at(verdict, address: str) -> list[tuple[str, str]]:
+    """(source line the refusal points at, detail) of each refusal on `address`: a plan's warning that apply refuses
+    the change."""
+    return [(verdict.line(d).strip(), flat(d.detail)) for d in verdict.refusals if d.address == address]
+
+
+def refused_at_apply(tf, address: str) -> list[tuple[str, str]]:
+    """Apply the configuration, which must fail; the errors on `address` as `errors_at`, each saying it was refused
+    before anything was written."""
+    applied = tf.apply_json()
+    assert applied.rc == 1, applied.describe()
+    found = errors_at(applied, address)
+    assert found and all(REFUSED_AT_APPLY in detail for _, detail in found), applied.describe()
+    return found
+
+
 # ---- project binding members ---------------------------------------------------------------------------------------
 def test_members_are_kept_by_profile_id_and_state_keeps_what_was_written(tf, sandbox, research_tenant):
     before, scientists = raw_memberships(sandbox), profile_id(sandbox, SCIENTISTS)
@@ -74,19 +93,25 @@ def test_members_are_kept_by_profile_id_and_state_keeps_what_was_written(tf, san
     assert raw_memberships(sandbox) == before
 
 
-def test_a_member_that_names_no_profile_fails_the_plan_at_its_name(tf, sandbox, research_tenant):
+def test_a_member_that_names_no_profile_is_refused_at_its_name(tf, sandbox, research_tenant):
+    """The plan succeeds and warns at each unknown name that apply refuses the change; apply returns the same
+    refusals as errors and writes nothing of the binding (no connection, no membership, nothing in state)."""
     before = (raw_memberships(sandbox), connections(sandbox))
     tf.write(config(((LEADS, "PROJECT_OWNER"), ("nobody-at-all", "PROJECT_CONTRIBUTOR"),
                      (UNKNOWN_ID, "PROJECT_CONTRIBUTOR"), ("bob@example.com", "PROJECT_OWNER", "user"))))
+    names = [f'name        = "{name}"' for name in ("nobody-at-all", UNKNOWN_ID, "bob@example.com")]
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
-    found = errors_at(verdict, BINDING)
-    assert [line for line, _ in found] == [f'name        = "{name}"'
-                                           for name in ("nobody-at-all", UNKNOWN_ID, "bob@example.com")], \
-        verdict.describe()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    found = refusals_at(verdict, BINDING)
+    assert [line for line, _ in found] == names, verdict.describe()
     assert all(f"no DataZone {kind} profile of that name or ID exists in domain {DOMAIN}" in detail
-               for (_, detail), kind in zip(found, ("group", "group", "user"), strict=False)), verdict.describe()
+               for (_, detail), kind in zip(found, ("group", "group", "user"), strict=True)), verdict.describe()
+    refused = refused_at_apply(tf, BINDING)
+    assert [line for line, _ in refused] == names, refused
+    assert all(f"no DataZone {kind} profile of that name or ID exists in domain {DOMAIN}" in detail
+               for (_, detail), kind in zip(refused, ("group", "group", "user"), strict=True)), refused
     assert (raw_memberships(sandbox), connections(sandbox)) == before
+    assert BINDING not in resources(tf)
 
 
 def test_a_member_known_only_at_apply_that_names_no_one_fails_before_anything_is_written(
@@ -103,22 +128,27 @@ def test_a_member_known_only_at_apply_that_names_no_one_fails_before_anything_is
              + 'resource "terraform_data" "who" {\n  input = "nobody-at-all"\n}\n')
     verdict = tf.plan_json()
     assert verdict.rc == 2 and not verdict.errors, verdict.describe()
-    applied = tf.apply_json()
-    assert applied.rc == 1, applied.describe()
-    ((line, detail),) = errors_at(applied, BINDING)
+    ((line, detail),) = refused_at_apply(tf, BINDING)
     assert line.startswith("name") and f"no DataZone group profile of that name or ID exists in domain {DOMAIN}" \
-        in detail, applied.describe()
+        in detail, detail
     assert (raw_memberships(sandbox), connections(sandbox)) == before, "nothing of the binding was written"
     assert BINDING not in resources(tf)
 
 
-def test_two_members_naming_the_same_group_fail_the_plan_at_the_second(tf, sandbox, research_tenant):
+def test_two_members_naming_the_same_group_are_refused_at_the_second(tf, sandbox, research_tenant):
+    """Both names resolve to one profile (the account says so): the plan warns at the second that apply refuses the
+    change, and apply refuses it there, writing nothing of the binding."""
+    before = (raw_memberships(sandbox), connections(sandbox))
     leads = profile_id(sandbox, LEADS)
     tf.write(config(((LEADS, "PROJECT_OWNER"), (leads, "PROJECT_CONTRIBUTOR"))))
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
-    ((line, detail),) = errors_at(verdict, BINDING)
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    ((line, detail),) = refusals_at(verdict, BINDING)
     assert line == f'name        = "{leads}"' and "as member[0]" in detail, verdict.describe()
+    ((line, detail),) = refused_at_apply(tf, BINDING)
+    assert line == f'name        = "{leads}"' and "as member[0]" in detail, detail
+    assert (raw_memberships(sandbox), connections(sandbox)) == before
+    assert BINDING not in resources(tf)
 
 
 def test_a_membership_changed_out_of_band_shows_in_the_plan_and_apply_restores_it(tf, sandbox, research_tenant):
@@ -161,25 +191,28 @@ def test_a_member_the_project_has_with_another_designation_is_taken_over(tf, san
     ('user_id = "bob@example.com"', "user_id"),
     (f'user_id = "{ADMIN_ROLE}-gone"', "user_id"),
 ], ids=["group-name", "group-id", "user-name", "user-arn"])
-def test_a_principal_that_names_no_profile_fails_the_plan_at_its_attribute(tf, sandbox, principal, attribute):
+def test_a_principal_that_names_no_profile_is_refused_at_its_attribute(tf, sandbox, principal, attribute):
+    """The plan warns at the principal's attribute that apply refuses the change; apply refuses it there and adds no
+    grant."""
     before = live_grants(sandbox)
     tf.write(grant(principal=principal))
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
-    ((line, detail),) = errors_at(verdict, ADDR)
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    ((line, detail),) = refusals_at(verdict, ADDR)
     kind = attribute.split("_")[0]
     assert line == principal and f"no DataZone {kind} profile of that name or ID exists" in detail, verdict.describe()
+    ((line, detail),) = refused_at_apply(tf, ADDR)
+    assert line == principal and f"no DataZone {kind} profile of that name or ID exists" in detail, detail
     assert live_grants(sandbox) == before
+    assert tf.show_json().get("values") is None, "nothing of the grant is in state"
 
 
 def test_a_principal_known_only_at_apply_that_names_no_one_adds_nothing(tf, sandbox):
     before = live_grants(sandbox)
     tf.write(grant(principal="group_id = terraform_data.who.output")
              + 'resource "terraform_data" "who" {\n  input = "nobody-at-all"\n}\n')
-    applied = tf.apply_json()
-    assert applied.rc == 1, applied.describe()
-    ((line, detail),) = errors_at(applied, ADDR)
-    assert line.startswith("group_id") and "no DataZone group profile" in detail, applied.describe()
+    ((line, detail),) = refused_at_apply(tf, ADDR)
+    assert line.startswith("group_id") and "no DataZone group profile" in detail, detail
     assert live_grants(sandbox) == before
 
 

@@ -1,12 +1,14 @@
 """hyperpod_domain_unit_policy_grant through a real Terraform against the fixture's Unified Studio domain
 (its root unit, the ML platform unit, the HyperPod project profile): create with each
 kind of principal, empty second plan and the grant as DataZone lists it; replacement when a profile changes; import
-by ID and by identity; a grant removed out of band is added again; destroy removes it; plan-time refusals with the
-attribute path."""
+by ID and by identity; a grant removed out of band is added again; destroy removes it; refusals with the attribute
+path (what the domain does not hold: the plan warns that apply refuses the change, since no such finding may fail a
+plan, and apply refuses it before adding anything); invalid configuration fails the plan."""
 import pytest
 from botocore.exceptions import ClientError
 
 from harness import checklist, flat
+from harness.terraform import REFUSED, REFUSED_AT_APPLY
 from hcl import DOMAIN, FX, PLATFORM_ADMINS, PROFILE, RESEARCH_LEADS, ROOT_UNIT, UNIT, provider
 from test_project_binding import profile_names
 
@@ -266,21 +268,43 @@ def plan_fails_at(tf, path: str, *texts: str):
     return text
 
 
-def test_unknown_domain_unit_fails_the_plan(tf):
+def refused_at(tf, sandbox, path: str, *texts: str):
+    """The plan succeeds and warns that apply refuses the grant, naming `path` and each of `texts`; apply then fails
+    with the same error, saying nothing was written, and adds no grant (none listed, none in state)."""
+    before = live_grants(sandbox)
+    result = tf.plan(check=False)
+    assert result.rc == 2, result.stdout + result.stderr
+    text = flat(result.stdout)
+    assert flat(REFUSED) in text and f"{path}:" in text, result.stdout
+    for needle in texts:
+        assert flat(needle) in text, result.stdout
+    applied = tf.apply(check=False)
+    refused = flat(applied.stderr)
+    assert applied.rc == 1 and "Error:" in refused and flat(REFUSED_AT_APPLY) in refused, \
+        applied.stdout + applied.stderr
+    assert f"{path}:" in refused, applied.stderr
+    for needle in texts:
+        assert flat(needle) in refused, applied.stderr
+    assert live_grants(sandbox) == before
+    assert tf.show_json().get("values") is None, "nothing of the grant is in state"
+
+
+def test_unknown_domain_unit_is_refused(tf, sandbox):
     tf.write(grant(unit="nosuchunit0001"))
-    plan_fails_at(tf, "domain_unit_id", '"nosuchunit0001"', f"no domain unit of that ID exists in domain {DOMAIN}")
+    refused_at(tf, sandbox, "domain_unit_id", '"nosuchunit0001"',
+               f"no domain unit of that ID exists in domain {DOMAIN}")
 
 
-def test_unknown_project_profile_fails_the_plan_and_names_the_existing_ones(tf, sandbox):
+def test_unknown_project_profile_is_refused_and_names_the_existing_ones(tf, sandbox):
     name = sandbox.client("datazone").get_project_profile(domainIdentifier=DOMAIN, identifier=PROFILE)["name"]
     tf.write(grant(profiles=(PROFILE, "nosuchprofile1")))
-    plan_fails_at(tf, "project_profile_ids[1]", '"nosuchprofile1"', "no project profile of that ID exists",
-                  f"{PROFILE} ({name})")
+    refused_at(tf, sandbox, "project_profile_ids[1]", '"nosuchprofile1"', "no project profile of that ID exists",
+               f"{PROFILE} ({name})")
 
 
-def test_unknown_principal_domain_unit_fails_the_plan(tf):
+def test_unknown_principal_domain_unit_is_refused(tf, sandbox):
     tf.write(grant(principal='domain_unit_id = "nosuchunit0001"\n    designation    = "OWNER"'))
-    plan_fails_at(tf, "principal.domain_unit_id", '"nosuchunit0001"')
+    refused_at(tf, sandbox, "principal.domain_unit_id", '"nosuchunit0001"')
 
 
 def test_two_principals_fail_validation(tf):
@@ -306,9 +330,17 @@ resource "hyperpod_domain_unit_policy_grant" "training" {{
 """ + contract_resource("research", extra="  organization = hyperpod_domain_unit_policy_grant.training.governance")
 
 
+CONTRACT = "hyperpod_connection_contract.research"
+
+
+def addresses(tf) -> list[str]:
+    """The addresses in state."""
+    return [r["address"] for r in (tf.show_json().get("values") or {}).get("root_module", {}).get("resources", [])]
+
+
 def org_1_row(tf) -> dict:
     for resource in tf.show_json()["values"]["root_module"]["resources"]:
-        if resource["address"] == "hyperpod_connection_contract.research":
+        if resource["address"] == CONTRACT:
             return checklist(resource["values"])["ORG-1"]
     raise AssertionError("no contract in state")
 
@@ -323,7 +355,8 @@ def test_org_1_passes_when_the_grant_covers_the_projects_unit_and_profile(tf):
 
 def test_org_1_a_grant_on_the_parent_covers_the_project_only_with_child_units(tf):
     tf.write(contract_on_grant(ROOT_UNIT))
-    tf.plan_fails_with("ORG-1", "organization.domain_unit_id", f'the grant covers "{ROOT_UNIT}" only')
+    tf.plan_refuses("ORG-1", "organization.domain_unit_id", f'the grant covers "{ROOT_UNIT}" only')
+    assert CONTRACT not in addresses(tf), "apply wrote nothing of the contract"
     tf.write(contract_on_grant(ROOT_UNIT, include_children=True))
     tf.apply()
     assert org_1_row(tf)["status"] == "passed"
@@ -331,4 +364,5 @@ def test_org_1_a_grant_on_the_parent_covers_the_project_only_with_child_units(tf
 
 def test_org_1_the_project_was_created_from_an_approved_profile(tf, training_profile):
     tf.write(contract_on_grant(ML_UNIT, profiles=(training_profile,)))
-    tf.plan_fails_with("ORG-1", "organization.project_profile_ids", PROFILE)
+    tf.plan_refuses("ORG-1", "organization.project_profile_ids", PROFILE)
+    assert CONTRACT not in addresses(tf), "apply wrote nothing of the contract"

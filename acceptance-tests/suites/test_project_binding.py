@@ -3,8 +3,12 @@ project's HyperPod connection to the EKS cluster (in the fixture's domain, throu
 with two group memberships. Create with everything but the connection id known at plan and an empty second plan;
 destroy leaves the connections, memberships and inventory as they were; description and members change in place, a
 new name replaces; import by `<domain_id>/<connection_id>`; drift (a deleted connection is created again, a deleted
-membership shows in the plan and apply restores it, a second connection without a contract is a warning); one failing
-plan per rule the binding checks (PRJ-1 is a warning), asserting rule ID and attribute path.
+membership shows in the plan and apply restores it, a second connection without a contract is a warning); one refused
+change per rule the binding checks (PRJ-1 is a warning), asserting rule ID and attribute path: the plan warns that
+apply refuses the change (no rule may fail a plan: `terraform destroy` refreshes with one), and apply refuses it
+before writing anything. The checklist a plan records counts no other project's or team's live objects: CLU-2 without
+a referenced task view restriction, and WKL-1 without the namespace's tenant referenced, are `skipped` there ("not
+evaluated at plan", a warning), and judged against what exists at apply.
 
 The tenant WKL-1 asks for (hyperpod-ns-research) is a compute quota made with boto3 (`research_tenant`), except in the
 tests that plan a hyperpod_tenant next to the binding. Task view restrictions (CLU-2) are EKS access entries made with
@@ -57,7 +61,8 @@ def member(name: str, designation: str, kind: str = "group") -> str:
 def binding(project_id=RESEARCH, role=RESEARCH_ROLE_NAME, members=MEMBERS,
             description="Research training on the shared p5 capacity", extra="", allocation=False) -> str:
     """The research binding; `members`: (name, designation[, kind]) tuples; `allocation`: it references the cluster
-    allocation (CLU-2 then counts its other teams at plan)."""
+    allocation (CLU-2 then counts its other teams at plan; without a task view restriction and with no other team in
+    it, CLU-2 is still left to apply)."""
     blocks = "".join(member(*m) for m in members)
     description_line = f'description      = "{description}"' if description else ""
     allocation_line = f"\n  allocation       = {ALLOCATION_REF}" if allocation else ""
@@ -101,8 +106,8 @@ TENANT = tenant()  # without the allocation (the 0.3 shape: its WKL-3 is not eva
 def config(contract=None, allocation=False, **overrides) -> str:
     """The provider, the research contract (`contract`: hcl.contract_resource overrides) and the binding;
     `allocation`: as the docs teach it since issue 30, with the cluster allocation listing SHARES, referenced by the
-    binding (a binding without a task view restriction otherwise leaves CLU-2 to apply when no other project or
-    team is live)."""
+    binding (research its only team: a binding without a task view restriction still leaves CLU-2 to apply, where
+    the projects and teams that exist on the cluster are counted)."""
     split = cluster_allocation(SHARES) if allocation else ""
     return (provider() + contract_resource("research", **(contract or {})) + split
             + binding(allocation=allocation, **overrides))
@@ -190,28 +195,34 @@ def planned(tf, plan_file: str) -> tuple[dict, dict]:
 def test_create_knows_everything_but_the_id_at_plan_and_destroy_leaves_the_project_as_it_was(
         tf, sandbox, research_tenant):
     before = (sandbox.inventory(), connections(sandbox), memberships(sandbox))
-    # Without the allocation no other project or team is live, and the teams planned beside the binding are not
-    # seen: CLU-2 is not evaluated at plan (a skipped row), every other rule passes.
+    # The checklist the plan records counts no other project's or team's live objects (the research quota included):
+    # with no task view restriction and no tenant referenced, CLU-2 and WKL-1 are not evaluated at plan (skipped
+    # rows, judged at apply against what exists), every other rule passes, and the checklist is known at plan.
+    skipped = [("CLU-2", "skipped"), ("WKL-1", "skipped")]
+    passed = " ".join(rule for rule in RULES if rule not in ("CLU-2", "WKL-1"))
     tf.write(config())
     tf.plan(extra=["-out=bare.tfplan"])
     bare, _ = planned(tf, "bare.tfplan")
-    assert bare["passed_checks"] == " ".join(rule for rule in RULES if rule != "CLU-2"), bare
-    assert [(row["rule"], row["status"]) for row in bare["findings"]] == [("CLU-2", "skipped")], bare["findings"]
-    assert bare["findings"][0]["detail"].startswith("not evaluated at plan: "), bare["findings"]
-    # As the docs teach it: with the allocation (research its only team), CLU-2 is judged at plan, and passes.
+    assert bare["passed_checks"] == passed, bare
+    assert [(row["rule"], row["status"]) for row in bare["findings"]] == skipped, bare["findings"]
+    assert all(row["detail"].startswith("not evaluated at plan: ") for row in bare["findings"]), bare["findings"]
+    # As the docs teach it, with the allocation: research is its only team, so no other team it lists shares the
+    # cluster, and CLU-2 (no restriction referenced) is still left to apply; the checklist is the same.
     tf.write(config(allocation=True))
     tf.plan(extra=["-out=create.tfplan"])
     after, unknown = planned(tf, "create.tfplan")
     assert {k: after[k] for k in ("domain_id", "connection_name", "environment_id", "cluster_arn", "orchestrator")} == {
         "domain_id": DOMAIN, "connection_name": CONNECTION, "environment_id": RESEARCH_TOOLING,
         "cluster_arn": CLUSTER_ARN, "orchestrator": "EKS"}
-    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("passed_checks")) == (True, True, None), \
-        unknown
-    assert (after["passed_checks"], after["findings"]) == (" ".join(RULES), None), after
+    assert (unknown.get("id"), unknown.get("connection_id"), unknown.get("passed_checks"),
+            unknown.get("findings")) == (True, True, None, [{}, {}]), unknown  # findings: two wholly known rows
+    assert (after["passed_checks"], after["findings"]) == (bare["passed_checks"], bare["findings"]), after
 
     tf.apply("create.tfplan")
     tf.assert_no_changes()
     state = resources(tf)[BINDING]
+    assert (state["passed_checks"], state["findings"]) == (after["passed_checks"], after["findings"]), \
+        "apply records the checklist the plan showed"
     assert state["id"] == f"{DOMAIN}/{state['connection_id']}"
     live = sandbox.client("datazone").get_connection(domainIdentifier=DOMAIN, identifier=state["connection_id"])
     assert (live["name"], live["type"], live["environmentId"], live["description"], live["environmentUserRole"]) == (
@@ -398,7 +409,16 @@ def test_another_connection_of_the_project_to_the_cluster_is_a_warning(tf, sandb
     assert "HyperPod connections without a contract" in text and f'"research-adhoc" (id {other})' in text, text
 
 
-# ---- one failing plan per rule ---------------------------------------------------------------------------------------
+# ---- one refused change per rule -------------------------------------------------------------------------------------
+def refuses(tf, sandbox, rule: str, path: str, observed: str) -> None:
+    """`tf.plan_refuses` (the plan warns, apply fails with the rule), and apply wrote nothing of the binding: no
+    connection of either project, the binding not in state (the contract, which does not depend on it, is)."""
+    before = (connections(sandbox), connections(sandbox, PRODUCTION))
+    tf.plan_refuses(rule, path, observed)
+    assert (connections(sandbox), connections(sandbox, PRODUCTION)) == before
+    assert BINDING not in resources(tf)
+
+
 def test_prj_1_a_user_member_is_a_warning(tf, research_tenant):
     tf.write(config(members=MEMBERS + ((FX.datazone.sso_user, "PROJECT_OWNER", "user"),)))
     plan = tf.plan()
@@ -407,19 +427,19 @@ def test_prj_1_a_user_member_is_a_warning(tf, research_tenant):
     assert "Warning: [PRJ-1]" in text and "member[2].name" in text and f'user "{FX.datazone.sso_user}"' in text, text
 
 
-def test_prj_3_another_project_than_the_contracts(tf, research_tenant):
+def test_prj_3_another_project_than_the_contracts(tf, sandbox, research_tenant):
     tf.write(config(project_id=PRODUCTION))
-    tf.plan_fails_with("PRJ-3", "project_id", f'project "{PRODUCTION}"')
+    refuses(tf, sandbox, "PRJ-3", "project_id", f'project "{PRODUCTION}"')
 
 
-def test_lif_3_revoked_contract(tf, research_tenant):
+def test_lif_3_revoked_contract(tf, sandbox, research_tenant):
     tf.write(config(contract={"extra": '  lifecycle_state = "revoked"'}))
-    tf.plan_fails_with("LIF-3", "contract", "revoked")
+    refuses(tf, sandbox, "LIF-3", "contract", "revoked")
 
 
-def test_prj_4_project_role_is_not_the_contracts(tf, research_tenant):
+def test_prj_4_project_role_is_not_the_contracts(tf, sandbox, research_tenant):
     tf.write(config(role=FX.roles.connection_access))
-    tf.plan_fails_with("PRJ-4", "project_role_arn", FX.roles.connection_access)
+    refuses(tf, sandbox, "PRJ-4", "project_role_arn", FX.roles.connection_access)
 
 
 @pytest.mark.sandbox_only(reason="connects the production project and adds an access entry outside Terraform, "
@@ -427,7 +447,7 @@ def test_prj_4_project_role_is_not_the_contracts(tf, research_tenant):
 def test_clu_2_a_second_project_on_the_cluster_needs_a_restriction(tf, sandbox, research_tenant):
     connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, "production-on-the-cluster")  # production is on it already
     tf.write(config())
-    tf.plan_fails_with("CLU-2", "task_view_restriction", FX.project("research").role_name)
+    refuses(tf, sandbox, "CLU-2", "task_view_restriction", FX.project("research").role_name)
     # Reported once, on this binding, at the argument that would fix it (missing: the resource block).
     verdict = tf.plan_json()
     assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
@@ -444,14 +464,29 @@ resource "hyperpod_task_view_restriction" "research" {
 """
 
 
+# The only diagnostic of a binding whose tenant (research_tenant's quota, made with boto3) it cannot reference: WKL-1
+# is judged at apply, against the tenants that exist then.
+WKL_1_AT_APPLY = {BINDING: [("WKL-1", "warning")]}
+
+
+def assert_not_evaluated_at_plan(verdict, *rules: str) -> None:
+    """Each of `rules` is on the binding only as the warning that the plan did not evaluate it."""
+    for rule in rules:
+        (diag,) = [d for d in verdict.diagnostics if d.rule == rule]
+        assert diag.summary.endswith("(not evaluated at plan)") and diag.detail.startswith("not evaluated at plan"), \
+            verdict.describe()
+
+
 @pytest.mark.sandbox_only(reason="connects the production project outside Terraform, leaving it to the sandbox's reset")
 def test_clu_2_a_referenced_restriction_satisfies_it_at_any_parallelism(tf, sandbox, research_tenant):
+    """No CLU-2 diagnostic at all; the only one is WKL-1's, left to apply (the tenant is not referenced)."""
     connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, "production-on-the-cluster")
     tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
              + RESTRICTION)
     for parallelism in (1, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+        assert verdict.rc == 2 and verdict.rules_by_address() == WKL_1_AT_APPLY, verdict.describe()
+        assert_not_evaluated_at_plan(verdict, "WKL-1")
 
 
 def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the_cluster(tf, sandbox, research_tenant):
@@ -462,7 +497,8 @@ def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the
              + RESTRICTION)
     sandbox.reset_calls()
     verdict = tf.plan_json()
-    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+    assert verdict.rc == 2 and verdict.rules_by_address() == WKL_1_AT_APPLY, verdict.describe()
+    assert_not_evaluated_at_plan(verdict, "WKL-1")
     calls = sandbox.calls_by_caller().get(BINDING.split(".")[0], {})
     assert "sagemaker.ListTags" not in calls, calls
 
@@ -475,29 +511,35 @@ def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the
     assert calls.get("sagemaker.ListTags") == len(quotas) > 0, calls
 
 
-def test_wkl_1_no_tenant_for_the_contracts_namespace(tf):
+def test_wkl_1_no_tenant_for_the_contracts_namespace(tf, sandbox):
     tf.write(config())
-    tf.plan_fails_with("WKL-1", "tenants", 'namespace "hyperpod-ns-research" has no tenant')
+    refuses(tf, sandbox, "WKL-1", "tenants", 'namespace "hyperpod-ns-research" has no tenant')
 
 
 def test_wkl_1_a_referenced_tenant_satisfies_it_at_any_parallelism(tf):
-    """Tenant and binding reference the allocation, as the docs teach (WKL-3 and CLU-2 judged at plan): no
-    diagnostic at all."""
+    """Tenant and binding reference the allocation, as the docs teach (WKL-3 judged at plan): no WKL-1 or WKL-3
+    diagnostic at all. The only diagnostic is CLU-2's warning that the plan did not evaluate it: no task view
+    restriction is referenced, and no other team of the allocation shares the cluster, so apply counts what exists."""
     tf.write(config(allocation=True, extra="tenants = [hyperpod_tenant.research.governance]")
              + tenant(allocation=True))
     for parallelism in (1, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+        assert verdict.rc == 2 and verdict.rules_by_address() == {BINDING: [("CLU-2", "warning")]}, \
+            verdict.describe()
+        assert_not_evaluated_at_plan(verdict, "CLU-2")
 
 
 def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
     """No hidden memory between resources: the tenant counts only when the binding references it (or it exists); the
-    allocation both reference, which lists research's share, is not a tenant either."""
+    allocation both reference, which lists research's share, is not a tenant either. WKL-1 is refused (nothing on
+    the cluster is research's tenant yet); CLU-2, with no restriction referenced, is left to apply."""
     tf.write(config(allocation=True) + tenant(allocation=True))
     for parallelism in (1, 10):
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert list(verdict.rules_by_address()) == [BINDING], verdict.describe()
-        assert [d.rule for d in verdict.diagnostics] == ["WKL-1"], verdict.describe()
+        assert verdict.rules_by_address() == {BINDING: [("CLU-2", "warning"), ("WKL-1", "refused")]}, \
+            verdict.describe()
+        verdict.assert_rule("WKL-1", BINDING, 'resource "hyperpod_unified_studio_project_binding"')
+        assert_not_evaluated_at_plan(verdict, "CLU-2")
 
 
 # ---- nested nulls and what DataZone refuses, at validate (issue 14) --------------------------------------------------

@@ -16,7 +16,7 @@ from report_cli import plan_artifacts, require_report
 from test_verdict import MISGOVERNED_AT, MISGOVERNED_SIZES, workdir
 
 # The verdict each example's report gives (REPORT.md's exit codes): the quickstart is compliant, nothing deferred;
-# the misgoverned example's plan fails on four rules.
+# the misgoverned example's plan succeeds but warns that apply refuses four rules, which the report counts as failed.
 EXPECTED_EXIT = {"quickstart": 0, "misgoverned": 1}
 
 
@@ -29,7 +29,7 @@ def test_the_report_renders_with_its_diagram_drawn(example, sandbox, tmp_path):
     sandbox.reset()
     tf = workdir(example, tmp_path, sandbox)
     artifacts = plan_artifacts(tf)
-    assert artifacts.plan_rc == (1 if EXPECTED_EXIT[example] == 1 else 0), artifacts.log.read_text()[-3000:]
+    assert artifacts.plan_rc == 0, artifacts.log.read_text()[-3000:]  # no rule fails a plan: refusals are warnings
 
     report = subprocess.run([str(binary), "report", "--log", str(artifacts.log), str(artifacts.plan)],
                             capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)

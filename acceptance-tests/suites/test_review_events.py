@@ -1,7 +1,7 @@
 """Event-driven review (issue 17): a contract records the facts it was approved against, and every later plan compares
 them with the account. Growing an instance group and upgrading the orchestrator out of band mark the contract
-`review_required`, naming both changes and the approval date; re-approval accepts the new facts. OBS-1 names a worker
-node role that lost CloudWatchAgentServerPolicy.
+`review_required`, naming both changes and the approval date (under `strict`, apply refuses the change instead);
+re-approval accepts the new facts. OBS-1 names a worker node role that lost CloudWatchAgentServerPolicy.
 
 Diagnostics are read from `terraform plan -json` (rule ID, address, the attribute the range points at)."""
 import time
@@ -10,6 +10,7 @@ from datetime import date
 import pytest
 
 from hcl import CLUSTER, EKS_CLUSTER, contract, days_ago
+from test_tenant import refused_at_apply
 
 pytestmark = pytest.mark.provider
 
@@ -80,9 +81,14 @@ def test_grown_group_and_upgraded_orchestrator_require_review_until_reapproved(t
     assert values["changed_facts"] == {f"instance_group/{name}": f"{group['InstanceType']} × {count * 2}",
                                        "orchestrator": f"EKS {next_minor(version)}"}
     assert values["approved_facts"]["orchestrator"] == f"EKS {version}", "approval is not rewritten by a plan"
-    # Strict: the same change fails the plan.
+    # Strict: the same change is refused (a warning at plan, which no rule fails), and apply refuses it before
+    # writing anything: the contract's record stays as it was.
     tf.write(contract(last_reviewed=approved_on, extra="  strict = true"))
-    tf.plan_json().assert_rule("LIF-2", ADDR, "last_reviewed", severity="error")
+    verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    verdict.assert_rule("LIF-2", ADDR, "last_reviewed")
+    refused_at_apply(tf.apply_json(), "LIF-2", ADDR, "last_reviewed")
+    assert state(tf) == values, "a refused apply writes nothing of the contract"
 
     # Re-approval (a new review date and approver) accepts the facts as they are now.
     tf.write(contract(last_reviewed=date.today().isoformat(), approved_by="ciso@example.com"))

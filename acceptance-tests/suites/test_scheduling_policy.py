@@ -1,5 +1,7 @@
 """hyperpod_scheduling_policy through a real Terraform (1.15.5) against the sandbox:
-basic, update, import (by ID and by identity), drift, disappears, destroy, plan-time refusals, and
+basic, update, import (by ID and by identity), drift, disappears, destroy, invalid configuration (a plan error),
+refusals (what the account decides, such as a Slurm, missing or already governed cluster: the plan warns that apply
+refuses the change, since no such finding may fail a plan, and apply refuses it before writing anything), and
 failures that AWS reports asynchronously."""
 import re
 import subprocess
@@ -9,6 +11,7 @@ import pytest
 
 from harness import flat, provider_binary
 from harness.tags import tag_list
+from harness.terraform import REFUSED, REFUSED_AT_APPLY
 from hcl import ACCOUNT, CLUSTER, FX, PROVIDER_REGION, REGION, SLURM_CLUSTER, provider
 
 pytestmark = pytest.mark.provider
@@ -296,29 +299,53 @@ def test_eleven_priority_classes_fail_at_plan(tf, sandbox):
     assert live_configs(sandbox) == []
 
 
-def test_slurm_cluster_is_refused_at_plan(tf):
+def assert_refused_at(tf, attribute: str, *texts: str):
+    """The plan succeeds and warns once, on the policy at `attribute` (the line Terraform points at), that apply
+    refuses the change, its summary and detail holding each of `texts`; then apply fails with that refusal as an error
+    at the same attribute, saying nothing of the change was written. Returns apply's error."""
+    verdict = tf.plan_json()
+    refusals = [d for d in verdict.refusals if d.address == ADDR]
+    assert verdict.rc == 2 and not verdict.errors and len(refusals) == 1, verdict.describe()
+    (refusal,) = refusals
+    assert verdict.line(refusal).strip().startswith(attribute), verdict.describe()
+    for text in texts:
+        assert flat(text) in flat(f"{refusal.summary} {refusal.detail}"), refusal
+    applied = tf.apply_json()
+    errors = [d for d in applied.errors if d.address == ADDR]
+    assert applied.rc == 1 and len(errors) == 1, applied.describe()
+    (error,) = errors
+    assert error.summary == refusal.summary.removesuffix(REFUSED), applied.describe()
+    assert REFUSED_AT_APPLY in flat(error.detail) and applied.line(error).strip().startswith(attribute), \
+        applied.describe()
+    for text in texts:
+        assert flat(text) in flat(f"{error.summary} {error.detail}"), error
+    return error
+
+
+def test_slurm_cluster_is_refused(tf, sandbox):
     tf.write(policy(cluster=SLURM_CLUSTER))
-    result = tf.plan(check=False)
-    assert result.rc == 1
-    assert flat("exist only for EKS-orchestrated clusters") in flat(result.stderr)
-    assert flat(f'cluster_name = "{SLURM_CLUSTER}"') in flat(result.stderr)  # Terraform points at the attribute's line
+    # Terraform points at the attribute's line.
+    assert_refused_at(tf, f'cluster_name = "{SLURM_CLUSTER}"', "exist only for EKS-orchestrated clusters")
+    assert live_configs(sandbox) == []
+    assert tf.show_json().get("values") is None
 
 
-def test_unknown_cluster_is_refused_at_plan(tf):
+def test_unknown_cluster_is_refused(tf, sandbox):
     tf.write(policy(cluster="no-such-cluster"))
-    result = tf.plan(check=False)
-    assert result.rc == 1
-    assert flat(f"no HyperPod cluster of that name exists in account {ACCOUNT} region {REGION}") in flat(result.stderr)
+    assert_refused_at(tf, "cluster_name",
+                      f"no HyperPod cluster of that name exists in account {ACCOUNT} region {REGION}")
+    assert live_configs(sandbox) == []
+    assert tf.show_json().get("values") is None
 
 
-def test_second_policy_on_a_cluster_is_refused_at_plan_with_import_advice(tf, sandbox):
-    create_outside(
+def test_second_policy_on_a_cluster_is_refused_with_import_advice(tf, sandbox):
+    other = create_outside(
         sandbox, Name="other", ClusterArn=cluster_arn(sandbox), SchedulerConfig={"PriorityClasses": []})
     tf.write(policy())
-    result = tf.plan(check=False)
-    assert result.rc == 1
-    assert flat("already has a scheduling policy") in flat(result.stderr)
-    assert flat(f"terraform import hyperpod_scheduling_policy.<name> {CLUSTER}") in flat(result.stderr)
+    assert_refused_at(tf, "cluster_name", "already has a scheduling policy",
+                      f"terraform import hyperpod_scheduling_policy.<name> {CLUSTER}")
+    assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [other["ClusterSchedulerConfigId"]]
+    assert tf.show_json().get("values") is None
 
 
 @pytest.mark.sandbox_only(reason="injects an asynchronous failure")
@@ -569,7 +596,7 @@ def test_create_interrupted_after_aws_accepted_it_is_adopted_and_destroy_leaves_
 @pytest.mark.parametrize("tags", [None, {"hyperpod-governance:owner": "hyperpod_scheduling_policy/other-cluster"}])
 def test_a_config_that_is_not_provably_ours_is_refused_at_apply_with_its_import_id(tf, sandbox, tags):
     """The cluster's name is unknown at plan; the apply refuses the foreign config (one without this resource's
-    ownership tag, or with the tag of another cluster's policy) and names the import ID."""
+    ownership tag, or with the tag of another cluster's policy) before writing anything, and names the import ID."""
     kwargs = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
     foreign = create_outside(sandbox, Name="console-policy", ClusterArn=cluster_arn(sandbox),
                              SchedulerConfig={"PriorityClasses": []}, **kwargs)
@@ -585,6 +612,7 @@ resource "hyperpod_scheduling_policy" "capacity" {{
     error = errors[0]
     assert f"terraform import hyperpod_scheduling_policy.<name> {CLUSTER}" in error.detail
     assert foreign["ClusterSchedulerConfigId"] in error.detail
+    assert REFUSED_AT_APPLY in flat(error.detail), error.detail
     assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [foreign["ClusterSchedulerConfigId"]]
 
 
@@ -616,12 +644,14 @@ def test_weights_aws_refuses_fail_at_plan(tf, sandbox, weight):
     assert live_configs(sandbox) == []
 
 
-def test_tags_beyond_the_limit_with_the_ownership_tag_fail_at_plan(tf, sandbox):
-    """SageMaker takes at most 50 tags; the provider adds its ownership tag, so 49 remain for the configuration."""
+def test_tags_beyond_the_limit_with_the_ownership_tag_are_refused(tf, sandbox):
+    """SageMaker takes at most 50 tags; the provider adds its ownership tag, so 49 remain for the configuration (and
+    the provider's default tags): the plan warns at `tags` that apply refuses the change, and apply refuses it."""
     tags = ", ".join(f'"k{i}" = "v"' for i in range(50))
     tf.write(policy(extra=f"  tags = {{ {tags} }}"))
-    assert_invalid_at(tf.plan_json(), "tags", "50")
+    assert_refused_at(tf, "tags", "50")
     assert live_configs(sandbox) == []
+    assert tf.show_json().get("values") is None
 
 
 def test_an_empty_description_converges_and_removing_a_description_clears_it(tf, sandbox):

@@ -5,10 +5,12 @@ interactive spaces (WKL-12) on the tenant and on the task view restriction.
 
 * MIG slices: the EKS cluster's `partitioned` instance group splits its GPUs by `nvidia.com/mig.config`
   (`all-<profile>`, here 2 instances x 8 A100 x 7 = 112 `mig-1g.5gb` slices, derived from the fixture and the sandbox's
-  shapes). Two teams filling them exactly plan clean, one slice more fails WKL-3 on the later team at its
-  `quota[i].accelerator_partition`; so does a partition of a type without MIG layout, or of a profile the layout does
+  shapes). Two teams filling them exactly plan clean, one slice more is refused by WKL-3 on the later team at its
+  `quota[i].accelerator_partition`; so is a partition of a type without MIG layout, or of a profile the layout does
   not expose, without any allocation; `count`/`accelerators` beside it is a plain plan error there, `vcpu` and
   `memory_gib` may go with it. Apply, state, drift and import round-trip the partition and the absolute limits.
+* A refusal never fails the plan (`terraform destroy` refreshes with one): the plan warns that apply refuses the
+  change, and apply then fails with the rule before the resource writes anything.
 * Absolute borrow limits only with LendAndBorrow (WKL-5 at `sharing.absolute_borrow_limit`), at most 15.
 * Nothing set out of band is lost (keep.rs): a partition added to an entry that sets neither count nor accelerators,
   absolute limits and a borrow limit left unset in the sharing block, a whole sharing config of a tenant without
@@ -32,7 +34,7 @@ import pytest
 
 from hcl import ALLOCATION_REF, CLUSTER, EKS_CLUSTER as EKS, FX, contract_resource, provider
 from sandbox.sagemaker import _INSTANCE_SHAPES, _MIG_PROFILES, _partition_slices
-from test_tenant import CONTRACTS, describe_quota, edit_quota_out_of_band
+from test_tenant import CONTRACTS, describe_quota, edit_quota_out_of_band, refused_at_apply
 
 pytestmark = pytest.mark.provider
 
@@ -184,21 +186,29 @@ def kept_at(verdict) -> list:
     return sorted((d.address, verdict.line(d).strip()) for d in kept)
 
 
-def assert_refused(verdict, rule: str, address: str, path: str, line_start: str):
-    """The plan fails with exactly one diagnostic, `rule` on `address`, whose detail opens with the attribute path
-    `path` and whose range starts on the line of `line_start` (assert_rule: the attribute as written; a block's own
-    path has no range of its own, so Terraform points at the enclosing resource)."""
-    assert verdict.rc == 1, verdict.describe()
-    assert verdict.rules_by_address() == {address: [(rule, "error")]}, verdict.describe()
+def assert_refused(tf, rule: str, address: str, path: str, line_start: str):
+    """The plan succeeds with exactly one diagnostic, the refusal of `rule` on `address` (a warning that apply refuses
+    the change), whose detail opens with the attribute path `path` and whose range starts on the line of `line_start`
+    (assert_rule: the attribute as written; a block's own path has no range of its own, so Terraform points at the
+    enclosing resource); then apply fails with that one error, at the same line, before `address` writes anything (it
+    is not in state; what else the configuration holds is applied). Returns the plan's verdict and diagnostic."""
+    verdict = tf.plan_json()
+    assert verdict.rc == 2, verdict.describe()
+    assert verdict.rules_by_address() == {address: [(rule, "refused")]}, verdict.describe()
     diag = verdict.assert_rule(rule, address, line_start)
     assert diag.detail.startswith(f"{path}: "), diag.detail
-    return diag
+    applied = tf.apply_json()
+    error = refused_at_apply(applied, rule, address, line_start)
+    assert error.detail.startswith(f"{path}: ") and applied.errors == [error], applied.describe()
+    assert address not in resources(tf), "a refused create writes nothing"
+    return verdict, diag
 
 
 @pytest.fixture
 def lender(tf, sandbox):
     """A team that lends (a live quota of one inference instance with Strategy Lend, made with boto3 after `tf`
-    reset the sandbox), so a LendAndBorrow tenant passes WKL-5 without another tenant in the configuration."""
+    reset the sandbox), so a LendAndBorrow tenant passes WKL-5 without another tenant in the configuration (judged
+    beside the plan on the live quotas, and again at apply: nothing to say)."""
     sm = sandbox.client("sagemaker")
     sm.create_compute_quota(Name="lender-quota", ClusterArn=sm.describe_cluster(ClusterName=CLUSTER)["ClusterArn"],
                             ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": G5, "Count": 1}],
@@ -208,11 +218,11 @@ def lender(tf, sandbox):
 
 
 # ---- 1. MIG slices in a quota (WKL-3) ------------------------------------------------------------------------------
-def test_partitions_that_fill_the_mig_groups_plan_clean_and_one_slice_more_fails_wkl_3_at_the_partition(tf):
+def test_partitions_that_fill_the_mig_groups_plan_clean_and_one_slice_more_is_refused_by_wkl_3_at_the_partition(tf):
     """production and research each guaranteed half the partitioned group's slices (research beside an inference
     instance, so its partition is quota[1]), the allocation listing both: no diagnostic at all, WKL-3 passed on
-    both. One slice more for research: WKL-3 fails on research (the later team) at quota[1].accelerator_partition,
-    and on nothing else."""
+    both. One slice more for research: WKL-3 refuses research (the later team) at quota[1].accelerator_partition, and
+    nothing else: a warning at plan, then apply's error before research writes anything."""
     def config(research_slices: int) -> str:
         shares = {"production": [entry(P4D, accelerator_partition=(PROFILE, SLICES // 2))],
                   "research": [entry(G5, count=1), entry(P4D, accelerator_partition=(PROFILE, research_slices))]}
@@ -230,19 +240,19 @@ def test_partitions_that_fill_the_mig_groups_plan_clean_and_one_slice_more_fails
     assert changes[RESEARCH]["after"]["quota"][1] == share(P4D, accelerator_partition=(PROFILE, SLICES // 2))
 
     tf.write(config(SLICES // 2 + 1))
-    verdict = tf.plan_json()
-    assert_refused(verdict, "WKL-3", RESEARCH, "quota[1].accelerator_partition", "accelerator_partition")
+    assert_refused(tf, "WKL-3", RESEARCH, "quota[1].accelerator_partition", "accelerator_partition")
 
 
 @pytest.mark.parametrize("instance_type, profile", [(P5, P5_PROFILE), (P4D, UNEXPOSED)],
                          ids=["type without MIG layout", "profile the layout does not expose"])
-def test_a_partition_the_instance_groups_cannot_hold_fails_wkl_3_at_plan(tf, instance_type, profile):
+def test_a_partition_the_instance_groups_cannot_hold_is_refused_by_wkl_3(tf, instance_type, profile):
     """A partition of the training type (whose groups have no MIG layout; the profile is one its GPUs offer), or of
-    a profile the partitioned group's layout does not split into: WKL-3 fails at plan at the entry's
-    accelerator_partition, even without an allocation (no other tenant is needed to know it cannot fit)."""
+    a profile the partitioned group's layout does not split into: WKL-3 refuses it at the entry's
+    accelerator_partition, at plan already, even without an allocation (no other tenant is needed to know it cannot
+    fit), and apply fails with it before the tenant writes anything."""
     tf.write(configuration(tenant("research", quota(G5, count=1), quota(instance_type, accelerator_partition=(
         profile, 7)), allocated=False)))
-    assert_refused(tf.plan_json(), "WKL-3", RESEARCH, "quota[1].accelerator_partition", "accelerator_partition")
+    assert_refused(tf, "WKL-3", RESEARCH, "quota[1].accelerator_partition", "accelerator_partition")
 
 
 @pytest.mark.parametrize("unit, amount, refused", [("count", 1, True), ("accelerators", 2, True),
@@ -268,11 +278,11 @@ def test_a_partition_goes_with_vcpu_or_memory_never_with_count_or_accelerators(t
 
 # ---- 2. absolute borrow limits -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("strategy", ["Lend", "DontLend"])
-def test_an_absolute_borrow_limit_without_lend_and_borrow_fails_wkl_5_at_it(tf, strategy):
+def test_an_absolute_borrow_limit_without_lend_and_borrow_is_refused_by_wkl_5_at_it(tf, strategy):
     tf.write(configuration(allocation({"research": [entry(G5, count=1)]}), tenant(
         "research", quota(G5, count=1), sharing(strategy, absolute_borrow_limit=borrow_limits(
             entry(P5, accelerators=16))))))
-    assert_refused(tf.plan_json(), "WKL-5", RESEARCH, "sharing.absolute_borrow_limit", "absolute_borrow_limit")
+    assert_refused(tf, "WKL-5", RESEARCH, "sharing.absolute_borrow_limit", "absolute_borrow_limit")
 
 
 def test_at_most_fifteen_absolute_borrow_limits(tf):
@@ -327,7 +337,8 @@ def round_trip_state(values: dict) -> dict:
 def test_partitions_and_absolute_borrow_limits_round_trip_through_apply_state_and_drift(tf, sandbox, lender):
     """Apply writes AcceleratorPartition and AbsoluteBorrowLimits (a partition among them), the state shows both
     and the next plan is empty; changed out of band (more slices, a higher limit) the refreshed state shows the
-    change, the plan updates research back to the configured values, and apply restores them."""
+    change, the plan updates research back to the configured values, and apply restores them. No plan says anything:
+    the lender lends live, so WKL-5 holds."""
     tf.write(round_trip_config())
     applied = tf.apply_json()
     assert applied.rc == 0 and not applied.diagnostics, applied.describe()
@@ -420,7 +431,8 @@ KEPT_WHERE = sorted([(PRODUCTION, 'resource "hyperpod_tenant" "production" {'),
                      (RESEARCH, "accelerator_partition = null"),  # quota[1].accelerator_partition
                      (RESEARCH, "borrow_limit          = null"),  # sharing.borrow_limit
                      (RESEARCH, "absolute_borrow_limit = null")])  # sharing.absolute_borrow_limit
-# ... and the whole verdict: those warnings and, without an allocation, WKL-3's "not evaluated at plan" per tenant.
+# ... and the whole verdict: those warnings and, without an allocation, WKL-3's "not evaluated at plan" per tenant
+# (research borrows from the lender, which lends live: WKL-5 holds, nothing said).
 KEPT_VERDICT = {PRODUCTION: [("WKL-3", "warning"), (None, "warning", KEPT)],
                 RESEARCH: [("WKL-3", "warning")] + [(None, "warning", KEPT)] * 3}
 
@@ -627,13 +639,13 @@ SPACES_REFUSALS = {  # case -> (spaces_config arguments, the path, the start of 
 
 @pytest.mark.parametrize("case", list(SPACES_REFUSALS))
 def test_spaces_wkl_12_refuses_at_plan_with_the_path(tf, case):
-    """Each way spaces can be wrong fails the plan with WKL-12 on research alone, at its path (the spaces block
-    itself has no range of its own: Terraform points at the resource; production, lending, is research's lender in
-    the LendAndBorrow case, so WKL-5 holds and WKL-12 is the only finding)."""
+    """Each way spaces can be wrong is refused by WKL-12 on research alone, at its path (the spaces block itself has
+    no range of its own: Terraform points at the resource; production, lending, is research's lender in the
+    LendAndBorrow case, so WKL-5 holds and WKL-12 is the only finding): a warning at plan, then apply's error before
+    research writes anything."""
     arguments, path, line_start = SPACES_REFUSALS[case]
     tf.write(spaces_config(**arguments))
-    verdict = tf.plan_json()
-    diag = assert_refused(verdict, "WKL-12", RESEARCH, path, line_start)
+    verdict, diag = assert_refused(tf, "WKL-12", RESEARCH, path, line_start)
     if path == "spaces.guaranteed[0].count":
         assert verdict.source(diag) == "3", verdict.describe()  # the spaces' count, not the quota's
 
@@ -658,6 +670,7 @@ def test_the_restrictions_default_grants_the_space_policy_only_under_a_contract_
 @pytest.mark.parametrize("body, attribute", [
     (f'access_policies = ["{TRAINING}", "{SPACE}"]', "access_policies"), ("space_templates = true", "space_templates")],
     ids=["space policy named", "space templates"])
-def test_space_access_on_the_restriction_under_a_contract_without_interactive_fails_wkl_12(tf, body, attribute):
+def test_space_access_on_the_restriction_under_a_contract_without_interactive_is_refused_by_wkl_12(tf, body,
+                                                                                                   attribute):
     tf.write(provider() + contract("research", TRAINING_ONLY) + restriction(body))
-    assert_refused(tf.plan_json(), "WKL-12", RESTRICTION, attribute, attribute)
+    assert_refused(tf, "WKL-12", RESTRICTION, attribute, attribute)

@@ -7,7 +7,8 @@ only our policies); updates are in place; an association removed out of band sho
 it; `rbac` mode binds a Kubernetes group to a viewer Role per namespace instead of access policies, and switching back
 removes the objects and the group; import by `<cluster>/<project role ARN>` (an imported entry counts as adopted); on
 Slurm the project role's `SSMSessionRunAs` tag, guarded by CLU-7 (Session Manager Run As) and CLU-8 (ssm:StartSession
-only on the cluster); one failing plan per rule the restriction judges, with the rule ID and the attribute path, read
+only on the cluster); one refusal per rule the restriction judges (a warning at plan, whose summary says apply refuses
+the change, then apply's error before the restriction writes anything), with the rule ID and the attribute path, read
 from `terraform plan -json` so each diagnostic is known to be the restriction's (Terraform's text output folds
 warnings of the same summary from different resources into one).
 
@@ -24,8 +25,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from example_vars import write_example_variables
-from harness import flat, statuses
+from harness import Diagnostic, flat, statuses
 from harness.kube import Kube
+from harness.terraform import REFUSED_AT_APPLY
 from hcl import (
     ACCOUNT,
     CIDR,
@@ -143,16 +145,31 @@ def plan_diagnostics(tf, address: str = ADDRESS) -> tuple[int, list]:
                        if m.get("type") == "diagnostic" and m["diagnostic"].get("address") == address]
 
 
-def finding(tf, rule: str, path: str, observed: str = "", severity: str = "error") -> dict:
-    """The restriction's one diagnostic of `rule`: its severity, the attribute path it names (the detail starts with
-    it) and the observed value; an error fails the plan, a warning does not."""
+def in_state(tf, address: str = ADDRESS) -> bool:
+    return any(r["address"] == address for r in tf.show_json().get("values", {}).get("root_module", {}).get(
+        "resources", []))
+
+
+def finding(tf, rule: str, path: str, observed: str = "", severity: str = "refused") -> dict:
+    """The restriction's one diagnostic of `rule` at plan: its kind, the attribute path it names (the detail starts
+    with it) and the observed value. No rule fails the plan: a "refused" finding is a warning saying apply refuses the
+    change, and apply then fails with it on the restriction, saying nothing was written, and records no restriction
+    (what else the configuration holds, the contract, is applied); a "warning" is only that."""
     rc, diagnostics = plan_diagnostics(tf)
     found = [d for d in diagnostics if d["summary"].startswith(f"[{rule}]")]
     assert len(found) == 1, diagnostics
     (diagnostic,) = found
-    assert (rc, diagnostic["severity"]) == (1 if severity == "error" else 0, severity), diagnostics
+    assert (rc, Diagnostic.from_json(diagnostic).kind) == (0, severity), diagnostics
     assert flat(diagnostic["detail"]).startswith(f"{path}: "), diagnostic
     assert flat(observed) in flat(diagnostic["detail"]), diagnostic
+    if severity == "refused":
+        applied = tf.apply_json()
+        errors = [d for d in applied.errors if d.address == ADDRESS]
+        assert applied.rc == 1 and [d.rule for d in errors] == [rule], applied.describe()
+        (error,) = errors
+        assert flat(error.detail).startswith(f"{path}: ") and flat(observed) in flat(error.detail), error
+        assert REFUSED_AT_APPLY in flat(error.detail), error
+        assert not in_state(tf), "a refused create records no restriction"
     return diagnostic
 
 
@@ -442,7 +459,7 @@ def test_a_slurm_restriction_claims_no_eks_access_policies(tf, sandbox):
     assert recorded_policies(change["after"]) == {}
 
 
-# ---- f. one failing plan per rule ----------------------------------------------------------------------------------
+# ---- f. one refusal per rule -----------------------------------------------------------------------------------------
 def test_clu_3_cluster_wide_view_policy_on_the_project_role(tf, sandbox, no_entry_left):
     eks = sandbox.client("eks")
     eks.create_access_entry(clusterName=EKS, principalArn=RESEARCH_ROLE)
@@ -450,7 +467,7 @@ def test_clu_3_cluster_wide_view_policy_on_the_project_role(tf, sandbox, no_entr
                                 policyArn=policy_arn("AmazonEKSViewPolicy"))
     tf.write(config())
     finding(tf, "CLU-3", "project_role_arn", f"{policy_arn('AmazonEKSViewPolicy')} is associated with {RESEARCH_ROLE}")
-    assert live_policies(sandbox) == {"AmazonEKSViewPolicy": "cluster"}  # a plan writes nothing
+    assert live_policies(sandbox) == {"AmazonEKSViewPolicy": "cluster"}  # the refused apply wrote nothing
 
 
 def test_clu_5_endpoint_public_to_an_unapproved_range_is_a_warning(tf):
@@ -491,11 +508,19 @@ def config_map_cluster(sandbox, name: str = "configmap-capacity") -> None:
 @pytest.mark.sandbox_only(reason="creates an EKS and a HyperPod cluster")
 def test_clu_4_eks_cluster_without_access_entries(tf, sandbox):
     config_map_cluster(sandbox)
-    # With its contract in the same configuration, the contract's own CLU-4 fails the plan first.
+    # With its contract in the same configuration, the contract's own CLU-4 refuses it (a warning at plan, apply's
+    # error), and the restriction, which waits for the contract, is never applied.
     tf.write(config(cluster_name="configmap-capacity"))
-    rc, diagnostics = plan_diagnostics(tf, "hyperpod_connection_contract.research")
-    assert rc == 1 and [d for d in diagnostics if d["summary"].startswith("[CLU-4]")], diagnostics
-    # With the contract managed elsewhere, the restriction's own plan fails.
+    contract_address = "hyperpod_connection_contract.research"
+    rc, diagnostics = plan_diagnostics(tf, contract_address)
+    assert rc == 0 and [Diagnostic.from_json(d).kind for d in diagnostics
+                        if d["summary"].startswith("[CLU-4]")] == ["refused"], diagnostics
+    applied = tf.apply_json()
+    assert applied.rc == 1 and [(d.rule, d.address) for d in applied.errors] == [("CLU-4", contract_address)], \
+        applied.describe()
+    assert REFUSED_AT_APPLY in flat(applied.errors[0].detail), applied.describe()
+    assert not in_state(tf, contract_address) and not in_state(tf) and access_entry(sandbox) is None
+    # With the contract managed elsewhere, the restriction's own CLU-4 refuses it.
     tf.write(provider() + restriction(facts=handed_over(tf, cluster_name="configmap-capacity")))
     finding(tf, "CLU-4", "project_role_arn", 'authenticationMode "CONFIG_MAP"')
 
@@ -665,28 +690,40 @@ def test_rbac_mode_in_the_quickstart_converges_in_one_apply_at_any_parallelism(t
     tf.assert_no_changes()
 
 
-def test_rbac_mode_into_a_namespace_nothing_creates_fails_at_plan_naming_the_tenant(tf, sandbox):
+def test_rbac_mode_into_a_namespace_nothing_creates_is_refused_naming_the_tenant(tf, sandbox):
     """Without the reference the namespaces do not exist yet and nothing the restriction waits for creates them:
-    the plan fails on each restriction, at `tenants` (absent: the resource block), naming the team whose tenant to
-    reference; nothing is written."""
+    the plan warns on each restriction that apply refuses it, at `tenants` (absent: the resource block), naming the
+    team whose tenant to reference; applying the restrictions (and what they wait for: `-target`, so no tenant makes
+    the namespaces meanwhile) refuses each with the same finding, and nothing of them is written."""
     quickstart(tf, '  mode    = "rbac"\n')
     access = (tf.dir / "access.tf").read_text()
     tf.write_file("access.tf", access.replace(QUICKSTART_TENANTS, "", 1))
     tf.init()
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    block = 'resource "hyperpod_task_view_restriction" "team"'
     for team in ("production", "research"):
         address = TEAM_RESTRICTION.format(team=team)
-        (error,) = [d for d in verdict.errors if d.address == address]
+        (refusal,) = [d for d in verdict.diagnostics if d.address == address and d.kind != "warning"]
+        assert refusal.kind == "refused", verdict.describe()
+        assert f"hyperpod-ns-{team}" in refusal.summary and f'team = "{team}"' in flat(refusal.detail), refusal
+        assert verdict.line(refusal).strip().startswith(block), verdict.describe()
+    applied = tf.apply_json(["-target=hyperpod_task_view_restriction.team"])
+    assert applied.rc == 1, applied.describe()
+    for team in ("production", "research"):
+        address = TEAM_RESTRICTION.format(team=team)
+        (error,) = [d for d in applied.errors if d.address == address]
         assert f"hyperpod-ns-{team}" in error.summary and f'team = "{team}"' in flat(error.detail), error
-        assert verdict.line(error).strip().startswith('resource "hyperpod_task_view_restriction" "team"'), \
-            verdict.describe()
+        assert REFUSED_AT_APPLY in flat(error.detail) and applied.line(error).strip().startswith(block), \
+            applied.describe()
+        assert not in_state(tf, address)
     assert access_entry(sandbox) is None
 
 
 def test_rbac_mode_checks_the_namespaces_again_at_apply_before_writing(tf, sandbox, tmp_path):
-    """A namespace that existed at plan and is gone at apply: the apply fails before the restriction writes anything
-    (no access entry, no Role), naming the namespace; it never waits."""
+    """A namespace that existed at plan and is gone at apply: Terraform plans the change again at apply, that plan
+    refuses it, and apply fails with that refusal before the restriction writes anything (no access entry, no Role),
+    naming the namespace; it never waits."""
     kube = Kube(sandbox, tmp_path, EKS)
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "studio-scratch"}}
     assert kube.post("/api/v1/namespaces", namespace)[0] in (200, 201)
@@ -697,7 +734,8 @@ def test_rbac_mode_checks_the_namespaces_again_at_apply_before_writing(tf, sandb
     applied = tf.apply_json(["rbac.tfplan"])
     assert applied.rc == 1, applied.describe()
     (error,) = [d for d in applied.errors if d.address == ADDRESS]
-    assert "studio-scratch" in error.summary, applied.describe()
+    assert "studio-scratch" in error.summary and REFUSED_AT_APPLY in flat(error.detail), applied.describe()
+    assert applied.errors == [error], applied.describe()
     assert access_entry(sandbox) is None
 
 

@@ -3,10 +3,11 @@ contracts, the cluster's scheduling policy, tenants production and research on t
 its state records and its destroy leaves the account as it found it; a fault at each composition step fails the
 apply and the next apply converges; an update in place while another team's quota is edited; out-of-band deletions
 and changes show in the plan and apply restores them, also when everything of the tenants disappeared; import by
-`<cluster>/<team>`; one failing plan per rule (rule ID and attribute path), a lender referenced in `borrows_from`
-satisfies WKL-5 whatever the order and parallelism; a rule that waits for a value known only at apply warns at plan
-and is judged at apply before anything is written; a Slurm tenant's accounting artefacts; an IAM role of the workload
-role's name is never taken over.
+`<cluster>/<team>`; one refusal per rule (rule ID and attribute path: a warning at plan, whose summary says apply
+refuses the change, then apply's error before the tenant writes anything; no rule fails a plan), a lender referenced
+in `borrows_from` satisfies WKL-5 whatever the order and parallelism; a rule that waits for a value known only at
+apply warns at plan and is judged at apply before anything is written; a Slurm tenant's accounting artefacts; an IAM
+role of the workload role's name is never taken over.
 
 The example is the 0.3 shape (no cluster allocation: WKL-3 is not evaluated at plan, a warning per tenant) unless
 a test asks for the shape the docs teach since issue 30: `example(allocation=True)` adds a
@@ -22,14 +23,16 @@ import re
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from harness import flat, statuses
+from harness import Diagnostic, PlanVerdict, flat, statuses
 from harness.kube import Kube
+from harness.terraform import REFUSED_AT_APPLY
 from hcl import (
     ACCOUNT,
     ALLOCATION_REF,
@@ -227,6 +230,15 @@ def block(values: dict, name: str) -> dict:
     if isinstance(value, list):
         return value[0] if value else {}
     return value or {}
+
+
+def refused_at_apply(applied: PlanVerdict, rule: str, address: str, attribute: str) -> Diagnostic:
+    """A failed `tf.apply_json()`'s one error of `rule` on `address`, pointing at `attribute` (assert_rule among the
+    errors: an apply's output repeats its plans' refusal warnings), saying that nothing of the change was written."""
+    assert applied.rc == 1, applied.describe()
+    error = replace(applied, diagnostics=applied.errors).assert_rule(rule, address, attribute, severity="error")
+    assert REFUSED_AT_APPLY in flat(error.detail), applied.describe()
+    return error
 
 
 
@@ -635,10 +647,10 @@ def test_import_by_cluster_and_team(tf, sandbox, restricted, how):
     assert sandbox.inventory() == before  # found, not recreated
 
 
-# ---- e. one failing plan per rule ----------------------------------------------------------------------------------
+# ---- e. one refusal per rule -----------------------------------------------------------------------------------------
 def test_org_2_target_role_in_an_unapproved_account(tf, restricted):
     tf.write(example(research={"workload": workload(target=FX.role_arn(FX.consumer_role_name, "999999999999"))}))
-    tf.plan_fails_with("ORG-2", "workload.target_role_arn", "999999999999")
+    tf.plan_refuses("ORG-2", "workload.target_role_arn", "999999999999")
 
 
 def test_clu_2_is_the_bindings_rule_not_the_tenants(tf, sandbox):
@@ -653,38 +665,38 @@ def test_clu_2_is_the_bindings_rule_not_the_tenants(tf, sandbox):
 
 def test_clu_6_target_role_is_the_project_role(tf, restricted):
     tf.write(example(research={"workload": workload(target=project_role("research"))}))
-    tf.plan_fails_with("CLU-6", "workload.target_role_arn", FX.project("research").role_name)
+    tf.plan_refuses("CLU-6", "workload.target_role_arn", FX.project("research").role_name)
 
 
 def test_wkl_1_team_outside_the_contracts_namespaces(tf, restricted):
     tf.write(example(research={"team": "finance"}))
-    tf.plan_fails_with("WKL-1", "team", "hyperpod-ns-finance")
+    tf.plan_refuses("WKL-1", "team", "hyperpod-ns-finance")
 
 
 def test_wkl_2_sharing_on_a_slurm_cluster(tf):
     tf.write(slurm_example(sharing='sharing {\n    strategy = "Lend"\n  }'))
-    tf.plan_fails_with("WKL-2", "sharing.strategy")
+    tf.plan_refuses("WKL-2", "sharing.strategy")
 
 
 def test_wkl_3_two_new_tenants_overcommit_the_p5_group_on_the_first_plan(tf, restricted):
     tf.write(example(research={"quota": ((P5, 4),)}))  # PRODUCTION_P5 + 4 > the group; research borrows
-    tf.plan_fails_with("WKL-3", "quota[0].count", P5)
+    tf.plan_refuses("WKL-3", "quota[0].count", P5)
     tf.plan_json().assert_rule("WKL-3", RESEARCH, "count")
 
 
 def test_wkl_4_priority_class_missing_from_the_cluster_policy(tf, restricted):
     tf.write(example(research={"settings": 'preempt_team_tasks = "Never"\n  priority_class     = "urgent"'}))
-    tf.plan_fails_with("WKL-4", "priority_class", "urgent")
+    tf.plan_refuses("WKL-4", "priority_class", "urgent")
 
 
 def test_wkl_5_borrow_limit_without_lend_and_borrow(tf, restricted):
     tf.write(example(research={"sharing": 'sharing {\n    strategy     = "Lend"\n    borrow_limit = 50\n  }'}))
-    tf.plan_fails_with("WKL-5", "sharing.borrow_limit")
+    tf.plan_refuses("WKL-5", "sharing.borrow_limit")
 
 
 def test_wkl_5_borrowing_while_no_other_team_lends(tf, restricted):
     tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}))
-    result = tf.plan_fails_with("WKL-5", "sharing.strategy", "no other team")
+    result = tf.plan_refuses("WKL-5", "sharing.strategy", "no other team")
     text = flat(result.stderr)
     assert f"with {RESEARCH}," in text and f"with {PRODUCTION}," not in text, result.stderr  # the borrower's
 
@@ -700,8 +712,9 @@ def test_wkl_5_a_lender_in_borrows_from_satisfies_the_borrower_at_any_parallelis
 
 
 def test_wkl_5_without_borrows_from_only_live_lenders_count_whatever_the_order(tf, restricted):
-    """Without the reference, production planned in the same run is not a lender yet: WKL-5 fails on the borrower,
-    at every parallelism (no hidden memory between resources), and the fix names borrows_from."""
+    """Without the reference, production planned in the same run is not a lender yet: WKL-5 refuses the borrower,
+    at every parallelism (no hidden memory between resources), and the fix names borrows_from. Applying research
+    alone (`-target`: production, which nothing orders first, is not created meanwhile) fails with that refusal."""
     research_sharing = 'sharing {\n    strategy     = "LendAndBorrow"\n    borrow_limit = 50\n  }'
     # The allocation lists production's share, not whether it lends: it must not stand in for the reference.
     tf.write(example(research={"sharing": research_sharing}, allocation=True))
@@ -709,22 +722,39 @@ def test_wkl_5_without_borrows_from_only_live_lenders_count_whatever_the_order(t
         verdict = tf.plan_json([f"-parallelism={parallelism}"])
         wkl_5 = verdict.assert_rule("WKL-5", RESEARCH, "strategy")
         assert "borrows_from" in wkl_5.detail, wkl_5.detail
-        assert verdict.rules_by_address() == {RESEARCH: [("WKL-5", "error")]}, verdict.describe()
+        assert verdict.rc == 2 and verdict.rules_by_address() == {RESEARCH: [("WKL-5", "refused")]}, \
+            verdict.describe()
+    applied = tf.apply_json([f"-target={RESEARCH}"])
+    error = refused_at_apply(applied, "WKL-5", RESEARCH, "strategy")
+    assert "borrows_from" in error.detail and applied.errors == [error], applied.describe()
+    assert RESEARCH not in resources(tf)
 
 
 def test_wkl_5_a_borrowed_from_tenant_must_lend(tf, restricted):
+    """production does not lend: WKL-5 refuses research (and nothing else) twice, at `borrows_from` (the tenant it
+    borrows from does not lend) and at its strategy (no team lends); apply refuses research with both, after
+    production (which it waits for) was created."""
     tf.write(example(production={"sharing": 'sharing {\n    strategy = "DontLend"\n  }'}, allocation=True))
     verdict = tf.plan_json()
-    assert [d.rule for d in verdict.diagnostics] == ["WKL-5", "WKL-5"], verdict.describe()
+    assert verdict.rc == 2, verdict.describe()
+    assert [(d.rule, d.kind, d.address) for d in verdict.diagnostics] == [("WKL-5", "refused", RESEARCH)] * 2, \
+        verdict.describe()
     lines = sorted(verdict.line(d).strip() for d in verdict.diagnostics)
     assert lines[0].startswith("borrows_from") and lines[1].startswith("strategy"), lines
+    applied = tf.apply_json()
+    assert applied.rc == 1 and [(d.rule, d.address) for d in applied.errors] == [("WKL-5", RESEARCH)] * 2, \
+        applied.describe()
+    assert all(REFUSED_AT_APPLY in flat(d.detail) for d in applied.errors), applied.describe()
+    assert sorted(applied.line(d).strip()[:12] for d in applied.errors) == [line[:12] for line in lines]
+    assert RESEARCH not in resources(tf) and PRODUCTION in resources(tf)
 
 
 def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_write(tf, sandbox, restricted):
     """ORG-2 needs the target role's account. Taken from a resource created in the same apply it is unknown at plan:
     the plan warns that ORG-2 is not checked; the apply judges it with the known value before the tenant writes
-    anything (the sandbox inventory gains no tenant object); under strict the plan itself fails. The tenants
-    reference the allocation, so WKL-3 is judged at plan and every warning is about a value known only at apply."""
+    anything (the sandbox inventory gains no tenant object); under strict those warnings are refusals (still no
+    error: no rule fails a plan). The tenants reference the allocation, so WKL-3 is judged at plan and every warning
+    is about a value known only at apply."""
     # terraform_data's id is known only once it is created: the ARN built from it is unknown at plan.
     made_later = '\nresource "terraform_data" "consumer_role" {\n  input = "consumer"\n}\n'
     unapproved = FX.role_arn(FX.consumer_role_name, "999999999999")
@@ -740,8 +770,10 @@ def test_a_rule_waiting_for_an_apply_time_value_warns_and_is_judged_before_any_w
         PROVIDER_REGION, PROVIDER_REGION + "\n  strict = true", 1)
     tf.write(strict_config + made_later)
     strict = tf.plan_json()
-    assert strict.rc == 1 and any(d.severity == "error" and "not checked at plan" in d.summary
-                                  for d in strict.diagnostics), strict.describe()
+    assert strict.rc == 2 and not strict.errors, strict.describe()
+    refused = [d for d in strict.diagnostics if d.address == RESEARCH and "not checked at plan" in d.summary]
+    assert refused and all(d.kind == "refused" for d in refused), strict.describe()
+    assert {"ORG-2"} <= {d.rule for d in refused}, strict.describe()
     tf.write(example(research=research, allocation=True) + made_later)
     before = sandbox.inventory()
     result = tf.apply(check=False)
@@ -792,7 +824,7 @@ def test_wkl_6_weight_while_fair_share_is_off_is_a_warning(tf, restricted):
 
 def test_wkl_7_viewer_verbs_that_act(tf, restricted):
     tf.write(example(research={"extra": 'viewer_verbs = ["get", "list", "create"]'}))
-    tf.plan_fails_with("WKL-7", "viewer_verbs", "create")
+    tf.plan_refuses("WKL-7", "viewer_verbs", "create")
 
 
 NO_DEFAULT_DENY = 'network_policy {\n    default_deny = false\n  }'
@@ -800,7 +832,7 @@ NO_DEFAULT_DENY = 'network_policy {\n    default_deny = false\n  }'
 
 def test_wkl_8_no_default_deny_unless_the_contract_has_an_exception(tf, restricted):
     tf.write(example(research={"network": NO_DEFAULT_DENY}))
-    tf.plan_fails_with("WKL-8", "network_policy.default_deny")
+    tf.plan_refuses("WKL-8", "network_policy.default_deny")
     tf.write(example(research={"network": NO_DEFAULT_DENY},
                      research_contract={"extra": exception("WKL-8", expires=days_ahead(30))}))
     plan = tf.plan(check=False)
@@ -811,29 +843,29 @@ def test_wkl_9_session_policy_with_session_tags(tf, restricted):
     policy = ('session_policy = jsonencode({ Version = "2012-10-17", Statement = [{ Effect = "Allow", '
               f'Action = "s3:GetObject", Resource = "arn:aws:s3:::{FX.data_bucket}/*" }}] }})')
     tf.write(example(research={"workload": workload(target=CONSUMER_ROLE, extra=policy)}))
-    tf.plan_fails_with("WKL-9", "workload.disable_session_tags")
+    tf.plan_refuses("WKL-9", "workload.disable_session_tags")
 
 
 def test_wkl_10_no_viewer_or_operator_groups(tf, restricted):
     tf.write(example(research={"access": ""}))
-    tf.plan_fails_with("WKL-10", "operator_groups")
+    tf.plan_refuses("WKL-10", "operator_groups")
 
 
 def test_wkl_11_data_granted_to_the_project_role(tf, restricted):
     data = f'data {{\n    kms_keys         = ["{KEY}"]\n    grantee_role_arn = "{project_role("research")}"\n  }}'
     tf.write(example(research={"data": data}))
-    tf.plan_fails_with("WKL-11", "data.grantee_role_arn", FX.project("research").role_name)
+    tf.plan_refuses("WKL-11", "data.grantee_role_arn", FX.project("research").role_name)
 
 
 def test_exc_1_expired_exception(tf, restricted):
     tf.write(example(research={"network": NO_DEFAULT_DENY},
                      research_contract={"extra": exception("WKL-8", expires=days_ago(1))}))
-    tf.plan_fails_with("EXC-1", "exception[0].expires")
+    tf.plan_refuses("EXC-1", "exception[0].expires")
 
 
 def test_lif_3_revoked_contract(tf, restricted):
     tf.write(example(research_contract={"extra": '  lifecycle_state = "revoked"'}))
-    tf.plan_fails_with("LIF-3", "contract", "revoked")
+    tf.plan_refuses("LIF-3", "contract", "revoked")
 
 
 # ---- f. Slurm ------------------------------------------------------------------------------------------------------
@@ -933,8 +965,9 @@ def test_an_existing_role_of_the_workload_role_name_is_never_taken_over(tf, sand
 @pytest.mark.sandbox_only(reason="makes the tenant's workload role a cluster admin out of band")
 def test_a_rule_broken_since_apply_warns_and_never_blocks_destroy(tf, sandbox, restricted):
     """The post's example applied; then someone makes research's workload role a cluster admin out of band, so the
-    tenant breaks CLU-6 with its configuration unchanged. The plan writes nothing of it, so it warns instead of
-    failing, and `terraform destroy` (whose refresh is a full plan) goes through; a change to the tenant would fail."""
+    tenant breaks CLU-6 with its configuration unchanged. The plan writes nothing of it: its warning says apply refuses
+    the tenant's next change (not this plan's), and `terraform destroy` (whose refresh is a full plan) goes through; a
+    change to the tenant is refused (a refusal at plan, apply's error before anything of it is written)."""
     tf.write(example())
     tf.apply()
     workload_role = resources(tf)[RESEARCH]["workload_role_arn"]
@@ -946,12 +979,20 @@ def test_a_rule_broken_since_apply_warns_and_never_blocks_destroy(tf, sandbox, r
     verdict = tf.plan_json()
     assert verdict.rc == 0, verdict.describe()  # no changes
     clu_6 = [d for d in verdict.diagnostics if d.rule == "CLU-6"]
-    assert [d.address for d in clu_6] == [RESEARCH] and clu_6[0].severity == "warning", verdict.describe()
+    assert [d.address for d in clu_6] == [RESEARCH] and clu_6[0].kind == "refused-later", verdict.describe()
     assert not verdict.errors, verdict.describe()
-    # The next change to the tenant is judged in full.
+    # The next change to the tenant is judged in full: refused.
     tf.write(example(research={"settings": TENANTS["research"]["settings"] + "\n  fair_share_weight  = 5"}))
     changed = tf.plan_json()
-    assert changed.rc == 1 and [d.rule for d in changed.errors] == ["CLU-6"], changed.describe()
+    assert changed.rc == 2 and not changed.errors, changed.describe()
+    assert [(d.rule, d.address) for d in changed.refusals] == [("CLU-6", RESEARCH)], changed.describe()
+    before = resources(tf)[RESEARCH]
+    applied = tf.apply_json()
+    assert applied.rc == 1 and [(d.rule, d.address) for d in applied.errors] == [("CLU-6", RESEARCH)], \
+        applied.describe()
+    assert REFUSED_AT_APPLY in flat(applied.errors[0].detail), applied.describe()
+    assert resources(tf)[RESEARCH] == before, "the refused change wrote nothing"
+    assert describe_quota(sandbox, "research")["ComputeQuotaTarget"].get("FairShareWeight", 0) == 0
     tf.write(example())
     tf.destroy()
     assert tf.run("state", "list").stdout.strip() == "", "everything was destroyed"
@@ -1056,16 +1097,22 @@ def foreign_quota(sandbox, team: str, tags: list) -> str:
 def test_a_compute_quota_of_the_tenants_name_not_provably_its_own_is_refused_with_its_import_id(tf, sandbox,
                                                                                               restricted):
     """A quota named `research-quota` whose tags do not name this tenant (someone else's, or another cluster's
-    tenant): the plan fails at `team`, the diagnostic gives the import ID, and nothing of research is written."""
+    tenant): the plan warns at `team` that apply refuses research, apply fails there, the diagnostic gives the import
+    ID, and nothing of research is written."""
     quota_id = foreign_quota(sandbox, "research", [{"Key": "hyperpod:tenant", "Value": "research"},
                                                    {"Key": "hyperpod:cluster", "Value": "other-cluster"}])
     before = sandbox.inventory()
     tf.write(example())
+    planned = tf.plan_json()
+    assert planned.rc == 2 and not planned.errors, planned.describe()
+    (warned,) = [d for d in planned.refusals if d.address == RESEARCH]
+    assert planned.line(warned).strip().startswith("team") and quota_id in warned.detail, planned.describe()
     verdict = tf.apply_json()
     assert verdict.rc == 1, verdict.describe()
     (refusal,) = [d for d in verdict.errors if d.address == RESEARCH]
     assert verdict.line(refusal).strip().startswith("team"), verdict.describe()
     assert quota_id in refusal.detail and f"{CLUSTER}/research" in refusal.detail, refusal.detail
+    assert REFUSED_AT_APPLY in flat(refusal.detail), refusal.detail
     keys = inventory_keys(sandbox.inventory()) - inventory_keys(before)
     assert not [k for k in keys if "research" in k], keys
     assert describe_quota(sandbox, "research")["ComputeQuotaId"] == quota_id
@@ -1243,15 +1290,22 @@ def test_a_contract_change_shows_as_the_change_of_what_the_tenant_composes(tf, r
     tf.assert_no_changes()
 
 
-def test_a_contract_change_that_breaks_an_unchanged_tenant_fails_its_plan(tf, restricted):
+def test_a_contract_change_that_breaks_an_unchanged_tenant_is_refused(tf, restricted):
     """The contract stops listing research's namespace. Nothing research composes moves (same tags, same facts), so
     its planned value equals its state; yet its contract did change since it was applied (the provider keeps a
-    digest of the write-only arguments in private state), so WKL-1 fails the plan instead of warning as it does for
-    an unchanged resource (test_a_rule_broken_since_apply_warns_and_never_blocks_destroy)."""
+    digest of the write-only arguments in private state), so WKL-1 refuses this change (apply refuses this change)
+    instead of only its next one, as for an unchanged resource
+    (test_a_rule_broken_since_apply_warns_and_never_blocks_destroy); apply fails with it and research's state stays
+    as it was."""
     tf.write(example())
     tf.apply()
+    before = resources(tf)[RESEARCH]
     scope = CONTRACTS["research"]["scope"].replace("hyperpod-ns-research", "hyperpod-ns-research-other")
     tf.write(example(research_contract={"scope": scope}))
     verdict = tf.plan_json()
-    assert verdict.rc == 1, verdict.describe()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
     verdict.assert_rule("WKL-1", RESEARCH, "team")
+    applied = tf.apply_json()
+    error = refused_at_apply(applied, "WKL-1", RESEARCH, "team")
+    assert applied.errors == [error], applied.describe()
+    assert resources(tf)[RESEARCH] == before

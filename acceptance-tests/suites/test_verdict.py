@@ -1,19 +1,24 @@
 """The same configuration gets the same verdict: examples/quickstart, examples/module and examples/misgoverned,
 each planned against the sandbox's seed nine times (`-parallelism=1`, `2` and `10`, three times each) after one
-`terraform init`, give the same exit code and the same diagnostics: the same rule IDs with the same severities on the
-same resource addresses (`PlanVerdict.rules_by_address()`; the order Terraform prints them in does not matter).
+`terraform init`, give the same exit code and the same diagnostics: the same rule IDs of the same kind on the same
+resource addresses (`PlanVerdict.rules_by_address()`; the order Terraform prints them in does not matter). A rule's
+finding is a refusal (kind "refused"): the plan warns that apply refuses the change, and exits 2, since no rule may
+fail a plan (`terraform destroy` refreshes with one).
 
-EXPECTED pins what that verdict must be: a dict (address -> sorted [(rule, severity), ...], as rules_by_address()
+EXPECTED pins what that verdict must be: a dict (address -> sorted [(rule, kind), ...], as rules_by_address()
 returns it) is also compared with every plan; None means "not pinned yet" (only the nine plans are compared with
-each other). Nothing is applied: the plans only read the seed.
+each other). The plans only read the seed; only the misgoverned example is applied once, to show that apply refuses
+each violation at its attribute before writing anything of the tenant.
 """
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from example_vars import write_example_variables
-from harness import PlanVerdict, Terraform
+from harness import PlanVerdict, Terraform, flat
+from harness.terraform import REFUSED_AT_APPLY
 from hcl import as_run_fixture, days_ago
 from test_task_view_restriction import enable_run_as
 
@@ -24,7 +29,8 @@ EXPECTED = {
     "quickstart": {},  # no diagnostic at all: the plan creates everything (rc 2)
     "module": {},
     "misgoverned": {
-        "hyperpod_tenant.research": [("ORG-2", "error"), ("WKL-3", "error"), ("WKL-7", "error"), ("WKL-8", "error")],
+        "hyperpod_tenant.research": [("ORG-2", "refused"), ("WKL-3", "refused"), ("WKL-7", "refused"),
+                                     ("WKL-8", "refused")],
     },
 }
 # Where each of misgoverned's violations points: the attribute, as written in examples/misgoverned/main.tf, on the
@@ -93,17 +99,21 @@ def test_same_configuration_same_verdict(example, sandbox, tmp_path):
         assert rules == expected, (f"{example}: the verdict is not the pinned one\nexpected {expected}\n"
                                    f"got      {rules}\n{first.describe()}")
         errors = any(entry[1] == "error" for entries in expected.values() for entry in entries)
-        # nothing exists in the seed yet: a plan without errors creates everything
+        # nothing exists in the seed yet: a plan without errors (refusals are warnings) creates everything
         assert rc == (1 if errors else 2), f"{example}: rc {rc}\n{first.describe()}"
 
 
 @pytest.mark.provider
 @pytest.mark.sandbox_only(reason=MISGOVERNED_SIZES)
 def test_each_violation_is_reported_once_at_the_attribute_that_breaks_the_rule(sandbox, tmp_path):
+    """The plan warns once per violation, at its attribute, that apply refuses the change; apply then fails with each
+    as an error at the same attribute, and writes nothing of the tenant (the contract, which does not depend on it,
+    is created)."""
     sandbox.reset()
     tf = workdir("misgoverned", tmp_path, sandbox)
     tf.init()
     verdict = tf.plan_json()
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
     for rule, attribute in MISGOVERNED_AT.items():
         verdict.assert_rule(rule, "hyperpod_tenant.research", attribute)
     # The assertion reads the range Terraform gives: a wrong attribute or address fails it.
@@ -111,6 +121,15 @@ def test_each_violation_is_reported_once_at_the_attribute_that_breaks_the_rule(s
         verdict.assert_rule("WKL-8", "hyperpod_tenant.research", "viewer_verbs")
     with pytest.raises(AssertionError):
         verdict.assert_rule("WKL-8", "hyperpod_connection_contract.research", "default_deny")
+    applied = tf.apply_json()
+    assert applied.rc == 1, applied.describe()
+    errors = replace(applied, diagnostics=applied.errors)  # an apply's output repeats its plan's refusal warnings
+    assert {d.rule for d in errors.diagnostics} == set(MISGOVERNED_AT), applied.describe()
+    for rule, attribute in MISGOVERNED_AT.items():
+        error = errors.assert_rule(rule, "hyperpod_tenant.research", attribute, severity="error")
+        assert REFUSED_AT_APPLY in flat(error.detail), applied.describe()
+    state = [r["address"] for r in tf.show_json()["values"]["root_module"]["resources"]]
+    assert "hyperpod_tenant.research" not in state and "hyperpod_connection_contract.research" in state, state
 
 
 @pytest.mark.provider

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from harness import Diagnostic, PlanVerdict, Terraform
-from harness.terraform import DEV_OVERRIDES, parse_json_lines, parse_validate_json
+from harness.terraform import DEV_OVERRIDES, REFUSED, REFUSED_AT_NEXT_CHANGE, parse_json_lines, parse_validate_json
 
 MAIN_TF = textwrap.dedent("""\
     resource "hyperpod_tenant" "research" {
@@ -221,7 +221,7 @@ def test_source_counts_bytes_not_characters(tmp_path):
     assert rng["start"]["byte"] > text.index('"r"')  # the multi-byte characters before it
     result = PlanVerdict.from_plan_output(1, jsonl(diag("[WKL-1] x", address="hyperpod_tenant.t", rng=rng)), tmp_path)
     assert result.source(result.diagnostics[0]) == '"r"'
-    result.assert_rule("WKL-1", "hyperpod_tenant.t", "team")
+    result.assert_rule("WKL-1", "hyperpod_tenant.t", "team", severity="error")
 
 
 def test_a_missing_attribute_points_at_the_block(workdir):
@@ -232,24 +232,25 @@ def test_a_missing_attribute_points_at_the_block(workdir):
     result = verdict(workdir, messages=[diag("[WKL-2] Lend/borrow needs a limit", address=TENANT, rng=brace)])
     (d,) = result.diagnostics
     assert result.source(d) == ""
-    result.assert_rule("WKL-2", TENANT, "sharing")
+    result.assert_rule("WKL-2", TENANT, "sharing", severity="error")
 
 
 # ---- assert_rule ----------------------------------------------------------------------------------------------------
 
 def test_assert_rule_passes_on_the_right_rule_address_attribute_and_severity(workdir):
     result = verdict(workdir)
-    assert result.assert_rule("WKL-3", TENANT, "count").summary.startswith("[WKL-3]")
+    assert result.assert_rule("WKL-3", TENANT, "count", severity="error").summary.startswith("[WKL-3]")
     result.assert_rule("WKL-5", TENANT, "borrow_limit", severity="warning")
-    result.assert_rule("WKL-7", TENANT, "viewer_verbs")  # an index step: the element, on the attribute's line
+    # an index step: the element, on the attribute's line
+    result.assert_rule("WKL-7", TENANT, "viewer_verbs", severity="error")
     result.assert_rule("CLU-2", MODULE_TENANT, "team", severity="warning")
-    result.assert_rule("ORG-1", CONTRACT, "name")
+    result.assert_rule("ORG-1", CONTRACT, "name", severity="error")
 
 
 def test_assert_rule_fails_on_a_wrong_attribute(workdir):
     result = verdict(workdir)
     with pytest.raises(AssertionError, match=r"not at attribute 'instance_type'") as info:
-        result.assert_rule("WKL-3", TENANT, "instance_type")
+        result.assert_rule("WKL-3", TENANT, "instance_type", severity="error")
     message = str(info.value)
     # the message lists every diagnostic, with where it points
     assert "main.tf:7:21 'count         = 9'" in message and "[ORG-1]" in message and "Invalid provider" in message
@@ -260,9 +261,9 @@ def test_assert_rule_fails_on_a_wrong_attribute(workdir):
 def test_assert_rule_fails_on_a_name_that_only_prefixes_the_attribute(workdir):
     line = main_range('"not an attribute')
     result = verdict(workdir, messages=[diag("[WKL-9] x", address=TENANT, rng=line)])
-    result.assert_rule("WKL-9", TENANT, "team_name")
+    result.assert_rule("WKL-9", TENANT, "team_name", severity="error")
     with pytest.raises(AssertionError, match="not at attribute 'team'"):
-        result.assert_rule("WKL-9", TENANT, "team")
+        result.assert_rule("WKL-9", TENANT, "team", severity="error")
 
 
 def test_assert_rule_fails_on_a_wrong_address(workdir):
@@ -279,14 +280,28 @@ def test_assert_rule_fails_on_a_wrong_rule_severity_or_a_duplicate(workdir):
     result = verdict(workdir)
     with pytest.raises(AssertionError, match="found 0"):
         result.assert_rule("WKL-4", TENANT, "count")
-    with pytest.raises(AssertionError, match=r"\[WKL-5\] on hyperpod_tenant.research is a warning, expected a error"):
+    with pytest.raises(AssertionError, match=r"\[WKL-5\] on hyperpod_tenant.research is a warning, expected a refused"):
         result.assert_rule("WKL-5", TENANT, "borrow_limit")
     twice = verdict(workdir, messages=[MESSAGES[0], MESSAGES[0]])
     with pytest.raises(AssertionError, match="found 2"):
         twice.assert_rule("WKL-3", TENANT, "count")
     no_range = verdict(workdir, messages=[diag("[WKL-3] x", address=TENANT)])
     with pytest.raises(AssertionError, match="has no source range"):
-        no_range.assert_rule("WKL-3", TENANT, "count")
+        no_range.assert_rule("WKL-3", TENANT, "count", severity="error")
+
+
+def test_a_refusal_is_its_own_kind_and_what_assert_rule_expects_by_default(workdir):
+    """A plan's rule finding is a warning whose summary says that apply refuses the change (crates/hyperpod-protocol
+    /src/refusal.rs): kind "refused" ("refused-later" on an unchanged object), in `refusals`, not in `errors`."""
+    refused = diag(f"[WKL-3] Quota within the cluster's capacity{REFUSED}", "warning", TENANT, main_range("9"))
+    later = diag(f"[WKL-7] Viewers only view{REFUSED_AT_NEXT_CHANGE}", "warning", TENANT, main_range('"create"'))
+    result = verdict(workdir, rc=2, messages=[refused, later, MESSAGES[1]])
+    assert [d.kind for d in result.diagnostics] == ["refused", "refused-later", "warning"]
+    assert [d.rule for d in result.refusals] == ["WKL-3"] and not result.errors
+    result.assert_rule("WKL-3", TENANT, "count")
+    result.assert_rule("WKL-7", TENANT, "viewer_verbs", severity="refused-later")
+    with pytest.raises(AssertionError, match=r"is a refused, expected a error"):
+        result.assert_rule("WKL-3", TENANT, "count", severity="error")
 
 
 # ---- validate -json -------------------------------------------------------------------------------------------------
@@ -299,7 +314,7 @@ def test_validate_json_document(workdir):
     result = PlanVerdict.from_validate_output(1, json.dumps(document, indent=2), workdir)
     assert result.valid is False and result.ignored[0].summary == DEV_OVERRIDES
     assert result.rules_by_address() == {TENANT: [("WKL-3", "error")]}
-    result.assert_rule("WKL-3", TENANT, "count")
+    result.assert_rule("WKL-3", TENANT, "count", severity="error")
     with pytest.raises(ValueError):
         parse_validate_json(jsonl(VERSION_LINE))  # plan's lines are not validate's document
     broken = PlanVerdict.from_validate_output(1, "Error: not initialized\n", workdir, stderr="")
