@@ -1,7 +1,8 @@
-"""Plan wall time of one tenant against the local sandbox: a tenant that fails on its own settings (a borrow limit
-with strategy Lend, WKL-5) and the same tenant when it agrees, each planned BENCH_PLANS times after one init. The
-verdict has no timer in it, so the failing plan must take no longer than the passing one; writes
-bench/out/plan.json and bench/out/plan.md. Run by bench/run.sh with the venv's python (Terraform, moto)."""
+"""Plan wall time of one tenant against the local sandbox: a tenant refused on its own settings (a borrow limit
+with strategy Lend, WKL-5: a refusal, shown as a warning; no rule fails a plan, docs/design/where-rules-run.md) and
+the same tenant when it agrees, each planned BENCH_PLANS times after one init. The verdict has no timer in it, so the
+refused plan must take no longer than the passing one; writes bench/out/plan.json and bench/out/plan.md. Run by
+bench/run.sh with the venv's python (Terraform, moto)."""
 import json
 import os
 import statistics
@@ -39,9 +40,10 @@ resource "hyperpod_tenant" "research" {{
   }}
 }}
 """
-CASES = {
-    "fails on its own settings (WKL-5)": ("Lend", "borrow_limit = 50", 1),
-    "agrees": ("Lend", "", 2),
+REFUSED = "(apply refuses this change)"
+CASES = {  # name: (strategy, limit line, whether the plan refuses the tenant)
+    "refused on its own settings (WKL-5)": ("Lend", "borrow_limit = 50", True),
+    "agrees": ("Lend", "", False),
 }
 
 
@@ -52,7 +54,7 @@ def main() -> None:
     sandbox = Sandbox.start()
     results = {}
     try:
-        for name, (strategy, limit, expected_rc) in CASES.items():
+        for name, (strategy, limit, refused) in CASES.items():
             sandbox.reset()
             tf = Terraform(Path(tempfile.mkdtemp()), sandbox.env())
             tf.write(provider() + contract_resource("research") + TENANT.format(strategy=strategy, limit=limit))
@@ -62,8 +64,9 @@ def main() -> None:
                 start = time.perf_counter()
                 result = tf.plan(check=False)
                 times.append(time.perf_counter() - start)
-                if result.rc != expected_rc:
-                    raise SystemExit(f"{name}: plan exited {result.rc}, expected {expected_rc}\n{result.stderr}")
+                if result.rc != 2 or (REFUSED in result.stdout + result.stderr) != refused:
+                    expected = "with" if refused else "without"
+                    raise SystemExit(f"{name}: plan exited {result.rc}, expected 2 {expected} a refusal\n{result.stdout}")
             results[name] = {"median_s": round(statistics.median(times), 3), "max_s": round(max(times), 3),
                              "plans": plans}
     finally:

@@ -6,20 +6,24 @@
 #   TF=tofu examples/ci/pipeline.sh infra/hyperpod  # OpenTofu instead of Terraform (both >= 1.11)
 #
 # Writes tfplan, plan.log.jsonl, plan.json and report.md in CONFIG_DIR and prints the report (Markdown) on stdout;
-# Terraform's own output goes to stderr. Exits with the report's code: 0 compliant, 1 not compliant (a failed rule,
-# an error, an errored plan), 2 compliant but needs attention (warnings, skipped or deferred checks), 3 the input could
-# not be read. A CI step that should pass on "needs attention": `pipeline.sh || [ $? -eq 2 ]`.
+# Terraform's own output goes to stderr. Exits with the report's code: 0 compliant, 1 not compliant (a failed rule:
+# a refusal the plan warned of, which apply would return as an error; an error; an errored plan), 2 compliant but
+# needs attention (warnings, skipped or deferred checks), 3 the input could not be read. No governance rule fails
+# `terraform plan` (docs/design/where-rules-run.md), so this exit code, not the plan's, is what fails a pull request.
+# A CI step that should pass on "needs attention": `pipeline.sh || [ $? -eq 2 ]`.
 #
 # The report is a subcommand of the provider binary that `init` installed (.terraform/providers/…); REPORT_BIN names
 # another one (e.g. a local build: target/release/terraform-provider-hyperpod).
-set -uo pipefail # no -e: a failing plan is what the report explains, so its exit code is kept, not fatal
+set -uo pipefail # no -e: a plan that fails (on a configuration it cannot read) is what the report explains
 
 tf="${TF:-terraform}"
 cd "${1:-.}" || exit 3
 
 "$tf" init -input=false -no-color >&2 || exit 3
-# -json: the diagnostics (rule IDs, addresses, ranges) the plan file does not keep. A plan that fails (rc 1) still
-# writes tfplan, marked errored, unless it failed before planning (a syntax error): then there is nothing to report.
+# -json: the diagnostics (rule IDs, addresses, ranges) the plan file does not keep, refusals among them (warnings
+# ending "(apply refuses this change)"). A plan with refusals exits 0. A plan that fails (rc 1: a handoff that can
+# never be decoded) still writes tfplan, marked errored, unless it failed before planning (a syntax error, an
+# attribute validator): then there is nothing to report.
 "$tf" plan -input=false -json -out=tfplan >plan.log.jsonl
 plan_rc=$?
 if [ ! -s tfplan ]; then

@@ -1,5 +1,6 @@
-# A deliberately mis-governed configuration: `make demo` plans it after the quickstart and shows the plan failing,
-# each diagnostic naming its rule, the attribute, what was found and the fix. Nothing here can be applied.
+# A deliberately mis-governed configuration: `make demo` plans it after the quickstart and shows what apply refuses,
+# each warning naming its rule, the attribute, what was found and the fix; its report is not compliant and its apply
+# refuses the tenant before anything of it is written. Nothing of the tenant can be applied.
 
 terraform {
   required_providers {

@@ -191,9 +191,9 @@ module "research" {
   borrows_from = [module.production.tenant]
 }
 
-# Every team's contract passed every rule that applies. A warning-level finding (an overdue review, LIF-1; a user
-# where a group belongs, PRJ-1) fails this check, naming the rule, and the plan goes on; an error-level one fails the
-# plan itself. tests/governance.tftest.hcl expects this check to fail for a misgoverned team.
+# Every team's contract passed every rule that applies. Any finding (a warning such as an overdue review, LIF-1; a
+# failed rule, which apply refuses) fails this check, naming the rule, and the plan goes on: no rule fails a plan
+# (docs/design/where-rules-run.md). tests/governance.tftest.hcl expects this check to fail for a misgoverned team.
 locals {
   checks_not_passed = concat(module.production.contract.checks_not_passed, module.research.contract.checks_not_passed)
 }

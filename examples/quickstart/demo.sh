@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: start the local AWS sandbox, run terraform init/plan/apply of this quickstart against it with the
 # freshly built provider, print the plan's governance report (as a pull request would show it), show what was
-# created, prove a second plan is empty, print the report of the mis-governed example's failing plan, and stop the
-# sandbox.
+# created, prove a second plan is empty, print the refusals and the report of the mis-governed example's plan and
+# its refused apply, and stop the sandbox.
 # The sandbox is seeded from HYPERPOD_FIXTURE (a fixture file, relative to acceptance-tests/; default: the local
 # seed's fixtures/local.json); every name and id below comes from the fixture the sandbox serves.
 set -euo pipefail
@@ -122,25 +122,36 @@ for obj in cluster["objects"]:
         print(f'{obj["kind"]}/{meta["name"]}')
 PY
 echo
-echo "== a mis-governed configuration (examples/misgoverned): the plan must fail, naming each rule"
+echo "== a mis-governed configuration (examples/misgoverned): the plan names each rule apply would refuse"
 mkdir -p "$work/misgoverned"
 cp "$repo/examples/misgoverned/"*.tf "$work/misgoverned/"
 tfvars "$repo/examples/misgoverned" >"$work/misgoverned/terraform.tfvars.json"
 set +e
 (cd "$work/misgoverned" && "$terraform" init -input=false -no-color >/dev/null && \
-  "$terraform" plan -input=false -no-color) >"$work/misgoverned/plan.txt" 2>&1
+  "$terraform" plan -input=false -no-color -detailed-exitcode) >"$work/misgoverned/plan.txt" 2>&1
 rc=$?
 set -e
-[ "$rc" -eq 1 ] || { cat "$work/misgoverned/plan.txt"; echo "the mis-governed plan should have failed (exit $rc)" >&2; exit 1; }
-grep -E '^(Error|Warning): \[' "$work/misgoverned/plan.txt" | sort | uniq
+# No rule fails a plan (`terraform destroy` refreshes with one: docs/design/where-rules-run.md): each is a refusal,
+# a warning now and an error at apply, before anything of that resource is written.
+[ "$rc" -eq 2 ] || { cat "$work/misgoverned/plan.txt"; echo "the mis-governed plan should plan, with refusals (exit $rc)" >&2; exit 1; }
+grep -E '^Warning: \[.*\(apply refuses this change\)' "$work/misgoverned/plan.txt" | sort | uniq
 for rule in ORG-2 WKL-3 WKL-7 WKL-8; do
-  grep -q "\[$rule\]" "$work/misgoverned/plan.txt" || { echo "missing [$rule] in the mis-governed plan" >&2; exit 1; }
+  grep -q "\[$rule\].*(apply refuses this change)" "$work/misgoverned/plan.txt" || { echo "missing [$rule] in the mis-governed plan" >&2; exit 1; }
 done
-echo "The plan failed before anything was created, as it should."
 echo
 echo "== the governance report of the mis-governed plan (exit 1: not compliant)"
 (cd "$work/misgoverned" && "$terraform" plan -input=false -no-color -json -out=misgoverned.tfplan \
   >misgoverned.log.jsonl || true)
 (cd "$work/misgoverned" && report misgoverned.tfplan misgoverned.log.jsonl 1)
+echo
+echo "== applying it: the tenant is refused before anything of it is written"
+set +e
+(cd "$work/misgoverned" && "$terraform" apply -input=false -no-color -auto-approve) >"$work/misgoverned/apply.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$work/misgoverned/apply.txt"; echo "the mis-governed apply should have been refused (exit $rc)" >&2; exit 1; }
+grep -E '^Error: \[' "$work/misgoverned/apply.txt" | sort | uniq
+grep -q "Refused before anything of this change was written" "$work/misgoverned/apply.txt" || { cat "$work/misgoverned/apply.txt"; exit 1; }
+echo "Refused at apply, as the plan warned."
 echo
 echo "Demo complete. Working directory (state, plan, logs): $work"
