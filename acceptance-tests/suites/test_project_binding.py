@@ -464,29 +464,28 @@ resource "hyperpod_task_view_restriction" "research" {
 """
 
 
-# The only diagnostic of a binding whose tenant (research_tenant's quota, made with boto3) it cannot reference: WKL-1
-# is judged at apply, against the tenants that exist then.
-WKL_1_AT_APPLY = {BINDING: [("WKL-1", "warning")]}
-
-
-def assert_not_evaluated_at_plan(verdict, *rules: str) -> None:
-    """Each of `rules` is on the binding only as the warning that the plan did not evaluate it."""
+def assert_not_evaluated_at_plan(tf, plan_file: str, *rules: str) -> None:
+    """Each of `rules` is `skipped` "not evaluated at plan" in the binding's planned findings: it rests on live
+    objects the binding does not reference (research_tenant's quota, made with boto3; the projects on the cluster), so
+    the checklist the plan records cannot count them (it must read the same at apply). Judged beside it on the live
+    objects, the rule holds, so the plan says nothing of it; apply judges it again before the first write."""
+    (change,) = [c["change"] for c in tf.show_json(plan_file)["resource_changes"] if c["address"] == BINDING]
+    rows = {row["rule"]: row for row in change["after"]["findings"] or []}
     for rule in rules:
-        (diag,) = [d for d in verdict.diagnostics if d.rule == rule]
-        assert diag.summary.endswith("(not evaluated at plan)") and diag.detail.startswith("not evaluated at plan"), \
-            verdict.describe()
+        assert rows[rule]["status"] == "skipped" and rows[rule]["detail"].startswith("not evaluated at plan"), rows
 
 
 @pytest.mark.sandbox_only(reason="connects the production project outside Terraform, leaving it to the sandbox's reset")
 def test_clu_2_a_referenced_restriction_satisfies_it_at_any_parallelism(tf, sandbox, research_tenant):
-    """No CLU-2 diagnostic at all; the only one is WKL-1's, left to apply (the tenant is not referenced)."""
+    """No diagnostic at all: CLU-2 holds on the referenced restriction, and WKL-1 (the tenant exists live and is not
+    referenced) is judged beside the recorded checklist, where it is not evaluated at plan."""
     connect(sandbox, PRODUCTION, PRODUCTION_TOOLING, "production-on-the-cluster")
     tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
              + RESTRICTION)
     for parallelism in (1, 10):
-        verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert verdict.rc == 2 and verdict.rules_by_address() == WKL_1_AT_APPLY, verdict.describe()
-        assert_not_evaluated_at_plan(verdict, "WKL-1")
+        verdict = tf.plan_json([f"-parallelism={parallelism}", "-out=binding.tfplan"])
+        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+        assert_not_evaluated_at_plan(tf, "binding.tfplan", "WKL-1")
 
 
 def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the_cluster(tf, sandbox, research_tenant):
@@ -496,9 +495,9 @@ def test_the_quotas_tags_are_read_only_when_clu_2_asks_which_projects_are_on_the
     tf.write(config(extra="task_view_restriction = hyperpod_task_view_restriction.research.governance")
              + RESTRICTION)
     sandbox.reset_calls()
-    verdict = tf.plan_json()
-    assert verdict.rc == 2 and verdict.rules_by_address() == WKL_1_AT_APPLY, verdict.describe()
-    assert_not_evaluated_at_plan(verdict, "WKL-1")
+    verdict = tf.plan_json(["-out=binding.tfplan"])
+    assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+    assert_not_evaluated_at_plan(tf, "binding.tfplan", "WKL-1")
     calls = sandbox.calls_by_caller().get(BINDING.split(".")[0], {})
     assert "sagemaker.ListTags" not in calls, calls
 
@@ -517,29 +516,29 @@ def test_wkl_1_no_tenant_for_the_contracts_namespace(tf, sandbox):
 
 
 def test_wkl_1_a_referenced_tenant_satisfies_it_at_any_parallelism(tf):
-    """Tenant and binding reference the allocation, as the docs teach (WKL-3 judged at plan): no WKL-1 or WKL-3
-    diagnostic at all. The only diagnostic is CLU-2's warning that the plan did not evaluate it: no task view
-    restriction is referenced, and no other team of the allocation shares the cluster, so apply counts what exists."""
+    """Tenant and binding reference the allocation, as the docs teach (WKL-3 judged at plan): no diagnostic at all.
+    CLU-2 is not evaluated at plan in the checklist (no task view restriction is referenced, and no other team of the
+    allocation shares the cluster): judged beside it, no other project is on the cluster now, so it holds, and apply
+    counts what exists then."""
     tf.write(config(allocation=True, extra="tenants = [hyperpod_tenant.research.governance]")
              + tenant(allocation=True))
     for parallelism in (1, 10):
-        verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert verdict.rc == 2 and verdict.rules_by_address() == {BINDING: [("CLU-2", "warning")]}, \
-            verdict.describe()
-        assert_not_evaluated_at_plan(verdict, "CLU-2")
+        verdict = tf.plan_json([f"-parallelism={parallelism}", "-out=binding.tfplan"])
+        assert verdict.rc == 2 and not verdict.diagnostics, verdict.describe()
+        assert_not_evaluated_at_plan(tf, "binding.tfplan", "CLU-2")
 
 
 def test_wkl_1_an_unreferenced_tenant_planned_alongside_does_not_count(tf):
     """No hidden memory between resources: the tenant counts only when the binding references it (or it exists); the
     allocation both reference, which lists research's share, is not a tenant either. WKL-1 is refused (nothing on
-    the cluster is research's tenant yet); CLU-2, with no restriction referenced, is left to apply."""
+    the cluster is research's tenant yet); CLU-2, with no restriction referenced, is not evaluated in the checklist and
+    holds beside it (no other project is on the cluster)."""
     tf.write(config(allocation=True) + tenant(allocation=True))
     for parallelism in (1, 10):
-        verdict = tf.plan_json([f"-parallelism={parallelism}"])
-        assert verdict.rules_by_address() == {BINDING: [("CLU-2", "warning"), ("WKL-1", "refused")]}, \
-            verdict.describe()
+        verdict = tf.plan_json([f"-parallelism={parallelism}", "-out=binding.tfplan"])
+        assert verdict.rules_by_address() == {BINDING: [("WKL-1", "refused")]}, verdict.describe()
         verdict.assert_rule("WKL-1", BINDING, 'resource "hyperpod_unified_studio_project_binding"')
-        assert_not_evaluated_at_plan(verdict, "CLU-2")
+        assert_not_evaluated_at_plan(tf, "binding.tfplan", "CLU-2")
 
 
 # ---- nested nulls and what DataZone refuses, at validate (issue 14) --------------------------------------------------
