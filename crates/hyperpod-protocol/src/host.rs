@@ -56,15 +56,16 @@ pub fn exit_with_parent(original: u32, signals: Signals) {
 /// The watchdog's body, with the interval and the parent probe as parameters for the tests.
 async fn watch_parent(original: u32, interval: Duration, parent: impl FnMut() -> u32, signals: Signals) {
     let now = reparented(original, interval, parent).await;
-    // Signal first, log second: stderr is a pipe to the dead host, and a logger that reports its failed write with
-    // `eprintln!` panics, which would end this task before it asked for anything.
-    signals.request_stop();
-    signals.request_shutdown();
+    // Log first: once shutdown is asked for, the process may end before this task runs again, and the line would be
+    // lost. Writing to a pipe whose reader died is safe: Rust ignores SIGPIPE, and the subscriber is built with
+    // `log_internal_errors(false)` (`run::init_logging`), so a failed write is dropped, never an `eprintln!` panic.
     tracing::warn!(
         original_parent = original,
         new_parent = now,
         "the parent process that started the provider (Terraform) is gone: exiting, abandoning in-flight operations"
     );
+    signals.request_stop();
+    signals.request_shutdown();
 }
 
 #[cfg(test)]
