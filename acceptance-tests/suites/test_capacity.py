@@ -395,7 +395,9 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
     created, withdrawn = calls.get("sagemaker.CreateComputeQuota", 0), calls.get("sagemaker.DeleteComputeQuota", 0)
     if reading == "accept":
         # Both creates were accepted: the loser withdrew its own quota after seeing the earlier one (the claim check).
-        assert (created, withdrawn) == (2, 1), calls
+        # Or, on a loaded machine, the loser's apply judged the cluster after the winner's held quota existed and
+        # refused before creating anything (seen once in a local run under load): one create, nothing withdrawn.
+        assert (created, withdrawn) in ((2, 1), (1, 0)), calls
     else:
         assert withdrawn == 0, calls
 

@@ -286,8 +286,10 @@ def test_an_absolute_borrow_limit_without_lend_and_borrow_is_refused_by_wkl_5_at
 
 
 def test_at_most_fifteen_absolute_borrow_limits(tf):
-    """AWS takes at most 15 AbsoluteBorrowLimits: a sixteenth is invalid at absolute_borrow_limit."""
-    limits = [entry(P5, accelerators=n) for n in range(1, 17)]
+    """AWS takes at most 15 AbsoluteBorrowLimits: a sixteenth is invalid at absolute_borrow_limit. (Sixteen distinct
+    instance types: an instance type listed twice is an error of its own, at its entry, as in a quota.)"""
+    types = [f"ml.p5.{n}xlarge" for n in range(1, 17)]
+    limits = [entry(instance_type, accelerators=1) for instance_type in types]
     tf.write(configuration(tenant("research", quota(G5, count=1), sharing(
         "LendAndBorrow", absolute_borrow_limit="[" + ", ".join(limits) + "]"), allocated=False)))
     verdict = tf.validate_json()

@@ -139,6 +139,11 @@ pub fn validate_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut
             "write one entry per instance type",
         ));
     }
+    validate_each(entries, at, diagnostics);
+}
+
+/// `validate_entries` without the count, for lists whose schema validator caps it (`ListAtMost`).
+pub fn validate_each(entries: &[Value], at: &AttributePath, diagnostics: &mut Diagnostics) {
     let mut types = std::collections::BTreeSet::new();
     for (index, entry) in entries.iter().enumerate() {
         let at = at.index(index);

@@ -6,7 +6,8 @@
 //! contract, so it is known at plan time.
 
 use crate::governance::{
-    Allocation, Referenced, SchedulingPolicy, Setting, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
+    Allocation, Orchestrator, Referenced, SchedulingPolicy, Setting, Sharing, SharingStrategy, TaskViewRestriction,
+    TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::object::{elements, object, string, string_map, strings, text};
@@ -67,7 +68,20 @@ pub fn tenant_value(tenant: &Value) -> Value {
     let sharing_strategy = match tenant.get_attr("sharing") {
         // A team with spaces and no sharing block lends (AWS's guidance for spaces; WKL-12).
         Some(Value::Null) | None if spaces => text("Lend"),
-        Some(Value::Null) | None => Value::Null,
+        // No block: on EKS a new quota gets SageMaker's default, which lends (and borrows); Slurm shares nothing.
+        Some(Value::Null) | None => match contract_fact(tenant, "orchestrator", || {
+            // A stored tenant (the contract is write-only): Slurm tenants record their accounting artefacts.
+            match tenant.get_attr("slurm_artefacts") {
+                Some(artefacts) if !artefacts.is_null() && artefacts.is_known() => {
+                    text(Orchestrator::Slurm.to_string())
+                }
+                _ => Value::Null,
+            }
+        }) {
+            Value::String(orchestrator) if orchestrator == Orchestrator::Slurm.to_string() => Value::Null,
+            Value::Unknown => Value::Unknown,
+            _ => text(SharingStrategy::LendAndBorrow.to_string()),
+        },
         Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
         Some(_) => Value::Unknown,
     };
@@ -281,5 +295,28 @@ pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
             _ => None,
         })
         .collect::<Option<std::collections::BTreeMap<_, _>>>()?;
-    Some(Allocation { cluster_name, teams })
+    // Absent in a value written before teams recorded their sharing: nothing recorded.
+    let sharing = match facts.get_attr("sharing") {
+        Some(Value::Map(rows)) => rows
+            .iter()
+            .map(|(team, row)| Some((team.clone(), recorded_sharing(row)?)))
+            .collect::<Option<std::collections::BTreeMap<_, _>>>()?,
+        Some(Value::Null) | None => std::collections::BTreeMap::new(),
+        Some(_) => return None,
+    };
+    Some(Allocation {
+        cluster_name,
+        teams,
+        sharing,
+    })
+}
+
+/// A recorded sharing (`teams[<team>].sharing`, or a row of `governance.sharing`), or `None` while unknown.
+pub fn recorded_sharing(value: &Value) -> Option<Sharing> {
+    let fields = crate::protocol::decode::Fields(value);
+    Some(Sharing {
+        strategy: SharingStrategy::from_name(&fields.string("strategy").known()?),
+        borrow_limit: fields.integer("borrow_limit").optional()?,
+        absolute_borrow_limits: Vec::new(),
+    })
 }

@@ -651,8 +651,41 @@ fn rule_section(rule: RuleId) -> String {
             fenced("text", &terraform_diagnostic(&diagnostic))
         );
     }
+    if let Some(notes) = rule_notes(rule) {
+        out.push('\n');
+        out.push_str(&notes);
+    }
     out
 }
+
+/// What a rule's section says beyond its example diagnostic, where the rule needs explaining.
+fn rule_notes(rule: RuleId) -> Option<String> {
+    match rule {
+        RuleId::Wkl5 => Some(format!(
+            "{WKL_5_REQUIRES}\n{}\n",
+            fenced("terraform", include_str!("../../examples/aws-two-teams/main.tf"))
+        )),
+        _ => None,
+    }
+}
+
+const WKL_5_REQUIRES: &str = "\
+**What WKL-5 requires.** A borrow limit (1-500 %) and absolute borrow limits only with `LendAndBorrow`, each \
+absolute limit of an instance type (and MIG profile) the cluster has; a tenant that names lenders in `borrows_from` \
+borrows, and each of them is another team of the cluster that lends; and where the cluster allocation records a \
+team's `sharing`, the tenant's sharing in effect is that one (strategy and borrow limit). The sharing in effect is \
+what SageMaker holds: the `sharing` block, or without one SageMaker's default, `LendAndBorrow` with a 50 % borrow \
+limit (an existing quota keeps its own), so writing a default out never changes the verdict.
+
+**A borrower with no lender is not a finding.** SageMaker accepts it: there is simply nothing to borrow until a \
+team lends. Every quota borrows by default, so requiring a lender would fail the first team of every cluster, and \
+two teams that lend to each other could never plan (neither can name the other in `borrows_from`: a dependency \
+cycle). The passed check says whom the tenant can borrow from, or that no other team lends yet.
+
+**Two teams that lend to each other**, AWS's own setup (`examples/aws-two-teams`): the allocation records each \
+team's sharing beside its guaranteed share, both tenants reference the allocation, and the first plan has no \
+diagnostic.
+";
 
 // ---- schema ---------------------------------------------------------------------------------------------------
 

@@ -594,6 +594,76 @@ fn allocation_entry(
     ))
 }
 
+/// Whether an entry shaped like a quota entry but claiming nothing (an absolute borrow limit) names capacity the
+/// cluster has: an instance type of its instance groups and, for MIG slices, a profile a group of that type is
+/// split into. SageMaker refuses the others (`ValidationException`). `None` when it does, or the groups are unknown.
+pub fn names_cluster_capacity(view: &ClusterView, share: &QuotaShare, at: &AttributePath) -> Option<Finding> {
+    let Fact::Known(groups) = &view.instance_groups else {
+        return None;
+    };
+    let instance_type = share.instance_type.as_str();
+    if !groups.iter().any(|g| g.instance_type == instance_type) {
+        let types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
+        return Some(Finding::new(
+            RuleId::Wkl3,
+            at.push_attr("instance_type"),
+            format!(
+                "{instance_type}: no instance group of cluster {:?} has it (its types: {types:?})",
+                view.cluster_name
+            ),
+            "the entry names capacity the cluster does not have",
+            "name an instance type of the cluster's instance groups",
+        ));
+    }
+    let (profile, _) = share.accelerator_partition.as_ref()?;
+    let mut skipped = Vec::new();
+    partition_capacity(
+        view,
+        groups,
+        share,
+        profile,
+        &at.push_attr("accelerator_partition"),
+        &mut skipped,
+    )
+    .err()?
+}
+
+/// WKL-3 on a cluster allocation's MIG shares: each names a profile an instance group of its type is split into
+/// (SageMaker refuses the others), at `teams["<team>"].quota[i].accelerator_partition`.
+pub fn allocation_partitions(allocation: &Allocation, groups: &[Capacity]) -> Vec<Finding> {
+    let view = ClusterView {
+        cluster_name: allocation.cluster_name.clone(),
+        instance_groups: Fact::Known(groups.to_vec()),
+        scheduling_policy: Fact::Known(None),
+        tenants: super::tenancy::Inventory {
+            referenced: Vec::new(),
+            unresolved: Vec::new(),
+            live: Fact::Known(Vec::new()),
+        },
+        projects: Fact::Known(Vec::new()),
+        restrictions: super::tenancy::Inventory {
+            referenced: Vec::new(),
+            unresolved: Vec::new(),
+            live: Fact::Known(Vec::new()),
+        },
+        allocation: Setting::Unset,
+        phase: Phase::Plan,
+        neighbours: super::model::Neighbours::ReferencedOnly,
+        policy_live: false,
+    };
+    let mut findings = Vec::new();
+    for (team, row) in &allocation.teams {
+        for (index, share) in row.iter().enumerate() {
+            if share.accelerator_partition.is_none() {
+                continue;
+            }
+            let at = super::paths::allocation::quota(team).index(index);
+            findings.extend(names_cluster_capacity(&view, share, &at));
+        }
+    }
+    findings
+}
+
 /// WKL-3 for the tenant whose own entry in `view.tenants.referenced` is at `at` (its quota attribute).
 pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Wkl3;

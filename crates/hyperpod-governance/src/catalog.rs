@@ -131,7 +131,7 @@ catalog! {
     Wkl4 => "WKL-4", Workload, Error, ConfigOrLive,
         "A tenant's priority class exists in the cluster's scheduling policy";
     Wkl5 => "WKL-5", Workload, Error, Config,
-        "Borrow limits (1-500 %) are set only with LendAndBorrow, and borrowing needs another team that lends";
+        "Borrow limits (1-500 %) are set only with LendAndBorrow, a tenant borrows only from teams that lend, and a team shares as its cluster allocation entry records";
     Wkl6 => "WKL-6", Workload, Warning, ConfigOrLive,
         "A fair-share weight has no effect while the cluster policy disables fair share";
     Wkl7 => "WKL-7", Workload, Error, Config,

@@ -442,8 +442,10 @@ pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String
     let mut unknown = Vec::new();
     let mut workload_roles = Vec::new();
     match &tenant.workload_role_arn {
-        Some(arn) => workload_roles.push((paths::tenant::workload_role_arn(), arn.as_str())),
-        None => unknown.push(paths::tenant::workload_role_arn().to_string()),
+        Setting::Set(arn) => workload_roles.push((paths::tenant::workload_role_arn(), arn.as_str())),
+        Setting::Unknown => unknown.push(paths::tenant::workload_role_arn().to_string()),
+        // No workload identity: no role of the tenant's to judge.
+        Setting::Unset => {}
     }
     match &tenant.target_role_arn {
         Setting::Set(arn) => workload_roles.push((paths::tenant::workload("target_role_arn"), arn.as_str())),

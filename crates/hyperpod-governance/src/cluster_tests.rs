@@ -209,8 +209,13 @@ fn clu_6_keeps_workload_roles_apart_from_project_and_admin_roles() {
     assert_eq!(check.findings()[0].path.to_string(), "workload.target_role_arn");
     assert!(check.findings()[0].problem.contains("cluster-admin"));
     let mut unknown = tenant();
-    unknown.workload_role_arn = None;
+    unknown.workload_role_arn = Setting::Unknown;
     assert!(clu_6(&unknown, &contract(), &[]).is_skipped());
+    // Without a workload identity there is no workload role to judge: evaluated, and passed.
+    let mut quota_only = tenant();
+    quota_only.workload_role_arn = Setting::Unset;
+    quota_only.target_role_arn = Setting::Unset;
+    assert!(clu_6(&quota_only, &contract(), &[]).is_passed());
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! [`failing`] produces, so the documented output is the engine's own.
 
 use serde_json::json;
+use std::collections::BTreeMap;
 use time::{Date, Month};
 
 use super::catalog::RuleId;
@@ -112,6 +113,7 @@ pub fn tenant() -> Tenant {
             borrow_limit: Some(50),
             absolute_borrow_limits: Vec::new(),
         }),
+        sharing_written: true,
         priority_class: Some("research".into()),
         fair_share_weight: Some(10),
         viewer_groups: vec!["research-viewers".into()],
@@ -120,7 +122,7 @@ pub fn tenant() -> Tenant {
         operator_verbs: vec!["create".into(), "delete".into(), "patch".into()],
         default_deny_network_policy: true,
         slurm_users: Vec::new(),
-        workload_role_arn: Some(WORKLOAD_ROLE.into()),
+        workload_role_arn: Setting::Set(WORKLOAD_ROLE.into()),
         target_role_arn: Setting::Set(TARGET_ROLE.into()),
         pod_identity: PodIdentity::default(),
         data_grants: DataGrants {
@@ -161,6 +163,7 @@ pub fn slurm_tenant() -> Tenant {
     Tenant {
         orchestrator: Orchestrator::Slurm,
         sharing: None,
+        sharing_written: false,
         slurm_users: vec!["alice".into(), "bob".into()],
         ..tenant()
     }
@@ -210,6 +213,7 @@ pub fn allocation(teams: &[(&str, i64)]) -> Setting<Referenced<Allocation>> {
                 .iter()
                 .map(|(team, count)| (team.to_string(), vec![share("ml.p5.48xlarge", *count)]))
                 .collect(),
+            sharing: BTreeMap::new(),
         },
     })
 }
@@ -538,7 +542,7 @@ pub fn clu_5_eks() -> Fact<EksCluster> {
 /// CLU-6: the tenant's workload role is the project role.
 pub fn clu_6_tenant() -> Tenant {
     Tenant {
-        workload_role_arn: Some(PROJECT_ROLE.into()),
+        workload_role_arn: Setting::Set(PROJECT_ROLE.into()),
         ..tenant()
     }
 }
@@ -591,10 +595,21 @@ pub fn wkl_4_policy() -> Fact<Option<SchedulingPolicy>> {
     Fact::Known(Some(policy(&["production"], true)))
 }
 
-/// WKL-5: the tenant borrows, but no other team on the cluster lends.
+/// WKL-5: the tenant borrows, but the cluster's allocation records that its team does not share.
 pub fn wkl_5_view() -> ClusterView {
     let mut view = view();
     view.tenants.live = Fact::Known(Vec::new());
+    view.allocation = allocation(&[("research", 2), ("production", 4)]);
+    if let Setting::Set(reference) = &mut view.allocation {
+        reference.item.sharing.insert(
+            "research".into(),
+            Sharing {
+                strategy: SharingStrategy::DontLend,
+                borrow_limit: None,
+                absolute_borrow_limits: Vec::new(),
+            },
+        );
+    }
     view
 }
 

@@ -176,6 +176,10 @@ pub mod binding {
 pub mod allocation {
     use super::AttributePath;
 
+    /// `teams["<team>"].quota`.
+    pub fn quota(team: &str) -> AttributePath {
+        AttributePath::attr("teams").key(team).push_attr("quota")
+    }
     /// `teams["<team>"].quota[i].<unit>`.
     pub fn share(team: &str, index: usize, unit: &str) -> AttributePath {
         AttributePath::attr("teams")

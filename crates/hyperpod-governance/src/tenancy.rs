@@ -17,6 +17,9 @@ pub enum SharingStrategy {
 }
 
 impl SharingStrategy {
+    /// SageMaker's `Strategy` values.
+    pub const NAMES: [&'static str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
+
     /// SageMaker's `Strategy` name; anything else (and unset) is SageMaker's default, LendAndBorrow.
     pub fn from_name(name: &str) -> Self {
         match name {
@@ -45,6 +48,39 @@ pub struct Sharing {
     pub absolute_borrow_limits: Vec<QuotaShare>,
 }
 
+/// SageMaker's `BorrowLimit` when a LendAndBorrow quota sets none, in percent ("If you don't specify a value, the
+/// default is 50", `ResourceSharingConfig`).
+pub const DEFAULT_BORROW_LIMIT: i64 = 50;
+
+impl Sharing {
+    /// What a compute quota created without `ResourceSharingConfig` shares: LendAndBorrow, 50 % (SageMaker's
+    /// defaults). Rules judge a tenant without a `sharing` block as this, so writing the default out changes nothing.
+    pub fn sagemaker_default() -> Self {
+        Self {
+            strategy: SharingStrategy::LendAndBorrow,
+            borrow_limit: Some(DEFAULT_BORROW_LIMIT),
+            absolute_borrow_limits: Vec::new(),
+        }
+    }
+
+    /// The borrow limit in effect: the one written, or SageMaker's default for a LendAndBorrow quota; none for a
+    /// quota that does not borrow.
+    pub fn effective_borrow_limit(&self) -> Option<i64> {
+        match self.strategy {
+            SharingStrategy::LendAndBorrow => self.borrow_limit.or(Some(DEFAULT_BORROW_LIMIT)),
+            SharingStrategy::Lend | SharingStrategy::DontLend => self.borrow_limit,
+        }
+    }
+
+    /// Strategy and borrow limit as a reviewer reads them: `LendAndBorrow 100 %`, `Lend`.
+    pub fn summary(&self) -> String {
+        match self.effective_borrow_limit() {
+            Some(limit) => format!("{} {limit} %", self.strategy),
+            None => self.strategy.to_string(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodIdentity {
     pub disable_session_tags: bool,
@@ -67,8 +103,11 @@ pub struct Tenant {
     pub namespace: String,
     pub orchestrator: Orchestrator,
     pub quota: Vec<QuotaShare>,
-    /// `None`: no sharing block (the right thing on Slurm).
+    /// The sharing in effect: the block as written, else (EKS) what the quota gets without one: the live quota's,
+    /// or SageMaker's default (`Sharing::sagemaker_default`). `None` on Slurm without a block, the right thing there.
     pub sharing: Option<Sharing>,
+    /// Whether the configuration writes a `sharing` block (else `sharing` is the effective one): where WKL-5 points.
+    pub sharing_written: bool,
     pub priority_class: Option<String>,
     pub fair_share_weight: Option<i64>,
     pub viewer_groups: Vec<String>,
@@ -78,8 +117,9 @@ pub struct Tenant {
     pub default_deny_network_policy: bool,
     /// Slurm: the OS users associated with the team's Slurm account (who may submit).
     pub slurm_users: Vec<String>,
-    /// The Pod Identity `roleArn` (cluster account).
-    pub workload_role_arn: Option<String>,
+    /// The Pod Identity `roleArn` (cluster account): `Unset` for a tenant without a workload identity (an EKS
+    /// tenant without a `workload` block, a Slurm tenant), `Unknown` until it can be named.
+    pub workload_role_arn: Setting<String>,
     /// The Pod Identity `targetRoleArn` (consumer or data account), if any.
     pub target_role_arn: Setting<String>,
     pub pod_identity: PodIdentity,
@@ -150,6 +190,9 @@ impl QuotaShare {
 pub struct Allocation {
     pub cluster_name: String,
     pub teams: BTreeMap<String, Vec<QuotaShare>>,
+    /// The sharing each team's entry records (`teams[<team>].sharing`), by team: who lends is part of the cluster's
+    /// capacity picture, known on the first plan without `borrows_from` (WKL-5). A team not here records none.
+    pub sharing: BTreeMap<String, Sharing>,
 }
 
 /// When a rule runs: at plan, facts planned beside this resource are visible only through references; at apply,

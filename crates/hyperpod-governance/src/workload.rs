@@ -4,8 +4,8 @@
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
 use super::model::{
-    ClusterView, Contract, Fact, Inventory, Orchestrator, Referenced, SchedulingPolicy, SharingStrategy, Tenant,
-    TenantCapacity,
+    ClusterView, Contract, Fact, Inventory, Orchestrator, Referenced, SchedulingPolicy, Setting, Sharing,
+    SharingStrategy, Tenant, TenantCapacity,
 };
 use super::paths::tenant as path;
 use crate::path::AttributePath;
@@ -189,9 +189,12 @@ pub fn wkl_4(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check 
     Check::from_findings(rule, findings, format!("priority class {class:?} exists"))
 }
 
-/// WKL-5: a borrow limit (1-500 %) only with LendAndBorrow, and borrowing needs another team that lends: one the
-/// tenant references in `borrows_from`, or a live quota that lends. `view.tenants.referenced` holds the tenant
-/// itself and its `borrows_from` entries.
+/// WKL-5: a borrow limit (1-500 %) and absolute borrow limits only with LendAndBorrow; a tenant that names lenders
+/// (`borrows_from`) borrows, and each is another team that lends; a team whose entry in the cluster allocation
+/// records its sharing shares exactly so. `tenant.sharing` is the effective one (SageMaker's default, LendAndBorrow
+/// 50 %, where no block is written), so writing the default out changes nothing. A borrower with no lender yet is
+/// not a finding: SageMaker accepts it, there is simply nothing to borrow until a team lends, and every quota
+/// borrows by default. `view.tenants.referenced` holds the tenant itself and its `borrows_from` entries.
 pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
     let rule = RuleId::Wkl5;
     // The tenant itself is referenced at its own `quota`; everything else came from `borrows_from`.
@@ -221,6 +224,52 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
         return Check::not_applicable(rule, "Slurm has no lend/borrow model (WKL-2)");
     }
     let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
+    findings.extend(borrow_limits(rule, sharing));
+    // Each absolute limit names capacity the cluster has, as a quota entry must (SageMaker refuses it otherwise).
+    for (index, limit) in sharing.absolute_borrow_limits.iter().enumerate() {
+        let at = path::sharing("absolute_borrow_limit").index(index);
+        if let Some(finding) = super::capacity::names_cluster_capacity(view, limit, &at) {
+            findings.push(Finding { rule, ..finding });
+        }
+    }
+    findings.extend(recorded_sharing(rule, tenant, sharing, view));
+    let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
+    for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
+        if sharing.strategy != SharingStrategy::LendAndBorrow {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!("borrows_from with strategy {}", sharing.strategy),
+                "only a LendAndBorrow tenant borrows",
+                "set strategy = \"LendAndBorrow\", or remove borrows_from",
+            ));
+        } else if reference.item.team == tenant.team || !lends(&reference.item) {
+            findings.push(Finding::new(
+                rule,
+                reference.at.clone(),
+                format!(
+                    "tenant {:?} with strategy {}",
+                    reference.item.team,
+                    reference
+                        .item
+                        .sharing
+                        .as_ref()
+                        .map_or("none".to_string(), |s| s.strategy.to_string())
+                ),
+                "a tenant this one borrows from must be another team that lends idle capacity",
+                "reference a tenant whose sharing strategy is Lend or LendAndBorrow",
+            ));
+        }
+    }
+    if findings.is_empty() && !view.tenants.unresolved.is_empty() && !lenders.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
+    }
+    Check::from_findings(rule, findings, sharing_detail(tenant, sharing, view))
+}
+
+/// A borrow limit and absolute borrow limits: only with LendAndBorrow, the limit within 1-500 %.
+fn borrow_limits(rule: RuleId, sharing: &Sharing) -> Vec<Finding> {
+    let mut findings = Vec::new();
     if let Some(limit) = sharing.borrow_limit {
         if sharing.strategy != SharingStrategy::LendAndBorrow {
             findings.push(Finding::new(
@@ -254,79 +303,94 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
             "remove absolute_borrow_limit (or set it to []), or set strategy = \"LendAndBorrow\"",
         ));
     }
-    let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
-    for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
-        if sharing.strategy != SharingStrategy::LendAndBorrow {
-            findings.push(Finding::new(
-                rule,
-                reference.at.clone(),
-                format!("borrows_from with strategy {}", sharing.strategy),
-                "only a LendAndBorrow tenant borrows",
-                "set strategy = \"LendAndBorrow\", or remove borrows_from",
-            ));
-        } else if reference.item.team == tenant.team || !lends(&reference.item) {
-            findings.push(Finding::new(
-                rule,
-                reference.at.clone(),
-                format!(
-                    "tenant {:?} with strategy {}",
-                    reference.item.team,
-                    reference
-                        .item
-                        .sharing
-                        .as_ref()
-                        .map_or("none".to_string(), |s| s.strategy.to_string())
-                ),
-                "a tenant this one borrows from must be another team that lends idle capacity",
-                "reference a tenant whose sharing strategy is Lend or LendAndBorrow",
-            ));
-        }
+    findings
+}
+
+/// The allocation the tenant references records the team's sharing: the tenant's effective sharing is that one
+/// (strategy and borrow limit), as its quota is its entry's quota (WKL-3).
+fn recorded_sharing(rule: RuleId, tenant: &Tenant, sharing: &Sharing, view: &ClusterView) -> Option<Finding> {
+    let Setting::Set(reference) = &view.allocation else {
+        return None;
+    };
+    if reference.item.cluster_name != view.cluster_name {
+        return None;
     }
-    let mut missing = None;
-    if sharing.strategy == SharingStrategy::LendAndBorrow && !view.tenants.unresolved.is_empty() {
-        if findings.is_empty() {
-            return Check::unknowns(rule, &view.tenants.unresolved);
-        }
-    } else if sharing.strategy == SharingStrategy::LendAndBorrow {
-        let (tenants, live_missing) = view
-            .tenants
-            .counted(&view.cluster_name, view.neighbours, |t| t.team.clone());
-        let lender = tenants.iter().find(|other| other.team != tenant.team && lends(other));
-        match (lender, live_missing) {
-            (Some(_), _) => {}
-            (None, Some(reason)) => missing = Some(reason),
-            (None, None) if !view.neighbours.live_counted() => {
-                if findings.is_empty() {
-                    return Check::not_at_plan(
-                        rule,
-                        format!(
-                            "not evaluated at plan: no tenant in borrows_from lends, and the teams that lend live on \
-                             cluster {:?} are counted at apply. Fix: reference the lending tenant (borrows_from = \
-                             [hyperpod_tenant.<lender>.governance])",
-                            view.cluster_name
-                        ),
-                    );
-                }
-            }
-            (None, None) => findings.push(Finding::new(
-                rule,
-                path::sharing("strategy"),
-                format!(
-                    "LendAndBorrow; no other team on cluster {:?} lends (live, or referenced in borrows_from)",
-                    view.cluster_name
-                ),
-                "borrowing needs another team that lends idle capacity",
-                "reference the lending tenant (borrows_from = [hyperpod_tenant.<lender>.governance]), or use \
-                 strategy = \"DontLend\" until one exists",
-            )),
-        }
+    let recorded = reference.item.sharing.get(&tenant.team)?;
+    let same =
+        recorded.strategy == sharing.strategy && recorded.effective_borrow_limit() == sharing.effective_borrow_limit();
+    if same {
+        return None;
     }
-    if findings.is_empty()
-        && let Some(reason) = missing
+    // Where the tenant says it: its sharing block's strategy (or borrow limit), else the allocation it follows.
+    let at = if !tenant.sharing_written {
+        path::allocation()
+    } else if recorded.strategy == sharing.strategy {
+        path::sharing("borrow_limit")
+    } else {
+        path::sharing("strategy")
+    };
+    let written = if tenant.sharing_written {
+        ""
+    } else {
+        " (no sharing block: SageMaker's default)"
+    };
+    Some(Finding::new(
+        rule,
+        at,
+        format!(
+            "{}{written}; the allocation records {} for team {:?}",
+            sharing.summary(),
+            recorded.summary(),
+            tenant.team
+        ),
+        "a team shares idle capacity as its entry in the cluster allocation records",
+        format!(
+            "make the tenant's sharing block and teams[{:?}].sharing of the allocation say the same",
+            tenant.team
+        ),
+    ))
+}
+
+/// What a passing WKL-5 says: the sharing, and for a borrower the teams it can borrow from (referenced, recorded in
+/// the allocation, or live where the view counts them), or that none lends yet.
+fn sharing_detail(tenant: &Tenant, sharing: &Sharing, view: &ClusterView) -> String {
+    if sharing.strategy != SharingStrategy::LendAndBorrow {
+        return format!("sharing {} is consistent", sharing.summary());
+    }
+    let (counted, _) = view
+        .tenants
+        .counted(&view.cluster_name, view.neighbours, |t| t.team.clone());
+    let mut lenders: Vec<String> = counted
+        .iter()
+        .filter(|other| other.team != tenant.team && other.sharing.as_ref().is_some_and(|s| s.strategy.lends()))
+        .map(|other| other.team.clone())
+        .collect();
+    if let Setting::Set(reference) = &view.allocation
+        && reference.item.cluster_name == view.cluster_name
     {
-        return Check::unavailable(rule, format!("{reason}; no tenant in borrows_from lends"));
+        lenders.extend(
+            reference
+                .item
+                .sharing
+                .iter()
+                .filter(|(team, recorded)| **team != tenant.team && recorded.strategy.lends())
+                .map(|(team, _)| team.clone()),
+        );
     }
-    Check::from_findings(rule, findings, format!("sharing {} is consistent", sharing.strategy))
+    lenders.sort();
+    lenders.dedup();
+    if lenders.is_empty() {
+        format!(
+            "sharing {}: no other team lends yet, so there is nothing to borrow until one does",
+            sharing.summary()
+        )
+    } else {
+        format!(
+            "sharing {}: borrows idle capacity of {}",
+            sharing.summary(),
+            lenders.join(", ")
+        )
+    }
 }
 
 /// WKL-6 (warning): a fair-share weight while the cluster policy disables fair share has no effect.

@@ -140,17 +140,28 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
     }
     let at = path::data("grantee_role_arn");
     let Some(grantee) = grants.grantee_role_arn.as_deref() else {
-        if tenant.orchestrator == Orchestrator::Slurm {
+        if tenant.orchestrator == Orchestrator::Slurm || tenant.workload_role_arn == Setting::Unset {
             // No workload role to default to: without a grantee the data would be granted to nobody known.
             return Check::from_findings(
                 rule,
-                vec![Finding::new(
-                    rule,
-                    at,
-                    "data on a Slurm tenant without grantee_role_arn",
-                    "a Slurm tenant has no workload role, so its data grants need the role its jobs use",
-                    "set data.grantee_role_arn to the tenant's own data-access role (never a project role)",
-                )],
+                vec![if tenant.orchestrator == Orchestrator::Slurm {
+                    Finding::new(
+                        rule,
+                        at,
+                        "data on a Slurm tenant without grantee_role_arn",
+                        "a Slurm tenant has no workload role, so its data grants need the role its jobs use",
+                        "set data.grantee_role_arn to the tenant's own data-access role (never a project role)",
+                    )
+                } else {
+                    Finding::new(
+                        rule,
+                        at,
+                        "data on a tenant without a workload block or grantee_role_arn",
+                        "without a workload identity the tenant has no role its data could be granted to",
+                        "add a workload block (the data is granted to its role), or set data.grantee_role_arn to \
+                         the tenant's own data-access role (never a project role)",
+                    )
+                }],
                 "",
             );
         }
@@ -160,7 +171,10 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
         .into_iter()
         .flatten()
         .any(|role| same_role(role, grantee));
-    let mut own = tenant.workload_role_arn.iter().map(String::as_str).collect::<Vec<_>>();
+    let mut own: Vec<&str> = match &tenant.workload_role_arn {
+        Setting::Set(arn) => vec![arn.as_str()],
+        Setting::Unset | Setting::Unknown => Vec::new(),
+    };
     match &tenant.target_role_arn {
         Setting::Set(target) => own.push(target),
         // A grant to a project role is wrong whatever the target role turns out to be: only judge the rest later.
@@ -169,8 +183,19 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
         }
         Setting::Unknown | Setting::Unset => {}
     }
-    if tenant.workload_role_arn.is_none() && !project_facing {
-        return Check::unknown(rule, path::workload("role_arn").to_string());
+    match &tenant.workload_role_arn {
+        Setting::Unknown if !project_facing => {
+            return Check::unknown(rule, path::workload("role_arn").to_string());
+        }
+        // No workload role (Slurm, or EKS without a workload block): the grantee named is the tenant's own
+        // data-access role unless it is project-facing.
+        Setting::Unset if !project_facing => {
+            return Check::passed(
+                rule,
+                format!("data granted to {grantee}, the tenant's own data-access role"),
+            );
+        }
+        _ => {}
     }
     let problem = if project_facing {
         Some(
@@ -314,5 +339,17 @@ mod tests {
         nothing.data_grants.buckets.clear();
         nothing.data_grants.kms_keys.clear();
         assert!(wkl_11(&nothing, &contract()).is_passed());
+        // Without a workload identity: the data needs a grantee of the tenant's own, never a project role.
+        let mut quota_only = tenant();
+        quota_only.workload_role_arn = crate::Setting::Unset;
+        quota_only.target_role_arn = crate::Setting::Unset;
+        quota_only.data_grants.grantee_role_arn = None;
+        let check = wkl_11(&quota_only, &contract());
+        assert_eq!(paths(&check), ["data.grantee_role_arn"]);
+        assert!(check.findings()[0].fix.contains("workload block"), "{check:?}");
+        quota_only.data_grants.grantee_role_arn = Some("arn:aws:iam::111122223333:role/research-data".into());
+        assert!(wkl_11(&quota_only, &contract()).is_passed());
+        quota_only.data_grants.grantee_role_arn = Some(examples::PROJECT_ROLE.into());
+        assert!(wkl_11(&quota_only, &contract()).is_failed());
     }
 }

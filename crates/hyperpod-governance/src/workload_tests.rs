@@ -4,7 +4,7 @@ use super::*;
 use crate::catalog::RuleId;
 use crate::examples::{
     self, allocation, contract, policy, share, slurm_contract, slurm_tenant, tenant, view,
-    view_with_quota as with_quota, wkl_1_binding_view, wkl_5_view,
+    view_with_quota as with_quota, wkl_1_binding_view,
 };
 use crate::finding::Outcome;
 use crate::model::{Capacity, Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
@@ -455,21 +455,22 @@ fn wkl_5_borrow_limits_and_lenders() {
         ["sharing.borrow_limit", "sharing.borrow_limit"]
     );
     assert_eq!(paths(&examples::failing(RuleId::Wkl5)), ["sharing.strategy"]);
-    let alone = wkl_5(&tenant(), &wkl_5_view());
-    assert!(
-        alone.findings()[0].fix.contains("borrows_from"),
-        "{:?}",
-        alone.findings()
-    );
-    // A lender referenced in borrows_from satisfies it on the very first plan.
-    let mut referenced = wkl_5_view();
+    // A borrower with no lender yet passes: SageMaker accepts it; there is nothing to borrow until a team lends.
+    let mut nobody_lends = view();
+    nobody_lends.tenants.live = Fact::Known(Vec::new());
+    let alone = wkl_5(&tenant(), &nobody_lends);
+    assert!(alone.is_passed(), "{alone:?}");
+    assert!(format!("{alone:?}").contains("no other team lends yet"), "{alone:?}");
+    // A lender referenced in borrows_from is named.
+    let mut referenced = nobody_lends.clone();
     referenced
         .tenants
         .referenced
         .push(lender("production", 1, path::borrows_from(0)));
-    assert!(wkl_5(&tenant(), &referenced).is_passed());
-    // A referenced tenant that does not lend is a finding at its reference.
-    let mut non_lender = wkl_5_view();
+    let named = wkl_5(&tenant(), &referenced);
+    assert!(named.is_passed() && format!("{named:?}").contains("borrows idle capacity of production"));
+    // A referenced tenant that does not lend is a finding at its reference, and only there.
+    let mut non_lender = nobody_lends.clone();
     let mut finance = lender("finance", 0, path::borrows_from(0));
     finance.item.sharing = Some(Sharing {
         strategy: SharingStrategy::DontLend,
@@ -477,24 +478,76 @@ fn wkl_5_borrow_limits_and_lenders() {
         absolute_borrow_limits: Vec::new(),
     });
     non_lender.tenants.referenced.push(finance);
-    assert_eq!(
-        paths(&wkl_5(&tenant(), &non_lender)),
-        ["borrows_from[0]", "sharing.strategy"]
-    );
-    let mut no_lender = wkl_5_view();
-    no_lender.tenants.live = Fact::Unavailable("AccessDenied".into());
-    assert!(wkl_5(&tenant(), &no_lender).is_skipped());
+    assert_eq!(paths(&wkl_5(&tenant(), &non_lender)), ["borrows_from[0]"]);
+    // Live quotas unreadable: nothing WKL-5 decides rests on them.
+    let mut unreadable = nobody_lends.clone();
+    unreadable.tenants.live = Fact::Unavailable("AccessDenied".into());
+    assert!(wkl_5(&tenant(), &unreadable).is_passed());
+    // The allocation's record of the team's sharing: the tenant's effective sharing must be it. SageMaker's
+    // default written out or left out is one verdict, against a record of either.
+    let recorded = |strategy: SharingStrategy, limit: Option<i64>| {
+        let mut view = nobody_lends.clone();
+        view.allocation = examples::allocation(&[("research", 2), ("production", 1)]);
+        if let Setting::Set(reference) = &mut view.allocation {
+            reference.item.sharing.insert(
+                "research".into(),
+                Sharing {
+                    strategy,
+                    borrow_limit: limit,
+                    absolute_borrow_limits: Vec::new(),
+                },
+            );
+            reference
+                .item
+                .sharing
+                .insert("production".into(), Sharing::sagemaker_default());
+        }
+        view
+    };
+    let defaulted = Tenant {
+        sharing: Some(Sharing::sagemaker_default()),
+        sharing_written: false,
+        ..tenant()
+    };
+    let written_without_limit = Tenant {
+        sharing: Some(Sharing {
+            borrow_limit: None,
+            ..Sharing::sagemaker_default()
+        }),
+        ..tenant()
+    };
+    for record in [None, Some(50)] {
+        let view = recorded(SharingStrategy::LendAndBorrow, record);
+        for spelling in [&defaulted, &written_without_limit, &tenant()] {
+            let check = wkl_5(spelling, &view);
+            assert!(check.is_passed(), "{check:?}");
+            assert!(
+                format!("{check:?}").contains("borrows idle capacity of production"),
+                "{check:?}"
+            );
+        }
+    }
+    let lends_only = recorded(SharingStrategy::Lend, None);
+    assert_eq!(paths(&wkl_5(&defaulted, &lends_only)), ["allocation"]);
+    assert_eq!(paths(&wkl_5(&written_without_limit, &lends_only)), ["sharing.strategy"]);
+    let limit_differs = recorded(SharingStrategy::LendAndBorrow, Some(100));
+    assert_eq!(paths(&wkl_5(&tenant(), &limit_differs)), ["sharing.borrow_limit"]);
     assert!(
         wkl_5(
             &Tenant {
                 sharing: None,
+                sharing_written: false,
                 ..tenant()
             },
-            &no_lender
+            &unreadable
         )
         .is_passed()
     );
-    let mut deferred = wkl_5_view();
+    let mut deferred = nobody_lends;
+    deferred
+        .tenants
+        .referenced
+        .push(lender("production", 1, path::borrows_from(0)));
     deferred.tenants.unresolved = vec!["borrows_from".into()];
     assert!(wkl_5(&tenant(), &deferred).is_deferred());
 }
@@ -546,18 +599,12 @@ fn without_the_live_neighbours_wkl_1_5_and_3_judge_only_what_the_configuration_r
         wkl_1_binding(&contract(), &uncounted(view()), at()).is_passed(),
         "research is referenced"
     );
-    // WKL-5: a live lender counts at apply; a lender in borrows_from at plan.
+    // WKL-5 rests on nothing live: one verdict with and without the live lenders.
     let borrower = tenant();
     let mut lender_live = view();
     lender_live.tenants.live = Fact::Known(vec![lender("platform", 1, at()).item]);
     assert!(wkl_5(&borrower, &lender_live).is_passed());
-    assert!(not_at_plan(&wkl_5(&borrower, &uncounted(lender_live))));
-    let mut referenced = uncounted(wkl_5_view());
-    referenced
-        .tenants
-        .referenced
-        .push(lender("platform", 1, AttributePath::attr("borrows_from").index(0)));
-    assert!(wkl_5(&borrower, &referenced).is_passed());
+    assert!(wkl_5(&borrower, &uncounted(lender_live)).is_passed());
     // WKL-3: the live quotas of teams the allocation does not list overcommit the cluster with them, not without.
     let mut crowded = with_quota(3);
     crowded.tenants.live = Fact::Known(vec![TenantCapacity {
@@ -573,4 +620,31 @@ fn without_the_live_neighbours_wkl_1_5_and_3_judge_only_what_the_configuration_r
     alone.allocation = Setting::Unset;
     alone.tenants.live = Fact::Unavailable("AccessDenied".into());
     assert!(not_at_plan(&crate::capacity::wkl_3(&alone, quota)));
+}
+
+#[test]
+fn wkl_5_an_absolute_borrow_limit_names_capacity_the_cluster_has() {
+    let limited = |limit: QuotaShare| Tenant {
+        sharing: Some(Sharing {
+            absolute_borrow_limits: vec![limit],
+            ..Sharing::sagemaker_default()
+        }),
+        ..tenant()
+    };
+    assert!(wkl_5(&limited(share("ml.p5.48xlarge", 2)), &view()).is_passed());
+    assert_eq!(
+        paths(&wkl_5(&limited(share("ml.g6.48xlarge", 1)), &view())),
+        ["sharing.absolute_borrow_limit[0].instance_type"]
+    );
+    let slices = QuotaShare {
+        instance_type: "ml.p5.48xlarge".into(),
+        accelerator_partition: Some(("mig-1g.10gb".into(), 4)),
+        ..QuotaShare::default()
+    };
+    let check = wkl_5(&limited(slices), &view());
+    assert_eq!(
+        paths(&check),
+        ["sharing.absolute_borrow_limit[0].accelerator_partition"]
+    );
+    assert_eq!(check.findings()[0].rule, RuleId::Wkl5);
 }

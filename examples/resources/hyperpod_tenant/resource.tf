@@ -19,7 +19,8 @@ resource "hyperpod_tenant" "research" {
     strategy     = "LendAndBorrow"
     borrow_limit = 50
   }
-  # Borrowing needs a team that lends (WKL-5); production's quota counts with this one against the cluster (WKL-3).
+  # The allocation records this sharing (WKL-5). Naming the lender orders the plans and counts production's quota
+  # with this one in WKL-3; a borrower with no lender yet is fine too (nothing to borrow until one lends).
   borrows_from = [hyperpod_tenant.production.governance]
 
   preempt_team_tasks = "Never"

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::governance::Allocation;
-use crate::protocol::object::{object, string};
+use crate::protocol::object::{object, string, text};
 use crate::protocol::value::Value;
 use crate::resources::quota_share;
 
@@ -31,11 +31,39 @@ fn allocation_from_value(value: &Value) -> Option<Allocation> {
     let Some(Value::Map(teams)) = value.get_attr("teams") else {
         return None;
     };
+    let sharing = teams
+        .iter()
+        .filter_map(|(team, row)| Some((team, row.get_attr("sharing").filter(|s| !s.is_null())?)))
+        .map(|(team, sharing)| Some((team.clone(), crate::resources::references::recorded_sharing(sharing)?)))
+        .collect::<Option<BTreeMap<_, _>>>()?;
     let teams = teams
         .iter()
         .map(|(team, row)| Some((team.clone(), quota_share::decode_list(row.get_attr("quota")?)?)))
         .collect::<Option<BTreeMap<_, _>>>()?;
-    Some(Allocation { cluster_name, teams })
+    Some(Allocation {
+        cluster_name,
+        teams,
+        sharing,
+    })
+}
+
+/// `governance.sharing`: each team whose entry records its sharing (unknown while any record is).
+fn governance_sharing(teams: &BTreeMap<String, Value>) -> Value {
+    let recorded: Option<BTreeMap<String, Value>> = teams
+        .iter()
+        .filter_map(|(team, row)| Some((team, row.get_attr("sharing").filter(|s| !s.is_null())?)))
+        .map(|(team, sharing)| {
+            let row = crate::resources::references::recorded_sharing(sharing)?;
+            Some((
+                team.clone(),
+                object([
+                    ("strategy", text(row.strategy.to_string())),
+                    ("borrow_limit", row.borrow_limit.map_or(Value::Null, Value::from)),
+                ]),
+            ))
+        })
+        .collect();
+    recorded.map_or(Value::Unknown, Value::Map)
 }
 
 /// `governance`: the cluster and each team's share as one line (unknown while its entries are).
@@ -56,11 +84,17 @@ pub fn governance_value(value: &Value) -> Value {
         Some(Value::Null) | None => Value::Map(BTreeMap::new()),
         Some(_) => Value::Unknown,
     };
+    let sharing = match value.get_attr("teams") {
+        Some(Value::Map(teams)) => governance_sharing(teams),
+        Some(Value::Null) | None => Value::Map(BTreeMap::new()),
+        Some(_) => Value::Unknown,
+    };
     object([
         (
             "cluster_name",
             value.get_attr("cluster_name").cloned().unwrap_or(Value::Null),
         ),
         ("teams", teams),
+        ("sharing", sharing),
     ])
 }

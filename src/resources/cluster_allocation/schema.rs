@@ -4,7 +4,7 @@ use crate::names::ENTITY_NAME;
 use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
-use crate::protocol::validators::{LengthBetween, Matches};
+use crate::protocol::validators::{IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
 
 pub const TYPE_NAME: &str = "hyperpod_cluster_allocation";
@@ -16,7 +16,43 @@ pub fn governance_type() -> Type {
         ("cluster_name", Type::String),
         // One line per team (`ml.p5.48xlarge count=5, ...`): the plan shows the entries once, in `teams`.
         ("teams", Type::map(Type::String)),
+        // The teams whose entry records how they share idle capacity (WKL-5).
+        ("sharing", Type::map(sharing_type())),
     ])
+}
+
+/// A team's recorded sharing, in `governance.sharing`.
+pub fn sharing_type() -> Type {
+    Type::object([("strategy", Type::String), ("borrow_limit", Type::Number)])
+}
+
+/// `teams[<team>].sharing`: how the team shares idle capacity, as its tenant's `sharing` block says.
+fn sharing_attribute() -> Attribute {
+    Attribute::nested(
+        "sharing",
+        Nesting::Single,
+        vec![
+            Attribute::string("strategy")
+                .required()
+                .describe("`Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.")
+                .validate(OneOf(&crate::governance::SharingStrategy::NAMES)),
+            Attribute::number("borrow_limit")
+                .optional()
+                .describe(
+                    "The team's borrow limit, 1 to 500 percent, as the tenant's `sharing.borrow_limit`; only with \
+                     `LendAndBorrow`, whose default is SageMaker's 50.",
+                )
+                .validate(WholeNumber)
+                .validate(IntBetween { min: 1, max: 500 }),
+        ],
+    )
+    .optional()
+    .describe(
+        "How the team shares idle capacity (`ResourceSharingConfig`): who lends is part of the cluster's capacity \
+         picture, so two teams that lend to each other plan on the first plan, without naming each other in \
+         `borrows_from`. The team's tenant must share exactly so, its default spelled out or not (WKL-5). Unset: \
+         the allocation records nothing of the team's sharing.",
+    )
 }
 
 pub fn schema() -> Schema {
@@ -31,6 +67,7 @@ pub fn schema() -> Schema {
             "The team's guaranteed capacity, one entry per instance type (`count`, or `accelerators`, `vcpu`, \
              `memory_gib`): what its `hyperpod_tenant` writes in its `quota` blocks.",
         ),
+        sharing_attribute(),
     ];
     Schema {
         version: 0,

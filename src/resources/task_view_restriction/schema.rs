@@ -117,6 +117,32 @@ pub fn schema() -> Schema {
             ),
     )
     .attribute(
+        Attribute::string("space_template_namespace")
+            .default_value(Value::String(
+                super::model::SPACE_TEMPLATE_NAMESPACE.into(),
+            ))
+            .describe(
+                "EKS `access_policy` mode, with `space_templates`: the namespace the space template policy is \
+                 scoped to, where the cluster's shared space templates live (AWS's add-user page: \
+                 `jupyter-k8s-shared`, the default).",
+            )
+            .validate(crate::protocol::validators::LengthBetween { min: 1, max: 63 })
+            .validate(Matches::new(
+                "[a-z0-9]([-a-z0-9]*[a-z0-9])?",
+                "a Kubernetes namespace: lowercase letters, digits and hyphens",
+            )),
+    )
+    .attribute(
+        Attribute::bool("user_cluster_policy")
+            .default_value(Value::Bool(true))
+            .describe(
+                "EKS `access_policy` mode: also `AmazonSagemakerHyperpodUserClusterPolicy` at cluster scope, which \
+                 Studio needs to render cluster-wide views (namespaces, nodes, Kueue cluster queues; default \
+                 `true`). `false` grants the namespace-scoped policies alone, as AWS's add-user page does for \
+                 spaces.",
+            ),
+    )
+    .attribute(
         Attribute::string("kubernetes_group")
             .optional_computed()
             .describe("EKS `rbac` mode: the group the access entry maps the role to. Defaults to `hyperpod-studio-<role name>`.")

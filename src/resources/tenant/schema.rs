@@ -17,7 +17,7 @@ pub const IAM_ROLE_NAME: &str = r"[A-Za-z0-9_+=,.@-]+";
 pub const MAX_SESSION_POLICY: usize = 2048;
 /// A Kubernetes object name (DNS subdomain, as ServiceAccounts use).
 pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
-pub const SHARING_STRATEGIES: [&str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
+pub const SHARING_STRATEGIES: [&str; 3] = crate::governance::SharingStrategy::NAMES;
 pub const PREEMPT_TEAM_TASKS: [&str; 2] = ["Never", "LowerPriority"];
 pub const ACTIVATION_STATES: [&str; 2] = ["Enabled", "Disabled"];
 pub const MAX_QUOTA_RESOURCES: i64 = crate::resources::quota_share::MAX_ENTRIES;
@@ -89,7 +89,12 @@ fn sharing_block() -> Block {
     .attribute(
         Attribute::string("strategy")
             .required()
-            .describe("`Lend`, `DontLend` or `LendAndBorrow`. Borrowing needs another team that lends (WKL-5).")
+            .describe(
+                "`Lend`, `DontLend` or `LendAndBorrow`. Without a `sharing` block a new quota gets SageMaker's \
+                 default, `LendAndBorrow` with a 50 % borrow limit (an existing one keeps its own), and the rules \
+                 judge that. A borrower with no lender yet is fine: there is nothing to borrow until a team lends. \
+                 Where the cluster allocation records the team's sharing, this is it (WKL-5).",
+            )
             .validate(OneOf(&SHARING_STRATEGIES)),
     )
     .attribute(
@@ -165,8 +170,10 @@ fn network_policy_block() -> Block {
 
 fn workload_block() -> Block {
     Block::new(
-        "The tenant's workload identity: a service account in the tenant namespace, mapped by EKS Pod Identity to a \
-         tenant-only IAM role in the cluster account, optionally chained to a role in a consumer or data account.",
+        "The tenant's workload identity (EKS, optional): a service account in the tenant namespace, mapped by EKS \
+         Pod Identity to a tenant-only IAM role in the cluster account, optionally chained to a role in a consumer \
+         or data account. Without it the tenant is the team's share and its RBAC alone, as AWS's own task \
+         governance setups have it: no role, service account or association (removing the block deletes them).",
     )
     .attribute(
         Attribute::string("service_account")
@@ -322,7 +329,7 @@ pub fn schema() -> Schema {
             .describe(
                 "The cluster's documented split, `hyperpod_cluster_allocation.<name>.governance`: WKL-3 counts every \
                  team it lists against the instance groups on the first plan (teams admitted by name; this \
-                 tenant's quota must be its entry there). Unset: tenants planned beside this one are not seen, so \
+                 tenant's quota must be its entry there, and its sharing the entry's where one is recorded: WKL-5). Unset: tenants planned beside this one are not seen, so \
                  WKL-3 is not evaluated at plan (a warning) and is evaluated at apply before the first write.",
             ),
     )
@@ -454,17 +461,45 @@ pub fn schema() -> Schema {
         Attribute::string("workload_role_name")
             .optional_computed()
             .requires_replace()
-            .describe("Name of the tenant workload role. Defaults to `hyperpod-<cluster>-<team>`, shortened to 64.")
+            .describe(
+                "Name of the tenant workload role (created with a `workload` block). Defaults to \
+                 `hyperpod-<cluster>-<team>`, shortened to 64; kept without a `workload` block, so adding one later \
+                 creates the role under this name.",
+            )
             .validate(LengthBetween { min: 1, max: 64 })
             .validate(Matches::new(
                 IAM_ROLE_NAME,
                 "an IAM role name: letters, digits and + = , . @ _ -",
             )),
     )
+    .attribute(
+        Attribute::string("compute_quota_name")
+            .optional_computed()
+            .requires_replace()
+            .describe(
+                "Name of the SageMaker compute quota (`Name`, which SageMaker cannot change: a new name replaces \
+                 the tenant). Defaults to `<team>-quota`; an imported quota keeps its own.",
+            )
+            .validate(LengthBetween { min: 1, max: 63 })
+            .validate(Matches::new(
+                crate::names::ENTITY_NAME,
+                "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+            )),
+    )
+    .attribute(
+        Attribute::string("compute_quota_description")
+            .optional_computed()
+            .describe(
+                "Description of the compute quota (`Description`, up to 1024 characters; `\"\"` for none). \
+                 Defaults to `hyperpod_tenant <team>`; an imported quota keeps its own.",
+            )
+            .validate(LengthBetween { min: 0, max: 1024 }),
+    )
     .attribute(computed(
         "workload_role_arn",
         Type::String,
-        "ARN of the tenant workload role (the Pod Identity `roleArn`), known at plan time.",
+        "ARN of the tenant workload role (the Pod Identity `roleArn`), known at plan time; null without a `workload` \
+         block.",
     ))
     .attribute(
         Attribute::string("compute_quota_id")
@@ -520,14 +555,29 @@ pub fn schema() -> Schema {
 }
 
 /// What `terraform validate` checks beyond the attributes' validators and the schema walk (which reports
-/// `sharing { strategy = null }` and null elements, once): every quota entry, at its path.
+/// `sharing { strategy = null }` and null elements, once): every quota-shaped entry (the quota, the absolute borrow
+/// limits, the spaces' share), at its path.
 pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::Diagnostics) {
-    let quota = crate::protocol::object::elements(config, "quota");
-    crate::resources::quota_share::validate_entries(
-        quota,
-        &crate::protocol::diagnostics::AttributePath::attr("quota"),
-        diagnostics,
-    );
+    use crate::protocol::diagnostics::AttributePath;
+    use crate::protocol::object::elements;
+    use crate::resources::quota_share::{validate_each, validate_entries};
+    // Every quota-shaped list SageMaker (or WKL-12) reads is checked alike, each at its own path (the absolute limits'
+    // and the spaces' share are capped at 15 by their `ListAtMost` validators).
+    validate_entries(elements(config, "quota"), &AttributePath::attr("quota"), diagnostics);
+    if let Some(sharing) = config.get_attr("sharing").filter(|s| !s.is_null()) {
+        validate_each(
+            elements(sharing, "absolute_borrow_limit"),
+            &AttributePath::attr("sharing").push_attr("absolute_borrow_limit"),
+            diagnostics,
+        );
+    }
+    if let Some(spaces) = config.get_attr("spaces").filter(|s| !s.is_null()) {
+        validate_each(
+            elements(spaces, "guaranteed"),
+            &AttributePath::attr("spaces").push_attr("guaranteed"),
+            diagnostics,
+        );
+    }
 }
 
 pub fn identity_schema() -> IdentitySchema {

@@ -156,7 +156,8 @@ pub async fn create_compute_quota(client: &Client, spec: &QuotaSpec) -> Result<(
         .create_compute_quota()
         .name(&spec.name)
         .cluster_arn(&spec.cluster_arn)
-        .set_description(spec.description.clone())
+        // An empty description is none: sent as none, as AWS's own requests that set no description.
+        .set_description(spec.description.clone().filter(|d| !d.is_empty()))
         .compute_quota_config(to_sdk_config(spec))
         .compute_quota_target(to_sdk_target(spec))
         .set_activation_state(spec.activation_state.as_deref().map(ActivationState::from))

@@ -69,6 +69,11 @@ variable "allocation" {
   type = object({
     cluster_name = string
     teams        = map(string) # each team's share as one line, e.g. "ml.p5.48xlarge count=2"
+    # The teams whose entry records how they share idle capacity (WKL-5).
+    sharing = map(object({
+      strategy     = string
+      borrow_limit = number
+    }))
   })
   default = null
 }

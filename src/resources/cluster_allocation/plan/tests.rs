@@ -24,6 +24,7 @@ fn inputs(teams: &[(&str, Vec<QuotaShare>)]) -> AllocationPlanInputs {
             allocation: Some(Allocation {
                 cluster_name: "ml".into(),
                 teams: teams.iter().map(|(t, s)| (t.to_string(), s.clone())).collect(),
+                sharing: BTreeMap::new(),
             }),
         },
         cluster: Some(AllocatedCluster {
@@ -88,4 +89,14 @@ fn an_unknown_cluster_name_leaves_what_it_decides_unknown() {
     for name in ["id", "cluster_arn", "capacity"] {
         assert_eq!(value.get_attr(name), Some(&Value::Unknown), "{name}");
     }
+}
+
+#[test]
+fn a_mig_share_of_a_type_whose_groups_are_not_partitioned_is_refused_at_its_entry() {
+    let mut slices = count("ml.p5.48xlarge", 0);
+    slices.count = None;
+    slices.accelerator_partition = Some(("mig-1g.10gb".into(), 4));
+    let errors = judge(&inputs(&[("research", vec![slices])])).expect_err("no MIG layout on the p5 group");
+    let paths: Vec<String> = errors.0.iter().map(|d| d.path.to_string()).collect();
+    assert_eq!(paths, [r#"teams["research"].quota[0].accelerator_partition"#]);
 }

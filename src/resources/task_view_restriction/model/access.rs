@@ -4,8 +4,7 @@
 use super::config::{RestrictionConfig, RestrictionMode};
 
 pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
-/// Where Studio keeps shared space templates.
-pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
+pub use super::config::SPACE_TEMPLATE_NAMESPACE;
 /// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
 pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
 
@@ -63,13 +62,15 @@ impl RestrictionConfig {
         if self.space_templates {
             out.push(RestrictionAssociation {
                 policy_arn: policy_arn(partition, SPACE_TEMPLATE_POLICY),
-                namespaces: vec![SPACE_TEMPLATE_NAMESPACE.to_string()],
+                namespaces: vec![self.space_template_namespace.clone()],
             });
         }
-        out.push(RestrictionAssociation {
-            policy_arn: policy_arn(partition, USER_CLUSTER_POLICY),
-            namespaces: Vec::new(),
-        });
+        if self.user_cluster_policy {
+            out.push(RestrictionAssociation {
+                policy_arn: policy_arn(partition, USER_CLUSTER_POLICY),
+                namespaces: Vec::new(),
+            });
+        }
         out
     }
 }

@@ -17,9 +17,17 @@ pub struct RestrictionConfig {
     pub mode: RestrictionMode,
     pub access_policies: Vec<String>,
     pub space_templates: bool,
+    /// Where the shared space templates live: the scope of the space template policy.
+    pub space_template_namespace: String,
+    /// Whether the cluster-scoped user policy Studio renders cluster-wide views with is granted.
+    pub user_cluster_policy: bool,
     pub kubernetes_group: String,
     pub slurm_os_user: Option<String>,
 }
+
+/// Where Studio keeps shared space templates, as AWS's add-user page scopes the template policy (the default of
+/// `space_template_namespace`).
+pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
 
 impl RestrictionConfig {
     /// From the planned value; `None` while a value is unknown. `default_role` and `default_namespaces` come from the
@@ -55,6 +63,10 @@ impl RestrictionConfig {
             },
             access_policies: restriction.strings("access_policies").or_empty()?,
             space_templates: restriction.bool("space_templates").or_when_null(false)?,
+            space_template_namespace: restriction
+                .string("space_template_namespace")
+                .or_when_null(SPACE_TEMPLATE_NAMESPACE.into())?,
+            user_cluster_policy: restriction.bool("user_cluster_policy").or_when_null(true)?,
             slurm_os_user,
             project_role_arn,
             namespaces,
@@ -90,7 +102,13 @@ pub fn restriction_id(cluster_name: &str, project_role_arn: &str) -> String {
 
 /// Arguments that decide only what is written, never a rule's verdict: while one is unknown the rules are still
 /// judged at plan, and only what it decides (associations, manifests, `components`) is planned unknown.
-const GRANTS: [&str; 3] = ["mode", "access_policies", "space_templates"];
+const GRANTS: [&str; 5] = [
+    "mode",
+    "access_policies",
+    "space_templates",
+    "space_template_namespace",
+    "user_cluster_policy",
+];
 
 /// Whether every grant is known.
 pub fn grants_known(value: &Value) -> bool {

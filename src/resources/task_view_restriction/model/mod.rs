@@ -10,7 +10,9 @@ mod manifests;
 #[cfg(test)]
 mod tests;
 
-pub use access::{RestrictionAssociation, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name};
+pub use access::{
+    RestrictionAssociation, SPACE_TEMPLATE_NAMESPACE, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name,
+};
 pub use components::{
     CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, OWNER_TAG, RUN_AS_TAG, components, private_data_conf,
 };

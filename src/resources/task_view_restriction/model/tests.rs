@@ -15,6 +15,8 @@ fn config(mode: RestrictionMode) -> RestrictionConfig {
         mode,
         access_policies: vec!["AmazonSagemakerHyperpodTrainingPolicy".into()],
         space_templates: true,
+        space_template_namespace: "jupyter-k8s-shared".into(),
+        user_cluster_policy: true,
         kubernetes_group: default_group("arn:aws:iam::123456789012:role/datazone_usr_role_research"),
         slurm_os_user: None,
     }
@@ -45,6 +47,31 @@ fn access_policy_mode_scopes_studio_policies_to_the_namespaces_and_probes_to_the
         ]
     );
     assert!(config(RestrictionMode::AccessPolicy).manifests().is_empty());
+    // AWS's add-user page: the space policies alone, the templates where the cluster keeps them.
+    let spaces_only = RestrictionConfig {
+        access_policies: vec!["AmazonSagemakerHyperpodSpacePolicy".into()],
+        space_template_namespace: "jupyter-k8s-system".into(),
+        user_cluster_policy: false,
+        ..config(RestrictionMode::AccessPolicy)
+    };
+    let scopes: Vec<(String, String)> = spaces_only
+        .associations("aws")
+        .iter()
+        .map(|a| (role_name(&a.policy_arn).to_string(), a.scope()))
+        .collect();
+    assert_eq!(
+        scopes,
+        [
+            (
+                "AmazonSagemakerHyperpodSpacePolicy".to_string(),
+                "namespace:hyperpod-ns-research".to_string()
+            ),
+            (
+                "AmazonSagemakerHyperpodSpaceTemplatePolicy".to_string(),
+                "namespace:jupyter-k8s-system".to_string()
+            ),
+        ]
+    );
 }
 
 #[test]

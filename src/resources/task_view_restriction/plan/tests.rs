@@ -24,6 +24,8 @@ fn inputs(mode: RestrictionMode) -> RestrictionPlanInputs {
             mode,
             access_policies: vec!["AmazonSagemakerHyperpodTrainingPolicy".into()],
             space_templates: false,
+            space_template_namespace: "jupyter-k8s-shared".into(),
+            user_cluster_policy: true,
             kubernetes_group: "hyperpod-studio-research".into(),
             slurm_os_user: None,
         },

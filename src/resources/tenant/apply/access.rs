@@ -69,6 +69,13 @@ impl Composer<'_> {
     pub(super) async fn ensure_pod_identity(&self) -> Result<(), Diagnostics> {
         let eks_name = &self.target.eks_cluster_name;
         let Some(wanted) = self.pod_identity_spec() else {
+            // No workload block (any more): the association it had goes.
+            if let Some(id) = self.components.get(POD_IDENTITY) {
+                access::delete_pod_identity_association(&self.client.eks, eks_name, &id)
+                    .await
+                    .map_err(|err| failed("Deleting the Pod Identity association failed", err))?;
+                self.components.remove(POD_IDENTITY);
+            }
             return Ok(());
         };
         let eks = &self.client.eks;

@@ -26,7 +26,8 @@ async fn judge(composer: &Composer<'_>, others: &[ComputeQuota]) -> Result<Optio
         .cluster(&target.cluster_arn)
         .await
         .map_err(|err| failed("Cannot read the HyperPod cluster", err))?;
-    let own = target.config.to_governance(Orchestrator::Eks, None).capacity();
+    // WKL-3 counts quotas only: the sharing in effect does not matter here.
+    let own = target.config.to_governance(Orchestrator::Eks, None, None).capacity();
     let view = ClusterView {
         cluster_name: target.cluster_name.clone(),
         instance_groups: Fact::Known(instance_group_capacity(&cluster)),

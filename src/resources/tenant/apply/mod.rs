@@ -119,17 +119,27 @@ impl Composer<'_> {
     async fn reconcile(&mut self) -> Result<(), Diagnostics> {
         // The quota first: it is the claim on shared capacity (`claim.rs`), so a tenant that does not fit fails
         // before anything else of it exists.
-        self.refuse_foreign_role().await?;
+        let identity = self.target.config.workload.is_some();
+        if identity {
+            self.refuse_foreign_role().await?;
+        }
         self.ensure_quota().await?;
-        self.ensure_role().await?;
-        self.ensure_role_policies().await?;
+        if identity {
+            self.ensure_role().await?;
+            self.ensure_role_policies().await?;
+        }
         let (manifests, pod_identity, access_entries, grants) = tokio::join!(
             self.ensure_manifests(),
             self.ensure_pod_identity(),
             self.ensure_access_entries(),
             self.ensure_grants(),
         );
-        first_failure([manifests, pod_identity, access_entries, grants])
+        first_failure([manifests, pod_identity, access_entries, grants])?;
+        // A workload block removed: its role goes last, after the association that named it.
+        if !identity {
+            self.remove_role().await?;
+        }
+        Ok(())
     }
 }
 

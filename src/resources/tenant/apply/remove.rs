@@ -3,12 +3,12 @@
 
 use futures::future::join_all;
 
-use super::super::model::components::{POD_IDENTITY, QUOTA, ROLE, entry_principal, quota_id};
+use super::super::model::components::{POD_IDENTITY, QUOTA, entry_principal, quota_id};
 use super::access::delete_manifest;
 use super::composer::{Composer, failed, first_failure};
 use crate::aws::compute_quota as cq;
 use crate::aws::eks_access as access;
-use crate::aws::{eks, iam, kms};
+use crate::aws::{eks, kms};
 use crate::protocol::diagnostics::Diagnostics;
 
 impl Composer<'_> {
@@ -85,14 +85,7 @@ impl Composer<'_> {
                 .map_err(|err| failed("The compute quota was not deleted", err))?;
             self.components.remove(QUOTA);
         }
-        if self.components.contains_key(ROLE) {
-            // delete_role removes the inline policies first.
-            iam::delete_role(&self.client.iam, &self.target.role_name)
-                .await
-                .map_err(|err| failed("Deleting the tenant workload role failed", err))?;
-            self.components.retain(|c| !c.starts_with("iam_"));
-        }
-        Ok(())
+        self.remove_role().await
     }
 }
 

@@ -69,6 +69,18 @@ impl Composer<'_> {
         }
     }
 
+    /// Deletes the workload role and its inline policies, if the tenant has one.
+    pub(super) async fn remove_role(&self) -> Result<(), Diagnostics> {
+        if self.components.contains_key(ROLE) {
+            // delete_role removes the inline policies first.
+            iam::delete_role(&self.client.iam, &self.target.role_name)
+                .await
+                .map_err(|err| failed("Deleting the tenant workload role failed", err))?;
+            self.components.retain(|c| !c.starts_with("iam_"));
+        }
+        Ok(())
+    }
+
     pub(super) async fn ensure_role_policies(&mut self) -> Result<(), Diagnostics> {
         let target = self.target;
         let wanted = role_policies(&target.config, &target.partition);

@@ -228,10 +228,10 @@ fn resource(entry: &super::QuotaEntry) -> QuotaResource {
 pub fn quota_spec(spec: &TenantConfig, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
     let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
     QuotaSpec {
-        name: format!("{}-quota", spec.team),
+        name: spec.compute_quota_name(),
         cluster_arn: cluster_arn.to_string(),
         team_name: spec.team.clone(),
-        description: Some(format!("hyperpod_tenant {}", spec.team)),
+        description: Some(spec.compute_quota_description()),
         resources: spec.quota.iter().map(resource).collect(),
         sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy.to_string()),
         borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),

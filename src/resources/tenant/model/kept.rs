@@ -14,8 +14,7 @@ use crate::protocol::object::elements;
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
 
-/// SageMaker's borrow limit when none is written (percent).
-pub const DEFAULT_BORROW_LIMIT: i32 = 50;
+pub use crate::governance::DEFAULT_BORROW_LIMIT;
 
 /// The fields a tenant value (planned or configured) leaves unset, so the live quota's stay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -186,7 +185,7 @@ fn sharing_warnings(left: &LeftToLive, planned: &Value, live: &TenantCapacity) -
     let absolute = sharing.map(|s| s.absolute_borrow_limits.as_slice()).unwrap_or_default();
     let non_default_limit = sharing
         .and_then(|s| s.borrow_limit)
-        .filter(|limit| *limit != i64::from(DEFAULT_BORROW_LIMIT));
+        .filter(|limit| *limit != DEFAULT_BORROW_LIMIT);
     if left.sharing {
         let mut held = Vec::new();
         if let Some(strategy) = sharing

@@ -238,8 +238,11 @@ pub(crate) mod tests {
     pub fn spec() -> TenantConfig {
         TenantConfig {
             team: "research".into(),
+            quota_name: None,
+            quota_description: None,
             quota: Vec::new(),
             sharing: None,
+            sharing_written: false,
             preempt_team_tasks: "LowerPriority".into(),
             fair_share_weight: None,
             priority_class: None,

@@ -58,8 +58,15 @@ pub struct SlurmAccountConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TenantConfig {
     pub team: String,
+    /// The compute quota's `Name` and `Description` as written or kept from state (`None`: the defaults).
+    pub quota_name: Option<String>,
+    pub quota_description: Option<String>,
     pub quota: Vec<QuotaEntry>,
+    /// The sharing the provider writes: the block, or Lend for a team with spaces and no block; `None` leaves it to
+    /// the live quota (or, on create, to SageMaker's default).
     pub sharing: Option<Sharing>,
+    /// Whether a `sharing` block is written.
+    pub sharing_written: bool,
     pub preempt_team_tasks: String,
     pub fair_share_weight: Option<i64>,
     pub priority_class: Option<String>,
@@ -89,8 +96,12 @@ impl TenantConfig {
         let spaces = spaces(tenant)?;
         Some(Self {
             team: tenant.string("team").known()?,
+            // Unset (null): the defaults. The plan reads an unset one as null, not as its computed unknown.
+            quota_name: tenant.string("compute_quota_name").optional()?,
+            quota_description: tenant.string("compute_quota_description").optional()?,
             quota: crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?,
             sharing: sharing(tenant, spaces.is_some())?,
+            sharing_written: tenant.block("sharing").optional()?.is_some(),
             preempt_team_tasks: tenant
                 .string("preempt_team_tasks")
                 .or_when_null("LowerPriority".into())?,
@@ -113,13 +124,45 @@ impl TenantConfig {
         })
     }
 
+    /// The compute quota's name: as written (or kept from state), else `<team>-quota`.
+    pub fn compute_quota_name(&self) -> String {
+        self.quota_name
+            .clone()
+            .unwrap_or_else(|| format!("{}-quota", self.team))
+    }
+
+    /// The compute quota's description: as written (or kept from state; empty for none), else
+    /// `hyperpod_tenant <team>`.
+    pub fn compute_quota_description(&self) -> String {
+        self.quota_description
+            .clone()
+            .unwrap_or_else(|| format!("hyperpod_tenant {}", self.team))
+    }
+
     /// The namespace HyperPod creates for the team.
     pub fn namespace(&self) -> String {
         crate::names::team_namespace(&self.team)
     }
 
-    /// The engine's tenant. `workload_role_arn` is the role the provider creates (known at plan time).
-    pub fn to_governance(&self, orchestrator: Orchestrator, workload_role_arn: Option<String>) -> Tenant {
+    /// The engine's tenant. `workload_role_arn` is the role the provider creates (known at plan time); `live` the
+    /// sharing of the team's live quota, which an EKS tenant without a sharing block keeps (SageMaker's default
+    /// when there is none): the rules judge the sharing in effect, written out or not.
+    pub fn to_governance(
+        &self,
+        orchestrator: Orchestrator,
+        workload_role_arn: Option<String>,
+        live: Option<&Sharing>,
+    ) -> Tenant {
+        let sharing = match orchestrator {
+            // Slurm has no lend/borrow: only a block written is judged (WKL-2), never one implied by spaces.
+            Orchestrator::Slurm => self.sharing.clone().filter(|_| self.sharing_written),
+            Orchestrator::Eks => Some(
+                self.sharing
+                    .clone()
+                    .or_else(|| live.cloned())
+                    .unwrap_or_else(Sharing::sagemaker_default),
+            ),
+        };
         let (target_role_arn, pod_identity) = match &self.workload {
             Some(workload) => (
                 workload.target_role_arn.clone(),
@@ -130,7 +173,15 @@ impl TenantConfig {
             ),
             None => (Setting::Unset, PodIdentity::default()),
         };
-        let grantee_role_arn = self.data.grantee_role_arn.clone().or_else(|| workload_role_arn.clone());
+        // Only a tenant with a workload identity has a workload role.
+        let workload_role_arn = match (&self.workload, workload_role_arn) {
+            (Some(_), Some(arn)) => Setting::Set(arn),
+            _ => Setting::Unset,
+        };
+        let grantee_role_arn = self.data.grantee_role_arn.clone().or_else(|| match &workload_role_arn {
+            Setting::Set(arn) => Some(arn.clone()),
+            Setting::Unset | Setting::Unknown => None,
+        });
         Tenant {
             team: self.team.clone(),
             namespace: self.namespace(),
@@ -138,7 +189,8 @@ impl TenantConfig {
             // One entry per quota block, in order (an accelerator-only entry guarantees no whole instance), so a
             // finding can point at `quota[i].count`.
             quota: self.quota.clone(),
-            sharing: self.sharing.clone(),
+            sharing,
+            sharing_written: self.sharing_written,
             priority_class: self.priority_class.clone(),
             fair_share_weight: self.fair_share_weight,
             viewer_groups: self.viewer_groups.clone(),

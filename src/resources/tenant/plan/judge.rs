@@ -83,16 +83,27 @@ fn orchestrator(inputs: &TenantPlanInputs) -> Result<Orchestrator, Diagnostics> 
     .into())
 }
 
-/// An EKS tenant needs its workload identity; a Slurm tenant cannot have one.
+/// A workload identity is an EKS tenant's choice (a team's share alone is a tenant too); a Slurm tenant cannot have
+/// one, nor a compute quota.
 fn workload_block(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Result<(), Diagnostics> {
     match (orchestrator, inputs.config.workload.is_some()) {
-        (Orchestrator::Eks, false) => Err(Diagnostic::error(
-            AttributePath::attr("workload"),
-            "Missing workload block",
-            "An EKS tenant needs its workload identity: add `workload { service_account = \"...\" }` (the Pod \
-             Identity association maps it to the tenant's own IAM role).",
-        )
-        .into()),
+        (Orchestrator::Slurm, _) if inputs.config.quota_name.is_some() || inputs.config.quota_description.is_some() => {
+            let attribute = if inputs.config.quota_name.is_some() {
+                "compute_quota_name"
+            } else {
+                "compute_quota_description"
+            };
+            Err(Diagnostic::error(
+                AttributePath::attr(attribute),
+                "A compute quota needs an EKS cluster",
+                format!(
+                    "Cluster {:?} is Slurm-orchestrated: a Slurm tenant has no SageMaker compute quota. Remove \
+                     {attribute}.",
+                    inputs.cluster.cluster.name
+                ),
+            )
+            .into())
+        }
         (Orchestrator::Slurm, true) => Err(Diagnostic::error(
             AttributePath::attr("workload"),
             "Pod Identity needs an EKS cluster",
@@ -115,7 +126,10 @@ fn governed(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Tenant {
         &inputs.contract.cluster.account_id,
         &inputs.role_name,
     );
-    inputs.config.to_governance(orchestrator, eks.then_some(role_arn))
+    let live = inputs.live_quota().and_then(|quota| quota.sharing);
+    inputs
+        .config
+        .to_governance(orchestrator, eks.then_some(role_arn), live.as_ref())
 }
 
 /// The engine's view of the cluster with `own` (the tenant's capacity) counted first, then its lenders (never

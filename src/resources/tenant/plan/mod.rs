@@ -27,7 +27,7 @@ pub use gather::{GatherRequest, TenantPlanInputs};
 pub use judge::TenantVerdict;
 
 /// The attributes derived at plan time; unknown while the contract or the spec is.
-const DERIVED: [&str; 17] = [
+const DERIVED: [&str; 19] = [
     "governance",
     "id",
     "cluster_name",
@@ -45,7 +45,12 @@ const DERIVED: [&str; 17] = [
     "not_applicable_checks",
     "findings",
     "workload_role_name",
+    "compute_quota_name",
+    "compute_quota_description",
 ];
+
+/// The compute quota's arguments that default when unset (computed): `<team>-quota`, `hyperpod_tenant <team>`.
+const NAMED_BY_DEFAULT: [&str; 2] = ["compute_quota_name", "compute_quota_description"];
 
 /// The handoffs a tenant waits for: a rule reading one that is unknown is judged "skipped" now, for real at apply.
 const WAITED_FOR: [&str; 3] = ["scheduling_policy", "borrows_from", "allocation"];
@@ -55,12 +60,15 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     kept::carry_absolute_borrow_limits(change);
     // The handoffs (`contract`, `scheduling_policy`, `allocation`, `borrows_from`) are write-only: read from the
     // configuration.
-    let arguments = change.arguments();
+    let arguments = arguments_with_unset_names(change);
     refuse_unreadable_handoffs(&arguments)?;
-    // A workload role name known only at apply names the role, its ARN and every prediction: all wait for it.
-    let role_name_unknown = !change.config_attr("workload_role_name").is_known();
-    let Some((contract, config)) = decode(&arguments).filter(|_| !role_name_unknown) else {
-        defer(client.strict, change, &arguments, role_name_unknown);
+    // A workload role name, quota name or description known only at apply names objects every prediction shows:
+    // all wait for it.
+    let unknown_name = ["workload_role_name", NAMED_BY_DEFAULT[0], NAMED_BY_DEFAULT[1]]
+        .into_iter()
+        .find(|name| !change.config_attr(name).is_known());
+    let Some((contract, config)) = decode(&arguments).filter(|_| unknown_name.is_none()) else {
+        defer(client.strict, change, &arguments, unknown_name);
         return Ok(());
     };
     if change.prior.is_some() {
@@ -127,6 +135,15 @@ pub async fn resolve(
     planned: &Value,
     prior: Option<&Value>,
 ) -> Result<(TenantConfig, Value), Diagnostics> {
+    // At apply the configuration is known: a name still unknown is one the plan left to its default (computed).
+    let mut planned = planned.clone();
+    for name in NAMED_BY_DEFAULT {
+        if planned.get_attr(name).is_some_and(|v| !v.is_known()) {
+            let kept = prior.and_then(|p| p.get_attr(name)).cloned();
+            set_attr(&mut planned, name, kept.unwrap_or(Value::Null));
+        }
+    }
+    let planned = &planned;
     let Some((contract, config)) = decode(planned) else {
         return Err(Diagnostics::error(
             AttributePath::attr("contract"),
@@ -211,21 +228,34 @@ fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
 }
 
 /// Inputs unknown until apply: what they decide is planned unknown, and the rules wait with a warning.
-fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, role_name_unknown: bool) {
+/// The arguments, the quota's name and description left unset read as what they are: computed, so unknown in a
+/// create's planned value and the prior value in an update's, they are the default or the prior value, never
+/// "unknown".
+fn arguments_with_unset_names(change: &PlannedChange) -> Value {
+    let mut arguments = change.arguments();
+    for name in NAMED_BY_DEFAULT {
+        if change.config_attr(name).is_null() {
+            let kept = change.prior.as_ref().and_then(|p| p.get_attr(name)).cloned();
+            set_attr(&mut arguments, name, kept.unwrap_or(Value::Null));
+        }
+    }
+    arguments
+}
+
+/// `unknown_name`: the name argument known only at apply the tenant waits for, if that is what it waits for (else
+/// its contract).
+fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, unknown_name: Option<&'static str>) {
     for name in DERIVED {
         if change.config_attr(name).is_null() {
             change.set(name, Value::Unknown);
         }
     }
     change.set("governance", references::tenant_value(arguments));
-    let waiting_for = if role_name_unknown {
-        "workload_role_name"
-    } else {
-        "contract"
-    };
-    change
-        .diagnostics
-        .push(checklist::deferred(arguments, waiting_for, strict));
+    change.diagnostics.push(checklist::deferred(
+        arguments,
+        unknown_name.unwrap_or("contract"),
+        strict,
+    ));
 }
 
 /// No copy of the handoffs is kept, so a change in one is a change of what the tenant composes from them (its facts

@@ -46,11 +46,6 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
         &context.prior_components,
     );
     let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
-    let role_arn = model::role_arn(
-        &context.partition,
-        &inputs.contract.cluster.account_id,
-        &inputs.role_name,
-    );
     let quota_arn = match (context.prior_components.contains_key(QUOTA), &context.prior_quota_arn) {
         (true, Some(arn @ Value::String(_))) => arn.clone(),
         _ => Value::Unknown,
@@ -68,10 +63,8 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
         inputs.config.workload.as_ref().map(|w| &w.target_role_arn),
         Some(Setting::Unknown)
     );
-    BTreeMap::from([
+    let mut attributes = BTreeMap::from([
         ("namespace", text(inputs.config.namespace())),
-        ("workload_role_name", text(&inputs.role_name)),
-        ("workload_role_arn", text(role_arn)),
         ("compute_quota_id", recorded(QUOTA)),
         ("compute_quota_arn", quota_arn),
         ("pod_identity_association_id", recorded(POD_IDENTITY)),
@@ -85,6 +78,35 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
             },
         ),
         ("slurm_artefacts", Value::Null),
+    ]);
+    attributes.extend(names(inputs));
+    attributes
+}
+
+/// What the tenant names: its compute quota (as written, or by default) and its workload role, whose ARN is known
+/// now with a workload block and null without one (the name is kept, so adding a block later creates the role
+/// without a replacement).
+fn names(inputs: &TenantPlanInputs) -> Prediction {
+    let role_arn = model::role_arn(
+        &inputs.context.partition,
+        &inputs.contract.cluster.account_id,
+        &inputs.role_name,
+    );
+    BTreeMap::from([
+        ("compute_quota_name", text(inputs.config.compute_quota_name())),
+        (
+            "compute_quota_description",
+            text(inputs.config.compute_quota_description()),
+        ),
+        ("workload_role_name", text(&inputs.role_name)),
+        (
+            "workload_role_arn",
+            if inputs.config.workload.is_some() {
+                text(role_arn)
+            } else {
+                Value::Null
+            },
+        ),
     ])
 }
 
@@ -133,10 +155,13 @@ pub fn predicted_components(
         };
         out.insert(key, value);
     };
-    // The role by name, and each inline policy by the role it is on (its key names the policy).
-    add(ROLE.to_string(), Some(role_name.to_string()));
-    for name in role_policies(config, partition).keys() {
-        add(policy_component(name), Some(role_name.to_string()));
+    // The role by name, and each inline policy by the role it is on (its key names the policy): only a tenant with a
+    // workload identity has them.
+    if config.workload.is_some() {
+        add(ROLE.to_string(), Some(role_name.to_string()));
+        for name in role_policies(config, partition).keys() {
+            add(policy_component(name), Some(role_name.to_string()));
+        }
     }
     // Its id once recorded (a recorded failed write, `<id> (UpdateFailed)`, is planned back to the bare id).
     add(QUOTA.to_string(), prior.get(QUOTA).map(|value| quota_id(value)));

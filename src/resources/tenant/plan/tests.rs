@@ -298,3 +298,180 @@ fn a_quota_raised_outside_terraform_that_overcommits_the_cluster_is_named_beside
     let clean = judge(&inputs).expect("a verdict");
     assert!(clean.warnings.is_empty(), "{clean:?}");
 }
+
+/// A verdict as a reviewer reads it: each rule's outcome (without its wording) and where each finding points.
+fn verdict_of(config: &Value) -> Vec<(String, String)> {
+    let config = TenantConfig::from_value(config).expect("a wholly known configuration decodes");
+    let verdict = judge(&inputs(config, cluster(eks(), 8))).unwrap_or_else(|errors| panic!("{errors:?}"));
+    verdict
+        .report
+        .checks
+        .iter()
+        .map(|check| {
+            let outcome = match &check.outcome {
+                crate::governance::Outcome::Failed(findings) => {
+                    let paths: Vec<String> = findings.iter().map(|f| f.path.to_string()).collect();
+                    format!("failed at {}", paths.join(", "))
+                }
+                other => format!("{other:?}")
+                    .split([' ', '{', '('])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+            };
+            (check.rule.id().to_string(), outcome)
+        })
+        .collect()
+}
+
+/// The effective configuration decides, not its spelling: every input a rule reads that SageMaker (or EKS) gives a
+/// default when it is left out — the sharing (WKL-5, WKL-12), the borrow limit (WKL-5), the fair-share weight
+/// (WKL-6), the NetworkPolicy block (WKL-8), session tags (WKL-9) — plans one verdict written out or not. (Defaults
+/// of the schema itself, such as the verbs, are filled in by the protocol before any rule reads them.)
+#[test]
+fn a_default_written_out_or_left_out_is_one_verdict() {
+    use crate::protocol::object::object;
+    let base = || {
+        vec![
+            ("team", text("research")),
+            (
+                "quota",
+                Value::List(vec![object([
+                    ("instance_type", text("ml.p5.48xlarge")),
+                    ("count", Value::from(2_i64)),
+                ])]),
+            ),
+            ("priority_class", text("research")),
+            ("preempt_team_tasks", text("LowerPriority")),
+            ("activation_state", text("Enabled")),
+            ("viewer_groups", Value::List(vec![text("research-viewers")])),
+            ("operator_groups", Value::List(vec![text("research-operators")])),
+            ("viewer_verbs", Value::List(["get", "list", "watch"].map(text).to_vec())),
+            ("operator_verbs", Value::List(["create", "delete"].map(text).to_vec())),
+            ("workload", object([("service_account", text("research"))])),
+        ]
+    };
+    let with = |extra: Vec<(&'static str, Value)>| {
+        let mut attributes = base();
+        for (name, value) in extra {
+            attributes.retain(|(n, _)| *n != name);
+            attributes.push((name, value));
+        }
+        object(attributes)
+    };
+    let sharing = |strategy: &str, limit: Option<i64>| {
+        object([
+            ("strategy", text(strategy)),
+            ("borrow_limit", limit.map_or(Value::Null, Value::from)),
+        ])
+    };
+    let spaces = object([("priority_class", text("production"))]);
+    // (what the case shows, the attributes left out, the same written out)
+    type Spelling = Vec<(&'static str, Value)>;
+    let cases: Vec<(&str, Spelling, Spelling)> = vec![
+        (
+            "no sharing block is SageMaker's LendAndBorrow, 50 %",
+            vec![],
+            vec![("sharing", sharing("LendAndBorrow", Some(50)))],
+        ),
+        (
+            "a LendAndBorrow block without borrow_limit borrows 50 %",
+            vec![("sharing", sharing("LendAndBorrow", None))],
+            vec![("sharing", sharing("LendAndBorrow", Some(50)))],
+        ),
+        (
+            "no fair-share weight is weight 0",
+            vec![],
+            vec![("fair_share_weight", Value::from(0_i64))],
+        ),
+        (
+            "no network_policy block is default deny, DNS and same-namespace allowed",
+            vec![],
+            vec![(
+                "network_policy",
+                object([
+                    ("default_deny", Value::Bool(true)),
+                    ("allow_dns", Value::Bool(true)),
+                    ("allow_same_namespace", Value::Bool(true)),
+                ]),
+            )],
+        ),
+        (
+            "session tags are on unless disabled",
+            vec![],
+            vec![(
+                "workload",
+                object([
+                    ("service_account", text("research")),
+                    ("disable_session_tags", Value::Bool(false)),
+                ]),
+            )],
+        ),
+        (
+            "spaces without a sharing block lend and never borrow",
+            vec![("spaces", spaces.clone())],
+            vec![("spaces", spaces), ("sharing", sharing("Lend", None))],
+        ),
+    ];
+    for (case, left_out, written_out) in cases {
+        let (short, long) = (verdict_of(&with(left_out)), verdict_of(&with(written_out)));
+        assert_eq!(short, long, "{case}");
+        assert!(short.iter().any(|(rule, _)| rule == "WKL-5"), "{case}: {short:?}");
+    }
+    // And the two spellings are judged, not skipped: a recorded allocation that disagrees fails both alike.
+    let mut disagreeing = inputs(
+        TenantConfig::from_value(&with(vec![])).expect("decodes"),
+        cluster(eks(), 8),
+    );
+    if let Setting::Set(reference) = &mut disagreeing.references.allocation {
+        reference.item.sharing.insert(
+            "research".into(),
+            Sharing {
+                strategy: SharingStrategy::DontLend,
+                borrow_limit: None,
+                absolute_borrow_limits: Vec::new(),
+            },
+        );
+    }
+    let verdict = judge(&disagreeing).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let wkl_5 = verdict.report.check(RuleId::Wkl5).expect("WKL-5 judged");
+    assert!(wkl_5.is_failed(), "{wkl_5:?}");
+}
+
+/// A team's share without a workload identity, as AWS's task governance setups have it: a valid EKS tenant whose
+/// rules are all judged (CLU-6 and WKL-9 have no workload role to judge), with no role, service account or Pod
+/// Identity association planned; the workload role's name is kept for a workload block added later.
+#[test]
+fn a_tenant_without_a_workload_block_is_its_share_and_rbac_alone() {
+    let mut quota_only = config(2);
+    quota_only.workload = None;
+    let inputs = inputs(quota_only, cluster(eks(), 4));
+    let verdict = judge(&inputs).unwrap_or_else(|errors| panic!("{errors:?}"));
+    assert!(
+        verdict.refusals.is_empty() && verdict.warnings.is_empty(),
+        "{verdict:?}"
+    );
+    for rule in [RuleId::Clu6, RuleId::Wkl9, RuleId::Wkl11, RuleId::Wkl3] {
+        let check = verdict.report.check(rule).unwrap_or_else(|| panic!("{rule:?} judged"));
+        let not_applicable = matches!(check.outcome, crate::governance::Outcome::NotApplicable { .. });
+        assert!(check.is_passed() || not_applicable, "{check:?}");
+    }
+    let planned = predict(&inputs, &verdict);
+    assert_eq!(planned["workload_role_arn"], Value::Null);
+    assert_eq!(planned["workload_role_name"], text("hyperpod-ml-capacity-research"));
+    let Value::Map(components) = &planned["components"] else {
+        panic!("{planned:?}")
+    };
+    for absent in [
+        "iam_role",
+        "pod_identity_association",
+        "kubernetes/ServiceAccount/research-jobs",
+    ] {
+        assert!(!components.contains_key(absent), "{absent} in {components:?}");
+    }
+    assert!(
+        components.keys().any(|key| key.starts_with("kubernetes/Role/")),
+        "{components:?}"
+    );
+    assert!(components.contains_key("compute_quota"));
+}

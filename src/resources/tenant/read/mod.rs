@@ -103,6 +103,11 @@ impl Refresh<'_> {
             let value = components::quota_component(&quota.id, &quota.status);
             self.live.insert(QUOTA.to_string(), value);
             set_attr(&mut self.state, "compute_quota_arn", text(&quota.arn));
+            // The name and description as they are (a quota imported, or described in the console, keeps its own).
+            set_attr(&mut self.state, "compute_quota_name", text(&quota.name));
+            if let Some(description) = &quota.description {
+                set_attr(&mut self.state, "compute_quota_description", text(description));
+            }
             flatten_quota(&mut self.state, &quota);
         }
         Ok(())
