@@ -14,7 +14,9 @@ difference from AWS's request is named beside it (`Differences`) with why, and n
 * Studio access as AWS's add-user page grants it (the space policies alone, no cluster-scoped user policy) and as the
   "restrict task view" page does (the team namespace plus the template namespace and the cluster-scoped user policy).
 * Quota-shaped entries are checked alike at plan: an absolute borrow limit of an instance type the cluster has no
-  group of is refused at its entry (WKL-5), and the same entry twice is invalid at `terraform validate`.
+  group of is refused at its entry (WKL-5), the same entry twice is invalid at `terraform validate`, and an
+  allocation whose teams overcommit the cluster is refused at the entry of the team admitted last (WKL-3), whether
+  or not that team has a tenant yet.
 
 Each test's docstring names the page it transcribes; the requests are quoted from AWS's pages (AWS_SCHEDULER_CONFIG,
 aws_quota and the tests' `request`s).
@@ -298,6 +300,24 @@ def test_quota_shaped_entries_are_checked_alike_at_plan(tf):
     assert "another entry already" in error.detail, validated.describe()
     assert (validated.line(error) or "").strip().startswith(f'{{ instance_type = "{G5}", count = 2 }}'), \
         validated.describe()
+
+
+def test_an_allocation_that_overcommits_the_cluster_is_refused_before_the_overflowing_team_has_a_tenant(tf):
+    """5 of the cluster's 4 ml.g5.8xlarge guaranteed (alpha 2, zeta 3), no tenant of either yet: WKL-3 refuses the
+    allocation at zeta's entry (teams are admitted by name, as the tenants' WKL-3 admits them), and apply fails with
+    it before anything is recorded. (A tenant whose quota is that entry defers to the allocation: test_capacity.)"""
+    rows = f'alpha = {{ quota = [{{ instance_type = "{G5}", count = 2 }}] }}\n    ' \
+           f'zeta  = {{ quota = [{{ instance_type = "{G5}", count = 3 }}] }}'
+    tf.write(provider() + f'\nresource "hyperpod_cluster_allocation" "capacity" {{\n  cluster_name = "{CLUSTER}"\n'
+             f"  teams = {{\n    {rows}\n  }}\n}}\n")
+    tf.init()
+    verdict = tf.plan_json()
+    address = "hyperpod_cluster_allocation.capacity"
+    assert verdict.rules_by_address() == {address: [("WKL-3", "refused")]}, verdict.describe()
+    diag = next(d for d in verdict.diagnostics if d.rule == "WKL-3")
+    assert diag.detail.startswith('teams["zeta"].quota[0].count: '), diag.detail
+    applied = tf.apply_json()
+    assert applied.rc == 1 and [d.rule for d in applied.errors] == ["WKL-3"], applied.describe()
 
 
 def test_a_workload_identity_added_later_and_removed_again_converges(tf, sandbox):

@@ -269,14 +269,17 @@ def test_an_amount_of_an_instance_type_of_unknown_shape_fails_a_tenant_without_a
 # ---- 3. unlinked siblings ----------------------------------------------------------------------------------------
 def test_unlinked_siblings_overcommitting_the_group_fail_on_the_later_team_at_any_parallelism(tf):
     """alpha and beta each guaranteed SIBLING_SHARE of the training group, both referencing the allocation that
-    lists both, neither the other: beta (admitted after alpha by name) fails at its count, alpha passes, on the
-    first plan, identically whatever order Terraform plans them in."""
+    lists both, neither the other: the allocation's split overcommits the group, so the allocation is refused at
+    beta's entry (beta is admitted after alpha by name), once: beta's tenant, whose quota is that entry, defers to it
+    (issue 40), and alpha passes, on the first plan, identically whatever order Terraform plans them in."""
     tf.write(configuration({"alpha": [(P5, "count", SIBLING_SHARE)], "beta": [(P5, "count", SIBLING_SHARE)]}))
     verdicts = {parallelism: tf.plan_json(parallelism) for parallelism in ((), ("-parallelism=1",))}
     for parallelism, verdict in verdicts.items():
         assert verdict.rc == 2, f"{parallelism}: {verdict.describe()}"
-        verdict.assert_rule("WKL-3", BETA, "count")
-        assert verdict.rules_by_address() == {BETA: [("WKL-3", "refused")]}, f"{parallelism}: {verdict.describe()}"
+        assert verdict.rules_by_address() == {ALLOCATION: [("WKL-3", "refused")]}, \
+            f"{parallelism}: {verdict.describe()}"
+        (diag,) = verdict.diagnostics
+        assert diag.detail.startswith('teams["beta"].quota[0].count: '), diag.detail
     assert len({repr(v.rules_by_address()) for v in verdicts.values()}) == 1
 
 

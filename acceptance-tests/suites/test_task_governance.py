@@ -221,8 +221,9 @@ def lender(tf, sandbox):
 def test_partitions_that_fill_the_mig_groups_plan_clean_and_one_slice_more_is_refused_by_wkl_3_at_the_partition(tf):
     """production and research each guaranteed half the partitioned group's slices (research beside an inference
     instance, so its partition is quota[1]), the allocation listing both: no diagnostic at all, WKL-3 passed on
-    both. One slice more for research: WKL-3 refuses research (the later team) at quota[1].accelerator_partition, and
-    nothing else: a warning at plan, then apply's error before research writes anything."""
+    both. One slice more for research: the allocation's split overcommits the partitioned group, so WKL-3 refuses the
+    allocation at research's entry (research is the later team), and nothing else (research's tenant, whose quota is
+    that entry, defers to it: one report): a warning at plan, then apply's error before anything is written."""
     def config(research_slices: int) -> str:
         shares = {"production": [entry(P4D, accelerator_partition=(PROFILE, SLICES // 2))],
                   "research": [entry(G5, count=1), entry(P4D, accelerator_partition=(PROFILE, research_slices))]}
@@ -240,7 +241,8 @@ def test_partitions_that_fill_the_mig_groups_plan_clean_and_one_slice_more_is_re
     assert changes[RESEARCH]["after"]["quota"][1] == share(P4D, accelerator_partition=(PROFILE, SLICES // 2))
 
     tf.write(config(SLICES // 2 + 1))
-    assert_refused(tf, "WKL-3", RESEARCH, "quota[1].accelerator_partition", "accelerator_partition")
+    assert_refused(tf, "WKL-3", "hyperpod_cluster_allocation.capacity",
+                   'teams["research"].quota[1].accelerator_partition', "research")
 
 
 @pytest.mark.parametrize("instance_type, profile", [(P5, P5_PROFILE), (P4D, UNEXPOSED)],

@@ -628,29 +628,33 @@ pub fn names_cluster_capacity(view: &ClusterView, share: &QuotaShare, at: &Attri
     .err()?
 }
 
-/// WKL-3 on a cluster allocation's MIG shares: each names a profile an instance group of its type is split into
-/// (SageMaker refuses the others), at `teams["<team>"].quota[i].accelerator_partition`.
-pub fn allocation_partitions(allocation: &Allocation, groups: &[Capacity]) -> Vec<Finding> {
-    let view = ClusterView {
+/// The allocation's cluster with its instance groups and nothing else: what the allocation's own checks see.
+fn bare_view(allocation: &Allocation, groups: &[Capacity]) -> ClusterView {
+    fn empty<T>() -> super::tenancy::Inventory<T> {
+        super::tenancy::Inventory {
+            referenced: Vec::new(),
+            unresolved: Vec::new(),
+            live: Fact::Known(Vec::new()),
+        }
+    }
+    ClusterView {
         cluster_name: allocation.cluster_name.clone(),
         instance_groups: Fact::Known(groups.to_vec()),
         scheduling_policy: Fact::Known(None),
-        tenants: super::tenancy::Inventory {
-            referenced: Vec::new(),
-            unresolved: Vec::new(),
-            live: Fact::Known(Vec::new()),
-        },
+        tenants: empty(),
         projects: Fact::Known(Vec::new()),
-        restrictions: super::tenancy::Inventory {
-            referenced: Vec::new(),
-            unresolved: Vec::new(),
-            live: Fact::Known(Vec::new()),
-        },
+        restrictions: empty(),
         allocation: Setting::Unset,
         phase: Phase::Plan,
         neighbours: super::model::Neighbours::ReferencedOnly,
         policy_live: false,
-    };
+    }
+}
+
+/// WKL-3 on a cluster allocation's MIG shares: each names a profile an instance group of its type is split into
+/// (SageMaker refuses the others), at `teams["<team>"].quota[i].accelerator_partition`.
+pub fn allocation_partitions(allocation: &Allocation, groups: &[Capacity]) -> Vec<Finding> {
+    let view = bare_view(allocation, groups);
     let mut findings = Vec::new();
     for (team, row) in &allocation.teams {
         for (index, share) in row.iter().enumerate() {
@@ -664,8 +668,86 @@ pub fn allocation_partitions(allocation: &Allocation, groups: &[Capacity]) -> Ve
     findings
 }
 
-/// WKL-3 for the tenant whose own entry in `view.tenants.referenced` is at `at` (its quota attribute).
+/// WKL-3 on a cluster allocation's teams together: admitted by name, as the tenants' WKL-3 admits them, the entry of
+/// a team whose share does not fit beside those before it is refused at its unit (`teams["<team>"].quota[i].<unit>`),
+/// whether or not the team has a tenant yet. The split is the allocation's decision, so that is where the
+/// overcommit is reported; a tenant whose quota is its entry defers to it (`wkl_3`). Live quotas of teams the
+/// allocation does not list are the tenants' to count (they may change before apply).
+pub fn allocation_fits(allocation: &Allocation, groups: &[Capacity]) -> Vec<Finding> {
+    // An entry refused on its own (its instance type, shape or MIG profile) is not an overcommit: left out here.
+    let refused_alone: Vec<AttributePath> = allocation_entries(allocation, groups)
+        .into_iter()
+        .chain(allocation_partitions(allocation, groups))
+        .map(|finding| finding.path)
+        .collect();
+    let mut findings = Vec::new();
+    for (team, quota) in &allocation.teams {
+        let at = super::paths::allocation::quota(team);
+        let mut view = bare_view(allocation, groups);
+        view.tenants.referenced.push(Referenced {
+            at: at.clone(),
+            cluster_name: allocation.cluster_name.clone(),
+            item: TenantCapacity {
+                team: team.clone(),
+                quota: quota.clone(),
+                sharing: None,
+            },
+        });
+        view.allocation = Setting::Set(Referenced {
+            at: at.clone(),
+            cluster_name: allocation.cluster_name.clone(),
+            item: allocation.clone(),
+        });
+        findings.extend(
+            judged(&view, at)
+                .findings()
+                .iter()
+                .filter(|finding| !refused_alone.iter().any(|path| finding.path.0.starts_with(&path.0)))
+                .filter(|finding| !finding.path.attribute_names().any(|name| name == "instance_type"))
+                .cloned(),
+        );
+    }
+    findings
+}
+
+/// Whether the allocation refuses `own`'s entry (its rows alone do not fit the cluster) while `own`'s quota is that
+/// entry: the violation is the allocation's, reported there.
+fn refused_on_the_allocation(allocation: &Allocation, groups: &[Capacity], own: &TenantCapacity) -> bool {
+    let entry = super::paths::allocation::quota(&own.team);
+    allocation
+        .teams
+        .get(&own.team)
+        .is_some_and(|row| same_shares(row, &own.quota))
+        && allocation_fits(allocation, groups)
+            .iter()
+            .any(|finding| finding.path.0.starts_with(&entry.0))
+}
+
+/// WKL-3 for the tenant whose own entry in `view.tenants.referenced` is at `at` (its quota attribute). A quota that
+/// is its allocation entry, where the allocation's own split does not fit, is the allocation's violation: reported
+/// there once (`allocation_fits`), not again on the tenant.
 pub fn wkl_3(view: &ClusterView, at: AttributePath) -> Check {
+    let rule = RuleId::Wkl3;
+    if let (Fact::Known(groups), Setting::Set(reference)) = (&view.instance_groups, &view.allocation)
+        && reference.cluster_name == view.cluster_name
+        && let Some(own) = view.tenants.referenced.iter().find(|r| r.at == at).map(|r| &r.item)
+        && refused_on_the_allocation(&reference.item, groups, own)
+    {
+        return Check::not_applicable(
+            rule,
+            format!(
+                "team {:?}'s quota is its entry in the cluster allocation, whose split of cluster {:?} does not fit \
+                 the instance groups: refused on hyperpod_cluster_allocation, at teams[{:?}]",
+                own.team, view.cluster_name, own.team
+            ),
+        );
+    }
+    judged(view, at)
+}
+
+/// WKL-3 as the tenant's entry is admitted beside the others (`wkl_3` without deferring to the allocation): also
+/// what a drifted live quota is judged with (the allocation's row replaced by what is live).
+pub fn judged(view: &ClusterView, at: AttributePath) -> Check {
     let rule = RuleId::Wkl3;
     let groups = match &view.instance_groups {
         Fact::Known(groups) => groups,

@@ -132,6 +132,10 @@ fn amounts(instance_type: &str, accelerators: Option<i64>, vcpu: Option<f64>, me
 }
 
 /// The fixture view with the tenant's own quota and the allocation's row for it both `quota`.
+fn paths_of(findings: &[crate::Finding]) -> Vec<String> {
+    findings.iter().map(|f| f.path.to_string()).collect()
+}
+
 fn with_own_quota(quota: Vec<QuotaShare>) -> ClusterView {
     let mut view = view();
     view.tenants.referenced[0].item.quota = quota.clone();
@@ -215,10 +219,21 @@ fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
         check.findings()[0].problem.contains("does not know the shape"),
         "{check:?}"
     );
-    // Whole instances of an unknown type are still counted, in instances.
+    // Whole instances of an unknown type are still counted, in instances: 3 of 2 is the allocation's overcommit,
+    // refused there at the entry; the tenant whose quota is that entry defers to it.
     let mut counted = with_own_quota(vec![share("ml.x9.48xlarge", 3)]);
     counted.instance_groups = Fact::Known(vec![examples::capacity("ml.x9.48xlarge", 2)]);
-    assert_eq!(paths(&wkl_3(&counted, path::quota())), ["quota[0].count"]);
+    let deferred = wkl_3(&counted, path::quota());
+    assert!(
+        matches!(deferred.outcome, crate::Outcome::NotApplicable { .. }),
+        "{deferred:?}"
+    );
+    let Setting::Set(reference) = &counted.allocation else {
+        panic!("the fixture references an allocation")
+    };
+    let groups = [examples::capacity("ml.x9.48xlarge", 2)];
+    let refused = crate::capacity::allocation_fits(&reference.item, &groups);
+    assert_eq!(paths_of(&refused), [r#"teams["research"].quota[0].count"#]);
     // Another team's share in a unit that cannot be resolved (a profile its GPUs do not have): not passed, and not
     // failed on this tenant.
     let mut partitions = view_with_partitions();
@@ -343,10 +358,17 @@ fn wkl_3_siblings_in_the_allocation_are_admitted_by_team_name_and_only_the_one_t
         wkl_3(&view, path::quota())
     };
     assert!(sibling("alpha").is_passed(), "alpha comes first and fits");
+    // beta does not fit beside alpha: the allocation's split overcommits the cluster, refused on the allocation at
+    // beta's entry (whether or not beta has a tenant yet); beta's tenant defers to it, so it is reported once.
     let beta = sibling("beta");
-    assert_eq!(paths(&beta), ["quota[0].count"]);
+    assert!(matches!(beta.outcome, crate::Outcome::NotApplicable { .. }), "{beta:?}");
+    let Setting::Set(reference) = allocation(&[("alpha", 3), ("beta", 3)]) else {
+        panic!("an allocation")
+    };
+    let refused = crate::capacity::allocation_fits(&reference.item, &[examples::capacity("ml.p5.48xlarge", 4)]);
+    assert_eq!(paths_of(&refused), [r#"teams["beta"].quota[0].count"#]);
     assert_eq!(
-        beta.findings()[0].observed,
+        refused[0].observed,
         "ml.p5.48xlarge: 6 instances guaranteed (alpha 3 instances, beta 3 instances) but the instance groups have \
          4 instances"
     );

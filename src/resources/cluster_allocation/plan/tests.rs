@@ -100,3 +100,23 @@ fn a_mig_share_of_a_type_whose_groups_are_not_partitioned_is_refused_at_its_entr
     let paths: Vec<String> = errors.0.iter().map(|d| d.path.to_string()).collect();
     assert_eq!(paths, [r#"teams["research"].quota[0].accelerator_partition"#]);
 }
+
+#[test]
+fn shares_that_overcommit_the_cluster_are_refused_on_the_team_admitted_last_before_any_tenant_exists() {
+    // 9 of 8 p5 instances: teams are admitted by name, so zeta's share is the one that does not fit.
+    let inputs = inputs(&[
+        ("alpha", vec![count("ml.p5.48xlarge", 5)]),
+        ("zeta", vec![count("ml.p5.48xlarge", 4)]),
+    ]);
+    let errors = judge(&inputs).expect_err("9 of 8 instances");
+    let paths: Vec<String> = errors.0.iter().map(|d| d.path.to_string()).collect();
+    assert_eq!(paths, [r#"teams["zeta"].quota[0].count"#]);
+    assert!(errors.0[0].summary.starts_with("[WKL-3]"), "{}", errors.0[0].summary);
+    assert!(errors.0[0].detail.contains("overcommit"), "{}", errors.0[0].detail);
+    // Exactly full is fine.
+    judge(&self::inputs(&[
+        ("alpha", vec![count("ml.p5.48xlarge", 4)]),
+        ("zeta", vec![count("ml.p5.48xlarge", 4)]),
+    ]))
+    .expect("8 of 8 fit");
+}

@@ -189,7 +189,8 @@ fn live_drift(inputs: &TenantPlanInputs, orchestrator: Orchestrator, live: &Repo
     {
         reference.item.teams.insert(drifted.team.clone(), drifted.quota.clone());
     }
-    let check = capacity::wkl_3(&view, paths::tenant::quota());
+    // As admitted, not deferred to the allocation: its row now holds what is live, which the allocation never said.
+    let check = capacity::judged(&view, paths::tenant::quota());
     Diagnostics(
         check
             .findings()

@@ -123,23 +123,32 @@ fn a_tenant_that_fits_is_judged_on_every_rule_and_each_object_is_named_before_it
 }
 
 #[test]
-fn a_quota_the_instance_groups_cannot_hold_is_refused_by_wkl_3_at_the_entry_and_recorded_failed() {
+fn a_quota_whose_allocation_entry_the_instance_groups_cannot_hold_is_the_allocations_to_refuse() {
+    // The allocation gives research 6 of 4 p5 instances and the tenant asks for exactly that: the split is the
+    // allocation's, refused there at its entry (`cluster_allocation::plan`); the tenant does not report it again.
     let inputs = inputs(config(6), cluster(eks(), 4));
-    let verdict = judge(&inputs).expect("a refusal is a verdict");
-    let wkl_3 = verdict
-        .refusals
-        .0
-        .iter()
-        .find(|d| d.summary.starts_with("[WKL-3]"))
-        .unwrap_or_else(|| panic!("{verdict:?}"));
-    assert_eq!(wkl_3.path.to_string(), "quota[0].count");
-    // The plan still says what would be composed, and the checklist it records says WKL-3 failed.
-    let planned = predict(&inputs, &verdict);
-    let Value::List(rows) = &planned["findings"] else {
-        panic!("{planned:?}")
+    let verdict = judge(&inputs).expect("a verdict");
+    assert!(
+        verdict.refusals.is_empty() && verdict.live_refusals.is_empty(),
+        "{verdict:?}"
+    );
+    let wkl_3 = verdict.report.check(RuleId::Wkl3).expect("WKL-3 judged");
+    let crate::governance::Outcome::NotApplicable { why } = &wkl_3.outcome else {
+        panic!("{wkl_3:?}")
     };
-    assert_eq!(rows[0].get_attr("rule"), Some(&text("WKL-3")));
-    assert_eq!(rows[0].get_attr("status"), Some(&text("failed")));
+    assert!(why.contains("hyperpod_cluster_allocation"), "{why}");
+    // Without an allocation the tenant itself is refused, in the live judgement and at apply.
+    let mut alone = self::inputs(config(6), cluster(eks(), 4));
+    alone.references.allocation = Setting::Unset;
+    let verdict = judge(&alone).expect("a verdict");
+    let refused: Vec<String> = verdict
+        .refusals
+        .iter()
+        .chain(verdict.live_refusals.iter())
+        .filter(|d| d.summary.starts_with("[WKL-3]"))
+        .map(|d| d.path.to_string())
+        .collect();
+    assert_eq!(refused, ["quota[0].count"], "{verdict:?}");
 }
 
 #[test]
