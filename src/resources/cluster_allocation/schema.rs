@@ -77,8 +77,9 @@ pub fn schema() -> Schema {
              (`allocation = hyperpod_cluster_allocation.<name>.governance`), so WKL-3 counts every team planned \
              in the configuration on the first plan, whatever order Terraform plans them in; each project binding \
              references it too, so CLU-2 sees the cluster's other teams. Where the shares overcommit an instance \
-             type, teams are admitted by name and the tenant whose share does not fit fails. `capacity` shows each \
-             instance type's total beside what the instance groups hold.",
+             type, teams are admitted by name and the allocation is refused at the entry of the team that does not \
+             fit (WKL-3; that team's tenant defers to it). `capacity` shows each instance type's total beside what \
+             the instance groups hold.",
         )
         .attribute(
             Attribute::string("id")
