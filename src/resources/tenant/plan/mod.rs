@@ -233,9 +233,18 @@ fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
 /// "unknown".
 fn arguments_with_unset_names(change: &PlannedChange) -> Value {
     let mut arguments = change.arguments();
+    // The prior names are the object's only while it stays the same team on the same cluster; a replacement (a new
+    // team, another cluster) takes the defaults, never the quota it replaces.
+    let cluster = arguments.get_attr("contract").and_then(|c| string(c, "cluster_name"));
+    let same_object = change.prior.as_ref().filter(|prior| {
+        string(prior, "team") == string(&arguments, "team")
+            && cluster
+                .as_ref()
+                .is_none_or(|cluster| string(prior, "cluster_name").as_ref() == Some(cluster))
+    });
     for name in NAMED_BY_DEFAULT {
         if change.config_attr(name).is_null() {
-            let kept = change.prior.as_ref().and_then(|p| p.get_attr(name)).cloned();
+            let kept = same_object.and_then(|p| p.get_attr(name)).cloned();
             set_attr(&mut arguments, name, kept.unwrap_or(Value::Null));
         }
     }
