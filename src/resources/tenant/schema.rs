@@ -493,7 +493,9 @@ pub fn schema() -> Schema {
                 "Description of the compute quota (`Description`, up to 1024 characters; `\"\"` for none). \
                  Defaults to `hyperpod_tenant <team>`; an imported quota keeps its own.",
             )
-            .validate(LengthBetween { min: 0, max: 1024 }),
+            .validate(LengthBetween { min: 0, max: 1024 })
+            // SageMaker's `EntityDescription` pattern, as the scheduling policy's description.
+            .validate(crate::resources::scheduling_policy::PrintableText),
     )
     .attribute(computed(
         "workload_role_arn",
