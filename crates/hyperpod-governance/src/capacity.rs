@@ -703,7 +703,6 @@ pub fn allocation_fits(allocation: &Allocation, groups: &[Capacity]) -> Vec<Find
                 .findings()
                 .iter()
                 .filter(|finding| !refused_alone.iter().any(|path| finding.path.0.starts_with(&path.0)))
-                .filter(|finding| !finding.path.attribute_names().any(|name| name == "instance_type"))
                 .cloned(),
         );
     }
