@@ -381,6 +381,23 @@ const KMS_GRANTS: &[Permission] = &[
     call("kms:RevokeGrant", "revokes them"),
 ];
 
+const ALLOCATION_CLAIM: &[Permission] = &[
+    call(
+        "ssm:GetParameter",
+        "reads which allocation holds the cluster (`/hyperpod-governance/cluster-allocations/<cluster>`)",
+    ),
+    call(
+        "ssm:PutParameter",
+        "claims the cluster for the allocation (one allocation per cluster) and records its teams",
+    ),
+    Permission::implied(
+        "ssm:AddTagsToResource",
+        "ssm:PutParameter",
+        "tags that record when the claim is created (SSM checks ssm:AddTagsToResource on a PutParameter with tags)",
+    ),
+    call("ssm:DeleteParameter", "gives the claim up with the allocation"),
+];
+
 const SCHEDULER_CONFIG: &[Permission] = &[
     call(
         "sagemaker:ListClusterSchedulerConfigs",
@@ -635,7 +652,7 @@ pub const CALLERS: &[Caller] = &[
     Caller {
         name: "hyperpod_cluster_allocation",
         kind: Kind::Resource,
-        aws: &[HYPERPOD_CLUSTER],
+        aws: &[HYPERPOD_CLUSTER, ALLOCATION_CLAIM],
         kubernetes: &[],
     },
     Caller {

@@ -11,12 +11,16 @@ never says passed for a quota apply will refuse.
   allocation: a warning, not evaluated at plan).
 * Two applies of two states at once, each alone within capacity: one succeeds, the other fails WKL-3 and leaves no
   quota, role or namespace object of its team.
+* A second allocation of one cluster, in another root: refused at its `cluster_name` at plan and at apply, before
+  anything of its teams is written; two applied at once: one holds the cluster; moved between roots with a `removed`
+  block and an `import` block, without a refusal.
 * A good two-team allocation plans clean; a 0.3-shaped configuration (no allocation) warns that WKL-3 is not
   evaluated at plan, and applies; 0.3-shaped siblings that overcommit are not passed at plan, and apply admits one.
 
 The capacity figures come from the fixture's instance groups and the public shape of their instance types, as the
 sandbox's SageMaker fills and checks quotas by them (sandbox/sagemaker.py `_INSTANCE_SHAPES`).
 """
+import json
 import time
 
 import pytest
@@ -341,6 +345,32 @@ def settled(condition, timeout: float = 30.0):
     return value
 
 
+def releasing_held_creates(sandbox):
+    """For `apply_at_once`: waits until both applies' held CreateComputeQuota calls are held (or an apply ended), then
+    releases them, so both quotas exist before either apply looks again."""
+    def release(running):
+        while len(sandbox.held()) < 2 and all(run.running() for run in running.values()):
+            time.sleep(0.05)
+        sandbox.release_held()
+    return release
+
+
+def apply_at_once(roots: dict, while_running=None) -> tuple[dict, str, str, str]:
+    """`terraform apply` of every root at once (`while_running(running)` called meanwhile): the verdicts, a report for
+    failure messages, the one root that succeeded and the one that did not (exactly one of two must succeed)."""
+    running = {name: root.start("apply", "-json", "-auto-approve", "-input=false") for name, root in roots.items()}
+    if while_running:
+        while_running(running)
+    results = {name: run.wait() for name, run in running.items()}
+    verdicts = {name: PlanVerdict.from_plan_output(r.rc, r.stdout, roots[name].dir, r.stderr, r)
+                for name, r in results.items()}
+    report = "\n".join(f"{name}: {v.describe()}" for name, v in verdicts.items())
+    winners = [name for name, v in verdicts.items() if v.rc == 0]
+    assert len(winners) == 1, report
+    (loser,) = set(roots) - set(winners)
+    return verdicts, report, winners[0], loser
+
+
 def assert_only_admitted(sandbox, winner: str, loser: str, report: str) -> None:
     """Of the two teams, the sandbox holds the winner's compute quota, workload role and namespace, and nothing of the
     loser's (its quota refused or withdrawn, deletions settled)."""
@@ -358,8 +388,9 @@ def assert_only_admitted(sandbox, winner: str, loser: str, report: str) -> None:
 @pytest.mark.sandbox_only(reason="reads the sandbox inventory; switches the sandbox's capacity reading")
 @pytest.mark.parametrize("reading", ["refuse", "accept"])
 def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_other(tf, sandbox, tmp_path, reading):
-    """Two root modules (two states), each with its own allocation listing only its team, each team guaranteed
-    SIBLING_SHARE of the training group: each plan passes alone, together they overcommit it. Both applies start at
+    """Two root modules (two states), each with a tenant and no allocation (a cluster has one allocation: a second is
+    refused, test_a_second_allocation_*), each team guaranteed SIBLING_SHARE of the training group: each plan passes
+    alone (WKL-3 not evaluated at plan), together they overcommit it. Both applies start at
     once: exactly one succeeds; the other fails with WKL-3 (its quota is its first write, and it is refused or
     withdrawn), and the sandbox holds the winner's quota only, with no workload role or namespace object of the
     loser. Whether AWS refuses an overcommitting quota is undocumented: under "refuse" the sandbox refuses the
@@ -369,28 +400,16 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
     dirs = {"alpha": tf, "beta": Terraform(tmp_path / "beta", sandbox.env())}
     sandbox.reset_calls()
     for team, terraform in dirs.items():
-        terraform.write(configuration({team: [(P5, "count", SIBLING_SHARE)]}))
+        terraform.write(configuration({team: [(P5, "count", SIBLING_SHARE)]}, with_allocation=False))
         alone = terraform.plan_json()
         assert alone.rc == 2 and not alone.errors, f"{team}: {alone.describe()}"
     if reading == "accept":
         # Hold both creates' answers (the quotas exist meanwhile) so that both claims are made before either
         # pipeline looks again: the claim check, not an earlier read, must then decide.
         sandbox.fault("CreateComputeQuota", "hold", count=2)
-    running = {team: terraform.start("apply", "-json", "-auto-approve", "-input=false")
-               for team, terraform in dirs.items()}
-    if reading == "accept":
-        while len(sandbox.held()) < 2 and all(run.running() for run in running.values()):
-            time.sleep(0.05)
-        sandbox.release_held()
-    results = {team: run.wait() for team, run in running.items()}
-    verdicts = {team: PlanVerdict.from_plan_output(r.rc, r.stdout, dirs[team].dir, r.stderr, r)
-                for team, r in results.items()}
-    report = "\n".join(f"{team}: {v.describe()}" for team, v in verdicts.items())
-    winners = [team for team, v in verdicts.items() if v.rc == 0]
-    assert len(winners) == 1, report
-    (winner,) = winners
-    (loser,) = set(dirs) - {winner}
-    assert verdicts[loser].rc != 0, report
+
+    held = releasing_held_creates(sandbox) if reading == "accept" else None
+    verdicts, report, winner, loser = apply_at_once(dirs, held)
     assert [(d.rule, d.address) for d in verdicts[loser].errors] == [("WKL-3", f"hyperpod_tenant.{loser}")], report
 
     assert_only_admitted(sandbox, winner, loser, report)
@@ -403,6 +422,91 @@ def test_two_states_applied_at_once_admit_one_team_and_leave_nothing_of_the_othe
         assert (created, withdrawn) in ((2, 1), (1, 0)), calls
     else:
         assert withdrawn == 0, calls
+
+
+# ---- 5b. one cluster, one allocation -------------------------------------------------------------------------------
+def claim(sandbox) -> dict | None:
+    """The teams the cluster's claim records (the provider's Parameter Store record of which allocation holds the
+    cluster), or None when nobody holds it."""
+    ssm = sandbox.client("ssm")
+    try:
+        value = ssm.get_parameter(Name=f"/hyperpod-governance/cluster-allocations/{CLUSTER}")["Parameter"]["Value"]
+    except ssm.exceptions.ParameterNotFound:
+        return None
+    return json.loads(value)["teams"]
+
+
+ALPHA_SHARE, BETA_SHARE = [(P5, "count", 2)], [(P5, "count", 3)]
+
+
+@pytest.mark.sandbox_only(reason="reads the sandbox inventory and the provider's claim parameter")
+def test_a_second_allocation_of_a_cluster_in_another_root_is_refused_and_moves_by_import(tf, sandbox, tmp_path):
+    """Root alpha applies its allocation and tenant; root beta, a second allocation of the same cluster (its team
+    alone fits): the plan refuses it at `cluster_name` (WKL-3), apply refuses it before anything is written (no
+    quota, role or namespace object of beta), and beta's destroy succeeds. Then the documented move: alpha drops the
+    allocation with a `removed` block (its tenant goes on without), beta imports it by the cluster's name listing
+    both teams: no refusal, one apply, an empty next plan, and the claim records both teams."""
+    beta = Terraform(tmp_path / "beta", sandbox.env())
+    tf.write(configuration({"alpha": ALPHA_SHARE}))
+    tf.apply()
+    assert set(claim(sandbox)) == {"alpha"}
+
+    beta.write(configuration({"beta": BETA_SHARE}))
+    planned = beta.plan_json()
+    assert planned.rc == 2 and not planned.errors, planned.describe()
+    planned.assert_rule("WKL-3", ALLOCATION, "cluster_name")
+    assert [d.address for d in planned.refusals] == [ALLOCATION], planned.describe()
+    applied = beta.apply_json()
+    assert applied.rc == 1, applied.describe()
+    (refused,) = applied.errors
+    assert (refused.rule, refused.address) == ("WKL-3", ALLOCATION), applied.describe()
+    assert applied.line(refused).strip().startswith("cluster_name ="), applied.describe()
+    assert "beta" not in quota_teams(sandbox) and team_objects(sandbox.inventory(), "beta") == []
+    assert set(claim(sandbox)) == {"alpha"}, "the refused allocation took nothing"
+    assert beta.destroy(check=False).rc == 0
+
+    tf.write(provider() + contract("alpha") + tenant("alpha", ALPHA_SHARE, with_allocation=False) + """
+removed {
+  from = hyperpod_cluster_allocation.capacity
+  lifecycle {
+    destroy = false
+  }
+}
+""")
+    tf.apply()
+    assert set(claim(sandbox)) == {"alpha"}, "a removed block leaves the claim with the allocation"
+    beta.write(provider() + contract("beta") + allocation({"alpha": ALPHA_SHARE, "beta": BETA_SHARE})
+               + tenant("beta", BETA_SHARE) + f"""
+import {{
+  to = {ALLOCATION}
+  id = "{CLUSTER}"
+}}
+""")
+    moved = beta.plan_json()
+    assert moved.rc == 2 and not moved.refusals and not moved.errors, moved.describe()
+    beta.apply()
+    assert set(claim(sandbox)) == {"alpha", "beta"}
+    assert beta.plan_json().rc == 0
+
+
+@pytest.mark.sandbox_only(reason="reads the provider's claim parameter")
+def test_two_allocations_of_a_cluster_applied_at_once_leave_one_holding_it(tf, sandbox, tmp_path):
+    """Two roots, each creating an allocation of the same cluster, both `terraform apply` at once: the claim's
+    test-and-set (PutParameter without Overwrite) admits one; the other fails WKL-3 at its `cluster_name` and
+    creates nothing. Both destroys succeed, and only the holder's gives the claim up."""
+    roots = {"alpha": tf, "beta": Terraform(tmp_path / "beta", sandbox.env())}
+    for team, root in roots.items():
+        root.write(provider() + allocation({team: ALPHA_SHARE}))
+        assert root.plan_json().rc == 2
+    verdicts, report, winner, loser = apply_at_once(roots)
+    (refused,) = verdicts[loser].errors
+    assert (refused.rule, refused.address) == ("WKL-3", ALLOCATION), report
+    assert verdicts[loser].line(refused).strip().startswith("cluster_name ="), report
+    assert set(claim(sandbox)) == {winner}, report
+    assert roots[loser].destroy(check=False).rc == 0
+    assert set(claim(sandbox)) == {winner}, "the loser's destroy leaves the holder's claim"
+    assert roots[winner].destroy(check=False).rc == 0
+    assert claim(sandbox) is None
 
 
 # ---- 6. a good allocation ------------------------------------------------------------------------------------------

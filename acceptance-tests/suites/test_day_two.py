@@ -10,7 +10,6 @@ associations, access entries and their policies, connections and memberships. Tr
 Terraform may vary run at `-parallelism=1` and at the default.
 """
 import os
-import time
 from dataclasses import replace
 
 import pytest
@@ -18,7 +17,14 @@ import pytest
 from day_two import CLUSTERS, Team, World, holdings, memberships
 from harness import PlanVerdict, Terraform
 from hcl import FX, days_ago
-from test_capacity import SIBLING_SHARE, configuration as capacity_configuration, quota_teams, settled
+from test_capacity import (
+    SIBLING_SHARE,
+    apply_at_once,
+    configuration as capacity_configuration,
+    quota_teams,
+    releasing_held_creates,
+    settled,
+)
 
 pytestmark = pytest.mark.provider
 
@@ -374,16 +380,17 @@ RACES = int(os.environ.get("HYPERPOD_RACES", "20"))
 
 @pytest.mark.sandbox_only(reason="reads the sandbox inventory; switches the sandbox's capacity reading; holds calls")
 def test_races_of_two_roots_always_end_with_one_survivor_and_wkl_3_on_the_other(tf, sandbox, tmp_path):
-    """Two root modules (two states), each with an allocation listing only its own team, each team guaranteed
-    SIBLING_SHARE of the training group: each fits alone, not together. Both `terraform apply` at once, RACES times,
-    under both readings of whether SageMaker refuses an overcommitting quota (and, accepting, with both creates held
-    until both are made, so only the claim check can decide). Every race ends with exactly one survivor and a WKL-3
-    error on the other tenant, never an inconsistent final plan or result; then the losing root's `terraform
-    destroy` (its refresh plans the refused tenant again) and the winner's both succeed, and no quota of either team
-    is left before the next race."""
+    """Two root modules (two states), each with a tenant and no allocation (one cluster has one allocation), each team
+    guaranteed SIBLING_SHARE of the training group: each fits alone, not together. Both `terraform apply` at once,
+    RACES times, under both readings of whether SageMaker refuses an overcommitting quota (and, accepting, with both
+    creates held until both are made, so only the claim check can decide). Every race ends with exactly one survivor
+    and a WKL-3 error on the other tenant, never an inconsistent final plan or result; then the losing root's
+    `terraform destroy` (its refresh plans the refused tenant again) and the winner's both succeed, and no quota of
+    either team is left before the next race."""
     roots = {"alpha": tf, "beta": Terraform(tmp_path / "beta", sandbox.env())}
     for team, root in roots.items():
-        root.write(capacity_configuration({team: [(P5, "count", SIBLING_SHARE)]}))
+        root.write(capacity_configuration({team: [(P5, "count", SIBLING_SHARE)]}, with_allocation=False))
+
     readings = ("refuse", "accept", "accept")  # the second accept without a hold: timing decides who looks first
     outcomes = []
     try:
@@ -393,24 +400,12 @@ def test_races_of_two_roots_always_end_with_one_survivor_and_wkl_3_on_the_other(
             sandbox.admin("PUT", "settings", {"quota_capacity": reading})
             if held:
                 sandbox.fault("CreateComputeQuota", "hold", count=2)
-            running = {team: root.start("apply", "-json", "-auto-approve", "-input=false")
-                       for team, root in roots.items()}
-            if held:
-                while len(sandbox.held()) < 2 and all(run.running() for run in running.values()):
-                    time.sleep(0.05)
-                sandbox.release_held()
-            results = {team: run.wait() for team, run in running.items()}
-            verdicts = {team: PlanVerdict.from_plan_output(r.rc, r.stdout, roots[team].dir, r.stderr, r)
-                        for team, r in results.items()}
-            report = f"race {race} ({reading}{', held' if held else ''}):\n" + "\n".join(
-                f"{team}: {v.describe()}" for team, v in verdicts.items())
-            winners = [team for team, v in verdicts.items() if v.rc == 0]
-            assert len(winners) == 1, report
-            (loser,) = set(roots) - set(winners)
+            verdicts, report, winner, loser = apply_at_once(roots, releasing_held_creates(sandbox) if held else None)
+            report = f"race {race} ({reading}{', held' if held else ''}):\n{report}"
             assert [(d.rule, d.address) for d in verdicts[loser].errors] == [
                 ("WKL-3", f"hyperpod_tenant.{loser}")], report
-            outcomes.append(winners[0])
-            for root in (roots[loser], roots[winners[0]]):
+            outcomes.append(winner)
+            for root in (roots[loser], roots[winner]):
                 destroyed = root.destroy(check=False)
                 assert destroyed.rc == 0, f"{report}\n{destroyed.stdout}{destroyed.stderr}"
             assert settled(lambda: not quota_teams(sandbox) & set(roots)), report

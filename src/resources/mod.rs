@@ -11,6 +11,7 @@ pub mod handoff;
 pub mod import_id;
 pub mod inventory;
 pub mod kubernetes_reads;
+pub mod printable_text;
 pub mod project_binding;
 pub mod project_facts;
 pub mod quota_share;

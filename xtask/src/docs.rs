@@ -665,9 +665,20 @@ fn rule_notes(rule: RuleId) -> Option<String> {
             "{WKL_5_REQUIRES}\n{}\n",
             fenced("terraform", include_str!("../../examples/aws-two-teams/main.tf"))
         )),
+        RuleId::Wkl3 => Some(WKL_3_ONE_ALLOCATION.to_string()),
         _ => None,
     }
 }
+
+const WKL_3_ONE_ALLOCATION: &str = "\
+**One cluster, one allocation.** Two allocations of one cluster each judge only their own teams, so together they \
+can overcommit it. Each allocation claims its cluster (the Parameter Store parameter \
+`/hyperpod-governance/cluster-allocations/<cluster>`, recording its teams); a second allocation of the cluster, in \
+this configuration or another, is refused at its `cluster_name`, at plan once the first holds the claim and at apply \
+always (of two applied at once, one holds the cluster). To move an allocation to another configuration, drop it with \
+a `removed` block (`destroy = false`) and import it where it goes by the cluster's name: import takes the claim \
+over with its teams.
+";
 
 const WKL_5_REQUIRES: &str = "\
 **What WKL-5 requires.** A borrow limit (1-500 %) and absolute borrow limits only with `LendAndBorrow`, each \

@@ -709,6 +709,27 @@ pub fn allocation_fits(allocation: &Allocation, groups: &[Capacity]) -> Vec<Find
     findings
 }
 
+/// WKL-3 on an allocation of a cluster another allocation already splits (`holder_teams`: that allocation's
+/// teams). Each split could fit on its own while the two together overcommit, and each tenant would be held to
+/// whichever it references: one cluster, one allocation.
+pub fn allocation_claimed_elsewhere(cluster_name: &str, holder_teams: &[String]) -> Finding {
+    let teams = if holder_teams.is_empty() {
+        "no team yet".to_string()
+    } else {
+        holder_teams.join(", ")
+    };
+    Finding::new(
+        RuleId::Wkl3,
+        super::paths::allocation::cluster_name(),
+        format!(
+            "cluster {cluster_name:?} is already split by another hyperpod_cluster_allocation (its teams: {teams})"
+        ),
+        "two allocations of one cluster each judge only their own teams, so together they can overcommit it",
+        "list these teams in that allocation, or move it here: `removed` block (destroy = false) where it is, then \
+         import it here by the cluster's name",
+    )
+}
+
 /// Whether the allocation refuses `own`'s entry (its rows alone do not fit the cluster) while `own`'s quota is that
 /// entry: the violation is the allocation's, reported there.
 fn refused_on_the_allocation(allocation: &Allocation, groups: &[Capacity], own: &TenantCapacity) -> bool {

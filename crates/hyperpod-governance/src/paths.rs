@@ -176,6 +176,10 @@ pub mod binding {
 pub mod allocation {
     use super::AttributePath;
 
+    pub fn cluster_name() -> AttributePath {
+        AttributePath::attr("cluster_name")
+    }
+
     /// `teams["<team>"].quota`.
     pub fn quota(team: &str) -> AttributePath {
         AttributePath::attr("teams").key(team).push_attr("quota")

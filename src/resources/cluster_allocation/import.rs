@@ -1,16 +1,18 @@
-//! Import by the cluster's name (or identity). Only configuration and state hold an allocation: import records the
-//! cluster, and the next apply the teams.
+//! Import by the cluster's name (or identity): the allocation that holds the cluster's claim (`claim`), with the
+//! teams it records, so that a `removed` block in one configuration and an `import` block in another move it without
+//! a refusal. A cluster nobody claims is recorded with no team; the next apply records the configuration's.
 
 use std::collections::BTreeMap;
 
 use super::schema::TYPE_NAME;
+use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{object, string, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
-pub fn import(null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
+pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let name = match target {
         ImportTarget::Id(id) => id,
         ImportTarget::Identity(identity) => string(&identity, "cluster_name").unwrap_or_default(),
@@ -22,16 +24,32 @@ pub fn import(null_state: Value, target: ImportTarget) -> Result<Value, Diagnost
             format!("Import {TYPE_NAME} by the cluster's name."),
         ));
     }
+    let teams = match super::apply::claim::find(client, &name).await? {
+        Some(claimed) => claimed_teams(&name, &claimed)?,
+        None => Value::Map(BTreeMap::new()),
+    };
     let mut state = null_state;
     set_attr(&mut state, "id", text(&name));
     set_attr(&mut state, "cluster_name", text(&name));
-    set_attr(&mut state, "teams", Value::Map(BTreeMap::new()));
-    set_attr(
-        &mut state,
-        "governance",
-        object([("cluster_name", text(&name)), ("teams", Value::Map(BTreeMap::new()))]),
-    );
+    set_attr(&mut state, "teams", teams);
+    let governance = super::model::governance_value(&state);
+    set_attr(&mut state, "governance", governance);
     Ok(state)
+}
+
+/// The teams a claim records, as the `teams` attribute.
+fn claimed_teams(cluster_name: &str, claimed: &serde_json::Value) -> Result<Value, Diagnostics> {
+    let ty = super::apply::claim::teams_type();
+    Value::from_json(claimed, &ty).map_err(|err| {
+        Diagnostics::error(
+            AttributePath::attr("teams"),
+            "The cluster's claim does not read as an allocation's teams",
+            format!(
+                "{}: {err}. Remove the parameter if no allocation holds the cluster, then import again.",
+                super::apply::claim::parameter_name(cluster_name)
+            ),
+        )
+    })
 }
 
 /// The identity of a recorded allocation: its cluster's name.

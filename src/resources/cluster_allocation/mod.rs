@@ -1,5 +1,5 @@
-//! `hyperpod_cluster_allocation`: the documented split of one cluster's guaranteed capacity. No AWS object of its
-//! own: at plan it reads the cluster once (its instance groups, and its compute quotas for teams it does not list)
+//! `hyperpod_cluster_allocation`: the documented split of one cluster's guaranteed capacity. Its one AWS object is
+//! its claim on the cluster (`apply::claim`: one allocation per cluster). At plan it reads the cluster once (its instance groups, and its compute quotas for teams it does not list)
 //! and checks each share against the instance types the cluster has; its `governance` is what every tenant and
 //! binding of the cluster references, so WKL-3 and CLU-2 see the cluster's teams on the first plan
 //! (`docs/design/cluster-allocation.md`). The files are the shape every resource has (`docs/design/resource-shape.md`).
@@ -59,7 +59,7 @@ impl Resource<HyperpodClient> for ClusterAllocationResource {
     }
 
     async fn create(&self, client: &HyperpodClient, planned: &Value, _: &OperationContext) -> Applied {
-        apply::record(client, planned).await
+        apply::record(client, None, planned).await
     }
 
     async fn read(
@@ -71,16 +71,16 @@ impl Resource<HyperpodClient> for ClusterAllocationResource {
         Ok(Some(read::read(current)))
     }
 
-    async fn update(&self, client: &HyperpodClient, _: &Value, planned: &Value, _: &OperationContext) -> Applied {
-        apply::record(client, planned).await
+    async fn update(&self, client: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
+        apply::record(client, Some(prior), planned).await
     }
 
-    async fn delete(&self, _: &HyperpodClient, _: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
-        Ok(())
+    async fn delete(&self, client: &HyperpodClient, state: &Value, _: &OperationContext) -> Result<(), Diagnostics> {
+        apply::forget(client, state).await
     }
 
-    async fn import(&self, _: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
-        import::import(self.schema.block.null_value(), target)
+    async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
+        import::import(client, self.schema.block.null_value(), target).await
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

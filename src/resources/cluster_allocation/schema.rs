@@ -55,6 +55,19 @@ fn sharing_attribute() -> Attribute {
     )
 }
 
+/// The resource's description (the docs page's first paragraph).
+const DESCRIPTION: &str = "\
+The documented split of one HyperPod cluster's guaranteed capacity: every team's share, in one place the \
+reviewer reads. One allocation per cluster: it claims the cluster in a Parameter Store parameter \
+(`/hyperpod-governance/cluster-allocations/<cluster>`, recording its teams), and a second allocation of the \
+cluster, in this configuration or another, is refused at `cluster_name` (WKL-3). Each `hyperpod_tenant` of the \
+cluster references it (`allocation = hyperpod_cluster_allocation.<name>.governance`), so WKL-3 counts every \
+team planned in the configuration on the first plan, whatever order Terraform plans them in; each project \
+binding references it too, so CLU-2 sees the cluster's other teams. Where the shares overcommit an instance \
+type, teams are admitted by name and the allocation is refused at the entry of the team that does not fit \
+(WKL-3; that team's tenant defers to it). `capacity` shows each instance type's total beside what the instance \
+groups hold.";
+
 pub fn schema() -> Schema {
     let team = vec![
         Attribute::nested(
@@ -71,50 +84,42 @@ pub fn schema() -> Schema {
     ];
     Schema {
         version: 0,
-        block: Block::new(
-            "The documented split of one HyperPod cluster's guaranteed capacity: every team's share, in one place \
-             the reviewer reads. No AWS object of its own. Each `hyperpod_tenant` of the cluster references it \
-             (`allocation = hyperpod_cluster_allocation.<name>.governance`), so WKL-3 counts every team planned \
-             in the configuration on the first plan, whatever order Terraform plans them in; each project binding \
-             references it too, so CLU-2 sees the cluster's other teams. Where the shares overcommit an instance \
-             type, teams are admitted by name and the allocation is refused at the entry of the team that does not \
-             fit (WKL-3; that team's tenant defers to it). `capacity` shows each instance type's total beside what \
-             the instance groups hold.",
-        )
-        .attribute(
-            Attribute::string("id")
-                .computed()
-                .describe("The cluster's name, known at plan time. Also the import ID."),
-        )
-        .attribute(
-            Attribute::string("cluster_name")
-                .required()
-                .requires_replace()
-                .describe("Name of the HyperPod cluster (EKS or Slurm) whose capacity this divides. Checked at plan.")
-                .validate(Matches::new(
-                    ENTITY_NAME,
-                    "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
-                )),
-        )
-        .attribute(
-            Attribute::string("cluster_arn")
-                .computed()
-                .describe("ARN of the HyperPod cluster, resolved at plan time."),
-        )
-        .attribute(Attribute::nested("teams", Nesting::Map, team).required().describe(
-            "Every team's guaranteed share, by team name (the tenant's `team`, `hyperpod-ns-<team>`). A \
+        block: Block::new(DESCRIPTION)
+            .attribute(Attribute::string("id").computed().describe(
+                "The cluster's name, known at plan time. Also the import ID: import takes over the cluster's \
+                     claim with the teams it records.",
+            ))
+            .attribute(
+                Attribute::string("cluster_name")
+                    .required()
+                    .requires_replace()
+                    .describe(
+                        "Name of the HyperPod cluster (EKS or Slurm) whose capacity this divides. Checked at plan.",
+                    )
+                    .validate(Matches::new(
+                        ENTITY_NAME,
+                        "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+                    )),
+            )
+            .attribute(
+                Attribute::string("cluster_arn")
+                    .computed()
+                    .describe("ARN of the HyperPod cluster, resolved at plan time."),
+            )
+            .attribute(Attribute::nested("teams", Nesting::Map, team).required().describe(
+                "Every team's guaranteed share, by team name (the tenant's `team`, `hyperpod-ns-<team>`). A \
                      team's tenant must ask for exactly this quota (WKL-3); a team listed here but without a \
                      tenant yet still holds its share.",
-        ))
-        .attribute(Attribute::new("capacity", Type::map(Type::String)).computed().describe(
-            "Per instance type: what the instance groups hold and each team's guaranteed share in the unit it \
+            ))
+            .attribute(Attribute::new("capacity", Type::map(Type::String)).computed().describe(
+                "Per instance type: what the instance groups hold and each team's guaranteed share in the unit it \
              was given (live quotas of teams not listed too), e.g. `8 instances (64 accelerators, 1536 vCPU, 16384 \
              GiB): production 5 instances, research 2 instances`.",
-        ))
-        .attribute(Attribute::new("governance", governance_type()).computed().describe(
-            "The facts tenants and bindings check against, known at plan time: pass it as their \
+            ))
+            .attribute(Attribute::new("governance", governance_type()).computed().describe(
+                "The facts tenants and bindings check against, known at plan time: pass it as their \
                      `allocation`.",
-        )),
+            )),
     }
 }
 

@@ -10,7 +10,7 @@ mod plan;
 mod read;
 mod schema;
 
-pub use schema::{PrintableText, TYPE_NAME, governance_type};
+pub use schema::{TYPE_NAME, governance_type};
 
 use async_trait::async_trait;
 

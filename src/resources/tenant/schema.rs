@@ -495,7 +495,7 @@ pub fn schema() -> Schema {
             )
             .validate(LengthBetween { min: 0, max: 1024 })
             // SageMaker's `EntityDescription` pattern, as the scheduling policy's description.
-            .validate(crate::resources::scheduling_policy::PrintableText),
+            .validate(crate::resources::printable_text::PrintableText),
     )
     .attribute(computed(
         "workload_role_arn",

@@ -53,6 +53,20 @@ pub async fn put_parameter(
     value: &str,
     tags: &BTreeMap<String, String>,
 ) -> Result<(), AwsError> {
+    if create_parameter(client, name, value, tags).await? {
+        return Ok(());
+    }
+    overwrite_parameter(client, name, value).await
+}
+
+/// Creates the `String` parameter `name` with `tags`: `false` (nothing written) when it exists already. SSM's
+/// PutParameter without `Overwrite` is the atomic test-and-set: of two callers, one gets ParameterAlreadyExists.
+pub async fn create_parameter(
+    client: &Client,
+    name: &str,
+    value: &str,
+    tags: &BTreeMap<String, String>,
+) -> Result<bool, AwsError> {
     let tags: Vec<Tag> = tags
         .iter()
         .filter_map(|(key, value)| Tag::builder().key(key).value(value).build().ok())
@@ -66,22 +80,44 @@ pub async fn put_parameter(
         .send()
         .await;
     match created {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(true),
         Err(err) => {
             let err = api_error("PutParameter", err);
-            if !err.is(ErrorCode::ParameterAlreadyExists) {
-                return Err(err);
+            if err.is(ErrorCode::ParameterAlreadyExists) {
+                Ok(false)
+            } else {
+                Err(err)
             }
-            client
-                .put_parameter()
-                .name(name)
-                .value(value)
-                .r#type(ParameterType::String)
-                .overwrite(true)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|err| api_error("PutParameter", err))
+        }
+    }
+}
+
+/// Overwrites the existing parameter `name` with `value` (its tags stay).
+pub async fn overwrite_parameter(client: &Client, name: &str, value: &str) -> Result<(), AwsError> {
+    client
+        .put_parameter()
+        .name(name)
+        .value(value)
+        .r#type(ParameterType::String)
+        .overwrite(true)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(|err| api_error("PutParameter", err))
+}
+
+/// Parameter `name`, or `None` when there is none.
+pub async fn find_parameter(client: &Client, name: &str) -> Result<Option<Parameter>, AwsError> {
+    match client.get_parameter().name(name).send().await {
+        Ok(output) => Ok(output.parameter().and_then(|parameter| {
+            Some(Parameter {
+                name: parameter.name()?.to_string(),
+                value: parameter.value()?.to_string(),
+            })
+        })),
+        Err(err) => {
+            let err = api_error("GetParameter", err);
+            if is_not_found_error(&err) { Ok(None) } else { Err(err) }
         }
     }
 }

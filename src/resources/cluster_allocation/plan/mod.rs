@@ -1,5 +1,7 @@
 //! Plan time: `gather` reads the cluster (its instance groups) once, `judge` holds every share against the instance
-//! groups (WKL-3, in the engine), `predict` fills `id`, `cluster_arn`, `capacity` and `governance`. Apply runs the same steps when the cluster's name was unknown at plan (`resolve`).
+//! groups (WKL-3, in the engine), `predict` fills `id`, `cluster_arn`, `capacity` and `governance`. Apply runs the
+//! same steps when the cluster's name was unknown at plan (`resolve`). Beside them, `claimed` refuses a cluster
+//! another allocation holds (live: judged again at apply's plan, and by the claim itself).
 
 mod gather;
 mod judge;
@@ -7,8 +9,10 @@ mod predict;
 #[cfg(test)]
 mod tests;
 
+use super::apply::claim;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::object::string;
 use crate::protocol::plan::PlannedChange;
 use crate::protocol::value::Value;
 use crate::resources::checklist;
@@ -26,7 +30,29 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
             checklist::refuse(change, refusals);
         }
     }
+    claimed(client, change).await;
     Ok(())
+}
+
+/// Refuses the change when another allocation holds the cluster's claim. Teams known only at apply are judged
+/// there, by the claim's test-and-set; a claim that cannot be read refuses the change (a plan never fails for it).
+async fn claimed(client: &HyperpodClient, change: &mut PlannedChange) {
+    let Some(cluster_name) = string(&change.planned, "cluster_name") else {
+        return;
+    };
+    let Some(planned) = claim::teams_json(&change.planned) else {
+        return;
+    };
+    let prior = change.prior.as_ref().and_then(claim::teams_json);
+    match claim::find(client, &cluster_name).await {
+        Ok(claimed) => {
+            let holder = claim::holder(claimed.as_ref(), &[Some(&planned), prior.as_ref()]);
+            if let Some(refused) = claim::refusal(&cluster_name, &holder) {
+                change.live_refusals.extend(refused);
+            }
+        }
+        Err(unread) => change.live_refusals.extend(unread),
+    }
 }
 
 /// Gathers, predicts and judges into `value` (the planned value, or at apply the planned value with what was
