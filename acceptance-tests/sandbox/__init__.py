@@ -36,12 +36,22 @@ def _install_front_door():
     and an AWS-shaped 500 for a crash, never moto's HTML 500 (SDKs retry 500s)."""
     from . import faults
     from .moto_adapter import BaseResponse
-    from .validation import aws_error, validation_error
+    from .validation import aws_error, malformed_error, validation_error
 
     if getattr(BaseResponse.call_action, "sandbox_front_door", False):
         return  # installed already
 
     moto_call_action = BaseResponse.call_action
+    moto_parse_parameters = BaseResponse.parse_parameters
+
+    def parse_parameters(self, request):
+        # moto parses the body before any handler runs, and crashes on a value it cannot read ("abc" for an integer):
+        # kept for the front door, which answers it as AWS does (validation.py), never as a 500.
+        try:
+            moto_parse_parameters(self, request)
+        except Exception as e:  # noqa: BLE001 - whatever moto's parser raises, the request is malformed
+            self.params = {}
+            self.sandbox_unreadable = e
 
     def call_action(self):
         service, operation = self.boto3_service_name, self._get_action() or "UnknownOperation"
@@ -58,6 +68,9 @@ def _install_front_door():
             error = validation_error(self)
             if error:
                 return error
+        unreadable = getattr(self, "sandbox_unreadable", None)
+        if unreadable is not None:
+            return malformed_error(service, f"Could not read the request: {unreadable}")
         try:
             status, headers, body = moto_call_action(self)
         except NotImplementedError as e:
@@ -72,6 +85,7 @@ def _install_front_door():
 
     call_action.sandbox_front_door = True  # type: ignore[attr-defined]  # a marker: functions declare no attributes
     BaseResponse.call_action = call_action
+    BaseResponse.parse_parameters = parse_parameters
 
 
 def _caller(resp):

@@ -12,9 +12,10 @@ GET    /_sandbox/calls    AWS calls per operation since start/reset: {"sagemaker
 GET    /_sandbox/calls/by-caller   the same per caller (x-hyperpod-caller header): {"hyperpod_tenant": {...}, "": {...}}
 DELETE /_sandbox/calls    zero the call counters (both views)
 GET    /_sandbox/kubernetes/<eks cluster>   dump that cluster's Kubernetes objects
-GET    /_sandbox/settings  {"target_version": "current"|"next", "quota_capacity": "refuse"|"accept"}: the readings
-                           of what AWS leaves open (TargetVersion; whether an overcommitting quota is refused)
-PUT    /_sandbox/settings  change it ({"target_version": null}: back to HYPERPOD_SANDBOX_TARGET_VERSION); reset restores
+GET    /_sandbox/settings  {"target_version": "current", "quota_capacity": "refuse", ...}: the reading in effect of
+                           each guess about what AWS leaves undocumented (readings.py lists them)
+PUT    /_sandbox/settings  change some ({"target_version": null}: back to HYPERPOD_SANDBOX_TARGET_VERSION); reset
+                           restores the run's
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)
 """
@@ -23,7 +24,7 @@ import logging
 import re
 import traceback
 
-from . import faults, fixtures, inventory, kubernetes, sagemaker, seed
+from . import faults, fixtures, inventory, kubernetes, readings, seed
 from .moto_adapter import MOTO_VERSION, is_moto_service, reset_all_backends
 from .validation import aws_error
 
@@ -45,7 +46,7 @@ class AdminMiddleware:
         reset_all_backends()  # what POST /moto-api/reset does: every backend starts empty
         faults.clear()
         faults.reset_calls()
-        sagemaker.reset_settings()
+        readings.reset()
         self.seeded = seed.apply(self.seed_path)
         return self.seeded
 
@@ -93,7 +94,7 @@ class AdminMiddleware:
         if (method, route) == ("GET", "calls/by-caller"):
             return 200, faults.calls_by_caller()
         if route == "settings" and method in ("GET", "PUT"):  # sandbox readings of what AWS leaves open
-            return 200, sagemaker.settings(_json_body(environ) if method == "PUT" else None)
+            return 200, readings.settings(_json_body(environ) if method == "PUT" else None)
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
         if (method, route) == ("POST", "fixtures/teams"):

@@ -25,7 +25,7 @@ import string
 import threading
 from datetime import UTC, datetime, timedelta
 
-from . import faults, kubernetes
+from . import faults, kubernetes, readings
 from .eks_state import find_cluster as find_eks_cluster, state as eks_state
 from .moto_adapter import (
     ActionResult,
@@ -50,49 +50,12 @@ _lock = threading.RLock()  # moto's server is threaded; Terraform writes in para
 
 
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
-TARGET_VERSION_READINGS = ("current", "next")
-_target_version = None  # None: HYPERPOD_SANDBOX_TARGET_VERSION (default "current"); set by PUT /_sandbox/settings
-# Whether CreateComputeQuota/UpdateComputeQuota refuse guaranteed quotas that overcommit the cluster: AWS documents
-# only that "the sum of reserved quotas should not exceed cluster capacity". "refuse" (the default, the stricter
-# reading) or "accept" (the quota is created; a provider must then notice the overcommit itself).
-QUOTA_CAPACITY_READINGS = ("refuse", "accept")
-_quota_capacity = None  # None: "refuse"
 
 
 def target_version_reading() -> str:
     """Which reading of UpdateComputeQuota/UpdateClusterSchedulerConfig `TargetVersion` the sandbox enforces: "current"
     (TargetVersion = the version being replaced) or "next" (= current + 1).  AWS documents only "Target version"."""
-    reading = _target_version or os.environ.get("HYPERPOD_SANDBOX_TARGET_VERSION", "current")
-    if reading not in TARGET_VERSION_READINGS:
-        raise ValueError(f"HYPERPOD_SANDBOX_TARGET_VERSION must be one of {list(TARGET_VERSION_READINGS)}")
-    return reading
-
-
-def settings(body: dict | None = None) -> dict:
-    """GET/PUT /_sandbox/settings: {"target_version": "current"|"next"|null (back to the environment's),
-    "quota_capacity": "refuse"|"accept"|null (back to "refuse")}; a PUT changes only the keys it gives."""
-    global _target_version, _quota_capacity
-    if body is not None:
-        unknown = set(body) - {"target_version", "quota_capacity"}
-        if unknown:
-            raise ValueError(f"unknown settings {sorted(unknown)}; known: ['quota_capacity', 'target_version']")
-        if "target_version" in body:
-            value = body["target_version"]
-            if value is not None and value not in TARGET_VERSION_READINGS:
-                raise ValueError(f"'target_version' must be one of {list(TARGET_VERSION_READINGS)} or null")
-            _target_version = value
-        if "quota_capacity" in body:
-            value = body["quota_capacity"]
-            if value is not None and value not in QUOTA_CAPACITY_READINGS:
-                raise ValueError(f"'quota_capacity' must be one of {list(QUOTA_CAPACITY_READINGS)} or null")
-            _quota_capacity = value
-    return {"target_version": target_version_reading(), "quota_capacity": _quota_capacity or "refuse"}
-
-
-def reset_settings() -> None:
-    global _target_version, _quota_capacity
-    _target_version = None
-    _quota_capacity = None
+    return readings.reading("target_version")
 
 
 def _check_target_version(target, current, kind, rid):
@@ -347,8 +310,9 @@ class SchedulerConfig(Versioned):
     _partial = None  # the armed partial_failure fault of the latest write, until it settles
     component_failure = None  # (component, CreateFailed|UpdateFailed) of the latest write, once settled
 
-    def write_config(self, content: dict, transitional, settled, operation):
-        failure = faults.take("sagemaker", operation, "async_failure")
+    def write_config(self, content: dict, transitional, settled, operation, failure=None):
+        """Writes `content`; it settles `settled`, or failed with `failure` (or an armed async_failure fault)."""
+        failure = failure or faults.take("sagemaker", operation, "async_failure")
         components = content["SchedulerConfig"] or {}
         partial = None if failure else faults.take("sagemaker", operation, "partial_failure",
                                                    applies=lambda f: f["component"] in components)
@@ -418,17 +382,24 @@ def _governed_cluster(backend, cluster_arn):
     return cluster
 
 
-def _require_task_governance(cluster):
+def _require_task_governance(cluster) -> dict | None:
     """Task governance runs on the task-governance EKS add-on (Kueue): AWS has it installed before cluster policies
-    and compute allocations are created.  GUESS, the stricter reading: the API refuses a create or update without the
-    add-on ACTIVE on the cluster's EKS cluster (ValidationException), rather than accepting it and failing later."""
+    and compute allocations are created, and documents `CreateFailed` as what a policy that could not be created
+    settles in (delete it and create it again). What a create or update without the add-on ACTIVE answers is the
+    guess `scheduler_before_addon` (readings.py): "create_failed" (default) accepts the write, which settles
+    CreateFailed/UpdateFailed with a FailureReason naming the add-on (the failure returned here); "refuse" answers a
+    ValidationException at once."""
     eks_arn = cluster.sandbox_extra["Orchestrator"]["Eks"]["ClusterArn"]
     eks_cluster = find_eks_cluster(arn=eks_arn)
     addon = eks_state(eks_cluster)["addons"].get(TASK_GOVERNANCE_ADDON) if eks_cluster is not None else None
-    if addon is None or addon.get("status") != "ACTIVE":
-        eks_name = eks_arn.rsplit("/", 1)[-1]
-        raise ValidationError(f"Task governance is not enabled on cluster {cluster.arn}: install the "
-                              f"{TASK_GOVERNANCE_ADDON} add-on on EKS cluster {eks_name} (status ACTIVE) first")
+    if addon is not None and addon.get("status") == "ACTIVE":
+        return None
+    eks_name = eks_arn.rsplit("/", 1)[-1]
+    reason = (f"Task governance is not enabled on cluster {cluster.arn}: install the {TASK_GOVERNANCE_ADDON} add-on "
+              f"on EKS cluster {eks_name} (status ACTIVE) first")
+    if readings.reading("scheduler_before_addon") == "refuse":
+        raise ValidationError(reason)
+    return {"failure_reason": reason}
 
 
 def _locked(fn):
@@ -443,7 +414,7 @@ def _locked(fn):
 def create_cluster_scheduler_config(self):
     backend = self.sagemaker_backend
     cluster_arn = self._get_param("ClusterArn")
-    _require_task_governance(_governed_cluster(backend, cluster_arn))
+    missing_addon = _require_task_governance(_governed_cluster(backend, cluster_arn))
     for other in _configs(backend).values():
         if other.cluster_arn == cluster_arn:
             raise ConflictException(f"Cluster {cluster_arn} already has a cluster scheduler config "
@@ -451,7 +422,7 @@ def create_cluster_scheduler_config(self):
     cfg = SchedulerConfig(backend, self._get_param("Name"), cluster_arn, self._get_param("Tags"))
     cfg.write_config({"SchedulerConfig": self._get_param("SchedulerConfig") or {},
                       "Description": self._get_param("Description")}, "Creating", "Created",
-                     "CreateClusterSchedulerConfig")
+                     "CreateClusterSchedulerConfig", missing_addon)
     _configs(backend)[cfg.id] = cfg
     return ActionResult({"ClusterSchedulerConfigArn": cfg.arn, "ClusterSchedulerConfigId": cfg.id})
 
@@ -469,13 +440,13 @@ def update_cluster_scheduler_config(self):
     _check_target_version(target, cfg.version, "ClusterSchedulerConfig", cfg.id)
     if cfg.status in ("Creating", "Updating", "Deleting"):
         raise ConflictException(f"ClusterSchedulerConfig {cfg.id} is {cfg.status}; retry when the operation completes")
-    _require_task_governance(_governed_cluster(self.sagemaker_backend, cfg.cluster_arn))
+    missing_addon = _require_task_governance(_governed_cluster(self.sagemaker_backend, cfg.cluster_arn))
     current = cfg.versions[cfg.version]
     spec = self._get_param("SchedulerConfig")
     description = self._get_param("Description")
     cfg.write_config({"SchedulerConfig": current["SchedulerConfig"] if spec is None else spec,
                       "Description": current["Description"] if description is None else description},
-                     "Updating", "Updated", "UpdateClusterSchedulerConfig")
+                     "Updating", "Updated", "UpdateClusterSchedulerConfig", missing_addon)
     return ActionResult({"ClusterSchedulerConfigArn": cfg.arn, "ClusterSchedulerConfigVersion": cfg.version})
 
 
@@ -823,7 +794,7 @@ def _quota_target(target) -> dict:
 
 
 def _check_capacity(cluster, allocations):
-    if (_quota_capacity or "refuse") == "accept":
+    if readings.reading("quota_capacity") == "accept":
         return
     _refuse_overcommit(cluster, allocations)
 
@@ -913,7 +884,7 @@ def _check_unique(quotas, cluster_arn, name, team):
 def create_compute_quota(self):
     backend = self.sagemaker_backend
     cluster = _governed_cluster(backend, self._get_param("ClusterArn"))
-    _require_task_governance(cluster)
+    missing_addon = _require_task_governance(cluster)
     name = self._get_param("Name")
     target = _quota_target(self._get_param("ComputeQuotaTarget"))
     config = _quota_config(self._get_param("ComputeQuotaConfig"), cluster)
@@ -925,7 +896,7 @@ def create_compute_quota(self):
     quota.write({"ComputeQuotaConfig": config, "ComputeQuotaTarget": target,
                  "ActivationState": self._get_param("ActivationState") or "Enabled",
                  "Description": self._get_param("Description")}, "Creating", "Created",
-                faults.take("sagemaker", "CreateComputeQuota", "async_failure"))
+                missing_addon or faults.take("sagemaker", "CreateComputeQuota", "async_failure"))
     _quotas(backend)[quota.id] = quota
     _settle_quotas_later(backend)
     return ActionResult({"ComputeQuotaArn": quota.arn, "ComputeQuotaId": quota.id})
@@ -946,7 +917,7 @@ def update_compute_quota(self):
     if quota.status in _TRANSITIONAL:
         raise ConflictException(f"ComputeQuota {quota.id} is {quota.status}; retry when the operation completes")
     cluster = _governed_cluster(backend, quota.cluster_arn)
-    _require_task_governance(cluster)
+    missing_addon = _require_task_governance(cluster)
     current = quota.content
     config, target = self._get_param("ComputeQuotaConfig"), self._get_param("ComputeQuotaTarget")
     # A given ComputeQuotaConfig/ComputeQuotaTarget replaces the stored one whole (defaults re-applied).
@@ -961,7 +932,7 @@ def update_compute_quota(self):
     quota.write({"ComputeQuotaConfig": config, "ComputeQuotaTarget": target,
                  "ActivationState": current["ActivationState"] if activation is None else activation,
                  "Description": current["Description"] if description is None else description},
-                "Updating", "Updated", faults.take("sagemaker", "UpdateComputeQuota", "async_failure"))
+                "Updating", "Updated", missing_addon or faults.take("sagemaker", "UpdateComputeQuota", "async_failure"))
     _settle_quotas_later(backend)
     return ActionResult({"ComputeQuotaArn": quota.arn, "ComputeQuotaVersion": quota.version})
 

@@ -16,6 +16,7 @@ scalar list / the keys or values of a map are reported once at the collection ("
 [...]", "Map keys must satisfy constraint: [...]").  Code and HTTP status per service: see `ERROR_CODES`.
 """
 import json
+import math
 import uuid
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from xml.sax.saxutils import escape
 
 import regex  # unlike `re`, supports the \p{L}-style classes used in AWS patterns
 
+from . import readings
 from .cloudwatch import cbor_error
 from .moto_adapter import UNDEFINED, BaseResponse, get_service_model, parse_request
 
@@ -227,6 +229,123 @@ def render(errors: list[str]) -> str:
     return f"{n} validation error{'s' if n > 1 else ''} detected: " + "; ".join(errors)
 
 
+# ---- Wire types: the body as sent, against the model (the JSON protocols) ------------------------------------------
+# A JSON front end deserializes the body into the operation's input before any constraint is checked, so a value of
+# the wrong JSON type is a 400 SerializationException whatever else the request lacks (Smithy's malformed-request
+# protocol tests, restJson1 `malformed-integer.smithy` etc.: "\"123\"", true and 1.001 for an integer; AWS's JSON
+# services word it "STRING_VALUE can not be converted to an Integer").  Nothing is coerced: "16" is not 16.
+_INTEGER_RANGE = {"integer": (-2 ** 31, 2 ** 31 - 1), "long": (-2 ** 63, 2 ** 63 - 1)}
+_FLOAT_WORDS = ("NaN", "Infinity", "-Infinity")  # how Smithy's JSON protocols write the non-finite floats
+_JAVA_TYPE = {"string": "a String", "integer": "an Integer", "long": "a Long", "float": "a Float",
+              "double": "a Double", "boolean": "a Boolean", "timestamp": "a Date", "blob": "a ByteBuffer",
+              "structure": "a Structure", "list": "a List", "map": "a Map"}
+
+
+def _token(value) -> str:
+    """The JSON token AWS's messages name a value by."""
+    if value is None:
+        return "NULL_VALUE"
+    if isinstance(value, bool):
+        return "BOOLEAN_VALUE"
+    if isinstance(value, (int, float)):
+        return "NUMBER_VALUE"
+    if isinstance(value, str):
+        return "STRING_VALUE"
+    return "START_ARRAY" if isinstance(value, list) else "START_OBJECT"
+
+
+def _scalar_reads_as(value, shape) -> bool:
+    t = shape.type_name
+    if t in _INTEGER_RANGE:
+        low, high = _INTEGER_RANGE[t]
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    if t in ("float", "double"):
+        if isinstance(value, str):
+            return value in _FLOAT_WORDS
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if t == "boolean":
+        return isinstance(value, bool)
+    if t == "timestamp":  # epoch seconds, unless the member says otherwise
+        if shape.serialization.get("timestampFormat") in ("iso8601", "rfc822"):
+            return isinstance(value, str)
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)  # string, blob (base64)
+
+
+def _wire_problem(value, shape, path: str, refuse_unknown: bool) -> str | None:
+    """The first place `value` (JSON as sent) does not read as `shape`, in AWS's words; None when it reads."""
+    where = path or "input"
+    t = shape.type_name
+    if shape.metadata.get("document"):
+        return None
+    if t == "structure":
+        if not isinstance(value, dict):
+            return f"{_token(value)} can not be converted to {_JAVA_TYPE[t]} at '{where}'"
+        for name, member_value in value.items():
+            member = shape.members.get(name)
+            if member is None:
+                if refuse_unknown:
+                    return f"Unrecognized field \"{name}\" at '{where}', not marked as ignorable"
+                continue
+            if member_value is not None:
+                found = _wire_problem(member_value, member, _join(path, name), refuse_unknown)
+                if found:
+                    return found
+        return None
+    if t in ("list", "map"):
+        if not isinstance(value, list if t == "list" else dict):
+            return f"{_token(value)} can not be converted to {_JAVA_TYPE[t]} at '{where}'"
+        items = [(f"{i + 1}.member", item) for i, item in enumerate(value)] if isinstance(value, list) \
+            else list(value.items())
+        item_shape = shape.member if t == "list" else shape.value
+        for key, item in items:
+            at = f"{path}.{key}"
+            if item is None:
+                if not shape.metadata.get("sparse"):
+                    return f"NULL_VALUE can not be converted to {_JAVA_TYPE.get(item_shape.type_name, 'a value')} " \
+                           f"at '{at}' (a dense {t} has no null {'items' if t == 'list' else 'values'})"
+                continue
+            found = _wire_problem(item, item_shape, at, refuse_unknown)
+            if found:
+                return found
+        return None
+    if not _scalar_reads_as(value, shape):
+        return f"{_token(value)} can not be converted to {_JAVA_TYPE.get(t, 'a ' + t)} at '{where}'"
+    return None
+
+
+def _body_shape(op):
+    """The shape the JSON body is read as: the input, or (REST) its payload member; None for a blob payload. REST
+    members bound to the URI, headers or query string are not in the body."""
+    shape = op.input_shape
+    payload = shape.serialization.get("payload")
+    if payload:
+        member = shape.members[payload]
+        return member if member.type_name == "structure" else None
+    return shape
+
+
+def wire_problem(resp: BaseResponse, sm, op) -> str | None:
+    """Why the request's body does not read as the operation's input (a JSON protocol), or None."""
+    shape = _body_shape(op)
+    if shape is None:
+        return None
+    raw = resp.body
+    if isinstance(raw, (bytes, bytearray)):
+        raw = raw.decode("utf-8", errors="replace")
+    if not raw or not raw.strip():
+        return None  # no body: every member absent (REST GETs; the SDKs send "{}" otherwise)
+    try:
+        body = json.loads(raw)
+    except ValueError as e:
+        return f"The request body is not valid JSON: {e}"
+    if not isinstance(body, dict):
+        return f"{_token(body)} can not be converted to a Structure at 'input'"
+    bound = {name for name, member in shape.members.items() if member.serialization.get("location")}
+    unbound = {name: value for name, value in body.items() if name not in bound}
+    return _wire_problem(unbound, shape, "", readings.reading("unknown_members") == "refuse")
+
+
 # ---- Hook for moto responses --------------------------------------------------------------------------------------
 def _clean(v):
     """Drop members the parser filled with None/UNDEFINED (absent uri labels etc.)."""
@@ -256,6 +375,13 @@ def validation_error(resp: BaseResponse):
     op = sm.operation_model(action)
     if op.input_shape is None:
         return None
+    if sm.protocol in ("json", "rest-json"):
+        problem = wire_problem(resp, sm, op)
+        if problem:
+            return _malformed(service, sm, problem)
+    unreadable = getattr(resp, "sandbox_unreadable", None)
+    if unreadable is not None:  # moto's parser could not read the body (the front door kept why)
+        return _malformed(service, sm, f"Could not read the request: {unreadable}")
     try:
         params = _model_params(resp, sm, op)
     except Exception as e:  # a value the model's parser cannot read (e.g. "abc" for an integer)
@@ -273,3 +399,12 @@ def _malformed(service, sm, message):
     if sm.protocol in ("json", "rest-json"):
         return aws_error(service, "SerializationException", message)
     return aws_error(service, ERROR_CODES.get(service, DEFAULT_ERROR_CODE), message)
+
+
+def malformed_error(service: str, message: str):
+    """The AWS error for a request of `service` whose body cannot be read (any service, any protocol)."""
+    try:
+        sm = get_service_model(service)
+    except Exception:  # noqa: BLE001 - a service botocore has no model of: JSON is what most AWS APIs speak
+        return aws_error(service, "SerializationException", message)
+    return _malformed(service, sm, message)

@@ -20,6 +20,7 @@ create). Updates, tagging and deletes are not: they change what is already recor
 its first call (Terraform's parallelism decides which resource makes it first), not one per call: 16 cases.
 """
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ import pytest
 from example_vars import write_example_variables
 from harness import PlanVerdict, TerraformError
 from hcl import DOMAIN, PROFILE, UNIT, days_ago, provider
+from test_capacity import P5, SIBLING_SHARE, configuration as capacity_configuration, live_quota
 
 pytestmark = [pytest.mark.provider,
               pytest.mark.sandbox_only(reason="holds responses and kills the provider through the sandbox's faults")]
@@ -212,3 +214,51 @@ def test_a_grant_added_by_a_killed_apply_is_adopted(tf, sandbox):
     tf.assert_no_changes()
     tf.destroy()
     assert inventory_diff(seed, sandbox.inventory()) == []
+
+
+# ---- killed inside the claim window ---------------------------------------------------------------------------------
+def alpha_quotas(sandbox) -> list[str]:
+    """The statuses of alpha's compute quotas on the cluster (deleted ones left out)."""
+    listed = sandbox.client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"]
+    return [q["Status"] for q in listed if q["ComputeQuotaTarget"]["TeamName"] == "alpha"
+            and q["Status"] != "Deleted"]
+
+
+@pytest.mark.parametrize("reading", ["refuse", "accept"])
+def test_killed_in_the_claim_window_leaves_no_overcommit(tf, sandbox, reading):
+    """alpha (a tenant without allocation) is guaranteed SIBLING_SHARE of the training group. While its
+    CreateComputeQuota waits, another pipeline creates a quota of the same share for team sideline, so alpha's
+    is the later one and the two overcommit the group. Whether SageMaker refuses it is undocumented (readings.py
+    `quota_capacity`): under "refuse" the apply fails WKL-3 and nothing of alpha exists; under "accept" the quota
+    is created and the provider is killed right after (inside its claim window, before the claim check). Either way
+    the next apply ends with WKL-3 on alpha and no quota of alpha (the interrupted claim is withdrawn, not
+    left: 12 of 8 instances guaranteed for good), and destroy succeeds and leaves none."""
+    sandbox.admin("PUT", "settings", {"quota_capacity": reading})
+    tf.write(capacity_configuration({"alpha": [(P5, "count", SIBLING_SHARE)]}, with_allocation=False))
+    sandbox.fault("CreateComputeQuota", "latency", ms=4000)  # alpha's create waits ...
+    run = tf.start("apply", "-json", "-auto-approve", "-input=false")
+    try:
+        deadline = time.monotonic() + HELD_WITHIN
+        while not sandbox.calls().get("sagemaker.CreateComputeQuota") and run.running():
+            assert time.monotonic() < deadline, "alpha's CreateComputeQuota never came"
+            time.sleep(0.05)
+        live_quota(sandbox, "sideline", [{"InstanceType": P5, "Count": SIBLING_SHARE}])  # ... while this one is made
+        sandbox.fault("CreateComputeQuota", "hold", service="sagemaker")
+        if reading == "accept":
+            held = sandbox.wait_held(HELD_WITHIN, while_running=run.running)
+            assert [h["operation"] for h in held] == ["CreateComputeQuota"], held
+            run.kill_provider()
+    finally:
+        sandbox.release_held()
+        first = run.wait()
+    sandbox.clear_faults()
+    assert first.rc == 1, first.stdout[-3000:]
+    assert len(alpha_quotas(sandbox)) == (1 if reading == "accept" else 0), alpha_quotas(sandbox)
+
+    second = tf.apply_json()
+    assert second.rc == 1, second.describe()
+    assert [(d.rule, d.address) for d in second.errors] == [("WKL-3", "hyperpod_tenant.alpha")], \
+        second.describe()
+    assert alpha_quotas(sandbox) == [], "the interrupted claim must be withdrawn, never kept"
+    assert tf.destroy(check=False).rc == 0
+    assert alpha_quotas(sandbox) == []

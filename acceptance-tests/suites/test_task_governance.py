@@ -578,6 +578,37 @@ def test_a_quota_update_that_failed_asynchronously_fails_the_apply_and_is_drift_
     tf.assert_no_changes()
 
 
+@pytest.mark.sandbox_only(reason="injects an asynchronous failure of the compute quota; reads the sandbox's quotas")
+@pytest.mark.parametrize("addon_reading", ["create_failed", "refuse"])
+def test_a_quota_whose_create_failed_asynchronously_is_reported_and_leaves_no_orphan(tf, sandbox, addon_reading):
+    """research's quota is accepted and settles CreateFailed (AWS: "delete the failed policy and create a new one",
+    the task-governance troubleshooting page): the apply fails with SageMaker's FailureReason; the next apply ends
+    with one Created quota of the team, no failed one left beside it, and an empty plan; destroy leaves no quota.
+    Under both readings of what a write without the task-governance add-on answers (the add-on is ACTIVE here, so
+    the reading must not matter)."""
+    sandbox.admin("PUT", "settings", {"scheduler_before_addon": addon_reading})
+    tf.write(configuration(allocation({"research": [entry(G5, count=1)]}), tenant("research", quota(G5, count=1))))
+    sandbox.fault("CreateComputeQuota", "async_failure", failure_reason="Kueue is not ready on the cluster")
+    failed = tf.apply_json()
+    assert failed.rc == 1, failed.describe()
+    (error,) = failed.errors
+    assert error.address == RESEARCH and "CreateFailed" in error.detail, failed.describe()
+    assert "Kueue is not ready on the cluster" in error.detail, error.detail
+
+    def team_quotas():
+        listed = sandbox.client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"]
+        return [(q["ComputeQuotaId"], q["Status"]) for q in listed if q["ComputeQuotaTarget"]["TeamName"] == "research"
+                and q["Status"] != "Deleted"]
+
+    applied = tf.apply_json()
+    assert applied.rc == 0 and not applied.errors, applied.describe()
+    assert [status for _, status in team_quotas()] == ["Created"], team_quotas()
+    assert team_quotas()[0][0] == resources(tf)[RESEARCH]["compute_quota_id"]
+    tf.assert_no_changes()
+    tf.destroy()
+    assert team_quotas() == [], team_quotas()
+
+
 # ---- 5. interactive spaces (WKL-12) --------------------------------------------------------------------------------
 SPACES_SHARES = {"research": [entry(G5, count=2)], "production": [entry(G5, count=1)]}
 

@@ -1306,3 +1306,21 @@ def test_a_contract_change_that_breaks_an_unchanged_tenant_is_refused(tf, restri
     error = refused_at_apply(applied, "WKL-1", RESEARCH, "team")
     assert applied.errors == [error], applied.describe()
     assert resources(tf)[RESEARCH] == before
+
+
+@pytest.mark.sandbox_only(reason="makes the workload role propagate slowly; counts the provider's calls")
+@pytest.mark.parametrize("window", ["4 reads", "4 seconds"])
+def test_a_workload_role_still_propagating_is_waited_for_not_failed(tf, sandbox, window):
+    """IAM is eventually consistent ("Changes that I make are not always immediately visible", the IAM user guide):
+    research's new workload role stays invisible to IAM's reads and to the services that check principals for
+    `window` after CreateRole (sandbox fault `eventual_consistency`). The apply waits it out (PutRolePolicy, the Pod
+    Identity association, the access entry are retried) and succeeds; the next plan is empty."""
+    fields = {"count": 4} if window == "4 reads" else {"count": None, "seconds": 4}
+    tf.write(example())
+    sandbox.reset_calls()
+    sandbox.fault(mode="eventual_consistency", role_name=f"hyperpod-{CLUSTER}-research", **fields)
+    applied = tf.apply_json()
+    assert applied.rc == 0 and not applied.errors, applied.describe()
+    calls = sandbox.calls_by_caller().get("hyperpod_tenant", {})
+    assert calls.get("iam.PutRolePolicy", 0) > 2, calls  # two tenants' policies, and research's retried
+    tf.assert_no_changes()

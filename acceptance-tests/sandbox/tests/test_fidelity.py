@@ -10,7 +10,7 @@ import urllib.error
 
 import pytest
 
-from helpers import error_of, make_principals, wait_status
+from helpers import error_of, make_principals, wait_gone, wait_status
 
 ACCOUNT, REGION = "123456789012", "us-west-2"
 EKS = "ml-capacity-eks"
@@ -125,23 +125,43 @@ def quota(sm, name="tfacc-quota", team="tfacc"):
                                                                                   "Count": 1}]})
 
 
-def test_task_governance_needs_its_addon(sandbox, eks):
+@pytest.mark.parametrize("reading", ["create_failed", "refuse"])
+def test_task_governance_needs_its_addon(sandbox, eks, reading):
+    """Without the add-on ACTIVE, a write is either accepted and settles CreateFailed/UpdateFailed with a
+    FailureReason naming the add-on (the default reading), or refused at once (ValidationException): the guess
+    `scheduler_before_addon`. Once the add-on is back, the failed config is deleted and created again, as AWS's
+    troubleshooting page says."""
+    sandbox.admin("PUT", "settings", {"scheduler_before_addon": reading})
     sm = sandbox.client("sagemaker")
     addon = eks.describe_addon(clusterName=EKS, addonName=TG)["addon"]
     assert addon["status"] == "ACTIVE"  # seeded on the suites' EKS clusters
     qid = quota(sm)["ComputeQuotaId"]
     wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=qid), "Created")
     eks.delete_addon(clusterName=EKS, addonName=TG)
-    code, status, message = error_of(quota, sm, name="tfacc-other", team="other")
-    assert (code, status) == ("ValidationException", 400) and TG in message and EKS in message
-    code, _, message = error_of(sm.create_cluster_scheduler_config, Name="tfacc-policy", ClusterArn=HYPERPOD_ARN,
-                                SchedulerConfig={"FairShare": "Enabled"})
-    assert code == "ValidationException" and TG in message
-    assert error_of(sm.update_compute_quota, ComputeQuotaId=qid, TargetVersion=1, Description="x")[0] == \
-        "ValidationException"
+    policy = {"Name": "tfacc-policy", "ClusterArn": HYPERPOD_ARN, "SchedulerConfig": {"FairShare": "Enabled"}}
+    if reading == "refuse":
+        code, status, message = error_of(quota, sm, name="tfacc-other", team="other")
+        assert (code, status) == ("ValidationException", 400) and TG in message and EKS in message
+        code, _, message = error_of(sm.create_cluster_scheduler_config, **policy)
+        assert code == "ValidationException" and TG in message
+        assert error_of(sm.update_compute_quota, ComputeQuotaId=qid, TargetVersion=1, Description="x")[0] == \
+            "ValidationException"
+        eks.create_addon(clusterName=EKS, addonName=TG)
+        sm.create_cluster_scheduler_config(**policy)
+        return
+    other = quota(sm, name="tfacc-other", team="other")["ComputeQuotaId"]
+    failed = wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=other), "CreateFailed")
+    assert TG in failed["FailureReason"] and EKS in failed["FailureReason"]
+    cid = sm.create_cluster_scheduler_config(**policy)["ClusterSchedulerConfigId"]
+    failed = wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid), "CreateFailed")
+    assert TG in failed["FailureReason"]
+    sm.update_compute_quota(ComputeQuotaId=qid, TargetVersion=1, Description="x")
+    assert TG in wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=qid), "UpdateFailed")["FailureReason"]
     eks.create_addon(clusterName=EKS, addonName=TG)
-    sm.create_cluster_scheduler_config(Name="tfacc-policy", ClusterArn=HYPERPOD_ARN,
-                                       SchedulerConfig={"FairShare": "Enabled"})
+    sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=cid)
+    wait_gone(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid), "the failed config")
+    cid = sm.create_cluster_scheduler_config(**policy)["ClusterSchedulerConfigId"]
+    wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=cid), "Created")
 
 
 # ---- TargetVersion readings -----------------------------------------------------------------------------------------
@@ -170,4 +190,5 @@ def test_target_version_reading_is_switchable(sandbox):
         sandbox.admin("PUT", "settings", {"target_version": "previous"})
     assert info.value.code == 400
     sandbox.reset()
-    assert sandbox.admin("GET", "settings") == {"target_version": "current", "quota_capacity": "refuse"}
+    assert sandbox.admin("GET", "settings") == {"target_version": "current", "quota_capacity": "refuse",
+                                                "unknown_members": "refuse", "scheduler_before_addon": "create_failed"}

@@ -109,6 +109,8 @@ impl Composer<'_> {
                 .await
                 .map_err(|err| failed("Tagging the compute quota failed", err))?;
         }
+        // The interrupted apply may have died before its claim check: judged now, as a fresh create is.
+        claim::verify(self, &found.id).await?;
         self.wait_namespace().await
     }
 

@@ -3,7 +3,8 @@
 
 use super::super::model::components::{ROLE, policy_component, role_policies, trust_policy};
 use super::super::model::ownership::foreign_role;
-use super::composer::{Composer, failed};
+use super::composer::{Composer, PROPAGATION, failed};
+use crate::aws::wait::retry_propagation;
 use crate::aws::{ErrorCode, iam};
 use crate::protocol::diagnostics::Diagnostics;
 
@@ -55,9 +56,13 @@ impl Composer<'_> {
                 Ok(())
             }
             Err(err) if err.is(ErrorCode::EntityAlreadyExists) => {
-                let role = iam::find_role(&self.client.iam, &target.role_name)
-                    .await
-                    .map_err(|err| failed("Reading the existing workload role failed", err))?;
+                // Created moments ago by an interrupted apply, it may not be readable yet (IAM is eventually
+                // consistent): read it through propagation.
+                let role = retry_propagation("the workload role", PROPAGATION, || {
+                    iam::find_role(&self.client.iam, &target.role_name)
+                })
+                .await
+                .map_err(|err| failed("Reading the existing workload role failed", err))?;
                 if !self.tagged_as_ours(&role.tags) {
                     return Err(foreign_role(&target.role_name).into());
                 }
@@ -85,9 +90,14 @@ impl Composer<'_> {
         let target = self.target;
         let wanted = role_policies(&target.config, &target.partition);
         for (name, document) in &wanted {
-            iam::put_role_policy(&self.client.iam, &target.role_name, name, document)
-                .await
-                .map_err(|err| failed(&format!("Writing the workload role's {name} policy failed"), err))?;
+            // The role may have been created moments ago: IAM answers NoSuchEntity until it propagates (AWS's
+            // guidance, "Changes that I make are not always immediately visible"; terraform-provider-aws waits 2
+            // minutes too). PutRolePolicy replaces the document, so a retry is safe.
+            retry_propagation("the workload role", PROPAGATION, || {
+                iam::put_role_policy(&self.client.iam, &target.role_name, name, document)
+            })
+            .await
+            .map_err(|err| failed(&format!("Writing the workload role's {name} policy failed"), err))?;
             self.components.insert(policy_component(name), target.role_name.clone());
         }
         let stale: Vec<String> = self

@@ -7,7 +7,7 @@ use super::super::model::{self, ownership};
 use super::gather::{ExistingQuota, TenantPlanInputs};
 use crate::governance::cluster::{clu_10, cluster_admin_principals};
 use crate::governance::{
-    Check, ClusterView, Neighbours, Orchestrator, Report, RuleId, Setting, Tenant, TenantCapacity, capacity,
+    Check, ClusterView, Neighbours, Orchestrator, Outcome, Report, RuleId, Setting, Tenant, TenantCapacity, capacity,
     check_tenant, paths,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics, Severity};
@@ -32,13 +32,19 @@ pub struct TenantVerdict {
 pub fn judge(inputs: &TenantPlanInputs) -> Result<TenantVerdict, Diagnostics> {
     let orchestrator = orchestrator(inputs)?;
     workload_block(inputs, orchestrator)?;
-    let (report, live) = rules(inputs, orchestrator);
+    let (report, mut live) = rules(inputs, orchestrator);
+    let adopted = if matches!(inputs.existing_quota, ExistingQuota::Own) {
+        left_to_the_claim_check(&mut live)
+    } else {
+        Diagnostics::new()
+    };
     let (recorded, live_only) = report.messages_with_live(&live, inputs.context.strict);
     let (mut refusals, warnings) = split(recorded.iter().map(crate::findings::diagnostic));
     let (live_refusals, live_warnings) = split(live_only.iter().map(crate::findings::diagnostic));
     let mut warnings = warnings;
     warnings.extend(live_warnings);
     warnings.extend(live_drift(inputs, orchestrator, &live));
+    warnings.extend(adopted);
     refusals.extend(existing_quota(inputs).err().unwrap_or_default());
     refusals.extend(tags_fit(inputs).err().unwrap_or_default());
     Ok(TenantVerdict {
@@ -209,6 +215,33 @@ fn live_drift(inputs: &TenantPlanInputs, orchestrator: Orchestrator, live: &Repo
             })
             .collect(),
     )
+}
+
+/// An interrupted apply left this tenant's compute quota (its tags name the tenant). Whether it fits beside the other
+/// teams' live quotas is then decided at apply by the claim check, after adopting it: the quota is withdrawn when the
+/// quotas created before it leave no room (WKL-3). A refusal here (`strict` included) would stop that apply and keep
+/// the quota for good, so what the live quotas find is taken out of the live judgement and said as a plain warning.
+fn left_to_the_claim_check(live: &mut Report) -> Diagnostics {
+    let mut warnings = Diagnostics::new();
+    for check in live.checks.iter_mut().filter(|check| check.rule == RuleId::Wkl3) {
+        let Outcome::Failed(findings) = &check.outcome else {
+            continue;
+        };
+        for finding in findings {
+            let mut warning = crate::findings::finding_diagnostic(finding, false);
+            warning.severity = Severity::Warning;
+            warning.detail = format!(
+                "{} An interrupted apply left this tenant's compute quota: apply adopts it, and withdraws it (failing \
+                 WKL-3) when the quotas created before it leave no room.",
+                warning.detail
+            );
+            warnings.push(warning);
+        }
+        check.outcome = Outcome::NotApplicable {
+            why: "judged at apply by the claim check of the quota an interrupted apply left".to_string(),
+        };
+    }
+    warnings
 }
 
 /// A quota of the tenant's name or team that is not its own is refused before anything is written.

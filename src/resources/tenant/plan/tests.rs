@@ -151,17 +151,23 @@ fn a_quota_whose_allocation_entry_the_instance_groups_cannot_hold_is_the_allocat
     assert_eq!(refused, ["quota[0].count"], "{verdict:?}");
 }
 
-#[test]
-fn a_live_quota_that_leaves_no_room_is_a_refusal_on_live_state_and_not_in_the_checklist() {
-    // Four p5 of which another team holds three live: the allocation (research 2) fits the groups, the live
-    // cluster does not. What the plan records must read the same at apply, whatever another pipeline did
-    // meanwhile: WKL-3 passes there; the live overcommit is a refusal apply judges again.
+/// research asking 2 of the cluster's 4 p5 instances while another team's live quota holds 3.
+fn beside_an_outsider_holding_three_of_four() -> TenantPlanInputs {
     let mut inputs = inputs(config(2), cluster(eks(), 4));
     inputs.cluster.tenants = Fact::Known(vec![TenantCapacity {
         team: "outsider".into(),
         quota: vec![QuotaShare::instances("ml.p5.48xlarge", 3)],
         sharing: None,
     }]);
+    inputs
+}
+
+#[test]
+fn a_live_quota_that_leaves_no_room_is_a_refusal_on_live_state_and_not_in_the_checklist() {
+    // Four p5 of which another team holds three live: the allocation (research 2) fits the groups, the live
+    // cluster does not. What the plan records must read the same at apply, whatever another pipeline did
+    // meanwhile: WKL-3 passes there; the live overcommit is a refusal apply judges again.
+    let mut inputs = beside_an_outsider_holding_three_of_four();
     let verdict = judge(&inputs).expect("a verdict");
     assert!(verdict.refusals.is_empty(), "{verdict:?}");
     let [live] = &verdict.live_refusals.0[..] else {
@@ -173,6 +179,34 @@ fn a_live_quota_that_leaves_no_room_is_a_refusal_on_live_state_and_not_in_the_ch
     );
     assert!(
         verdict.report.check(RuleId::Wkl3).is_some_and(Check::is_passed),
+        "{verdict:?}"
+    );
+}
+
+#[test]
+fn the_quota_an_interrupted_apply_left_is_judged_by_the_claim_check_not_refused_at_plan() {
+    // The same live overcommit, but the tenant's own quota is already there (an apply died in its claim window):
+    // a refusal would stop the apply that adopts and withdraws it, so the quota would stay for good. A warning
+    // says what apply will do instead.
+    let mut inputs = beside_an_outsider_holding_three_of_four();
+    inputs.existing_quota = ExistingQuota::Own;
+    let verdict = judge(&inputs).expect("a verdict");
+    assert!(
+        verdict.refusals.is_empty() && verdict.live_refusals.is_empty(),
+        "{verdict:?}"
+    );
+    let [warning] = &verdict.warnings.0[..] else {
+        panic!("{verdict:?}")
+    };
+    assert!(
+        warning.summary.starts_with("[WKL-3]") && warning.detail.contains("withdraws it"),
+        "{warning:?}"
+    );
+    // `strict` refuses warnings of rules; this one is not a rule's verdict, so the apply that withdraws still runs.
+    inputs.context.strict = true;
+    let verdict = judge(&inputs).expect("a verdict");
+    assert!(
+        verdict.refusals.is_empty() && verdict.live_refusals.is_empty(),
         "{verdict:?}"
     );
 }
