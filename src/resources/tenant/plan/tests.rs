@@ -167,7 +167,7 @@ fn a_live_quota_that_leaves_no_room_is_a_refusal_on_live_state_and_not_in_the_ch
     // Four p5 of which another team holds three live: the allocation (research 2) fits the groups, the live
     // cluster does not. What the plan records must read the same at apply, whatever another pipeline did
     // meanwhile: WKL-3 passes there; the live overcommit is a refusal apply judges again.
-    let mut inputs = beside_an_outsider_holding_three_of_four();
+    let inputs = beside_an_outsider_holding_three_of_four();
     let verdict = judge(&inputs).expect("a verdict");
     assert!(verdict.refusals.is_empty(), "{verdict:?}");
     let [live] = &verdict.live_refusals.0[..] else {
