@@ -12,7 +12,7 @@ SANDBOX_PORT ?= 4599
 ACCEPTANCE_FIXTURE ?= fixtures/renamed.json
 SANDBOX_FIXTURE ?= fixtures/local.json
 
-.PHONY: all build bootstrap demo sandbox test test-engine test-protocol test-unit test-sandbox test-acceptance test-examples-local lint fmt bench bench-scale bench-build clean-state docs release-local
+.PHONY: all build bootstrap demo sandbox test test-engine test-protocol test-unit test-sandbox test-acceptance test-readings test-examples-local lint fmt bench bench-scale bench-build clean-state docs release-local
 
 all: build
 
@@ -37,7 +37,7 @@ sandbox: bootstrap
 ## before anything is judged against it (the harness tests kill a real provider, so they need the build); then formatting and lints, unit/property/transport tests, Terraform acceptance
 ## against the renamed seed ($(ACCEPTANCE_FIXTURE)), and the examples once more against the seed as it is (their
 ## variables' defaults are the local seed's: `make demo` and a plain `terraform apply` in an example rely on them).
-test: test-engine test-protocol bootstrap build test-sandbox lint test-unit test-acceptance test-examples-local
+test: test-engine test-protocol bootstrap build test-sandbox lint test-unit test-acceptance test-readings test-examples-local
 
 ## The engine and the model: build and test in seconds, without compiling any AWS SDK crate.
 test-engine:
@@ -57,6 +57,16 @@ test-sandbox: bootstrap build
 
 test-acceptance: bootstrap build
 	cd acceptance-tests && HYPERPOD_FIXTURE=$(ACCEPTANCE_FIXTURE) $(PYTHON) -m pytest -q suites
+
+## The suites that meet a behaviour AWS does not document, again under each guess's other reading (the default run
+## has the first): acceptance-tests/sandbox/readings.py, docs/sandbox.md "Readings". Six races instead of twenty: the
+## race test cycles the capacity readings itself.
+OTHER_READINGS = HYPERPOD_SANDBOX_TARGET_VERSION=next HYPERPOD_SANDBOX_QUOTA_CAPACITY=accept \
+	HYPERPOD_SANDBOX_UNKNOWN_MEMBERS=ignore HYPERPOD_SANDBOX_SCHEDULER_BEFORE_ADDON=refuse HYPERPOD_RACES=6
+READING_SUITES = suites/test_capacity.py suites/test_tenant.py suites/test_task_governance.py \
+	suites/test_scheduling_policy.py suites/test_cluster_prerequisites.py suites/test_day_two.py
+test-readings: bootstrap build
+	cd acceptance-tests && $(OTHER_READINGS) HYPERPOD_FIXTURE=$(ACCEPTANCE_FIXTURE) $(PYTHON) -m pytest -q $(READING_SUITES)
 
 test-examples-local: bootstrap build
 	cd acceptance-tests && HYPERPOD_FIXTURE=fixtures/local.json $(PYTHON) -m pytest -q suites/test_examples.py

@@ -2,7 +2,8 @@
 listed (docs/sandbox.md's fidelity table).
 
 Each guess has its plausible readings; the first is the default (the stricter one). A run picks another with the
-environment (`HYPERPOD_SANDBOX_<NAME>`, e.g. HYPERPOD_SANDBOX_QUOTA_CAPACITY=accept), a test with
+environment (`HYPERPOD_SANDBOX_<NAME>`, e.g. HYPERPOD_SANDBOX_QUOTA_CAPACITY=accept; `make test-readings` runs the
+suites that meet a guess under every other reading), a test with
 `PUT /_sandbox/settings {"<name>": "<reading>"}` (`null`: back to the run's); a reset restores the run's readings.
 """
 import os

@@ -204,7 +204,7 @@ def test_a_quota_raised_out_of_band_that_overcommits_the_cluster_is_named_and_re
         config = dict(described["ComputeQuotaConfig"],
                       ComputeQuotaResources=[{"InstanceType": P5, "Count": overcommit}])
         sm.update_compute_quota(ComputeQuotaId=quota["ComputeQuotaId"], ComputeQuotaConfig=config,
-                                TargetVersion=described["ComputeQuotaVersion"])
+                                TargetVersion=sandbox.target_version(described["ComputeQuotaVersion"]))
         tf.write(World([PRODUCTION, RESEARCH]).hcl())
         verdict = tf.plan_json(["-out=day-two.tfplan"])
         assert verdict.rc == 2, verdict.describe()

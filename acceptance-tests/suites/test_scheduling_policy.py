@@ -221,7 +221,8 @@ def test_out_of_band_change_shows_as_drift_and_apply_repairs_it(tf, sandbox):
     sm = sandbox.client("sagemaker")
     live = sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=state["scheduler_config_id"])
     sm.update_cluster_scheduler_config(
-        ClusterSchedulerConfigId=state["scheduler_config_id"], TargetVersion=live["ClusterSchedulerConfigVersion"],
+        ClusterSchedulerConfigId=state["scheduler_config_id"],
+        TargetVersion=sandbox.target_version(live["ClusterSchedulerConfigVersion"]),
         SchedulerConfig={"PriorityClasses": [{"Name": "production", "Weight": 50}], "FairShare": "Disabled"},
     )
     plan = tf.plan()

@@ -398,11 +398,12 @@ def describe_quota(sandbox, team: str) -> dict:
 
 
 def edit_quota_out_of_band(sandbox, team: str, **request) -> dict:
-    """UpdateComputeQuota as the console or another pipeline sends it (TargetVersion = the version it read), with
+    """UpdateComputeQuota as the console or another pipeline sends it (TargetVersion from the version it read), with
     `request` (ComputeQuotaConfig, ComputeQuotaTarget, ActivationState); the quota as it settles, one version on."""
     current = describe_quota(sandbox, team)
     sandbox.client("sagemaker").update_compute_quota(ComputeQuotaId=current["ComputeQuotaId"],
-                                                     TargetVersion=current["ComputeQuotaVersion"], **request)
+                                                     TargetVersion=sandbox.target_version(current["ComputeQuotaVersion"]),
+                                                     **request)
     edited = describe_quota(sandbox, team)
     assert edited["ComputeQuotaVersion"] == current["ComputeQuotaVersion"] + 1, edited
     return edited
@@ -869,7 +870,7 @@ def test_lif_3_revoked_contract(tf, restricted):
 def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sandbox):
     before = None if sandbox.real else sandbox.inventory()
     # With the Slurm cluster's allocation (research guaranteed nothing), as on EKS: without it WKL-3 is not
-    # evaluated at plan. The allocation writes nothing either.
+    # evaluated at plan. The allocation writes only its claim on the cluster (one allocation per cluster).
     tf.write(slurm_example(allocation=True))
     # Judged by Slurm's controls (users, QoS, fair share): no Kubernetes groups asked for, no diagnostic at all.
     verdict = tf.plan_json()
@@ -880,7 +881,15 @@ def test_slurm_tenant_renders_its_accounting_artefacts_and_writes_nothing(tf, sa
     assert any("add account research" in line for line in artefacts["sacctmgr_commands"]), artefacts
     assert "PrivateData=" in artefacts["slurm_conf"], artefacts
     if before is not None:
-        assert sandbox.inventory() == before  # no AWS writes
+        after = sandbox.inventory()
+        claims = {name for parameters in after["ssm_parameters"].values() for name in parameters
+                  if name.startswith("/hyperpod-governance/cluster-allocations/")}
+        assert claims == {f"/hyperpod-governance/cluster-allocations/{SLURM_CLUSTER}"}, after["ssm_parameters"]
+        for parameters in after["ssm_parameters"].values():
+            for name in claims & set(parameters):
+                del parameters[name]
+        after["ssm_parameters"] = {account: p for account, p in after["ssm_parameters"].items() if p}
+        assert after == before  # no other AWS write
 
 
 # ---- g. ownership --------------------------------------------------------------------------------------------------

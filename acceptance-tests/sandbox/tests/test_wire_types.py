@@ -219,3 +219,65 @@ def test_a_wrong_typed_amount_never_creates_a_quota(sandbox, value):
     status, code, _ = send(sandbox, "sagemaker", "CreateComputeQuota", body)
     assert status == 400 and code == ("ValidationException" if value is None else "SerializationException")
     assert sandbox.client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"] == []
+
+
+# ---- AWS's documented-invalid requests -------------------------------------------------------------------------------
+# AWS's published team quota (the awslabs task-governance page's Team-A) and cluster policy, each mutated into a
+# request AWS documents as invalid (botocore's model: FairShareWeight 0-100, PriorityClasses at most 10, TeamName
+# `[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?`, AbsoluteBorrowLimits at most 15, Strategy an enum; the developer guide: a MIG
+# profile exists only on the GPUs that offer it, BorrowLimit 1-500 percent).
+def team_a(**changes) -> dict:
+    request: dict[str, Any] = {
+        "Name": "Team-A", "ClusterArn": PUBLISHED_VCPU["ClusterArn"], "ActivationState": "Enabled",
+        "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
+                               "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 100},
+                               "PreemptTeamTasks": "LowerPriority"},
+        "ComputeQuotaTarget": {"TeamName": "team-a", "FairShareWeight": 0}}
+    for path, value in changes.items():
+        node: Any = request
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return request
+
+
+def policy(classes: int) -> dict:
+    return {"Name": "example-cluster-scheduler-config", "ClusterArn": PUBLISHED_VCPU["ClusterArn"],
+            "SchedulerConfig": {"PriorityClasses": [{"Name": f"class-{i}", "Weight": 10} for i in range(classes)],
+                                "FairShare": "Enabled"}}
+
+
+P4D_PARTITION = {"InstanceType": "ml.p4d.24xlarge", "AcceleratorPartition": {"Type": "mig-7g.80gb", "Count": 1}}
+LIMITS = [{"InstanceType": "ml.p5.48xlarge", "Count": 1}] * 16
+
+DOCUMENTED_INVALID = {
+    "fair-share weight 101": ("CreateComputeQuota", team_a(**{"ComputeQuotaTarget.FairShareWeight": 101})),
+    "11 priority classes": ("CreateClusterSchedulerConfig", policy(11)),
+    "upper-case team name": ("CreateComputeQuota", team_a(**{"ComputeQuotaTarget.TeamName": "Team-A"})),
+    "a MIG profile the GPU does not have": (
+        "CreateComputeQuota", team_a(**{"ComputeQuotaConfig.ComputeQuotaResources": [P4D_PARTITION]})),
+    "16 absolute borrow limits": ("CreateComputeQuota", team_a(**{
+        "ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits": LIMITS})),
+    "misspelt strategy": ("CreateComputeQuota", team_a(**{"ComputeQuotaConfig.ResourceSharingConfig.Strategy":
+                                                          "LendandBorrow"})),
+    "borrow limit 501": ("CreateComputeQuota", team_a(**{"ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit": 501})),
+    "a count as text": ("CreateComputeQuota", team_a(**{"ComputeQuotaConfig.ComputeQuotaResources": [
+        {"InstanceType": "ml.p5.48xlarge", "Count": "1"}]})),
+}
+
+
+@pytest.mark.parametrize("case", DOCUMENTED_INVALID)
+def test_a_request_aws_documents_as_invalid_is_a_4xx_and_writes_nothing(sandbox, case):
+    operation, body = DOCUMENTED_INVALID[case]
+    status, code, message = send(sandbox, "sagemaker", operation, body)
+    assert status == 400 and code in ("ValidationException", "SerializationException"), (status, code, message)
+    sm = sandbox.client("sagemaker")
+    assert sm.list_compute_quotas()["ComputeQuotaSummaries"] == []
+    assert sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"] == []
+
+
+def test_the_published_requests_themselves_are_accepted(sandbox):
+    """The unmutated requests are valid: each case above fails for its own change only."""
+    assert send(sandbox, "sagemaker", "CreateComputeQuota", team_a())[0] == 200
+    assert send(sandbox, "sagemaker", "CreateClusterSchedulerConfig", policy(10))[0] == 200
