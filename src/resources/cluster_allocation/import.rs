@@ -40,7 +40,7 @@ pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTa
 /// The teams a claim records, as the `teams` attribute.
 fn claimed_teams(cluster_name: &str, claimed: &serde_json::Value) -> Result<Value, Diagnostics> {
     let ty = super::apply::claim::teams_type();
-    Value::from_json(claimed, &ty).map_err(|err| {
+    Value::from_json(claimed, ty).map_err(|err| {
         Diagnostics::error(
             AttributePath::attr("teams"),
             "The cluster's claim does not read as an allocation's teams",

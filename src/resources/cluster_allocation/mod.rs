@@ -1,8 +1,9 @@
 //! `hyperpod_cluster_allocation`: the documented split of one cluster's guaranteed capacity. Its one AWS object is
-//! its claim on the cluster (`apply::claim`: one allocation per cluster). At plan it reads the cluster once (its instance groups, and its compute quotas for teams it does not list)
-//! and checks each share against the instance types the cluster has; its `governance` is what every tenant and
-//! binding of the cluster references, so WKL-3 and CLU-2 see the cluster's teams on the first plan
-//! (`docs/design/cluster-allocation.md`). The files are the shape every resource has (`docs/design/resource-shape.md`).
+//! its claim on the cluster (`apply::claim`: one allocation per cluster). At plan it reads the cluster once (its
+//! instance groups) and checks each share against the instance types the cluster has; its `governance` is what
+//! every tenant and binding of the cluster references, so WKL-3 and CLU-2 see the cluster's teams on the first plan
+//! (`docs/design/cluster-allocation.md`). The files are the shape every resource has
+//! (`docs/design/resource-shape.md`).
 
 mod apply;
 mod import;

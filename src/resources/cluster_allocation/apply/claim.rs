@@ -54,15 +54,19 @@ pub fn teams_json(value: &Value) -> Option<Json> {
     if !teams.is_wholly_known() {
         return None;
     }
-    teams.to_json(&teams_type()).ok()
+    teams.to_json(teams_type()).ok()
 }
 
-/// The type of the allocation's `teams` attribute (a map of each team's quota and sharing).
-pub fn teams_type() -> crate::protocol::value::Type {
-    super::super::schema::schema().block.find_attribute("teams").map_or(
-        crate::protocol::value::Type::Dynamic,
-        crate::protocol::schema::Attribute::value_type,
-    )
+/// The type of the allocation's `teams` attribute (a map of each team's quota and sharing), derived from the
+/// schema once: every plan and apply of an allocation reads it.
+pub fn teams_type() -> &'static crate::protocol::value::Type {
+    static TEAMS: std::sync::OnceLock<crate::protocol::value::Type> = std::sync::OnceLock::new();
+    TEAMS.get_or_init(|| {
+        super::super::schema::schema().block.find_attribute("teams").map_or(
+            crate::protocol::value::Type::Dynamic,
+            crate::protocol::schema::Attribute::value_type,
+        )
+    })
 }
 
 /// Who holds the claim that records `claimed`, for an allocation whose own teams are `own` (as planned, and as last
