@@ -37,3 +37,10 @@ impl Deref for HyperpodClient {
         &self.aws
     }
 }
+
+/// The plugin protocol's deadline of the current create, update or delete (its `timeouts`), for the clients.
+pub fn operation_deadline() -> hyperpod_clients::deadline::OperationDeadline {
+    hyperpod_clients::deadline::OperationDeadline(|| {
+        crate::protocol::deadline::current().map(|deadline| deadline.at.into_std())
+    })
+}

@@ -117,6 +117,11 @@ class Sandbox:
         that undocumented member wants it (`target_version`: the version read, or the next one)."""
         return read + 1 if self.admin("GET", "settings")["target_version"] == "next" else read
 
+    def async_seconds(self, seconds: float | None) -> None:
+        """How long the sandbox's Creating/Updating/Deleting states last from now on (None: the run's setting, which
+        a reset restores too)."""
+        self.admin("PUT", "timing", {"async_seconds": seconds})
+
     def reset(self) -> dict:
         """Back to exactly the seed; also disarms faults and zeroes the call counters."""
         return self.admin("POST", "reset")

@@ -464,6 +464,12 @@ class Terraform:
         result = self.run("apply", "-json", "-auto-approve", "-input=false", *extra, check=False)
         return PlanVerdict.from_plan_output(result.rc, result.stdout, self.dir, result.stderr, result)
 
+    def destroy_json(self) -> PlanVerdict:
+        """`terraform destroy -json -auto-approve -input=false`, whatever its exit code, with its diagnostics parsed
+        (Terraform gives a destroy's diagnostics neither address nor range)."""
+        result = self.run("destroy", "-json", "-auto-approve", "-input=false", check=False)
+        return PlanVerdict.from_plan_output(result.rc, result.stdout, self.dir, result.stderr, result)
+
     def destroy(self, *extra: str, check: bool = True) -> Result:
         return self.run("destroy", "-auto-approve", *COMMON, *extra, check=check)
 

@@ -16,6 +16,9 @@ GET    /_sandbox/settings  {"target_version": "current", "quota_capacity": "refu
                            each guess about what AWS leaves undocumented (readings.py lists them)
 PUT    /_sandbox/settings  change some ({"target_version": null}: back to HYPERPOD_SANDBOX_TARGET_VERSION); reset
                            restores the run's
+GET    /_sandbox/timing    {"async_seconds": 1.0}: how long Creating/Updating/Deleting last (timing.py)
+PUT    /_sandbox/timing    change it ({"async_seconds": null}: back to HYPERPOD_SANDBOX_ASYNC_SECONDS); reset restores
+                           the run's
 GET    /_sandbox/inventory  deterministic snapshot of what tests create or leave behind (inventory.py)
 POST   /_sandbox/fixtures/teams  add K teams' projects, roles and cluster capacity to the account (fixtures.py)
 """
@@ -24,7 +27,7 @@ import logging
 import re
 import traceback
 
-from . import faults, fixtures, inventory, kubernetes, readings, seed
+from . import faults, fixtures, inventory, kubernetes, readings, seed, timing
 from .moto_adapter import MOTO_VERSION, is_moto_service, reset_all_backends
 from .validation import aws_error
 
@@ -47,6 +50,7 @@ class AdminMiddleware:
         faults.clear()
         faults.reset_calls()
         readings.reset()
+        timing.reset()
         self.seeded = seed.apply(self.seed_path)
         return self.seeded
 
@@ -95,6 +99,8 @@ class AdminMiddleware:
             return 200, faults.calls_by_caller()
         if route == "settings" and method in ("GET", "PUT"):  # sandbox readings of what AWS leaves open
             return 200, readings.settings(_json_body(environ) if method == "PUT" else None)
+        if route == "timing" and method in ("GET", "PUT"):  # how long AWS's asynchronous transitions take
+            return 200, timing.settings(_json_body(environ) if method == "PUT" else None)
         if (method, route) == ("GET", "inventory"):
             return 200, inventory.snapshot()
         if (method, route) == ("POST", "fixtures/teams"):

@@ -19,13 +19,12 @@ so a new operation is a method set on that class.  State lives in the backend's
 import base64
 import copy
 import functools
-import os
 import secrets
 import string
 import threading
 from datetime import UTC, datetime, timedelta
 
-from . import faults, kubernetes, readings
+from . import faults, kubernetes, readings, timing
 from .eks_state import find_cluster as find_eks_cluster, state as eks_state
 from .moto_adapter import (
     ActionResult,
@@ -68,8 +67,8 @@ def _check_target_version(target, current, kind, rid):
 
 
 def async_delay() -> timedelta:
-    """How long a Creating/Updating/Deleting state lasts, measured from the write."""
-    return timedelta(seconds=float(os.environ.get("HYPERPOD_SANDBOX_ASYNC_SECONDS", "1.0")))
+    """How long a Creating/Updating/Deleting state lasts, measured from the write (timing.py)."""
+    return timedelta(seconds=timing.async_seconds())
 
 
 def new_id() -> str:

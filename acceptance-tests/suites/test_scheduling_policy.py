@@ -368,6 +368,22 @@ def test_asynchronous_create_failure_surfaces_the_reason_and_the_next_apply_repl
     assert [c["ClusterSchedulerConfigId"] for c in live_configs(sandbox)] == [resource_state(tf)["scheduler_config_id"]]
 
 
+@pytest.mark.sandbox_only(reason="injects an asynchronous failure of the deletion")
+def test_asynchronous_delete_failure_fails_the_destroy_with_the_reason_and_the_next_destroy_removes_it(tf, sandbox):
+    tf.write(policy())
+    tf.apply()
+    config_id = resource_state(tf)["scheduler_config_id"]
+    sandbox.fault("DeleteClusterSchedulerConfig", "async_failure", failure_reason="Jobs still hold the priority class")
+    failed = tf.destroy_json()
+    assert failed.rc == 1, failed.describe()
+    (error,) = failed.errors
+    assert "DeleteFailed" in error.detail and "Jobs still hold the priority class" in error.detail, error.detail
+    # Nothing is forgotten: the policy stays in state, and the next destroy deletes it again.
+    assert resource_state(tf)["scheduler_config_id"] == config_id
+    tf.destroy()
+    assert live_configs(sandbox) == []
+
+
 @pytest.mark.sandbox_only(reason="injects a ConflictException")
 def test_update_retries_after_a_concurrent_version_bump(tf, sandbox):
     tf.write(policy())

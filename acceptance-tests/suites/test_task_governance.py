@@ -609,6 +609,28 @@ def test_a_quota_whose_create_failed_asynchronously_is_reported_and_leaves_no_or
     assert team_quotas() == [], team_quotas()
 
 
+@pytest.mark.sandbox_only(reason="injects an asynchronous failure of the compute quota's deletion")
+def test_a_quota_whose_delete_failed_asynchronously_fails_the_destroy_and_the_next_destroy_removes_it(tf, sandbox):
+    """DeleteComputeQuota is accepted and the quota settles DeleteFailed: the destroy fails with SageMaker's
+    FailureReason and the tenant stays in state (nothing forgotten); the next destroy deletes the quota again and
+    leaves none."""
+    tf.write(configuration(allocation({"research": [entry(G5, count=1)]}), tenant("research", quota(G5, count=1))))
+    tf.apply()
+    quota_id = resources(tf)[RESEARCH]["compute_quota_id"]
+    sandbox.fault("DeleteComputeQuota", "async_failure", failure_reason="Workloads are still running in the queue")
+    verdict = tf.destroy_json()
+    assert verdict.rc == 1, verdict.describe()
+    assert any("DeleteFailed" in d.detail and "Workloads are still running in the queue" in d.detail
+               for d in verdict.errors), verdict.describe()
+    assert RESEARCH in resources(tf)
+    sm = sandbox.client("sagemaker")
+    assert sm.describe_compute_quota(ComputeQuotaId=quota_id)["Status"] == "DeleteFailed"
+
+    tf.destroy()
+    listed = sm.list_compute_quotas()["ComputeQuotaSummaries"]
+    assert [q["ComputeQuotaId"] for q in listed if q["Status"] != "Deleted"] == []
+
+
 # ---- 5. interactive spaces (WKL-12) --------------------------------------------------------------------------------
 SPACES_SHARES = {"research": [entry(G5, count=2)], "production": [entry(G5, count=1)]}
 

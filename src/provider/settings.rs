@@ -205,6 +205,7 @@ pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
         forbidden_account_ids,
         // The plugin protocol names the resource or data source of the RPC a request is made for.
         caller: CallerName(crate::protocol::caller::current),
+        deadline: crate::client::operation_deadline(),
     };
     diagnostics.into_result(Settings {
         aws: settings,

@@ -18,7 +18,10 @@ pub async fn kube_client(client: &HyperpodClient, eks_cluster_name: &str) -> Res
         .await
         .map_err(|err| format!("cannot sign a Kubernetes token: {err}"))?;
     KubeClient::new(&cluster.endpoint, &cluster.certificate_authority_pem, &token)
-        .map(|kube| kube.with_caller(CallerName(crate::protocol::caller::current)))
+        .map(|kube| {
+            kube.with_caller(CallerName(crate::protocol::caller::current))
+                .with_deadline(crate::client::operation_deadline())
+        })
         .map_err(|err| err.to_string())
 }
 

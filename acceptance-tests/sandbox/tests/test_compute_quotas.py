@@ -659,6 +659,24 @@ def test_reset_drops_quotas(sm, sandbox):
     create_quota(sm)  # the team and the capacity are free again
 
 
+def test_transitions_take_as_long_as_the_timing_setting_says(sm, sandbox):
+    """`PUT /_sandbox/timing` lengthens Creating -> Created (and a reset restores the run's setting); a value that
+    is not a number of seconds is refused."""
+    run_setting = sandbox.admin("GET", "timing")["async_seconds"]
+    longer = run_setting + 3
+    assert sandbox.admin("PUT", "timing", {"async_seconds": longer})["async_seconds"] == longer
+    qid = create_quota(sm)["ComputeQuotaId"]
+    time.sleep(run_setting + 0.5)
+    assert sm.describe_compute_quota(ComputeQuotaId=qid)["Status"] == "Creating"
+    wait_status(sm, qid, "Created", timeout=5)
+    for bad in ("3", -1, True, {"x": 1}):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            sandbox.admin("PUT", "timing", {"async_seconds": bad})
+        assert refused.value.code == 400
+    sandbox.reset()
+    assert sandbox.admin("GET", "timing")["async_seconds"] == run_setting
+
+
 # ---- the team namespace in the cluster's Kubernetes API ---------------------------------
 def namespaces(sandbox, eks_cluster="ml-capacity-eks") -> dict:
     """Namespace name -> labels in the EKS cluster's Kubernetes API (admin dump of sandbox/kubernetes.py)."""

@@ -5,6 +5,7 @@
 
 pub mod aws;
 pub mod caller;
+pub mod deadline;
 pub mod kubernetes;
 
 /// Cancels a wait: the receiving end of a `watch` that turns `true` when the operation must stop (the provider wires

@@ -4,6 +4,7 @@
 
 pub mod caller;
 pub mod convert;
+pub mod deadline;
 pub mod decode;
 pub mod diagnostics;
 pub mod digest;

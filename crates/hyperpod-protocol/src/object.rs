@@ -115,11 +115,3 @@ pub fn unknowns_to_null(value: Value) -> Value {
         known => known,
     }
 }
-
-/// The `timeouts` block's value for `operation` (`create`, `update`, `delete`), or `default`.
-pub fn timeout(state: &Value, operation: &str, default: std::time::Duration) -> std::time::Duration {
-    nested(state, "timeouts")
-        .and_then(|timeouts| string(timeouts, operation))
-        .and_then(|text| super::validators::parse_duration(&text))
-        .unwrap_or(default)
-}

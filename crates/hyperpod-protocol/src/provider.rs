@@ -13,6 +13,7 @@ use super::convert::{
     decode, diagnostics_to_proto, encode, function_to_proto, identity_data, identity_schema_to_proto, path_to_proto,
     schema_to_proto,
 };
+use super::deadline::{Deadline, Operation};
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::list::{self, ListRequest, ListResource};
 use super::plan::{
@@ -98,6 +99,7 @@ impl<P: PluginProvider> ProviderService<P> {
     fn context(&self) -> OperationContext {
         OperationContext {
             stop: self.signals.stop_receiver(),
+            deadline: None,
         }
     }
 
@@ -140,6 +142,35 @@ impl<P: PluginProvider> ProviderService<P> {
                 "Terraform called the provider before configuring it; this is a bug in the caller.",
             )
         })
+    }
+}
+
+/// An operation that ran out of time says so first, whatever it was doing. One abandoned after its grace (`None`)
+/// returns what a killed provider leaves: a create nothing (the next apply adopts what it wrote), an update or a
+/// delete the prior state.
+fn out_of_time(
+    outcome: Option<super::resource::Applied>,
+    deadline: Option<Deadline>,
+    prior: &Value,
+) -> super::resource::Applied {
+    let timed_out = |deadline: Deadline| {
+        Diagnostic::error(
+            AttributePath::attr("timeouts").push_attr(deadline.operation.name()),
+            "Operation timed out",
+            deadline.explanation(),
+        )
+    };
+    match (outcome, deadline) {
+        (Some(applied), Some(deadline)) if deadline.has_passed() && applied.diagnostics.has_errors() => {
+            let mut diagnostics = Diagnostics(vec![timed_out(deadline)]);
+            diagnostics.extend(applied.diagnostics);
+            super::resource::Applied::failed(applied.state, diagnostics)
+        }
+        (Some(applied), _) => applied,
+        (None, deadline) => {
+            let diagnostics = Diagnostics(deadline.map(timed_out).into_iter().collect());
+            super::resource::Applied::failed((!prior.is_null()).then(|| prior.clone()), diagnostics)
+        }
     }
 }
 
@@ -541,21 +572,35 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 ));
             }
             let client = self.configured_client().await?;
-            let context = self.context();
-            let applied = if planned.is_null() {
-                // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
-                resource.destroy(&client, &prior, &context).await
-            } else if prior.is_null() {
-                resource.create(&client, &arguments, &context).await
-            } else {
-                match resource.update(&client, &prior, &arguments, &context).await {
-                    // A failed update that cannot say what exists keeps the prior state.
-                    applied if applied.state.is_none() => {
-                        super::resource::Applied::failed(Some(prior.clone()), applied.diagnostics)
-                    }
-                    applied => applied,
-                }
+            let (operation, timed) = match (prior.is_null(), planned.is_null()) {
+                (_, true) => (Operation::Delete, &prior),
+                (true, false) => (Operation::Create, &planned),
+                (false, false) => (Operation::Update, &planned),
             };
+            let deadline = resource
+                .schema()
+                .block
+                .timeouts
+                .as_ref()
+                .and_then(|timeouts| Deadline::for_operation(timeouts, operation, timed));
+            let (client_ref, prior_ref, arguments_ref) = (&*client, &prior, &arguments);
+            let outcome = OperationContext::run(deadline, self.signals.stop_receiver(), |context| async move {
+                let (client, prior, arguments) = (client_ref, prior_ref, arguments_ref);
+                match operation {
+                    // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
+                    Operation::Delete => resource.destroy(client, prior, &context).await,
+                    Operation::Create => resource.create(client, arguments, &context).await,
+                    Operation::Update => match resource.update(client, prior, arguments, &context).await {
+                        // A failed update that cannot say what exists keeps the prior state.
+                        applied if applied.state.is_none() => {
+                            super::resource::Applied::failed(Some(prior.clone()), applied.diagnostics)
+                        }
+                        applied => applied,
+                    },
+                }
+            })
+            .await;
+            let applied = out_of_time(outcome, deadline, &prior);
             let new_state = without_write_only(applied.state.unwrap_or(Value::Null), &write_only);
             resource.after_apply(&client, [&prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();

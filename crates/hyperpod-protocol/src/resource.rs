@@ -2,24 +2,75 @@
 //! Terraform's requests into these calls; nothing here knows about AWS. `C` is the configured client a provider
 //! hands its resources after `ConfigureProvider`.
 
+use std::future::Future;
+use std::time::Duration;
+
 use async_trait::async_trait;
+
 use tokio::sync::watch;
 
+use super::deadline::Deadline;
 use super::diagnostics::Diagnostics;
 use super::plan::PlannedChange;
 use super::schema::{FunctionSignature, IdentitySchema, Schema};
 use super::state_upgrade::{self, StateUpgrader};
 use super::value::Value;
 
-/// Per-call facts an operation may need: cancellation (StopProvider) for waiters.
+/// Per-call facts an operation may need: cancellation for waiters (StopProvider, and for a create, update or delete
+/// its deadline too) and that deadline (`deadline`).
 #[derive(Clone)]
 pub struct OperationContext {
     pub stop: watch::Receiver<bool>,
+    /// When a create, update or delete must be done: its `timeouts` value or the schema's default. `None` for reads
+    /// and imports, and for a resource without a `timeouts` block.
+    pub deadline: Option<Deadline>,
 }
 
 impl OperationContext {
     pub fn is_stopped(&self) -> bool {
         *self.stop.borrow()
+    }
+
+    /// How long a wait may still take: until the deadline. Without one a wait ends only when stopped.
+    pub fn time_left(&self) -> Duration {
+        self.deadline.map_or(Duration::MAX, |deadline| deadline.time_left())
+    }
+
+    /// Runs a create, update or delete held to `deadline`: inside its `deadline::scope`, with a context whose stop
+    /// also turns at the deadline (so waiters end then), and abandoned `deadline::GRACE` after it (`None`): a call
+    /// that hangs past its deadline leaves what a killed provider leaves, which the next apply adopts.
+    pub async fn run<T, F, Fut>(deadline: Option<Deadline>, stop: watch::Receiver<bool>, operation: F) -> Option<T>
+    where
+        F: FnOnce(OperationContext) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let Some(deadline) = deadline else {
+            return Some(operation(OperationContext { stop, deadline: None }).await);
+        };
+        let (sender, receiver) = watch::channel(*stop.borrow());
+        let relay = async move {
+            let mut stop = stop;
+            tokio::select! {
+                // A closed sender means the provider is shutting down: stop as well.
+                _ = stop.wait_for(|stopped| *stopped) => {}
+                () = tokio::time::sleep_until(deadline.at) => {}
+            }
+            sender.send_replace(true);
+            // Keep the sender: dropping it would read as "stopped" again to a waiter that checks `changed()`.
+            std::future::pending::<()>().await;
+        };
+        let work = super::deadline::scope(
+            Some(deadline),
+            operation(OperationContext {
+                stop: receiver,
+                deadline: Some(deadline),
+            }),
+        );
+        tokio::select! {
+            outcome = work => Some(outcome),
+            () = relay => None,
+            () = tokio::time::sleep_until(deadline.at + super::deadline::GRACE) => None,
+        }
     }
 }
 
@@ -130,4 +181,38 @@ pub trait Function: Send + Sync {
 pub struct FunctionError {
     pub text: String,
     pub argument: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deadline::{GRACE, Operation, current};
+
+    #[tokio::test(start_paused = true)]
+    async fn an_operation_is_stopped_at_its_deadline_and_abandoned_after_the_grace() {
+        let (_provider_stop, stop) = watch::channel(false);
+        let deadline = Deadline::starting_now(Operation::Create, Duration::from_secs(2));
+        // A waiter: ends when stopped, reporting how long it waited.
+        let waited = OperationContext::run(Some(deadline), stop.clone(), |context| async move {
+            let started = tokio::time::Instant::now();
+            let mut stop = context.stop.clone();
+            let _ = stop.wait_for(|stopped| *stopped).await;
+            (started.elapsed(), current())
+        })
+        .await
+        .unwrap();
+        assert_eq!(waited.0, Duration::from_secs(2));
+        assert_eq!(waited.1, Some(deadline));
+        // A call that never returns: abandoned at the deadline plus the grace.
+        let deadline = Deadline::starting_now(Operation::Update, Duration::from_secs(2));
+        let started = tokio::time::Instant::now();
+        let hung = OperationContext::run(Some(deadline), stop.clone(), |_| std::future::pending::<()>()).await;
+        assert_eq!(hung, None);
+        assert_eq!(started.elapsed(), Duration::from_secs(2) + GRACE);
+        // No deadline: as it is.
+        assert_eq!(
+            OperationContext::run(None, stop, |context| async move { context.deadline }).await,
+            Some(None)
+        );
+    }
 }

@@ -202,6 +202,9 @@ pub struct Block {
     pub deprecation: Option<String>,
     pub attributes: Vec<Attribute>,
     pub blocks: Vec<NestedBlock>,
+    /// The operations a `timeouts` block times and their default (`Block::timeouts`); the protocol layer turns them
+    /// into each create, update and delete's deadline (`deadline`).
+    pub timeouts: Option<super::deadline::Timeouts>,
 }
 
 impl Block {
@@ -214,6 +217,29 @@ impl Block {
     pub fn attribute(mut self, attribute: Attribute) -> Self {
         self.attributes.push(attribute);
         self
+    }
+    /// The conventional `timeouts { create = "…" … }` block for `operations`, each allowed `default` unless
+    /// configured. Every create, update and delete of the resource is held to it (`deadline`), waits included.
+    pub fn timeouts(mut self, operations: &'static [super::deadline::Operation], default: std::time::Duration) -> Self {
+        let text = super::deadline::humantime(default);
+        let block = operations.iter().fold(
+            Block::new(
+                "How long each operation may take, its calls and its waits together. At the deadline a wait ends, \
+                 a call is no longer sent, and a call answered later fails; the apply then fails with \
+                 \"Operation timed out\", and what the operation had written is kept in state (tainted, replaced \
+                 next) or adopted by the next apply.",
+            ),
+            |block, operation| {
+                block.attribute(
+                    Attribute::string(operation.name())
+                        .optional()
+                        .describe(format!("Time allowed for {}. Defaults to `{text}`.", operation.name()))
+                        .validate(super::validators::IsDuration),
+                )
+            },
+        );
+        self.timeouts = Some(super::deadline::Timeouts { operations, default });
+        self.block(NestedBlock::single("timeouts", block))
     }
     pub fn attributes(mut self, attributes: impl IntoIterator<Item = Attribute>) -> Self {
         self.attributes.extend(attributes);
@@ -391,20 +417,4 @@ pub struct FunctionParameter {
     pub name: &'static str,
     pub ty: Type,
     pub description: String,
-}
-
-/// The conventional `timeouts { create = "…" … }` block for the given operations.
-pub fn timeouts_block(operations: &[&'static str], default: &str) -> NestedBlock {
-    let block = operations.iter().fold(
-        Block::new("How long each operation may take before it fails."),
-        |block, operation| {
-            block.attribute(
-                Attribute::string(operation)
-                    .optional()
-                    .describe(format!("Time allowed for {operation}. Defaults to `{default}`."))
-                    .validate(super::validators::IsDuration),
-            )
-        },
-    );
-    NestedBlock::single("timeouts", block)
 }

@@ -3,14 +3,14 @@
 
 use super::model::{members_of, same_member};
 use crate::names::ENTITY_NAME;
+use crate::protocol::deadline::Operation;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, object};
-use crate::protocol::schema::{
-    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
-};
+use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema};
 use crate::protocol::validators::{LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
+use std::time::Duration;
 
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
 
@@ -199,7 +199,7 @@ pub fn schema() -> Schema {
     ))
     .attributes(crate::resources::checklist::attributes())
     .block(NestedBlock::list("member", member_block()))
-    .block(timeouts_block(&["create", "delete"], "10m"));
+    .timeouts(&[Operation::Create, Operation::Delete], Duration::from_mins(10));
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }

@@ -2,13 +2,13 @@
 //! upgrader, and what `terraform validate` checks beyond the validators.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use crate::names::ENTITY_NAME;
+use crate::protocol::deadline::Operation;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, object, string};
-use crate::protocol::schema::{
-    Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema, timeouts_block,
-};
+use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Schema};
 use crate::protocol::state_upgrade::{RawState, StateUpgrader};
 use crate::protocol::validators::{IntBetween, LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
@@ -162,7 +162,10 @@ pub fn schema() -> Schema {
                      known at plan time: pass it as the tenant's `scheduling_policy`.",
         ))
         .block(NestedBlock::list("priority_class", priority_class).max_items(MAX_PRIORITY_CLASSES))
-        .block(timeouts_block(&["create", "update", "delete"], "10m")),
+        .timeouts(
+            &[Operation::Create, Operation::Update, Operation::Delete],
+            Duration::from_mins(10),
+        ),
     }
 }
 

@@ -6,10 +6,12 @@
 //! lists without duplicates (a duplicate would be a diff on every plan).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::model::{GROUP_MAX, object_value, policy_name};
+use crate::protocol::deadline::Operation;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, Validator, timeouts_block};
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Schema, Validator};
 use crate::protocol::validators::{EachOneOf, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::validators::IsArn;
@@ -188,7 +190,7 @@ pub fn schema() -> Schema {
     ))
     .attributes(crate::resources::checklist::attributes())
     .block(NestedBlock::single("slurm", slurm))
-    .block(timeouts_block(&["create", "update", "delete"], "10m"));
+    .timeouts(&[Operation::Create, Operation::Update, Operation::Delete], Duration::from_mins(10));
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }

@@ -1,13 +1,15 @@
 //! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
 //! identity and data; and, computed at plan time, every object apply will compose.
 
-use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema, timeouts_block};
+use crate::protocol::deadline::Operation;
+use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
 use crate::resources::quota_share::Partitions;
 use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
+use std::time::Duration;
 
 /// IAM `roleNameType` (1–64 characters).
 pub const TYPE_NAME: &str = "hyperpod_tenant";
@@ -551,7 +553,7 @@ pub fn schema() -> Schema {
     .block(NestedBlock::single("workload", workload_block()))
     .block(NestedBlock::single("data", data_block()))
     .block(NestedBlock::single("slurm", slurm_block()))
-    .block(timeouts_block(&["create", "update", "delete"], "20m"));
+    .timeouts(&[Operation::Create, Operation::Update, Operation::Delete], Duration::from_mins(20));
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema { version: 1, block }
 }

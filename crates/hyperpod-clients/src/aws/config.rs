@@ -20,6 +20,7 @@ use aws_types::region::Region;
 use super::ids::{AccountId, RegionName};
 use super::{AwsClient, AwsError, api_error};
 use crate::caller::{CALLER_HEADER, CallerName};
+use crate::deadline::{Moment, OperationDeadline};
 
 /// Adds `CALLER_HEADER` (the name `caller` answers) to every AWS request. After signing: it is not part of the
 /// signature, so it changes nothing AWS checks.
@@ -42,6 +43,34 @@ impl Intercept for CallerHeader {
             let _ = context.request_mut().headers_mut().try_insert(CALLER_HEADER, name);
         }
         Ok(())
+    }
+}
+
+/// Holds every AWS call to the current operation's deadline (`deadline`): not sent once it has passed, failed when the
+/// answer arrives after it. Outside the retry loop: a call out of time is not retried.
+#[derive(Debug)]
+struct DeadlineCheck(OperationDeadline);
+
+impl Intercept for DeadlineCheck {
+    fn name(&self) -> &'static str {
+        "DeadlineCheck"
+    }
+
+    fn read_before_execution(
+        &self,
+        _: &aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef<'_>,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Ok(self.0.check(Moment::BeforeSending)?)
+    }
+
+    fn read_after_execution(
+        &self,
+        _: &aws_smithy_runtime_api::client::interceptors::context::FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Ok(self.0.check(Moment::OnReturn)?)
     }
 }
 
@@ -81,6 +110,8 @@ pub struct AwsSettings {
     pub forbidden_account_ids: Vec<AccountId>,
     /// Names the resource or data source each request is made for (`caller`).
     pub caller: CallerName,
+    /// The current operation's deadline (`deadline`).
+    pub deadline: OperationDeadline,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -119,7 +150,9 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
         None => base,
     };
 
-    let mut sts_config = aws_sdk_sts::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut sts_config = aws_sdk_sts::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.sts {
         sts_config = sts_config.endpoint_url(url);
     }
@@ -140,34 +173,45 @@ pub async fn connect(settings: &AwsSettings) -> Result<AwsClient, ConfigError> {
     check_account(&account_id, settings)?;
     tracing::info!(account = %account_id, region = region.as_str(), "configured AWS");
 
-    let mut sagemaker_config =
-        aws_sdk_sagemaker::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut sagemaker_config = aws_sdk_sagemaker::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.sagemaker {
         sagemaker_config = sagemaker_config.endpoint_url(url);
     }
-    let mut datazone_config =
-        aws_sdk_datazone::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut datazone_config = aws_sdk_datazone::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.datazone {
         datazone_config = datazone_config.endpoint_url(url);
     }
-    let mut iam_config = aws_sdk_iam::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut iam_config = aws_sdk_iam::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.iam {
         iam_config = iam_config.endpoint_url(url);
     }
-    let mut eks_config = aws_sdk_eks::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut eks_config = aws_sdk_eks::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.eks {
         eks_config = eks_config.endpoint_url(url);
     }
-    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut ssm_config = aws_sdk_ssm::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.ssm {
         ssm_config = ssm_config.endpoint_url(url);
     }
-    let mut cloudwatch_config =
-        aws_sdk_cloudwatch::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut cloudwatch_config = aws_sdk_cloudwatch::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.cloudwatch {
         cloudwatch_config = cloudwatch_config.endpoint_url(url);
     }
-    let mut kms_config = aws_sdk_kms::config::Builder::from(&config).interceptor(CallerHeader(settings.caller));
+    let mut kms_config = aws_sdk_kms::config::Builder::from(&config)
+        .interceptor(CallerHeader(settings.caller))
+        .interceptor(DeadlineCheck(settings.deadline));
     if let Some(url) = &settings.endpoints.kms {
         kms_config = kms_config.endpoint_url(url);
     }

@@ -108,6 +108,12 @@ pub enum AwsError {
         id: String,
         status: String,
     },
+    /// The operation's deadline (`timeouts`) passed before the call was sent or before its answer arrived.
+    #[error("{operation}: {passed}")]
+    DeadlinePassed {
+        operation: &'static str,
+        passed: crate::deadline::DeadlinePassed,
+    },
 }
 
 impl AwsError {
@@ -133,6 +139,9 @@ where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
     R: std::fmt::Debug + Send + Sync + 'static,
 {
+    if let Some(passed) = crate::deadline::find_in(&err) {
+        return AwsError::DeadlinePassed { operation, passed };
+    }
     let code = match &err {
         SdkError::ServiceError(service) => service.err().code().unwrap_or("Unknown").into(),
         SdkError::TimeoutError(_) => "Timeout".into(),

@@ -21,6 +21,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::Value;
 
 use crate::caller::{CALLER_HEADER, CallerName};
+use crate::deadline::{Moment, OperationDeadline};
 
 pub use namespaces::{find_namespace, wait_namespace};
 
@@ -85,6 +86,13 @@ pub enum KubeError {
         name: String,
         status: String,
     },
+    /// The operation's deadline (`timeouts`) passed before the request was sent or before its answer arrived.
+    #[error("{method} {path}: {passed}")]
+    DeadlinePassed {
+        method: String,
+        path: String,
+        passed: crate::deadline::DeadlinePassed,
+    },
 }
 
 impl KubeError {
@@ -124,6 +132,7 @@ pub struct KubeClient {
     tls: tokio_rustls::TlsConnector,
     authorization: String,
     caller: CallerName,
+    deadline: OperationDeadline,
 }
 
 impl std::fmt::Debug for KubeClient {
@@ -180,12 +189,18 @@ impl KubeClient {
             tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
             authorization: format!("Bearer {token}"),
             caller: CallerName::default(),
+            deadline: OperationDeadline::default(),
         })
     }
 
     /// Names each request's caller with `caller` (`CALLER_HEADER`), as the AWS clients do.
     pub fn with_caller(self, caller: CallerName) -> Self {
         Self { caller, ..self }
+    }
+
+    /// Holds each request to the current operation's deadline (`deadline`), as the AWS clients do.
+    pub fn with_deadline(self, deadline: OperationDeadline) -> Self {
+        Self { deadline, ..self }
     }
 
     /// The object at `path`, or `None` on 404.
@@ -222,6 +237,18 @@ impl KubeClient {
     }
 
     async fn request(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Value, KubeError> {
+        let late = |passed| KubeError::DeadlinePassed {
+            method: method.to_string(),
+            path: path.to_string(),
+            passed,
+        };
+        self.deadline.check(Moment::BeforeSending).map_err(late)?;
+        let answer = self.exchange(&method, path, body).await;
+        self.deadline.check(Moment::OnReturn).map_err(late)?;
+        answer
+    }
+
+    async fn exchange(&self, method: &Method, path: &str, body: Option<&Value>) -> Result<Value, KubeError> {
         let target = format!("{}{}", self.prefix, path);
         let transport = |message: String| KubeError::Transport {
             endpoint: self.scheme_authority.clone(),
@@ -292,7 +319,7 @@ impl KubeClient {
                 message: err.to_string(),
             });
         }
-        Err(status_error(&method, path, status, &bytes))
+        Err(status_error(method, path, status, &bytes))
     }
 
     fn host_header(&self) -> String {

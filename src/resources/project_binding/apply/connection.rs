@@ -20,7 +20,6 @@ pub struct BindingApplyTarget {
     pub account_id: String,
     pub region: String,
     pub config: BindingConfig,
-    pub timeout: Duration,
 }
 
 /// How many tokens one binding tries: each is answered with the connection it created, until one answers with a
@@ -129,7 +128,7 @@ pub async fn create(
             &client.datazone,
             &target.domain_id,
             &connection.id,
-            target.timeout,
+            context.time_left(),
             &context.stop,
         )
         .await;

@@ -11,8 +11,6 @@ mod connection;
 mod declarations;
 mod members;
 
-use std::time::Duration;
-
 use super::model::{BindingConfig, members_of, membership, state_after, without_connection};
 use super::plan::resolve;
 use crate::aws::datazone_connections::Membership;
@@ -20,14 +18,12 @@ use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text, timeout};
+use crate::protocol::object::{string, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
 use connection::BindingApplyTarget;
-
-const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 
 /// Creates the connection, then the memberships; every member's profile is resolved before the first write.
 pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
@@ -35,7 +31,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
         Ok(value) => value,
         Err(diagnostics) => return diagnostics.into(),
     };
-    let target = match target(&value, planned) {
+    let target = match target(&value) {
         Ok(target) => target,
         Err(diagnostics) => return diagnostics.into(),
     };
@@ -61,8 +57,8 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
     }
 }
 
-/// Where the connection goes, from the resolved value; `planned` gives the create timeout.
-fn target(value: &Value, planned: &Value) -> Result<BindingApplyTarget, Diagnostics> {
+/// Where the connection goes, from the resolved value.
+fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
     let (Some(config), Some(environment_id)) = (BindingConfig::decode(value), string(value, "environment_id")) else {
         return Err(Diagnostics::error(
             AttributePath::attr("environment_id"),
@@ -85,7 +81,6 @@ fn target(value: &Value, planned: &Value) -> Result<BindingApplyTarget, Diagnost
         account_id: contract.cluster.account_id,
         region: contract.cluster.region,
         config,
-        timeout: timeout(planned, "create", DEFAULT_TIMEOUT),
     })
 }
 
@@ -186,7 +181,7 @@ pub async fn destroy(client: &HyperpodClient, prior: &Value, context: &Operation
     let project_id = string(prior, "project_id").unwrap_or_default();
     let cluster_name = string(prior, "cluster_name").unwrap_or_default();
     if let Some(connection_id) = string(prior, "connection_id") {
-        let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
+        let wait = context.time_left();
         if let Err(diagnostics) = connection::delete(client, context, &domain_id, &connection_id, wait).await {
             return Applied::failed(Some(prior.clone()), diagnostics);
         }

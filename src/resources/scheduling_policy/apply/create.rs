@@ -3,13 +3,13 @@
 use super::super::model::{PolicyConfig, default_name, with_owner};
 use super::super::plan::{LiveSchedulerConfig, foreign_policy, governed_cluster, live_config};
 use super::super::read::refreshed_state;
-use super::{DEFAULT_TIMEOUT, PolicyWrite, adopt};
+use super::{PolicyWrite, adopt};
 use crate::aws::api_error;
 use crate::aws::sagemaker as sm;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map, timeout};
+use crate::protocol::object::{string, string_map};
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 
@@ -23,7 +23,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
         client,
         planned,
         cluster_name,
-        wait: timeout(planned, "create", DEFAULT_TIMEOUT),
+        wait: context.time_left(),
         context,
     };
     // An earlier create of this resource that was interrupted after SageMaker accepted it left a config with

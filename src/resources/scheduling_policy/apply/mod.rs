@@ -18,12 +18,10 @@ use crate::aws::{api_error, is_not_found_error};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text, timeout, unknowns_to_null};
+use crate::protocol::object::{string, text, unknowns_to_null};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::OperationContext;
 use crate::protocol::value::Value;
-
-const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 
 /// What one create writes toward: the planned value, for which cluster, and how long to wait for SageMaker.
 pub struct PolicyWrite<'a> {
@@ -60,7 +58,7 @@ pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationC
             return Err(err.diagnostics(AttributePath::root(), "Deleting the scheduling policy failed"));
         }
     }
-    let wait = timeout(prior, "delete", DEFAULT_TIMEOUT);
+    let wait = context.time_left();
     sm::wait_scheduler_config_deleted(&client.sagemaker, &id, wait, &context.stop)
         .await
         .map_err(|err| err.diagnostics(AttributePath::root(), "The scheduling policy was not deleted"))

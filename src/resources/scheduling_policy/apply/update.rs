@@ -6,13 +6,12 @@ use std::time::Duration;
 
 use super::super::model::PolicySettings;
 use super::super::read::refreshed_state;
-use super::DEFAULT_TIMEOUT;
 use crate::aws::sagemaker::{self as sm, find_scheduler_config};
 use crate::aws::{AwsError, ErrorCode, api_error, target_version};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{string, string_map, timeout};
+use crate::protocol::object::{string, string_map};
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 
@@ -63,7 +62,7 @@ async fn update_settings(
     if wanted == PolicySettings::decode(prior) && !last_write_failed {
         return Ok(());
     }
-    let wait = timeout(planned, "update", DEFAULT_TIMEOUT);
+    let wait = context.time_left();
     if let Err(err) = write_settings(client, id, &wanted, wait, context).await {
         let summary = "Updating the scheduling policy failed";
         return Err(Applied::failed(

@@ -98,7 +98,7 @@ pub async fn verify(composer: &Composer<'_>, id: &str) -> Result<(), Diagnostics
     cq::delete_compute_quota(sagemaker, id)
         .await
         .map_err(|err| failed("Withdrawing the compute quota that does not fit failed", err))?;
-    cq::wait_compute_quota_deleted(sagemaker, id, composer.target.timeout, &composer.context.stop)
+    cq::wait_compute_quota_deleted(sagemaker, id, composer.context.time_left(), &composer.context.stop)
         .await
         .map_err(|err| failed("The compute quota that does not fit was not deleted", err))?;
     composer.components.remove(QUOTA);

@@ -29,7 +29,6 @@ pub struct TenantApplyTarget {
     pub role_arn: String,
     pub tags: BTreeMap<String, String>,
     pub partition: String,
-    pub timeout: Duration,
 }
 
 /// The reconciler: `components` starts as what exists (empty on create) and grows as steps succeed.

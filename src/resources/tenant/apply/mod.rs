@@ -12,7 +12,6 @@ mod remove;
 mod role;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use super::model::TenantConfig;
 use super::model::components::{self, POD_IDENTITY, QUOTA};
@@ -20,16 +19,14 @@ use super::plan;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map, text, text_map, timeout, unknowns_to_null};
+use crate::protocol::object::{string, string_map, text, text_map, unknowns_to_null};
 use crate::protocol::plan::set_attr;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 use composer::{Composer, Recorded, TenantApplyTarget, first_failure};
 
-const DEFAULT_TIMEOUT: Duration = Duration::from_mins(20);
-
 pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
-    let (target, value) = match resolve_target(client, planned, None, "create").await {
+    let (target, value) = match resolve_target(client, planned, None).await {
         Ok(resolved) => resolved,
         Err(diagnostics) => return diagnostics.into(),
     };
@@ -52,7 +49,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
 }
 
 pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
-    let (target, value) = match resolve_target(client, planned, Some(prior), "update").await {
+    let (target, value) = match resolve_target(client, planned, Some(prior)).await {
         Ok(resolved) => resolved,
         Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
     };
@@ -99,7 +96,6 @@ pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationC
         role_arn: string(prior, "workload_role_arn").unwrap_or_default(),
         tags: string_map(prior, "tags_all"),
         partition: client.region.partition().to_string(),
-        timeout: timeout(prior, "delete", DEFAULT_TIMEOUT),
         config,
     };
     let composer = Composer {
@@ -149,7 +145,6 @@ async fn resolve_target(
     client: &HyperpodClient,
     planned: &Value,
     prior: Option<&Value>,
-    operation: &str,
 ) -> Result<(TenantApplyTarget, Value), Diagnostics> {
     let (config, value) = plan::resolve(client, planned, prior).await?;
     let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
@@ -165,7 +160,6 @@ async fn resolve_target(
         role_arn: string(&value, "workload_role_arn").unwrap_or_default(),
         tags: string_map(&value, "tags_all"),
         partition: client.region.partition().to_string(),
-        timeout: timeout(planned, operation, DEFAULT_TIMEOUT),
         config,
     };
     Ok((target, value))

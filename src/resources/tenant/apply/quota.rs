@@ -62,7 +62,7 @@ impl Composer<'_> {
         };
         self.components.insert(QUOTA.to_string(), id.clone());
         self.quota_arn = Some(arn);
-        cq::wait_compute_quota_ready(sm, &id, target.timeout, &self.context.stop)
+        cq::wait_compute_quota_ready(sm, &id, self.context.time_left(), &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
         claim::verify(self, &id).await?;
@@ -95,7 +95,7 @@ impl Composer<'_> {
         tracing::info!(id = %found.id, "adopting the tenant's compute quota from an interrupted apply");
         self.components.insert(QUOTA.to_string(), found.id.clone());
         self.quota_arn = Some(found.arn.clone());
-        let live = cq::wait_compute_quota_ready(sm, &found.id, self.target.timeout, &self.context.stop)
+        let live = cq::wait_compute_quota_ready(sm, &found.id, self.context.time_left(), &self.context.stop)
             .await
             .map_err(|err| failed("The compute quota did not become ready", err))?;
         if !quota_matches(
@@ -129,7 +129,7 @@ impl Composer<'_> {
                     .map_err(|err| failed("Reading the compute quota failed", err))?,
             };
             if matches!(live.status.as_str(), "Creating" | "Updating") {
-                live = match cq::wait_compute_quota_ready(sm, id, self.target.timeout, &self.context.stop).await {
+                live = match cq::wait_compute_quota_ready(sm, id, self.context.time_left(), &self.context.stop).await {
                     Ok(settled) => settled,
                     Err(_) => cq::find_compute_quota(sm, id)
                         .await
@@ -142,7 +142,7 @@ impl Composer<'_> {
             let sent = kept::keeping(wanted.clone(), &self.target.config.left_to_live, &live);
             match cq::update_compute_quota(sm, id, live.version, reading, &sent).await {
                 Ok(_) => {
-                    return cq::wait_compute_quota_ready(sm, id, self.target.timeout, &self.context.stop)
+                    return cq::wait_compute_quota_ready(sm, id, self.context.time_left(), &self.context.stop)
                         .await
                         .map(|_| ())
                         .map_err(|err| failed("The compute quota update did not complete", err));
@@ -176,9 +176,14 @@ impl Composer<'_> {
     /// HyperPod creates `hyperpod-ns-<team>` with the quota; the tenant's objects go into it.
     pub(super) async fn wait_namespace(&self) -> Result<(), Diagnostics> {
         let namespace = self.target.config.namespace();
-        namespaces::wait_namespace(&self.kube().await?, &namespace, self.target.timeout, &self.context.stop)
-            .await
-            .map(|_| ())
-            .map_err(|err| kube_failed("The tenant namespace did not appear", err))
+        namespaces::wait_namespace(
+            &self.kube().await?,
+            &namespace,
+            self.context.time_left(),
+            &self.context.stop,
+        )
+        .await
+        .map(|_| ())
+        .map_err(|err| kube_failed("The tenant namespace did not appear", err))
     }
 }

@@ -80,9 +80,14 @@ impl Composer<'_> {
             cq::delete_compute_quota(&self.client.sagemaker, &id)
                 .await
                 .map_err(|err| failed("Deleting the compute quota failed", err))?;
-            cq::wait_compute_quota_deleted(&self.client.sagemaker, &id, self.target.timeout, &self.context.stop)
-                .await
-                .map_err(|err| failed("The compute quota was not deleted", err))?;
+            cq::wait_compute_quota_deleted(
+                &self.client.sagemaker,
+                &id,
+                self.context.time_left(),
+                &self.context.stop,
+            )
+            .await
+            .map_err(|err| failed("The compute quota was not deleted", err))?;
             self.components.remove(QUOTA);
         }
         self.remove_role().await
