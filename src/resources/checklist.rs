@@ -331,6 +331,7 @@ mod tests {
             refusals: Diagnostics::new(),
             live_refusals: Diagnostics::new(),
             write_only: Vec::new(),
+            derived: Vec::new(),
             write_only_changed: false,
             replaced: None,
         }

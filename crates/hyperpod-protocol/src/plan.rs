@@ -25,6 +25,8 @@ pub struct PlannedChange {
     pub live_refusals: Diagnostics,
     /// The schema's write-only attributes: read from `config`, null in `planned` (and `prior`).
     pub write_only: Vec<&'static str>,
+    /// The schema's derived attributes (`Block::derived_names`): what a plan that waits for apply marks unknown.
+    pub derived: Vec<&'static str>,
     /// Whether the write-only arguments differ from those the object was last applied with (or are unknown until
     /// apply). Neither state nor plan holds them, so this is the one trace of their change: a resource whose
     /// planned value equals its prior one is still judged as changed when they moved.
@@ -161,6 +163,7 @@ pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, prop
         refusals: Diagnostics::new(),
         live_refusals: Diagnostics::new(),
         write_only,
+        derived: block.derived_names(),
         write_only_changed: false,
         replaced: None,
     }

@@ -278,6 +278,17 @@ impl Block {
             .collect()
     }
 
+    /// The attributes the provider derives: computed, or optional and computed without a declared default (a
+    /// default is planned by the schema walk). In declaration order; what a plan that cannot know them yet marks
+    /// unknown.
+    pub fn derived_names(&self) -> Vec<&'static str> {
+        self.attributes
+            .iter()
+            .filter(|a| matches!(a.presence, Presence::Computed | Presence::OptionalComputed) && a.default.is_none())
+            .map(|a| a.name)
+            .collect()
+    }
+
     pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }
@@ -417,4 +428,25 @@ pub struct FunctionParameter {
     pub name: &'static str,
     pub ty: Type,
     pub description: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_names_are_the_computed_attributes_without_a_declared_default() {
+        let block = Block::new("")
+            .attribute(Attribute::string("name").required())
+            .attribute(Attribute::string("arn").computed())
+            .attribute(Attribute::string("note").optional())
+            .attribute(Attribute::string("label").optional_computed())
+            .attribute(
+                Attribute::string("state")
+                    .optional_computed()
+                    .default_value(Value::String("Enabled".into())),
+            )
+            .attribute(Attribute::string("id").computed());
+        assert_eq!(block.derived_names(), ["arn", "label", "id"]);
+    }
 }

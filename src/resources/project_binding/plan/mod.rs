@@ -65,7 +65,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
 
 /// The contract or the configuration is known only at apply: so is what they decide, and the rules wait.
 fn defer(change: &mut PlannedChange, arguments: &Value, strict: bool) {
-    for name in predict::DERIVED {
+    for name in change.derived.clone() {
         if change.config_attr(name).is_null() && change.prior_attr(name).is_none_or(Value::is_null) {
             change.set(name, Value::Unknown);
         }

@@ -11,20 +11,6 @@ use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::object::{string, text};
 use crate::protocol::value::Value;
 
-/// The attributes derived at plan time; unknown while the contract or the configuration is.
-pub const DERIVED: [&str; 10] = [
-    "id",
-    "connection_id",
-    "domain_id",
-    "connection_name",
-    "environment_id",
-    "cluster_arn",
-    "orchestrator",
-    "passed_checks",
-    "not_applicable_checks",
-    "findings",
-];
-
 /// Every derived attribute, by name.
 pub fn predict(inputs: &BindingPlanInputs, verdict: &BindingVerdict) -> BTreeMap<&'static str, Value> {
     let recorded = |id: Option<&String>| id.map_or(Value::Unknown, text);

@@ -26,29 +26,6 @@ use crate::resources::references;
 pub use gather::{GatherRequest, TenantPlanInputs};
 pub use judge::TenantVerdict;
 
-/// The attributes derived at plan time; unknown while the contract or the spec is.
-const DERIVED: [&str; 19] = [
-    "governance",
-    "id",
-    "cluster_name",
-    "cluster_arn",
-    "namespace",
-    "workload_role_arn",
-    "tags_all",
-    "compute_quota_id",
-    "compute_quota_arn",
-    "pod_identity_association_id",
-    "kms_grants",
-    "components",
-    "slurm_artefacts",
-    "passed_checks",
-    "not_applicable_checks",
-    "findings",
-    "workload_role_name",
-    "compute_quota_name",
-    "compute_quota_description",
-];
-
 /// The compute quota's arguments that default when unset (computed): `<team>-quota`, `hyperpod_tenant <team>`.
 const NAMED_BY_DEFAULT: [&str; 2] = ["compute_quota_name", "compute_quota_description"];
 
@@ -254,7 +231,7 @@ fn arguments_with_unset_names(change: &PlannedChange) -> Value {
 /// `unknown_name`: the name argument known only at apply the tenant waits for, if that is what it waits for (else
 /// its contract).
 fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, unknown_name: Option<&'static str>) {
-    for name in DERIVED {
+    for name in change.derived.clone() {
         if change.config_attr(name).is_null() {
             change.set(name, Value::Unknown);
         }
