@@ -16,6 +16,9 @@ tokio::task_local! {
     static DEADLINE: Deadline;
 }
 
+/// The block's name in HCL and in state (`Block::timeouts` declares it; its attributes are `Operation::name`s).
+pub const BLOCK: &str = "timeouts";
+
 /// How long an operation may outlive its deadline before the protocol layer abandons it: time for it to notice (a
 /// waiter polls at most every 10 s; a call is refused or fails on return) and report what it has written.
 pub const GRACE: Duration = Duration::from_secs(15);
@@ -71,7 +74,7 @@ impl Deadline {
         if !timeouts.operations.contains(&operation) {
             return None;
         }
-        let configured = nested(state, "timeouts")
+        let configured = nested(state, BLOCK)
             .and_then(|block| super::object::string(block, operation.name()))
             .and_then(|text| super::validators::parse_duration(&text));
         Some(Self::starting_now(operation, configured.unwrap_or(timeouts.default)))

@@ -13,7 +13,7 @@ use super::convert::{
     decode, diagnostics_to_proto, encode, function_to_proto, identity_data, identity_schema_to_proto, path_to_proto,
     schema_to_proto,
 };
-use super::deadline::{Deadline, Operation};
+use super::deadline::{self, Deadline, Operation};
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::list::{self, ListRequest, ListResource};
 use super::plan::{
@@ -23,7 +23,7 @@ use super::plan::{
 use super::plugin::PluginProvider;
 use super::proto::tfplugin6 as pb;
 use super::refusal;
-use super::resource::{DataSource, Function, ImportTarget, OperationContext, Resource};
+use super::resource::{Applied, DataSource, Function, ImportTarget, OperationContext, Resource};
 use super::signals::Signals;
 use super::value::Value;
 
@@ -148,14 +148,10 @@ impl<P: PluginProvider> ProviderService<P> {
 /// An operation that ran out of time says so first, whatever it was doing. One abandoned after its grace (`None`)
 /// returns what a killed provider leaves: a create nothing (the next apply adopts what it wrote), an update or a
 /// delete the prior state.
-fn out_of_time(
-    outcome: Option<super::resource::Applied>,
-    deadline: Option<Deadline>,
-    prior: &Value,
-) -> super::resource::Applied {
+fn out_of_time(outcome: Option<Applied>, deadline: Option<Deadline>, prior: &Value) -> Applied {
     let timed_out = |deadline: Deadline| {
         Diagnostic::error(
-            AttributePath::attr("timeouts").push_attr(deadline.operation.name()),
+            AttributePath::attr(deadline::BLOCK).push_attr(deadline.operation.name()),
             "Operation timed out",
             deadline.explanation(),
         )
@@ -164,12 +160,12 @@ fn out_of_time(
         (Some(applied), Some(deadline)) if deadline.has_passed() && applied.diagnostics.has_errors() => {
             let mut diagnostics = Diagnostics(vec![timed_out(deadline)]);
             diagnostics.extend(applied.diagnostics);
-            super::resource::Applied::failed(applied.state, diagnostics)
+            Applied::failed(applied.state, diagnostics)
         }
         (Some(applied), _) => applied,
         (None, deadline) => {
             let diagnostics = Diagnostics(deadline.map(timed_out).into_iter().collect());
-            super::resource::Applied::failed((!prior.is_null()).then(|| prior.clone()), diagnostics)
+            Applied::failed((!prior.is_null()).then(|| prior.clone()), diagnostics)
         }
     }
 }
@@ -583,26 +579,23 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .timeouts
                 .as_ref()
                 .and_then(|timeouts| Deadline::for_operation(timeouts, operation, timed));
-            let (client_ref, prior_ref, arguments_ref) = (&*client, &prior, &arguments);
+            let (shared, prior, arguments) = (&*client, &prior, &arguments);
             let outcome = OperationContext::run(deadline, self.signals.stop_receiver(), |context| async move {
-                let (client, prior, arguments) = (client_ref, prior_ref, arguments_ref);
                 match operation {
                     // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
-                    Operation::Delete => resource.destroy(client, prior, &context).await,
-                    Operation::Create => resource.create(client, arguments, &context).await,
-                    Operation::Update => match resource.update(client, prior, arguments, &context).await {
+                    Operation::Delete => resource.destroy(shared, prior, &context).await,
+                    Operation::Create => resource.create(shared, arguments, &context).await,
+                    Operation::Update => match resource.update(shared, prior, arguments, &context).await {
                         // A failed update that cannot say what exists keeps the prior state.
-                        applied if applied.state.is_none() => {
-                            super::resource::Applied::failed(Some(prior.clone()), applied.diagnostics)
-                        }
+                        applied if applied.state.is_none() => Applied::failed(Some(prior.clone()), applied.diagnostics),
                         applied => applied,
                     },
                 }
             })
             .await;
-            let applied = out_of_time(outcome, deadline, &prior);
+            let applied = out_of_time(outcome, deadline, prior);
             let new_state = without_write_only(applied.state.unwrap_or(Value::Null), &write_only);
-            resource.after_apply(&client, [&prior, &planned, &new_state]);
+            resource.after_apply(shared, [prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             // The arguments this apply ran with (known now, even when the plan did not know them).
             let planned_private = refusal::without_refusals(&request.planned_private);

@@ -239,7 +239,7 @@ impl Block {
             },
         );
         self.timeouts = Some(super::deadline::Timeouts { operations, default });
-        self.block(NestedBlock::single("timeouts", block))
+        self.block(NestedBlock::single(super::deadline::BLOCK, block))
     }
     pub fn attributes(mut self, attributes: impl IntoIterator<Item = Attribute>) -> Self {
         self.attributes.extend(attributes);
