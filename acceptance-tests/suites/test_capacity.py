@@ -16,6 +16,9 @@ never says passed for a quota apply will refuse.
   block and an `import` block, without a refusal.
 * A good two-team allocation plans clean; a 0.3-shaped configuration (no allocation) warns that WKL-3 is not
   evaluated at plan, and applies; 0.3-shaped siblings that overcommit are not passed at plan, and apply admits one.
+* A capacity handoff written by hand (an `allocation` object, a `borrows_from` entry) is held to the rules of the
+  resource whose output it stands for: a share line that is not one, NaN, infinity or a negative amount is an error
+  at its path, at validate and at plan; a well-formed one plans as the resource's own would.
 
 The capacity figures come from the fixture's instance groups and the public shape of their instance types, as the
 sandbox's SageMaker fills and checks quotas by them (sandbox/sagemaker.py `_INSTANCE_SHAPES`).
@@ -579,3 +582,65 @@ def test_unlinked_siblings_without_allocation_are_not_passed_at_plan_and_apply_r
     loser = failed[0].split(".")[1]
     (winner,) = {"alpha", "beta"} - {loser}
     assert_only_admitted(sandbox, winner, loser, applied.describe())
+
+
+# ---- 8. handoffs written by hand ---------------------------------------------------------------------------------
+def handwritten_allocation(line: str) -> str:
+    """An `allocation` object written in HCL instead of `hyperpod_cluster_allocation.capacity.governance`, giving
+    alpha the share `line`."""
+    return (f'{{\n    cluster_name = "{CLUSTER}"\n    teams        = {{ alpha = "{line}" }}\n'
+            '    sharing      = {}\n  }')
+
+
+def handwritten_lender(count: int) -> str:
+    """A `borrows_from` entry written in HCL instead of a tenant's `governance`: beta lending `count` instances."""
+    entry = (f'{{ instance_type = "{P5}", count = {count}, accelerators = null, vcpu = null, memory_gib = null, '
+             f'accelerator_partition = null }}')
+    return (f'[{{\n    cluster_name = "{CLUSTER}", team = "beta", namespace = "hyperpod-ns-beta", project_id = "p",\n'
+            f'    quota = [{entry}],\n    sharing_strategy = "Lend"\n  }}]')
+
+
+def with_handoff(argument: str, value: str) -> str:
+    """alpha's tenant (2 training instances) with `argument` written by hand and nothing else referencing it."""
+    text = provider() + contract("alpha") + tenant("alpha", [(P5, "count", 2)], with_allocation=False)
+    return text.replace('  team       = "alpha"', f'  team       = "alpha"\n  {argument} = {value}', 1)
+
+
+TEAM_LINE = 'allocation.teams["alpha"]'
+# case: (argument, its value, the path the error names, the source text its range covers)
+UNREADABLE_HANDOFFS = {
+    "not_a_line": ("allocation", handwritten_allocation("two big boxes please"), TEAM_LINE, '"two big boxes please"'),
+    "nan": ("allocation", handwritten_allocation(f"{P5} vcpu=NaN"), TEAM_LINE, f'"{P5} vcpu=NaN"'),
+    "infinity": ("allocation", handwritten_allocation(f"{P5} vcpu=inf"), TEAM_LINE, f'"{P5} vcpu=inf"'),
+    # Read as a share it would make WKL-3 pass at plan for a team asking 10 of 8 instances.
+    "negative": ("allocation", handwritten_allocation(f"{P5} count=-10"), TEAM_LINE, f'"{P5} count=-10"'),
+    "negative_lender": ("borrows_from", handwritten_lender(-50), "borrows_from[0].quota[0].count", "-50"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE_HANDOFFS))
+def test_a_capacity_handoff_written_by_hand_that_does_not_read_is_an_error_at_its_path(tf, case):
+    """Each value is known and is not what the source resource writes: `terraform validate` and `terraform plan`
+    fail with one error on alpha's tenant, at the argument (its source range) and the path inside it, never "known
+    only at apply" or a smaller share."""
+    argument, value, path, highlighted = UNREADABLE_HANDOFFS[case]
+    main_tf = tf.write(with_handoff(argument, value))
+    tf.init()
+    for verdict in (tf.validate_json(), tf.plan_json()):
+        assert verdict.rc == 1, verdict.describe()
+        (error,) = verdict.errors
+        assert (error.summary, error.address or ALPHA) == ("Invalid attribute value", ALPHA), verdict.describe()
+        assert error.detail.startswith(f"{path}: "), error.detail
+        # Terraform resolves the path inside the object written in HCL: the range is the offending value itself.
+        source = main_tf.read_bytes()[error.start_byte:error.end_byte].decode()
+        assert source == highlighted, verdict.describe()
+
+
+def test_a_well_formed_capacity_handoff_written_by_hand_plans_as_the_resource_s_own(tf):
+    """The same tenant with a hand-written allocation whose line is one the allocation writes, and a hand-written
+    lender: no error; the rules read them as they read the resources' own values (WKL-3 passed on alpha)."""
+    text = with_handoff("allocation", handwritten_allocation(f"{P5} count=2"))
+    tf.write(text)
+    verdict, planned = plan(tf)
+    assert verdict.rc == 2 and not verdict.errors, verdict.describe()
+    assert "WKL-3" in planned[ALPHA]["passed_checks"].split(), planned[ALPHA]

@@ -7,6 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::rules::{Rule, Status};
+use crate::governance::finding::{NOT_CHECKED, NOT_CHECKED_AT_PLAN};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogSeverity {
@@ -93,9 +94,9 @@ fn read(diagnostic: &Value) -> LoggedDiagnostic {
         LogSeverity::Warning
     };
     let subject = subject(&summary);
-    let status = if summary.contains("not checked at plan") {
+    let status = if summary.contains(NOT_CHECKED_AT_PLAN) {
         Status::Deferred
-    } else if summary.ends_with("(not checked)") && severity == LogSeverity::Warning {
+    } else if summary.ends_with(NOT_CHECKED) && severity == LogSeverity::Warning {
         Status::Skipped
     } else if severity == LogSeverity::Error {
         Status::Failed

@@ -112,17 +112,11 @@ pub fn known(value: &Value) -> bool {
         .all(|name| value.get_attr(name).is_some_and(Value::is_wholly_known))
 }
 
-/// Whether the planned checklist has a rule the plan could not evaluate (`skipped`, "not evaluated at plan: …"):
-/// apply then judges again, against what exists, before the first write.
-pub fn not_evaluated_at_plan(value: &Value) -> bool {
-    crate::protocol::object::elements(value, "findings").iter().any(|row| {
-        crate::protocol::object::string(row, "status").as_deref() == Some("skipped")
-            && crate::protocol::object::string(row, "detail").is_some_and(|d| d.starts_with(NOT_AT_PLAN))
-    })
+/// The rules `report` could not evaluate at plan, by ID (`PlannedChange::deferred_checks`): apply judges again,
+/// against what exists, before the first write.
+pub fn deferred_checks(report: &Report) -> Vec<String> {
+    report.not_evaluated_at_plan().into_iter().map(str::to_string).collect()
 }
-
-/// How the engine words the reason of a rule it could not evaluate at plan.
-pub const NOT_AT_PLAN: &str = "not evaluated at plan";
 
 /// A checklist whose wording moved with live facts alone is not a change to apply: keep the recorded one unless
 /// something else changes too (the plan's diagnostics come from the fresh report either way). A handoff that moved
@@ -330,6 +324,7 @@ mod tests {
             diagnostics: Diagnostics::new(),
             refusals: Diagnostics::new(),
             live_refusals: Diagnostics::new(),
+            deferred_checks: Vec::new(),
             write_only: Vec::new(),
             derived: Vec::new(),
             write_only_changed: false,

@@ -8,13 +8,114 @@
 //! schema) drops them with `drop_copies`. The handoffs are the schema's write-only attributes, so the schema is the
 //! one list of them.
 
-use crate::protocol::schema::Block;
+use crate::governance::SharingStrategy;
+use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::schema::{Attribute, Block};
 use crate::protocol::state_upgrade::RawState;
+use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
+use crate::protocol::value::Value;
+use crate::resources::quota_share;
+
+/// What to write instead of a capacity handoff that does not read.
+const PASS_UNCHANGED: &str = "pass the source resource's `governance` unchanged (hyperpod_cluster_allocation.<name>.governance, \
+                              hyperpod_tenant.<name>.governance)";
 
 /// Sets each write-only attribute of `block` to null (present or not): what state holds of a handoff.
 pub fn drop_copies(state: &mut RawState, block: &Block) {
     for name in block.write_only_names() {
         state.insert(name.to_string(), serde_json::Value::Null);
+    }
+}
+
+/// The fields of a team's recorded sharing (an allocation's `teams[<team>].sharing`, a row of its
+/// `governance.sharing`): declared once, for the allocation's schema and for reading a handoff.
+pub fn sharing_attributes() -> Vec<Attribute> {
+    vec![
+        Attribute::string("strategy")
+            .required()
+            .describe("`Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.")
+            .validate(OneOf(&SharingStrategy::NAMES)),
+        Attribute::number("borrow_limit")
+            .optional()
+            .describe(
+                "The team's borrow limit, 1 to 500 percent, as the tenant's `sharing.borrow_limit`; only with \
+                 `LendAndBorrow`, whose default is SageMaker's 50.",
+            )
+            .validate(WholeNumber)
+            .validate(IntBetween { min: 1, max: 500 }),
+    ]
+}
+
+/// The capacity handoffs of `arguments` (`allocation`; `borrows_from` and a binding's `tenants`) that are known yet
+/// do not hold what their source resource writes: each an error at its path. A value written by hand is held to
+/// the rules of the resource whose output it stands for, so a negative count or a share line that is not one
+/// (`"two big boxes please"`, `vcpu=NaN`) never reaches a rule as "known only at apply" or as a smaller share.
+pub fn unreadable_capacity(arguments: &Value) -> Diagnostics {
+    let mut diagnostics = Diagnostics::new();
+    if let Some(facts) = arguments.get_attr("allocation") {
+        unreadable_allocation(facts, &AttributePath::attr("allocation"), &mut diagnostics);
+    }
+    for name in ["borrows_from", "tenants"] {
+        if let Some(Value::List(tenants)) = arguments.get_attr(name) {
+            for (index, tenant) in tenants.iter().enumerate() {
+                unreadable_tenant(tenant, &AttributePath::attr(name).index(index), &mut diagnostics);
+            }
+        }
+    }
+    diagnostics
+}
+
+/// An allocation's `governance`: one share line per team (`quota_share::to_text`), a recorded sharing per team.
+fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
+    if let Some(Value::Map(teams)) = facts.get_attr("teams") {
+        for (team, line) in teams {
+            let Value::String(line) = line else { continue };
+            let line_at = at.push_attr("teams").key(team);
+            match quota_share::line_entries(line) {
+                Err(why) => diagnostics.push(Diagnostic::invalid_value(
+                    line_at,
+                    format!("{line:?}"),
+                    &format!("not a share line as hyperpod_cluster_allocation writes it ({why})"),
+                    PASS_UNCHANGED,
+                )),
+                // A line is text: each problem is the line's, said with the entry and field it concerns.
+                Ok(entries) => {
+                    let mut found = Diagnostics::new();
+                    quota_share::validate_handoff_entries(&entries, &AttributePath::root(), &mut found);
+                    diagnostics.0.extend(found.0.into_iter().map(|problem| Diagnostic {
+                        detail: format!("{line_at}: in {line:?}, entry {}", problem.detail),
+                        path: line_at.clone(),
+                        ..problem
+                    }));
+                }
+            }
+        }
+    }
+    if let Some(Value::Map(rows)) = facts.get_attr("sharing") {
+        let row = Block {
+            attributes: sharing_attributes(),
+            ..Block::default()
+        };
+        for (team, value) in rows {
+            row.validate(value, &at.push_attr("sharing").key(team), diagnostics);
+        }
+    }
+}
+
+/// A tenant's `governance` in a list: its quota entries and its sharing strategy.
+fn unreadable_tenant(tenant: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
+    if let Some(Value::List(entries)) = tenant.get_attr("quota") {
+        quota_share::validate_handoff_entries(entries, &at.push_attr("quota"), diagnostics);
+    }
+    if let Some(Value::String(strategy)) = tenant.get_attr("sharing_strategy")
+        && !SharingStrategy::NAMES.contains(&strategy.as_str())
+    {
+        diagnostics.push(Diagnostic::invalid_value(
+            at.push_attr("sharing_strategy"),
+            format!("{strategy:?}"),
+            &format!("a sharing strategy is one of {}", SharingStrategy::NAMES.join(", ")),
+            PASS_UNCHANGED,
+        ));
     }
 }
 

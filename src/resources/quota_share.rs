@@ -315,32 +315,71 @@ pub fn to_text(shares: &[QuotaShare]) -> String {
 
 /// The entries of [`to_text`]'s line, or `None` when it is not one.
 pub fn from_text(text: &str) -> Option<Vec<QuotaShare>> {
-    if text.trim().is_empty() {
-        return Some(Vec::new());
-    }
-    text.split(", ")
-        .map(|entry| {
-            let mut words = entry.split_whitespace();
-            let mut share = QuotaShare {
-                instance_type: words.next()?.to_string(),
-                ..QuotaShare::default()
-            };
-            for word in words {
-                let (unit, amount) = word.split_once('=')?;
-                match unit {
-                    "count" => share.count = Some(amount.parse().ok()?),
-                    "accelerators" => share.accelerators = Some(amount.parse().ok()?),
-                    "vcpu" => share.vcpu = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
-                    "memory_gib" => share.memory_gib = Some(amount.parse::<f64>().ok().filter(|n| n.is_finite())?),
-                    profile if MIG_PROFILES.contains(&profile) && share.accelerator_partition.is_none() => {
-                        share.accelerator_partition = Some((profile.to_string(), amount.parse().ok()?));
-                    }
-                    _ => return None,
-                }
-            }
-            Some(share)
-        })
+    line_entries(text)
+        .ok()?
+        .iter()
+        .map(|entry| decode(&Fields(entry)))
         .collect()
+}
+
+/// The entries of a share line as entry objects (the shape of [`entry_type`]), each field null unless the line
+/// sets it: what a configured entry would be, so a line is held to the same rules ([`validate_handoff_entries`]).
+/// `Err` names the part of the line that is not what [`to_text`] writes.
+pub fn line_entries(text: &str) -> Result<Vec<Value>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(", ").map(line_entry).collect()
+}
+
+fn line_entry(entry: &str) -> Result<Value, String> {
+    let mut words = entry.split_whitespace();
+    let instance_type = words.next().ok_or_else(|| "an empty entry".to_string())?;
+    let amounts = ["count", "accelerators", "vcpu", "memory_gib", "accelerator_partition"];
+    let mut fields: std::collections::BTreeMap<String, Value> = amounts
+        .into_iter()
+        .map(|name| (name.to_string(), Value::Null))
+        .collect();
+    fields.insert("instance_type".into(), Value::String(instance_type.to_string()));
+    for word in words {
+        let (unit, amount) = word
+            .split_once('=')
+            .ok_or_else(|| format!("{word:?} is not <unit>=<amount>"))?;
+        // `to_text` writes finite decimals only: "inf" or "NaN" is not an amount it would write.
+        let number = crate::protocol::value::Number::parse(amount)
+            .ok()
+            .filter(|number| number.as_f64().is_finite())
+            .map(Value::Number)
+            .ok_or_else(|| format!("{amount:?} ({unit}) is not a finite number"))?;
+        let partition = MIG_PROFILES.contains(&unit);
+        let field = if partition { "accelerator_partition" } else { unit };
+        match fields.get(field) {
+            Some(Value::Null) => {}
+            Some(_) => return Err(format!("{field} is given twice in {entry:?}")),
+            None => return Err(format!("{unit:?} is neither a unit nor a MIG profile")),
+        }
+        let value = if partition {
+            object([("type", Value::String(unit.to_string())), ("count", number)])
+        } else {
+            number
+        };
+        fields.insert(field.to_string(), value);
+    }
+    Ok(Value::Object(fields))
+}
+
+/// Entries a handoff carries (a share line of an allocation's `governance`, the `quota` of a tenant's `governance`
+/// written by hand), at `at`: held to what a configured entry is held to, the attributes' validators and
+/// [`validate_entries`].
+pub fn validate_handoff_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut Diagnostics) {
+    let entry = crate::protocol::schema::Block {
+        attributes: attributes(Partitions::AsWritten),
+        ..crate::protocol::schema::Block::default()
+    };
+    for (index, value) in entries.iter().enumerate() {
+        entry.validate(value, &at.index(index), diagnostics);
+    }
+    validate_entries(entries, at, diagnostics);
 }
 
 #[cfg(test)]
@@ -372,5 +411,40 @@ mod tests {
         assert_eq!(from_text(""), Some(Vec::new()));
         assert_eq!(from_text("ml.p5.48xlarge gpus=2"), None);
         assert_eq!(from_text("ml.p5.48xlarge count=two"), None);
+        assert_eq!(from_text("ml.p5.48xlarge count=2 count=3"), None);
+        assert_eq!(from_text("ml.p5.48xlarge vcpu=NaN"), None);
+        assert_eq!(from_text("ml.p5.48xlarge vcpu=inf"), None);
+        assert_eq!(from_text("ml.p5.48xlarge count=2.5"), None);
+    }
+
+    #[test]
+    fn a_handoff_line_is_held_to_what_a_configured_entry_is_held_to() {
+        let problems = |line: &str| {
+            let entries = line_entries(line).expect("a share line");
+            let mut diagnostics = Diagnostics::new();
+            validate_handoff_entries(&entries, &AttributePath::attr("teams"), &mut diagnostics);
+            diagnostics.0.iter().map(|d| d.path.to_string()).collect::<Vec<_>>()
+        };
+        assert!(problems("ml.p5.48xlarge count=5, ml.g5.8xlarge vcpu=12.5 memory_gib=64").is_empty());
+        assert_eq!(problems("ml.p5.48xlarge count=-10"), ["teams[0].count"]);
+        assert_eq!(problems("ml.p5.48xlarge vcpu=-1"), ["teams[0].vcpu"]);
+        assert_eq!(problems("big.boxes count=2"), ["teams[0].instance_type"]);
+        assert_eq!(
+            problems("ml.p5.48xlarge count=1 accelerators=2"),
+            ["teams[0].accelerators"]
+        );
+        assert_eq!(
+            problems("ml.p5.48xlarge count=1, ml.p5.48xlarge count=2"),
+            ["teams[1].instance_type"]
+        );
+        assert_eq!(problems("ml.p5.48xlarge"), ["teams[0]"]);
+        for not_a_line in [
+            "two big boxes please",
+            "ml.p5.48xlarge vcpu=NaN",
+            "ml.p5.48xlarge vcpu=inf",
+            "ml.p5.48xlarge gpus=2",
+        ] {
+            assert!(line_entries(not_a_line).is_err(), "{not_a_line}");
+        }
     }
 }

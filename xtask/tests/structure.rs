@@ -1,10 +1,13 @@
 //! The structure a newcomer relies on (README, "Layout"; `docs/design/resource-shape.md`), read from the source by
 //! `xtask::structure` (`cargo xtask structure` prints the same figures): no file of any crate imports itself through
 //! others, resources never reach up into the provider module, every resource folder has the same shape, every
-//! function on a resource's plan path fits on a screen, and no two public types share a name.
+//! function on a resource's plan path fits on a screen, no two public types share a name, and no branch decides on a
+//! message's wording.
 
 use xtask::repository_root;
-use xtask::structure::{self, MAX_PLAN_FUNCTION_LINES, MAX_PLAN_FUNCTION_PARAMETERS, calls, imports, shape, sources};
+use xtask::structure::{
+    self, MAX_PLAN_FUNCTION_LINES, MAX_PLAN_FUNCTION_PARAMETERS, calls, imports, shape, sources, wording,
+};
 
 fn workspace() -> sources::Workspace {
     sources::Workspace::load(repository_root()).expect("the sources parse")
@@ -110,4 +113,12 @@ fn every_function_on_a_plan_path_fits_on_a_screen() {
 fn no_two_public_types_share_a_name() {
     let shared = shape::shared_type_names(&workspace());
     assert!(shared.is_empty(), "public types declared more than once: {shared:#?}");
+}
+
+/// Rewording a message never changes what the provider does: no branch outside tests tests a diagnostic's, finding's
+/// or checklist row's text (`structure::wording`; the governance report reads Terraform's log against declared marks).
+#[test]
+fn no_branch_decides_on_a_message_s_wording() {
+    let found = wording::tests_of_wording(&workspace());
+    assert!(found.is_empty(), "branches on a message's wording: {found:#?}");
 }

@@ -279,6 +279,24 @@ impl Report {
         self.checks.iter().find(|check| check.rule == rule)
     }
 
+    /// The rules this report could not evaluate at plan (`SkipCause::NotAtPlan`), by ID, in the order they ran: what
+    /// apply evaluates against what then exists, before the resource's first write.
+    pub fn not_evaluated_at_plan(&self) -> Vec<&'static str> {
+        self.checks
+            .iter()
+            .filter(|check| {
+                matches!(
+                    check.outcome,
+                    Outcome::Skipped {
+                        cause: SkipCause::NotAtPlan,
+                        ..
+                    }
+                )
+            })
+            .map(|check| check.rule.id())
+            .collect()
+    }
+
     /// Findings as messages, plus a warning (an error under `strict`) for every check that did not run.
     pub fn messages(&self, strict: bool) -> Messages {
         let mut diagnostics = Messages::default();
@@ -297,7 +315,7 @@ impl Report {
                     cause: SkipCause::Unavailable,
                 } => diagnostics.0.push(Message {
                     severity: skipped_severity,
-                    summary: format!("[{}] {} (not checked)", check.rule.id(), check.rule.title()),
+                    summary: format!("[{}] {} {NOT_CHECKED}", check.rule.id(), check.rule.title()),
                     detail: format!(
                         "{}. This rule could not be verified in this plan; grant the provider's identity read \
                          access or fix the cause, and plan again.",
@@ -466,6 +484,13 @@ impl Report {
     }
 }
 
+/// The end of a summary for a rule whose facts could not be read (`SkipCause::Unavailable`), and what follows the
+/// rule IDs in the summary for rules waiting on a value known only at apply (`deferred_message`). The governance
+/// report reads diagnostics back from `terraform plan -json`, where they are text only: it tells these by the same
+/// constants, so the marks are written and read in one place.
+pub const NOT_CHECKED: &str = "(not checked)";
+pub const NOT_CHECKED_AT_PLAN: &str = "not checked at plan";
+
 /// The message for rules a plan cannot evaluate because `what` is unknown until apply: a warning (a refusal under
 /// `strict`) naming the rules, the unknown input and that apply judges them before writing anything.
 pub fn deferred_message(rules: &str, what: &str, strict: bool) -> Message {
@@ -475,7 +500,7 @@ pub fn deferred_message(rules: &str, what: &str, strict: bool) -> Message {
         } else {
             FindingSeverity::Warning
         },
-        summary: format!("[{rules}] not checked at plan: a value is known only at apply"),
+        summary: format!("[{rules}] {NOT_CHECKED_AT_PLAN}: a value is known only at apply"),
         detail: format!(
             "{}. Apply evaluates the rule with the known value before this resource writes anything, and refuses \
              the change there if it is broken. To decide it in the plan, use a value known at plan time (a literal \

@@ -106,9 +106,13 @@ fn with_policy(view: &ClusterView, rule: impl Fn(&Fact<Option<SchedulingPolicy>>
     if view.neighbours.live_counted() || !view.policy_live {
         return rule(&view.scheduling_policy);
     }
+    // The policy is the one fact these rules read that can be unavailable: a rule skipped for it waits for apply.
     let check = rule(&Fact::Unavailable(POLICY_NOT_COUNTED.to_string()));
     match &check.outcome {
-        Outcome::Skipped { reason, .. } if reason == POLICY_NOT_COUNTED => Check::not_at_plan(
+        Outcome::Skipped {
+            cause: SkipCause::Unavailable,
+            ..
+        } => Check::not_at_plan(
             check.rule,
             "not evaluated at plan: the tenant references no scheduling policy, and the cluster's live one is \
              judged at apply. Fix: scheduling_policy = hyperpod_scheduling_policy.<name>.governance",

@@ -6,6 +6,7 @@ pub mod caller;
 pub mod convert;
 pub mod deadline;
 pub mod decode;
+pub mod deferred;
 pub mod diagnostics;
 pub mod digest;
 pub mod handshake;

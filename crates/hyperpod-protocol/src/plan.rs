@@ -23,6 +23,10 @@ pub struct PlannedChange {
     /// Refusals that rest on live state others change (another team's quota, another project's connection): shown
     /// and enforced like `refusals`, and judged again when Terraform plans the change once more at apply.
     pub live_refusals: Diagnostics,
+    /// Checks the plan could not make (by name: the IDs of rules whose facts are not all visible at plan), which
+    /// apply makes before the resource's first write: recorded in the planned private data (`deferred`) and handed
+    /// to apply as `OperationContext::deferred_checks`.
+    pub deferred_checks: Vec<String>,
     /// The schema's write-only attributes: read from `config`, null in `planned` (and `prior`).
     pub write_only: Vec<&'static str>,
     /// The schema's derived attributes (`Block::derived_names`): what a plan that waits for apply marks unknown.
@@ -162,6 +166,7 @@ pub fn plan_with_schema(block: &Block, config: Value, prior: Option<Value>, prop
         diagnostics: Diagnostics::new(),
         refusals: Diagnostics::new(),
         live_refusals: Diagnostics::new(),
+        deferred_checks: Vec::new(),
         write_only,
         derived: block.derived_names(),
         write_only_changed: false,

@@ -14,6 +14,7 @@ use super::convert::{
     schema_to_proto,
 };
 use super::deadline::{self, Deadline, Operation};
+use super::deferred;
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::list::{self, ListRequest, ListResource};
 use super::plan::{
@@ -97,10 +98,7 @@ impl<P: PluginProvider> ProviderService<P> {
     }
 
     fn context(&self) -> OperationContext {
-        OperationContext {
-            stop: self.signals.stop_receiver(),
-            deadline: None,
-        }
+        OperationContext::stopped_by(self.signals.stop_receiver())
     }
 
     fn resource(&self, type_name: &str) -> Result<&Arc<dyn Resource<Client<P>>>, Diagnostics> {
@@ -474,7 +472,7 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             let block = &resource.schema().block;
             let digest = write_only_digest(block, &config);
             // The create half of a replacement: what the first plan kept of the object it replaces.
-            let (replaced, prior_private) = take_replaced(&request.prior_private);
+            let (replaced, prior_private) = take_replaced(&deferred::without_deferred(&request.prior_private));
             let mut change = plan_with_schema(block, config, prior, proposed);
             change.replaced = match (&change.prior, replaced) {
                 (None, Some(json)) => Value::from_json(&json, &ty).ok(),
@@ -508,6 +506,8 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
             };
             // Apply enforces what this plan refused (`refusal`): Terraform hands it this private data.
             let planned_private = refusal::private_with_refusals(&planned_private, &refusals, &prior_private);
+            // Apply makes the checks this plan could not (`deferred`).
+            let planned_private = deferred::private_with_deferred(&planned_private, &change.deferred_checks);
             Ok::<_, Diagnostics>((
                 encode(&change.planned, &ty)?,
                 change.requires_replace.iter().map(path_to_proto).collect(),
@@ -580,25 +580,37 @@ impl<P: PluginProvider> pb::provider_server::Provider for ProviderService<P> {
                 .as_ref()
                 .and_then(|timeouts| Deadline::for_operation(timeouts, operation, timed));
             let (shared, prior, arguments) = (&*client, &prior, &arguments);
-            let outcome = OperationContext::run(deadline, self.signals.stop_receiver(), |context| async move {
-                match operation {
-                    // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
-                    Operation::Delete => resource.destroy(shared, prior, &context).await,
-                    Operation::Create => resource.create(shared, arguments, &context).await,
-                    Operation::Update => match resource.update(shared, prior, arguments, &context).await {
-                        // A failed update that cannot say what exists keeps the prior state.
-                        applied if applied.state.is_none() => Applied::failed(Some(prior.clone()), applied.diagnostics),
-                        applied => applied,
-                    },
-                }
-            })
-            .await;
+            let context = OperationContext {
+                deadline,
+                // What the plan left to apply (`deferred`): a delete checks nothing.
+                deferred_checks: match operation {
+                    Operation::Delete => Vec::new(),
+                    _ => deferred::recorded_deferred(&request.planned_private),
+                },
+                ..self.context()
+            };
+            let outcome = context
+                .run(|context| async move {
+                    match operation {
+                        // A failed delete keeps the object in state (what remains of it), so nothing is forgotten.
+                        Operation::Delete => resource.destroy(shared, prior, &context).await,
+                        Operation::Create => resource.create(shared, arguments, &context).await,
+                        Operation::Update => match resource.update(shared, prior, arguments, &context).await {
+                            // A failed update that cannot say what exists keeps the prior state.
+                            applied if applied.state.is_none() => {
+                                Applied::failed(Some(prior.clone()), applied.diagnostics)
+                            }
+                            applied => applied,
+                        },
+                    }
+                })
+                .await;
             let applied = out_of_time(outcome, deadline, prior);
             let new_state = without_write_only(applied.state.unwrap_or(Value::Null), &write_only);
             resource.after_apply(shared, [prior, &planned, &new_state]);
             let identity = (!new_state.is_null()).then(|| resource.identity(&new_state)).flatten();
             // The arguments this apply ran with (known now, even when the plan did not know them).
-            let planned_private = refusal::without_refusals(&request.planned_private);
+            let planned_private = deferred::without_deferred(&refusal::without_refusals(&request.planned_private));
             let private = match write_only_digest(&resource.schema().block, &config) {
                 Some(digest) if !write_only.is_empty() && !new_state.is_null() => {
                     private_with_digest(&planned_private, &digest)
@@ -858,3 +870,7 @@ fn split<T>(result: Result<T, Diagnostics>) -> (Option<T>, Vec<pb::Diagnostic>) 
         Err(diagnostics) => (None, diagnostics_to_proto(diagnostics)),
     }
 }
+
+#[cfg(test)]
+#[path = "provider_tests.rs"]
+mod tests;

@@ -17,16 +17,28 @@ use super::state_upgrade::{self, StateUpgrader};
 use super::value::Value;
 
 /// Per-call facts an operation may need: cancellation for waiters (StopProvider, and for a create, update or delete
-/// its deadline too) and that deadline (`deadline`).
+/// its deadline too), that deadline, and the checks its plan left to it.
 #[derive(Clone)]
 pub struct OperationContext {
     pub stop: watch::Receiver<bool>,
     /// When a create, update or delete must be done: its `timeouts` value or the schema's default. `None` for reads
     /// and imports, and for a resource without a `timeouts` block.
     pub deadline: Option<Deadline>,
+    /// What the plan could not check and this create or update must, before its first write
+    /// (`PlannedChange::deferred_checks`, carried in the planned private data). Empty for reads, imports and deletes.
+    pub deferred_checks: Vec<String>,
 }
 
 impl OperationContext {
+    /// A context that only stops with the provider: no deadline, nothing deferred (reads, imports).
+    pub fn stopped_by(stop: watch::Receiver<bool>) -> Self {
+        Self {
+            stop,
+            deadline: None,
+            deferred_checks: Vec::new(),
+        }
+    }
+
     pub fn is_stopped(&self) -> bool {
         *self.stop.borrow()
     }
@@ -36,18 +48,19 @@ impl OperationContext {
         self.deadline.map_or(Duration::MAX, |deadline| deadline.time_left())
     }
 
-    /// Runs a create, update or delete held to `deadline`: inside its `deadline::scope`, with a context whose stop
-    /// also turns at the deadline (so waiters end then), and abandoned `deadline::GRACE` after it (`None`): a call
-    /// that hangs past its deadline leaves what a killed provider leaves, which the next apply adopts.
-    pub async fn run<T, F, Fut>(deadline: Option<Deadline>, stop: watch::Receiver<bool>, operation: F) -> Option<T>
+    /// Runs a create, update or delete held to this context's deadline: inside its `deadline::scope`, with a context
+    /// whose stop also turns at the deadline (so waiters end then), and abandoned `deadline::GRACE` after it (`None`):
+    /// a call that hangs past its deadline leaves what a killed provider leaves, which the next apply adopts.
+    pub async fn run<T, F, Fut>(self, operation: F) -> Option<T>
     where
         F: FnOnce(OperationContext) -> Fut,
         Fut: Future<Output = T>,
     {
-        let Some(deadline) = deadline else {
-            return Some(operation(OperationContext { stop, deadline: None }).await);
+        let Some(deadline) = self.deadline else {
+            return Some(operation(self).await);
         };
-        let (sender, receiver) = watch::channel(*stop.borrow());
+        let (sender, receiver) = watch::channel(*self.stop.borrow());
+        let stop = self.stop.clone();
         let relay = async move {
             let mut stop = stop;
             tokio::select! {
@@ -59,13 +72,7 @@ impl OperationContext {
             // Keep the sender: dropping it would read as "stopped" again to a waiter that checks `changed()`.
             std::future::pending::<()>().await;
         };
-        let work = super::deadline::scope(
-            Some(deadline),
-            operation(OperationContext {
-                stop: receiver,
-                deadline: Some(deadline),
-            }),
-        );
+        let work = super::deadline::scope(Some(deadline), operation(OperationContext { stop: receiver, ..self }));
         tokio::select! {
             outcome = work => Some(outcome),
             () = relay => None,
@@ -193,25 +200,30 @@ mod tests {
         let (_provider_stop, stop) = watch::channel(false);
         let deadline = Deadline::starting_now(Operation::Create, Duration::from_secs(2));
         // A waiter: ends when stopped, reporting how long it waited.
-        let waited = OperationContext::run(Some(deadline), stop.clone(), |context| async move {
-            let started = tokio::time::Instant::now();
-            let mut stop = context.stop.clone();
-            let _ = stop.wait_for(|stopped| *stopped).await;
-            (started.elapsed(), current())
-        })
-        .await
-        .unwrap();
+        let held = |deadline| OperationContext {
+            deadline,
+            ..OperationContext::stopped_by(stop.clone())
+        };
+        let waited = held(Some(deadline))
+            .run(|context| async move {
+                let started = tokio::time::Instant::now();
+                let mut stop = context.stop.clone();
+                let _ = stop.wait_for(|stopped| *stopped).await;
+                (started.elapsed(), current())
+            })
+            .await
+            .unwrap();
         assert_eq!(waited.0, Duration::from_secs(2));
         assert_eq!(waited.1, Some(deadline));
         // A call that never returns: abandoned at the deadline plus the grace.
         let deadline = Deadline::starting_now(Operation::Update, Duration::from_secs(2));
         let started = tokio::time::Instant::now();
-        let hung = OperationContext::run(Some(deadline), stop.clone(), |_| std::future::pending::<()>()).await;
+        let hung = held(Some(deadline)).run(|_| std::future::pending::<()>()).await;
         assert_eq!(hung, None);
         assert_eq!(started.elapsed(), Duration::from_secs(2) + GRACE);
         // No deadline: as it is.
         assert_eq!(
-            OperationContext::run(None, stop, |context| async move { context.deadline }).await,
+            held(None).run(|context| async move { context.deadline }).await,
             Some(None)
         );
     }

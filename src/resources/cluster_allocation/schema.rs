@@ -4,7 +4,7 @@ use crate::names::ENTITY_NAME;
 use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
-use crate::protocol::validators::{IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
+use crate::protocol::validators::{LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
 
 pub const TYPE_NAME: &str = "hyperpod_cluster_allocation";
@@ -31,20 +31,7 @@ fn sharing_attribute() -> Attribute {
     Attribute::nested(
         "sharing",
         Nesting::Single,
-        vec![
-            Attribute::string("strategy")
-                .required()
-                .describe("`Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.")
-                .validate(OneOf(&crate::governance::SharingStrategy::NAMES)),
-            Attribute::number("borrow_limit")
-                .optional()
-                .describe(
-                    "The team's borrow limit, 1 to 500 percent, as the tenant's `sharing.borrow_limit`; only with \
-                     `LendAndBorrow`, whose default is SageMaker's 50.",
-                )
-                .validate(WholeNumber)
-                .validate(IntBetween { min: 1, max: 500 }),
-        ],
+        crate::resources::handoff::sharing_attributes(),
     )
     .optional()
     .describe(

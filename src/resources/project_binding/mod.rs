@@ -85,8 +85,14 @@ impl Resource<HyperpodClient> for ProjectBindingResource {
         read::read(client, current).await
     }
 
-    async fn update(&self, client: &HyperpodClient, prior: &Value, planned: &Value, _: &OperationContext) -> Applied {
-        apply::update(client, prior, planned).await
+    async fn update(
+        &self,
+        client: &HyperpodClient,
+        prior: &Value,
+        planned: &Value,
+        context: &OperationContext,
+    ) -> Applied {
+        apply::update(client, prior, planned, context).await
     }
 
     async fn delete(

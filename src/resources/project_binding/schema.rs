@@ -110,7 +110,8 @@ pub fn schema() -> Schema {
                 "The cluster's documented split, `hyperpod_cluster_allocation.<name>.governance` (CLU-2): its teams \
                  count as the cluster's other teams on the first plan. Unset: teams planned beside this binding are \
                  not seen, so an unrestricted project alone in live state is not evaluated at plan (a warning) and \
-                 is evaluated at apply.",
+                 is evaluated at apply. A value written by hand is held to the allocation's own rules, each problem \
+                 an error at its path.",
             ),
     )
     .attribute(
@@ -281,8 +282,10 @@ fn member_diagnostics(index: usize, member: &Value, diagnostics: &mut Diagnostic
 /// What `terraform validate` rejects beyond the schema's validators and the schema walk (which reports nulls and
 /// control characters everywhere): the limits DataZone enforces on what the binding sends (botocore `datazone` model:
 /// `CreateConnection`, `CreateProjectMembership`), so apply never fails on input the plan accepted; and a member
-/// listed twice. Every problem at its attribute path.
+/// listed twice; a capacity handoff written by hand (`allocation`, `tenants`) held to the rules of the resource it
+/// stands for (`handoff::unreadable_capacity`). Every problem at its attribute path.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    diagnostics.extend(crate::resources::handoff::unreadable_capacity(config));
     for (index, member) in elements(config, "member").iter().enumerate() {
         member_diagnostics(index, member, diagnostics);
     }

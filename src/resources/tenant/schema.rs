@@ -332,7 +332,9 @@ pub fn schema() -> Schema {
                 "The cluster's documented split, `hyperpod_cluster_allocation.<name>.governance`: WKL-3 counts every \
                  team it lists against the instance groups on the first plan (teams admitted by name; this \
                  tenant's quota must be its entry there, and its sharing the entry's where one is recorded: WKL-5). Unset: tenants planned beside this one are not seen, so \
-                 WKL-3 is not evaluated at plan (a warning) and is evaluated at apply before the first write.",
+                 WKL-3 is not evaluated at plan (a warning) and is evaluated at apply before the first write. A value \
+                 written by hand is held to the allocation's own rules: a share that is not one the allocation \
+                 writes, or a negative, NaN or infinite amount, is an error at its path.",
             ),
     )
     .attribute(
@@ -343,7 +345,8 @@ pub fn schema() -> Schema {
                 "The tenants this one borrows idle capacity from, `[hyperpod_tenant.<lender>.governance]`: each \
                  must lend (WKL-5), and their guaranteed quotas count with this one's against the cluster's \
                  instance groups (WKL-3) on the very first plan. The reference also orders the plans. Unset: only \
-                 live quotas count.",
+                 live quotas count. An entry written by hand is held to a tenant's own rules (a quota entry as the \
+                 `quota` block takes it, a sharing strategy SageMaker knows), each problem an error at its path.",
             ),
     )
     .attribute(
@@ -560,7 +563,8 @@ pub fn schema() -> Schema {
 
 /// What `terraform validate` checks beyond the attributes' validators and the schema walk (which reports
 /// `sharing { strategy = null }` and null elements, once): every quota-shaped entry (the quota, the absolute borrow
-/// limits, the spaces' share), at its path.
+/// limits, the spaces' share), at its path; and a capacity handoff written by hand (`allocation`, `borrows_from`)
+/// held to the rules of the resource it stands for (`handoff::unreadable_capacity`).
 pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::Diagnostics) {
     use crate::protocol::diagnostics::AttributePath;
     use crate::protocol::object::elements;
@@ -582,6 +586,7 @@ pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::
             diagnostics,
         );
     }
+    diagnostics.extend(crate::resources::handoff::unreadable_capacity(config));
 }
 
 pub fn identity_schema() -> IdentitySchema {

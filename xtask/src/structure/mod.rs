@@ -7,6 +7,7 @@
 //! - `imports.rs`: which file names which (a `use`, a path, a path inside a macro), and the circles they form.
 //! - `calls.rs`: a call graph good enough to follow a plan through the provider crate.
 //! - `shape.rs`: the resource folders and the public type names.
+//! - `wording.rs`: branches on a message's wording (a decision must rest on typed values).
 //! - `syntax.rs`: what the others read of an item (test-only or not, its attributes, what a `pub use` exports).
 
 pub mod calls;
@@ -14,6 +15,7 @@ pub mod imports;
 pub mod shape;
 pub mod sources;
 pub mod syntax;
+pub mod wording;
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -3,6 +3,7 @@
 //! fields. Pure: from the report and the unknown arguments.
 
 use super::super::model::Partial;
+use crate::findings::ToDiagnostics as _;
 use crate::governance::{Check, Contract, Outcome, Report, RuleId, lifecycle};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 
@@ -35,20 +36,23 @@ pub fn defer(mut report: Report, unknown: &[&Partial], lif_2: bool) -> Report {
     report
 }
 
-/// Points each "not checked at plan" diagnostic at the first unknown argument its rule reads.
-pub fn point_deferred(diagnostics: &mut Diagnostics, unknown: &[&Partial], lif_2: bool) {
-    for diagnostic in &mut diagnostics.0 {
-        for partial in unknown {
-            let reads =
-                |rule: &RuleId| partial.rules.contains(rule) || (lif_2 && partial.material && *rule == RuleId::Lif2);
-            let deferred_rule = crate::governance::RuleId::ALL.iter().find(|rule| {
-                diagnostic
-                    .summary
-                    .starts_with(&format!("[{}] not checked at plan", rule.id()))
-            });
-            if deferred_rule.is_some_and(reads) && diagnostic.path == AttributePath::root() {
-                diagnostic.path = (partial.path)();
+/// The report's diagnostics in the order of its rules, each rule deferred to apply reported at the first unknown
+/// argument it reads (decided on the rule's outcome, not on how its message reads).
+pub fn diagnostics(report: &Report, unknown: &[&Partial], lif_2: bool, strict: bool) -> Diagnostics {
+    let mut all = Diagnostics::new();
+    for check in &report.checks {
+        let mut part = Report::from_iter([check.clone()]).diagnostics(strict);
+        let reads = |partial: &&&Partial| {
+            partial.rules.contains(&check.rule) || (lif_2 && partial.material && check.rule == RuleId::Lif2)
+        };
+        if let Some(first) = unknown.iter().find(reads).filter(|_| check.is_deferred()) {
+            for diagnostic in &mut part.0 {
+                if diagnostic.path == AttributePath::root() {
+                    diagnostic.path = (first.path)();
+                }
             }
         }
+        all.extend(part);
     }
+    all
 }

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use super::super::model::RecordedContract;
 use super::ContractPlanInputs;
 use super::deferral;
-use crate::findings::ToDiagnostics;
 use crate::governance::{Contract, Fact, Finding, Report, ReviewStatus, RuleId, approval, check_contract, paths};
 use crate::governance::{reapproved, review_status};
 use crate::protocol::diagnostics::Diagnostics;
@@ -86,8 +85,7 @@ pub fn judge(inputs: &ContractPlanInputs) -> ContractVerdict {
         .map(|approved| approval::compare(approved, &facts).changes)
         .unwrap_or_default();
     let review = review(inputs, contract, !changes.is_empty(), lif_2_waits);
-    let mut diagnostics = report.diagnostics(inputs.strict);
-    deferral::point_deferred(&mut diagnostics, unknown, lif_2_waits);
+    let mut diagnostics = deferral::diagnostics(&report, unknown, lif_2_waits, inputs.strict);
     if let Some(finding) = &review.still_required {
         diagnostics.push(crate::findings::finding_diagnostic(finding, inputs.strict));
     }

@@ -27,7 +27,7 @@ use connection::BindingApplyTarget;
 
 /// Creates the connection, then the memberships; every member's profile is resolved before the first write.
 pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
-    let value = match resolve(client, planned, None).await {
+    let value = match resolve(client, planned, None, &context.deferred_checks).await {
         Ok(value) => value,
         Err(diagnostics) => return diagnostics.into(),
     };
@@ -86,8 +86,8 @@ fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
 
 /// Description in place; memberships removed, added, or (a new designation) removed and added again. On failure the
 /// state keeps the prior arguments, so the next plan still shows what is left to do, with the members that exist.
-pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value) -> Applied {
-    let value = match resolve(client, planned, Some(prior)).await {
+pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
+    let value = match resolve(client, planned, Some(prior), &context.deferred_checks).await {
         Ok(value) => value,
         Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
     };

@@ -18,7 +18,7 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::unknowns_to_null;
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
-use crate::resources::checklist;
+use crate::resources::checklist::{self, deferred_checks};
 use crate::resources::connection_contract::unreadable_contract;
 
 pub use gather::{BindingPlanInputs, profile_id, profile_ids};
@@ -29,6 +29,8 @@ pub struct BindingPrediction {
     pub warnings: Diagnostics,
     pub refusals: Diagnostics,
     pub live_refusals: Diagnostics,
+    /// The rules the plan could not evaluate, by ID: apply evaluates them before its first write.
+    pub deferred_checks: Vec<String>,
 }
 
 /// Plans the binding: the derived attributes and the replacements the API forces, and beside them the refusals apply
@@ -40,6 +42,11 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
     if let Some(unreadable) = unreadable_contract(&facts) {
         return Err(unreadable.into());
+    }
+    // A capacity handoff written by hand that does not read is an error at its path, as at validate.
+    let capacity = crate::resources::handoff::unreadable_capacity(&arguments);
+    if !capacity.is_empty() {
+        return Err(capacity);
     }
     let Some(known) = contract_and_config(&arguments, &change.config) else {
         defer(change, &arguments, client.strict);
@@ -59,6 +66,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     change.diagnostics.extend(prediction.warnings);
     change.refusals.extend(prediction.refusals);
     change.live_refusals.extend(prediction.live_refusals);
+    change.deferred_checks = prediction.deferred_checks;
     checklist::keep_recorded(change);
     Ok(())
 }
@@ -88,6 +96,7 @@ async fn predicted(
     let verdict = judge::judge(&inputs);
     Ok(BindingPrediction {
         attributes: predict::predict(&inputs, &verdict),
+        deferred_checks: deferred_checks(&verdict.report),
         warnings: verdict.warnings,
         refusals: verdict.refusals,
         live_refusals: verdict.live_refusals,
@@ -97,7 +106,12 @@ async fn predicted(
 /// The applied value: the planned value, judged and derived now where the plan could not (a value unknown then, or
 /// a rule the plan could not evaluate, such as CLU-2 without the cluster's allocation). Errors come before any write.
 /// `prior` is the state (`None` on create).
-pub async fn resolve(client: &HyperpodClient, planned: &Value, prior: Option<&Value>) -> Result<Value, Diagnostics> {
+pub async fn resolve(
+    client: &HyperpodClient,
+    planned: &Value,
+    prior: Option<&Value>,
+    deferred_checks: &[String],
+) -> Result<Value, Diagnostics> {
     let chosen = unknowns_to_null(planned.clone());
     let Some(known) = contract_and_config(planned, &chosen) else {
         return Err(Diagnostics::error(
@@ -111,7 +125,7 @@ pub async fn resolve(client: &HyperpodClient, planned: &Value, prior: Option<&Va
         && ["environment_id", "cluster_arn"]
             .iter()
             .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
-    if !judged || checklist::not_evaluated_at_plan(planned) {
+    if !judged || !deferred_checks.is_empty() {
         let prediction = predicted(client, planned, known, prior, Phase::Apply).await?;
         // Judged now with everything known and against what exists: what it refuses is refused before any write.
         let mut refusals = prediction.refusals;

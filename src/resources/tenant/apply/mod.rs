@@ -26,7 +26,7 @@ use crate::protocol::value::Value;
 use composer::{Composer, Recorded, TenantApplyTarget, first_failure};
 
 pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
-    let (target, value) = match resolve_target(client, planned, None).await {
+    let (target, value) = match resolve_target(client, planned, None, context).await {
         Ok(resolved) => resolved,
         Err(diagnostics) => return diagnostics.into(),
     };
@@ -49,7 +49,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
 }
 
 pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
-    let (target, value) = match resolve_target(client, planned, Some(prior)).await {
+    let (target, value) = match resolve_target(client, planned, Some(prior), context).await {
         Ok(resolved) => resolved,
         Err(diagnostics) => return Applied::failed(Some(prior.clone()), diagnostics),
     };
@@ -145,8 +145,9 @@ async fn resolve_target(
     client: &HyperpodClient,
     planned: &Value,
     prior: Option<&Value>,
+    context: &OperationContext,
 ) -> Result<(TenantApplyTarget, Value), Diagnostics> {
-    let (config, value) = plan::resolve(client, planned, prior).await?;
+    let (config, value) = plan::resolve(client, planned, prior, &context.deferred_checks).await?;
     let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
     let cluster = client
         .cluster(&cluster_arn)

@@ -80,6 +80,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     change.diagnostics.extend(verdict.warnings);
     change.refusals.extend(verdict.refusals);
     change.live_refusals.extend(verdict.live_refusals);
+    change.deferred_checks = checklist::deferred_checks(&verdict.report);
     checklist::keep_recorded(change);
     let live_quota = inputs.live_quota();
     let kept_fields = kept::warnings(&change.config, &change.planned, live_quota.as_ref());
@@ -111,6 +112,7 @@ pub async fn resolve(
     client: &HyperpodClient,
     planned: &Value,
     prior: Option<&Value>,
+    deferred_checks: &[String],
 ) -> Result<(TenantConfig, Value), Diagnostics> {
     // At apply the configuration is known: a name still unknown is one the plan left to its default (computed).
     let mut planned = planned.clone();
@@ -129,9 +131,8 @@ pub async fn resolve(
         ));
     };
     let mut value = planned.clone();
-    let judged_at_plan = checklist::known(planned)
-        && string(planned, "cluster_arn").is_some()
-        && !checklist::not_evaluated_at_plan(planned);
+    let judged_at_plan =
+        checklist::known(planned) && string(planned, "cluster_arn").is_some() && deferred_checks.is_empty();
     if judged_at_plan {
         return Ok((config, value));
     }
@@ -184,10 +185,15 @@ async fn judged(
 }
 
 /// A handoff that is wholly known yet unreadable never becomes known: a contract with a fact replaced by null, a
-/// scheduling policy's governance with its classes nulled (WKL-4 could never read it).
+/// scheduling policy's governance with its classes nulled (WKL-4 could never read it), a capacity handoff that does not
+/// hold what its source writes (`handoff::unreadable_capacity`).
 fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
     if let Some(unreadable) = arguments.get_attr("contract").and_then(unreadable_contract) {
         return Err(unreadable.into());
+    }
+    let capacity = crate::resources::handoff::unreadable_capacity(arguments);
+    if !capacity.is_empty() {
+        return Err(capacity);
     }
     if let Some(facts) = arguments.get_attr("scheduling_policy")
         && matches!(facts, Value::Object(_))
