@@ -8,10 +8,11 @@ use aws_sdk_sagemaker::Client;
 use aws_sdk_sagemaker::types::{
     AcceleratorPartitionConfig, ActivationState, ClusterInstanceType, ComputeQuotaConfig, ComputeQuotaResourceConfig,
     ComputeQuotaSummary, ComputeQuotaTarget, MigProfileType, PreemptTeamTasks, ResourceSharingConfig,
-    ResourceSharingStrategy, SchedulerResourceStatus,
+    ResourceSharingStrategy,
 };
 
 use super::sagemaker::to_sdk_tag;
+use super::scheduler_status::SchedulerStatus;
 use super::target_version::Reading;
 use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
@@ -73,7 +74,7 @@ pub struct ComputeQuota {
     /// Not in list summaries (`None` there).
     pub description: Option<String>,
     pub version: i32,
-    pub status: String,
+    pub status: SchedulerStatus,
     pub failure_reason: Option<String>,
     pub team_name: String,
     pub resources: Vec<QuotaResource>,
@@ -89,7 +90,7 @@ pub struct ComputeQuota {
 
 impl HasStatus for ComputeQuota {
     fn status(&self) -> &str {
-        &self.status
+        self.status.as_str()
     }
     fn failure_reason(&self) -> Option<&str> {
         self.failure_reason.as_deref()
@@ -105,8 +106,8 @@ pub async fn find_compute_quota(client: &Client, id: &str) -> Result<ComputeQuot
         .await
         .map_err(|err| api_error("DescribeComputeQuota", err))
         .map_err(|err| not_found_as(COMPUTE_QUOTA, id, err))?;
-    let status = output.status().map(|s| s.as_str().to_string()).unwrap_or_default();
-    if status == SchedulerResourceStatus::Deleted.as_str() {
+    let status = SchedulerStatus::from(output.status());
+    if status == SchedulerStatus::Deleted {
         return Err(AwsError::NotFound {
             kind: COMPUTE_QUOTA,
             id: id.to_string(),
@@ -243,7 +244,7 @@ pub fn from_summary(summary: &ComputeQuotaSummary) -> ComputeQuota {
         name: summary.name().unwrap_or_default().to_string(),
         cluster_arn: summary.cluster_arn().unwrap_or_default().to_string(),
         version: summary.compute_quota_version().unwrap_or(0),
-        status: summary.status().map(|s| s.as_str().to_string()).unwrap_or_default(),
+        status: SchedulerStatus::from(summary.status()),
         activation_state: summary.activation_state().map(|a| a.as_str().to_string()),
         created: summary.creation_time().map(|t| (t.secs(), t.subsec_nanos())),
         ..empty_quota()
@@ -264,7 +265,7 @@ fn empty_quota() -> ComputeQuota {
         cluster_arn: String::new(),
         description: None,
         version: 0,
-        status: String::new(),
+        status: SchedulerStatus::Unreported,
         failure_reason: None,
         team_name: String::new(),
         resources: Vec::new(),
@@ -368,6 +369,7 @@ pub fn to_sdk_target(spec: &QuotaSpec) -> ComputeQuotaTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_sdk_sagemaker::types::SchedulerResourceStatus;
 
     fn spec() -> QuotaSpec {
         QuotaSpec {
@@ -484,7 +486,7 @@ mod tests {
         let quota = from_summary(&summary);
         assert_eq!(quota.id, "q-1");
         assert_eq!(quota.version, 3);
-        assert_eq!(quota.status, "Updated");
+        assert_eq!(quota.status, SchedulerStatus::Updated);
         assert_eq!(quota.team_name, "research");
         assert_eq!(quota.fair_share_weight, Some(10));
         assert_eq!(quota.activation_state.as_deref(), Some("Enabled"));

@@ -21,6 +21,7 @@ pub mod memo;
 mod reads;
 pub mod retry;
 pub mod sagemaker;
+pub mod scheduler_status;
 pub mod shared_reads;
 pub mod ssm;
 pub mod target_version;

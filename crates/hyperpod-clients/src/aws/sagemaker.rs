@@ -6,6 +6,7 @@ use std::time::Duration;
 use aws_sdk_sagemaker::Client;
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing, SchedulerResourceStatus};
 
+use super::scheduler_status::SchedulerStatus;
 use super::wait::HasStatus;
 use super::{AwsError, api_error, not_found_as};
 use crate::Stop;
@@ -135,11 +136,11 @@ pub struct SchedulerConfig {
     pub version: i32,
     /// The status, with `StatusDetails` folded in: a config SageMaker reports `Created` or `Updated` while one of
     /// its components (`FairShare`, ...) ended `*Failed` is not in effect, and reads as that component's status.
-    pub status: String,
+    pub status: SchedulerStatus,
     /// `FailureReason`, with the failed components named.
     pub failure_reason: Option<String>,
     /// `StatusDetails`: each component's status.
-    pub status_details: BTreeMap<String, String>,
+    pub status_details: BTreeMap<String, SchedulerStatus>,
     pub priority_classes: Vec<PriorityClass>,
     pub fair_share: Option<bool>,
     pub idle_resource_sharing: Option<bool>,
@@ -147,7 +148,7 @@ pub struct SchedulerConfig {
 
 impl HasStatus for SchedulerConfig {
     fn status(&self) -> &str {
-        &self.status
+        self.status.as_str()
     }
     fn failure_reason(&self) -> Option<&str> {
         self.failure_reason.as_deref()
@@ -165,20 +166,20 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
         .await
         .map_err(|err| api_error("DescribeClusterSchedulerConfig", err))
         .map_err(|err| not_found_as(SCHEDULER_CONFIG, id, err))?;
-    let status = output.status().map(|s| s.as_str().to_string()).unwrap_or_default();
-    if status == SchedulerResourceStatus::Deleted.as_str() {
+    let status = SchedulerStatus::from(output.status());
+    if status == SchedulerStatus::Deleted {
         return Err(AwsError::NotFound {
             kind: SCHEDULER_CONFIG,
             id: id.to_string(),
         });
     }
     let scheduler_config = output.scheduler_config();
-    let status_details: BTreeMap<String, String> = output
+    let status_details: BTreeMap<String, SchedulerStatus> = output
         .status_details()
         .map(|details| {
             details
                 .iter()
-                .map(|(component, status)| (component.as_str().to_string(), status.as_str().to_string()))
+                .map(|(component, status)| (component.as_str().to_string(), SchedulerStatus::from(Some(status))))
                 .collect()
         })
         .unwrap_or_default();
@@ -216,13 +217,13 @@ pub async fn find_scheduler_config(client: &Client, id: &str) -> Result<Schedule
 
 /// A settled status with a failed component reads as the component's failure; the reason names the components.
 fn fold_status_details(
-    status: String,
+    status: SchedulerStatus,
     reason: Option<String>,
-    details: &BTreeMap<String, String>,
-) -> (String, Option<String>) {
-    let failed: Vec<(&String, &String)> = details
+    details: &BTreeMap<String, SchedulerStatus>,
+) -> (SchedulerStatus, Option<String>) {
+    let failed: Vec<(&String, &SchedulerStatus)> = details
         .iter()
-        .filter(|(_, component_status)| SchedulerConfig::write_failed(component_status))
+        .filter(|(_, component_status)| component_status.is_failed())
         .collect();
     if failed.is_empty() {
         return (status, reason);
@@ -236,20 +237,12 @@ fn fold_status_details(
         Some(reason) => format!("{reason} (StatusDetails: {named})"),
         None => format!("StatusDetails: {named}"),
     });
-    let status = if SchedulerConfig::write_failed(&status) {
+    let status = if status.is_failed() {
         status
     } else {
         failed[0].1.clone()
     };
     (status, reason)
-}
-
-impl SchedulerConfig {
-    /// The last write ended in a `*Failed` status (`UpdateFailed`, `CreateRollbackFailed`, ...): what it asked for
-    /// is not in effect, so the next apply must write it again.
-    pub fn write_failed(status: &str) -> bool {
-        status.ends_with("Failed")
-    }
 }
 
 /// A task-governance object (scheduler config, compute quota) that is neither deleted nor being deleted.
@@ -363,27 +356,22 @@ mod tests {
 
     #[test]
     fn a_failed_component_makes_a_settled_config_read_as_failed() {
-        let details: BTreeMap<String, String> = [
-            ("FairShare".to_string(), "UpdateFailed".to_string()),
-            ("PriorityClasses".to_string(), "Updated".to_string()),
+        use SchedulerStatus::{UpdateFailed, Updated};
+        let details: BTreeMap<String, SchedulerStatus> = [
+            ("FairShare".to_string(), UpdateFailed),
+            ("PriorityClasses".to_string(), Updated),
         ]
         .into();
-        let (status, reason) = fold_status_details("Updated".into(), None, &details);
-        assert_eq!(status, "UpdateFailed");
+        let (status, reason) = fold_status_details(Updated, None, &details);
+        assert_eq!(status, UpdateFailed);
         assert_eq!(reason.as_deref(), Some("StatusDetails: FairShare UpdateFailed"));
-        let (status, reason) = fold_status_details("Updated".into(), Some("quota busy".into()), &details);
+        let (status, reason) = fold_status_details(Updated, Some("quota busy".into()), &details);
         assert_eq!(
-            (status.as_str(), reason.as_deref()),
-            (
-                "UpdateFailed",
-                Some("quota busy (StatusDetails: FairShare UpdateFailed)")
-            )
+            (status, reason.as_deref()),
+            (UpdateFailed, Some("quota busy (StatusDetails: FairShare UpdateFailed)"))
         );
-        let fine: BTreeMap<String, String> = [("FairShare".to_string(), "Updated".to_string())].into();
-        assert_eq!(
-            fold_status_details("Updated".into(), None, &fine),
-            ("Updated".to_string(), None)
-        );
+        let fine: BTreeMap<String, SchedulerStatus> = [("FairShare".to_string(), Updated)].into();
+        assert_eq!(fold_status_details(Updated, None, &fine), (Updated, None));
     }
 
     #[test]

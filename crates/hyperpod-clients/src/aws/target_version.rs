@@ -8,6 +8,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::scheduler_status::SchedulerStatus;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reading {
     /// `TargetVersion` = the version the update replaces.
@@ -76,11 +78,6 @@ impl Learned {
 /// The provider process's reading.
 pub static LEARNED: Learned = Learned::new();
 
-/// Statuses in which a write is still in flight (the version may be about to change).
-pub fn is_settled(status: &str) -> bool {
-    !matches!(status, "Creating" | "Updating" | "Deleting")
-}
-
 /// What an update loop does after a `ConflictException` and a re-read (`now_version`, `now_status`): when the
 /// conflict was the reading, nothing (the retry uses the other one at once); when it was a concurrent write, back off
 /// before rebasing on the re-read version. `what` names the object in logs ("compute quota").
@@ -90,10 +87,10 @@ pub async fn after_conflict(
     used: Reading,
     sent_against: i32,
     now_version: i32,
-    now_status: &str,
+    now_status: &SchedulerStatus,
     attempt: usize,
 ) {
-    if LEARNED.conflict_was_reading(used, sent_against, now_version, is_settled(now_status)) {
+    if LEARNED.conflict_was_reading(used, sent_against, now_version, now_status.is_settled()) {
         tracing::info!(what, id, ?used, "TargetVersion is read the other way; retrying with it");
     } else {
         tracing::warn!(what, id, attempt, "changed concurrently; re-reading its version");
@@ -146,11 +143,5 @@ mod tests {
             "the retry still uses Next"
         );
         assert_eq!(learned.reading(), Reading::Next);
-    }
-
-    #[test]
-    fn settled_statuses() {
-        assert!(is_settled("Created") && is_settled("Updated") && is_settled("UpdateFailed"));
-        assert!(!is_settled("Updating") && !is_settled("Creating"));
     }
 }

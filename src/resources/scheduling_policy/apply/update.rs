@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::super::model::PolicySettings;
 use super::super::read::refreshed_state;
 use crate::aws::sagemaker::{self as sm, find_scheduler_config};
+use crate::aws::scheduler_status::SchedulerStatus;
 use crate::aws::{AwsError, ErrorCode, api_error, target_version};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
@@ -58,7 +59,7 @@ async fn update_settings(
 ) -> Result<(), Applied> {
     let wanted = PolicySettings::decode(planned);
     // A write that ended `*Failed` is not in effect even though SageMaker reports its settings: write it again.
-    let last_write_failed = string(prior, "status").is_some_and(|status| sm::SchedulerConfig::write_failed(&status));
+    let last_write_failed = string(prior, "status").is_some_and(|status| SchedulerStatus::parse(&status).is_failed());
     if wanted == PolicySettings::decode(prior) && !last_write_failed {
         return Ok(());
     }
@@ -119,7 +120,7 @@ pub async fn write_settings(
             Ok(_) => return Ok(()),
             Err(err) if err.is(ErrorCode::ConflictException) && attempt < UPDATE_ATTEMPTS => {
                 let now = find_scheduler_config(&client.sagemaker, id).await?;
-                let (version, status) = (now.version, now.status.as_str());
+                let (version, status) = (now.version, &now.status);
                 target_version::after_conflict(
                     "scheduler config",
                     id,
@@ -147,7 +148,7 @@ async fn settled(
     wait: Duration,
     context: &OperationContext,
 ) -> Result<sm::SchedulerConfig, AwsError> {
-    if !matches!(current.status.as_str(), "Creating" | "Updating") {
+    if !current.status.is_being_written() {
         return Ok(current);
     }
     match sm::wait_scheduler_config_ready(&client.sagemaker, id, wait, &context.stop).await {

@@ -53,8 +53,15 @@ pub fn flatten(
         ("tags", tags_value),
         ("tags_all", text_map(live_tags)),
         ("version", int(i64::from(config.version))),
-        ("status", text(&config.status)),
-        ("status_details", text_map(&config.status_details)),
+        ("status", text(config.status.as_str())),
+        (
+            "status_details",
+            Value::Map(
+                (config.status_details.iter())
+                    .map(|(component, status)| (component.clone(), text(status.as_str())))
+                    .collect(),
+            ),
+        ),
         (
             "priority_class",
             Value::List(
@@ -139,7 +146,7 @@ mod tests {
             cluster_arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster/aaaaaaaaaaaa".into(),
             description: None,
             version: 2,
-            status: "Updated".into(),
+            status: crate::aws::scheduler_status::SchedulerStatus::Updated,
             failure_reason: None,
             status_details: BTreeMap::default(),
             priority_classes: vec![

@@ -4,7 +4,7 @@
 
 use super::super::model::{default_name, governance_value};
 use super::PolicyPlanInputs;
-use crate::aws::sagemaker::SchedulerConfig;
+use crate::aws::scheduler_status::SchedulerStatus;
 use crate::protocol::object::{text, text_map};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
@@ -30,7 +30,7 @@ pub fn predict(inputs: &PolicyPlanInputs, value: &mut Value) {
     }
     // The last write ended `UpdateFailed` (or another *Failed): it is not in effect, so plan it again.
     let prior_status = inputs.prior.as_ref().and_then(|prior| prior.status.as_deref());
-    if prior_status.is_some_and(SchedulerConfig::write_failed) {
+    if prior_status.is_some_and(|status| SchedulerStatus::parse(status).is_failed()) {
         for name in ["status", "status_details", "version"] {
             set_attr(value, name, Value::Unknown);
         }

@@ -28,7 +28,7 @@ impl Composer<'_> {
                     self.quota_arn = Some(live.arn.clone());
                     let kept = kept::keeping(wanted.clone(), &target.config.left_to_live, &live);
                     // A write that ended `*Failed` is not in effect, whatever settings the quota reports.
-                    if !quota_matches(&kept, &live) || live.status.ends_with("Failed") {
+                    if !quota_matches(&kept, &live) || live.status.is_failed() {
                         self.update_quota(&id, &wanted).await?;
                     }
                     self.components.insert(QUOTA.to_string(), id.clone());
@@ -128,7 +128,7 @@ impl Composer<'_> {
                     .await
                     .map_err(|err| failed("Reading the compute quota failed", err))?,
             };
-            if matches!(live.status.as_str(), "Creating" | "Updating") {
+            if live.status.is_being_written() {
                 live = match cq::wait_compute_quota_ready(sm, id, self.context.time_left(), &self.context.stop).await {
                     Ok(settled) => settled,
                     Err(_) => cq::find_compute_quota(sm, id)
@@ -151,7 +151,7 @@ impl Composer<'_> {
                     let now = cq::find_compute_quota(sm, id)
                         .await
                         .map_err(|err| failed("Reading the compute quota failed", err))?;
-                    let (version, status) = (now.version, now.status.as_str());
+                    let (version, status) = (now.version, &now.status);
                     target_version::after_conflict(
                         "compute quota",
                         id,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::TenantConfig;
 use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
+use crate::aws::scheduler_status::SchedulerStatus;
 
 pub const ROLE: &str = "iam_role";
 pub const QUOTA: &str = "compute_quota";
@@ -12,8 +13,8 @@ pub const QUOTA: &str = "compute_quota";
 /// The compute quota's `components` value: its id, and after a refresh that found its last write ended `*Failed`
 /// (`CreateFailed`, `UpdateFailed`: not in effect, whatever settings it reports) the status too, `<id> (<status>)`.
 /// The plan then shows the failure as a change back to the bare id, and apply writes the quota again.
-pub fn quota_component(id: &str, status: &str) -> String {
-    if status.ends_with("Failed") {
+pub fn quota_component(id: &str, status: &SchedulerStatus) -> String {
+    if status.is_failed() {
         format!("{id} ({status})")
     } else {
         id.to_string()

@@ -57,6 +57,14 @@ impl LeftToLive {
     }
 }
 
+/// Whether a quota with this `Strategy` borrows: unset (SageMaker's default) or `LendAndBorrow`, read as the engine
+/// reads it (a name SageMaker does not have borrows nothing).
+fn borrows(strategy: Option<&str>) -> bool {
+    strategy.is_none_or(|name| {
+        SharingStrategy::NAMES.contains(&name) && SharingStrategy::from_name(name) == SharingStrategy::LendAndBorrow
+    })
+}
+
 /// `wanted` with what `left` leaves to the live quota taken from `live`.
 pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) -> QuotaSpec {
     if left.sharing {
@@ -64,8 +72,7 @@ pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) ->
         wanted.borrow_limit = live.borrow_limit;
         wanted.absolute_borrow_limits.clone_from(&live.absolute_borrow_limits);
     } else {
-        let borrows = wanted.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow")
-            && live.sharing_strategy.as_deref().is_none_or(|s| s == "LendAndBorrow");
+        let borrows = borrows(wanted.sharing_strategy.as_deref()) && borrows(live.sharing_strategy.as_deref());
         if left.borrow_limit && borrows && wanted.borrow_limit.is_none() {
             wanted.borrow_limit = live.borrow_limit;
         }
