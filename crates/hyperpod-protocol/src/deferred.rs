@@ -6,7 +6,9 @@
 //! Apply decides on that list, never on how a checklist row words its reason. Nothing of it outlives the apply: the
 //! private data kept with the state does not hold it.
 
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
+
+use crate::private_data;
 
 const PRIVATE_DEFERRED: &str = "deferred_checks";
 
@@ -16,20 +18,12 @@ pub fn private_with_deferred(private: &[u8], checks: &[String]) -> Vec<u8> {
     if checks.is_empty() {
         return private;
     }
-    let mut fields = serde_json::from_slice::<Map<String, Json>>(&private).unwrap_or_default();
-    fields.insert(
-        PRIVATE_DEFERRED.to_string(),
-        Json::Array(checks.iter().cloned().map(Json::String).collect()),
-    );
-    Json::Object(fields).to_string().into_bytes()
+    private_data::with(&private, PRIVATE_DEFERRED, Json::from(checks.to_vec()))
 }
 
 /// The checks `private` records as left to apply, in the order the plan recorded them.
 pub fn recorded_deferred(private: &[u8]) -> Vec<String> {
-    let Ok(fields) = serde_json::from_slice::<Map<String, Json>>(private) else {
-        return Vec::new();
-    };
-    match fields.get(PRIVATE_DEFERRED) {
+    match private_data::get(private, PRIVATE_DEFERRED) {
         Some(Json::Array(names)) => names.iter().filter_map(Json::as_str).map(str::to_string).collect(),
         _ => Vec::new(),
     }
@@ -37,16 +31,7 @@ pub fn recorded_deferred(private: &[u8]) -> Vec<String> {
 
 /// `private` without the record: what is kept with the state once apply has made the checks.
 pub fn without_deferred(private: &[u8]) -> Vec<u8> {
-    let Ok(mut fields) = serde_json::from_slice::<Map<String, Json>>(private) else {
-        return private.to_vec();
-    };
-    if fields.remove(PRIVATE_DEFERRED).is_none() {
-        return private.to_vec();
-    }
-    if fields.is_empty() {
-        return Vec::new();
-    }
-    Json::Object(fields).to_string().into_bytes()
+    private_data::take(private, PRIVATE_DEFERRED).1
 }
 
 #[cfg(test)]

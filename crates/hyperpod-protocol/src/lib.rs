@@ -17,6 +17,7 @@ mod list_tests;
 pub mod object;
 pub mod plan;
 pub mod plugin;
+pub mod private_data;
 pub mod provider;
 pub mod refusal;
 pub mod resource;

@@ -180,25 +180,12 @@ const PRIVATE_REPLACED: &str = "replaces";
 
 /// `private` with `replaced` (the prior object, as JSON of the resource's type) kept for the create's plan.
 pub fn private_with_replaced(private: &[u8], replaced: &serde_json::Value) -> Vec<u8> {
-    let mut fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).unwrap_or_default();
-    fields.insert(PRIVATE_REPLACED.to_string(), replaced.clone());
-    serde_json::Value::Object(fields).to_string().into_bytes()
+    crate::private_data::with(private, PRIVATE_REPLACED, replaced.clone())
 }
 
 /// The object the first plan of a replacement kept in `private`, and `private` without it.
 pub fn take_replaced(private: &[u8]) -> (Option<serde_json::Value>, Vec<u8>) {
-    let Ok(mut fields) = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private) else {
-        return (None, private.to_vec());
-    };
-    let Some(replaced) = fields.remove(PRIVATE_REPLACED) else {
-        return (None, private.to_vec());
-    };
-    let rest = if fields.is_empty() {
-        Vec::new()
-    } else {
-        serde_json::Value::Object(fields).to_string().into_bytes()
-    };
-    (Some(replaced), rest)
+    crate::private_data::take(private, PRIVATE_REPLACED)
 }
 
 /// The provider's private data of an object: a digest of the write-only arguments it was applied with (Terraform
@@ -221,18 +208,15 @@ pub fn write_only_digest(block: &Block, config: &Value) -> Option<String> {
 
 /// Private data recording `digest` (merged into what `private` holds already).
 pub fn private_with_digest(private: &[u8], digest: &str) -> Vec<u8> {
-    let mut fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).unwrap_or_default();
-    fields.insert(
-        PRIVATE_DIGEST.to_string(),
-        serde_json::Value::String(digest.to_string()),
-    );
-    serde_json::Value::Object(fields).to_string().into_bytes()
+    crate::private_data::with(private, PRIVATE_DIGEST, serde_json::Value::from(digest))
 }
 
 /// The digest `private` records, if any (objects applied before handoffs were write-only have none).
 pub fn recorded_digest(private: &[u8]) -> Option<String> {
-    let fields = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(private).ok()?;
-    fields.get(PRIVATE_DIGEST)?.as_str().map(str::to_string)
+    match crate::private_data::get(private, PRIVATE_DIGEST) {
+        Some(serde_json::Value::String(digest)) => Some(digest),
+        _ => None,
+    }
 }
 
 /// Whether write-only arguments now (`digest`, `None` while unknown) differ from those recorded in `private`. An

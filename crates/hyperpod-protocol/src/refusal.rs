@@ -9,9 +9,10 @@
 //! enforces are those of that last plan, judged with every value known and against the account as it is then.
 //! `docs/design/where-rules-run.md` is the decision.
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Value as Json, json};
 
 use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+use crate::private_data;
 
 /// The end of a refusal's summary at plan, on a change Terraform will apply: the machine-readable mark the governance
 /// report reads (`refusal_of_summary`), and what a reviewer reads.
@@ -55,24 +56,15 @@ pub fn private_with_refusals(planned: &[u8], refusals: &Diagnostics, before: &[u
     if refusals.is_empty() {
         return planned;
     }
-    let mut fields = serde_json::from_slice::<Map<String, Json>>(&planned).unwrap_or_default();
-    fields.insert(
-        PRIVATE_REFUSALS.to_string(),
-        Json::Array(refusals.iter().map(to_json).collect()),
-    );
-    fields.insert(
-        PRIVATE_BEFORE.to_string(),
-        Json::String(String::from_utf8_lossy(&without_refusals(before)).into_owned()),
-    );
-    Json::Object(fields).to_string().into_bytes()
+    let recorded = Json::Array(refusals.iter().map(to_json).collect());
+    let kept = Json::String(String::from_utf8_lossy(&without_refusals(before)).into_owned());
+    let planned = private_data::with(&planned, PRIVATE_REFUSALS, recorded);
+    private_data::with(&planned, PRIVATE_BEFORE, kept)
 }
 
 /// The refusals `private` records, as the errors apply returns.
 pub fn recorded_refusals(private: &[u8]) -> Diagnostics {
-    let Ok(fields) = serde_json::from_slice::<Map<String, Json>>(private) else {
-        return Diagnostics::new();
-    };
-    let Some(Json::Array(rows)) = fields.get(PRIVATE_REFUSALS) else {
+    let Some(Json::Array(rows)) = private_data::get(private, PRIVATE_REFUSALS) else {
         return Diagnostics::new();
     };
     Diagnostics(rows.iter().filter_map(from_json).collect())
@@ -80,30 +72,18 @@ pub fn recorded_refusals(private: &[u8]) -> Diagnostics {
 
 /// `private` without refusals: what is kept with the state after an apply that ran.
 pub fn without_refusals(private: &[u8]) -> Vec<u8> {
-    let Ok(mut fields) = serde_json::from_slice::<Map<String, Json>>(private) else {
-        return private.to_vec();
-    };
-    if fields.remove(PRIVATE_REFUSALS).is_none() {
-        return private.to_vec();
+    match private_data::take(private, PRIVATE_REFUSALS) {
+        (Some(_), rest) => private_data::take(&rest, PRIVATE_BEFORE).1,
+        (None, _) => private.to_vec(),
     }
-    fields.remove(PRIVATE_BEFORE);
-    if fields.is_empty() {
-        return Vec::new();
-    }
-    Json::Object(fields).to_string().into_bytes()
 }
 
 /// What a refused apply leaves with the state: the object's private data from before the plan.
 pub fn kept_private(private: &[u8]) -> Vec<u8> {
-    serde_json::from_slice::<Map<String, Json>>(private)
-        .ok()
-        .and_then(|fields| {
-            fields
-                .get(PRIVATE_BEFORE)?
-                .as_str()
-                .map(|text| text.as_bytes().to_vec())
-        })
-        .unwrap_or_default()
+    match private_data::get(private, PRIVATE_BEFORE) {
+        Some(Json::String(text)) => text.into_bytes(),
+        _ => Vec::new(),
+    }
 }
 
 /// A refusal as apply returns it: an error, its detail saying that nothing was written.
