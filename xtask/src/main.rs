@@ -6,7 +6,8 @@
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask docs                (renders docs/ from the provider schema and examples/)
-       cargo xtask structure [--root DIR]   (import circles, plan paths, shared type names, resource folders of
+       cargo xtask structure [--root DIR]   (import circles, plan paths, shared type names, resource folders,
+                                             attribute names typed as strings of
                                              this checkout, or of another, e.g. a worktree of an earlier commit)
        cargo xtask structure --plan-path RESOURCE   (every function RESOURCE's plan reaches, by file, with its size)";
 

@@ -6,7 +6,7 @@
 
 use xtask::repository_root;
 use xtask::structure::{
-    self, MAX_PLAN_FUNCTION_LINES, MAX_PLAN_FUNCTION_PARAMETERS, calls, imports, shape, sources, wording,
+    self, MAX_PLAN_FUNCTION_LINES, MAX_PLAN_FUNCTION_PARAMETERS, calls, imports, names, shape, sources, wording,
 };
 
 fn workspace() -> sources::Workspace {
@@ -121,4 +121,19 @@ fn no_two_public_types_share_a_name() {
 fn no_branch_decides_on_a_message_s_wording() {
     let found = wording::tests_of_wording(&workspace());
     assert!(found.is_empty(), "branches on a message's wording: {found:#?}");
+}
+
+#[test]
+fn a_typed_resource_names_no_attribute_by_string() {
+    let workspace = workspace();
+    let literals = names::name_literals(&workspace, &names::attribute_names());
+    let in_typed: Vec<_> = literals
+        .iter()
+        .filter(|literal| names::TYPED.iter().any(|folder| literal.path.starts_with(folder)))
+        .collect();
+    assert!(
+        in_typed.is_empty(),
+        "attribute names typed as strings in a resource declared with #[derive(Model)] (use the declaration's \
+         typed names, e.g. `SchedulingPolicyModel::ARN`): {in_typed:#?}"
+    );
 }

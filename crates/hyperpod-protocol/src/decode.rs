@@ -20,6 +20,13 @@ pub enum Field<T> {
     Invalid,
 }
 
+/// Null: an attribute nobody set.
+impl<T> Default for Field<T> {
+    fn default() -> Self {
+        Field::Null
+    }
+}
+
 impl<T> Field<T> {
     /// The value when known; `None` when null, unknown or invalid.
     pub fn known(self) -> Option<T> {
@@ -45,6 +52,13 @@ impl<T> Field<T> {
             Field::Null => Some(None),
             Field::Unknown | Field::Invalid => None,
         }
+    }
+}
+
+/// Known when `Some`, null when `None`: a value the service reports or leaves out.
+impl<T> From<Option<T>> for Field<T> {
+    fn from(value: Option<T>) -> Self {
+        value.map_or(Field::Null, Field::Known)
     }
 }
 

@@ -2,6 +2,9 @@
 //! diagnostics. It knows nothing about AWS or governance (it shares only the model crate's attribute paths); the
 //! provider plugs in through the traits in `plugin` and `resource`.
 
+// `#[derive(Model)]` names `::hyperpod_protocol`, this crate's tests included.
+extern crate self as hyperpod_protocol;
+
 pub mod caller;
 pub mod convert;
 pub mod deadline;
@@ -14,6 +17,7 @@ pub mod host;
 pub mod list;
 #[cfg(test)]
 mod list_tests;
+pub mod model;
 pub mod object;
 pub mod plan;
 pub mod plugin;

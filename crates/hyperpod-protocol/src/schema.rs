@@ -409,6 +409,21 @@ pub struct IdentityAttribute {
 }
 
 impl IdentitySchema {
+    /// The identity a block declares: each attribute, required for import when the block requires it.
+    pub fn of(version: i64, block: &Block) -> Self {
+        Self {
+            version,
+            attributes: (block.attributes.iter())
+                .map(|attribute| IdentityAttribute {
+                    name: attribute.name,
+                    ty: attribute.value_type(),
+                    description: attribute.description.clone(),
+                    required_for_import: attribute.presence == Presence::Required,
+                })
+                .collect(),
+        }
+    }
+
     pub fn value_type(&self) -> Type {
         object_type(self.attributes.iter().map(|a| (a.name, a.ty.clone())))
     }

@@ -1,18 +1,17 @@
 //! Import by the HyperPod cluster's name or ARN (or by identity, in the provider's account and region): the
 //! cluster's one scheduler config. Refresh fills in the rest.
 
-use super::schema::{TYPE_NAME, identity as identity_value};
+use super::schema::{PolicyIdentity, SchedulingPolicyModel, TYPE_NAME, identity as identity_value};
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{HyperPodCluster, find_scheduler_config_for_cluster};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
-pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
+pub async fn import(client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
     let cluster_ref = cluster_reference(client, &target)?;
     if cluster_ref.is_empty() {
         return Err(Diagnostics::error(
@@ -35,14 +34,16 @@ pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTa
                 ),
             )
         })?;
-    // Read fills in the rest; every attribute must be present, so start from nulls.
-    let mut state = null_state;
-    set_attr(&mut state, "priority_class", Value::List(Vec::new()));
-    set_attr(&mut state, "id", text(&cluster.name));
-    set_attr(&mut state, "scheduler_config_id", text(id));
-    set_attr(&mut state, "cluster_name", text(&cluster.name));
-    set_attr(&mut state, "cluster_arn", text(&cluster.arn));
-    Ok(state)
+    // Read fills in the rest.
+    let state = SchedulingPolicyModel {
+        priority_class: Field::Known(Vec::new()),
+        id: Field::Known(cluster.name.clone()),
+        scheduler_config_id: Field::Known(id),
+        cluster_name: Field::Known(cluster.name),
+        cluster_arn: Field::Known(cluster.arn),
+        ..SchedulingPolicyModel::default()
+    };
+    Ok(state.encode())
 }
 
 /// The cluster an import names: the ID, or the identity's `cluster_name` once its account and region are the
@@ -50,13 +51,17 @@ pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTa
 fn cluster_reference(client: &HyperpodClient, target: &ImportTarget) -> Result<String, Diagnostics> {
     let identity = match target {
         ImportTarget::Id(id) => return Ok(id.trim().to_string()),
-        ImportTarget::Identity(identity) => identity,
+        ImportTarget::Identity(identity) => PolicyIdentity::decode(identity)?,
     };
-    for (attribute, expected) in [
-        ("account_id", client.account_id.as_str()),
-        ("region", client.region.as_str()),
+    for (attribute, given, expected) in [
+        (
+            PolicyIdentity::ACCOUNT_ID.name(),
+            identity.account_id,
+            client.account_id.as_str(),
+        ),
+        (PolicyIdentity::REGION.name(), identity.region, client.region.as_str()),
     ] {
-        if let Some(given) = string(identity, attribute)
+        if let Field::Known(given) = given
             && given != expected
         {
             return Err(Diagnostic::invalid_value(
@@ -68,7 +73,7 @@ fn cluster_reference(client: &HyperpodClient, target: &ImportTarget) -> Result<S
             .into());
         }
     }
-    Ok(string(identity, "cluster_name").unwrap_or_default())
+    Ok(identity.cluster_name.known().unwrap_or_default())
 }
 
 async fn imported_cluster(client: &HyperpodClient, cluster_ref: &str) -> Result<HyperPodCluster, Diagnostics> {
@@ -88,7 +93,8 @@ async fn imported_cluster(client: &HyperpodClient, cluster_ref: &str) -> Result<
 
 /// The identity of a recorded policy: its cluster, and the account and region of the cluster's ARN.
 pub fn identity(state: &Value) -> Option<Value> {
-    let cluster_name = string(state, "cluster_name")?;
-    let cluster_arn = Arn::parse(&string(state, "cluster_arn")?).ok()?;
+    let state = SchedulingPolicyModel::decode(state).ok()?;
+    let cluster_name = state.cluster_name.known()?;
+    let cluster_arn = Arn::parse(&state.cluster_arn.known()?).ok()?;
     Some(identity_value(&cluster_name, &cluster_arn.account, &cluster_arn.region))
 }

@@ -105,7 +105,7 @@ impl Resource<HyperpodClient> for SchedulingPolicyResource {
     }
 
     async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
-        import::import(client, self.schema.block.null_value(), target).await
+        import::import(client, target).await
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

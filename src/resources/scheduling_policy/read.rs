@@ -2,13 +2,13 @@
 //! is removed from state. Apply records what it wrote the same way (`refreshed_state`).
 
 use super::model::{SeenSchedulerConfigs, flatten, without_owner};
+use super::schema::SchedulingPolicyModel;
 use crate::aws::sagemaker::{self as sm, find_scheduler_config};
 use crate::aws::{AwsError, is_not_found_error};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::value::Value;
 
 pub async fn read(
@@ -16,7 +16,8 @@ pub async fn read(
     seen: &SeenSchedulerConfigs,
     current: &Value,
 ) -> Result<Option<Value>, Diagnostics> {
-    let id = string(current, "scheduler_config_id").unwrap_or_default();
+    let mut prior = SchedulingPolicyModel::decode(current)?;
+    let id = prior.scheduler_config_id.clone().known().unwrap_or_default();
     seen.remember(&id);
     let record = match find_scheduler_config(&client.sagemaker, &id).await {
         Ok(record) => record,
@@ -25,19 +26,18 @@ pub async fn read(
             return Err(err.diagnostics(AttributePath::root(), "Reading the scheduling policy failed"));
         }
     };
-    let mut prior = current.clone();
-    if string(current, "cluster_name").is_none() {
+    if !matches!(prior.cluster_name, Field::Known(_)) {
         // Imported by ARN or id: name the cluster from its ARN via SageMaker.
         let cluster = client.cluster(&record.cluster_arn).await.map_err(|err| {
             err.diagnostics(
-                AttributePath::attr("cluster_name"),
+                SchedulingPolicyModel::CLUSTER_NAME.path(),
                 "Reading the policy's cluster failed",
             )
         })?;
-        set_attr(&mut prior, "cluster_name", text(cluster.name));
+        prior.cluster_name = Field::Known(cluster.name);
     }
     match refreshed_state(client, record, &prior).await {
-        Ok(state) => Ok(Some(state)),
+        Ok(state) => Ok(Some(state.encode())),
         Err(err) if is_not_found_error(&err) => Ok(None),
         Err(err) => Err(err.diagnostics(AttributePath::root(), "Reading the scheduling policy's tags failed")),
     }
@@ -47,9 +47,9 @@ pub async fn read(
 pub async fn refreshed_state(
     client: &HyperpodClient,
     record: sm::SchedulerConfig,
-    planned: &Value,
-) -> Result<Value, AwsError> {
+    planned: &SchedulingPolicyModel,
+) -> Result<SchedulingPolicyModel, AwsError> {
     let tags = without_owner(sm::list_tags(&client.sagemaker, &record.arn).await?);
-    let cluster_name = string(planned, "cluster_name").unwrap_or_default();
+    let cluster_name = planned.cluster_name.clone().known().unwrap_or_default();
     Ok(flatten(&record, &cluster_name, &tags, &client.default_tags, planned))
 }

@@ -8,10 +8,12 @@
 //! - `calls.rs`: a call graph good enough to follow a plan through the provider crate.
 //! - `shape.rs`: the resource folders and the public type names.
 //! - `wording.rs`: branches on a message's wording (a decision must rest on typed values).
+//! - `names.rs`: attribute names typed as strings (a typed resource names them through its declaration).
 //! - `syntax.rs`: what the others read of an item (test-only or not, its attributes, what a `pub use` exports).
 
 pub mod calls;
 pub mod imports;
+pub mod names;
 pub mod shape;
 pub mod sources;
 pub mod syntax;
@@ -110,6 +112,22 @@ pub fn report(root: &Path) -> Result<String, String> {
     let _ = writeln!(out, "\nresource folders off the shape: {}", problems.len());
     for problem in &problems {
         let _ = writeln!(out, "  {problem}");
+    }
+    let literals = names::name_literals(&workspace, &names::attribute_names());
+    let mut by_file = std::collections::BTreeMap::<&str, usize>::new();
+    for literal in &literals {
+        *by_file.entry(literal.path.as_str()).or_default() += 1;
+    }
+    let _ = writeln!(
+        out,
+        "\nattribute names typed as strings in src/ (declarations and tests aside): {} in {} files",
+        literals.len(),
+        by_file.len()
+    );
+    let mut largest: Vec<_> = by_file.into_iter().collect();
+    largest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    for (path, count) in largest.iter().take(10) {
+        let _ = writeln!(out, "  {count:4}  {path}");
     }
     Ok(out)
 }

@@ -34,21 +34,24 @@ pub struct Workspace {
 }
 
 /// The crate roots of the workspace: (package name, root file relative to the repository).
-const ROOTS: [(&str, &str); 8] = [
+const ROOTS: [(&str, &str); 9] = [
     ("terraform-provider-hyperpod", "src/lib.rs"),
     ("terraform-provider-hyperpod (bin)", "src/main.rs"),
     ("hyperpod-protocol", "crates/hyperpod-protocol/src/lib.rs"),
     ("hyperpod-governance", "crates/hyperpod-governance/src/lib.rs"),
     ("hyperpod-clients", "crates/hyperpod-clients/src/lib.rs"),
     ("hyperpod-model", "crates/hyperpod-model/src/lib.rs"),
+    ("hyperpod-derive", "crates/hyperpod-derive/src/lib.rs"),
     ("xtask", "xtask/src/lib.rs"),
     ("xtask (bin)", "xtask/src/main.rs"),
 ];
 
 impl Workspace {
     pub fn load(root: &Path) -> Result<Self, String> {
+        // A crate an earlier checkout does not have yet (`--root`) is left out.
         let crates = ROOTS
             .iter()
+            .filter(|(_, file)| root.join(file).exists())
             .map(|(name, file)| CrateSource::load(root, name, Path::new(file)))
             .collect::<Result<_, _>>()?;
         Ok(Self { crates })

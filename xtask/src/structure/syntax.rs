@@ -16,6 +16,29 @@ pub fn is_test_only(attributes: &[syn::Attribute]) -> bool {
     })
 }
 
+/// The `syn::visit::Visit` methods that leave test-only modules, functions and methods out, for the finders that
+/// read only what ships (`impl<'ast> Visit<'ast> for Finder<'_> { visit_non_test_items!(); … }`).
+macro_rules! visit_non_test_items {
+    () => {
+        fn visit_item_mod(&mut self, module: &'ast syn::ItemMod) {
+            if !$crate::structure::syntax::is_test_only(&module.attrs) {
+                syn::visit::visit_item_mod(self, module);
+            }
+        }
+        fn visit_item_fn(&mut self, function: &'ast syn::ItemFn) {
+            if !$crate::structure::syntax::is_test_only(&function.attrs) {
+                syn::visit::visit_item_fn(self, function);
+            }
+        }
+        fn visit_impl_item_fn(&mut self, function: &'ast syn::ImplItemFn) {
+            if !$crate::structure::syntax::is_test_only(&function.attrs) {
+                syn::visit::visit_impl_item_fn(self, function);
+            }
+        }
+    };
+}
+pub(crate) use visit_non_test_items;
+
 /// The attributes of an item, for the test-only check.
 pub fn item_attributes(item: &syn::Item) -> Option<&[syn::Attribute]> {
     Some(match item {

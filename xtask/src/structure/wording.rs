@@ -11,7 +11,7 @@
 use syn::visit::{self, Visit};
 
 use super::sources::Workspace;
-use super::syntax::{is_test_only, item_attributes};
+use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 
 /// The names under which the provider keeps a message's text.
 const MESSAGE_PARTS: [&str; 3] = ["summary", "detail", "reason"];
@@ -98,21 +98,7 @@ impl Finder<'_> {
 }
 
 impl<'ast> Visit<'ast> for Finder<'_> {
-    fn visit_item_mod(&mut self, module: &'ast syn::ItemMod) {
-        if !is_test_only(&module.attrs) {
-            visit::visit_item_mod(self, module);
-        }
-    }
-    fn visit_item_fn(&mut self, function: &'ast syn::ItemFn) {
-        if !is_test_only(&function.attrs) {
-            visit::visit_item_fn(self, function);
-        }
-    }
-    fn visit_impl_item_fn(&mut self, function: &'ast syn::ImplItemFn) {
-        if !is_test_only(&function.attrs) {
-            visit::visit_impl_item_fn(self, function);
-        }
-    }
+    visit_non_test_items!();
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         let method = call.method.to_string();

@@ -21,9 +21,11 @@ pub use types::Type;
 // `Value` (`json.rs`, `msgpack.rs`), so they need no wider visibility.
 
 /// A cty value. It carries no type: the schema [`Type`] is supplied to every codec call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Value {
     Unknown,
+    /// Also the default: what Terraform holds for an attribute nobody set.
+    #[default]
     Null,
     Bool(bool),
     Number(Number),

@@ -10,7 +10,7 @@ use crate::aws::AwsError;
 use crate::aws::sagemaker::{self as sm, find_scheduler_config};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::string_map;
+use crate::protocol::model::Model;
 use crate::protocol::resource::Applied;
 
 pub async fn adopt(write: &PolicyWrite<'_>, id: &str) -> Applied {
@@ -42,7 +42,7 @@ pub async fn adopt(write: &PolicyWrite<'_>, id: &str) -> Applied {
         }
     };
     match refreshed_state(write.client, record, write.planned).await {
-        Ok(state) => Applied::ok(state),
+        Ok(state) => Applied::ok(state.encode()),
         Err(err) => Applied::failed(
             Some(partial),
             err.diagnostics(AttributePath::root(), "Reading tags failed"),
@@ -53,14 +53,15 @@ pub async fn adopt(write: &PolicyWrite<'_>, id: &str) -> Applied {
 /// Brings an adopted config to the plan: its settings, then its tags.
 async fn converge(write: &PolicyWrite<'_>, record: sm::SchedulerConfig) -> Result<sm::SchedulerConfig, AwsError> {
     let (client, sagemaker) = (write.client, &write.client.sagemaker);
-    let wanted = PolicySettings::decode(write.planned);
+    let wanted = PolicySettings::of(write.planned);
     let mut record = record;
     if !wanted.is_satisfied_by(&PolicySettings::from_record(&record)) {
         write_settings(client, &record.id, &wanted, write.wait, write.context).await?;
         record = sm::wait_scheduler_config_ready(sagemaker, &record.id, write.wait, &write.context.stop).await?;
     }
     let live_tags = sm::list_tags(sagemaker, &record.arn).await?;
-    let wanted_tags = with_owner(&string_map(write.planned, "tags_all"), &write.cluster_name);
+    let tags_all = write.planned.tags_all.clone().known().unwrap_or_default();
+    let wanted_tags = with_owner(&tags_all, &write.cluster_name);
     if live_tags != wanted_tags {
         sm::update_tags(sagemaker, &record.arn, &live_tags, &wanted_tags).await?;
     }

@@ -3,25 +3,30 @@
 use super::super::model::{PolicyConfig, default_name, with_owner};
 use super::super::plan::{LiveSchedulerConfig, foreign_policy, governed_cluster, live_config};
 use super::super::read::refreshed_state;
+use super::super::schema::SchedulingPolicyModel;
 use super::{PolicyWrite, adopt};
 use crate::aws::api_error;
 use crate::aws::sagemaker as sm;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 
 pub async fn create(client: &HyperpodClient, planned: &Value, context: &OperationContext) -> Applied {
-    let cluster_name = string(planned, "cluster_name").unwrap_or_default();
-    let cluster_arn = match cluster_arn(client, planned, &cluster_name).await {
+    let planned = match SchedulingPolicyModel::decode(planned) {
+        Ok(planned) => planned,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let cluster_name = planned.cluster_name.clone().known().unwrap_or_default();
+    let cluster_arn = match cluster_arn(client, &planned, &cluster_name).await {
         Ok(arn) => arn,
         Err(diagnostics) => return diagnostics.into(),
     };
     let write = PolicyWrite {
         client,
-        planned,
+        planned: &planned,
         cluster_name,
         wait: context.time_left(),
         context,
@@ -38,7 +43,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
         Err(err) => {
             return err
                 .diagnostics(
-                    AttributePath::attr("cluster_name"),
+                    SchedulingPolicyModel::CLUSTER_NAME.path(),
                     "Cannot read the cluster's scheduler config",
                 )
                 .into();
@@ -51,18 +56,23 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
 }
 
 /// The plan already resolved and checked the cluster; look it up (and judge it) only when its name was unknown then.
-async fn cluster_arn(client: &HyperpodClient, planned: &Value, cluster_name: &str) -> Result<String, Diagnostics> {
-    match string(planned, "cluster_arn") {
-        Some(arn) => Ok(arn),
-        None => Ok(governed_cluster(client, cluster_name).await?.arn),
+async fn cluster_arn(
+    client: &HyperpodClient,
+    planned: &SchedulingPolicyModel,
+    cluster_name: &str,
+) -> Result<String, Diagnostics> {
+    match &planned.cluster_arn {
+        Field::Known(arn) => Ok(arn.clone()),
+        _ => Ok(governed_cluster(client, cluster_name).await?.arn),
     }
 }
 
 /// `CreateClusterSchedulerConfig` with the ownership tag; the new config's ID and ARN.
 async fn send(write: &PolicyWrite<'_>, cluster_arn: &str) -> Result<(String, String), Diagnostics> {
-    let config = PolicyConfig::decode(write.planned);
+    let config = PolicyConfig::of(write.planned);
     let name = config.name.unwrap_or_else(|| default_name(&write.cluster_name));
-    let tags: Vec<_> = with_owner(&string_map(write.planned, "tags_all"), &write.cluster_name)
+    let tags_all = write.planned.tags_all.clone().known().unwrap_or_default();
+    let tags: Vec<_> = with_owner(&tags_all, &write.cluster_name)
         .iter()
         .map(|(k, v)| sm::to_sdk_tag(k, v))
         .collect();
@@ -98,7 +108,7 @@ async fn record(write: &PolicyWrite<'_>, id: &str, arn: &str) -> Applied {
         }
     };
     match refreshed_state(write.client, record, write.planned).await {
-        Ok(state) => Applied::ok(state),
+        Ok(state) => Applied::ok(state.encode()),
         Err(err) => Applied::failed(
             Some(write.partial_state(id, arn)),
             err.diagnostics(AttributePath::root(), "Reading tags failed"),

@@ -13,20 +13,21 @@ pub use update::update;
 
 use std::time::Duration;
 
+use super::schema::SchedulingPolicyModel;
 use crate::aws::sagemaker as sm;
 use crate::aws::{api_error, is_not_found_error};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text, unknowns_to_null};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::resource::OperationContext;
 use crate::protocol::value::Value;
 
 /// What one create writes toward: the planned value, for which cluster, and how long to wait for SageMaker.
 pub struct PolicyWrite<'a> {
     pub client: &'a HyperpodClient,
-    pub planned: &'a Value,
+    pub planned: &'a SchedulingPolicyModel,
     pub cluster_name: String,
     pub wait: Duration,
     pub context: &'a OperationContext,
@@ -36,14 +37,17 @@ impl PolicyWrite<'_> {
     /// The planned state with the IDs of a config that exists: what a failed step records.
     fn partial_state(&self, id: &str, arn: &str) -> Value {
         let mut state = self.planned.clone();
-        set_attr(&mut state, "scheduler_config_id", text(id));
-        set_attr(&mut state, "arn", text(arn));
-        unknowns_to_null(state)
+        state.scheduler_config_id = Field::Known(id.to_string());
+        state.arn = Field::Known(arn.to_string());
+        unknowns_to_null(state.encode())
     }
 }
 
 pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
-    let id = string(prior, "scheduler_config_id").unwrap_or_default();
+    // Never blocks destroy: a recorded ID that does not decode deletes nothing (SageMaker finds no config "").
+    let id = (SchedulingPolicyModel::SCHEDULER_CONFIG_ID.get(prior).ok())
+        .and_then(Field::known)
+        .unwrap_or_default();
     let deleted = client
         .sagemaker
         .delete_cluster_scheduler_config()

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use super::super::model::PolicySettings;
 use super::super::read::refreshed_state;
+use super::super::schema::SchedulingPolicyModel;
 use crate::aws::sagemaker::{self as sm, find_scheduler_config};
 use crate::aws::scheduler_status::SchedulerStatus;
 use crate::aws::{AwsError, ErrorCode, api_error, target_version};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{string, string_map};
+use crate::protocol::model::Model;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 
@@ -20,54 +21,63 @@ use crate::protocol::value::Value;
 const UPDATE_ATTEMPTS: usize = 3;
 
 pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, context: &OperationContext) -> Applied {
-    let id = string(prior, "scheduler_config_id").unwrap_or_default();
-    if let Err(failed) = update_settings(client, &id, prior, planned, context).await {
+    let prior_value = prior;
+    let decoded =
+        SchedulingPolicyModel::decode(prior).and_then(|prior| Ok((prior, SchedulingPolicyModel::decode(planned)?)));
+    let (prior, planned) = match decoded {
+        Ok(both) => both,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let id = prior.scheduler_config_id.clone().known().unwrap_or_default();
+    if let Err(failed) = update_settings(client, &id, (prior_value, &prior), &planned, context).await {
         return failed;
     }
-    let arn = string(prior, "arn").unwrap_or_default();
-    let wanted_tags = string_map(planned, "tags_all");
-    let prior_tags: BTreeMap<_, _> = string_map(prior, "tags_all");
+    let arn = prior.arn.clone().known().unwrap_or_default();
+    let wanted_tags = planned.tags_all.clone().known().unwrap_or_default();
+    let prior_tags: BTreeMap<_, _> = prior.tags_all.clone().known().unwrap_or_default();
     if wanted_tags != prior_tags
         && let Err(err) = sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
     {
         return Applied::failed(
-            Some(prior.clone()),
-            err.diagnostics(AttributePath::attr("tags"), "Updating tags failed"),
+            Some(prior_value.clone()),
+            err.diagnostics(SchedulingPolicyModel::TAGS.path(), "Updating tags failed"),
         );
     }
     let result = async {
         let record = find_scheduler_config(&client.sagemaker, &id).await?;
-        refreshed_state(client, record, planned).await
+        refreshed_state(client, record, &planned).await
     }
     .await;
     match result {
-        Ok(state) => Applied::ok(state),
+        Ok(state) => Applied::ok(state.encode()),
         Err(err) => Applied::failed(
-            Some(prior.clone()),
+            Some(prior_value.clone()),
             err.diagnostics(AttributePath::root(), "Reading the updated policy failed"),
         ),
     }
 }
 
-/// Writes the settings when they changed, and waits for them; `Err` is the failed apply to return.
+/// Writes the settings when they changed, and waits for them; `Err` is the failed apply to return. `prior` is the
+/// recorded state, as Terraform sent it and decoded.
 async fn update_settings(
     client: &HyperpodClient,
     id: &str,
-    prior: &Value,
-    planned: &Value,
+    (prior_value, prior): (&Value, &SchedulingPolicyModel),
+    planned: &SchedulingPolicyModel,
     context: &OperationContext,
 ) -> Result<(), Applied> {
-    let wanted = PolicySettings::decode(planned);
+    let wanted = PolicySettings::of(planned);
     // A write that ended `*Failed` is not in effect even though SageMaker reports its settings: write it again.
-    let last_write_failed = string(prior, "status").is_some_and(|status| SchedulerStatus::parse(&status).is_failed());
-    if wanted == PolicySettings::decode(prior) && !last_write_failed {
+    let last_write_failed =
+        (prior.status.clone().known()).is_some_and(|status| SchedulerStatus::parse(&status).is_failed());
+    if wanted == PolicySettings::of(prior) && !last_write_failed {
         return Ok(());
     }
     let wait = context.time_left();
     if let Err(err) = write_settings(client, id, &wanted, wait, context).await {
         let summary = "Updating the scheduling policy failed";
         return Err(Applied::failed(
-            Some(prior.clone()),
+            Some(prior_value.clone()),
             err.diagnostics(AttributePath::root(), summary),
         ));
     }
@@ -80,7 +90,7 @@ async fn update_settings(
             Err(_) => None,
         };
         return Err(Applied::failed(
-            Some(state.unwrap_or_else(|| prior.clone())),
+            Some(state.map_or_else(|| prior_value.clone(), |state| state.encode())),
             err.diagnostics(AttributePath::root(), summary),
         ));
     }

@@ -5,15 +5,15 @@ mod ownership;
 mod state;
 
 pub use ownership::{OWNER_TAG, SeenSchedulerConfigs, is_ours, with_owner, without_owner};
-pub use state::{flatten, governance_value};
+pub use state::{flatten, governance};
 
 use std::collections::BTreeMap;
 
 use aws_sdk_sagemaker::types::{FairShare, IdleResourceSharing};
 
+use super::schema::SchedulingPolicyModel;
 use crate::aws::sagemaker::{PriorityClass, SchedulerConfig};
-use crate::protocol::object::{boolean, elements, integer, string, string_map};
-use crate::protocol::value::Value;
+use crate::protocol::model::Field;
 
 /// What the configuration (or a planned or recorded value) says, each `None` while unknown.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,13 +28,12 @@ pub struct PolicyConfig {
 }
 
 impl PolicyConfig {
-    pub fn decode(value: &Value) -> Self {
-        let tags = value.get_attr("tags").unwrap_or(&Value::Null);
+    pub fn of(policy: &SchedulingPolicyModel) -> Self {
         Self {
-            cluster_name: string(value, "cluster_name"),
-            name: string(value, "name"),
-            tags: tags.is_wholly_known().then(|| string_map(value, "tags")),
-            settings: PolicySettings::decode(value),
+            cluster_name: policy.cluster_name.clone().known(),
+            name: policy.name.clone().known(),
+            tags: policy.tags.clone().or_empty(),
+            settings: PolicySettings::of(policy),
         }
     }
 
@@ -55,20 +54,25 @@ pub struct PolicySettings {
 }
 
 impl PolicySettings {
-    pub fn decode(value: &Value) -> Self {
+    /// The settings a planned or recorded policy holds; a priority class not wholly known yet is left out.
+    pub fn of(policy: &SchedulingPolicyModel) -> Self {
+        let classes = match &policy.priority_class {
+            Field::Known(classes) => classes.as_slice(),
+            _ => &[],
+        };
         Self {
-            priority_classes: elements(value, "priority_class")
+            priority_classes: classes
                 .iter()
                 .filter_map(|class| {
                     Some(PriorityClass {
-                        name: string(class, "name")?,
-                        weight: i32::try_from(integer(class, "weight")?).ok()?,
+                        name: class.name.clone().known()?,
+                        weight: class.weight.clone().known()?,
                     })
                 })
                 .collect(),
-            fair_share: boolean(value, "fair_share"),
-            idle_resource_sharing: boolean(value, "idle_resource_sharing"),
-            description: string(value, "description").filter(|d| !d.is_empty()),
+            fair_share: policy.fair_share.clone().known(),
+            idle_resource_sharing: policy.idle_resource_sharing.clone().known(),
+            description: policy.description.clone().known().filter(|d| !d.is_empty()),
         }
     }
 

@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use super::super::schema::{PolicyGovernance, PriorityClassBlock, SchedulingPolicyModel};
 use crate::aws::sagemaker::SchedulerConfig;
-use crate::protocol::object::{int, object, string, string_map, text, text_map};
-use crate::protocol::plan::set_attr;
-use crate::protocol::value::Value;
+use crate::protocol::model::Field;
 
 /// Splits live tags into the resource's own `tags` and `tags_all`: a tag that equals a default tag belongs to
 /// `tags` only if the configuration (prior state) had it there.
@@ -20,98 +19,83 @@ pub fn split_tags(
         .collect()
 }
 
-/// State from what SageMaker reports; `cluster_name`, `timeouts` and an empty `tags` come from `prior`, since the
-/// service does not return them.
+/// State from what SageMaker reports; `cluster_name`, `timeouts` and an empty `tags` come from `prior` (the planned
+/// value, or the state refreshed), since the service does not return them.
 pub fn flatten(
     config: &SchedulerConfig,
     cluster_name: &str,
     live_tags: &BTreeMap<String, String>,
     default_tags: &BTreeMap<String, String>,
-    prior: &Value,
-) -> Value {
-    let prior_tags = string_map(prior, "tags");
+    prior: &SchedulingPolicyModel,
+) -> SchedulingPolicyModel {
+    let prior_tags = prior.tags.clone().known().unwrap_or_default();
     let tags = split_tags(live_tags, default_tags, &prior_tags);
-    // Keep "no tags" as null rather than {} when the user wrote no tags, so plans stay empty.
-    let tags_value = if tags.is_empty() && prior.get_attr("tags").is_none_or(Value::is_null) {
-        Value::Null
-    } else {
-        text_map(&tags)
+    let mut state = SchedulingPolicyModel {
+        id: Field::Known(cluster_name.to_string()),
+        scheduler_config_id: Field::Known(config.id.clone()),
+        arn: Field::Known(config.arn.clone()),
+        cluster_name: Field::Known(cluster_name.to_string()),
+        cluster_arn: Field::Known(config.cluster_arn.clone()),
+        name: Field::Known(config.name.clone()),
+        description: description(config.description.as_deref(), prior),
+        fair_share: config.fair_share.into(),
+        idle_resource_sharing: config.idle_resource_sharing.into(),
+        // Keep "no tags" as null rather than {} when the user wrote no tags, so plans stay empty.
+        tags: if tags.is_empty() && prior.tags == Field::Null {
+            Field::Null
+        } else {
+            Field::Known(tags)
+        },
+        tags_all: Field::Known(live_tags.clone()),
+        version: Field::Known(i64::from(config.version)),
+        status: Field::Known(config.status.as_str().to_string()),
+        status_details: Field::Known(
+            (config.status_details.iter())
+                .map(|(component, status)| (component.clone(), status.as_str().to_string()))
+                .collect(),
+        ),
+        governance: Field::Null,
+        priority_class: Field::Known(
+            (config.priority_classes.iter())
+                .map(|class| PriorityClassBlock {
+                    name: Field::Known(class.name.clone()),
+                    weight: Field::Known(class.weight),
+                })
+                .collect(),
+        ),
+        timeouts: prior.timeouts.clone(),
     };
-    let mut state = object([
-        ("id", text(cluster_name)),
-        ("scheduler_config_id", text(&config.id)),
-        ("arn", text(&config.arn)),
-        ("cluster_name", text(cluster_name)),
-        ("cluster_arn", text(&config.cluster_arn)),
-        ("name", text(&config.name)),
-        ("description", description_value(config.description.as_deref(), prior)),
-        ("fair_share", config.fair_share.map_or(Value::Null, Value::Bool)),
-        (
-            "idle_resource_sharing",
-            config.idle_resource_sharing.map_or(Value::Null, Value::Bool),
-        ),
-        ("tags", tags_value),
-        ("tags_all", text_map(live_tags)),
-        ("version", int(i64::from(config.version))),
-        ("status", text(config.status.as_str())),
-        (
-            "status_details",
-            Value::Map(
-                (config.status_details.iter())
-                    .map(|(component, status)| (component.clone(), text(status.as_str())))
-                    .collect(),
-            ),
-        ),
-        (
-            "priority_class",
-            Value::List(
-                config
-                    .priority_classes
-                    .iter()
-                    .map(|class| object([("name", text(&class.name)), ("weight", int(i64::from(class.weight)))]))
-                    .collect(),
-            ),
-        ),
-        ("timeouts", prior.get_attr("timeouts").cloned().unwrap_or(Value::Null)),
-    ]);
-    let facts = governance_value(&state);
-    set_attr(&mut state, "governance", facts);
+    state.governance = Field::Known(governance(&state));
     state
 }
 
 /// SageMaker reports no description and an empty one alike; state keeps an empty one where the configuration (the
 /// prior or planned value) wrote `""`, so the apply matches the plan.
-fn description_value(live: Option<&str>, prior: &Value) -> Value {
+fn description(live: Option<&str>, prior: &SchedulingPolicyModel) -> Field<String> {
     match live.filter(|d| !d.is_empty()) {
-        Some(description) => text(description),
-        None if string(prior, "description").as_deref() == Some("") => text(""),
-        None => Value::Null,
+        Some(description) => Field::Known(description.to_string()),
+        None if prior.description == Field::Known(String::new()) => Field::Known(String::new()),
+        None => Field::Null,
     }
 }
 
 /// The `governance` attribute, derived from the policy's own attributes so it is known at plan time: what a
 /// `hyperpod_tenant` checks its priority class (WKL-4) and fair-share weight (WKL-6) against. An unknown
 /// `fair_share` (unset, SageMaker's default applies) stays unknown.
-pub fn governance_value(policy: &Value) -> Value {
-    let classes: Option<Vec<Value>> = match policy.get_attr("priority_class") {
-        Some(Value::List(classes)) => classes
-            .iter()
-            .map(|class| string(class, "name").map(Value::String))
-            .collect(),
-        Some(Value::Null) | None => Some(Vec::new()),
-        Some(_) => None,
+pub fn governance(policy: &SchedulingPolicyModel) -> PolicyGovernance {
+    let priority_classes = match &policy.priority_class {
+        Field::Known(classes) => (classes.iter())
+            .map(|class| class.name.clone().known())
+            .collect::<Option<Vec<_>>>()
+            .map_or(Field::Unknown, Field::Known),
+        Field::Null => Field::Known(Vec::new()),
+        Field::Unknown | Field::Invalid => Field::Unknown,
     };
-    object([
-        (
-            "cluster_name",
-            policy.get_attr("cluster_name").cloned().unwrap_or(Value::Null),
-        ),
-        ("priority_classes", classes.map_or(Value::Unknown, Value::List)),
-        (
-            "fair_share",
-            policy.get_attr("fair_share").cloned().unwrap_or(Value::Null),
-        ),
-    ])
+    PolicyGovernance {
+        cluster_name: policy.cluster_name.clone(),
+        priority_classes,
+        fair_share: policy.fair_share.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -121,6 +105,7 @@ mod tests {
     use super::super::PolicySettings;
     use super::*;
     use crate::aws::sagemaker::PriorityClass;
+    use crate::protocol::model::Model;
 
     fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
@@ -162,12 +147,13 @@ mod tests {
             fair_share: Some(true),
             idle_resource_sharing: Some(false),
         };
-        let state = flatten(&record, "ml-capacity", &BTreeMap::new(), &BTreeMap::new(), &Value::Null);
-        let spec = PolicySettings::decode(&state);
+        let prior = SchedulingPolicyModel::default();
+        let state = flatten(&record, "ml-capacity", &BTreeMap::new(), &BTreeMap::new(), &prior);
+        let spec = PolicySettings::of(&SchedulingPolicyModel::decode(&state.encode()).expect("a state decodes"));
         assert_eq!(spec.priority_classes, record.priority_classes);
         assert_eq!(spec.fair_share, Some(true));
         assert_eq!(spec.idle_resource_sharing, Some(false));
-        assert_eq!(state.get_attr("tags"), Some(&Value::Null));
+        assert_eq!(state.tags, Field::Null);
         let sdk = spec.to_sdk();
         assert_eq!(sdk.priority_classes().len(), 2);
         assert_eq!(sdk.fair_share(), Some(&FairShare::Enabled));

@@ -5,13 +5,14 @@
 use std::collections::BTreeMap;
 
 use super::super::model::{PolicyConfig, SeenSchedulerConfigs, is_ours};
+use super::super::schema::SchedulingPolicyModel;
 use crate::aws::AwsError;
 use crate::aws::sagemaker::{self as sm, HyperPodCluster, find_scheduler_config, find_scheduler_config_for_cluster};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Check;
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::string;
+use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::plan::PlannedChange;
 use crate::resources::cluster_facts;
 
@@ -69,36 +70,39 @@ impl PolicyPlanInputs {
     }
 }
 
-/// The configuration and the prior state; remembers the config the prior state holds (no I/O).
-pub fn configuration(client: &HyperpodClient, seen: &SeenSchedulerConfigs, change: &PlannedChange) -> PolicyPlanInputs {
-    if let Some(id) = change
-        .prior
-        .as_ref()
-        .and_then(|prior| string(prior, "scheduler_config_id"))
-    {
-        seen.remember(&id);
+/// The configuration (`planned`, the planned value decoded) and the prior state; remembers the config the prior
+/// state holds (no I/O).
+pub fn configuration(
+    client: &HyperpodClient,
+    seen: &SeenSchedulerConfigs,
+    change: &PlannedChange,
+    planned: &SchedulingPolicyModel,
+) -> Result<PolicyPlanInputs, Diagnostics> {
+    let prior = change.prior.as_ref().map(SchedulingPolicyModel::decode).transpose()?;
+    if let Some(Field::Known(id)) = prior.as_ref().map(|prior| &prior.scheduler_config_id) {
+        seen.remember(id);
     }
-    PolicyPlanInputs {
-        config: PolicyConfig::decode(&change.planned),
-        name_configured: !change.config_attr("name").is_null(),
+    Ok(PolicyPlanInputs {
+        config: PolicyConfig::of(planned),
+        name_configured: SchedulingPolicyModel::NAME.get(&change.config)? != Field::Null,
         default_tags: client.default_tags.clone(),
-        prior: change.prior.as_ref().map(|prior| PolicyPrior {
-            cluster_name: string(prior, "cluster_name"),
-            name: string(prior, "name"),
-            status: string(prior, "status"),
+        prior: prior.map(|prior| PolicyPrior {
+            cluster_name: prior.cluster_name.known(),
+            name: prior.name.known(),
+            status: prior.status.known(),
         }),
         cluster: None,
-    }
+    })
 }
 
 /// The HyperPod cluster by name; one that does not exist is an error at `cluster_name`.
 pub async fn cluster(client: &HyperpodClient, cluster_name: &str) -> Result<HyperPodCluster, Diagnostics> {
-    cluster_facts::cluster_named(client, cluster_name, AttributePath::attr("cluster_name")).await
+    cluster_facts::cluster_named(client, cluster_name, SchedulingPolicyModel::CLUSTER_NAME.path()).await
 }
 
 /// CLU-10's check of the cluster's task-governance add-on (`None` for a Slurm cluster).
 pub async fn task_governance(client: &HyperpodClient, cluster: &HyperPodCluster) -> Option<Check> {
-    cluster_facts::task_governance(client, cluster, AttributePath::attr("cluster_name")).await
+    cluster_facts::task_governance(client, cluster, SchedulingPolicyModel::CLUSTER_NAME.path()).await
 }
 
 /// The scheduler config the cluster (configured as `cluster_name`) already has, if any.
@@ -110,7 +114,7 @@ pub async fn scheduler_config(
 ) -> Result<PolicyCluster, Diagnostics> {
     let existing = live_config(client, &cluster.arn, cluster_name).await.map_err(|err| {
         err.diagnostics(
-            AttributePath::attr("cluster_name"),
+            SchedulingPolicyModel::CLUSTER_NAME.path(),
             "Cannot read the cluster's scheduler config",
         )
     })?;

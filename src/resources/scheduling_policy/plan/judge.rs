@@ -3,7 +3,7 @@
 //! not provably this resource's (a cluster has exactly one).
 
 use super::super::model::OWNER_TAG;
-use super::super::schema::{MAX_TAGS, TYPE_NAME};
+use super::super::schema::{MAX_TAGS, SchedulingPolicyModel, TYPE_NAME};
 use super::PolicyPlanInputs;
 use crate::aws::sagemaker::{ClusterOrchestrator, HyperPodCluster};
 use crate::findings::ToDiagnostics;
@@ -11,7 +11,7 @@ use crate::governance::{Check, Report};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
 fn cluster_path() -> AttributePath {
-    AttributePath::attr("cluster_name")
+    SchedulingPolicyModel::CLUSTER_NAME.path()
 }
 
 /// SageMaker's tag limit, counting the provider's `default_tags` and its ownership tag.
@@ -23,7 +23,7 @@ pub fn tags(inputs: &PolicyPlanInputs) -> Result<(), Diagnostics> {
         return Ok(());
     }
     Err(Diagnostic::invalid_value(
-        AttributePath::attr("tags"),
+        SchedulingPolicyModel::TAGS.path(),
         format!("{} tags with the provider's default_tags", all.len()),
         &format!("SageMaker allows {MAX_TAGS} tags on a scheduler config, and the provider adds its ownership tag"),
         &format!("use at most {} tags, default_tags included", MAX_TAGS - 1),

@@ -17,6 +17,8 @@ use crate::protocol::plan::PlannedChange;
 use crate::resources::checklist;
 
 use super::model::SeenSchedulerConfigs;
+use super::schema::SchedulingPolicyModel;
+use crate::protocol::model::Model;
 
 pub use gather::{LiveSchedulerConfig, PolicyPlanInputs, live_config};
 pub use judge::foreign_policy;
@@ -29,15 +31,13 @@ pub async fn plan(
     seen: &SeenSchedulerConfigs,
     change: &mut PlannedChange,
 ) -> Result<(), Diagnostics> {
-    let mut inputs = gather::configuration(client, seen, change);
+    let planned = SchedulingPolicyModel::decode(&change.planned)?;
+    let mut inputs = gather::configuration(client, seen, change, &planned)?;
     let refused = judged_inputs(client, seen, &mut inputs).await;
-    predict::predict(&inputs, &mut change.planned);
-    // Apply reads the config back after it writes: what SageMaker reports then (a status settling from `Creating`,
-    // the version an update increments) is known only after.
+    predict::predict(&inputs, &planned, &mut change.planned);
+    // Apply reads the config back after it writes: what SageMaker reports then is known only after.
     if change.prior.as_ref().is_some_and(|prior| *prior != change.planned) {
-        for name in ["status", "status_details", "version"] {
-            change.set(name, crate::protocol::value::Value::Unknown);
-        }
+        predict::reported_after_write(&mut change.planned);
     }
     if let Err(refusals) = refused {
         checklist::refuse(change, refusals);

@@ -3,10 +3,12 @@
 use std::collections::BTreeMap;
 
 use super::gather::{LiveSchedulerConfig, PolicyCluster, PolicyPrior};
-use super::{PolicyPlanInputs, judge, predict::predict};
+use super::{PolicyPlanInputs, judge};
+use crate::protocol::model::Model;
 use crate::protocol::object::{int, object, text};
 use crate::protocol::value::Value;
 use crate::resources::scheduling_policy::model::{PolicyConfig, PolicySettings};
+use crate::resources::scheduling_policy::schema::SchedulingPolicyModel;
 
 fn inputs(tags: Option<BTreeMap<String, String>>) -> PolicyPlanInputs {
     PolicyPlanInputs {
@@ -26,6 +28,12 @@ fn inputs(tags: Option<BTreeMap<String, String>>) -> PolicyPlanInputs {
         prior: None,
         cluster: None,
     }
+}
+
+/// The plan's prediction over a planned value, as `plan` runs it.
+fn predict(inputs: &PolicyPlanInputs, value: &mut Value) {
+    let planned = SchedulingPolicyModel::decode(value).expect("the planned value decodes");
+    super::predict::predict(inputs, &planned, value);
 }
 
 fn cluster(existing: Option<LiveSchedulerConfig>, existing_in_state: bool) -> PolicyCluster {
