@@ -343,13 +343,13 @@ mod tests {
     #[test]
     fn passed_rules_go_on_one_line_and_every_other_outcome_is_a_finding() {
         use crate::governance::{Check, Finding, RuleId};
-        let failed = Finding::new(
-            RuleId::Wkl8,
-            AttributePath::attr("network_policy"),
-            "off",
-            "no deny",
-            "turn on",
-        );
+        let failed = Finding {
+            path: AttributePath::attr("network_policy"),
+            observed: "off".into(),
+            problem: "no deny".into(),
+            fix: "turn on".into(),
+            ..Finding::of(RuleId::Wkl8)
+        };
         let report: Report = [
             Check::passed(RuleId::Con1, "well-formed"),
             Check::not_applicable(RuleId::Wkl2, "Slurm"),

@@ -379,46 +379,47 @@ fn allocation_findings(view: &ClusterView, own: &TenantCapacity, at: &AttributeP
         return Vec::new();
     };
     if *cluster_name != view.cluster_name {
-        return vec![Finding::new(
-            rule,
-            path::allocation(),
-            format!("the allocation of cluster {cluster_name:?}"),
-            format!("this tenant is on cluster {:?}", view.cluster_name),
-            format!(
+        return vec![Finding {
+            path: path::allocation(),
+            observed: format!("the allocation of cluster {cluster_name:?}"),
+            problem: format!("this tenant is on cluster {:?}", view.cluster_name),
+            fix: format!(
                 "reference the hyperpod_cluster_allocation of cluster {:?}",
                 view.cluster_name
             ),
-        )];
+            ..Finding::of(rule)
+        }];
     }
     match item.teams.get(&own.team) {
-        None => vec![Finding::new(
-            rule,
-            path::allocation(),
-            format!(
+        None => vec![Finding {
+            path: path::allocation(),
+            observed: format!(
                 "cluster {:?}'s allocation lists {:?}, not {:?}",
                 view.cluster_name,
                 item.teams.keys().collect::<Vec<_>>(),
                 own.team
             ),
-            "the tenant's guaranteed capacity is not in the cluster's documented allocation",
-            format!(
+            problem: "the tenant's guaranteed capacity is not in the cluster's documented allocation".into(),
+            fix: format!(
                 "add teams[{:?}] with this tenant's quota to the hyperpod_cluster_allocation",
                 own.team
             ),
-        )],
-        Some(row) if !same_shares(row, &own.quota) => vec![Finding::new(
-            rule,
-            at.clone(),
-            format!(
+            ..Finding::of(rule)
+        }],
+        Some(row) if !same_shares(row, &own.quota) => vec![Finding {
+            path: at.clone(),
+            observed: format!(
                 "quota {}; the allocation gives {:?} {}",
                 shares_text(&own.quota),
                 own.team,
                 shares_text(row)
             ),
-            "the tenant's quota differs from its share in the cluster's allocation",
-            "make the tenant's quota and its teams entry in the hyperpod_cluster_allocation the same (one local \
-             value for both keeps them so)",
-        )],
+            problem: "the tenant's quota differs from its share in the cluster's allocation".into(),
+            fix: "make the tenant's quota and its teams entry in the hyperpod_cluster_allocation the same (one local \
+             value for both keeps them so)"
+                .into(),
+            ..Finding::of(rule)
+        }],
         Some(_) => Vec::new(),
     }
 }
@@ -485,22 +486,22 @@ fn partition_capacity(
     let of_type: Vec<&super::model::Capacity> = groups.iter().filter(|g| g.instance_type == instance_type).collect();
     let layouts: Vec<&str> = of_type.iter().filter_map(|g| g.partition_layout.as_deref()).collect();
     if layouts.is_empty() {
-        return Err(Some(Finding::new(
-            RuleId::Wkl3,
-            at.clone(),
-            format!("{instance_type}: {}", amount_as_given(share)),
-            format!(
+        return Err(Some(Finding {
+            path: at.clone(),
+            observed: format!("{instance_type}: {}", amount_as_given(share)),
+            problem: format!(
                 "no instance group of {instance_type} on cluster {:?} partitions its GPUs (node label {})",
                 view.cluster_name,
                 super::model::MIG_CONFIG_LABEL
             ),
-            format!(
+            fix: format!(
                 "configure MIG on the instance group first (KubernetesConfig label {} = \"all-{}\"), or guarantee \
                  whole accelerators",
                 super::model::MIG_CONFIG_LABEL,
                 profile.trim_start_matches("mig-")
             ),
-        )));
+            ..Finding::of(RuleId::Wkl3)
+        }));
     }
     if let Some(custom) = layouts.iter().find(|layout| shapes::uniform_profile(layout).is_none()) {
         skipped.push(format!(
@@ -524,17 +525,17 @@ fn partition_capacity(
     if held == 0 {
         let mut split: Vec<&str> = layouts.clone();
         split.dedup();
-        return Err(Some(Finding::new(
-            RuleId::Wkl3,
-            at.clone(),
-            format!("{instance_type}: {}", amount_as_given(share)),
-            format!(
+        return Err(Some(Finding {
+            path: at.clone(),
+            observed: format!("{instance_type}: {}", amount_as_given(share)),
+            problem: format!(
                 "the instance groups of {instance_type} on cluster {:?} split their GPUs as {}: no {profile} slices",
                 view.cluster_name,
                 split.join(", ")
             ),
-            "guarantee the profile the instance groups are split into, or change their MIG layout first",
-        )));
+            fix: "guarantee the profile the instance groups are split into, or change their MIG layout first".into(),
+            ..Finding::of(RuleId::Wkl3)
+        }));
     }
     Ok(held as f64)
 }
@@ -565,16 +566,16 @@ fn allocation_entry(
     let instance_type = &share.instance_type;
     if !groups.iter().any(|g| &g.instance_type == instance_type) {
         let types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
-        return Some(Finding::new(
-            RuleId::Wkl3,
-            at("instance_type"),
-            format!(
+        return Some(Finding {
+            path: at("instance_type"),
+            observed: format!(
                 "{instance_type}: no instance group of cluster {:?} has it (its types: {types:?})",
                 allocation.cluster_name
             ),
-            "the allocation guarantees capacity the cluster does not have",
-            "guarantee an instance type the cluster has, or add the instance group first",
-        ));
+            problem: "the allocation guarantees capacity the cluster does not have".into(),
+            fix: "guarantee an instance type the cluster has, or add the instance group first".into(),
+            ..Finding::of(RuleId::Wkl3)
+        });
     }
     let amount = [
         ("accelerators", share.accelerators.is_some()),
@@ -584,14 +585,16 @@ fn allocation_entry(
     .into_iter()
     .find(|(_, set)| *set);
     let (unit, _) = amount.filter(|_| shapes::shape(instance_type).is_none())?;
-    Some(Finding::new(
-        RuleId::Wkl3,
-        at(unit),
-        format!("{instance_type}: {team} {unit} given"),
-        "the provider does not know this instance type's shape (accelerators, vCPU and memory per instance), so a \
-         share in amounts cannot be counted against the cluster",
-        "give the share in whole instances (count), which WKL-3 can always count",
-    ))
+    Some(Finding {
+        path: at(unit),
+        observed: format!("{instance_type}: {team} {unit} given"),
+        problem:
+            "the provider does not know this instance type's shape (accelerators, vCPU and memory per instance), so a \
+         share in amounts cannot be counted against the cluster"
+                .into(),
+        fix: "give the share in whole instances (count), which WKL-3 can always count".into(),
+        ..Finding::of(RuleId::Wkl3)
+    })
 }
 
 /// Whether an entry shaped like a quota entry but claiming nothing (an absolute borrow limit) names capacity the
@@ -604,16 +607,16 @@ pub fn names_cluster_capacity(view: &ClusterView, share: &QuotaShare, at: &Attri
     let instance_type = share.instance_type.as_str();
     if !groups.iter().any(|g| g.instance_type == instance_type) {
         let types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
-        return Some(Finding::new(
-            RuleId::Wkl3,
-            at.push_attr("instance_type"),
-            format!(
+        return Some(Finding {
+            path: at.push_attr("instance_type"),
+            observed: format!(
                 "{instance_type}: no instance group of cluster {:?} has it (its types: {types:?})",
                 view.cluster_name
             ),
-            "the entry names capacity the cluster does not have",
-            "name an instance type of the cluster's instance groups",
-        ));
+            problem: "the entry names capacity the cluster does not have".into(),
+            fix: "name an instance type of the cluster's instance groups".into(),
+            ..Finding::of(RuleId::Wkl3)
+        });
     }
     let (profile, _) = share.accelerator_partition.as_ref()?;
     let mut skipped = Vec::new();
@@ -718,16 +721,19 @@ pub fn allocation_claimed_elsewhere(cluster_name: &str, holder_teams: &[String])
     } else {
         holder_teams.join(", ")
     };
-    Finding::new(
-        RuleId::Wkl3,
-        super::paths::allocation::cluster_name(),
-        format!(
+    Finding {
+        path: super::paths::allocation::cluster_name(),
+        observed: format!(
             "cluster {cluster_name:?} is already split by another hyperpod_cluster_allocation (its teams: {teams})"
         ),
-        "two allocations of one cluster each judge only their own teams, so together they can overcommit it",
-        "list these teams in that allocation, or move it here: `removed` block (destroy = false) where it is, then \
-         import it here by the cluster's name",
-    )
+        problem: "two allocations of one cluster each judge only their own teams, so together they can overcommit it"
+            .into(),
+        fix:
+            "list these teams in that allocation, or move it here: `removed` block (destroy = false) where it is, then \
+         import it here by the cluster's name"
+                .into(),
+        ..Finding::of(RuleId::Wkl3)
+    }
 }
 
 /// Whether the allocation refuses `own`'s entry (its rows alone do not fit the cluster) while `own`'s quota is that
@@ -784,32 +790,64 @@ pub fn judged(view: &ClusterView, at: AttributePath) -> Check {
     let order = admission_order(view, own, allocation);
     let mut skipped: Vec<String> = Vec::new();
     for (index, share) in own.quota.iter().enumerate() {
+        let judging = ShareJudging {
+            view,
+            groups,
+            order: &order,
+            team: &own.team,
+            at: &at,
+        };
+        if let Some(finding) = judging.share(index, share, &mut skipped) {
+            findings.push(finding);
+        }
+    }
+    if !findings.is_empty() {
+        return Check::from_findings(rule, findings, "");
+    }
+    fitting(view, own, allocation.is_some(), skipped)
+}
+
+/// What one share of a tenant is judged against: the cluster's instance groups and the teams admitted before it.
+struct ShareJudging<'a> {
+    view: &'a ClusterView,
+    groups: &'a [super::model::Capacity],
+    order: &'a [Team<'a>],
+    team: &'a str,
+    /// The tenant's `quota` (or the allocation's row standing for it).
+    at: &'a AttributePath,
+}
+
+impl ShareJudging<'_> {
+    /// WKL-3 for the share at `index`: the finding when it does not fit; a team that could not be counted is named
+    /// in `skipped`.
+    fn share(&self, index: usize, share: &QuotaShare, skipped: &mut Vec<String>) -> Option<Finding> {
+        let (view, groups, at) = (self.view, self.groups, self.at);
+        let rule = RuleId::Wkl3;
         let instance_type = share.instance_type.as_str();
         let shape = shapes::shape(instance_type);
         let capacity = capacity_of(groups, instance_type, shape);
         let entry_at = at.index(index).push_attr(unit_given(share));
         if capacity.instances == 0.0 {
-            findings.push(Finding::new(
-                rule,
-                at.index(index).push_attr("instance_type"),
-                format!(
+            return Some(Finding {
+                path: at.index(index).push_attr("instance_type"),
+                observed: format!(
                     "{instance_type}: no instance group of cluster {:?} has it",
                     view.cluster_name
                 ),
-                format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
-                "guarantee an instance type of the cluster's instance groups, or add the instance group first",
-            ));
-            continue;
+                problem: format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
+                fix: "guarantee an instance type of the cluster's instance groups, or add the instance group first"
+                    .into(),
+                ..Finding::of(rule)
+            });
         }
         if let Some(reason) = unresolved(share, shape) {
-            findings.push(Finding::new(
-                rule,
-                entry_at,
-                format!("{instance_type}: {}", as_given(&own.team, share)),
-                reason,
-                "give the share in whole instances (count), which WKL-3 can always count",
-            ));
-            continue;
+            return Some(Finding {
+                path: entry_at,
+                observed: format!("{instance_type}: {}", as_given(self.team, share)),
+                problem: reason,
+                fix: "give the share in whole instances (count), which WKL-3 can always count".into(),
+                ..Finding::of(rule)
+            });
         }
         let mut capacity = capacity;
         capacity.partitions = f64::INFINITY;
@@ -818,13 +856,9 @@ pub fn judged(view: &ClusterView, at: AttributePath) -> Check {
             .as_ref()
             .map(|(profile, _)| profile.as_str());
         if let Some(profile) = profile {
-            match partition_capacity(view, groups, share, profile, &entry_at, &mut skipped) {
+            match partition_capacity(view, groups, share, profile, &entry_at, skipped) {
                 Ok(slices) => capacity.partitions = slices,
-                Err(Some(finding)) => {
-                    findings.push(finding);
-                    continue;
-                }
-                Err(None) => continue,
+                Err(finding) => return finding,
             }
         }
         let wanted = Wanted {
@@ -832,13 +866,14 @@ pub fn judged(view: &ClusterView, at: AttributePath) -> Check {
             shape,
             profile,
         };
-        if let Some(finding) = admit(view, &order, &wanted, &capacity, &entry_at, &mut skipped) {
-            findings.push(finding);
-        }
+        admit(view, self.order, &wanted, &capacity, &entry_at, skipped)
     }
-    if !findings.is_empty() {
-        return Check::from_findings(rule, findings, "");
-    }
+}
+
+/// WKL-3 once every share fits: passed, or why that is not yet the whole answer (a tenant unknown, live tenants
+/// unreadable, a team not counted, or other tenants planned in this configuration not seen at plan).
+fn fitting(view: &ClusterView, own: &TenantCapacity, allocation_referenced: bool, mut skipped: Vec<String>) -> Check {
+    let rule = RuleId::Wkl3;
     if !view.tenants.unresolved.is_empty() || view.allocation == Setting::Unknown {
         let mut unknown = view.tenants.unresolved.clone();
         if view.allocation == Setting::Unknown {
@@ -856,7 +891,7 @@ pub fn judged(view: &ClusterView, at: AttributePath) -> Check {
         skipped.dedup();
         return Check::unavailable(rule, skipped.join("; "));
     }
-    if allocation.is_none() && view.phase == Phase::Plan {
+    if !allocation_referenced && view.phase == Phase::Plan {
         return Check::not_at_plan(
             rule,
             format!(
@@ -936,17 +971,18 @@ fn admit(
                             amount_in(capacity.get(unit), unit, profile)
                         )
                     };
-                    return Some(Finding::new(
-                        RuleId::Wkl3,
-                        entry_at.clone(),
-                        format!(
+                    return Some(Finding {
+                        path: entry_at.clone(),
+                        observed: format!(
                             "{instance_type}: {} guaranteed ({}) but {available}",
                             amount_in(total.get(unit), unit, profile),
                             shares.join(", "),
                         ),
-                        format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
-                        "lower the guaranteed share (borrowing covers bursts), or grow the instance groups first",
-                    ));
+                        problem: format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
+                        fix: "lower the guaranteed share (borrowing covers bursts), or grow the instance groups first"
+                            .into(),
+                        ..Finding::of(RuleId::Wkl3)
+                    });
                 }
                 // Live quotas exist whatever they overcommit; a planned sibling that does not fit fails on its own
                 // tenant and takes nothing from those after it.

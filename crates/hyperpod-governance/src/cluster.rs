@@ -54,19 +54,19 @@ pub fn clu_1(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
     let findings = if live.orchestrator == declared {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            paths::contract::cluster("orchestrator"),
-            format!(
+        vec![Finding {
+            path: paths::contract::cluster("orchestrator"),
+            observed: format!(
                 "cluster {:?} is orchestrated by {}",
                 contract.cluster.name, live.orchestrator
             ),
-            format!("the contract says {declared}"),
-            format!(
+            problem: format!("the contract says {declared}"),
+            fix: format!(
                 "set cluster.orchestrator = \"{}\" and the matching access scope",
                 live.orchestrator
             ),
-        )]
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("the cluster is {declared}-orchestrated"))
 }
@@ -94,24 +94,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
     let Some(role) = project.project_role_arn.as_deref() else {
         return Check::unknown(rule, paths::binding::project_role_arn().to_string());
     };
-    let mut findings = Vec::new();
-    for reference in &view.restrictions.referenced {
-        let other_role = reference.item.project_role_arn.as_deref();
-        let observed = if reference.cluster_name != view.cluster_name {
-            format!("a task view restriction of cluster {:?}", reference.cluster_name)
-        } else if other_role.is_some_and(|other| !same_role(other, role)) {
-            format!("a task view restriction for role {}", other_role.unwrap_or_default())
-        } else {
-            continue;
-        };
-        findings.push(Finding::new(
-            rule,
-            reference.at.clone(),
-            observed,
-            format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
-            "reference the hyperpod_task_view_restriction of this project role on this cluster",
-        ));
-    }
+    let findings = restrictions_elsewhere(role, view);
     if !findings.is_empty() {
         return Check::from_findings(rule, findings, "");
     }
@@ -128,51 +111,124 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             ),
         );
     }
+    let others = match others_on_cluster(project, own_namespaces, view, role) {
+        Ok(others) => others,
+        Err(check) => return check,
+    };
+    if let Some(reason) = restrictions_missing {
+        return Check::unavailable(rule, reason);
+    }
+    unrestricted(project, view, &others, at, role)
+}
+
+/// CLU-2: the restrictions the binding references that are of another cluster or another role.
+fn restrictions_elsewhere(role: &str, view: &ClusterView) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for reference in &view.restrictions.referenced {
+        let other_role = reference.item.project_role_arn.as_deref();
+        let observed = if reference.cluster_name != view.cluster_name {
+            format!("a task view restriction of cluster {:?}", reference.cluster_name)
+        } else if other_role.is_some_and(|other| !same_role(other, role)) {
+            format!("a task view restriction for role {}", other_role.unwrap_or_default())
+        } else {
+            continue;
+        };
+        findings.push(Finding {
+            path: reference.at.clone(),
+            observed,
+            problem: format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
+            fix: "reference the hyperpod_task_view_restriction of this project role on this cluster".into(),
+            ..Finding::of(RuleId::Clu2)
+        });
+    }
+    findings
+}
+
+/// The other projects and teams an unrestricted task view would show, as far as the plan knows them.
+struct Others<'a> {
+    projects: Vec<&'a str>,
+    teams: Vec<String>,
+    /// Whether the binding references the cluster's allocation (the teams this configuration plans).
+    allocation_referenced: bool,
+    /// Whether the projects and teams that exist on the cluster were counted (not until apply in a new graph).
+    live_counted: bool,
+}
+
+impl Others<'_> {
+    fn is_empty(&self) -> bool {
+        self.projects.is_empty() && self.teams.is_empty()
+    }
+}
+
+/// CLU-2: who else is on the cluster: the other projects, the live teams and those the allocation documents; `Err`
+/// is the check when that cannot be told (unavailable, unknown, or an allocation of another cluster).
+fn others_on_cluster<'a>(
+    project: &ProjectOnCluster,
+    own_namespaces: &[String],
+    view: &'a ClusterView,
+    role: &str,
+) -> Result<Others<'a>, Check> {
+    let rule = RuleId::Clu2;
     let live_counted = view.neighbours.live_counted();
-    let other_projects: Vec<&str> = match &view.projects {
+    let projects: Vec<&str> = match &view.projects {
         _ if !live_counted => Vec::new(),
         Fact::Known(projects) => projects
             .iter()
             .filter(|p| p.project_id != project.project_id)
             .map(|p| p.project_id.as_str())
             .collect(),
-        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+        Fact::Unavailable(reason) => return Err(Check::unavailable(rule, reason)),
     };
     let allocation = match &view.allocation {
         Setting::Set(reference) if reference.cluster_name == view.cluster_name => Some(&reference.item),
         Setting::Set(reference) => {
-            return Check::from_findings(
+            return Err(Check::from_findings(
                 rule,
-                vec![Finding::new(
-                    rule,
-                    paths::binding::allocation(),
-                    format!("the allocation of cluster {:?}", reference.cluster_name),
-                    format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
-                    format!(
+                vec![Finding {
+                    path: paths::binding::allocation(),
+                    observed: format!("the allocation of cluster {:?}", reference.cluster_name),
+                    problem: format!("this binding onboards role {role} to cluster {:?}", view.cluster_name),
+                    fix: format!(
                         "reference the hyperpod_cluster_allocation of cluster {:?}",
                         view.cluster_name
                     ),
-                )],
+                    ..Finding::of(rule)
+                }],
                 "",
-            );
+            ));
         }
-        Setting::Unknown => return Check::unknown(rule, paths::binding::allocation().to_string()),
+        Setting::Unknown => return Err(Check::unknown(rule, paths::binding::allocation().to_string())),
         Setting::Unset => None,
     };
-    let mut other_teams: Vec<String> = match &view.tenants.live {
+    let mut teams: Vec<String> = match &view.tenants.live {
         _ if !live_counted => Vec::new(),
         Fact::Known(tenants) => tenants.iter().map(|t| t.team.clone()).collect(),
-        Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
+        Fact::Unavailable(reason) => return Err(Check::unavailable(rule, reason)),
     };
     // The teams the cluster's allocation documents are on it as soon as this configuration applies.
-    other_teams.extend(allocation.iter().flat_map(|a| a.teams.keys().cloned()));
-    other_teams.retain(|team| !own_namespaces.contains(&hyperpod_model::names::team_namespace(team)));
-    other_teams.sort();
-    other_teams.dedup();
-    if let Some(reason) = restrictions_missing {
-        return Check::unavailable(rule, reason);
-    }
-    if other_projects.is_empty() && other_teams.is_empty() && !live_counted {
+    teams.extend(allocation.iter().flat_map(|a| a.teams.keys().cloned()));
+    teams.retain(|team| !own_namespaces.contains(&hyperpod_model::names::team_namespace(team)));
+    teams.sort();
+    teams.dedup();
+    Ok(Others {
+        projects,
+        teams,
+        allocation_referenced: allocation.is_some(),
+        live_counted,
+    })
+}
+
+/// CLU-2 for a binding without a restriction: passed while it is alone on the cluster, waiting for apply while that
+/// cannot be known at plan, broken once another project or team shares the cluster.
+fn unrestricted(
+    project: &ProjectOnCluster,
+    view: &ClusterView,
+    others: &Others<'_>,
+    at: AttributePath,
+    role: &str,
+) -> Check {
+    let rule = RuleId::Clu2;
+    if others.is_empty() && !others.live_counted {
         return Check::not_at_plan(
             rule,
             format!(
@@ -184,7 +240,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             ),
         );
     }
-    if other_projects.is_empty() && other_teams.is_empty() && allocation.is_none() && view.phase == Phase::Plan {
+    if others.is_empty() && !others.allocation_referenced && view.phase == Phase::Plan {
         return Check::not_at_plan(
             rule,
             format!(
@@ -196,7 +252,7 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             ),
         );
     }
-    if other_projects.is_empty() && other_teams.is_empty() {
+    if others.is_empty() {
         return Check::passed(
             rule,
             format!(
@@ -206,25 +262,33 @@ pub fn clu_2(project: &ProjectOnCluster, own_namespaces: &[String], view: &Clust
             ),
         );
     }
-    Check::from_findings(
-        rule,
-        vec![Finding::new(
-            rule,
-            at,
-            format!(
-                "no task view restriction for role {role}; cluster {:?} also has project(s) {other_projects:?} and \
-                 team(s) {other_teams:?}",
-                view.cluster_name
-            ),
-            format!(
-                "Studio users of project {:?} would see every team's tasks",
-                project.project_id
-            ),
-            "add a hyperpod_task_view_restriction for this project role, limited to its namespaces, and reference it \
-             here (task_view_restriction = hyperpod_task_view_restriction.<name>.governance)",
-        )],
-        "",
-    )
+    Check::from_findings(rule, vec![seen_by_others(project, view, others, at, role)], "")
+}
+
+/// CLU-2's finding: the unrestricted project would see the tasks of the others on its cluster.
+fn seen_by_others(
+    project: &ProjectOnCluster,
+    view: &ClusterView,
+    others: &Others<'_>,
+    at: AttributePath,
+    role: &str,
+) -> Finding {
+    Finding {
+        path: at,
+        observed: format!(
+            "no task view restriction for role {role}; cluster {:?} also has project(s) {:?} and \
+                 team(s) {:?}",
+            view.cluster_name, others.projects, others.teams
+        ),
+        problem: format!(
+            "Studio users of project {:?} would see every team's tasks",
+            project.project_id
+        ),
+        fix: "add a hyperpod_task_view_restriction for this project role, limited to its namespaces, and reference it \
+             here (task_view_restriction = hyperpod_task_view_restriction.<name>.governance)"
+            .into(),
+        ..Finding::of(RuleId::Clu2)
+    }
 }
 
 /// CLU-9: a task view restriction grants Studio task visibility only within its contract: for the contract's own
@@ -241,18 +305,19 @@ pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
     let mut findings = Vec::new();
     let mut unknown = Vec::new();
     match (&restriction.project_role_arn, &contract.project_role_arn) {
-        (Some(role), Some(approved)) if !same_role(role, approved) => findings.push(Finding::new(
-            rule,
-            paths::restriction::project_role_arn(),
-            role.clone(),
-            format!(
+        (Some(role), Some(approved)) if !same_role(role, approved) => findings.push(Finding {
+            path: paths::restriction::project_role_arn(),
+            observed: role.clone(),
+            problem: format!(
                 "contract {:?} approves project role {approved}, so this restriction would grant Studio task \
                  visibility to a role the contract does not cover",
                 contract.name
             ),
-            "restrict the contract's project role (leave project_role_arn unset to use it), or reference the \
-             contract of the other project",
-        )),
+            fix: "restrict the contract's project role (leave project_role_arn unset to use it), or reference the \
+             contract of the other project"
+                .into(),
+            ..Finding::of(rule)
+        }),
         (None, _) => unknown.push(paths::restriction::project_role_arn().to_string()),
         (_, None) => unknown.push("the contract's project_role_arn".to_string()),
         _ => {}
@@ -263,28 +328,31 @@ pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
         .filter(|namespace| !contract.eks_namespaces.contains(namespace))
         .collect();
     if restriction.namespaces.is_empty() {
-        findings.push(Finding::new(
-            rule,
-            paths::restriction::namespaces(),
-            "no namespaces",
-            "a restriction with no namespace leaves the project's Studio users with nothing to see",
-            format!(
+        findings.push(Finding {
+            path: paths::restriction::namespaces(),
+            observed: "no namespaces".into(),
+            problem: "a restriction with no namespace leaves the project's Studio users with nothing to see".into(),
+            fix: format!(
                 "list the contract's namespaces ({:?}), or leave namespaces unset to use them",
                 contract.eks_namespaces
             ),
-        ));
+            ..Finding::of(rule)
+        });
     } else if !outside.is_empty() {
-        findings.push(Finding::new(
-            rule,
-            paths::restriction::namespaces(),
-            format!(
+        findings.push(Finding {
+            path: paths::restriction::namespaces(),
+            observed: format!(
                 "{outside:?}; contract {:?} allows {:?}",
                 contract.name, contract.eks_namespaces
             ),
-            "the restriction grants the project role HyperPod access to namespaces outside its contract's scope",
-            "keep namespaces inside the contract's eks_namespaces (add a namespace to the contract and have it \
-             re-approved first)",
-        ));
+            problem:
+                "the restriction grants the project role HyperPod access to namespaces outside its contract's scope"
+                    .into(),
+            fix: "keep namespaces inside the contract's eks_namespaces (add a namespace to the contract and have it \
+             re-approved first)"
+                .into(),
+            ..Finding::of(rule)
+        });
     }
     if findings.is_empty() && !unknown.is_empty() {
         return Check::unknowns(rule, &unknown);
@@ -315,18 +383,18 @@ pub fn clu_3(restriction: &TaskViewRestriction, entries: &Fact<Vec<AccessEntry>>
         .filter(|entry| same_role(&entry.principal_arn, role))
         .flat_map(|entry| entry.policies.iter())
         .filter(|p| p.scope == AccessScope::Cluster && CLUSTER_WIDE_VIEW_POLICIES.contains(&policy_name(&p.policy_arn)))
-        .map(|p| {
-            Finding::new(
-                rule,
-                at.clone(),
-                format!("{} is associated with {role} at cluster scope", p.policy_arn),
-                "a cluster-wide access policy lets the restricted role see every namespace, defeating the restriction",
-                format!(
-                    "disassociate it (aws eks disassociate-access-policy --policy-arn {}) or scope it to the \
+        .map(|p| Finding {
+            path: at.clone(),
+            observed: format!("{} is associated with {role} at cluster scope", p.policy_arn),
+            problem:
+                "a cluster-wide access policy lets the restricted role see every namespace, defeating the restriction"
+                    .into(),
+            fix: format!(
+                "disassociate it (aws eks disassociate-access-policy --policy-arn {}) or scope it to the \
                      allowed namespaces",
-                    p.policy_arn
-                ),
-            )
+                p.policy_arn
+            ),
+            ..Finding::of(rule)
         })
         .collect();
     Check::from_findings(
@@ -347,13 +415,16 @@ pub fn clu_4(eks: &Fact<EksCluster>, at: AttributePath) -> Check {
     let findings = if matches!(mode, "API" | "API_AND_CONFIG_MAP") {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            at,
-            format!("authenticationMode {mode:?}"),
-            "the EKS cluster does not accept access entries, which HyperPod and the task view restriction rely on",
-            "switch it with aws eks update-cluster-config --access-config authenticationMode=API_AND_CONFIG_MAP",
-        )]
+        vec![Finding {
+            path: at,
+            observed: format!("authenticationMode {mode:?}"),
+            problem:
+                "the EKS cluster does not accept access entries, which HyperPod and the task view restriction rely on"
+                    .into(),
+            fix: "switch it with aws eks update-cluster-config --access-config authenticationMode=API_AND_CONFIG_MAP"
+                .into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("authentication mode {mode}"))
 }
@@ -371,7 +442,13 @@ pub fn clu_10(addon: &Fact<Option<Addon>>, eks_cluster: &str, at: AttributePath)
         "install it first: aws eks create-addon --cluster-name {eks_cluster} --addon-name {TASK_GOVERNANCE_ADDON} \
          (or from the HyperPod console's Dashboard), and wait until it is ACTIVE"
     );
-    let finding = |observed: String, why: &str| Finding::new(rule, at.clone(), observed, why, fix.clone());
+    let finding = |observed: String, why: &str| Finding {
+        path: at.clone(),
+        observed,
+        problem: why.into(),
+        fix: fix.clone(),
+        ..Finding::of(rule)
+    };
     let findings = match addon {
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
         Fact::Known(None) => vec![finding(
@@ -416,17 +493,15 @@ pub fn clu_5(contract: &Contract, eks: &Fact<EksCluster>) -> Check {
             Ok(cidr) => !approved.iter().any(|a| a.contains(&cidr)),
             Err(_) => true,
         })
-        .map(|cidr| {
-            Finding::new(
-                rule,
-                paths::contract::attr(paths::contract::APPROVED_PUBLIC_CIDRS),
-                format!(
-                    "the EKS endpoint is public to {cidr}; approved: {:?}",
-                    contract.approved_public_cidrs
-                ),
-                "the API endpoint is reachable from networks the contract does not approve",
-                "make the endpoint private, narrow its publicAccessCidrs, or approve the range in the contract",
-            )
+        .map(|cidr| Finding {
+            path: paths::contract::attr(paths::contract::APPROVED_PUBLIC_CIDRS),
+            observed: format!(
+                "the EKS endpoint is public to {cidr}; approved: {:?}",
+                contract.approved_public_cidrs
+            ),
+            problem: "the API endpoint is reachable from networks the contract does not approve".into(),
+            fix: "make the endpoint private, narrow its publicAccessCidrs, or approve the range in the contract".into(),
+            ..Finding::of(rule)
         })
         .collect();
     Check::from_findings(rule, findings, format!("public only from approved CIDRs {public:?}"))
@@ -470,13 +545,13 @@ pub fn clu_6(tenant: &Tenant, contract: &Contract, cluster_admin_roles: &[String
     let mut findings = Vec::new();
     for (at, arn) in &workload_roles {
         if let Some((what, _)) = forbidden.iter().find(|(_, other)| same_role(arn, other)) {
-            findings.push(Finding::new(
-                rule,
-                at.clone(),
-                *arn,
-                format!("the workload role is {what}"),
-                "give the tenant its own workload role; admin and project identities never run workloads",
-            ));
+            findings.push(Finding {
+                path: at.clone(),
+                observed: (*arn).into(),
+                problem: format!("the workload role is {what}"),
+                fix: "give the tenant its own workload role; admin and project identities never run workloads".into(),
+                ..Finding::of(rule)
+            });
         }
     }
     if findings.is_empty() && !unknown.is_empty() {

@@ -24,14 +24,17 @@ pub fn clu_7(preferences: &Fact<SessionPreferences>) -> Check {
     let findings = if preferences.run_as_enabled {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            paths::restriction::slurm("os_user"),
-            "Session Manager preferences have runAsEnabled = false",
-            "without Run As, Studio sessions run as ssm-user and the SSMSessionRunAs tag restricts nothing",
-            "enable Run As in Session Manager preferences (SSM-SessionManagerRunShell, inputs.runAsEnabled = true) \
-             for the account and region; it affects every session there, so it is left to the account owner",
-        )]
+        vec![Finding {
+            path: paths::restriction::slurm("os_user"),
+            observed: "Session Manager preferences have runAsEnabled = false".into(),
+            problem: "without Run As, Studio sessions run as ssm-user and the SSMSessionRunAs tag restricts nothing"
+                .into(),
+            fix:
+                "enable Run As in Session Manager preferences (SSM-SessionManagerRunShell, inputs.runAsEnabled = true) \
+             for the account and region; it affects every session there, so it is left to the account owner"
+                    .into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, "Session Manager Run As is enabled")
 }
@@ -79,16 +82,17 @@ pub fn clu_8(role: &Fact<RolePermissions>, cluster_arn: &str) -> Check {
                 super::iam_policy::Patterns::AllExcept(_) => vec!["NotResource".to_string()],
             };
             if !wide.is_empty() {
-                findings.push(Finding::new(
-                    rule,
-                    paths::restriction::project_role_arn(),
-                    format!(
+                findings.push(Finding {
+                    path: paths::restriction::project_role_arn(),
+                    observed: format!(
                         "{} ({}) allows ssm:StartSession on {wide:?}",
                         policy.name, statement.label
                     ),
-                    "the restricted role can open sessions on other clusters' nodes, outside the restriction",
-                    format!("limit ssm:StartSession to the cluster ({cluster_arn}) and the session documents"),
-                ));
+                    problem: "the restricted role can open sessions on other clusters' nodes, outside the restriction"
+                        .into(),
+                    fix: format!("limit ssm:StartSession to the cluster ({cluster_arn}) and the session documents"),
+                    ..Finding::of(rule)
+                });
             }
         }
     }

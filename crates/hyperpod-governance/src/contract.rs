@@ -57,8 +57,43 @@ fn is_project_id(text: &str) -> bool {
 /// CON-1: every field present and well-formed.
 pub fn con_1(contract: &Contract) -> Check {
     let rule = RuleId::Con1;
-    let mut findings = Vec::new();
     let mut unknown = Vec::new();
+    let mut findings = empty_fields(contract);
+    findings.extend(malformed_unified_studio(contract, &mut unknown));
+    findings.extend(malformed_cluster(contract));
+    findings.extend(malformed_roles(contract, &mut unknown));
+    findings.extend(malformed_workloads(contract));
+    findings.extend(malformed_monitoring(contract));
+    findings.extend(malformed_network(contract));
+    if !REVIEW_INTERVAL_DAYS.contains(&contract.review.interval_days) {
+        findings.push(Finding {
+            path: path::review("interval_days"),
+            observed: contract.review.interval_days.to_string(),
+            problem: "the review interval is out of range".into(),
+            fix: "use 1 to 730 days".into(),
+            ..Finding::of(rule)
+        });
+    }
+    if findings.is_empty() && !unknown.is_empty() {
+        return Check::unknowns(rule, &unknown);
+    }
+    Check::from_findings(rule, findings, "every field is present and well-formed")
+}
+
+/// CON-1's finding for a value that is present but not of its form.
+fn malformed(at: AttributePath, observed: &str, problem: String, fix: &str) -> Finding {
+    Finding {
+        path: at,
+        observed: format!("{observed:?}"),
+        problem,
+        fix: fix.into(),
+        ..Finding::of(RuleId::Con1)
+    }
+}
+
+/// CON-1: the names, owners and expectations a contract must state.
+fn empty_fields(contract: &Contract) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for (at, value, what) in [
         (path::name(), &contract.name, "contract name"),
         (path::owner("business"), &contract.owners.business, "business owner"),
@@ -93,13 +128,21 @@ pub fn con_1(contract: &Contract) -> Check {
     ] {
         if blank(value) {
             let (problem, fix) = (format!("the {what} is empty"), format!("name the {what}"));
-            findings.push(Finding::new(rule, at, format!("{value:?}"), problem, fix));
+            findings.push(Finding {
+                path: at,
+                observed: format!("{value:?}"),
+                problem,
+                fix,
+                ..Finding::of(RuleId::Con1)
+            });
         }
     }
 
-    let mut malformed = |at: AttributePath, observed: &str, problem: String, fix: &str| {
-        findings.push(Finding::new(rule, at, format!("{observed:?}"), problem, fix));
-    };
+    findings
+}
+
+/// CON-1: the Unified Studio identifiers are well-formed; one not known yet is named in `unknown`.
+fn malformed_unified_studio(contract: &Contract, unknown: &mut Vec<String>) -> Vec<Finding> {
     let studio = &contract.unified_studio;
     let identifiers: [IdentifierSpec; 3] = [
         (
@@ -121,42 +164,56 @@ pub fn con_1(contract: &Contract) -> Check {
             "1 to 36 letters, digits, - or _",
         ),
     ];
+    let mut findings = Vec::new();
     for (field, value, well_formed, form) in identifiers {
         match value {
             None => unknown.push(path::unified_studio(field).to_string()),
-            Some(text) if !well_formed(text) => malformed(
+            Some(text) if !well_formed(text) => findings.push(malformed(
                 path::unified_studio(field),
                 text,
                 format!("the {field} is not a Unified Studio identifier"),
                 &format!("use {form}"),
-            ),
+            )),
             Some(_) => {}
         }
     }
-    if let Err(err) = AccountId::parse(&contract.cluster.account_id) {
-        malformed(
+    findings
+}
+
+/// CON-1: the cluster's account, region and name.
+fn malformed_cluster(contract: &Contract) -> Vec<Finding> {
+    let cluster = &contract.cluster;
+    let mut findings = Vec::new();
+    if let Err(err) = AccountId::parse(&cluster.account_id) {
+        findings.push(malformed(
             path::cluster("account_id"),
-            &contract.cluster.account_id,
+            &cluster.account_id,
             err,
             "use the capacity account's 12-digit ID",
-        );
+        ));
     }
-    if let Err(err) = RegionName::parse(&contract.cluster.region) {
-        malformed(
+    if let Err(err) = RegionName::parse(&cluster.region) {
+        findings.push(malformed(
             path::cluster("region"),
-            &contract.cluster.region,
+            &cluster.region,
             err,
             "use a region name such as us-west-2",
-        );
+        ));
     }
-    if !is_entity_name(&contract.cluster.name) {
-        malformed(
+    if !is_entity_name(&cluster.name) {
+        findings.push(malformed(
             path::cluster("name"),
-            &contract.cluster.name,
+            &cluster.name,
             "the cluster name is not a HyperPod cluster name".into(),
             "use 1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
-        );
+        ));
     }
+    findings
+}
+
+/// CON-1: the project's and the access role's ARNs; one not known yet is named in `unknown`.
+fn malformed_roles(contract: &Contract, unknown: &mut Vec<String>) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for (attribute, value) in [
         (path::PROJECT_ROLE_ARN, &contract.project_role_arn),
         (path::ACCESS_ROLE_ARN, &contract.access_role_arn),
@@ -165,85 +222,91 @@ pub fn con_1(contract: &Contract) -> Check {
             None => unknown.push(attribute.to_string()),
             Some(arn) => {
                 if let Some(problem) = role_arn_problem(arn) {
-                    malformed(
+                    findings.push(malformed(
                         path::attr(attribute),
                         arn,
                         problem,
                         "use the role's ARN, e.g. arn:aws:iam::111122223333:role/name",
-                    );
+                    ));
                 }
             }
         }
     }
+    findings
+}
+
+/// CON-1: at least one approved workload type, and namespaces that are Kubernetes names.
+fn malformed_workloads(contract: &Contract) -> Vec<Finding> {
+    let mut findings = Vec::new();
     if contract.approved_workload_types.iter().all(|t| blank(t)) {
-        malformed(
+        findings.push(malformed(
             path::attr(path::APPROVED_WORKLOAD_TYPES),
             "[]",
             "no workload type is approved".into(),
             "list the approved workload types, e.g. [\"training\"]",
-        );
+        ));
     }
     for (index, namespace) in contract.eks_namespaces.iter().enumerate() {
         if !is_dns_label(namespace) {
-            malformed(
+            findings.push(malformed(
                 path::attr(path::EKS_NAMESPACES).index(index),
                 namespace,
                 "the namespace is not a Kubernetes namespace name".into(),
                 "use lowercase letters, digits and hyphens, e.g. hyperpod-ns-research",
-            );
+            ));
         }
     }
+    findings
+}
+
+/// CON-1: at least one monitored signal, each named.
+fn malformed_monitoring(contract: &Contract) -> Vec<Finding> {
+    let mut findings = Vec::new();
     if contract.monitoring.is_empty() {
-        malformed(
+        findings.push(malformed(
             path::signals(),
             "[]",
             "no monitored signal is declared".into(),
             "add at least one monitoring signal with an owner and a response",
-        );
+        ));
     }
     for (index, signal) in contract.monitoring.iter().enumerate() {
         if blank(&signal.name) {
-            malformed(
+            findings.push(malformed(
                 path::signal(index, "name"),
                 &signal.name,
                 "the signal has no name".into(),
                 "name the signal",
-            );
+            ));
         }
     }
+    findings
+}
+
+/// CON-1: the approved account IDs and public CIDR blocks.
+fn malformed_network(contract: &Contract) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for (index, account) in contract.approved_account_ids.iter().enumerate() {
         if let Err(err) = AccountId::parse(account) {
-            malformed(
+            findings.push(malformed(
                 path::attr(path::APPROVED_ACCOUNT_IDS).index(index),
                 account,
                 err,
                 "use a 12-digit account ID",
-            );
+            ));
         }
     }
     for (index, cidr) in contract.approved_public_cidrs.iter().enumerate() {
         if let Err(err) = cidr.parse::<Cidr>() {
-            malformed(
+            findings.push(malformed(
                 path::attr(path::APPROVED_PUBLIC_CIDRS).index(index),
                 cidr,
                 err,
                 "use a CIDR block such as 203.0.113.0/24",
-            );
+            ));
         }
     }
-    if !REVIEW_INTERVAL_DAYS.contains(&contract.review.interval_days) {
-        findings.push(Finding::new(
-            rule,
-            path::review("interval_days"),
-            contract.review.interval_days.to_string(),
-            "the review interval is out of range",
-            "use 1 to 730 days",
-        ));
-    }
-    if findings.is_empty() && !unknown.is_empty() {
-        return Check::unknowns(rule, &unknown);
-    }
-    Check::from_findings(rule, findings, "every field is present and well-formed")
+    findings
 }
 
 /// CON-2: EKS ⇒ namespaces; Slurm ⇒ accounts or partitions; never both.
@@ -255,47 +318,47 @@ pub fn con_2(contract: &Contract) -> Check {
     match orchestrator {
         Orchestrator::Eks => {
             if contract.eks_namespaces.is_empty() {
-                findings.push(Finding::new(
-                    rule,
-                    namespaces,
-                    "[]",
-                    "an EKS contract names no namespaces",
-                    "list the tenant namespaces, e.g. [\"hyperpod-ns-research\"]",
-                ));
+                findings.push(Finding {
+                    path: namespaces,
+                    observed: "[]".into(),
+                    problem: "an EKS contract names no namespaces".into(),
+                    fix: "list the tenant namespaces, e.g. [\"hyperpod-ns-research\"]".into(),
+                    ..Finding::of(rule)
+                });
             }
             for (field, values) in [
                 ("accounts", &contract.slurm.accounts),
                 ("partitions", &contract.slurm.partitions),
             ] {
                 if !values.is_empty() {
-                    findings.push(Finding::new(
-                        rule,
-                        path::slurm(field),
-                        format!("{values:?}"),
-                        "an EKS contract has a Slurm access scope",
-                        "remove the slurm block; EKS access is scoped by namespace",
-                    ));
+                    findings.push(Finding {
+                        path: path::slurm(field),
+                        observed: format!("{values:?}"),
+                        problem: "an EKS contract has a Slurm access scope".into(),
+                        fix: "remove the slurm block; EKS access is scoped by namespace".into(),
+                        ..Finding::of(rule)
+                    });
                 }
             }
         }
         Orchestrator::Slurm => {
             if contract.slurm.is_empty() {
-                findings.push(Finding::new(
-                    rule,
-                    path::slurm("accounts"),
-                    "no accounts or partitions",
-                    "a Slurm contract names no Slurm accounts or partitions",
-                    "list the Slurm accounts and/or partitions the project may use",
-                ));
+                findings.push(Finding {
+                    path: path::slurm("accounts"),
+                    observed: "no accounts or partitions".into(),
+                    problem: "a Slurm contract names no Slurm accounts or partitions".into(),
+                    fix: "list the Slurm accounts and/or partitions the project may use".into(),
+                    ..Finding::of(rule)
+                });
             }
             if !contract.eks_namespaces.is_empty() {
-                findings.push(Finding::new(
-                    rule,
-                    namespaces,
-                    format!("{:?}", contract.eks_namespaces),
-                    "a Slurm contract has EKS namespaces",
-                    "remove eks_namespaces; Slurm access is scoped by account and partition",
-                ));
+                findings.push(Finding {
+                    path: namespaces,
+                    observed: format!("{:?}", contract.eks_namespaces),
+                    problem: "a Slurm contract has EKS namespaces".into(),
+                    fix: "remove eks_namespaces; Slurm access is scoped by account and partition".into(),
+                    ..Finding::of(rule)
+                });
             }
         }
     }
@@ -313,13 +376,13 @@ pub fn con_3(contract: &Contract) -> Check {
     for (index, signal) in contract.monitoring.iter().enumerate() {
         for (field, value) in [("owner", &signal.owner), ("response", &signal.response)] {
             if blank(value) {
-                findings.push(Finding::new(
-                    rule,
-                    path::signal(index, field),
-                    format!("signal {:?} with {field} {value:?}", signal.name),
-                    format!("the signal has no {field}"),
-                    format!("name who acts on the signal and what they do (its {field})"),
-                ));
+                findings.push(Finding {
+                    path: path::signal(index, field),
+                    observed: format!("signal {:?} with {field} {value:?}", signal.name),
+                    problem: format!("the signal has no {field}"),
+                    fix: format!("name who acts on the signal and what they do (its {field})"),
+                    ..Finding::of(rule)
+                });
             }
         }
     }

@@ -16,31 +16,32 @@ pub fn exc_1(contract: &Contract, today: Date) -> Check {
     for (index, exception) in contract.exceptions.iter().enumerate() {
         let waived = exception.rule.id();
         if blank(&exception.owner) {
-            findings.push(Finding::new(
-                rule,
-                path::exception(index, "owner"),
-                format!("the {waived} exception has owner {:?}", exception.owner),
-                "an exception without an owner has nobody accountable for it",
-                "name the person or team accountable for the exception",
-            ));
+            findings.push(Finding {
+                path: path::exception(index, "owner"),
+                observed: format!("the {waived} exception has owner {:?}", exception.owner),
+                problem: "an exception without an owner has nobody accountable for it".into(),
+                fix: "name the person or team accountable for the exception".into(),
+                ..Finding::of(rule)
+            });
         }
         if exception.expires < today {
-            findings.push(Finding::new(
-                rule,
-                path::exception(index, "expires"),
-                format!("the {waived} exception expired on {}", exception.expires),
-                "an expired exception no longer waives the rule",
-                "fix what the exception covered and remove it, or renew it with a new owner-approved expiry date",
-            ));
+            findings.push(Finding {
+                path: path::exception(index, "expires"),
+                observed: format!("the {waived} exception expired on {}", exception.expires),
+                problem: "an expired exception no longer waives the rule".into(),
+                fix: "fix what the exception covered and remove it, or renew it with a new owner-approved expiry date"
+                    .into(),
+                ..Finding::of(rule)
+            });
         }
         if exception.rule == RuleId::Exc1 {
-            findings.push(Finding::new(
-                rule,
-                path::exception(index, "rule"),
-                "EXC-1",
-                "the exception rule itself cannot be waived",
-                "remove this exception",
-            ));
+            findings.push(Finding {
+                path: path::exception(index, "rule"),
+                observed: "EXC-1".into(),
+                problem: "the exception rule itself cannot be waived".into(),
+                fix: "remove this exception".into(),
+                ..Finding::of(rule)
+            });
         }
     }
     let detail = match contract.exceptions.len() {

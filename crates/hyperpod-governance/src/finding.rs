@@ -57,21 +57,29 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding at the rule's catalog severity.
-    pub fn new(
-        rule: RuleId,
-        path: AttributePath,
-        observed: impl Into<String>,
-        problem: impl Into<String>,
-        fix: impl Into<String>,
-    ) -> Self {
+    /// The base of a finding literal, at the rule's catalog severity: what was seen, why it is wrong and how to fix it
+    /// are named where the finding is built, so none can be passed for another.
+    ///
+    /// ```
+    /// # use hyperpod_governance::{Finding, RuleId};
+    /// # use hyperpod_governance::AttributePath;
+    /// let finding = Finding {
+    ///     path: AttributePath::attr("priority_class"),
+    ///     observed: "\"urgent\"".into(),
+    ///     problem: "the cluster policy has no such priority class".into(),
+    ///     fix: "use one of the policy's classes".into(),
+    ///     ..Finding::of(RuleId::Wkl4)
+    /// };
+    /// assert_eq!(finding.severity, RuleId::Wkl4.default_severity());
+    /// ```
+    pub fn of(rule: RuleId) -> Self {
         Self {
             rule,
             severity: rule.default_severity(),
-            path,
-            observed: observed.into(),
-            problem: problem.into(),
-            fix: fix.into(),
+            path: AttributePath::root(),
+            observed: String::new(),
+            problem: String::new(),
+            fix: String::new(),
         }
     }
 

@@ -4,13 +4,13 @@ use super::*;
 use crate::examples::date;
 
 fn finding(rule: RuleId, path: AttributePath) -> Finding {
-    Finding::new(
-        rule,
+    Finding {
         path,
-        "\"Lend\"",
-        "Slurm has no lend/borrow model.",
-        "remove the sharing block",
-    )
+        observed: "\"Lend\"".into(),
+        problem: "Slurm has no lend/borrow model.".into(),
+        fix: "remove the sharing block".into(),
+        ..Finding::of(rule)
+    }
 }
 
 #[test]

@@ -173,28 +173,29 @@ pub fn lif_1(contract: &Contract, today: Date) -> Check {
     let due = review.next_review_date();
     let mut findings = Vec::new();
     if review.last_reviewed > today {
-        findings.push(Finding::new(
-            rule,
-            path::review("last_reviewed"),
-            format!("{} (today is {today})", review.last_reviewed),
-            "the last review is dated in the future",
-            "record the date the review actually happened",
-        ));
+        findings.push(Finding {
+            path: path::review("last_reviewed"),
+            observed: format!("{} (today is {today})", review.last_reviewed),
+            problem: "the last review is dated in the future".into(),
+            fix: "record the date the review actually happened".into(),
+            ..Finding::of(rule)
+        });
     }
     if today > due {
-        findings.push(Finding::new(
-            rule,
-            path::review("last_reviewed"),
-            format!(
+        findings.push(Finding {
+            path: path::review("last_reviewed"),
+            observed: format!(
                 "last reviewed {}, every {} days: due {due}, overdue by {} days",
                 review.last_reviewed,
                 review.interval_days,
                 (today - due).whole_days()
             ),
-            "the contract is overdue for review",
-            "review the connection with its owners, then record the new last_reviewed date and approved_by; \
-             revoke it if it has no business purpose",
-        ));
+            problem: "the contract is overdue for review".into(),
+            fix: "review the connection with its owners, then record the new last_reviewed date and approved_by; \
+             revoke it if it has no business purpose"
+                .into(),
+            ..Finding::of(rule)
+        });
     }
     // No "in N days": the checklist is state, and a detail that changes daily would show as a change in every plan.
     Check::from_findings(rule, findings, format!("next review on {due}"))
@@ -244,13 +245,15 @@ pub fn lif_2(contract: &Contract, prior: Option<&Contract>, facts: Option<&FactC
             contract.review.last_reviewed
         ));
     }
-    let finding = Finding::new(
-        rule,
-        path::review("last_reviewed"),
-        observed.join("; "),
-        "the connection changed materially since its approval, so its review status is review_required",
-        "have an accountable administrator review the change and record the new last_reviewed date and approved_by",
-    );
+    let finding = Finding {
+        path: path::review("last_reviewed"),
+        observed: (observed.join("; ")),
+        problem: "the connection changed materially since its approval, so its review status is review_required".into(),
+        fix:
+            "have an accountable administrator review the change and record the new last_reviewed date and approved_by"
+                .into(),
+        ..Finding::of(rule)
+    };
     Check::from_findings(rule, vec![finding], "")
 }
 
@@ -260,23 +263,23 @@ pub fn lif_3(contract: &Contract, at: AttributePath) -> Check {
     let rule = RuleId::Lif3;
     let mut findings = Vec::new();
     if contract.lifecycle == LifecycleState::Revoked {
-        findings.push(Finding::new(
-            rule,
-            at.clone(),
-            format!("contract {:?} is revoked", contract.name),
-            "a revoked contract cannot back a binding or tenant",
-            "remove this resource, or re-approve the contract after a review",
-        ));
+        findings.push(Finding {
+            path: at.clone(),
+            observed: format!("contract {:?} is revoked", contract.name),
+            problem: "a revoked contract cannot back a binding or tenant".into(),
+            fix: "remove this resource, or re-approve the contract after a review".into(),
+            ..Finding::of(rule)
+        });
     }
     let missing = contract.owners.missing();
     if !missing.is_empty() {
-        findings.push(Finding::new(
-            rule,
-            at,
-            format!("contract {:?} has no {} owner", contract.name, missing.join(", ")),
-            "a contract without an accountable owner cannot back a binding or tenant",
-            "name every owner in the contract's owners block",
-        ));
+        findings.push(Finding {
+            path: at,
+            observed: format!("contract {:?} has no {} owner", contract.name, missing.join(", ")),
+            problem: "a contract without an accountable owner cannot back a binding or tenant".into(),
+            fix: "name every owner in the contract's owners block".into(),
+            ..Finding::of(rule)
+        });
     }
     Check::from_findings(
         rule,
@@ -336,13 +339,13 @@ pub fn lif_4(contract: &Contract, caller: &Fact<String>) -> Check {
     let approver = &contract.review.approved_by;
     let at = path::review("approved_by");
     if approver.trim().is_empty() {
-        let finding = Finding::new(
-            rule,
-            at,
-            "no approver",
-            "the approval is not recorded",
-            "record the accountable administrator who approved the contract",
-        );
+        let finding = Finding {
+            path: at,
+            observed: "no approver".into(),
+            problem: "the approval is not recorded".into(),
+            fix: "record the accountable administrator who approved the contract".into(),
+            ..Finding::of(rule)
+        };
         return Check::from_findings(rule, vec![finding], "");
     }
     let caller = match caller {
@@ -350,14 +353,17 @@ pub fn lif_4(contract: &Contract, caller: &Fact<String>) -> Check {
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
     };
     let findings = if approver_is_caller(approver, caller) {
-        vec![Finding::new(
-            rule,
-            at,
-            format!("approved_by {approver:?}; the apply runs as {caller}"),
-            "the contract is approved by the identity that applies it; approval stays with an accountable \
-             administrator, apart from automation",
-            "have another administrator approve and record them in review.approved_by, or apply as another identity",
-        )]
+        vec![Finding {
+            path: at,
+            observed: format!("approved_by {approver:?}; the apply runs as {caller}"),
+            problem: "the contract is approved by the identity that applies it; approval stays with an accountable \
+             administrator, apart from automation"
+                .into(),
+            fix:
+                "have another administrator approve and record them in review.approved_by, or apply as another identity"
+                    .into(),
+            ..Finding::of(rule)
+        }]
     } else {
         Vec::new()
     };

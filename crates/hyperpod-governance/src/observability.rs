@@ -57,19 +57,19 @@ pub fn obs_1(addon: &Fact<Option<Addon>>, node_roles: &Fact<Vec<NodeRole>>, at: 
             for role in roles.iter().filter(|role| !has_cloudwatch_agent_policy(role)) {
                 let name = role_name(&role.role_arn).unwrap_or(&role.role_arn);
                 let partition = Arn::parse(&role.role_arn).map_or_else(|_| "aws".to_string(), |arn| arn.partition);
-                findings.push(Finding::new(
-                    rule,
-                    at.clone(),
-                    format!(
+                findings.push(Finding {
+                    path: at.clone(),
+                    observed: format!(
                         "node role {name} (instance groups {}) has no {CLOUDWATCH_AGENT_POLICY}",
                         role.instance_groups.join(", ")
                     ),
-                    "the CloudWatch agent on those nodes cannot publish the task-governance metrics",
-                    format!(
+                    problem: "the CloudWatch agent on those nodes cannot publish the task-governance metrics".into(),
+                    fix: format!(
                         "attach arn:{partition}:iam::aws:policy/{CLOUDWATCH_AGENT_POLICY} to role {name} \
                          (aws iam attach-role-policy)"
                     ),
-                ));
+                    ..Finding::of(rule)
+                });
             }
             passed.push(format!("{CLOUDWATCH_AGENT_POLICY} on {} node role(s)", roles.len()));
         }
@@ -88,37 +88,38 @@ fn addon_findings(addon: Option<&Addon>, at: &AttributePath) -> Result<String, V
          kueue_container_insights enabled"
     );
     let Some(addon) = addon else {
-        return Err(vec![Finding::new(
-            rule,
-            at.clone(),
-            "the add-on is not installed",
-            "task-governance metrics are not collected",
+        return Err(vec![Finding {
+            path: at.clone(),
+            observed: "the add-on is not installed".into(),
+            problem: "task-governance metrics are not collected".into(),
             fix,
-        )]);
+            ..Finding::of(rule)
+        }]);
     };
     let mut findings = Vec::new();
     match parse_addon_version(&addon.version) {
         Some(version) if version >= MINIMUM_VERSION => {}
-        parsed => findings.push(Finding::new(
-            rule,
-            at.clone(),
-            format!("{} version {:?}", addon.name, addon.version),
-            if parsed.is_some() {
+        parsed => findings.push(Finding {
+            path: at.clone(),
+            observed: format!("{} version {:?}", addon.name, addon.version),
+            problem: (if parsed.is_some() {
                 "the add-on is older than 2.4.0, which first collects Kueue metrics"
             } else {
                 "the add-on version could not be read"
-            },
-            fix.clone(),
-        )),
+            })
+            .into(),
+            fix: fix.clone(),
+            ..Finding::of(rule)
+        }),
     }
     if addon.status != "ACTIVE" {
-        findings.push(Finding::new(
-            rule,
-            at.clone(),
-            format!("{} status {}", addon.name, addon.status),
-            "the add-on is not ACTIVE",
-            "check the add-on's health issues (aws eks describe-addon) and repair or reinstall it",
-        ));
+        findings.push(Finding {
+            path: at.clone(),
+            observed: format!("{} status {}", addon.name, addon.status),
+            problem: "the add-on is not ACTIVE".into(),
+            fix: "check the add-on's health issues (aws eks describe-addon) and repair or reinstall it".into(),
+            ..Finding::of(rule)
+        });
     }
     if findings.is_empty() {
         Ok(format!("{} {} is ACTIVE", addon.name, addon.version))

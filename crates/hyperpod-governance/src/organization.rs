@@ -23,23 +23,22 @@ pub fn org_1(contract: &Contract, project: &Fact<LiveProject>) -> Check {
     let mut findings = if live.domain_unit_id == wanted {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            paths::contract::unified_studio("domain_unit_id"),
-            format!("the project is in domain unit {:?}", live.domain_unit_id),
-            format!("the project does not belong to the contract's domain unit {wanted:?}"),
-            "name the project's real domain unit, or move the project under the approved domain unit in Unified Studio",
-        )]
+        vec![Finding {
+            path: paths::contract::unified_studio("domain_unit_id"),
+            observed: format!("the project is in domain unit {:?}", live.domain_unit_id),
+            problem: format!("the project does not belong to the contract's domain unit {wanted:?}"),
+            fix: "name the project's real domain unit, or move the project under the approved domain unit in Unified Studio".into(),
+            ..Finding::of(rule)
+        }]
     };
     let mut detail = format!("the project is in domain unit {wanted:?}");
     if let Some(grant) = &contract.organization {
         let covered = live.domain_unit_id == grant.domain_unit_id
             || (grant.include_child_domain_units && live.domain_unit_ancestors.contains(&grant.domain_unit_id));
         if !covered {
-            findings.push(Finding::new(
-                rule,
-                paths::contract::organization("domain_unit_id"),
-                format!(
+            findings.push(Finding {
+                path: paths::contract::organization("domain_unit_id"),
+                observed: format!(
                     "the project is in domain unit {:?}; the grant covers {:?}{}",
                     live.domain_unit_id,
                     grant.domain_unit_id,
@@ -49,21 +48,22 @@ pub fn org_1(contract: &Contract, project: &Fact<LiveProject>) -> Check {
                         " only"
                     }
                 ),
-                "the organization grant the contract names does not cover the project's domain unit",
-                "reference the grant of the project's domain unit, or set include_child_domain_units on the parent's",
-            ));
+                problem: "the organization grant the contract names does not cover the project's domain unit".into(),
+                fix: "reference the grant of the project's domain unit, or set include_child_domain_units on the parent's".into(),
+                ..Finding::of(rule)
+            });
         }
         match &live.project_profile_id {
-            Some(profile) if !grant.project_profile_ids.contains(profile) => findings.push(Finding::new(
-                rule,
-                paths::contract::organization("project_profile_ids"),
-                format!(
+            Some(profile) if !grant.project_profile_ids.contains(profile) => findings.push(Finding {
+                path: paths::contract::organization("project_profile_ids"),
+                observed: format!(
                     "the project was created from profile {profile:?}; the grant approves {:?}",
                     grant.project_profile_ids
                 ),
-                "the project was not created from a project profile the organization approved",
-                "recreate the project from an approved profile, or have the profile approved in the grant",
-            )),
+                problem: "the project was not created from a project profile the organization approved".into(),
+                fix: "recreate the project from an approved profile, or have the profile approved in the grant".into(),
+                ..Finding::of(rule)
+            }),
             _ => {}
         }
         detail.push_str(&format!(", which grant on {:?} covers", grant.domain_unit_id));
@@ -83,7 +83,13 @@ pub fn org_2(tenant: &Tenant, contract: &Contract) -> Check {
     let account = match Arn::parse(target) {
         Ok(arn) => arn.account,
         Err(err) => {
-            let finding = Finding::new(rule, at, format!("{target:?}"), err, "use the target role's ARN");
+            let finding = Finding {
+                path: at,
+                observed: format!("{target:?}"),
+                problem: err,
+                fix: "use the target role's ARN".into(),
+                ..Finding::of(rule)
+            };
             return Check::from_findings(rule, vec![finding], "");
         }
     };
@@ -91,19 +97,20 @@ pub fn org_2(tenant: &Tenant, contract: &Contract) -> Check {
     let findings = if approved {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            at,
-            format!(
+        vec![Finding {
+            path: at,
+            observed: format!(
                 "{target} (account {account}; approved: {:?})",
                 contract.approved_account_ids
             ),
-            "the target role lives in an account the contract does not approve as a consumer or data account",
-            format!(
+            problem: "the target role lives in an account the contract does not approve as a consumer or data account"
+                .into(),
+            fix: format!(
                 "add {account} to the contract's approved_account_ids after review, or use a role in an approved \
                  account"
             ),
-        )]
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("target role account {account} is approved"))
 }
@@ -115,13 +122,13 @@ pub fn org_3(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
     let live = match cluster {
         Fact::Unavailable(reason) => return Check::unavailable(rule, reason),
         Fact::Known(None) => {
-            let finding = Finding::new(
-                rule,
-                paths::contract::cluster("name"),
-                format!("no cluster named {:?} is visible to the provider", wanted.name),
-                "the cluster does not exist where the contract says it lives",
-                "create the cluster first, fix the name, or configure the provider for the capacity account and region",
-            );
+            let finding = Finding {
+                path: paths::contract::cluster("name"),
+                observed: format!("no cluster named {:?} is visible to the provider", wanted.name),
+                problem: "the cluster does not exist where the contract says it lives".into(),
+                fix: "create the cluster first, fix the name, or configure the provider for the capacity account and region".into(),
+                ..Finding::of(rule)
+            };
             return Check::from_findings(rule, vec![finding], "");
         }
         Fact::Known(Some(live)) => live,
@@ -132,13 +139,13 @@ pub fn org_3(contract: &Contract, cluster: &Fact<Option<LiveCluster>>) -> Check 
         ("region", &wanted.region, &live.region),
     ] {
         if declared != actual {
-            findings.push(Finding::new(
-                rule,
-                paths::contract::cluster(field),
-                format!("cluster {:?} is in {field} {actual}", wanted.name),
-                format!("the contract's {field} is {declared}"),
-                format!("set cluster.{field} to {actual}, or point the provider at the cluster in {declared}"),
-            ));
+            findings.push(Finding {
+                path: paths::contract::cluster(field),
+                observed: format!("cluster {:?} is in {field} {actual}", wanted.name),
+                problem: format!("the contract's {field} is {declared}"),
+                fix: format!("set cluster.{field} to {actual}, or point the provider at the cluster in {declared}"),
+                ..Finding::of(rule)
+            });
         }
     }
     Check::from_findings(

@@ -17,14 +17,13 @@ pub fn prj_1(binding: &Binding) -> Check {
         .iter()
         .enumerate()
         .filter(|(_, member)| member.kind == MemberKind::User)
-        .map(|(index, member)| {
-            Finding::new(
-                rule,
-                paths::binding::member(index),
-                format!("user {:?} as {}", member.name, member.designation),
-                "project membership is granted to an individual user",
-                "grant it to a group the user belongs to, so joiners and leavers are handled in the identity provider",
-            )
+        .map(|(index, member)| Finding {
+            path: paths::binding::member(index),
+            observed: format!("user {:?} as {}", member.name, member.designation),
+            problem: "project membership is granted to an individual user".into(),
+            fix: "grant it to a group the user belongs to, so joiners and leavers are handled in the identity provider"
+                .into(),
+            ..Finding::of(rule)
         })
         .collect();
     Check::from_findings(
@@ -73,18 +72,18 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
         };
         let evaluation = forbidden_grants(role);
         for grant in evaluation.grants {
-            findings.push(Finding::new(
-                rule,
-                paths::contract::attr(attribute),
-                format!(
+            findings.push(Finding {
+                path: paths::contract::attr(attribute),
+                observed: format!(
                     "role {arn}: {}, {} allows {}",
                     grant.policy,
                     grant.statement,
                     grant.actions.join(", ")
                 ),
-                format!("the {what} holds cluster lifecycle or governance-write permissions"),
-                prj_2_fix(&grant),
-            ));
+                problem: format!("the {what} holds cluster lifecycle or governance-write permissions"),
+                fix: prj_2_fix(&grant),
+                ..Finding::of(rule)
+            });
         }
         unavailable.extend(
             evaluation
@@ -130,23 +129,23 @@ pub fn prj_3(binding: &Binding, contract: &Contract, today: Date) -> Check {
     let rule = RuleId::Prj3;
     let mut findings = Vec::new();
     if contract.lifecycle == LifecycleState::Revoked {
-        findings.push(Finding::new(
-            rule,
-            paths::binding::contract(),
-            format!("contract {:?} is revoked", contract.name),
-            "a binding needs an approved contract",
-            "remove the binding, or re-approve the contract (lifecycle = \"approved\" with a new review)",
-        ));
+        findings.push(Finding {
+            path: paths::binding::contract(),
+            observed: format!("contract {:?} is revoked", contract.name),
+            problem: "a binding needs an approved contract".into(),
+            fix: "remove the binding, or re-approve the contract (lifecycle = \"approved\" with a new review)".into(),
+            ..Finding::of(rule)
+        });
     }
     let due = contract.review.next_review_date();
     if today > due {
-        findings.push(Finding::new(
-            rule,
-            paths::binding::contract(),
-            format!("contract {:?} was due for review on {due}", contract.name),
-            "the contract has expired: its review is overdue",
-            "review the contract and record the new last_reviewed date and approver",
-        ));
+        findings.push(Finding {
+            path: paths::binding::contract(),
+            observed: format!("contract {:?} was due for review on {due}", contract.name),
+            problem: "the contract has expired: its review is overdue".into(),
+            fix: "review the contract and record the new last_reviewed date and approver".into(),
+            ..Finding::of(rule)
+        });
     }
     let project = match (&binding.project_id, &contract.unified_studio.project_id) {
         (Some(bound), Some(approved)) if bound != approved => Some((bound, approved)),
@@ -155,25 +154,25 @@ pub fn prj_3(binding: &Binding, contract: &Contract, today: Date) -> Check {
         (_, None) => return Check::unknown(rule, "the contract's unified_studio.project_id"),
     };
     if let Some((bound, approved)) = project {
-        findings.push(Finding::new(
-            rule,
-            paths::binding::project_id(),
-            format!("project {bound:?}"),
-            format!("contract {:?} approves project {approved:?}", contract.name),
-            "bind the project the contract approves, or reference that project's contract",
-        ));
+        findings.push(Finding {
+            path: paths::binding::project_id(),
+            observed: format!("project {bound:?}"),
+            problem: format!("contract {:?} approves project {approved:?}", contract.name),
+            fix: "bind the project the contract approves, or reference that project's contract".into(),
+            ..Finding::of(rule)
+        });
     }
     if binding.cluster_name != contract.cluster.name {
-        findings.push(Finding::new(
-            rule,
-            paths::binding::cluster_name(),
-            format!("cluster {:?}", binding.cluster_name),
-            format!(
+        findings.push(Finding {
+            path: paths::binding::cluster_name(),
+            observed: format!("cluster {:?}", binding.cluster_name),
+            problem: format!(
                 "contract {:?} approves cluster {:?}",
                 contract.name, contract.cluster.name
             ),
-            "bind the cluster the contract approves, or reference that cluster's contract",
-        ));
+            fix: "bind the cluster the contract approves, or reference that cluster's contract".into(),
+            ..Finding::of(rule)
+        });
     }
     Check::from_findings(
         rule,
@@ -202,13 +201,13 @@ pub fn prj_4(contract: &Contract, binding: Option<&Binding>, project: &Fact<Live
             return Check::unknown(rule, at.to_string());
         };
         if !same_role(bound, approved) {
-            findings.push(Finding::new(
-                rule,
-                at.clone(),
-                bound,
-                format!("the contract's project role is {approved}"),
-                "use the contract's project role, or change the contract and have it re-approved",
-            ));
+            findings.push(Finding {
+                path: at.clone(),
+                observed: bound.into(),
+                problem: format!("the contract's project role is {approved}"),
+                fix: "use the contract's project role, or change the contract and have it re-approved".into(),
+                ..Finding::of(rule)
+            });
         }
     }
     let tooling = match project {
@@ -226,13 +225,13 @@ pub fn prj_4(contract: &Contract, binding: Option<&Binding>, project: &Fact<Live
         _ => return Check::from_findings(rule, findings, ""),
     };
     if !same_role(tooling, approved) {
-        findings.push(Finding::new(
-            rule,
-            at,
-            format!("the project's tooling environment uses {tooling}"),
-            format!("the contract names {approved} as the project role"),
-            "set project_role_arn to the tooling environment's user role (what Studio users act as)",
-        ));
+        findings.push(Finding {
+            path: at,
+            observed: format!("the project's tooling environment uses {tooling}"),
+            problem: format!("the contract names {approved} as the project role"),
+            fix: "set project_role_arn to the tooling environment's user role (what Studio users act as)".into(),
+            ..Finding::of(rule)
+        });
     }
     Check::from_findings(
         rule,

@@ -23,19 +23,19 @@ pub fn approves_interactive(contract: &Contract) -> bool {
 }
 
 fn not_approved(contract: &Contract, at: AttributePath, what: &str, fix: &str) -> Finding {
-    Finding::new(
-        RuleId::Wkl12,
-        at,
-        format!(
+    Finding {
+        path: at,
+        observed: format!(
             "{what}; contract {:?} does not list \"{INTERACTIVE}\" in approved_workload_types",
             contract.name
         ),
-        "the contract does not approve interactive workloads, so its project gets no space access",
-        format!(
+        problem: "the contract does not approve interactive workloads, so its project gets no space access".into(),
+        fix: format!(
             "add \"{INTERACTIVE}\" to the contract's approved_workload_types (a material change: re-approve it), \
              or {fix}"
         ),
-    )
+        ..Finding::of(RuleId::Wkl12)
+    }
 }
 
 /// WKL-12 on a tenant: its `spaces` block against its contract, the cluster policy and its own quota and sharing.
@@ -58,38 +58,41 @@ pub fn wkl_12(tenant: &Tenant, contract: &Contract, policy: &Fact<Option<Schedul
     if tenant.orchestrator == Orchestrator::Slurm {
         return Check::from_findings(
             rule,
-            vec![Finding::new(
-                rule,
-                at,
-                "a spaces block on a Slurm tenant",
-                "HyperPod spaces run on EKS-orchestrated clusters only",
-                "remove the spaces block, or run spaces in a tenant of an EKS cluster",
-            )],
+            vec![Finding {
+                path: at,
+                observed: "a spaces block on a Slurm tenant".into(),
+                problem: "HyperPod spaces run on EKS-orchestrated clusters only".into(),
+                fix: "remove the spaces block, or run spaces in a tenant of an EKS cluster".into(),
+                ..Finding::of(rule)
+            }],
             "",
         );
     }
     let mut findings = Vec::new();
     let class_at = at.push_attr("priority_class");
     if tenant.priority_class.as_deref() == Some(spaces.priority_class.as_str()) {
-        findings.push(Finding::new(
-            rule,
-            class_at.clone(),
-            format!("{:?}, the team's task priority class too", spaces.priority_class),
-            "spaces need a priority class of their own, so they are scheduled ahead of the team's batch tasks",
-            "add a dedicated class (e.g. \"interactive\", with the policy's highest weight) and name it here",
-        ));
+        findings.push(Finding {
+            path: class_at.clone(),
+            observed: format!("{:?}, the team's task priority class too", spaces.priority_class),
+            problem: "spaces need a priority class of their own, so they are scheduled ahead of the team's batch tasks"
+                .into(),
+            fix: "add a dedicated class (e.g. \"interactive\", with the policy's highest weight) and name it here"
+                .into(),
+            ..Finding::of(rule)
+        });
     }
     match policy {
         Fact::Known(known) => {
             let classes: &[String] = known.as_ref().map_or(&[], |p| p.priority_classes.as_slice());
             if !classes.contains(&spaces.priority_class) {
-                findings.push(Finding::new(
-                    rule,
-                    class_at,
-                    format!("{:?}; the cluster policy defines {classes:?}", spaces.priority_class),
-                    "the spaces' priority class does not exist in the cluster's scheduling policy",
-                    "add it to the hyperpod_scheduling_policy of the cluster (AWS's guidance: the highest weight)",
-                ));
+                findings.push(Finding {
+                    path: class_at,
+                    observed: format!("{:?}; the cluster policy defines {classes:?}", spaces.priority_class),
+                    problem: "the spaces' priority class does not exist in the cluster's scheduling policy".into(),
+                    fix: "add it to the hyperpod_scheduling_policy of the cluster (AWS's guidance: the highest weight)"
+                        .into(),
+                    ..Finding::of(rule)
+                });
             }
         }
         Fact::Unavailable(reason) if findings.is_empty() => return Check::unavailable(rule, reason),
@@ -97,16 +100,16 @@ pub fn wkl_12(tenant: &Tenant, contract: &Contract, policy: &Fact<Option<Schedul
     }
     for (index, share) in spaces.guaranteed.iter().enumerate() {
         if let Some((unit, wanted, held)) = fits_within(share, &tenant.quota) {
-            findings.push(Finding::new(
-                rule,
-                at.push_attr("guaranteed").index(index).push_attr(unit),
-                format!(
+            findings.push(Finding {
+                path: at.push_attr("guaranteed").index(index).push_attr(unit),
+                observed: format!(
                     "{}: {wanted} kept for spaces, but the team's quota guarantees {held}",
                     share.instance_type
                 ),
-                "the spaces' guaranteed share is not inside the team's guaranteed quota",
-                "lower the spaces' share, or raise the team's quota of that instance type",
-            ));
+                problem: "the spaces' guaranteed share is not inside the team's guaranteed quota".into(),
+                fix: "lower the spaces' share, or raise the team's quota of that instance type".into(),
+                ..Finding::of(rule)
+            });
         }
     }
     if let Some(sharing) = tenant
@@ -114,14 +117,16 @@ pub fn wkl_12(tenant: &Tenant, contract: &Contract, policy: &Fact<Option<Schedul
         .as_ref()
         .filter(|s| s.strategy == SharingStrategy::LendAndBorrow)
     {
-        findings.push(Finding::new(
-            rule,
-            path::sharing("strategy"),
-            format!("{} with a spaces block", sharing.strategy),
-            "a team that runs interactive spaces borrows idle capacity, so a reclaim can preempt its spaces",
-            "set strategy = \"Lend\" (AWS's guidance: spaces lend idle capacity and never borrow), or run batch \
-             work that borrows in a tenant of its own",
-        ));
+        findings.push(Finding {
+            path: path::sharing("strategy"),
+            observed: format!("{} with a spaces block", sharing.strategy),
+            problem: "a team that runs interactive spaces borrows idle capacity, so a reclaim can preempt its spaces"
+                .into(),
+            fix: "set strategy = \"Lend\" (AWS's guidance: spaces lend idle capacity and never borrow), or run batch \
+             work that borrows in a tenant of its own"
+                .into(),
+            ..Finding::of(rule)
+        });
     }
     Check::from_findings(
         rule,

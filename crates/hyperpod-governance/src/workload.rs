@@ -26,15 +26,15 @@ pub fn wkl_1(tenant: &Tenant, contract: &Contract) -> Check {
     let findings = if scope.contains(name) {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            path::team(),
-            format!("{kind} {name:?}; the contract allows {scope:?}"),
-            format!("the tenant's {kind} is outside contract {:?}'s scope", contract.name),
-            format!(
+        vec![Finding {
+            path: path::team(),
+            observed: format!("{kind} {name:?}; the contract allows {scope:?}"),
+            problem: format!("the tenant's {kind} is outside contract {:?}'s scope", contract.name),
+            fix: format!(
                 "add {name:?} to the contract's scope (and have it re-approved), or use a team the contract covers"
             ),
-        )]
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("{kind} {name:?} is in the contract's scope"))
 }
@@ -91,22 +91,22 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
     }
     findings.extend(missing.into_iter().map(|namespace| {
         let team = hyperpod_model::names::team_of_namespace(namespace).unwrap_or(namespace);
-        Finding::new(
-            rule,
-            at.clone(),
-            format!(
+        Finding {
+            path: at.clone(),
+            observed: format!(
                 "namespace {namespace:?} has no tenant on cluster {:?}",
                 view.cluster_name
             ),
-            format!(
+            problem: format!(
                 "the project would reach a namespace of contract {:?} that has no quota, RBAC or network isolation",
                 contract.name
             ),
-            format!(
+            fix: format!(
                 "add the hyperpod_tenant with team = {team:?} to this binding's tenants (tenants = \
                  [hyperpod_tenant.<name>.governance]), or remove {namespace:?} from the contract's eks_namespaces"
             ),
-        )
+            ..Finding::of(rule)
+        }
     }));
     Check::from_findings(rule, findings, "")
 }
@@ -115,14 +115,12 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
 fn misplaced<T>(rule: RuleId, inventory: &Inventory<T>, cluster_name: &str, what: &str) -> Vec<Finding> {
     inventory
         .elsewhere(cluster_name)
-        .map(|reference| {
-            Finding::new(
-                rule,
-                reference.at.clone(),
-                format!("a {what} of cluster {:?}", reference.cluster_name),
-                format!("this resource is on cluster {cluster_name:?}"),
-                format!("reference a {what} of cluster {cluster_name:?}, or remove this reference"),
-            )
+        .map(|reference| Finding {
+            path: reference.at.clone(),
+            observed: format!("a {what} of cluster {:?}", reference.cluster_name),
+            problem: format!("this resource is on cluster {cluster_name:?}"),
+            fix: format!("reference a {what} of cluster {cluster_name:?}, or remove this reference"),
+            ..Finding::of(rule)
         })
         .collect()
 }
@@ -140,19 +138,19 @@ pub fn wkl_2(tenant: &Tenant) -> Check {
             } else {
                 "strategy"
             };
-            vec![Finding::new(
-                rule,
-                path::sharing(at),
-                match sharing.borrow_limit {
+            vec![Finding {
+                path: path::sharing(at),
+                observed: (match sharing.borrow_limit {
                     Some(limit) => format!(
                         "strategy {:?}, borrow_limit {limit} on a Slurm cluster",
                         sharing.strategy
                     ),
                     None => format!("strategy {:?} on a Slurm cluster", sharing.strategy),
-                },
-                "Slurm has no lend/borrow model",
-                "remove the sharing block; on Slurm, share capacity through QoS, priority and fair-share",
-            )]
+                }),
+                problem: "Slurm has no lend/borrow model".into(),
+                fix: "remove the sharing block; on Slurm, share capacity through QoS, priority and fair-share".into(),
+                ..Finding::of(rule)
+            }]
         }
         _ => Vec::new(),
     };
@@ -178,13 +176,13 @@ pub fn wkl_4(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check 
     let findings = if classes.contains(class) {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            AttributePath::attr(path::PRIORITY_CLASS),
-            format!("{class:?}; the cluster policy defines {classes:?}"),
-            "the priority class does not exist in the cluster's scheduling policy",
-            "add it to the hyperpod_scheduling_policy of the cluster, or use one of the defined classes",
-        )]
+        vec![Finding {
+            path: AttributePath::attr(path::PRIORITY_CLASS),
+            observed: format!("{class:?}; the cluster policy defines {classes:?}"),
+            problem: "the priority class does not exist in the cluster's scheduling policy".into(),
+            fix: "add it to the hyperpod_scheduling_policy of the cluster, or use one of the defined classes".into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("priority class {class:?} exists"))
 }
@@ -209,13 +207,13 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
             None => Check::passed(rule, "no sharing configured"),
             Some(first) => Check::from_findings(
                 rule,
-                vec![Finding::new(
-                    rule,
-                    first.at.clone(),
-                    "borrows_from without a sharing block",
-                    "the tenant names lenders but does not borrow",
-                    "set sharing { strategy = \"LendAndBorrow\" }, or remove borrows_from",
-                )],
+                vec![Finding {
+                    path: first.at.clone(),
+                    observed: "borrows_from without a sharing block".into(),
+                    problem: "the tenant names lenders but does not borrow".into(),
+                    fix: "set sharing { strategy = \"LendAndBorrow\" }, or remove borrows_from".into(),
+                    ..Finding::of(rule)
+                }],
                 "",
             ),
         };
@@ -225,29 +223,53 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
     }
     let mut findings = misplaced(rule, &view.tenants, &view.cluster_name, "tenant");
     findings.extend(borrow_limits(rule, sharing));
-    // Each absolute limit names capacity the cluster has, as a quota entry must (SageMaker refuses it otherwise).
+    findings.extend(absolute_limits_off_the_cluster(sharing, view));
+    findings.extend(recorded_sharing(rule, tenant, sharing, view));
+    findings.extend(lenders_that_do_not_lend(tenant, sharing, &lenders, view));
+    if findings.is_empty() && !view.tenants.unresolved.is_empty() && !lenders.is_empty() {
+        return Check::unknowns(rule, &view.tenants.unresolved);
+    }
+    Check::from_findings(rule, findings, sharing_detail(tenant, sharing, view))
+}
+
+/// WKL-5: each absolute limit names capacity the cluster has, as a quota entry must (SageMaker refuses it otherwise).
+fn absolute_limits_off_the_cluster(sharing: &Sharing, view: &ClusterView) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for (index, limit) in sharing.absolute_borrow_limits.iter().enumerate() {
         let at = path::sharing("absolute_borrow_limit").index(index);
         if let Some(finding) = super::capacity::names_cluster_capacity(view, limit, &at) {
-            findings.push(Finding { rule, ..finding });
+            findings.push(Finding {
+                rule: RuleId::Wkl5,
+                ..finding
+            });
         }
     }
-    findings.extend(recorded_sharing(rule, tenant, sharing, view));
+    findings
+}
+
+/// WKL-5: a tenant borrows only with LendAndBorrow, and only from another team of its cluster that lends.
+fn lenders_that_do_not_lend(
+    tenant: &Tenant,
+    sharing: &Sharing,
+    lenders: &[&Referenced<TenantCapacity>],
+    view: &ClusterView,
+) -> Vec<Finding> {
+    let rule = RuleId::Wkl5;
+    let mut findings = Vec::new();
     let lends = |other: &TenantCapacity| other.sharing.as_ref().is_some_and(|s| s.strategy.lends());
     for reference in lenders.iter().filter(|r| r.cluster_name == view.cluster_name) {
         if sharing.strategy != SharingStrategy::LendAndBorrow {
-            findings.push(Finding::new(
-                rule,
-                reference.at.clone(),
-                format!("borrows_from with strategy {}", sharing.strategy),
-                "only a LendAndBorrow tenant borrows",
-                "set strategy = \"LendAndBorrow\", or remove borrows_from",
-            ));
+            findings.push(Finding {
+                path: reference.at.clone(),
+                observed: format!("borrows_from with strategy {}", sharing.strategy),
+                problem: "only a LendAndBorrow tenant borrows".into(),
+                fix: "set strategy = \"LendAndBorrow\", or remove borrows_from".into(),
+                ..Finding::of(rule)
+            });
         } else if reference.item.team == tenant.team || !lends(&reference.item) {
-            findings.push(Finding::new(
-                rule,
-                reference.at.clone(),
-                format!(
+            findings.push(Finding {
+                path: reference.at.clone(),
+                observed: format!(
                     "tenant {:?} with strategy {}",
                     reference.item.team,
                     reference
@@ -256,15 +278,13 @@ pub fn wkl_5(tenant: &Tenant, view: &ClusterView) -> Check {
                         .as_ref()
                         .map_or("none".to_string(), |s| s.strategy.to_string())
                 ),
-                "a tenant this one borrows from must be another team that lends idle capacity",
-                "reference a tenant whose sharing strategy is Lend or LendAndBorrow",
-            ));
+                problem: "a tenant this one borrows from must be another team that lends idle capacity".into(),
+                fix: "reference a tenant whose sharing strategy is Lend or LendAndBorrow".into(),
+                ..Finding::of(rule)
+            });
         }
     }
-    if findings.is_empty() && !view.tenants.unresolved.is_empty() && !lenders.is_empty() {
-        return Check::unknowns(rule, &view.tenants.unresolved);
-    }
-    Check::from_findings(rule, findings, sharing_detail(tenant, sharing, view))
+    findings
 }
 
 /// A borrow limit and absolute borrow limits: only with LendAndBorrow, the limit within 1-500 %.
@@ -272,36 +292,36 @@ fn borrow_limits(rule: RuleId, sharing: &Sharing) -> Vec<Finding> {
     let mut findings = Vec::new();
     if let Some(limit) = sharing.borrow_limit {
         if sharing.strategy != SharingStrategy::LendAndBorrow {
-            findings.push(Finding::new(
-                rule,
-                path::sharing("borrow_limit"),
-                format!("{limit} % with strategy {}", sharing.strategy),
-                "a borrow limit only applies to LendAndBorrow",
-                "remove borrow_limit, or set strategy = \"LendAndBorrow\"",
-            ));
+            findings.push(Finding {
+                path: path::sharing("borrow_limit"),
+                observed: format!("{limit} % with strategy {}", sharing.strategy),
+                problem: "a borrow limit only applies to LendAndBorrow".into(),
+                fix: "remove borrow_limit, or set strategy = \"LendAndBorrow\"".into(),
+                ..Finding::of(rule)
+            });
         }
         if !BORROW_LIMIT_PERCENT.contains(&limit) {
-            findings.push(Finding::new(
-                rule,
-                path::sharing("borrow_limit"),
-                format!("{limit} %"),
-                "the borrow limit is out of range",
-                "use 1 to 500 percent of idle compute",
-            ));
+            findings.push(Finding {
+                path: path::sharing("borrow_limit"),
+                observed: format!("{limit} %"),
+                problem: "the borrow limit is out of range".into(),
+                fix: "use 1 to 500 percent of idle compute".into(),
+                ..Finding::of(rule)
+            });
         }
     }
     if !sharing.absolute_borrow_limits.is_empty() && sharing.strategy != SharingStrategy::LendAndBorrow {
-        findings.push(Finding::new(
-            rule,
-            path::sharing("absolute_borrow_limit"),
-            format!(
+        findings.push(Finding {
+            path: path::sharing("absolute_borrow_limit"),
+            observed: format!(
                 "{} absolute borrow limits with strategy {}",
                 sharing.absolute_borrow_limits.len(),
                 sharing.strategy
             ),
-            "an absolute borrow limit only applies to LendAndBorrow",
-            "remove absolute_borrow_limit (or set it to []), or set strategy = \"LendAndBorrow\"",
-        ));
+            problem: "an absolute borrow limit only applies to LendAndBorrow".into(),
+            fix: "remove absolute_borrow_limit (or set it to []), or set strategy = \"LendAndBorrow\"".into(),
+            ..Finding::of(rule)
+        });
     }
     findings
 }
@@ -334,21 +354,21 @@ fn recorded_sharing(rule: RuleId, tenant: &Tenant, sharing: &Sharing, view: &Clu
     } else {
         " (no sharing block: SageMaker's default)"
     };
-    Some(Finding::new(
-        rule,
-        at,
-        format!(
+    Some(Finding {
+        path: at,
+        observed: format!(
             "{}{written}; the allocation records {} for team {:?}",
             sharing.summary(),
             recorded.summary(),
             tenant.team
         ),
-        "a team shares idle capacity as its entry in the cluster allocation records",
-        format!(
+        problem: "a team shares idle capacity as its entry in the cluster allocation records".into(),
+        fix: format!(
             "make the tenant's sharing block and teams[{:?}].sharing of the allocation say the same",
             tenant.team
         ),
-    ))
+        ..Finding::of(rule)
+    })
 }
 
 /// What a passing WKL-5 says: the sharing, and for a borrower the teams it can borrow from (referenced, recorded in
@@ -411,13 +431,13 @@ pub fn wkl_6(tenant: &Tenant, policy: &Fact<Option<SchedulingPolicy>>) -> Check 
     let findings = if enabled {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            AttributePath::attr(path::FAIR_SHARE_WEIGHT),
-            weight.to_string(),
-            "the cluster policy disables fair share, so the weight has no effect",
-            "enable fair_share in the cluster's hyperpod_scheduling_policy, or remove fair_share_weight",
-        )]
+        vec![Finding {
+            path: AttributePath::attr(path::FAIR_SHARE_WEIGHT),
+            observed: weight.to_string(),
+            problem: "the cluster policy disables fair share, so the weight has no effect".into(),
+            fix: "enable fair_share in the cluster's hyperpod_scheduling_policy, or remove fair_share_weight".into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, format!("fair-share weight {weight} applies"))
 }

@@ -25,13 +25,16 @@ pub fn wkl_7(tenant: &Tenant) -> Check {
     let findings = if acting.is_empty() {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            AttributePath::attr(path::VIEWER_VERBS),
-            format!("{acting:?}"),
-            "the viewer grant includes verbs that act, so seeing and acting are no longer separate grants",
-            "keep viewer_verbs to get, list and watch; give acting verbs to operator_groups through operator_verbs",
-        )]
+        vec![Finding {
+            path: AttributePath::attr(path::VIEWER_VERBS),
+            observed: format!("{acting:?}"),
+            problem: "the viewer grant includes verbs that act, so seeing and acting are no longer separate grants"
+                .into(),
+            fix:
+                "keep viewer_verbs to get, list and watch; give acting verbs to operator_groups through operator_verbs"
+                    .into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(rule, findings, "the viewer grant only reads")
 }
@@ -46,14 +49,15 @@ pub fn wkl_8(tenant: &Tenant) -> Check {
     let findings = if tenant.default_deny_network_policy {
         Vec::new()
     } else {
-        vec![Finding::new(
-            rule,
-            path::default_deny(),
-            format!("namespace {:?} without a default-deny NetworkPolicy", tenant.namespace),
-            "the tenant namespace accepts traffic from every other namespace",
-            "set network_policy.default_deny = true and allow what the workload needs, or record an owned, \
-             dated WKL-8 exception in the contract",
-        )]
+        vec![Finding {
+            path: path::default_deny(),
+            observed: format!("namespace {:?} without a default-deny NetworkPolicy", tenant.namespace),
+            problem: "the tenant namespace accepts traffic from every other namespace".into(),
+            fix: "set network_policy.default_deny = true and allow what the workload needs, or record an owned, \
+             dated WKL-8 exception in the contract"
+                .into(),
+            ..Finding::of(rule)
+        }]
     };
     Check::from_findings(
         rule,
@@ -70,14 +74,15 @@ pub fn wkl_9(tenant: &Tenant) -> Check {
     }
     let identity = &tenant.pod_identity;
     let findings = match &identity.session_policy {
-        Some(_) if !identity.disable_session_tags => vec![Finding::new(
-            rule,
-            path::workload("disable_session_tags"),
-            "a session policy with disable_session_tags = false",
-            "EKS Pod Identity accepts a session policy only with session tags disabled",
-            "set disable_session_tags = true (and condition data access on the role, not on session tags), or \
-             drop the session policy",
-        )],
+        Some(_) if !identity.disable_session_tags => vec![Finding {
+            path: path::workload("disable_session_tags"),
+            observed: "a session policy with disable_session_tags = false".into(),
+            problem: "EKS Pod Identity accepts a session policy only with session tags disabled".into(),
+            fix: "set disable_session_tags = true (and condition data access on the role, not on session tags), or \
+             drop the session policy"
+                .into(),
+            ..Finding::of(rule)
+        }],
         _ => Vec::new(),
     };
     Check::from_findings(rule, findings, "the Pod Identity settings are consistent")
@@ -89,13 +94,14 @@ pub fn wkl_10(tenant: &Tenant) -> Check {
     let rule = RuleId::Wkl10;
     if tenant.orchestrator == Orchestrator::Slurm {
         let findings = if tenant.slurm_users.is_empty() {
-            vec![Finding::new(
-                rule,
-                path::slurm("users"),
-                format!("Slurm account {:?} with no users", tenant.team),
-                "nobody is associated with the team's Slurm account, so who may submit is left to defaults",
-                "list the OS users who submit for this team in slurm.users",
-            )]
+            vec![Finding {
+                path: path::slurm("users"),
+                observed: format!("Slurm account {:?} with no users", tenant.team),
+                problem: "nobody is associated with the team's Slurm account, so who may submit is left to defaults"
+                    .into(),
+                fix: "list the OS users who submit for this team in slurm.users".into(),
+                ..Finding::of(rule)
+            }]
         } else {
             Vec::new()
         };
@@ -110,13 +116,13 @@ pub fn wkl_10(tenant: &Tenant) -> Check {
         );
     }
     let findings = if tenant.viewer_groups.is_empty() && tenant.operator_groups.is_empty() {
-        vec![Finding::new(
-            rule,
-            AttributePath::attr(path::OPERATOR_GROUPS),
-            "no viewer_groups and no operator_groups",
-            "the quota would be the only control: nobody is authorized, or everyone is by default",
-            "name the groups that may see (viewer_groups) and act in (operator_groups) the tenant",
-        )]
+        vec![Finding {
+            path: AttributePath::attr(path::OPERATOR_GROUPS),
+            observed: "no viewer_groups and no operator_groups".into(),
+            problem: "the quota would be the only control: nobody is authorized, or everyone is by default".into(),
+            fix: "name the groups that may see (viewer_groups) and act in (operator_groups) the tenant".into(),
+            ..Finding::of(rule)
+        }]
     } else {
         Vec::new()
     };
@@ -145,22 +151,26 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
             return Check::from_findings(
                 rule,
                 vec![if tenant.orchestrator == Orchestrator::Slurm {
-                    Finding::new(
-                        rule,
-                        at,
-                        "data on a Slurm tenant without grantee_role_arn",
-                        "a Slurm tenant has no workload role, so its data grants need the role its jobs use",
-                        "set data.grantee_role_arn to the tenant's own data-access role (never a project role)",
-                    )
+                    Finding {
+                        path: at,
+                        observed: "data on a Slurm tenant without grantee_role_arn".into(),
+                        problem: "a Slurm tenant has no workload role, so its data grants need the role its jobs use"
+                            .into(),
+                        fix: "set data.grantee_role_arn to the tenant's own data-access role (never a project role)"
+                            .into(),
+                        ..Finding::of(rule)
+                    }
                 } else {
-                    Finding::new(
-                        rule,
-                        at,
-                        "data on a tenant without a workload block or grantee_role_arn",
-                        "without a workload identity the tenant has no role its data could be granted to",
-                        "add a workload block (the data is granted to its role), or set data.grantee_role_arn to \
-                         the tenant's own data-access role (never a project role)",
-                    )
+                    Finding {
+                        path: at,
+                        observed: "data on a tenant without a workload block or grantee_role_arn".into(),
+                        problem: "without a workload identity the tenant has no role its data could be granted to"
+                            .into(),
+                        fix: "add a workload block (the data is granted to its role), or set data.grantee_role_arn to \
+                         the tenant's own data-access role (never a project role)"
+                            .into(),
+                        ..Finding::of(rule)
+                    }
                 }],
                 "",
             );
@@ -208,18 +218,16 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
         None
     };
     let findings = problem
-        .map(|problem| {
-            Finding::new(
-                rule,
-                at,
-                format!(
-                    "{grantee} gets {} bucket(s) and {} KMS key(s)",
-                    grants.buckets.len(),
-                    grants.kms_keys.len()
-                ),
-                problem,
-                "grant the buckets and keys to the tenant's workload role (or its cross-account target role)",
-            )
+        .map(|problem| Finding {
+            path: at,
+            observed: format!(
+                "{grantee} gets {} bucket(s) and {} KMS key(s)",
+                grants.buckets.len(),
+                grants.kms_keys.len()
+            ),
+            problem: problem.into(),
+            fix: "grant the buckets and keys to the tenant's workload role (or its cross-account target role)".into(),
+            ..Finding::of(rule)
         })
         .into_iter()
         .collect();

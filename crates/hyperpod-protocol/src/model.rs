@@ -105,6 +105,21 @@ impl<T: Known> FieldType for Field<T> {
     }
 }
 
+/// An element of a known list (or a value of a known map) that may itself be null or unknown: `Vec<Field<String>>`
+/// keeps `["a", (known after apply)]` as it is, where `Vec<String>` reads the whole list as unknown.
+impl<T: Known> Known for Field<T> {
+    const HOLDS_UNKNOWN: bool = true;
+    fn terraform_type() -> Type {
+        T::terraform_type()
+    }
+    fn decode_known(value: &Value, path: &AttributePath) -> Result<Self, Diagnostics> {
+        <Self as FieldType>::decode(value, path)
+    }
+    fn encode_known(&self) -> Value {
+        FieldType::encode(self)
+    }
+}
+
 /// A value passed through untouched (the `timeouts` block, an attribute whose type the model does not spell out).
 impl FieldType for Value {
     fn terraform_type() -> Type {
@@ -379,6 +394,32 @@ mod tests {
         assert_eq!(classes[0].name, Field::Unknown);
         assert_eq!(classes[0].weight, Field::Known(5));
         assert_eq!(policy.encode(), value);
+    }
+
+    /// A list of strings, one of them unknown.
+    #[derive(Model, Debug, PartialEq)]
+    struct Profiles {
+        #[tf(required)]
+        whole: Field<Vec<String>>,
+        #[tf(required)]
+        parts: Field<Vec<Field<String>>>,
+    }
+
+    #[test]
+    fn a_list_of_fields_keeps_its_unknown_elements() {
+        let partly = Value::List(vec![text("a"), Value::Unknown]);
+        let value = object([("whole", partly.clone()), ("parts", partly.clone())]);
+        let profiles = Profiles::decode(&value).expect("decodes");
+        assert_eq!(
+            profiles.whole,
+            Field::Unknown,
+            "a list of plain strings is known only when all are"
+        );
+        assert_eq!(
+            profiles.parts,
+            Field::Known(vec![Field::Known("a".into()), Field::Unknown])
+        );
+        assert_eq!(profiles.parts.encode(), partly);
     }
 
     #[test]

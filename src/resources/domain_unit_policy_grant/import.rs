@@ -2,20 +2,15 @@
 //! principal is one this resource can express.
 
 use super::model::{SeenGrants, flatten, grant_ids, parse_resource_id};
-use super::schema::{TYPE_NAME, identity as identity_value};
+use super::schema::{GrantIdentity, PolicyGrantModel, TYPE_NAME, identity as identity_value};
 use crate::aws::datazone_grants::{GrantPrincipal, POLICY_TYPE, find_project_profile_grant};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::string;
+use crate::protocol::model::Model;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
-pub async fn import(
-    client: &HyperpodClient,
-    seen: &SeenGrants,
-    null_state: Value,
-    target: ImportTarget,
-) -> Result<Value, Diagnostics> {
+pub async fn import(client: &HyperpodClient, seen: &SeenGrants, target: ImportTarget) -> Result<Value, Diagnostics> {
     let Some((domain_id, unit_id, grant_id)) = imported_ids(&target) else {
         return Err(Diagnostics::error(
             AttributePath::root(),
@@ -49,24 +44,27 @@ pub async fn import(
         ));
     }
     seen.remember(&grant_id);
-    Ok(flatten(&grant, &domain_id, &unit_id, &null_state))
+    Ok(flatten(&grant, &domain_id, &unit_id, &PolicyGrantModel::default()).encode())
 }
 
 /// The domain, domain unit and grant an import names.
 fn imported_ids(target: &ImportTarget) -> Option<(String, String, String)> {
     match target {
         ImportTarget::Id(id) => parse_resource_id(id),
-        ImportTarget::Identity(identity) => Some((
-            string(identity, "domain_id")?,
-            string(identity, "domain_unit_id")?,
-            string(identity, "grant_id")?,
-        )),
+        ImportTarget::Identity(identity) => {
+            let identity = GrantIdentity::decode(identity).ok()?;
+            Some((
+                identity.domain_id.known()?,
+                identity.domain_unit_id.known()?,
+                identity.grant_id.known()?,
+            ))
+        }
     }
 }
 
 /// The identity of a recorded grant: its domain, domain unit and ID.
 pub fn identity(state: &Value) -> Option<Value> {
-    let (domain_id, unit_id, grant_id) = grant_ids(state)?;
+    let (domain_id, unit_id, grant_id) = grant_ids(&PolicyGrantModel::decode(state).ok()?)?;
     Some(identity_value(&domain_id, &unit_id, &grant_id))
 }
 
@@ -85,12 +83,14 @@ mod tests {
             ("domain_unit_id", text("mlplatform0001")),
             ("project_profile_ids", Value::List(vec![text("p")])),
         ]);
+        let decoded = PolicyGrantModel::decode(&state).expect("decodes");
         assert_eq!(
-            grant_ids(&state),
+            grant_ids(&decoded),
             Some(("dzd_capacity01".into(), "mlplatform0001".into(), "AbCdEf0123".into()))
         );
         let mut only_id = state.clone();
         set_attr(&mut only_id, "grant_id", Value::Null);
+        let only_id = PolicyGrantModel::decode(&only_id).expect("decodes");
         assert_eq!(grant_ids(&only_id).map(|(_, _, g)| g), Some("AbCdEf0123".to_string()));
         assert_eq!(
             identity(&state),

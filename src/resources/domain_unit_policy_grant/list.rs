@@ -19,13 +19,24 @@ use crate::aws::datazone_grants::{
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
-use crate::protocol::object::string;
-use crate::protocol::schema::{Attribute, Schema};
+use crate::protocol::model::{Field, Model};
+use crate::protocol::schema::Schema;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, display_name};
 
 /// How far up the domain-unit tree a project's unit is followed (DataZone nests units a few levels deep).
 const MAX_UNIT_DEPTH: usize = 16;
+
+/// The list's configuration.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct GrantListConfig {
+    /// The Unified Studio domain.
+    #[tf(required)]
+    pub domain_id: Field<String>,
+    /// The domain unit whose grants to list.
+    #[tf(required)]
+    pub domain_unit_id: Field<String>,
+}
 
 pub struct GrantList {
     schema: Schema,
@@ -42,14 +53,7 @@ impl Default for GrantList {
                  the unit (or a child unit, when the grant includes them), `(not governed)` when nothing governed \
                  rests on it, `(governance unknown: …)` when that could not be read. Grants to principals the \
                  resource cannot express (all users, projects) are not listed.",
-                vec![
-                    Attribute::string("domain_id")
-                        .required()
-                        .describe("The Unified Studio domain."),
-                    Attribute::string("domain_unit_id")
-                        .required()
-                        .describe("The domain unit whose grants to list."),
-                ],
+                GrantListConfig::block().attributes,
             ),
         }
     }
@@ -176,8 +180,9 @@ impl ListResource<HyperpodClient> for GrantList {
     }
 
     async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
-        let domain_id = string(&request.config, "domain_id").unwrap_or_default();
-        let unit_id = string(&request.config, "domain_unit_id").unwrap_or_default();
+        let config = GrantListConfig::decode(&request.config)?;
+        let domain_id = config.domain_id.known().unwrap_or_default();
+        let unit_id = config.domain_unit_id.known().unwrap_or_default();
         let mut found = list_project_profile_grants(&client.datazone, &domain_id, &unit_id)
             .await
             .map_err(|err| {

@@ -86,7 +86,7 @@ impl Resource<HyperpodClient> for DomainUnitPolicyGrantResource {
     }
 
     async fn import(&self, client: &HyperpodClient, target: ImportTarget) -> Result<Value, Diagnostics> {
-        import::import(client, &self.seen, self.schema.block.null_value(), target).await
+        import::import(client, &self.seen, target).await
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

@@ -1,18 +1,19 @@
 //! Refresh: the grant the state records, as DataZone reports it; one gone is removed from state. DataZone reports a
 //! user or group by profile ID: state keeps the name the configuration gave while it names that profile.
 
-use super::model::{SeenGrants, flatten, grant_ids, principal_from_value, principal_value};
+use super::model::{SeenGrants, flatten, grant_ids, principal_block, principal_of};
 use super::plan::{DataZoneLookup, principal_profile};
-use super::schema::TYPE_NAME;
+use super::schema::{PolicyGrantModel, TYPE_NAME};
 use crate::aws::datazone_grants::{GrantPrincipal, find_project_profile_grant};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::value::Value;
 
 pub async fn read(client: &HyperpodClient, seen: &SeenGrants, current: &Value) -> Result<Option<Value>, Diagnostics> {
-    let Some((domain_id, unit_id, grant_id)) = grant_ids(current) else {
+    let current = PolicyGrantModel::decode(current)?;
+    let Some((domain_id, unit_id, grant_id)) = grant_ids(&current) else {
         return Err(Diagnostics::error(
             AttributePath::root(),
             "Unreadable state",
@@ -22,12 +23,12 @@ pub async fn read(client: &HyperpodClient, seen: &SeenGrants, current: &Value) -
     seen.remember(&grant_id);
     match find_project_profile_grant(&client.datazone, &domain_id, &unit_id, &grant_id).await {
         Ok(grant) => {
-            let mut state = flatten(&grant, &domain_id, &unit_id, current);
-            let recorded = principal_from_value(current);
+            let mut state = flatten(&grant, &domain_id, &unit_id, &current);
+            let recorded = principal_of(&current);
             if let Some(kept) = as_configured(client, &domain_id, &grant.principal, recorded).await {
-                set_attr(&mut state, "principal", principal_value(&kept));
+                state.principal = Field::Known(principal_block(&kept));
             }
-            Ok(Some(state))
+            Ok(Some(state.encode()))
         }
         Err(err) if err.is_not_found() => Ok(None),
         Err(err) => Err(err.diagnostics(AttributePath::root(), "Reading the policy grant failed")),

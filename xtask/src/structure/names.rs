@@ -16,7 +16,10 @@ use super::sources::Workspace;
 use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 
 /// Resource folders whose values are typed end to end: no attribute name as a string outside their declaration.
-pub const TYPED: [&str; 1] = ["src/resources/scheduling_policy/"];
+pub const TYPED: [&str; 2] = [
+    "src/resources/domain_unit_policy_grant/",
+    "src/resources/scheduling_policy/",
+];
 
 /// One attribute name typed as a string.
 #[derive(Debug, Clone, PartialEq, Eq)]

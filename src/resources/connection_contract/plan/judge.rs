@@ -141,14 +141,15 @@ fn review(inputs: &ContractPlanInputs, contract: &Contract, facts_changed: bool,
     let mut finding = None;
     if still_required && !matches!(status, ReviewStatus::Revoked | ReviewStatus::ReviewRequired) {
         status = ReviewStatus::ReviewRequired;
-        finding = Some(Finding::new(
-            RuleId::Lif2,
-            paths::contract::review("last_reviewed"),
-            contract.review.last_reviewed.to_string(),
-            "the contract changed materially since its last approval and has not been re-approved".to_string(),
-            "have the accountable administrator review the change, then update review.last_reviewed and \
-             review.approved_by",
-        ));
+        finding = Some(Finding {
+            path: paths::contract::review("last_reviewed"),
+            observed: contract.review.last_reviewed.to_string(),
+            problem: "the contract changed materially since its last approval and has not been re-approved".to_string(),
+            fix: "have the accountable administrator review the change, then update review.last_reviewed and \
+             review.approved_by"
+                .into(),
+            ..Finding::of(RuleId::Lif2)
+        });
     }
     ContractReview {
         // Whether a material change awaits re-approval is known only once the unknown material argument is.

@@ -4,19 +4,24 @@
 
 mod add;
 
-use super::model::{GrantConfig, GrantTerms, SeenGrants, governance_value, grant_ids, grant_resource_id};
+use super::model::{GrantTerms, SeenGrants, governance, grant_ids, grant_resource_id};
 use super::plan::resolve;
+use super::schema::PolicyGrantModel;
 use crate::aws::datazone_grants::{find_project_profile_grant, remove_project_profile_grant};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{text, unknowns_to_null};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::resource::Applied;
 use crate::protocol::value::Value;
 
 pub async fn create(client: &HyperpodClient, seen: &SeenGrants, planned: &Value) -> Applied {
-    let Some(terms) = GrantConfig::decode(planned).terms else {
+    let planned = match PolicyGrantModel::decode(planned) {
+        Ok(planned) => planned,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    let Some(terms) = GrantTerms::of(&planned) else {
         return Diagnostics::error(
             AttributePath::root(),
             "Cannot add the policy grant",
@@ -42,32 +47,31 @@ pub async fn create(client: &HyperpodClient, seen: &SeenGrants, planned: &Value)
 }
 
 /// The state of a grant just added: the plan's values, with the IDs.
-fn created_state(planned: &Value, terms: &GrantTerms, grant_id: &str) -> Value {
-    let mut state = planned.clone();
-    set_attr(
-        &mut state,
-        "id",
-        text(grant_resource_id(&terms.domain_id, &terms.domain_unit_id, grant_id)),
-    );
-    set_attr(&mut state, "grant_id", text(grant_id));
-    let facts = governance_value(&state);
-    set_attr(&mut state, "governance", facts);
-    unknowns_to_null(state)
+fn created_state(planned: PolicyGrantModel, terms: &GrantTerms, grant_id: &str) -> Value {
+    let mut state = planned;
+    state.id = Field::Known(grant_resource_id(&terms.domain_id, &terms.domain_unit_id, grant_id));
+    state.grant_id = Field::Known(grant_id.to_string());
+    state.governance = Field::Known(governance(&state));
+    unknowns_to_null(state.encode())
 }
 
 /// Every argument forces replacement, so an update changes nothing in DataZone: keep the IDs.
 pub fn update(prior: &Value, planned: &Value) -> Applied {
-    let mut state = planned.clone();
-    for name in ["id", "grant_id"] {
-        set_attr(&mut state, name, prior.get_attr(name).cloned().unwrap_or(Value::Null));
-    }
-    let facts = governance_value(&state);
-    set_attr(&mut state, "governance", facts);
-    Applied::ok(unknowns_to_null(state))
+    let decoded = PolicyGrantModel::decode(prior).and_then(|prior| Ok((prior, PolicyGrantModel::decode(planned)?)));
+    let (prior, mut state) = match decoded {
+        Ok(both) => both,
+        Err(diagnostics) => return diagnostics.into(),
+    };
+    state.id = prior.id;
+    state.grant_id = prior.grant_id;
+    state.governance = Field::Known(governance(&state));
+    Applied::ok(unknowns_to_null(state.encode()))
 }
 
 pub async fn delete(client: &HyperpodClient, prior: &Value) -> Result<(), Diagnostics> {
-    let Some((domain_id, unit_id, grant_id)) = grant_ids(prior) else {
+    // Never blocks destroy: a state that does not decode names no grant to remove.
+    let ids = PolicyGrantModel::decode(prior).ok().as_ref().and_then(grant_ids);
+    let Some((domain_id, unit_id, grant_id)) = ids else {
         return Ok(()); // nothing was ever added
     };
     // RemovePolicyGrant names the principal as DataZone has it, so read the grant first.

@@ -7,12 +7,12 @@ mod state;
 pub(super) mod test_values;
 
 pub use ownership::{SeenGrants, next_client_token};
-pub use state::{flatten, governance_value, grant_resource_id, principal_value};
+pub use state::{flatten, governance, grant_resource_id, principal_block};
 
+use super::schema::{GrantPrincipalBlock, PolicyGrantModel};
 use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant};
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{boolean, nested, string, strings};
-use crate::protocol::value::Value;
+use crate::protocol::model::Field;
 
 /// What the configuration (or a planned value) says, each `None` while unknown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,22 +30,24 @@ pub struct GrantConfig {
 }
 
 impl GrantConfig {
-    pub fn decode(value: &Value) -> Self {
-        let project_profile_ids = match value.get_attr("project_profile_ids") {
-            Some(Value::List(items)) => items
-                .iter()
-                .enumerate()
-                .filter_map(|(index, item)| item.as_str().map(|id| (index, id.to_string())))
+    pub fn of(grant: &PolicyGrantModel) -> Self {
+        let project_profile_ids = match &grant.project_profile_ids {
+            Field::Known(items) => (items.iter().enumerate())
+                .filter_map(|(index, item)| item.clone().known().map(|id| (index, id)))
                 .collect(),
             _ => Vec::new(),
         };
+        let principal_unit = match &grant.principal {
+            Field::Known(principal) => principal.domain_unit_id.clone().known(),
+            _ => None,
+        };
         Self {
-            domain_id: string(value, "domain_id"),
-            domain_unit_id: string(value, "domain_unit_id"),
+            domain_id: grant.domain_id.clone().known(),
+            domain_unit_id: grant.domain_unit_id.clone().known(),
             project_profile_ids,
-            principal_unit: nested(value, "principal").and_then(|p| string(p, "domain_unit_id")),
-            principal: principal_from_value(value),
-            terms: GrantTerms::decode(value),
+            principal_unit,
+            principal: principal_of(grant),
+            terms: GrantTerms::of(grant),
         }
     }
 }
@@ -62,17 +64,16 @@ pub struct GrantTerms {
 
 impl GrantTerms {
     /// `None` while any part is unknown (it comes from a resource not created yet).
-    pub fn decode(value: &Value) -> Option<Self> {
-        let profiles = value.get_attr("project_profile_ids")?;
-        if !profiles.is_wholly_known() {
+    pub fn of(grant: &PolicyGrantModel) -> Option<Self> {
+        let Field::Known(profiles) = &grant.project_profile_ids else {
             return None;
-        }
+        };
         Some(Self {
-            domain_id: string(value, "domain_id")?,
-            domain_unit_id: string(value, "domain_unit_id")?,
-            project_profile_ids: strings(value, "project_profile_ids"),
-            include_child_domain_units: boolean(value, "include_child_domain_units").unwrap_or(false),
-            principal: principal_from_value(value)?,
+            domain_id: grant.domain_id.clone().known()?,
+            domain_unit_id: grant.domain_unit_id.clone().known()?,
+            project_profile_ids: profiles.iter().map(|id| id.clone().known()).collect::<Option<_>>()?,
+            include_child_domain_units: grant.include_child_domain_units.clone().known().unwrap_or(false),
+            principal: principal_of(grant)?,
         })
     }
 
@@ -87,15 +88,23 @@ impl GrantTerms {
 }
 
 /// The configured principal; `None` when it is unknown or not exactly one kind.
-pub fn principal_from_value(value: &Value) -> Option<GrantPrincipal> {
-    let principal = nested(value, "principal")?;
-    if !principal.is_wholly_known() {
+pub fn principal_of(grant: &PolicyGrantModel) -> Option<GrantPrincipal> {
+    let Field::Known(principal) = &grant.principal else {
+        return None;
+    };
+    let parts = [
+        &principal.group_id,
+        &principal.user_id,
+        &principal.domain_unit_id,
+        &principal.designation,
+    ];
+    if parts.iter().any(|part| matches!(part, Field::Unknown | Field::Invalid)) {
         return None;
     }
     match (
-        string(principal, "group_id"),
-        string(principal, "user_id"),
-        string(principal, "domain_unit_id"),
+        principal.group_id.clone().known(),
+        principal.user_id.clone().known(),
+        principal.domain_unit_id.clone().known(),
     ) {
         (Some(group), None, None) => Some(GrantPrincipal::Group(group)),
         (None, Some(user), None) => Some(GrantPrincipal::User(user)),
@@ -107,11 +116,11 @@ pub fn principal_from_value(value: &Value) -> Option<GrantPrincipal> {
 /// Where a principal is configured: `principal.group_id` or `principal.user_id`.
 pub fn principal_path(principal: &GrantPrincipal) -> AttributePath {
     let name = match principal {
-        GrantPrincipal::User(_) => "user_id",
-        GrantPrincipal::DomainUnitOwners(_) => "domain_unit_id",
-        _ => "group_id",
+        GrantPrincipal::User(_) => GrantPrincipalBlock::USER_ID.name(),
+        GrantPrincipal::DomainUnitOwners(_) => GrantPrincipalBlock::DOMAIN_UNIT_ID.name(),
+        _ => GrantPrincipalBlock::GROUP_ID.name(),
     };
-    AttributePath::attr("principal").push_attr(name)
+    PolicyGrantModel::PRINCIPAL.path().push_attr(name)
 }
 
 /// Splits an import ID. Grant IDs may contain `/` (`[A-Za-z0-9+/]{10}`); domain and domain unit IDs never do, so
@@ -126,10 +135,10 @@ pub fn parse_resource_id(id: &str) -> Option<(String, String, String)> {
 }
 
 /// `domain_id`, `domain_unit_id` and `grant_id` of a state, falling back to the `id` for the parts missing.
-pub fn grant_ids(state: &Value) -> Option<(String, String, String)> {
-    let from_id = string(state, "id").and_then(|id| parse_resource_id(&id));
-    let part = |name: &str, index: usize| {
-        string(state, name).or_else(|| {
+pub fn grant_ids(state: &PolicyGrantModel) -> Option<(String, String, String)> {
+    let from_id = state.id.clone().known().and_then(|id| parse_resource_id(&id));
+    let part = |field: &Field<String>, index: usize| {
+        field.clone().known().or_else(|| {
             from_id.as_ref().map(|(domain, unit, grant)| match index {
                 0 => domain.clone(),
                 1 => unit.clone(),
@@ -137,7 +146,11 @@ pub fn grant_ids(state: &Value) -> Option<(String, String, String)> {
             })
         })
     };
-    Some((part("domain_id", 0)?, part("domain_unit_id", 1)?, part("grant_id", 2)?))
+    Some((
+        part(&state.domain_id, 0)?,
+        part(&state.domain_unit_id, 1)?,
+        part(&state.grant_id, 2)?,
+    ))
 }
 
 #[cfg(test)]

@@ -5,17 +5,15 @@
 //! does not hold. A read that cannot follow from the ones before (nothing in a domain that does not exist; no grants
 //! once a name is missing) is not made. A plan that changes nothing of the grant reads nothing.
 
-use super::super::model::{GrantConfig, GrantTerms, SeenGrants, principal_from_value};
-use super::super::schema::ARGUMENTS;
+use super::super::model::{GrantConfig, GrantTerms, SeenGrants, principal_of};
+use super::super::schema::PolicyGrantModel;
 use crate::aws::AwsError;
 use crate::aws::datazone_grants::{
     GrantPrincipal, ProfileGrant, ProjectProfile, find_domain, find_domain_unit, find_project_profile,
     list_project_profile_grants, list_project_profiles,
 };
 use crate::client::HyperpodClient;
-use crate::protocol::object::string;
-use crate::protocol::plan::PlannedChange;
-use crate::protocol::value::Value;
+use crate::protocol::model::Field;
 
 /// Everything the grant's judge and predict read, as one value a test can build by hand.
 #[derive(Clone, Debug)]
@@ -96,21 +94,28 @@ impl GrantDomainReads {
     }
 }
 
-pub async fn gather(client: &HyperpodClient, seen: &SeenGrants, change: &PlannedChange) -> GrantPlanInputs {
-    if let Some(grant_id) = change.prior_attr("grant_id").and_then(Value::as_str) {
+/// The plan's reads, for the planned value (`planned`) and the prior state (`prior`, `None` on create), decoded.
+pub async fn gather(
+    client: &HyperpodClient,
+    seen: &SeenGrants,
+    is_create: bool,
+    prior: Option<&PolicyGrantModel>,
+    planned: &PolicyGrantModel,
+) -> GrantPlanInputs {
+    if let Some(Field::Known(grant_id)) = prior.map(|prior| &prior.grant_id) {
         seen.remember(grant_id);
     }
-    let config = GrantConfig::decode(&change.planned);
-    let principal_change = principal_change(client, change).await;
+    let config = GrantConfig::of(planned);
+    let principal_change = principal_change(client, prior, planned).await;
     let domain = match &config.domain_id {
-        Some(domain_id) if adds_grant(change) => {
-            Some(domain_reads(client, seen, &config, domain_id, change.is_create()).await)
+        Some(domain_id) if adds_grant(prior, planned) => {
+            Some(domain_reads(client, seen, &config, domain_id, is_create).await)
         }
         _ => None, // nothing to add (no reason to call DataZone), or the domain is unknown until apply
     };
     GrantPlanInputs {
         config,
-        is_create: change.is_create(),
+        is_create,
         principal_change,
         account_id: client.account_id.to_string(),
         region: client.region.as_str().to_string(),
@@ -141,20 +146,20 @@ pub async fn principal_profile(
 
 /// The principal is a block, which the schema's requires-replace does not cover: a new principal is a new grant
 /// too, unless both spellings resolve to the same profile (only a positive answer counts, in an unchanged domain).
-async fn principal_change(client: &HyperpodClient, change: &PlannedChange) -> PrincipalChange {
-    let Some(prior) = &change.prior else {
+async fn principal_change(
+    client: &HyperpodClient,
+    prior: Option<&PolicyGrantModel>,
+    planned: &PolicyGrantModel,
+) -> PrincipalChange {
+    let Some(prior) = prior else {
         return PrincipalChange::Same;
     };
-    if change.prior_attr("principal") == Some(change.planned_attr("principal")) {
+    if prior.principal == planned.principal {
         return PrincipalChange::Same;
     }
-    let same_domain = change.prior_attr("domain_id") == Some(change.planned_attr("domain_id"));
-    let domain_id = string(&change.planned, "domain_id");
-    let respelled = match (
-        domain_id,
-        principal_from_value(prior),
-        principal_from_value(&change.planned),
-    ) {
+    let same_domain = prior.domain_id == planned.domain_id;
+    let domain_id = planned.domain_id.clone().known();
+    let respelled = match (domain_id, principal_of(prior), principal_of(planned)) {
         (Some(domain_id), Some(prior), Some(planned)) if same_domain => {
             let (prior, planned) = tokio::join!(
                 principal_profile(client, &domain_id, &prior),
@@ -172,11 +177,17 @@ async fn principal_change(client: &HyperpodClient, change: &PlannedChange) -> Pr
 }
 
 /// Whether the plan adds a grant: a create, or a changed argument (grants are immutable).
-fn adds_grant(change: &PlannedChange) -> bool {
-    change.prior.is_none()
-        || ARGUMENTS
-            .iter()
-            .any(|name| change.prior_attr(name) != Some(change.planned_attr(name)))
+fn adds_grant(prior: Option<&PolicyGrantModel>, planned: &PolicyGrantModel) -> bool {
+    let arguments = |grant: &PolicyGrantModel| {
+        (
+            grant.domain_id.clone(),
+            grant.domain_unit_id.clone(),
+            grant.project_profile_ids.clone(),
+            grant.include_child_domain_units.clone(),
+            grant.principal.clone(),
+        )
+    };
+    prior.is_none_or(|prior| arguments(prior) != arguments(planned))
 }
 
 async fn domain_reads(

@@ -3,7 +3,7 @@
 //! (the apply adopts it only if it is this resource's own), and whatever could not be read are warnings.
 
 use super::super::model::{GrantConfig, GrantTerms, grant_resource_id, principal_path};
-use super::super::schema::TYPE_NAME;
+use super::super::schema::{GrantPrincipalBlock, PolicyGrantModel, TYPE_NAME};
 use super::GrantPlanInputs;
 use super::gather::{DataZoneLookup, GrantDomainReads};
 use crate::aws::datazone_grants::{GrantPrincipal, ProjectProfile};
@@ -16,10 +16,6 @@ struct Findings {
     warnings: Diagnostics,
 }
 
-fn path(name: &str) -> AttributePath {
-    AttributePath::attr(name)
-}
-
 /// The warnings to show (`Ok`), or the refusals, with the warnings after them.
 pub fn judge(inputs: &GrantPlanInputs) -> Result<Diagnostics, Diagnostics> {
     let (Some(reads), Some(domain_id)) = (&inputs.domain, &inputs.config.domain_id) else {
@@ -27,7 +23,7 @@ pub fn judge(inputs: &GrantPlanInputs) -> Result<Diagnostics, Diagnostics> {
     };
     if reads.domain_missing {
         return Err(Diagnostic::invalid_value(
-            path("domain_id"),
+            PolicyGrantModel::DOMAIN_ID.path(),
             format!("{domain_id:?}"),
             &format!(
                 "no Unified Studio domain of that ID exists in account {} region {}",
@@ -61,7 +57,7 @@ fn could_not_verify(path: AttributePath, what: &str, reason: &str) -> Diagnostic
 fn domain_units(config: &GrantConfig, reads: &GrantDomainReads, domain_id: &str, findings: &mut Findings) {
     match (&config.domain_unit_id, &reads.unit) {
         (Some(unit_id), Some(DataZoneLookup::Missing)) => findings.errors.push(Diagnostic::invalid_value(
-            path("domain_unit_id"),
+            PolicyGrantModel::DOMAIN_UNIT_ID.path(),
             format!("{unit_id:?}"),
             &format!("no domain unit of that ID exists in domain {domain_id}"),
             &format!(
@@ -70,13 +66,17 @@ fn domain_units(config: &GrantConfig, reads: &GrantDomainReads, domain_id: &str,
             ),
         )),
         (_, Some(DataZoneLookup::Unreadable(reason))) => {
-            findings
-                .warnings
-                .push(could_not_verify(path("domain_unit_id"), "the domain unit", reason));
+            findings.warnings.push(could_not_verify(
+                PolicyGrantModel::DOMAIN_UNIT_ID.path(),
+                "the domain unit",
+                reason,
+            ));
         }
         _ => {}
     }
-    let owner_path = path("principal").push_attr("domain_unit_id");
+    let owner_path = PolicyGrantModel::PRINCIPAL
+        .path()
+        .push_attr(GrantPrincipalBlock::DOMAIN_UNIT_ID.name());
     match (&config.principal_unit, &reads.owner_unit) {
         (Some(owner), Some(DataZoneLookup::Missing)) => findings.errors.push(Diagnostic::invalid_value(
             owner_path,
@@ -154,7 +154,7 @@ fn unresolved_principal(domain_id: &str, principal: &GrantPrincipal) -> Option<D
 /// Every listed project profile exists (and is enabled, or it creates no project whatever is granted).
 fn profiles(config: &GrantConfig, reads: &GrantDomainReads, domain_id: &str, findings: &mut Findings) {
     for ((index, id), found) in config.project_profile_ids.iter().zip(&reads.profiles) {
-        let item_path = path("project_profile_ids").index(*index);
+        let item_path = PolicyGrantModel::PROJECT_PROFILE_IDS.path().index(*index);
         match found {
             DataZoneLookup::Found(profile) if !profile.is_enabled() => findings.warnings.push(Diagnostic::warning(
                 item_path,

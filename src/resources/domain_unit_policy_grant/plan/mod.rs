@@ -9,9 +9,11 @@ mod predict;
 mod tests;
 
 use super::model::{GrantTerms, SeenGrants};
+use super::schema::PolicyGrantModel;
 use crate::aws::datazone_grants::GrantPrincipal;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::model::Model;
 use crate::protocol::plan::PlannedChange;
 use crate::resources::checklist;
 
@@ -20,10 +22,12 @@ pub use gather::{DataZoneLookup, GrantPlanInputs, principal_profile};
 /// Plans the grant: `governance` and the replacement, with the warnings for the reviewer, or the refusal apply
 /// enforces where a name the grant gives does not exist (`checklist::judged`).
 pub async fn plan(client: &HyperpodClient, seen: &SeenGrants, change: &mut PlannedChange) -> Result<(), Diagnostics> {
-    let inputs = gather::gather(client, seen, change).await;
+    let planned = PolicyGrantModel::decode(&change.planned)?;
+    let prior = change.prior.as_ref().map(PolicyGrantModel::decode).transpose()?;
+    let inputs = gather::gather(client, seen, change.is_create(), prior.as_ref(), &planned).await;
     // Predicted either way: a refusal that appears only when Terraform plans again at apply changes no value.
     let verdict = judge::judge(&inputs);
-    predict::predict(&inputs, change);
+    predict::predict(&inputs, &planned, change);
     match verdict {
         Ok(warnings) => change.diagnostics.extend(warnings),
         Err(refusals) => checklist::refuse(change, refusals),

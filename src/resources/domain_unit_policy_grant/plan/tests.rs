@@ -4,11 +4,16 @@ use super::gather::{DataZoneLookup, GrantDomainReads, PrincipalChange};
 use super::{GrantPlanInputs, judge::judge, predict::predict};
 use crate::aws::datazone_grants::{GrantPrincipal, ProfileGrant, ProjectProfile};
 use crate::protocol::diagnostics::Severity;
+use crate::protocol::model::{Known, Model};
 use crate::protocol::object::{object, text};
 use crate::protocol::plan::{plan_with_schema, set_attr};
 use crate::protocol::value::Value;
-use crate::resources::domain_unit_policy_grant::model::{GrantConfig, governance_value};
-use crate::resources::domain_unit_policy_grant::schema::schema;
+use crate::resources::domain_unit_policy_grant::model::{GrantConfig, governance};
+use crate::resources::domain_unit_policy_grant::schema::{PolicyGrantModel, schema};
+
+fn model(value: &Value) -> PolicyGrantModel {
+    PolicyGrantModel::decode(value).expect("a grant's value decodes")
+}
 
 fn config(profiles: &[&str], group: &str) -> Value {
     object([
@@ -39,7 +44,7 @@ fn applied(config: &Value) -> Value {
     set_attr(&mut state, "include_child_domain_units", Value::Bool(false));
     set_attr(&mut state, "grant_id", text("AbCdEf0123"));
     set_attr(&mut state, "id", text("dzd_capacity01/mlplatform0001/AbCdEf0123"));
-    let facts = governance_value(&state);
+    let facts = governance(&model(&state)).encode_known();
     set_attr(&mut state, "governance", facts);
     state
 }
@@ -55,7 +60,7 @@ fn profile(id: &str, status: &str) -> ProjectProfile {
 
 /// A create of a grant to group `g` of `profiles`, with everything DataZone was asked found.
 fn inputs(profiles: &[&str]) -> GrantPlanInputs {
-    let config = GrantConfig::decode(&config(profiles, "g"));
+    let config = GrantConfig::of(&model(&config(profiles, "g")));
     GrantPlanInputs {
         domain: Some(GrantDomainReads {
             unit: Some(DataZoneLookup::Found(())),
@@ -145,7 +150,8 @@ fn a_plan_that_reads_nothing_judges_nothing_and_a_new_principal_replaces() {
     inputs.domain = None;
     inputs.principal_change = PrincipalChange::Replaced;
     assert_eq!(judge(&inputs), Ok(crate::protocol::diagnostics::Diagnostics::new()));
-    predict(&inputs, &mut change);
+    let planned = model(&change.planned);
+    predict(&inputs, &planned, &mut change);
     assert!(
         change
             .requires_replace
