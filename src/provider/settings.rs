@@ -6,137 +6,128 @@ use crate::aws::config::{AssumeRole, AwsSettings, Endpoints};
 use crate::aws::ids::{AccountId, RegionName};
 use crate::caller::CallerName;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{integer, nested, string, string_map, strings};
-use crate::protocol::schema::{Attribute, Block, NestedBlock, Schema};
+use crate::protocol::model::{Attr, Field, Model, Set};
+use crate::protocol::schema::Schema;
 use crate::protocol::validators::{IntBetween, IsDuration, OneOf, parse_duration};
-use crate::protocol::value::{Type, Value};
+use crate::protocol::value::Value;
 use crate::resources::validators::{AccountIds, IsArn, IsRegion, IsUrl};
 
-const ENDPOINT_SERVICES: [&str; 8] = ["cloudwatch", "datazone", "eks", "iam", "kms", "sagemaker", "ssm", "sts"];
-
-pub fn schema() -> Schema {
-    let endpoints = ENDPOINT_SERVICES.iter().fold(
-        Block::new("Custom endpoint URLs, one per AWS service. Unset services follow `AWS_ENDPOINT_URL_<SERVICE>`, then `AWS_ENDPOINT_URL`."),
-        |block, service| {
-            block.attribute(
-                Attribute::string(service)
-                    .optional()
-                    .describe(format!("Endpoint URL for {}.", service_name(service)))
-                    .validate(IsUrl),
-            )
-        },
-    );
-    Schema {
-        version: 0,
-        block: Block::new(
-            "Governs shared Amazon SageMaker HyperPod capacity for SageMaker Unified Studio projects. Credentials and \
-             region follow the AWS SDK's default chain, like the AWS provider.",
-        )
-        .attribute(
-            Attribute::string("region")
-                .optional()
-                .describe("AWS region of the HyperPod capacity account. Defaults to `AWS_REGION` or the profile's region.")
-                .validate(IsRegion),
-        )
-        .attribute(Attribute::string("profile").optional().describe("Named profile from the shared config and credentials files."))
-        .attribute(
-            Attribute::new("shared_config_files", Type::List(Box::new(Type::String)))
-                .optional()
-                .describe("Paths of shared config files. Defaults to `~/.aws/config`."),
-        )
-        .attribute(
-            Attribute::new("shared_credentials_files", Type::List(Box::new(Type::String)))
-                .optional()
-                .describe("Paths of shared credentials files. Defaults to `~/.aws/credentials`."),
-        )
-        .attribute(
-            Attribute::new("allowed_account_ids", Type::Set(Box::new(Type::String)))
-                .optional()
-                .describe("Account IDs the credentials must belong to; configuration fails for any other account. Conflicts with `forbidden_account_ids`.")
-                .validate(AccountIds),
-        )
-        .attribute(
-            Attribute::new("forbidden_account_ids", Type::Set(Box::new(Type::String)))
-                .optional()
-                .describe("Account IDs the credentials must not belong to. Conflicts with `allowed_account_ids`.")
-                .validate(AccountIds),
-        )
-        .attribute(
-            Attribute::number("max_retries")
-                .optional()
-                .describe("How many times a throttled or failed AWS call is retried. Defaults to the SDK's standard mode (2).")
-                .validate(IntBetween { min: 0, max: 25 }),
-        )
-        .attribute(
-            Attribute::string("retry_mode")
-                .optional()
-                .describe(
-                    "How throttled AWS calls are retried: `standard`, or `adaptive`, which also paces the provider's \
-                     calls while AWS throttles them (for large applies on a busy account). Defaults to \
-                     `AWS_RETRY_MODE`, then the shared config's `retry_mode`, then `standard`.",
-                )
-                .validate(OneOf(&["standard", "adaptive"])),
-        )
-        .attribute(
-            Attribute::bool("strict")
-                .optional()
-                .describe(
-                    "Refuse governance warnings at apply like errors (rules of severity W such as an overdue review, \
-                     LIF-1; checks that could not be read or evaluated at plan), for pipelines that must not apply a \
-                     change with open findings. A plan never fails on a rule, strict or not: `terraform destroy` \
-                     refreshes with a plan (docs/design/where-rules-run.md). Defaults to `false`.",
-                ),
-        )
-        .block(
-            NestedBlock::single(
-                "assume_role",
-                Block::new("A role to assume with the base credentials before any call.")
-                    .attribute(Attribute::string("role_arn").required().describe("The role to assume.").validate(IsArn))
-                    .attribute(Attribute::string("session_name").optional().describe("Session name. Defaults to `terraform-provider-hyperpod`."))
-                    .attribute(Attribute::string("external_id").optional().describe("External ID the role's trust policy requires."))
-                    .attribute(
-                        Attribute::string("duration")
-                            .optional()
-                            .describe("Session length. Defaults to 1 hour.")
-                            .validate(IsDuration),
-                    ),
-            ),
-        )
-        .block(NestedBlock::single("endpoints", endpoints).max_items(1))
-        .block(
-            NestedBlock::single(
-                "default_tags",
-                Block::new("Tags added to every taggable object the provider creates; a resource's own `tags` win.").attribute(
-                    Attribute::new("tags", Type::Map(Box::new(Type::String)))
-                        .optional()
-                        .describe("Tags as key/value pairs."),
-                ),
-            ),
-        ),
-    }
+/// Governs shared Amazon SageMaker HyperPod capacity for SageMaker Unified Studio projects. Credentials and region
+/// follow the AWS SDK's default chain, like the AWS provider.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct ProviderModel {
+    /// AWS region of the HyperPod capacity account. Defaults to `AWS_REGION` or the profile's region.
+    #[tf(optional, validate = IsRegion)]
+    pub region: Field<String>,
+    /// Named profile from the shared config and credentials files.
+    #[tf(optional)]
+    pub profile: Field<String>,
+    /// Paths of shared config files. Defaults to `~/.aws/config`.
+    #[tf(optional)]
+    pub shared_config_files: Field<Vec<String>>,
+    /// Paths of shared credentials files. Defaults to `~/.aws/credentials`.
+    #[tf(optional)]
+    pub shared_credentials_files: Field<Vec<String>>,
+    /// Account IDs the credentials must belong to; configuration fails for any other account. Conflicts with
+    /// `forbidden_account_ids`.
+    #[tf(optional, validate = AccountIds)]
+    pub allowed_account_ids: Field<Set<String>>,
+    /// Account IDs the credentials must not belong to. Conflicts with `allowed_account_ids`.
+    #[tf(optional, validate = AccountIds)]
+    pub forbidden_account_ids: Field<Set<String>>,
+    /// How many times a throttled or failed AWS call is retried. Defaults to the SDK's standard mode (2).
+    #[tf(optional, validate = IntBetween { min: 0, max: 25 })]
+    pub max_retries: Field<i64>,
+    /// How throttled AWS calls are retried: `standard`, or `adaptive`, which also paces the provider's calls while
+    /// AWS throttles them (for large applies on a busy account). Defaults to `AWS_RETRY_MODE`, then the shared
+    /// config's `retry_mode`, then `standard`.
+    #[tf(optional, validate = OneOf(RETRY_MODES))]
+    pub retry_mode: Field<String>,
+    /// Refuse governance warnings at apply like errors (rules of severity W such as an overdue review, LIF-1; checks
+    /// that could not be read or evaluated at plan), for pipelines that must not apply a change with open findings.
+    /// A plan never fails on a rule, strict or not: `terraform destroy` refreshes with a plan
+    /// (docs/design/where-rules-run.md). Defaults to `false`.
+    #[tf(optional)]
+    pub strict: Field<bool>,
+    #[tf(block = single)]
+    pub assume_role: Field<AssumeRoleBlock>,
+    #[tf(block = single, max_items = 1)]
+    pub endpoints: Field<EndpointsBlock>,
+    #[tf(block = single)]
+    pub default_tags: Field<DefaultTagsBlock>,
 }
 
-/// How AWS names the service in prose.
-fn service_name(service: &str) -> &'static str {
-    match service {
-        "cloudwatch" => "Amazon CloudWatch",
-        "datazone" => "Amazon DataZone (SageMaker Unified Studio)",
-        "eks" => "Amazon EKS",
-        "iam" => "AWS IAM",
-        "kms" => "AWS KMS",
-        "sagemaker" => "Amazon SageMaker",
-        "ssm" => "AWS Systems Manager",
-        _ => "AWS STS",
+/// A role to assume with the base credentials before any call.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct AssumeRoleBlock {
+    /// The role to assume.
+    #[tf(required, validate = IsArn)]
+    pub role_arn: Field<String>,
+    /// Session name. Defaults to `terraform-provider-hyperpod`.
+    #[tf(optional)]
+    pub session_name: Field<String>,
+    /// External ID the role's trust policy requires.
+    #[tf(optional)]
+    pub external_id: Field<String>,
+    /// Session length. Defaults to 1 hour.
+    #[tf(optional, validate = IsDuration)]
+    pub duration: Field<String>,
+}
+
+/// Custom endpoint URLs, one per AWS service. Unset services follow `AWS_ENDPOINT_URL_<SERVICE>`, then
+/// `AWS_ENDPOINT_URL`.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct EndpointsBlock {
+    /// Endpoint URL for Amazon CloudWatch.
+    #[tf(optional, validate = IsUrl)]
+    pub cloudwatch: Field<String>,
+    /// Endpoint URL for Amazon DataZone (SageMaker Unified Studio).
+    #[tf(optional, validate = IsUrl)]
+    pub datazone: Field<String>,
+    /// Endpoint URL for Amazon EKS.
+    #[tf(optional, validate = IsUrl)]
+    pub eks: Field<String>,
+    /// Endpoint URL for AWS IAM.
+    #[tf(optional, validate = IsUrl)]
+    pub iam: Field<String>,
+    /// Endpoint URL for AWS KMS.
+    #[tf(optional, validate = IsUrl)]
+    pub kms: Field<String>,
+    /// Endpoint URL for Amazon SageMaker.
+    #[tf(optional, validate = IsUrl)]
+    pub sagemaker: Field<String>,
+    /// Endpoint URL for AWS Systems Manager.
+    #[tf(optional, validate = IsUrl)]
+    pub ssm: Field<String>,
+    /// Endpoint URL for AWS STS.
+    #[tf(optional, validate = IsUrl)]
+    pub sts: Field<String>,
+}
+
+/// Tags added to every taggable object the provider creates; a resource's own `tags` win.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct DefaultTagsBlock {
+    /// Tags as key/value pairs.
+    #[tf(optional)]
+    pub tags: Field<BTreeMap<String, String>>,
+}
+
+/// `retry_mode`'s values; `adaptive` also paces the provider's calls.
+const RETRY_MODES: &[&str] = &["standard", "adaptive"];
+
+pub fn schema() -> Schema {
+    Schema {
+        version: 0,
+        block: ProviderModel::block(),
     }
 }
 
 /// Cross-attribute checks that need no AWS.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
-    let allowed = config.get_attr("allowed_account_ids").is_some_and(|v| !v.is_null());
-    let forbidden = config.get_attr("forbidden_account_ids").is_some_and(|v| !v.is_null());
-    if allowed && forbidden {
+    let set = |attr: Attr<ProviderModel, Field<Set<String>>>| attr.get(config).is_ok_and(|ids| ids != Field::Null);
+    if set(ProviderModel::ALLOWED_ACCOUNT_IDS) && set(ProviderModel::FORBIDDEN_ACCOUNT_IDS) {
         diagnostics.push(Diagnostic::error(
-            AttributePath::attr("forbidden_account_ids"),
+            ProviderModel::FORBIDDEN_ACCOUNT_IDS.path(),
             "Conflicting attributes",
             "allowed_account_ids and forbidden_account_ids cannot both be set. Fix: keep one of them.",
         ));
@@ -154,53 +145,50 @@ pub struct Settings {
 }
 
 pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
+    let model = ProviderModel::decode(config)?;
     let mut diagnostics = Diagnostics::new();
-    let region = string(config, "region").and_then(|r| {
+    let region = model.region.known().and_then(|r| {
         RegionName::parse(&r)
-            .map_err(|e| diagnostics.push(Diagnostic::error(AttributePath::attr("region"), "Invalid region", e)))
+            .map_err(|e| diagnostics.push(Diagnostic::error(ProviderModel::REGION.path(), "Invalid region", e)))
             .ok()
     });
-    let account_ids = |name: &str, diagnostics: &mut Diagnostics| -> Vec<AccountId> {
-        strings(config, name)
-            .iter()
-            .filter_map(|id| {
-                AccountId::parse(id)
-                    .map_err(|e| {
-                        diagnostics.push(Diagnostic::error(AttributePath::attr(name), "Invalid account ID", e));
-                    })
-                    .ok()
-            })
-            .collect()
-    };
-    let allowed_account_ids = account_ids("allowed_account_ids", &mut diagnostics);
-    let forbidden_account_ids = account_ids("forbidden_account_ids", &mut diagnostics);
-    let assume_role = nested(config, "assume_role").and_then(|role| {
+    let allowed_account_ids = account_ids(
+        model.allowed_account_ids,
+        ProviderModel::ALLOWED_ACCOUNT_IDS.path(),
+        &mut diagnostics,
+    );
+    let forbidden_account_ids = account_ids(
+        model.forbidden_account_ids,
+        ProviderModel::FORBIDDEN_ACCOUNT_IDS.path(),
+        &mut diagnostics,
+    );
+    let assume_role = model.assume_role.known().and_then(|role| {
         Some(AssumeRole {
-            role_arn: string(role, "role_arn")?,
-            session_name: string(role, "session_name"),
-            external_id: string(role, "external_id"),
-            duration: string(role, "duration").and_then(|d| parse_duration(&d)),
+            role_arn: role.role_arn.known()?,
+            session_name: role.session_name.known(),
+            external_id: role.external_id.known(),
+            duration: role.duration.known().and_then(|d| parse_duration(&d)),
         })
     });
-    let endpoint = |service: &str| nested(config, "endpoints").and_then(|e| string(e, service));
+    let endpoints = model.endpoints.known().unwrap_or_default();
     let settings = AwsSettings {
         region,
-        profile: string(config, "profile"),
-        shared_config_files: strings(config, "shared_config_files"),
-        shared_credentials_files: strings(config, "shared_credentials_files"),
+        profile: model.profile.known(),
+        shared_config_files: model.shared_config_files.known().unwrap_or_default(),
+        shared_credentials_files: model.shared_credentials_files.known().unwrap_or_default(),
         assume_role,
         endpoints: Endpoints {
-            iam: endpoint("iam"),
-            sts: endpoint("sts"),
-            kms: endpoint("kms"),
-            sagemaker: endpoint("sagemaker"),
-            datazone: endpoint("datazone"),
-            eks: endpoint("eks"),
-            ssm: endpoint("ssm"),
-            cloudwatch: endpoint("cloudwatch"),
+            iam: endpoints.iam.known(),
+            sts: endpoints.sts.known(),
+            kms: endpoints.kms.known(),
+            sagemaker: endpoints.sagemaker.known(),
+            datazone: endpoints.datazone.known(),
+            eks: endpoints.eks.known(),
+            ssm: endpoints.ssm.known(),
+            cloudwatch: endpoints.cloudwatch.known(),
         },
-        max_retries: integer(config, "max_retries").and_then(|n| u32::try_from(n).ok()),
-        adaptive_retry: string(config, "retry_mode").map(|mode| mode == "adaptive"),
+        max_retries: model.max_retries.known().and_then(|n| u32::try_from(n).ok()),
+        adaptive_retry: model.retry_mode.known().map(|mode| mode == RETRY_MODES[1]),
         allowed_account_ids,
         forbidden_account_ids,
         // The plugin protocol names the resource or data source of the RPC a request is made for.
@@ -209,11 +197,23 @@ pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
     };
     diagnostics.into_result(Settings {
         aws: settings,
-        strict: crate::protocol::object::boolean(config, "strict").unwrap_or(false),
-        default_tags: nested(config, "default_tags")
-            .map(|d| string_map(d, "tags"))
+        strict: model.strict.known().unwrap_or(false),
+        default_tags: (model.default_tags.known())
+            .and_then(|d| d.tags.known())
             .unwrap_or_default(),
     })
+}
+
+/// The account IDs of a set attribute; each that is not one is an error at the attribute.
+fn account_ids(ids: Field<Set<String>>, at: AttributePath, diagnostics: &mut Diagnostics) -> Vec<AccountId> {
+    let ids = ids.known().map(|Set(ids)| ids).unwrap_or_default();
+    ids.iter()
+        .filter_map(|id| {
+            AccountId::parse(id)
+                .map_err(|e| diagnostics.push(Diagnostic::error(at.clone(), "Invalid account ID", e)))
+                .ok()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -256,16 +256,10 @@ mod tests {
             ),
             (
                 "endpoints",
-                object(ENDPOINT_SERVICES.iter().map(|s| {
-                    (
-                        *s,
-                        if *s == "sagemaker" {
-                            text("http://127.0.0.1:4599")
-                        } else {
-                            Value::Null
-                        },
-                    )
-                })),
+                crate::protocol::model::Known::encode_known(&EndpointsBlock {
+                    sagemaker: Field::Known("http://127.0.0.1:4599".into()),
+                    ..EndpointsBlock::default()
+                }),
             ),
             (
                 "default_tags",

@@ -23,79 +23,11 @@ impl GovernanceReport {
         );
         let keys: Vec<ContractKey> = contract_changes.iter().map(|c| ContractKey::of(c)).collect();
 
-        let mut resources: BTreeMap<String, Governed> = BTreeMap::new();
         let mut results: BTreeMap<(String, Rule), RuleResult> = BTreeMap::new();
-        for change in &governed {
-            let deferred = change.after.is_present() && checks_from_values(change, &mut results);
-            resources.insert(
-                change.address.clone(),
-                Governed {
-                    address: change.address.clone(),
-                    resource_type: change.resource_type.clone(),
-                    action: change.action.clone(),
-                    planned: true,
-                    deferred,
-                    contract: if change.after.is_present() {
-                        contract_of(change, &keys, plan)
-                    } else {
-                        None
-                    },
-                },
-            );
-        }
-        let mut messages = Vec::new();
-        for diagnostic in log.unwrap_or_default() {
-            let address = diagnostic.address.clone().unwrap_or_default();
-            if address.starts_with("hyperpod_") || address.contains(".hyperpod_") {
-                let (module_address, resource_type) = split_address(&address);
-                resources.entry(address.clone()).or_insert_with(|| Governed {
-                    contract: super::associate::by_reference(&address, &module_address, &keys, plan),
-                    address: address.clone(),
-                    resource_type,
-                    action: Action::Create,
-                    planned: false,
-                    deferred: false,
-                });
-            }
-            match (&diagnostic.subject, diagnostic.status) {
-                (Subject::Rules(rules), _) => {
-                    for rule in rules {
-                        merge(&mut results, &address, rule, diagnostic);
-                    }
-                }
-                (Subject::AllRules, Status::Deferred) => {
-                    if let Some(resource) = resources.get_mut(&address) {
-                        resource.deferred = true;
-                    }
-                }
-                _ if diagnostic.severity == LogSeverity::Error || diagnostic.address.is_some() => {
-                    messages.push(diagnostic.clone());
-                }
-                // Terraform's own warnings (development overrides, deprecations) say nothing about governance.
-                _ => {}
-            }
-        }
+        let mut resources = planned_resources(plan, &governed, &keys, &mut results);
+        let messages = read_log(log.unwrap_or_default(), &mut resources, &mut results, &keys, plan);
 
-        let contracts: Vec<ContractSummary> = contract_changes
-            .iter()
-            .enumerate()
-            .map(|(index, change)| {
-                let mut members: Vec<String> = resources
-                    .values()
-                    .filter(|resource| resource.contract == Some(index))
-                    .map(|resource| resource.address.clone())
-                    .collect();
-                members.sort();
-                ContractSummary {
-                    address: change.address.clone(),
-                    name: shown(change.after.get(&["name"])),
-                    project_id: shown(change.after.get(&["unified_studio", "project_id"])),
-                    cluster: shown(change.after.get(&["cluster", "name"])),
-                    domain_unit: change.after.get(&["unified_studio", "domain_unit_id"]).as_text(),
-                    resources: members,
-                }
-            })
-            .collect();
+        let contracts = contract_summaries(&contract_changes, &resources);
         let tenants = super::tenants::tenants(plan, &governed, &resources);
         let of_type = |kind: &str, attribute: &str| -> Vec<(String, Option<String>)> {
             governed
@@ -124,6 +56,105 @@ impl GovernanceReport {
         report.verdict = decide(&report);
         report
     }
+}
+
+/// Each governed resource of the plan, tied to its contract, with the verdicts its planned values record.
+fn planned_resources(
+    plan: &Plan,
+    governed: &[&ResourceChange],
+    keys: &[ContractKey],
+    results: &mut BTreeMap<(String, Rule), RuleResult>,
+) -> BTreeMap<String, Governed> {
+    let mut resources: BTreeMap<String, Governed> = BTreeMap::new();
+    for change in governed {
+        let deferred = change.after.is_present() && checks_from_values(change, results);
+        resources.insert(
+            change.address.clone(),
+            Governed {
+                address: change.address.clone(),
+                resource_type: change.resource_type.clone(),
+                action: change.action.clone(),
+                planned: true,
+                deferred,
+                contract: if change.after.is_present() {
+                    contract_of(change, keys, plan)
+                } else {
+                    None
+                },
+            },
+        );
+    }
+    resources
+}
+
+/// The log's diagnostics merged into the resources and verdicts; what says something else is kept as a message.
+fn read_log(
+    log: &[LoggedDiagnostic],
+    resources: &mut BTreeMap<String, Governed>,
+    results: &mut BTreeMap<(String, Rule), RuleResult>,
+    keys: &[ContractKey],
+    plan: &Plan,
+) -> Vec<LoggedDiagnostic> {
+    let mut messages = Vec::new();
+    for diagnostic in log {
+        let address = diagnostic.address.clone().unwrap_or_default();
+        if address.starts_with("hyperpod_") || address.contains(".hyperpod_") {
+            let (module_address, resource_type) = split_address(&address);
+            resources.entry(address.clone()).or_insert_with(|| Governed {
+                contract: super::associate::by_reference(&address, &module_address, keys, plan),
+                address: address.clone(),
+                resource_type,
+                action: Action::Create,
+                planned: false,
+                deferred: false,
+            });
+        }
+        match (&diagnostic.subject, diagnostic.status) {
+            (Subject::Rules(rules), _) => {
+                for rule in rules {
+                    merge(results, &address, rule, diagnostic);
+                }
+            }
+            (Subject::AllRules, Status::Deferred) => {
+                if let Some(resource) = resources.get_mut(&address) {
+                    resource.deferred = true;
+                }
+            }
+            _ if diagnostic.severity == LogSeverity::Error || diagnostic.address.is_some() => {
+                messages.push(diagnostic.clone());
+            }
+            // Terraform's own warnings (development overrides, deprecations) say nothing about governance.
+            _ => {}
+        }
+    }
+    messages
+}
+
+/// Each contract with the addresses of the resources it governs, sorted.
+fn contract_summaries(
+    contract_changes: &[&ResourceChange],
+    resources: &BTreeMap<String, Governed>,
+) -> Vec<ContractSummary> {
+    contract_changes
+        .iter()
+        .enumerate()
+        .map(|(index, change)| {
+            let mut members: Vec<String> = resources
+                .values()
+                .filter(|resource| resource.contract == Some(index))
+                .map(|resource| resource.address.clone())
+                .collect();
+            members.sort();
+            ContractSummary {
+                address: change.address.clone(),
+                name: shown(change.after.get(&["name"])),
+                project_id: shown(change.after.get(&["unified_studio", "project_id"])),
+                cluster: shown(change.after.get(&["cluster", "name"])),
+                domain_unit: change.after.get(&["unified_studio", "domain_unit_id"]).as_text(),
+                resources: members,
+            }
+        })
+        .collect()
 }
 
 fn sorted_by_name(mut changes: Vec<&ResourceChange>) -> Vec<&ResourceChange> {
@@ -243,91 +274,99 @@ fn summary(report: &GovernanceReport, level: Level) -> String {
     }
     match level {
         Level::Compliant => format!("✅ Compliant — {scope}; {passed}; {changes}."),
-        Level::Attention => {
-            let mut parts = vec![passed];
-            if c.warnings > 0 {
-                parts.push(format!(
-                    "{} ({})",
-                    plural(c.warnings, "warning", "warnings"),
-                    rules_with(report, Status::Warning)
-                ));
-            }
-            if c.skipped > 0 {
-                parts.push(format!(
-                    "{} not checked ({})",
-                    c.skipped,
-                    rules_with(report, Status::Skipped)
-                ));
-            }
-            let deferred_rules = report.results.iter().filter(|r| r.status == Status::Deferred).count();
-            if deferred_rules > 0 {
-                parts.push(format!(
-                    "{} judged at apply ({})",
-                    plural(deferred_rules, "rule", "rules"),
-                    rules_with(report, Status::Deferred)
-                ));
-            }
-            let deferred_resources = c.deferred - deferred_rules;
-            if deferred_resources > 0 {
-                parts.push(format!(
-                    "{} judged at apply",
-                    plural(deferred_resources, "resource", "resources")
-                ));
-            }
-            let others = report
-                .attention()
-                .iter()
-                .filter(|a| a.rule.is_none() && a.status == Status::Warning)
-                .count();
-            if others > 0 {
-                parts.push(plural(others, "other warning", "other warnings"));
-            }
-            format!(
-                "⚠️ Compliant, needs attention — {scope}; {}; {changes}.",
-                parts.join(", ")
-            )
-        }
-        Level::NotCompliant => {
-            let failed: BTreeSet<&str> = report
-                .results
-                .iter()
-                .filter(|r| r.status == Status::Failed)
-                .map(|r| r.address.as_str())
-                .collect();
-            let mut parts = Vec::new();
-            if c.failed > 0 {
-                let rules: BTreeSet<_> = report
-                    .results
-                    .iter()
-                    .filter(|r| r.status == Status::Failed)
-                    .map(|r| &r.rule)
-                    .collect();
-                parts.push(format!(
-                    "{} failed ({}) on {}",
-                    plural(rules.len(), "rule", "rules"),
-                    rules_with(report, Status::Failed),
-                    plural(failed.len(), "resource", "resources")
-                ));
-            }
-            if c.errors > 0 {
-                parts.push(plural(
-                    c.errors,
-                    if c.failed > 0 { "other error" } else { "error" },
-                    if c.failed > 0 { "other errors" } else { "errors" },
-                ));
-            }
-            if report.errored {
-                parts.push(if parts.is_empty() {
-                    "the plan failed and its log names no error".to_string()
-                } else {
-                    "the plan stopped".to_string()
-                });
-            } else {
-                parts.push(changes);
-            }
-            format!("❌ Not compliant — {}.", parts.join("; "))
-        }
+        Level::Attention => needs_attention(report, passed, &scope, &changes),
+        Level::NotCompliant => not_compliant(report, changes),
     }
+}
+
+/// The summary of a compliant plan with warnings, unchecked rules or rules judged at apply: what needs a look.
+fn needs_attention(report: &GovernanceReport, passed: String, scope: &str, changes: &str) -> String {
+    let c = &report.counts;
+    let mut parts = vec![passed];
+    if c.warnings > 0 {
+        parts.push(format!(
+            "{} ({})",
+            plural(c.warnings, "warning", "warnings"),
+            rules_with(report, Status::Warning)
+        ));
+    }
+    if c.skipped > 0 {
+        parts.push(format!(
+            "{} not checked ({})",
+            c.skipped,
+            rules_with(report, Status::Skipped)
+        ));
+    }
+    let deferred_rules = report.results.iter().filter(|r| r.status == Status::Deferred).count();
+    if deferred_rules > 0 {
+        parts.push(format!(
+            "{} judged at apply ({})",
+            plural(deferred_rules, "rule", "rules"),
+            rules_with(report, Status::Deferred)
+        ));
+    }
+    let deferred_resources = c.deferred - deferred_rules;
+    if deferred_resources > 0 {
+        parts.push(format!(
+            "{} judged at apply",
+            plural(deferred_resources, "resource", "resources")
+        ));
+    }
+    let others = report
+        .attention()
+        .iter()
+        .filter(|a| a.rule.is_none() && a.status == Status::Warning)
+        .count();
+    if others > 0 {
+        parts.push(plural(others, "other warning", "other warnings"));
+    }
+    format!(
+        "⚠️ Compliant, needs attention — {scope}; {}; {changes}.",
+        parts.join(", ")
+    )
+}
+
+/// The summary of a plan that is not compliant: the failed rules and the resources they fail on, the errors.
+fn not_compliant(report: &GovernanceReport, changes: String) -> String {
+    let c = &report.counts;
+    let failed: BTreeSet<&str> = report
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .map(|r| r.address.as_str())
+        .collect();
+    let mut parts = Vec::new();
+    if c.failed > 0 {
+        let rules: BTreeSet<_> = report
+            .results
+            .iter()
+            .filter(|r| r.status == Status::Failed)
+            .map(|r| &r.rule)
+            .collect();
+        parts.push(format!(
+            "{} failed ({}) on {}",
+            plural(rules.len(), "rule", "rules"),
+            rules_with(report, Status::Failed),
+            plural(failed.len(), "resource", "resources")
+        ));
+    }
+    if c.errors > 0 {
+        parts.push(plural(
+            c.errors,
+            if c.failed > 0 { "other error" } else { "error" },
+            if c.failed > 0 { "other errors" } else { "errors" },
+        ));
+    }
+    if report.errored {
+        parts.push(if parts.is_empty() {
+            "the plan failed and its log names no error".to_string()
+        } else {
+            "the plan stopped".to_string()
+        });
+    } else {
+        parts.push(changes);
+    }
+    format!("❌ Not compliant — {}.", parts.join("; "))
 }
 
 fn plural(count: usize, one: &str, many: &str) -> String {

@@ -182,36 +182,9 @@ pub fn render(report: &GovernanceReport) -> String {
             report_version: &report.options.version,
         },
         counts: counts(&report.counts),
-        contracts: report
-            .contracts
-            .iter()
-            .map(|c| ContractJson {
-                name: &c.name,
-                address: &c.address,
-                project_id: &c.project_id,
-                cluster: &c.cluster,
-                domain_unit: c.domain_unit.as_deref(),
-                group: group(report, &c.resources),
-            })
-            .collect(),
+        contracts: contract_entries(report),
         unassociated: (!unassociated.is_empty()).then(|| group(report, &unassociated)),
-        tenants: report
-            .tenants
-            .iter()
-            .map(|t| TenantJson {
-                address: &t.address,
-                team: &t.team,
-                namespace: &t.namespace,
-                guaranteed: &t.guaranteed,
-                sharing: &t.sharing,
-                priority: &t.priority,
-                viewers: &t.viewers,
-                operators: &t.operators,
-                contract: t.contract.map(|i| report.contracts[i].name.as_str()),
-                status: report.status_of(&t.address).map(super::rules::Status::key),
-                planned: t.planned,
-            })
-            .collect(),
+        tenants: tenant_entries(report),
         destroyed: report
             .destroyed
             .iter()
@@ -221,24 +194,63 @@ pub fn render(report: &GovernanceReport) -> String {
                 reason: &d.reason,
             })
             .collect(),
-        attention: report
-            .attention()
-            .into_iter()
-            .map(|a| AttentionJson {
-                status: a.status.key(),
-                link: a.rule.as_ref().and_then(|r| r.link(base)),
-                rule: a.rule.as_ref().map(|r: &Rule| r.id().to_string()),
-                title: a.rule.as_ref().and_then(Rule::title),
-                address: a.address,
-                attribute: a.attribute,
-                detail: a.detail,
-            })
-            .collect(),
+        attention: attention_entries(report, base),
         excepted: report.excepted().into_iter().map(|r| result(r, base)).collect(),
         mermaid: mermaid::diagram(report),
     };
     // Serialising these plain structs cannot fail; the fallback keeps the output JSON anyway.
     serde_json::to_string_pretty(&document).unwrap_or_else(|err| format!("{{\"error\": {:?}}}", err.to_string())) + "\n"
+}
+
+fn contract_entries(report: &GovernanceReport) -> Vec<ContractJson<'_>> {
+    report
+        .contracts
+        .iter()
+        .map(|c| ContractJson {
+            name: &c.name,
+            address: &c.address,
+            project_id: &c.project_id,
+            cluster: &c.cluster,
+            domain_unit: c.domain_unit.as_deref(),
+            group: group(report, &c.resources),
+        })
+        .collect()
+}
+
+fn tenant_entries(report: &GovernanceReport) -> Vec<TenantJson<'_>> {
+    report
+        .tenants
+        .iter()
+        .map(|t| TenantJson {
+            address: &t.address,
+            team: &t.team,
+            namespace: &t.namespace,
+            guaranteed: &t.guaranteed,
+            sharing: &t.sharing,
+            priority: &t.priority,
+            viewers: &t.viewers,
+            operators: &t.operators,
+            contract: t.contract.map(|i| report.contracts[i].name.as_str()),
+            status: report.status_of(&t.address).map(super::rules::Status::key),
+            planned: t.planned,
+        })
+        .collect()
+}
+
+fn attention_entries(report: &GovernanceReport, base: &str) -> Vec<AttentionJson> {
+    report
+        .attention()
+        .into_iter()
+        .map(|a| AttentionJson {
+            status: a.status.key(),
+            link: a.rule.as_ref().and_then(|r| r.link(base)),
+            rule: a.rule.as_ref().map(|r: &Rule| r.id().to_string()),
+            title: a.rule.as_ref().and_then(Rule::title),
+            address: a.address,
+            attribute: a.attribute,
+            detail: a.detail,
+        })
+        .collect()
 }
 
 fn counts(c: &Counts) -> CountsJson {

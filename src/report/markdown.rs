@@ -25,6 +25,31 @@ pub fn render(report: &GovernanceReport) -> String {
     out.raw(&mermaid::diagram(report));
     out.line("```");
 
+    contracts(&mut out, report);
+    tenants(&mut out, report);
+    destroyed(&mut out, report);
+    exceptions_in_use(&mut out, report);
+    needs_attention(&mut out, report);
+
+    out.blank();
+    out.line(&format!(
+        "<sub>terraform-provider-hyperpod report {} · Terraform {}plan</sub>",
+        text(&report.options.version),
+        report
+            .terraform_version
+            .as_deref()
+            .map_or(String::new(), |version| format!("{} ", text(version)))
+    ));
+    link_definitions(
+        &mut out,
+        report.results.iter().map(|r| &r.rule),
+        &report.options.rules_url,
+    );
+    out.0
+}
+
+/// Each connection contract with the resources it governs, then those tied to none.
+fn contracts(out: &mut Out, report: &GovernanceReport) {
     out.blank();
     out.line("### Connection contracts");
     out.blank();
@@ -46,15 +71,18 @@ pub fn render(report: &GovernanceReport) -> String {
             text(&contract.project_id),
             text(&contract.cluster)
         ));
-        group(&mut out, report, &contract.resources);
+        group(out, report, &contract.resources);
     }
     let others = report.unassociated();
     if !others.is_empty() {
         out.blank();
         out.line("#### Not tied to a contract in this plan");
-        group(&mut out, report, &others);
+        group(out, report, &others);
     }
+}
 
+/// One row per tenant: its team, namespace, share, priority and who sees and operates it.
+fn tenants(out: &mut Out, report: &GovernanceReport) {
     out.blank();
     out.line("### Tenants");
     out.blank();
@@ -77,7 +105,10 @@ pub fn render(report: &GovernanceReport) -> String {
             ));
         }
     }
+}
 
+/// What the plan destroys or replaces, and why.
+fn destroyed(out: &mut Out, report: &GovernanceReport) {
     out.blank();
     out.line("### Destroyed or replaced");
     out.blank();
@@ -100,7 +131,10 @@ pub fn render(report: &GovernanceReport) -> String {
             "  ",
         );
     }
+}
 
+/// The rules that pass only by an exception, each with its reason.
+fn exceptions_in_use(out: &mut Out, report: &GovernanceReport) {
     let excepted = report.excepted();
     if !excepted.is_empty() {
         out.blank();
@@ -120,7 +154,10 @@ pub fn render(report: &GovernanceReport) -> String {
             );
         }
     }
+}
 
+/// What a reviewer must look at: failures, warnings and what could not be checked.
+fn needs_attention(out: &mut Out, report: &GovernanceReport) {
     let attention = report.attention();
     if !attention.is_empty() {
         out.blank();
@@ -136,22 +173,6 @@ pub fn render(report: &GovernanceReport) -> String {
             out.wrapped(&format!("{}: {}", head.join(" "), text(&item.detail)), "- ", "  ");
         }
     }
-
-    out.blank();
-    out.line(&format!(
-        "<sub>terraform-provider-hyperpod report {} · Terraform {}plan</sub>",
-        text(&report.options.version),
-        report
-            .terraform_version
-            .as_deref()
-            .map_or(String::new(), |version| format!("{} ", text(version)))
-    ));
-    link_definitions(
-        &mut out,
-        report.results.iter().map(|r| &r.rule),
-        &report.options.rules_url,
-    );
-    out.0
 }
 
 /// The reference definitions `[wkl-3]: <base>#wkl-3` of every linked rule, once each, at the end of a document.

@@ -11,23 +11,7 @@ use super::rules::Status;
 /// The diagram's text, without the Markdown fence.
 pub fn diagram(report: &GovernanceReport) -> String {
     let mut graph = Graph::default();
-    let unit_of = |unit: &Option<String>| match unit {
-        Some(unit) => format!("Domain unit {unit}"),
-        None => "Organization".to_string(),
-    };
-    // Domain units: those grants delegate, and those contracts' projects are in.
-    let mut units: BTreeMap<Option<String>, Option<Status>> = BTreeMap::new();
-    for (address, unit) in &report.grants {
-        let status = report.status_of(address);
-        let entry = units.entry(unit.clone()).or_insert(status);
-        *entry = (*entry).max(status);
-    }
-    for contract in &report.contracts {
-        units.entry(contract.domain_unit.clone()).or_insert(None);
-    }
-    for (unit, status) in &units {
-        graph.node(&format!("unit:{unit:?}"), &unit_of(unit), *status);
-    }
+    unit_nodes(&mut graph, report);
     let mut clusters: BTreeMap<String, Option<Status>> = BTreeMap::new();
     for (address, cluster) in &report.policies {
         let status = report.status_of(address);
@@ -42,6 +26,38 @@ pub fn diagram(report: &GovernanceReport) -> String {
             clusters.entry(cluster.clone()).or_insert(None);
         }
     }
+    project_nodes(&mut graph, report);
+    for (cluster, status) in &clusters {
+        graph.node(&format!("cluster:{cluster}"), &format!("Cluster {cluster}"), *status);
+    }
+    tenant_nodes(&mut graph, report);
+
+    edges(&mut graph, report);
+    graph.render()
+}
+
+/// Domain units: those grants delegate, and those contracts' projects are in.
+fn unit_nodes(graph: &mut Graph, report: &GovernanceReport) {
+    let unit_of = |unit: &Option<String>| match unit {
+        Some(unit) => format!("Domain unit {unit}"),
+        None => "Organization".to_string(),
+    };
+    let mut units: BTreeMap<Option<String>, Option<Status>> = BTreeMap::new();
+    for (address, unit) in &report.grants {
+        let status = report.status_of(address);
+        let entry = units.entry(unit.clone()).or_insert(status);
+        *entry = (*entry).max(status);
+    }
+    for contract in &report.contracts {
+        units.entry(contract.domain_unit.clone()).or_insert(None);
+    }
+    for (unit, status) in &units {
+        graph.node(&format!("unit:{unit:?}"), &unit_of(unit), *status);
+    }
+}
+
+/// One node per contract's project, coloured by the worst verdict of what the connection is made of.
+fn project_nodes(graph: &mut Graph, report: &GovernanceReport) {
     for (index, contract) in report.contracts.iter().enumerate() {
         // The project node stands for the connection: the contract, its restriction and binding (tenants have
         // their own nodes).
@@ -54,9 +70,10 @@ pub fn diagram(report: &GovernanceReport) -> String {
         let label = format!("{}\nproject {}", contract.name, contract.project_id);
         graph.node(&format!("contract:{index}"), &label, status);
     }
-    for (cluster, status) in &clusters {
-        graph.node(&format!("cluster:{cluster}"), &format!("Cluster {cluster}"), *status);
-    }
+}
+
+/// One node per tenant, coloured by its verdict.
+fn tenant_nodes(graph: &mut Graph, report: &GovernanceReport) {
     for tenant in &report.tenants {
         let label = if tenant.planned {
             format!("{}\n{}", tenant.team, tenant.namespace)
@@ -69,7 +86,10 @@ pub fn diagram(report: &GovernanceReport) -> String {
             report.status_of(&tenant.address),
         );
     }
+}
 
+/// Unit to project to cluster, and cluster to tenant.
+fn edges(graph: &mut Graph, report: &GovernanceReport) {
     for (index, contract) in report.contracts.iter().enumerate() {
         let project = format!("contract:{index}");
         graph.edge(&format!("unit:{:?}", contract.domain_unit), &project);
@@ -83,7 +103,6 @@ pub fn diagram(report: &GovernanceReport) -> String {
         };
         graph.edge(&from, &format!("tenant:{}", tenant.address));
     }
-    graph.render()
 }
 
 #[derive(Default)]

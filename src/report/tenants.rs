@@ -47,30 +47,6 @@ pub fn tenants(
 
 fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSummary {
     let slurm = matches!(after.get(&["slurm"]), PlanField::Known(_));
-    let list = |path: &[&str]| -> Result<Vec<String>, String> {
-        match after.get(path) {
-            PlanField::Unknown => Err("(known after apply)".to_string()),
-            PlanField::Known(serde_json::Value::Array(items)) => Ok(items
-                .iter()
-                .map(|item| item.as_str().map_or("(known after apply)".to_string(), str::to_string))
-                .collect()),
-            _ => Ok(Vec::new()),
-        }
-    };
-    let who = |groups: &[&str], principals: &[&str]| -> String {
-        match (list(groups), list(principals)) {
-            (Err(unknown), _) | (_, Err(unknown)) => unknown,
-            (Ok(groups), Ok(principals)) => {
-                let principals: Vec<String> = principals.iter().map(|arn| short_arn(arn)).collect();
-                let text = [groups.join(", "), principals.join(", ")]
-                    .into_iter()
-                    .filter(|part| !part.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" · ");
-                if text.is_empty() { "—".to_string() } else { text }
-            }
-        }
-    };
     let team = shown(after.get(&["team"]));
     let (namespace, priority, viewers, operators) = if slurm {
         (
@@ -81,7 +57,7 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSumma
                 shown(after.get(&["slurm", "fairshare"]))
             ),
             "—".to_string(),
-            who(&["slurm", "users"], &["none"]),
+            who(after, &["slurm", "users"], &["none"]),
         )
     } else {
         (
@@ -91,30 +67,62 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSumma
                 shown(after.get(&["priority_class"])),
                 shown(after.get(&["fair_share_weight"]))
             ),
-            who(&["viewer_groups"], &["viewer_principal_arns"]),
-            who(&["operator_groups"], &["operator_principal_arns"]),
+            who(after, &["viewer_groups"], &["viewer_principal_arns"]),
+            who(after, &["operator_groups"], &["operator_principal_arns"]),
         )
-    };
-    let sharing = match (
-        after.get(&["sharing", "strategy"]),
-        after.get(&["sharing", "borrow_limit"]),
-    ) {
-        (PlanField::Null, _) => "—".to_string(),
-        (strategy, PlanField::Null) => shown(strategy),
-        (strategy, limit) => format!("{}, borrows ≤ {} %", shown(strategy), shown(limit)),
     };
     TenantSummary {
         address: address.to_string(),
         team,
         namespace,
         guaranteed: guaranteed(after),
-        sharing,
+        sharing: sharing(after),
         priority,
         viewers,
         operators,
         cluster: after.get(&["cluster_name"]).as_text(),
         contract,
         planned: true,
+    }
+}
+
+/// The names at `path`: an error saying so when the list is not known yet.
+fn listed(after: &Values, path: &[&str]) -> Result<Vec<String>, String> {
+    match after.get(path) {
+        PlanField::Unknown => Err("(known after apply)".to_string()),
+        PlanField::Known(serde_json::Value::Array(items)) => Ok(items
+            .iter()
+            .map(|item| item.as_str().map_or("(known after apply)".to_string(), str::to_string))
+            .collect()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The groups and the principals (short ARNs) named at two paths, `—` when none.
+fn who(after: &Values, groups: &[&str], principals: &[&str]) -> String {
+    match (listed(after, groups), listed(after, principals)) {
+        (Err(unknown), _) | (_, Err(unknown)) => unknown,
+        (Ok(groups), Ok(principals)) => {
+            let principals: Vec<String> = principals.iter().map(|arn| short_arn(arn)).collect();
+            let text = [groups.join(", "), principals.join(", ")]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(" · ");
+            if text.is_empty() { "—".to_string() } else { text }
+        }
+    }
+}
+
+/// The sharing strategy and the borrow limit, `—` when the tenant does not share.
+fn sharing(after: &Values) -> String {
+    match (
+        after.get(&["sharing", "strategy"]),
+        after.get(&["sharing", "borrow_limit"]),
+    ) {
+        (PlanField::Null, _) => "—".to_string(),
+        (strategy, PlanField::Null) => shown(strategy),
+        (strategy, limit) => format!("{}, borrows ≤ {} %", shown(strategy), shown(limit)),
     }
 }
 

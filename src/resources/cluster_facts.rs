@@ -17,7 +17,7 @@ use crate::governance::arns::same_role;
 use crate::governance::cluster::{TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
     AccessEntry, AccessScope, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster, QuotaShare,
-    SchedulingPolicy, Sharing, SharingStrategy, TenantCapacity,
+    SchedulingPolicy, Sharing, TenantCapacity,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
@@ -311,8 +311,8 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
         // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
         // counts a quota given in accelerators as much as one in instances.
         quota: quota.resources.iter().map(share_of).collect(),
-        sharing: quota.sharing_strategy.as_deref().map(|strategy| Sharing {
-            strategy: SharingStrategy::from_name(strategy),
+        sharing: quota.sharing_strategy.map(|strategy| Sharing {
+            strategy,
             borrow_limit: quota.borrow_limit.map(i64::from),
             absolute_borrow_limits: quota.absolute_borrow_limits.iter().map(share_of).collect(),
         }),

@@ -15,6 +15,7 @@ use crate::protocol::state_upgrade::RawState;
 use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
 use crate::protocol::value::Value;
 use crate::resources::quota_share;
+use crate::resources::references::TenantGovernance;
 
 /// What to write instead of a capacity handoff that does not read.
 const PASS_UNCHANGED: &str = "pass the source resource's `governance` unchanged (hyperpod_cluster_allocation.<name>.governance, \
@@ -34,7 +35,7 @@ pub fn sharing_attributes() -> Vec<Attribute> {
         Attribute::string("strategy")
             .required()
             .describe("`Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.")
-            .validate(OneOf(&SharingStrategy::NAMES)),
+            .validate(OneOf(SharingStrategy::NAMES)),
         Attribute::number("borrow_limit")
             .optional()
             .describe(
@@ -104,14 +105,14 @@ fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Di
 
 /// A tenant's `governance` in a list: its quota entries and its sharing strategy.
 fn unreadable_tenant(tenant: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
-    if let Some(Value::List(entries)) = tenant.get_attr("quota") {
-        quota_share::validate_handoff_entries(entries, &at.push_attr("quota"), diagnostics);
+    if let Some(Value::List(entries)) = tenant.get_attr(TenantGovernance::QUOTA.name()) {
+        quota_share::validate_handoff_entries(entries, &at.push_attr(TenantGovernance::QUOTA.name()), diagnostics);
     }
-    if let Some(Value::String(strategy)) = tenant.get_attr("sharing_strategy")
+    if let Some(Value::String(strategy)) = tenant.get_attr(TenantGovernance::SHARING_STRATEGY.name())
         && !SharingStrategy::NAMES.contains(&strategy.as_str())
     {
         diagnostics.push(Diagnostic::invalid_value(
-            at.push_attr("sharing_strategy"),
+            at.push_attr(TenantGovernance::SHARING_STRATEGY.name()),
             format!("{strategy:?}"),
             &format!("a sharing strategy is one of {}", SharingStrategy::NAMES.join(", ")),
             PASS_UNCHANGED,

@@ -7,6 +7,7 @@ pub mod connection_contract;
 #[cfg(test)]
 pub(crate) mod decode_property;
 pub mod domain_unit_policy_grant;
+pub mod governance_objects;
 pub mod handoff;
 pub mod import_id;
 pub mod inventory;

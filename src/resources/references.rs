@@ -10,28 +10,23 @@ use crate::governance::{
     TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{elements, object, string, string_map, strings, text};
+use crate::protocol::model::{Field, FieldType, Known, Model};
+use crate::protocol::object::{elements, string, string_map, text};
 use crate::protocol::value::{Type, Value};
+use crate::resources::governance_objects::{ContractGovernance, PolicyGovernance};
+pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
 
-/// `hyperpod_tenant.<name>.governance`: what other resources count of a tenant (WKL-1, WKL-3, WKL-5).
 pub fn tenant_type() -> Type {
-    Type::object([
-        ("cluster_name", Type::String),
-        ("team", Type::String),
-        ("namespace", Type::String),
-        ("project_id", Type::String),
-        ("quota", Type::list(crate::resources::quota_share::entry_type())),
-        ("sharing_strategy", Type::String),
-    ])
+    <TenantGovernance as Known>::terraform_type()
 }
 
-/// `hyperpod_task_view_restriction.<name>.governance`: the project role a restriction limits, where (CLU-2).
 pub fn restriction_type() -> Type {
-    Type::object([
-        ("cluster_name", Type::String),
-        ("project_role_arn", Type::String),
-        ("namespaces", Type::list(Type::String)),
-    ])
+    <RestrictionGovernance as Known>::terraform_type()
+}
+
+/// A value computed for a `governance` string as the field it is (unknown stays unknown).
+fn string_field(value: Value) -> Field<String> {
+    <Field<String> as FieldType>::decode(&value, &AttributePath::root()).unwrap_or(Field::Unknown)
 }
 
 /// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is. `contract`
@@ -67,9 +62,9 @@ pub fn tenant_value(tenant: &Value) -> Value {
     let spaces = tenant.get_attr("spaces").is_some_and(|s| !s.is_null());
     let sharing_strategy = match tenant.get_attr("sharing") {
         // A team with spaces and no sharing block lends (AWS's guidance for spaces; WKL-12).
-        Some(Value::Null) | None if spaces => text("Lend"),
+        Some(Value::Null) | None if spaces => text(SharingStrategy::Lend.as_str()),
         // No block: on EKS a new quota gets SageMaker's default, which lends (and borrows); Slurm shares nothing.
-        Some(Value::Null) | None => match contract_fact(tenant, "orchestrator", || {
+        Some(Value::Null) | None => match contract_fact(tenant, ContractGovernance::ORCHESTRATOR.name(), || {
             // A stored tenant (the contract is write-only): Slurm tenants record their accounting artefacts.
             match tenant.get_attr("slurm_artefacts") {
                 Some(artefacts) if !artefacts.is_null() && artefacts.is_known() => {
@@ -85,50 +80,51 @@ pub fn tenant_value(tenant: &Value) -> Value {
         Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
         Some(_) => Value::Unknown,
     };
-    object([
-        (
-            "cluster_name",
-            contract_fact(tenant, "cluster_name", || {
-                recorded(tenant, "cluster_name", "cluster_name")
-            }),
-        ),
-        ("team", team),
-        ("namespace", namespace),
-        (
-            "project_id",
-            contract_fact(tenant, "project_id", || {
-                let tags = string_map(tenant, "tags_all");
-                match recorded(tenant, "project_id", "project_id") {
-                    Value::Null => tags.get(crate::tags::PROJECT).map_or(Value::Null, text),
-                    known => known,
-                }
-            }),
-        ),
-        ("quota", quota),
-        ("sharing_strategy", sharing_strategy),
-    ])
+    let governance = TenantGovernance {
+        cluster_name: string_field(contract_fact(tenant, ContractGovernance::CLUSTER_NAME.name(), || {
+            recorded(tenant, TenantGovernance::CLUSTER_NAME.name(), "cluster_name")
+        })),
+        team: string_field(team),
+        namespace: string_field(namespace),
+        project_id: string_field(contract_fact(tenant, ContractGovernance::PROJECT_ID.name(), || {
+            let tags = string_map(tenant, "tags_all");
+            match recorded(tenant, TenantGovernance::PROJECT_ID.name(), "project_id") {
+                Value::Null => tags.get(crate::tags::PROJECT).map_or(Value::Null, text),
+                known => known,
+            }
+        })),
+        quota,
+        sharing_strategy: string_field(sharing_strategy),
+    };
+    governance.encode()
 }
 
 /// A restriction's `governance`, from its arguments and its contract's defaults (`project_role_arn` and
 /// `namespaces` default to the contract's).
 pub fn restriction_value(restriction: &Value) -> Value {
+    // The restriction's own argument and its `governance` field share a name.
     let own_or_contract = |own: &str, contract: &str| match restriction.get_attr(own) {
         Some(Value::Null) | None => contract_fact(restriction, contract, || recorded(restriction, own, own)),
         Some(value) => value.clone(),
     };
-    object([
-        (
-            "cluster_name",
-            contract_fact(restriction, "cluster_name", || {
-                recorded(restriction, "cluster_name", "cluster_name")
-            }),
-        ),
-        (
-            "project_role_arn",
-            own_or_contract("project_role_arn", "project_role_arn"),
-        ),
-        ("namespaces", own_or_contract("namespaces", "eks_namespaces")),
-    ])
+    let cluster_name = contract_fact(restriction, ContractGovernance::CLUSTER_NAME.name(), || {
+        recorded(restriction, RestrictionGovernance::CLUSTER_NAME.name(), "cluster_name")
+    });
+    let project_role_arn = own_or_contract(
+        RestrictionGovernance::PROJECT_ROLE_ARN.name(),
+        ContractGovernance::PROJECT_ROLE_ARN.name(),
+    );
+    let namespaces = own_or_contract(
+        RestrictionGovernance::NAMESPACES.name(),
+        ContractGovernance::EKS_NAMESPACES.name(),
+    );
+    let governance = RestrictionGovernance {
+        cluster_name: string_field(cluster_name),
+        project_role_arn: string_field(project_role_arn),
+        namespaces: <Field<Vec<Field<String>>> as FieldType>::decode(&namespaces, &AttributePath::root())
+            .unwrap_or(Field::Unknown),
+    };
+    governance.encode()
 }
 
 /// What a resource references, decoded: the entries whose values are known, and the attributes that are not known
@@ -176,16 +172,17 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
     if !facts.is_wholly_known() {
         return None;
     }
-    let quota = crate::resources::quota_share::decode_list(facts.get_attr("quota").unwrap_or(&Value::Null))?;
-    let sharing = string(facts, "sharing_strategy").map(|strategy| Sharing {
+    let facts = TenantGovernance::decode(facts).ok()?;
+    let quota = crate::resources::quota_share::decode_list(&facts.quota)?;
+    let sharing = facts.sharing_strategy.known().map(|strategy| Sharing {
         strategy: SharingStrategy::from_name(&strategy),
         borrow_limit: None,
         absolute_borrow_limits: Vec::new(),
     });
     Some((
-        string(facts, "cluster_name")?,
+        facts.cluster_name.known()?,
         TenantCapacity {
-            team: string(facts, "team")?,
+            team: facts.team.known()?,
             quota,
             sharing,
         },
@@ -215,13 +212,18 @@ pub fn restriction(value: &Value, attribute: &str) -> References<TaskViewRestric
         Some(Value::Null) | None => {}
         Some(facts) if !facts.is_wholly_known() => out.unknown.push(attribute.to_string()),
         Some(facts) => {
-            if let Some(cluster_name) = string(facts, "cluster_name") {
+            let Ok(facts) = RestrictionGovernance::decode(facts) else {
+                return out;
+            };
+            if let Some(cluster_name) = facts.cluster_name.known() {
                 out.known.push(Referenced {
                     at: AttributePath::attr(attribute),
                     cluster_name,
                     item: TaskViewRestriction {
-                        project_role_arn: string(facts, "project_role_arn"),
-                        namespaces: strings(facts, "namespaces"),
+                        project_role_arn: facts.project_role_arn.known(),
+                        namespaces: (facts.namespaces.known().into_iter().flatten())
+                            .filter_map(Field::known)
+                            .collect(),
                     },
                 });
             }
@@ -258,14 +260,14 @@ pub fn scheduling_policy(value: &Value, attribute: &str) -> PolicyReference {
     let Some(facts) = value.get_attr(attribute).filter(|facts| !facts.is_null()) else {
         return PolicyReference::NotGiven;
     };
-    let classes = match facts.get_attr("priority_classes") {
-        Some(classes) if classes.is_wholly_known() => strings(facts, "priority_classes"),
-        _ => return PolicyReference::Unknown,
+    let Ok(facts) = PolicyGovernance::decode(facts) else {
+        return PolicyReference::Unknown;
     };
-    let fair_share = match facts.get_attr("fair_share") {
-        Some(Value::Bool(enabled)) => *enabled,
-        _ => true,
+    // Null is a policy without classes; unknown waits for apply.
+    let Some(classes) = facts.priority_classes.or_empty() else {
+        return PolicyReference::Unknown;
     };
+    let fair_share = facts.fair_share.known().unwrap_or(true);
     PolicyReference::Known(SchedulingPolicy {
         priority_classes: classes,
         fair_share,

@@ -1,8 +1,8 @@
 //! The structure a newcomer relies on (README, "Layout"; `docs/design/resource-shape.md`), read from the source by
 //! `xtask::structure` (`cargo xtask structure` prints the same figures): no file of any crate imports itself through
 //! others, resources never reach up into the provider module, every resource folder has the same shape, every
-//! function on a resource's plan path fits on a screen, no two public types share a name, and no branch decides on a
-//! message's wording.
+//! function on a resource's plan path and in the engine and the report fits on a screen, no two public types share a
+//! name, and no branch decides on a message's wording.
 
 use xtask::repository_root;
 use xtask::structure::{
@@ -135,5 +135,18 @@ fn a_typed_resource_names_no_attribute_by_string() {
         in_typed.is_empty(),
         "attribute names typed as strings in a resource declared with #[derive(Model)] (use the declaration's \
          typed names, e.g. `SchedulingPolicyModel::ARN`): {in_typed:#?}"
+    );
+}
+
+/// The engine (one function per rule, its parts named) and the report's renderers fit on a screen everywhere, not
+/// only on a plan path.
+#[test]
+fn every_function_of_the_engine_and_the_report_fits_on_a_screen() {
+    let workspace = workspace();
+    let long = structure::long_functions(&workspace);
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_PLAN_FUNCTION_LINES} lines in {:?}: {long:#?}",
+        structure::SIZED_EVERYWHERE
     );
 }

@@ -19,7 +19,8 @@
 //! `requires_replace`, `use_state_for_unknown`, `sensitive`, `write_only`, `validate = expr` (repeatable),
 //! `default = expr`, `deprecated = expr`, `description = expr` (instead of the doc comment), `name = "…"`,
 //! `ty = expr` (the Terraform type, for a raw `Value` field), `block` (a list block of a derived model),
-//! `block = single` (a single block; with `required`, one the configuration must hold), `max_items = n`, `timeouts = expr` (the conventional
+//! `block = single` (a single block; with `required`, one the configuration must hold), `nested` / `nested = single`
+//! (a nested attribute, a list or one object, of a derived model), `max_items = n`, `timeouts = expr` (the conventional
 //! `timeouts` block: `expr` is `(&[Operation], Duration)`; the field holds the raw `Value`). The generated code
 //! names `::hyperpod_protocol`, so the derive is used through that crate (`hyperpod_protocol::model::Model`).
 
@@ -49,6 +50,8 @@ struct FieldSpec {
     description: Option<Expr>,
     ty: Option<Expr>,
     block: Option<BlockNesting>,
+    /// A nested attribute (protocol 6 `NestedType`) of a derived model, not a block.
+    nested: Option<BlockNesting>,
     max_items: Option<Expr>,
     timeouts: Option<Expr>,
 }
@@ -206,9 +209,23 @@ fn schema_step(
     let validators = &spec.validators;
     let default = spec.default.as_ref().map(|expr| quote!(.default_value(#expr)));
     let deprecated = spec.deprecated.as_ref().map(|expr| quote!(.deprecated(#expr)));
+    let attribute = if let Some(nesting) = spec.nested {
+        let inner = quote!(<#field_type as ::hyperpod_protocol::model::BlockField>::Model);
+        let nesting = match nesting {
+            BlockNesting::List => quote!(::hyperpod_protocol::schema::Nesting::List),
+            BlockNesting::Single => quote!(::hyperpod_protocol::schema::Nesting::Single),
+        };
+        quote!(::hyperpod_protocol::schema::Attribute::nested(
+            #name,
+            #nesting,
+            <#inner as ::hyperpod_protocol::model::Model>::block().attributes
+        ))
+    } else {
+        quote!(::hyperpod_protocol::schema::Attribute::new(#name, #terraform_type))
+    };
     quote! {
         block.attribute(
-            ::hyperpod_protocol::schema::Attribute::new(#name, #terraform_type)
+            #attribute
                 .#presence()
                 .describe(#description)
                 #(.#flags())*
@@ -247,17 +264,22 @@ fn field_spec(attributes: &[Attribute]) -> syn::Result<FieldSpec> {
                 "timeouts" => spec.timeouts = Some(meta.value()?.parse()?),
                 "max_items" => spec.max_items = Some(meta.value()?.parse()?),
                 "name" => spec.name = Some(meta.value()?.parse()?),
-                "block" => {
-                    spec.block = Some(if meta.input.peek(syn::Token![=]) {
+                "block" | "nested" => {
+                    let nesting = if meta.input.peek(syn::Token![=]) {
                         let nesting: syn::Ident = meta.value()?.parse()?;
                         match nesting.to_string().as_str() {
                             "single" => BlockNesting::Single,
                             "list" => BlockNesting::List,
-                            _ => return Err(syn::Error::new(nesting.span(), "block = list or block = single")),
+                            _ => return Err(syn::Error::new(nesting.span(), "list or single")),
                         }
                     } else {
                         BlockNesting::List
-                    });
+                    };
+                    if key == "block" {
+                        spec.block = Some(nesting);
+                    } else {
+                        spec.nested = Some(nesting);
+                    }
                 }
                 _ => return Err(meta.error(format!("unknown option `{key}`"))),
             }

@@ -113,41 +113,61 @@ fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String
 /// filled by the shape's ratios; of several amounts, those not given are zero; partitions are their fraction of a
 /// GPU, with vCPU and memory by that ratio unless given, and count as slices when of `profile` (the one checked).
 fn units(share: &QuotaShare, shape: Option<InstanceShape>, profile: Option<&str>) -> Units {
-    if let (Some((given_profile, slices)), Some(shape)) = (&share.accelerator_partition, shape) {
-        let per_accelerator = shapes::slices_per_accelerator(&share.instance_type, given_profile).unwrap_or(1);
-        let accelerators = *slices as f64 / per_accelerator as f64;
-        let ratio = if shape.accelerators > 0 {
-            accelerators / shape.accelerators as f64
-        } else {
-            0.0
-        };
-        return Units {
-            instances: 0.0,
-            accelerators,
-            vcpu: share.vcpu.unwrap_or(ratio * shape.vcpu),
-            memory_gib: share.memory_gib.unwrap_or(ratio * shape.memory_gib),
-            partitions: if profile == Some(given_profile.as_str()) {
-                *slices as f64
-            } else {
-                0.0
-            },
-        };
+    if let Some(units) = partition_units(share, shape, profile) {
+        return units;
     }
     if let Some(count) = share.count {
-        let n = count as f64;
-        let shape = shape.unwrap_or(InstanceShape {
-            accelerators: 0,
-            vcpu: 0.0,
-            memory_gib: 0.0,
-        });
-        return Units {
-            instances: n,
-            accelerators: n * shape.accelerators as f64,
-            vcpu: n * shape.vcpu,
-            memory_gib: n * shape.memory_gib,
-            partitions: 0.0,
-        };
+        return instance_units(count, shape);
     }
+    amount_units(share, shape)
+}
+
+/// A MIG partition share (with a known shape) in every unit: its fraction of a GPU, vCPU and memory by that ratio
+/// unless given, and slices when of `profile`. `None` for any other share.
+fn partition_units(share: &QuotaShare, shape: Option<InstanceShape>, profile: Option<&str>) -> Option<Units> {
+    let (Some((given_profile, slices)), Some(shape)) = (&share.accelerator_partition, shape) else {
+        return None;
+    };
+    let per_accelerator = shapes::slices_per_accelerator(&share.instance_type, given_profile).unwrap_or(1);
+    let accelerators = *slices as f64 / per_accelerator as f64;
+    let ratio = if shape.accelerators > 0 {
+        accelerators / shape.accelerators as f64
+    } else {
+        0.0
+    };
+    Some(Units {
+        instances: 0.0,
+        accelerators,
+        vcpu: share.vcpu.unwrap_or(ratio * shape.vcpu),
+        memory_gib: share.memory_gib.unwrap_or(ratio * shape.memory_gib),
+        partitions: if profile == Some(given_profile.as_str()) {
+            *slices as f64
+        } else {
+            0.0
+        },
+    })
+}
+
+/// `count` whole instances: `count` times the shape (instances alone when the shape is unknown).
+fn instance_units(count: i64, shape: Option<InstanceShape>) -> Units {
+    let n = count as f64;
+    let shape = shape.unwrap_or(InstanceShape {
+        accelerators: 0,
+        vcpu: 0.0,
+        memory_gib: 0.0,
+    });
+    Units {
+        instances: n,
+        accelerators: n * shape.accelerators as f64,
+        vcpu: n * shape.vcpu,
+        memory_gib: n * shape.memory_gib,
+        partitions: 0.0,
+    }
+}
+
+/// A share in amounts: one amount alone is filled by the shape's ratios; of several, those not given are zero.
+/// Nothing when the shape is unknown.
+fn amount_units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
     let given = (share.accelerators.map(|a| a as f64), share.vcpu, share.memory_gib);
     let Some(shape) = shape else {
         return Units::default();
@@ -297,6 +317,20 @@ fn admission_order<'a>(
     own: &'a TenantCapacity,
     allocation: Option<&'a Allocation>,
 ) -> Vec<Team<'a>> {
+    let planned = planned_teams(view, own, allocation);
+    let mut order = live_teams_not_planned(view, &planned);
+    order.extend(planned);
+    order
+}
+
+/// The teams this plan plans, in admission order: with the cluster's allocation, the referenced tenants it does
+/// not list, then its teams by name (the tenant's own entry in place of its row), then the tenant if unlisted;
+/// without it, the tenants this one references, then itself.
+fn planned_teams<'a>(
+    view: &'a ClusterView,
+    own: &'a TenantCapacity,
+    allocation: Option<&'a Allocation>,
+) -> Vec<Team<'a>> {
     let mut planned: Vec<Team<'a>> = Vec::new();
     let others = view
         .tenants
@@ -304,50 +338,52 @@ fn admission_order<'a>(
         .iter()
         .filter(|r| r.cluster_name == view.cluster_name && r.item.team != own.team)
         .map(|r| &r.item);
-    if let Some(allocation) = allocation {
-        for (team, row) in &allocation.teams {
-            let own_row = *team == own.team;
-            planned.push(Team {
-                name: team,
-                shares: if own_row { &own.quota } else { row },
-                own: own_row,
-                live: false,
-            });
-        }
-        for other in others.filter(|t| !allocation.teams.contains_key(&t.team)) {
-            planned.insert(
-                0,
-                Team {
-                    name: &other.team,
-                    shares: &other.quota,
-                    own: false,
-                    live: false,
-                },
-            );
-        }
-        if !allocation.teams.contains_key(&own.team) {
-            planned.push(Team {
-                name: &own.team,
-                shares: &own.quota,
-                own: true,
-                live: false,
-            });
-        }
-    } else {
+    let own_team = Team {
+        name: &own.team,
+        shares: &own.quota,
+        own: true,
+        live: false,
+    };
+    let Some(allocation) = allocation else {
         planned.extend(others.map(|t| Team {
             name: &t.team,
             shares: &t.quota,
             own: false,
             live: false,
         }));
+        planned.push(own_team);
+        return planned;
+    };
+    for (team, row) in &allocation.teams {
+        let own_row = *team == own.team;
         planned.push(Team {
-            name: &own.team,
-            shares: &own.quota,
-            own: true,
+            name: team,
+            shares: if own_row { &own.quota } else { row },
+            own: own_row,
             live: false,
         });
     }
-    let mut order: Vec<Team<'a>> = match &view.tenants.live {
+    for other in others.filter(|t| !allocation.teams.contains_key(&t.team)) {
+        planned.insert(
+            0,
+            Team {
+                name: &other.team,
+                shares: &other.quota,
+                own: false,
+                live: false,
+            },
+        );
+    }
+    if !allocation.teams.contains_key(&own.team) {
+        planned.push(own_team);
+    }
+    planned
+}
+
+/// The live teams counted on the cluster that this plan does not plan, by name (none when the live half is not
+/// counted or could not be read): admitted first, since they exist.
+fn live_teams_not_planned<'a>(view: &'a ClusterView, planned: &[Team<'a>]) -> Vec<Team<'a>> {
+    match &view.tenants.live {
         _ if !view.neighbours.live_counted() => Vec::new(),
         Fact::Known(live) => {
             let mut existing: Vec<&TenantCapacity> = live
@@ -366,9 +402,7 @@ fn admission_order<'a>(
                 .collect()
         }
         Fact::Unavailable(_) => Vec::new(),
-    };
-    order.extend(planned);
-    order
+    }
 }
 
 /// The allocation checks of the tenant itself: the allocation is of this cluster, lists the team, and gives it the
@@ -486,22 +520,7 @@ fn partition_capacity(
     let of_type: Vec<&super::model::Capacity> = groups.iter().filter(|g| g.instance_type == instance_type).collect();
     let layouts: Vec<&str> = of_type.iter().filter_map(|g| g.partition_layout.as_deref()).collect();
     if layouts.is_empty() {
-        return Err(Some(Finding {
-            path: at.clone(),
-            observed: format!("{instance_type}: {}", amount_as_given(share)),
-            problem: format!(
-                "no instance group of {instance_type} on cluster {:?} partitions its GPUs (node label {})",
-                view.cluster_name,
-                super::model::MIG_CONFIG_LABEL
-            ),
-            fix: format!(
-                "configure MIG on the instance group first (KubernetesConfig label {} = \"all-{}\"), or guarantee \
-                 whole accelerators",
-                super::model::MIG_CONFIG_LABEL,
-                profile.trim_start_matches("mig-")
-            ),
-            ..Finding::of(RuleId::Wkl3)
-        }));
+        return Err(Some(no_partitioned_group(&view.cluster_name, share, profile, at)));
     }
     if let Some(custom) = layouts.iter().find(|layout| shapes::uniform_profile(layout).is_none()) {
         skipped.push(format!(
@@ -510,18 +529,7 @@ fn partition_capacity(
         ));
         return Err(None);
     }
-    let accelerators = shapes::shape(instance_type).map_or(0, |s| s.accelerators);
-    let slices = shapes::slices_per_accelerator(instance_type, profile).unwrap_or(0);
-    let held: i64 = of_type
-        .iter()
-        .filter(|g| {
-            g.partition_layout
-                .as_deref()
-                .and_then(shapes::uniform_profile)
-                .is_some_and(|p| p == profile)
-        })
-        .map(|g| g.count * accelerators * slices)
-        .sum();
+    let held = slices_held(&of_type, instance_type, profile);
     if held == 0 {
         let mut split: Vec<&str> = layouts.clone();
         split.dedup();
@@ -538,6 +546,43 @@ fn partition_capacity(
         }));
     }
     Ok(held as f64)
+}
+
+/// A partition share of an instance type no instance group of cluster `cluster_name` partitions the GPUs of.
+fn no_partitioned_group(cluster_name: &str, share: &QuotaShare, profile: &str, at: &AttributePath) -> Finding {
+    let instance_type = share.instance_type.as_str();
+    Finding {
+        path: at.clone(),
+        observed: format!("{instance_type}: {}", amount_as_given(share)),
+        problem: format!(
+            "no instance group of {instance_type} on cluster {cluster_name:?} partitions its GPUs (node label {})",
+            super::model::MIG_CONFIG_LABEL
+        ),
+        fix: format!(
+            "configure MIG on the instance group first (KubernetesConfig label {} = \"all-{}\"), or guarantee \
+             whole accelerators",
+            super::model::MIG_CONFIG_LABEL,
+            profile.trim_start_matches("mig-")
+        ),
+        ..Finding::of(RuleId::Wkl3)
+    }
+}
+
+/// The slices of `profile` the instance groups `of_type` (all of `instance_type`) hold: those split uniformly into
+/// that profile, every GPU of every instance.
+fn slices_held(of_type: &[&super::model::Capacity], instance_type: &str, profile: &str) -> i64 {
+    let accelerators = shapes::shape(instance_type).map_or(0, |s| s.accelerators);
+    let slices = shapes::slices_per_accelerator(instance_type, profile).unwrap_or(0);
+    of_type
+        .iter()
+        .filter(|g| {
+            g.partition_layout
+                .as_deref()
+                .and_then(shapes::uniform_profile)
+                .is_some_and(|p| p == profile)
+        })
+        .map(|g| g.count * accelerators * slices)
+        .sum()
 }
 
 /// WKL-3 on a cluster allocation, before any tenant counts it: every share names an instance type one of the
@@ -936,7 +981,7 @@ fn admit(
         profile,
     } = *wanted;
     let mut admitted = Units::default();
-    let mut counted: Vec<(&str, &QuotaShare, Units)> = Vec::new();
+    let mut counted: Vec<Counted<'_>> = Vec::new();
     for team in order {
         for share in team.shares.iter().filter(|s| s.instance_type == instance_type) {
             if let Some(reason) = unresolved(share, shape) {
@@ -953,30 +998,14 @@ fn admit(
                     counted.push((team.name, share, demand));
                 }
                 Some(unit) if team.own => {
-                    let mut shares: Vec<String> = counted
-                        .iter()
-                        .filter(|(_, _, units)| unit != PARTITION || units.partitions > 0.0)
-                        .map(|(name, share, units)| describe_share(name, share, units, unit, profile))
-                        .collect();
-                    shares.push(describe_share(team.name, share, &demand, unit, profile));
-                    let available = if unit == "count" {
-                        format!(
-                            "the instance groups have {}",
-                            amount_in(capacity.instances, unit, profile)
-                        )
-                    } else {
-                        format!(
-                            "its {} instances hold {}",
-                            number(capacity.instances),
-                            amount_in(capacity.get(unit), unit, profile)
-                        )
-                    };
+                    let own = (team.name, share, demand);
                     return Some(Finding {
                         path: entry_at.clone(),
                         observed: format!(
-                            "{instance_type}: {} guaranteed ({}) but {available}",
+                            "{instance_type}: {} guaranteed ({}) but {}",
                             amount_in(total.get(unit), unit, profile),
-                            shares.join(", "),
+                            shares_up_to(&counted, own, unit, profile).join(", "),
+                            capacity_available(capacity, unit, profile),
                         ),
                         problem: format!("the guaranteed quotas overcommit cluster {:?}", view.cluster_name),
                         fix: "lower the guaranteed share (borrowing covers bursts), or grow the instance groups first"
@@ -995,4 +1024,36 @@ fn admit(
         }
     }
     None
+}
+
+/// A share admitted (or refused) on an instance type: the team's name, the share and what it asks in every unit.
+type Counted<'a> = (&'a str, &'a QuotaShare, Units);
+
+/// The shares that add up to an overflow of `unit`: those admitted before (only the ones that hold slices, for an
+/// overflow in slices), then the tenant's `own` share that overflows.
+fn shares_up_to(counted: &[Counted<'_>], own: Counted<'_>, unit: &str, profile: Option<&str>) -> Vec<String> {
+    let (name, share, demand) = own;
+    let mut shares: Vec<String> = counted
+        .iter()
+        .filter(|(_, _, units)| unit != PARTITION || units.partitions > 0.0)
+        .map(|(name, share, units)| describe_share(name, share, units, unit, profile))
+        .collect();
+    shares.push(describe_share(name, share, &demand, unit, profile));
+    shares
+}
+
+/// What the instance groups of the instance type hold of `unit`: their instances, or the amount those hold.
+fn capacity_available(capacity: &Units, unit: &str, profile: Option<&str>) -> String {
+    if unit == "count" {
+        format!(
+            "the instance groups have {}",
+            amount_in(capacity.instances, unit, profile)
+        )
+    } else {
+        format!(
+            "its {} instances hold {}",
+            number(capacity.instances),
+            amount_in(capacity.get(unit), unit, profile)
+        )
+    }
 }

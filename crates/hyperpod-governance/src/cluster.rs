@@ -322,13 +322,30 @@ pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
         (_, None) => unknown.push("the contract's project_role_arn".to_string()),
         _ => {}
     }
+    findings.extend(namespaces_outside_scope(restriction, contract));
+    if findings.is_empty() && !unknown.is_empty() {
+        return Check::unknowns(rule, &unknown);
+    }
+    Check::from_findings(
+        rule,
+        findings,
+        format!(
+            "the contract's project role, on namespaces {:?} of its scope",
+            restriction.namespaces
+        ),
+    )
+}
+
+/// CLU-9 on the restriction's namespaces: none at all, or some outside the contract's `eks_namespaces`.
+fn namespaces_outside_scope(restriction: &TaskViewRestriction, contract: &Contract) -> Option<Finding> {
+    let rule = RuleId::Clu9;
     let outside: Vec<&String> = restriction
         .namespaces
         .iter()
         .filter(|namespace| !contract.eks_namespaces.contains(namespace))
         .collect();
     if restriction.namespaces.is_empty() {
-        findings.push(Finding {
+        Some(Finding {
             path: paths::restriction::namespaces(),
             observed: "no namespaces".into(),
             problem: "a restriction with no namespace leaves the project's Studio users with nothing to see".into(),
@@ -337,9 +354,9 @@ pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
                 contract.eks_namespaces
             ),
             ..Finding::of(rule)
-        });
+        })
     } else if !outside.is_empty() {
-        findings.push(Finding {
+        Some(Finding {
             path: paths::restriction::namespaces(),
             observed: format!(
                 "{outside:?}; contract {:?} allows {:?}",
@@ -352,19 +369,10 @@ pub fn clu_9(restriction: &TaskViewRestriction, contract: &Contract) -> Check {
              re-approved first)"
                 .into(),
             ..Finding::of(rule)
-        });
+        })
+    } else {
+        None
     }
-    if findings.is_empty() && !unknown.is_empty() {
-        return Check::unknowns(rule, &unknown);
-    }
-    Check::from_findings(
-        rule,
-        findings,
-        format!(
-            "the contract's project role, on namespaces {:?} of its scope",
-            restriction.namespaces
-        ),
-    )
 }
 
 /// CLU-3: the restricted project role has no cluster-scoped view/edit/admin access policy.

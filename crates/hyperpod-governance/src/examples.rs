@@ -385,6 +385,32 @@ pub fn failing(rule: RuleId) -> Check {
             Some(&prj_4_binding()),
             &live_project("research_unit", Some(PROJECT_ROLE)),
         ),
+        Clu1 | Clu2 | Clu3 | Clu4 | Clu5 | Clu6 | Clu7 | Clu8 | Clu9 | Clu10 => failing_cluster_rule(rule),
+        Wkl1 => workload::wkl_1(&wkl_1_tenant(), &contract()),
+        Wkl2 => workload::wkl_2(&wkl_2_tenant()),
+        Wkl3 => workload::wkl_3(&wkl_3_view(), paths::tenant::quota()),
+        Wkl4 => workload::wkl_4(&tenant(), &wkl_4_policy()),
+        Wkl5 => workload::wkl_5(&tenant(), &wkl_5_view()),
+        Wkl6 => workload::wkl_6(&tenant(), &wkl_6_policy()),
+        Wkl7 => workload_access::wkl_7(&wkl_7_tenant()),
+        Wkl8 => workload_access::wkl_8(&wkl_8_tenant()),
+        Wkl9 => workload_access::wkl_9(&wkl_9_tenant()),
+        Wkl10 => workload_access::wkl_10(&wkl_10_tenant()),
+        Wkl11 => workload_access::wkl_11(&wkl_11_tenant(), &contract()),
+        Wkl12 => spaces::wkl_12(&wkl_12_tenant(), &contract(), &wkl_4_policy()),
+        Exc1 => exceptions::exc_1(&exc_1_contract(), today()),
+        Obs1 => observability::obs_1(&obs_1_addon(), &node_roles(true), paths::contract::signals()),
+        Lif1 => lifecycle::lif_1(&contract(), lif_1_today()),
+        Lif2 => lifecycle::lif_2(&lif_2_contract(), Some(&contract()), None),
+        Lif3 => lifecycle::lif_3(&lif_3_contract(), paths::tenant::contract()),
+        Lif4 => lifecycle::lif_4(&lif_4_contract(), &caller()),
+    }
+}
+
+/// `failing` for the cluster rules (CLU-*).
+fn failing_cluster_rule(rule: RuleId) -> Check {
+    use RuleId::{Clu1, Clu2, Clu3, Clu4, Clu5, Clu6, Clu7, Clu8, Clu9, Clu10};
+    match rule {
         Clu1 => cluster::clu_1(
             &slurm_contract(),
             &live_cluster(CAPACITY_ACCOUNT, "us-west-2", Orchestrator::Eks),
@@ -409,24 +435,7 @@ pub fn failing(rule: RuleId) -> Check {
             "ml-capacity-eks",
             paths::tenant::contract().push_attr("cluster_name"),
         ),
-        Wkl1 => workload::wkl_1(&wkl_1_tenant(), &contract()),
-        Wkl2 => workload::wkl_2(&wkl_2_tenant()),
-        Wkl3 => workload::wkl_3(&wkl_3_view(), paths::tenant::quota()),
-        Wkl4 => workload::wkl_4(&tenant(), &wkl_4_policy()),
-        Wkl5 => workload::wkl_5(&tenant(), &wkl_5_view()),
-        Wkl6 => workload::wkl_6(&tenant(), &wkl_6_policy()),
-        Wkl7 => workload_access::wkl_7(&wkl_7_tenant()),
-        Wkl8 => workload_access::wkl_8(&wkl_8_tenant()),
-        Wkl9 => workload_access::wkl_9(&wkl_9_tenant()),
-        Wkl10 => workload_access::wkl_10(&wkl_10_tenant()),
-        Wkl11 => workload_access::wkl_11(&wkl_11_tenant(), &contract()),
-        Wkl12 => spaces::wkl_12(&wkl_12_tenant(), &contract(), &wkl_4_policy()),
-        Exc1 => exceptions::exc_1(&exc_1_contract(), today()),
-        Obs1 => observability::obs_1(&obs_1_addon(), &node_roles(true), paths::contract::signals()),
-        Lif1 => lifecycle::lif_1(&contract(), lif_1_today()),
-        Lif2 => lifecycle::lif_2(&lif_2_contract(), Some(&contract()), None),
-        Lif3 => lifecycle::lif_3(&lif_3_contract(), paths::tenant::contract()),
-        Lif4 => lifecycle::lif_4(&lif_4_contract(), &caller()),
+        other => unreachable!("{other} is not a cluster rule"),
     }
 }
 

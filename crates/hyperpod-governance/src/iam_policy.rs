@@ -225,30 +225,36 @@ fn policy_label(policy: &PolicyDocument) -> String {
 
 /// The forbidden actions the role's policies allow, by statement, after unconditional all-resource Denies.
 pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
-    let mut evaluation = Evaluation::default();
-    let mut statements: Vec<(String, Option<String>, Statement)> = Vec::new();
+    let (statements, unreadable) = role_statements(role);
+    let mut evaluation = Evaluation {
+        unreadable,
+        ..Evaluation::default()
+    };
+    for action in forbidden_actions() {
+        if !denied_everywhere(&statements, action) {
+            record_allowing_statements(&mut evaluation.grants, &statements, action);
+        }
+    }
+    evaluation
+}
+
+/// A statement with the policy it is in: that policy's label and its managed ARN (`None` when inline).
+type SourcedStatement = (String, Option<String>, Statement);
+
+/// Every statement of the role's policies, and why the policies that could not be read or parsed were not.
+fn role_statements(role: &RolePermissions) -> (Vec<SourcedStatement>, Vec<String>) {
+    let mut statements: Vec<SourcedStatement> = Vec::new();
+    let mut unreadable = Vec::new();
     for policy in &role.policies {
         let label = policy_label(policy);
         let managed = policy.managed_arn.clone();
         if is_full_access(policy) {
             // Judged by its ARN: AWS can change the document, and it may not have been read.
-            statements.push((
-                label,
-                managed,
-                Statement {
-                    label: format!("{SAGEMAKER_FULL_ACCESS} grants sagemaker:*"),
-                    effect: Effect::Allow,
-                    actions: Patterns::Listed(vec!["sagemaker:*".into()]),
-                    resources: Patterns::Listed(vec!["*".into()]),
-                    conditional: false,
-                },
-            ));
+            statements.push((label, managed, full_access_statement()));
             continue;
         }
         if policy.document.is_null() {
-            evaluation
-                .unreadable
-                .push(format!("{label}: its document was not read"));
+            unreadable.push(format!("{label}: its document was not read"));
             continue;
         }
         match parse_policy(&policy.document) {
@@ -257,39 +263,53 @@ pub fn forbidden_grants(role: &RolePermissions) -> Evaluation {
                     .into_iter()
                     .map(|statement| (label.clone(), managed.clone(), statement)),
             ),
-            Err(err) => evaluation.unreadable.push(format!("{label}: {err}")),
+            Err(err) => unreadable.push(format!("{label}: {err}")),
         }
     }
-    for action in forbidden_actions() {
-        let denied = statements.iter().any(|(_, _, s)| {
-            s.effect == Effect::Deny
-                && !s.conditional
-                && s.actions.matches_action(action)
-                && s.resources.covers_every_resource()
-        });
-        if denied {
-            continue;
-        }
-        for (policy, managed_arn, statement) in statements
-            .iter()
-            .filter(|(_, _, s)| s.effect == Effect::Allow && s.actions.matches_action(action))
+    (statements, unreadable)
+}
+
+/// What AmazonSageMakerFullAccess is judged to allow, whatever its current document says.
+fn full_access_statement() -> Statement {
+    Statement {
+        label: format!("{SAGEMAKER_FULL_ACCESS} grants sagemaker:*"),
+        effect: Effect::Allow,
+        actions: Patterns::Listed(vec!["sagemaker:*".into()]),
+        resources: Patterns::Listed(vec!["*".into()]),
+        conditional: false,
+    }
+}
+
+/// Whether an unconditional Deny on every resource takes `action` away, whatever the Allows say.
+fn denied_everywhere(statements: &[SourcedStatement], action: &str) -> bool {
+    statements.iter().any(|(_, _, s)| {
+        s.effect == Effect::Deny
+            && !s.conditional
+            && s.actions.matches_action(action)
+            && s.resources.covers_every_resource()
+    })
+}
+
+/// Adds `action` to the grant of every Allow statement that matches it, recording the statement's grant first when
+/// it has none yet.
+fn record_allowing_statements(grants: &mut Vec<Grant>, statements: &[SourcedStatement], action: &'static str) {
+    for (policy, managed_arn, statement) in statements
+        .iter()
+        .filter(|(_, _, s)| s.effect == Effect::Allow && s.actions.matches_action(action))
+    {
+        match grants
+            .iter_mut()
+            .find(|grant| &grant.policy == policy && grant.statement == statement.label)
         {
-            match evaluation
-                .grants
-                .iter_mut()
-                .find(|grant| &grant.policy == policy && grant.statement == statement.label)
-            {
-                Some(grant) => grant.actions.push(action),
-                None => evaluation.grants.push(Grant {
-                    policy: policy.clone(),
-                    statement: statement.label.clone(),
-                    actions: vec![action],
-                    managed_arn: managed_arn.clone(),
-                }),
-            }
+            Some(grant) => grant.actions.push(action),
+            None => grants.push(Grant {
+                policy: policy.clone(),
+                statement: statement.label.clone(),
+                actions: vec![action],
+                managed_arn: managed_arn.clone(),
+            }),
         }
     }
-    evaluation
 }
 
 #[cfg(test)]

@@ -50,84 +50,104 @@ impl fmt::Display for ReviewStatus {
 /// project and the access scope count too: each changes what the approval covers. Values unknown until apply are
 /// not compared.
 pub fn material_changes(prior: &Contract, new: &Contract) -> Vec<String> {
-    let mut changed = Vec::new();
-    let mut compare = |name: String, before: Option<String>, after: Option<String>| {
-        if let (Some(before), Some(after)) = (before, after)
-            && before != after
-        {
-            changed.push(name);
-        }
-    };
-    let text = |value: &str| Some(value.to_string());
-    let debug = |value: &dyn fmt::Debug| Some(format!("{value:?}"));
-    for (field, before, after) in [
-        ("business", &prior.owners.business, &new.owners.business),
-        ("operations", &prior.owners.operations, &new.owners.operations),
-        ("cost", &prior.owners.cost, &new.owners.cost),
-    ] {
-        compare(path::owner(field).to_string(), text(before), text(after));
-    }
-    compare(
-        path::PROJECT_ROLE_ARN.into(),
-        prior.project_role_arn.clone(),
-        new.project_role_arn.clone(),
-    );
-    compare(
-        path::ACCESS_ROLE_ARN.into(),
-        prior.access_role_arn.clone(),
-        new.access_role_arn.clone(),
-    );
-    compare(
-        path::unified_studio("project_id").to_string(),
-        prior.unified_studio.project_id.clone(),
-        new.unified_studio.project_id.clone(),
-    );
-    compare(
-        path::cluster("account_id").to_string(),
-        text(&prior.cluster.account_id),
-        text(&new.cluster.account_id),
-    );
-    compare(
-        path::cluster("region").to_string(),
-        text(&prior.cluster.region),
-        text(&new.cluster.region),
-    );
-    compare(
-        path::cluster("name").to_string(),
-        text(&prior.cluster.name),
-        text(&new.cluster.name),
-    );
-    compare(
-        path::cluster("orchestrator").to_string(),
-        debug(&prior.cluster.orchestrator),
-        debug(&new.cluster.orchestrator),
-    );
-    compare(
-        path::DATA_CLASSIFICATION.into(),
-        text(&prior.data_classification),
-        text(&new.data_classification),
-    );
-    compare(
-        path::signals().to_string(),
-        debug(&prior.monitoring),
-        debug(&new.monitoring),
-    );
-    compare(
-        path::EKS_NAMESPACES.into(),
-        debug(&prior.eks_namespaces),
-        debug(&new.eks_namespaces),
-    );
-    compare("slurm".into(), debug(&prior.slurm), debug(&new.slurm));
-    compare(
-        path::APPROVED_ACCOUNT_IDS.into(),
-        debug(&prior.approved_account_ids),
-        debug(&new.approved_account_ids),
-    );
+    let mut changed: Vec<String> = ownership_values(prior, new)
+        .into_iter()
+        .chain(scope_values(prior, new))
+        .filter_map(|(name, before, after)| match (before, after) {
+            (Some(before), Some(after)) if before != after => Some(name),
+            _ => None,
+        })
+        .collect();
     // Reinstating a revoked contract is a new approval, not a continuation.
     if prior.lifecycle == LifecycleState::Revoked && new.lifecycle == LifecycleState::Approved {
         changed.push(path::LIFECYCLE.into());
     }
     changed
+}
+
+/// One attribute compared by `material_changes`: its name, and its value before and after (`None`: unknown until
+/// apply, so not compared).
+type Compared = (String, Option<String>, Option<String>);
+
+/// Who answers for the project: the owners, the project and access roles, and the Unified Studio project.
+fn ownership_values(prior: &Contract, new: &Contract) -> Vec<Compared> {
+    let text = |value: &str| Some(value.to_string());
+    let mut compared: Vec<Compared> = [
+        ("business", &prior.owners.business, &new.owners.business),
+        ("operations", &prior.owners.operations, &new.owners.operations),
+        ("cost", &prior.owners.cost, &new.owners.cost),
+    ]
+    .into_iter()
+    .map(|(field, before, after)| (path::owner(field).to_string(), text(before), text(after)))
+    .collect();
+    compared.extend([
+        (
+            path::PROJECT_ROLE_ARN.into(),
+            prior.project_role_arn.clone(),
+            new.project_role_arn.clone(),
+        ),
+        (
+            path::ACCESS_ROLE_ARN.into(),
+            prior.access_role_arn.clone(),
+            new.access_role_arn.clone(),
+        ),
+        (
+            path::unified_studio("project_id").to_string(),
+            prior.unified_studio.project_id.clone(),
+            new.unified_studio.project_id.clone(),
+        ),
+    ]);
+    compared
+}
+
+/// Where and what the approval covers: the cluster (account, region, name, orchestrator), the data
+/// classification, the monitoring, and the access scope (namespaces, Slurm, approved accounts).
+fn scope_values(prior: &Contract, new: &Contract) -> Vec<Compared> {
+    let text = |value: &str| Some(value.to_string());
+    let debug = |value: &dyn fmt::Debug| Some(format!("{value:?}"));
+    vec![
+        (
+            path::cluster("account_id").to_string(),
+            text(&prior.cluster.account_id),
+            text(&new.cluster.account_id),
+        ),
+        (
+            path::cluster("region").to_string(),
+            text(&prior.cluster.region),
+            text(&new.cluster.region),
+        ),
+        (
+            path::cluster("name").to_string(),
+            text(&prior.cluster.name),
+            text(&new.cluster.name),
+        ),
+        (
+            path::cluster("orchestrator").to_string(),
+            debug(&prior.cluster.orchestrator),
+            debug(&new.cluster.orchestrator),
+        ),
+        (
+            path::DATA_CLASSIFICATION.into(),
+            text(&prior.data_classification),
+            text(&new.data_classification),
+        ),
+        (
+            path::signals().to_string(),
+            debug(&prior.monitoring),
+            debug(&new.monitoring),
+        ),
+        (
+            path::EKS_NAMESPACES.into(),
+            debug(&prior.eks_namespaces),
+            debug(&new.eks_namespaces),
+        ),
+        ("slurm".into(), debug(&prior.slurm), debug(&new.slurm)),
+        (
+            path::APPROVED_ACCOUNT_IDS.into(),
+            debug(&prior.approved_account_ids),
+            debug(&new.approved_account_ids),
+        ),
+    ]
 }
 
 /// Whether the new contract records a new review: a later `last_reviewed`, or another approver.

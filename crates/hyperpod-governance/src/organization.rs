@@ -3,7 +3,7 @@
 
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::model::{Contract, Fact, LiveCluster, LiveProject, Setting, Tenant};
+use super::model::{Contract, Fact, LiveCluster, LiveProject, OrganizationGrant, Setting, Tenant};
 use super::paths;
 use hyperpod_model::ids::Arn;
 
@@ -33,42 +33,53 @@ pub fn org_1(contract: &Contract, project: &Fact<LiveProject>) -> Check {
     };
     let mut detail = format!("the project is in domain unit {wanted:?}");
     if let Some(grant) = &contract.organization {
-        let covered = live.domain_unit_id == grant.domain_unit_id
-            || (grant.include_child_domain_units && live.domain_unit_ancestors.contains(&grant.domain_unit_id));
-        if !covered {
-            findings.push(Finding {
-                path: paths::contract::organization("domain_unit_id"),
-                observed: format!(
-                    "the project is in domain unit {:?}; the grant covers {:?}{}",
-                    live.domain_unit_id,
-                    grant.domain_unit_id,
-                    if grant.include_child_domain_units {
-                        " and its children"
-                    } else {
-                        " only"
-                    }
-                ),
-                problem: "the organization grant the contract names does not cover the project's domain unit".into(),
-                fix: "reference the grant of the project's domain unit, or set include_child_domain_units on the parent's".into(),
-                ..Finding::of(rule)
-            });
-        }
-        match &live.project_profile_id {
-            Some(profile) if !grant.project_profile_ids.contains(profile) => findings.push(Finding {
-                path: paths::contract::organization("project_profile_ids"),
-                observed: format!(
-                    "the project was created from profile {profile:?}; the grant approves {:?}",
-                    grant.project_profile_ids
-                ),
-                problem: "the project was not created from a project profile the organization approved".into(),
-                fix: "recreate the project from an approved profile, or have the profile approved in the grant".into(),
-                ..Finding::of(rule)
-            }),
-            _ => {}
-        }
+        findings.extend(outside_grant(grant, live));
+        findings.extend(unapproved_profile(grant, live));
         detail.push_str(&format!(", which grant on {:?} covers", grant.domain_unit_id));
     }
     Check::from_findings(rule, findings, detail)
+}
+
+/// ORG-1 against the contract's organization grant: the grant does not cover the project's domain unit (its own,
+/// or with `include_child_domain_units` one below it).
+fn outside_grant(grant: &OrganizationGrant, live: &LiveProject) -> Option<Finding> {
+    let covered = live.domain_unit_id == grant.domain_unit_id
+        || (grant.include_child_domain_units && live.domain_unit_ancestors.contains(&grant.domain_unit_id));
+    (!covered).then(|| Finding {
+        path: paths::contract::organization("domain_unit_id"),
+        observed: format!(
+            "the project is in domain unit {:?}; the grant covers {:?}{}",
+            live.domain_unit_id,
+            grant.domain_unit_id,
+            if grant.include_child_domain_units {
+                " and its children"
+            } else {
+                " only"
+            }
+        ),
+        problem: "the organization grant the contract names does not cover the project's domain unit".into(),
+        fix: "reference the grant of the project's domain unit, or set include_child_domain_units on the parent's"
+            .into(),
+        ..Finding::of(RuleId::Org1)
+    })
+}
+
+/// ORG-1 against the contract's organization grant: the project was created from a profile the grant does not
+/// approve.
+fn unapproved_profile(grant: &OrganizationGrant, live: &LiveProject) -> Option<Finding> {
+    match &live.project_profile_id {
+        Some(profile) if !grant.project_profile_ids.contains(profile) => Some(Finding {
+            path: paths::contract::organization("project_profile_ids"),
+            observed: format!(
+                "the project was created from profile {profile:?}; the grant approves {:?}",
+                grant.project_profile_ids
+            ),
+            problem: "the project was not created from a project profile the organization approved".into(),
+            fix: "recreate the project from an approved profile, or have the profile approved in the grant".into(),
+            ..Finding::of(RuleId::Org1)
+        }),
+        _ => None,
+    }
 }
 
 /// ORG-2: a tenant's cross-account Pod Identity target role lives in the capacity account or an approved one.

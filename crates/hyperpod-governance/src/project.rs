@@ -5,7 +5,7 @@ use time::Date;
 use super::arns::same_role;
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::iam_policy::forbidden_grants;
+use super::iam_policy::{Grant, forbidden_grants};
 use super::model::{Binding, Contract, Fact, LifecycleState, LiveProject, MemberKind, RolePermissions};
 use super::paths;
 
@@ -35,7 +35,6 @@ pub fn prj_1(binding: &Binding) -> Check {
 
 /// PRJ-2: neither the project role nor the connection's access role holds a lifecycle or governance-write action.
 pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_role: &Fact<RolePermissions>) -> Check {
-    let rule = RuleId::Prj2;
     let mut findings = Vec::new();
     let mut unknown = Vec::new();
     let mut unavailable = Vec::new();
@@ -71,20 +70,12 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
             }
         };
         let evaluation = forbidden_grants(role);
-        for grant in evaluation.grants {
-            findings.push(Finding {
-                path: paths::contract::attr(attribute),
-                observed: format!(
-                    "role {arn}: {}, {} allows {}",
-                    grant.policy,
-                    grant.statement,
-                    grant.actions.join(", ")
-                ),
-                problem: format!("the {what} holds cluster lifecycle or governance-write permissions"),
-                fix: prj_2_fix(&grant),
-                ..Finding::of(rule)
-            });
-        }
+        findings.extend(
+            evaluation
+                .grants
+                .iter()
+                .map(|grant| forbidden_grant_finding(attribute, what, arn, grant)),
+        );
         unavailable.extend(
             evaluation
                 .unreadable
@@ -92,6 +83,30 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
                 .map(|problem| format!("{problem} (role {arn})")),
         );
     }
+    prj_2_verdict(findings, unavailable, &unknown, &evaluated)
+}
+
+/// A PRJ-2 finding on the role at `attribute` (the contract's `what`, `arn`): one statement that allows forbidden
+/// actions.
+fn forbidden_grant_finding(attribute: &str, what: &str, arn: &str, grant: &Grant) -> Finding {
+    Finding {
+        path: paths::contract::attr(attribute),
+        observed: format!(
+            "role {arn}: {}, {} allows {}",
+            grant.policy,
+            grant.statement,
+            grant.actions.join(", ")
+        ),
+        problem: format!("the {what} holds cluster lifecycle or governance-write permissions"),
+        fix: prj_2_fix(grant),
+        ..Finding::of(RuleId::Prj2)
+    }
+}
+
+/// PRJ-2's outcome once both roles are read: failed on any finding, else unavailable (a role or policy not read),
+/// else unknown (a role not yet known), else passed for the roles `evaluated`.
+fn prj_2_verdict(findings: Vec<Finding>, unavailable: Vec<String>, unknown: &[String], evaluated: &[String]) -> Check {
+    let rule = RuleId::Prj2;
     if !findings.is_empty() {
         return Check::from_findings(rule, findings, "");
     }
@@ -99,7 +114,7 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
         return Check::unavailable(rule, unavailable.join("; "));
     }
     if !unknown.is_empty() {
-        return Check::unknowns(rule, &unknown);
+        return Check::unknowns(rule, unknown);
     }
     Check::passed(
         rule,
@@ -108,7 +123,7 @@ pub fn prj_2(contract: &Contract, project_role: &Fact<RolePermissions>, access_r
 }
 
 /// How to take the actions away depends on who owns the policy: an AWS managed policy can only be detached.
-fn prj_2_fix(grant: &super::iam_policy::Grant) -> String {
+fn prj_2_fix(grant: &Grant) -> String {
     const WHY: &str = "cluster lifecycle, compute quota and scheduler policy writes belong to the cluster-admin and \
                        task-governance roles";
     match grant.managed_arn.as_deref() {

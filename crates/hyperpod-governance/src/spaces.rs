@@ -7,7 +7,7 @@
 use super::capacity::fits_within;
 use super::catalog::RuleId;
 use super::finding::{Check, Finding};
-use super::model::{Contract, Fact, Orchestrator, SchedulingPolicy, SharingStrategy, Tenant};
+use super::model::{Contract, Fact, Orchestrator, SchedulingPolicy, SharingStrategy, Spaces, Tenant};
 use super::paths::tenant as path;
 use crate::path::AttributePath;
 
@@ -48,86 +48,18 @@ pub fn wkl_12(tenant: &Tenant, contract: &Contract, policy: &Fact<Option<Schedul
         );
     };
     let at = AttributePath::attr(path::SPACES);
-    if !approves_interactive(contract) {
-        return Check::from_findings(
-            rule,
-            vec![not_approved(contract, at, "a spaces block", "remove the spaces block")],
-            "",
-        );
+    if let Some(refused) = spaces_refused(tenant, contract, &at) {
+        return Check::from_findings(rule, vec![refused], "");
     }
-    if tenant.orchestrator == Orchestrator::Slurm {
-        return Check::from_findings(
-            rule,
-            vec![Finding {
-                path: at,
-                observed: "a spaces block on a Slurm tenant".into(),
-                problem: "HyperPod spaces run on EKS-orchestrated clusters only".into(),
-                fix: "remove the spaces block, or run spaces in a tenant of an EKS cluster".into(),
-                ..Finding::of(rule)
-            }],
-            "",
-        );
-    }
-    let mut findings = Vec::new();
     let class_at = at.push_attr("priority_class");
-    if tenant.priority_class.as_deref() == Some(spaces.priority_class.as_str()) {
-        findings.push(Finding {
-            path: class_at.clone(),
-            observed: format!("{:?}, the team's task priority class too", spaces.priority_class),
-            problem: "spaces need a priority class of their own, so they are scheduled ahead of the team's batch tasks"
-                .into(),
-            fix: "add a dedicated class (e.g. \"interactive\", with the policy's highest weight) and name it here"
-                .into(),
-            ..Finding::of(rule)
-        });
-    }
+    let mut findings: Vec<Finding> = shared_priority_class(tenant, spaces, &class_at).into_iter().collect();
     match policy {
-        Fact::Known(known) => {
-            let classes: &[String] = known.as_ref().map_or(&[], |p| p.priority_classes.as_slice());
-            if !classes.contains(&spaces.priority_class) {
-                findings.push(Finding {
-                    path: class_at,
-                    observed: format!("{:?}; the cluster policy defines {classes:?}", spaces.priority_class),
-                    problem: "the spaces' priority class does not exist in the cluster's scheduling policy".into(),
-                    fix: "add it to the hyperpod_scheduling_policy of the cluster (AWS's guidance: the highest weight)"
-                        .into(),
-                    ..Finding::of(rule)
-                });
-            }
-        }
+        Fact::Known(known) => findings.extend(undefined_priority_class(spaces, known.as_ref(), class_at)),
         Fact::Unavailable(reason) if findings.is_empty() => return Check::unavailable(rule, reason),
         Fact::Unavailable(_) => {}
     }
-    for (index, share) in spaces.guaranteed.iter().enumerate() {
-        if let Some((unit, wanted, held)) = fits_within(share, &tenant.quota) {
-            findings.push(Finding {
-                path: at.push_attr("guaranteed").index(index).push_attr(unit),
-                observed: format!(
-                    "{}: {wanted} kept for spaces, but the team's quota guarantees {held}",
-                    share.instance_type
-                ),
-                problem: "the spaces' guaranteed share is not inside the team's guaranteed quota".into(),
-                fix: "lower the spaces' share, or raise the team's quota of that instance type".into(),
-                ..Finding::of(rule)
-            });
-        }
-    }
-    if let Some(sharing) = tenant
-        .sharing
-        .as_ref()
-        .filter(|s| s.strategy == SharingStrategy::LendAndBorrow)
-    {
-        findings.push(Finding {
-            path: path::sharing("strategy"),
-            observed: format!("{} with a spaces block", sharing.strategy),
-            problem: "a team that runs interactive spaces borrows idle capacity, so a reclaim can preempt its spaces"
-                .into(),
-            fix: "set strategy = \"Lend\" (AWS's guidance: spaces lend idle capacity and never borrow), or run batch \
-             work that borrows in a tenant of its own"
-                .into(),
-            ..Finding::of(rule)
-        });
-    }
+    findings.extend(shares_outside_quota(tenant, spaces, &at));
+    findings.extend(borrowing_with_spaces(tenant));
     Check::from_findings(
         rule,
         findings,
@@ -136,6 +68,94 @@ pub fn wkl_12(tenant: &Tenant, contract: &Contract, policy: &Fact<Option<Schedul
             spaces.priority_class
         ),
     )
+}
+
+/// Why the tenant may not run spaces at all, whatever their settings: its contract does not approve interactive
+/// workloads, or it is a Slurm tenant.
+fn spaces_refused(tenant: &Tenant, contract: &Contract, at: &AttributePath) -> Option<Finding> {
+    if !approves_interactive(contract) {
+        return Some(not_approved(
+            contract,
+            at.clone(),
+            "a spaces block",
+            "remove the spaces block",
+        ));
+    }
+    (tenant.orchestrator == Orchestrator::Slurm).then(|| Finding {
+        path: at.clone(),
+        observed: "a spaces block on a Slurm tenant".into(),
+        problem: "HyperPod spaces run on EKS-orchestrated clusters only".into(),
+        fix: "remove the spaces block, or run spaces in a tenant of an EKS cluster".into(),
+        ..Finding::of(RuleId::Wkl12)
+    })
+}
+
+/// The spaces run at the team's task priority class instead of one of their own.
+fn shared_priority_class(tenant: &Tenant, spaces: &Spaces, class_at: &AttributePath) -> Option<Finding> {
+    (tenant.priority_class.as_deref() == Some(spaces.priority_class.as_str())).then(|| Finding {
+        path: class_at.clone(),
+        observed: format!("{:?}, the team's task priority class too", spaces.priority_class),
+        problem: "spaces need a priority class of their own, so they are scheduled ahead of the team's batch tasks"
+            .into(),
+        fix: "add a dedicated class (e.g. \"interactive\", with the policy's highest weight) and name it here".into(),
+        ..Finding::of(RuleId::Wkl12)
+    })
+}
+
+/// The spaces' priority class is not one the cluster's scheduling policy (`None`: no policy) defines.
+fn undefined_priority_class(
+    spaces: &Spaces,
+    policy: Option<&SchedulingPolicy>,
+    class_at: AttributePath,
+) -> Option<Finding> {
+    let classes: &[String] = policy.map_or(&[], |p| p.priority_classes.as_slice());
+    (!classes.contains(&spaces.priority_class)).then(|| Finding {
+        path: class_at,
+        observed: format!("{:?}; the cluster policy defines {classes:?}", spaces.priority_class),
+        problem: "the spaces' priority class does not exist in the cluster's scheduling policy".into(),
+        fix: "add it to the hyperpod_scheduling_policy of the cluster (AWS's guidance: the highest weight)".into(),
+        ..Finding::of(RuleId::Wkl12)
+    })
+}
+
+/// The spaces' guaranteed shares that do not fit inside the team's guaranteed quota, at the unit that overflows.
+fn shares_outside_quota(tenant: &Tenant, spaces: &Spaces, at: &AttributePath) -> Vec<Finding> {
+    spaces
+        .guaranteed
+        .iter()
+        .enumerate()
+        .filter_map(|(index, share)| {
+            let (unit, wanted, held) = fits_within(share, &tenant.quota)?;
+            Some(Finding {
+                path: at.push_attr("guaranteed").index(index).push_attr(unit),
+                observed: format!(
+                    "{}: {wanted} kept for spaces, but the team's quota guarantees {held}",
+                    share.instance_type
+                ),
+                problem: "the spaces' guaranteed share is not inside the team's guaranteed quota".into(),
+                fix: "lower the spaces' share, or raise the team's quota of that instance type".into(),
+                ..Finding::of(RuleId::Wkl12)
+            })
+        })
+        .collect()
+}
+
+/// The team borrows idle capacity, so a reclaim can preempt its spaces.
+fn borrowing_with_spaces(tenant: &Tenant) -> Option<Finding> {
+    let sharing = tenant
+        .sharing
+        .as_ref()
+        .filter(|s| s.strategy == SharingStrategy::LendAndBorrow)?;
+    Some(Finding {
+        path: path::sharing("strategy"),
+        observed: format!("{} with a spaces block", sharing.strategy),
+        problem: "a team that runs interactive spaces borrows idle capacity, so a reclaim can preempt its spaces"
+            .into(),
+        fix: "set strategy = \"Lend\" (AWS's guidance: spaces lend idle capacity and never borrow), or run batch \
+             work that borrows in a tenant of its own"
+            .into(),
+        ..Finding::of(RuleId::Wkl12)
+    })
 }
 
 /// WKL-12 on a task view restriction: the HyperPod space policies (`granted`, at `at`) only under a contract that

@@ -7,38 +7,9 @@
 use super::model::{Capacity, Fact, Orchestrator, SchedulingPolicy, Setting};
 use crate::path::AttributePath;
 use std::collections::BTreeMap;
-use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SharingStrategy {
-    Lend,
-    DontLend,
-    LendAndBorrow,
-}
-
-impl SharingStrategy {
-    /// SageMaker's `Strategy` values.
-    pub const NAMES: [&'static str; 3] = ["Lend", "DontLend", "LendAndBorrow"];
-
-    /// SageMaker's `Strategy` name; anything else (and unset) is SageMaker's default, LendAndBorrow.
-    pub fn from_name(name: &str) -> Self {
-        match name {
-            "Lend" => SharingStrategy::Lend,
-            "DontLend" => SharingStrategy::DontLend,
-            _ => SharingStrategy::LendAndBorrow,
-        }
-    }
-
-    pub fn lends(self) -> bool {
-        matches!(self, SharingStrategy::Lend | SharingStrategy::LendAndBorrow)
-    }
-}
-
-impl fmt::Display for SharingStrategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
-    }
-}
+/// The engine judges the strategy SageMaker knows, by the type the clients read and write it as.
+pub use hyperpod_model::quota_settings::SharingStrategy;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sharing {

@@ -54,15 +54,7 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
     let (tenants, live_missing) = view
         .tenants
         .counted(&view.cluster_name, view.neighbours, |t| t.team.clone());
-    let missing: Vec<&String> = contract
-        .eks_namespaces
-        .iter()
-        .filter(|namespace| {
-            !tenants
-                .iter()
-                .any(|t| hyperpod_model::names::team_namespace(&t.team) == **namespace)
-        })
-        .collect();
+    let missing = namespaces_without_tenant(contract, &tenants);
     if missing.is_empty() && findings.is_empty() {
         // One wording for live and referenced tenants: the plan and the re-plan at apply must agree.
         return Check::passed(
@@ -89,26 +81,46 @@ pub fn wkl_1_binding(contract: &Contract, view: &ClusterView, at: AttributePath)
             ),
         );
     }
-    findings.extend(missing.into_iter().map(|namespace| {
-        let team = hyperpod_model::names::team_of_namespace(namespace).unwrap_or(namespace);
-        Finding {
-            path: at.clone(),
-            observed: format!(
-                "namespace {namespace:?} has no tenant on cluster {:?}",
-                view.cluster_name
-            ),
-            problem: format!(
-                "the project would reach a namespace of contract {:?} that has no quota, RBAC or network isolation",
-                contract.name
-            ),
-            fix: format!(
-                "add the hyperpod_tenant with team = {team:?} to this binding's tenants (tenants = \
-                 [hyperpod_tenant.<name>.governance]), or remove {namespace:?} from the contract's eks_namespaces"
-            ),
-            ..Finding::of(rule)
-        }
-    }));
+    findings.extend(
+        missing
+            .into_iter()
+            .map(|namespace| namespace_without_tenant(contract, view, &at, namespace)),
+    );
     Check::from_findings(rule, findings, "")
+}
+
+/// The namespaces of the contract's scope that none of `tenants` has.
+fn namespaces_without_tenant<'a>(contract: &'a Contract, tenants: &[&TenantCapacity]) -> Vec<&'a String> {
+    contract
+        .eks_namespaces
+        .iter()
+        .filter(|namespace| {
+            !tenants
+                .iter()
+                .any(|t| hyperpod_model::names::team_namespace(&t.team) == **namespace)
+        })
+        .collect()
+}
+
+/// WKL-1 on the binding (at `at`): `namespace` of the contract's scope has no tenant on the cluster.
+fn namespace_without_tenant(contract: &Contract, view: &ClusterView, at: &AttributePath, namespace: &str) -> Finding {
+    let team = hyperpod_model::names::team_of_namespace(namespace).unwrap_or(namespace);
+    Finding {
+        path: at.clone(),
+        observed: format!(
+            "namespace {namespace:?} has no tenant on cluster {:?}",
+            view.cluster_name
+        ),
+        problem: format!(
+            "the project would reach a namespace of contract {:?} that has no quota, RBAC or network isolation",
+            contract.name
+        ),
+        fix: format!(
+            "add the hyperpod_tenant with team = {team:?} to this binding's tenants (tenants = \
+             [hyperpod_tenant.<name>.governance]), or remove {namespace:?} from the contract's eks_namespaces"
+        ),
+        ..Finding::of(RuleId::Wkl1)
+    }
 }
 
 /// References (in `at`) to objects of another cluster: a finding each, since they say nothing about this one.

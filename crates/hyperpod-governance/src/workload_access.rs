@@ -146,78 +146,13 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
     }
     let at = path::data("grantee_role_arn");
     let Some(grantee) = grants.grantee_role_arn.as_deref() else {
-        if tenant.orchestrator == Orchestrator::Slurm || tenant.workload_role_arn == Setting::Unset {
-            // No workload role to default to: without a grantee the data would be granted to nobody known.
-            return Check::from_findings(
-                rule,
-                vec![if tenant.orchestrator == Orchestrator::Slurm {
-                    Finding {
-                        path: at,
-                        observed: "data on a Slurm tenant without grantee_role_arn".into(),
-                        problem: "a Slurm tenant has no workload role, so its data grants need the role its jobs use"
-                            .into(),
-                        fix: "set data.grantee_role_arn to the tenant's own data-access role (never a project role)"
-                            .into(),
-                        ..Finding::of(rule)
-                    }
-                } else {
-                    Finding {
-                        path: at,
-                        observed: "data on a tenant without a workload block or grantee_role_arn".into(),
-                        problem: "without a workload identity the tenant has no role its data could be granted to"
-                            .into(),
-                        fix: "add a workload block (the data is granted to its role), or set data.grantee_role_arn to \
-                         the tenant's own data-access role (never a project role)"
-                            .into(),
-                        ..Finding::of(rule)
-                    }
-                }],
-                "",
-            );
-        }
-        return Check::unknown(rule, at.to_string());
+        return without_grantee(tenant, at);
     };
-    let project_facing = [&contract.project_role_arn, &contract.access_role_arn]
-        .into_iter()
-        .flatten()
-        .any(|role| same_role(role, grantee));
-    let mut own: Vec<&str> = match &tenant.workload_role_arn {
-        Setting::Set(arn) => vec![arn.as_str()],
-        Setting::Unset | Setting::Unknown => Vec::new(),
-    };
-    match &tenant.target_role_arn {
-        Setting::Set(target) => own.push(target),
-        // A grant to a project role is wrong whatever the target role turns out to be: only judge the rest later.
-        Setting::Unknown if !project_facing => {
-            return Check::unknown(rule, path::workload("target_role_arn").to_string());
-        }
-        Setting::Unknown | Setting::Unset => {}
+    let project_facing = is_project_facing(contract, grantee);
+    if let Some(check) = judged_before_comparing_roles(tenant, grantee, project_facing) {
+        return check;
     }
-    match &tenant.workload_role_arn {
-        Setting::Unknown if !project_facing => {
-            return Check::unknown(rule, path::workload("role_arn").to_string());
-        }
-        // No workload role (Slurm, or EKS without a workload block): the grantee named is the tenant's own
-        // data-access role unless it is project-facing.
-        Setting::Unset if !project_facing => {
-            return Check::passed(
-                rule,
-                format!("data granted to {grantee}, the tenant's own data-access role"),
-            );
-        }
-        _ => {}
-    }
-    let problem = if project_facing {
-        Some(
-            "the tenant's data is granted to the project role; data access goes through the workload role, \
-             not project membership",
-        )
-    } else if !own.iter().any(|role| same_role(role, grantee)) {
-        Some("the tenant's data is granted to a role that is not the tenant's workload role")
-    } else {
-        None
-    };
-    let findings = problem
+    let findings = misdirected_grant_problem(&own_data_roles(tenant), grantee, project_facing)
         .map(|problem| Finding {
             path: at,
             observed: format!(
@@ -236,6 +171,95 @@ pub fn wkl_11(tenant: &Tenant, contract: &Contract) -> Check {
         findings,
         format!("data is granted to the tenant's workload role {grantee}"),
     )
+}
+
+/// WKL-11 for data granted without `grantee_role_arn`: a failure when there is no workload role to default to
+/// (the data would be granted to nobody known), else unknown until the workload role is.
+fn without_grantee(tenant: &Tenant, at: AttributePath) -> Check {
+    let rule = RuleId::Wkl11;
+    if tenant.orchestrator == Orchestrator::Slurm || tenant.workload_role_arn == Setting::Unset {
+        // No workload role to default to: without a grantee the data would be granted to nobody known.
+        return Check::from_findings(
+            rule,
+            vec![if tenant.orchestrator == Orchestrator::Slurm {
+                Finding {
+                    path: at,
+                    observed: "data on a Slurm tenant without grantee_role_arn".into(),
+                    problem: "a Slurm tenant has no workload role, so its data grants need the role its jobs use"
+                        .into(),
+                    fix: "set data.grantee_role_arn to the tenant's own data-access role (never a project role)".into(),
+                    ..Finding::of(rule)
+                }
+            } else {
+                Finding {
+                    path: at,
+                    observed: "data on a tenant without a workload block or grantee_role_arn".into(),
+                    problem: "without a workload identity the tenant has no role its data could be granted to".into(),
+                    fix: "add a workload block (the data is granted to its role), or set data.grantee_role_arn to \
+                     the tenant's own data-access role (never a project role)"
+                        .into(),
+                    ..Finding::of(rule)
+                }
+            }],
+            "",
+        );
+    }
+    Check::unknown(rule, at.to_string())
+}
+
+/// Whether `grantee` is the contract's project role or its connection's access role.
+fn is_project_facing(contract: &Contract, grantee: &str) -> bool {
+    [&contract.project_role_arn, &contract.access_role_arn]
+        .into_iter()
+        .flatten()
+        .any(|role| same_role(role, grantee))
+}
+
+/// The WKL-11 verdict settled before the grantee is compared with the tenant's roles: unknown while a role it could
+/// be is unknown, passed when the tenant has no workload role; `None` to compare. A project-facing grantee is never
+/// settled here: it is wrong whatever those roles turn out to be.
+fn judged_before_comparing_roles(tenant: &Tenant, grantee: &str, project_facing: bool) -> Option<Check> {
+    let rule = RuleId::Wkl11;
+    // A grant to a project role is wrong whatever the target role turns out to be: only judge the rest later.
+    if tenant.target_role_arn == Setting::Unknown && !project_facing {
+        return Some(Check::unknown(rule, path::workload("target_role_arn").to_string()));
+    }
+    match &tenant.workload_role_arn {
+        Setting::Unknown if !project_facing => Some(Check::unknown(rule, path::workload("role_arn").to_string())),
+        // No workload role (Slurm, or EKS without a workload block): the grantee named is the tenant's own
+        // data-access role unless it is project-facing.
+        Setting::Unset if !project_facing => Some(Check::passed(
+            rule,
+            format!("data granted to {grantee}, the tenant's own data-access role"),
+        )),
+        _ => None,
+    }
+}
+
+/// The roles the tenant's data may be granted to: its workload role and its target role, where set.
+fn own_data_roles(tenant: &Tenant) -> Vec<&str> {
+    [&tenant.workload_role_arn, &tenant.target_role_arn]
+        .into_iter()
+        .filter_map(|role| match role {
+            Setting::Set(arn) => Some(arn.as_str()),
+            Setting::Unset | Setting::Unknown => None,
+        })
+        .collect()
+}
+
+/// What is wrong with granting the tenant's data to `grantee`, if anything: a project-facing role, or a role that is
+/// none of the tenant's `own` roles.
+fn misdirected_grant_problem(own: &[&str], grantee: &str, project_facing: bool) -> Option<&'static str> {
+    if project_facing {
+        Some(
+            "the tenant's data is granted to the project role; data access goes through the workload role, \
+             not project membership",
+        )
+    } else if !own.iter().any(|role| same_role(role, grantee)) {
+        Some("the tenant's data is granted to a role that is not the tenant's workload role")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,14 @@ impl<T> Field<T> {
         }
     }
 
+    /// The value by reference when known; `None` when null, unknown or invalid.
+    pub fn as_known(&self) -> Option<&T> {
+        match self {
+            Field::Known(value) => Some(value),
+            _ => None,
+        }
+    }
+
     /// `Some(value)`, `Some(default)` when null, `None` (wait for apply) when unknown or invalid.
     pub fn or_when_null(self, default: T) -> Option<T> {
         match self {

@@ -210,6 +210,22 @@ impl Known for i64 {
     }
 }
 
+/// A number as Terraform holds it (arbitrary precision), for a measure that is not a whole number.
+impl Known for Number {
+    fn terraform_type() -> Type {
+        Type::Number
+    }
+    fn decode_known(value: &Value, path: &AttributePath) -> Result<Self, Diagnostics> {
+        match value {
+            Value::Number(number) => Ok(number.clone()),
+            other => Err(not_of_type(path, other, "a number")),
+        }
+    }
+    fn encode_known(&self) -> Value {
+        Value::Number(self.clone())
+    }
+}
+
 impl Known for i32 {
     fn terraform_type() -> Type {
         Type::Number
@@ -274,6 +290,27 @@ impl<T: Known> Known for BTreeMap<String, T> {
                 .map(|(key, item)| (key.clone(), item.encode_known()))
                 .collect(),
         )
+    }
+}
+
+/// A set attribute's elements (`Type::Set`): decoded from a set (or a list), encoded as a set, so a `Vec` keeps
+/// meaning a list. Terraform orders a set's elements itself; the order here is the one it sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Set<T>(pub Vec<T>);
+
+impl<T: Known> Known for Set<T> {
+    const HOLDS_UNKNOWN: bool = T::HOLDS_UNKNOWN;
+    fn terraform_type() -> Type {
+        Type::set(T::terraform_type())
+    }
+    fn decode_known(value: &Value, path: &AttributePath) -> Result<Self, Diagnostics> {
+        if !matches!(value, Value::Set(_) | Value::List(_) | Value::Tuple(_)) {
+            return Err(not_of_type(path, value, "a set"));
+        }
+        Vec::decode_known(value, path).map(Set)
+    }
+    fn encode_known(&self) -> Value {
+        Value::Set(self.0.iter().map(Known::encode_known).collect())
     }
 }
 
@@ -354,6 +391,18 @@ mod tests {
         tags: Field<BTreeMap<String, String>>,
         #[tf(block, max_items = 10)]
         class: Field<Vec<Class>>,
+    }
+
+    #[test]
+    fn a_set_is_a_set_both_ways() {
+        type Ids = Field<Set<String>>;
+        assert_eq!(<Ids as FieldType>::terraform_type(), Type::set(Type::String));
+        let value = Value::Set(vec![text("1"), text("2")]);
+        let ids = <Ids as FieldType>::decode(&value, &AttributePath::attr("ids")).expect("a set decodes");
+        assert_eq!(ids, Field::Known(Set(vec!["1".to_string(), "2".to_string()])));
+        assert_eq!(FieldType::encode(&ids), value);
+        let wrong = <Ids as FieldType>::decode(&text("1"), &AttributePath::attr("ids"));
+        assert!(wrong.is_err(), "a string is not a set");
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+pub use super::model::Measure;
+use super::model::ThresholdBlock;
 use crate::aws::cloudwatch::{MetricQuery, Series};
 
 /// Where the amazon-cloudwatch-observability add-on (`kueue_container_insights`) publishes Kueue's metrics: the
@@ -16,34 +18,6 @@ pub const EVICTED: &str = "kueue_evicted_workloads_total";
 pub const PREEMPTED: &str = "Preempted";
 /// One datapoint per hour: coarse enough for 500 queries × 14 days, fine enough for a peak.
 pub const PERIOD: i32 = 3600;
-
-/// The measures a threshold may name, with what crossing them means by default.
-pub const MEASURES: &[(&str, &str)] = &[
-    (
-        "guarantee_utilization",
-        "the team's use of its guaranteed capacity (mean used / mean guaranteed)",
-    ),
-    ("used", "the capacity the team's admitted tasks held, on average"),
-    ("peak", "the most capacity the team's admitted tasks held in any hour"),
-    (
-        "borrowed",
-        "the capacity the team held beyond its guarantee, on average",
-    ),
-    (
-        "unused_guarantee",
-        "the guaranteed capacity the team left to others, on average",
-    ),
-    ("pending_tasks", "the team's tasks waiting for admission, on average"),
-    ("pending_tasks_peak", "the most tasks the team had waiting in any hour"),
-    (
-        "preempted_tasks",
-        "the team's tasks evicted by preemption over the window",
-    ),
-];
-
-pub fn is_measure(name: &str) -> bool {
-    MEASURES.iter().any(|(measure, _)| *measure == name)
-}
 
 /// HyperPod task governance's ClusterQueue for a team: `hyperpod-ns-<team>-clusterqueue`.
 pub fn cluster_queue(team: &str) -> String {
@@ -77,8 +51,8 @@ pub fn queries(n: usize, eks_cluster: &str, team: &str, resource: &str) -> Vec<M
     };
     vec![
         query("nominal", NOMINAL_QUOTA, &with_resource, "Average"),
-        query("usage", RESOURCE_USAGE, &with_resource, "Average"),
-        query("usage_peak", RESOURCE_USAGE, &with_resource, "Maximum"),
+        query("held", RESOURCE_USAGE, &with_resource, "Average"),
+        query("held_peak", RESOURCE_USAGE, &with_resource, "Maximum"),
         query("pending", PENDING, &per_queue, "Average"),
         query("pending_peak", PENDING, &per_queue, "Maximum"),
         query("preempted", EVICTED, &preempted, "Sum"),
@@ -102,17 +76,16 @@ pub struct TeamFigures {
 }
 
 impl TeamFigures {
-    pub fn measure(&self, name: &str) -> Option<f64> {
-        match name {
-            "guarantee_utilization" => self.guarantee_utilization,
-            "used" => self.used,
-            "peak" => self.peak,
-            "borrowed" => self.borrowed,
-            "unused_guarantee" => self.unused_guarantee,
-            "pending_tasks" => self.pending_tasks,
-            "pending_tasks_peak" => self.pending_tasks_peak,
-            "preempted_tasks" => self.preempted_tasks,
-            _ => None,
+    pub fn measure(&self, measure: Measure) -> Option<f64> {
+        match measure {
+            Measure::GuaranteeUtilization => self.guarantee_utilization,
+            Measure::Used => self.used,
+            Measure::Peak => self.peak,
+            Measure::Borrowed => self.borrowed,
+            Measure::UnusedGuarantee => self.unused_guarantee,
+            Measure::PendingTasks => self.pending_tasks,
+            Measure::PendingTasksPeak => self.pending_tasks_peak,
+            Measure::PreemptedTasks => self.preempted_tasks,
         }
     }
 }
@@ -126,7 +99,7 @@ pub fn figures(n: usize, series: &BTreeMap<String, Series>) -> TeamFigures {
             .unwrap_or_default()
     };
     let nominal = get("nominal");
-    let usage = get("usage");
+    let usage = get("held");
     let guaranteed = mean(nominal);
     let used = mean(usage);
     // Borrowing and lending are not published per queue: an hour's usage beyond its nominal quota was borrowed,
@@ -148,7 +121,7 @@ pub fn figures(n: usize, series: &BTreeMap<String, Series>) -> TeamFigures {
     TeamFigures {
         guaranteed,
         used,
-        peak: maximum(get("usage_peak")),
+        peak: maximum(get("held_peak")),
         borrowed,
         unused_guarantee,
         guarantee_utilization,
@@ -173,7 +146,7 @@ fn maximum(points: &[(i64, f64)]) -> Option<f64> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Threshold {
     pub signal: String,
-    pub measure: String,
+    pub measure: Measure,
     pub bound: Bound,
     pub meaning: Option<String>,
 }
@@ -193,8 +166,8 @@ impl Bound {
     }
     pub fn comparison(self) -> &'static str {
         match self {
-            Self::Below(_) => "below",
-            Self::Above(_) => "above",
+            Self::Below(_) => ThresholdBlock::BELOW.name(),
+            Self::Above(_) => ThresholdBlock::ABOVE.name(),
         }
     }
     pub fn value(self) -> f64 {
@@ -216,7 +189,7 @@ pub struct UsageSignal {
 pub struct UsageFinding {
     pub signal: String,
     pub team: String,
-    pub measure: String,
+    pub measure: Measure,
     pub observed: f64,
     pub comparison: &'static str,
     pub threshold: f64,
@@ -238,14 +211,14 @@ pub fn findings(
             let Some(signal) = signals.iter().find(|s| s.name == threshold.signal) else {
                 continue; // refused at plan (validate): a threshold names one of the contract's signals
             };
-            let Some(observed) = figures.measure(&threshold.measure) else {
+            let Some(observed) = figures.measure(threshold.measure) else {
                 continue;
             };
             if threshold.bound.crossed_by(observed) {
                 out.push(UsageFinding {
                     signal: signal.name.clone(),
                     team: team.clone(),
-                    measure: threshold.measure.clone(),
+                    measure: threshold.measure,
                     observed,
                     comparison: threshold.bound.comparison(),
                     threshold: threshold.bound.value(),
@@ -260,10 +233,7 @@ pub fn findings(
 }
 
 fn default_meaning(threshold: &Threshold) -> String {
-    let what = MEASURES
-        .iter()
-        .find(|(measure, _)| *measure == threshold.measure)
-        .map_or("the measure", |(_, what)| what);
+    let what = threshold.measure.what();
     format!("{what} is {} {}", threshold.bound.comparison(), threshold.bound.value())
 }
 
@@ -288,8 +258,8 @@ mod tests {
             0,
             &series(&[
                 ("nominal", hourly(&[4.0, 4.0, 4.0, 4.0])),
-                ("usage", hourly(&[6.0, 2.0, 4.0, 0.0])),
-                ("usage_peak", hourly(&[8.0, 2.0, 4.0, 0.0])),
+                ("held", hourly(&[6.0, 2.0, 4.0, 0.0])),
+                ("held_peak", hourly(&[8.0, 2.0, 4.0, 0.0])),
                 ("preempted", vec![(3600, 2.0), (7200, 1.0)]),
             ]),
         );
@@ -310,7 +280,7 @@ mod tests {
         assert_eq!(figures.preempted_tasks, None);
         let threshold = Threshold {
             signal: "s".into(),
-            measure: "preempted_tasks".into(),
+            measure: Measure::PreemptedTasks,
             bound: Bound::Above(0.0),
             meaning: None,
         };
@@ -334,7 +304,7 @@ mod tests {
         };
         let threshold = Threshold {
             signal: "team-utilization".into(),
-            measure: "guarantee_utilization".into(),
+            measure: Measure::GuaranteeUtilization,
             bound: Bound::Below(0.3),
             meaning: Some("reserved capacity no longer reflects demand".into()),
         };

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::model::Evidence;
-use super::{json, markdown, state};
+use super::state::{self, State};
+use super::{json, markdown};
 use crate::report::model::Options;
 use crate::report::rules::DEFAULT_RULES_URL;
 use crate::report::verdict::UNREADABLE;
@@ -111,17 +112,9 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
         Ok(EvidenceCommand::Evidence(arguments)) => arguments,
         Err(problem) => return EvidenceOutcome::unreadable(format!("report evidence: {problem}\n\n{USAGE}")),
     };
-    let name = if arguments.state == "-" {
-        "stdin"
-    } else {
-        arguments.state.as_str()
-    };
-    let state = match read(&arguments.state) {
-        Ok(text) => match state::parse(&text) {
-            Ok(state) => state,
-            Err(err) => return EvidenceOutcome::unreadable(format!("report evidence: {name}: {err}\n")),
-        },
-        Err(err) => return EvidenceOutcome::unreadable(format!("report evidence: {name}: cannot read it: {err}\n")),
+    let state = match read_state(&read, &arguments.state) {
+        Ok(state) => state,
+        Err(unreadable) => return unreadable,
     };
     let evidence = Evidence::build(
         &state,
@@ -143,13 +136,31 @@ pub fn run(arguments: &[String], read: impl Fn(&str) -> std::io::Result<String>)
             ..EvidenceOutcome::default()
         };
     };
+    one_file_per_contract(&evidence, Path::new(&dir), (render, extension), code)
+}
+
+/// The state `path` names (`-` for stdin), or the outcome saying why it cannot be read.
+fn read_state(read: &impl Fn(&str) -> std::io::Result<String>, path: &str) -> Result<State, EvidenceOutcome> {
+    let name = if path == "-" { "stdin" } else { path };
+    let text = read(path)
+        .map_err(|err| EvidenceOutcome::unreadable(format!("report evidence: {name}: cannot read it: {err}\n")))?;
+    state::parse(&text).map_err(|err| EvidenceOutcome::unreadable(format!("report evidence: {name}: {err}\n")))
+}
+
+/// One document per contract, to be written under `dir` by the caller; their paths go to stdout.
+fn one_file_per_contract(
+    evidence: &Evidence,
+    dir: &Path,
+    (render, extension): (fn(&Evidence) -> String, &str),
+    code: u8,
+) -> EvidenceOutcome {
     let names = file_names(evidence.contracts.iter().map(|c| c.name.as_str()));
     let files: Vec<(PathBuf, String)> = names
         .iter()
         .enumerate()
         .map(|(index, name)| {
             (
-                Path::new(&dir).join(format!("{name}.{extension}")),
+                dir.join(format!("{name}.{extension}")),
                 render(&evidence.of_contract(index)),
             )
         })

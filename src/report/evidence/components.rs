@@ -134,43 +134,73 @@ pub fn of(resource: &ResourceChange, place: &Place) -> Vec<Component> {
 }
 
 fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (&'static str, Locator) {
-    let text = |name: &str| resource.after.get(&[name]).as_text();
-    let missing = || Locator::Unlocated("the contract records no partition, account or region to build it".into());
-    let or_missing = |arn: Option<String>| arn.map_or_else(missing, Locator::Arn);
-    let cluster = place.cluster.as_deref().unwrap_or("?");
-    // Older states recorded the role's ARN where newer ones record its name.
-    let role = |name: &str| {
+    let at = Locating {
+        resource,
+        value,
+        place,
+        cluster: place.cluster.as_deref().unwrap_or("?"),
+    };
+    if let Some(rest) = key.strip_prefix("kubernetes/") {
+        return at.kubernetes_object(key, rest);
+    }
+    match resource.resource_type.as_str() {
+        "hyperpod_tenant" => at.tenant_component(key),
+        "hyperpod_task_view_restriction" => at.restriction_component(key),
+        _ => ("component", unlocated_unknown()),
+    }
+}
+
+/// One recorded component of a resource, and where the resource's contract places it.
+struct Locating<'a> {
+    resource: &'a ResourceChange,
+    value: &'a str,
+    place: &'a Place,
+    cluster: &'a str,
+}
+
+impl Locating<'_> {
+    fn text(&self, name: &str) -> Option<String> {
+        self.resource.after.get(&[name]).as_text()
+    }
+
+    /// Older states recorded the role's ARN where newer ones record its name.
+    fn role(&self, name: &str) -> Option<String> {
         if name.starts_with("arn:") {
             Some(name.to_string())
         } else {
-            place.role_arn(name)
+            self.place.role_arn(name)
         }
-    };
-    if let Some(rest) = key.strip_prefix("kubernetes/") {
-        // A tenant's keys are `<Kind>/<name>` in its namespace; a restriction's `<Kind>/<namespace or ->/<name>`.
+    }
+
+    /// A tenant's keys are `<Kind>/<name>` in its namespace; a restriction's `<Kind>/<namespace or ->/<name>`.
+    fn kubernetes_object(&self, key: &str, rest: &str) -> (&'static str, Locator) {
         let key = match rest.split('/').count() {
             2 => {
-                let namespace = text("namespace").unwrap_or_else(|| digested_id(value).to_string());
+                let namespace = self
+                    .text("namespace")
+                    .unwrap_or_else(|| digested_id(self.value).to_string());
                 let (kind, name) = rest.split_once('/').unwrap_or_default();
                 format!("kubernetes/{kind}/{namespace}/{name}")
             }
             _ => key.to_string(),
         };
-        return (
+        (
             "Kubernetes object",
             restriction::component_path(&key).map_or_else(
                 || Locator::Unlocated("a Kubernetes kind this version does not know".into()),
                 Locator::ApiPath,
             ),
-        );
+        )
     }
-    match resource.resource_type.as_str() {
-        "hyperpod_tenant" => match key {
-            tenant::ROLE => ("IAM role", or_missing(role(value))),
+
+    fn tenant_component(&self, key: &str) -> (&'static str, Locator) {
+        let (value, place, cluster) = (self.value, self.place, self.cluster);
+        match key {
+            tenant::ROLE => ("IAM role", or_missing(self.role(value))),
             tenant::QUOTA => (
                 "SageMaker compute quota",
                 or_missing(
-                    text("compute_quota_arn")
+                    self.text("compute_quota_arn")
                         .or_else(|| place.arn("sagemaker", true, &format!("compute-quota/{value}"))),
                 ),
             ),
@@ -180,7 +210,7 @@ fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (
             ),
             _ if key.starts_with("iam_policy/") => (
                 "IAM inline policy",
-                role(digested_id(value).split('/').next().unwrap_or_default()).map_or_else(missing, Locator::On),
+                (self.role(digested_id(value).split('/').next().unwrap_or_default())).map_or_else(missing, Locator::On),
             ),
             _ if key.starts_with("access_entry/") => (
                 "EKS access entry",
@@ -194,28 +224,39 @@ fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (
                 Locator::On(key.trim_start_matches("kms_grant/").to_string()),
             ),
             _ => ("component", unlocated_unknown()),
-        },
-        "hyperpod_task_view_restriction" => match key {
+        }
+    }
+
+    fn restriction_component(&self, key: &str) -> (&'static str, Locator) {
+        match key {
             restriction::ENTRY => (
                 "EKS access entry",
-                Locator::Unlocated(format!("EKS names it by cluster {cluster} and principal {value}")),
+                Locator::Unlocated(format!(
+                    "EKS names it by cluster {} and principal {}",
+                    self.cluster, self.value
+                )),
             ),
             _ if key.starts_with("access_policy/") => (
                 "EKS access policy association",
-                place
-                    .partition
-                    .as_deref()
+                (self.place.partition.as_deref())
                     .and_then(|partition| restriction::component_policy_arn(partition, key))
                     .map_or_else(missing, Locator::On),
             ),
             _ if key.starts_with("role_tag/") => (
                 "IAM role tag",
-                text("project_role_arn").map_or_else(missing, Locator::On),
+                self.text("project_role_arn").map_or_else(missing, Locator::On),
             ),
             _ => ("component", unlocated_unknown()),
-        },
-        _ => ("component", unlocated_unknown()),
+        }
     }
+}
+
+fn missing() -> Locator {
+    Locator::Unlocated("the contract records no partition, account or region to build it".into())
+}
+
+fn or_missing(arn: Option<String>) -> Locator {
+    arn.map_or_else(missing, Locator::Arn)
 }
 
 fn unlocated_unknown() -> Locator {

@@ -182,31 +182,8 @@ fn contract<'a>(c: &'a ContractEvidence, base: &str) -> ContractJson<'a> {
             next_review_date: c.review.next_review_date.as_deref(),
             review_status: c.review.review_status.as_deref(),
         },
-        exceptions: c
-            .exceptions
-            .iter()
-            .map(|e| ExceptionJson {
-                rule: &e.rule,
-                owner: &e.owner,
-                expires: &e.expires,
-                reason: &e.reason,
-            })
-            .collect(),
-        facts: FactsJson {
-            recorded: c.facts.is_some(),
-            note: c.facts.is_none().then_some(FACTS_NOT_RECORDED),
-            items: c
-                .facts
-                .iter()
-                .flatten()
-                .map(|f| FactJson {
-                    fact: &f.key,
-                    approved: f.approved.as_deref(),
-                    current: &f.current,
-                    changed: f.changed,
-                })
-                .collect(),
-        },
+        exceptions: exceptions(c),
+        facts: facts(c),
         resources: c
             .resources
             .iter()
@@ -217,6 +194,36 @@ fn contract<'a>(c: &'a ContractEvidence, base: &str) -> ContractJson<'a> {
             .collect(),
         rules: c.results.iter().map(|r| rule(r, base)).collect(),
         components: c.components.iter().map(component).collect(),
+    }
+}
+
+fn exceptions(c: &ContractEvidence) -> Vec<ExceptionJson<'_>> {
+    c.exceptions
+        .iter()
+        .map(|e| ExceptionJson {
+            rule: &e.rule,
+            owner: &e.owner,
+            expires: &e.expires,
+            reason: &e.reason,
+        })
+        .collect()
+}
+
+fn facts(c: &ContractEvidence) -> FactsJson<'_> {
+    FactsJson {
+        recorded: c.facts.is_some(),
+        note: c.facts.is_none().then_some(FACTS_NOT_RECORDED),
+        items: c
+            .facts
+            .iter()
+            .flatten()
+            .map(|f| FactJson {
+                fact: &f.key,
+                approved: f.approved.as_deref(),
+                current: &f.current,
+                changed: f.changed,
+            })
+            .collect(),
     }
 }
 

@@ -87,7 +87,15 @@ fn section(out: &mut Out, c: &ContractEvidence) {
         status.push_str(&format!(": {}", text(&c.reasons.join(", "))));
     }
     out.wrapped(&format!("{status} · {}", code(&c.address)), "", "");
+    identity(out, c);
+    owners_and_approval(out, c);
+    approved_facts(out, c);
+    rules(out, c);
+    composed_objects(out, c);
+}
 
+/// The contract, its Unified Studio project, its cluster and roles.
+fn identity(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.line("### Identity");
     out.blank();
@@ -120,7 +128,10 @@ fn section(out: &mut Out, c: &ContractEvidence) {
             ("lifecycle", shown(c.lifecycle_state.as_ref())),
         ],
     );
+}
 
+/// Who owns the contract, who approved it and when it is next reviewed; its exceptions.
+fn owners_and_approval(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.line("### Owners and approval");
     out.blank();
@@ -164,7 +175,10 @@ fn section(out: &mut Out, c: &ContractEvidence) {
             );
         }
     }
+}
 
+/// The facts approved with the contract beside their current values.
+fn approved_facts(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.line("### Approved facts");
     out.blank();
@@ -188,7 +202,10 @@ fn section(out: &mut Out, c: &ContractEvidence) {
             }
         }
     }
+}
 
+/// Each rule's verdict on the contract and the resources it governs.
+fn rules(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.line("### Rules");
     out.blank();
@@ -219,7 +236,10 @@ fn section(out: &mut Out, c: &ContractEvidence) {
             ));
         }
     }
+}
 
+/// The AWS and Kubernetes objects the governed resources compose, each with where to find it.
+fn composed_objects(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.line("### Composed objects");
     out.blank();

@@ -181,14 +181,7 @@ fn governs(
 impl ContractEvidence {
     fn build(contract: &ResourceChange, members: &[&ResourceChange]) -> ContractEvidence {
         let text = |path: &[&str]| contract.after.get(path).as_text();
-        let mut results: BTreeMap<(String, Rule), RuleResult> = BTreeMap::new();
-        checks_from_values(contract, &mut results);
-        for member in members {
-            checks_from_values(member, &mut results);
-        }
-        let mut results: Vec<RuleResult> = results.into_values().collect();
-        results.sort_by(|a, b| (&a.rule, &a.address).cmp(&(&b.rule, &b.address)));
-
+        let results = verdicts(contract, members);
         let cluster = Cluster {
             name: text(&["cluster", "name"]),
             account_id: text(&["cluster", "account_id"]),
@@ -196,20 +189,7 @@ impl ContractEvidence {
             orchestrator: text(&["cluster", "orchestrator"]),
         };
         let place = components::Place::new(&cluster, text(&["project_role_arn"]));
-        let mut resources = vec![MemberEvidence {
-            address: contract.address.clone(),
-            resource_type: contract.resource_type.clone(),
-        }];
-        let mut sorted: Vec<&&ResourceChange> = members.iter().collect();
-        sorted.sort_by(|a, b| a.address.cmp(&b.address));
-        resources.extend(sorted.iter().map(|m| MemberEvidence {
-            address: m.address.clone(),
-            resource_type: m.resource_type.clone(),
-        }));
-        let components = sorted
-            .iter()
-            .flat_map(|member| components::of(member, &place))
-            .collect();
+        let (resources, components) = composed(contract, members, &place);
 
         let mut evidence = ContractEvidence {
             address: contract.address.clone(),
@@ -252,6 +232,38 @@ impl ContractEvidence {
     pub fn count(&self, status: Status) -> usize {
         self.results.iter().filter(|r| r.status == status).count()
     }
+}
+
+/// The rule verdicts the contract and its resources record, by rule then address.
+fn verdicts(contract: &ResourceChange, members: &[&ResourceChange]) -> Vec<RuleResult> {
+    let mut results: BTreeMap<(String, Rule), RuleResult> = BTreeMap::new();
+    checks_from_values(contract, &mut results);
+    for member in members {
+        checks_from_values(member, &mut results);
+    }
+    let mut results: Vec<RuleResult> = results.into_values().collect();
+    results.sort_by(|a, b| (&a.rule, &a.address).cmp(&(&b.rule, &b.address)));
+    results
+}
+
+/// The contract and its resources by address, and the objects each resource records it composed.
+fn composed(
+    contract: &ResourceChange,
+    members: &[&ResourceChange],
+    place: &components::Place,
+) -> (Vec<MemberEvidence>, Vec<components::Component>) {
+    let mut resources = vec![MemberEvidence {
+        address: contract.address.clone(),
+        resource_type: contract.resource_type.clone(),
+    }];
+    let mut sorted: Vec<&&ResourceChange> = members.iter().collect();
+    sorted.sort_by(|a, b| a.address.cmp(&b.address));
+    resources.extend(sorted.iter().map(|m| MemberEvidence {
+        address: m.address.clone(),
+        resource_type: m.resource_type.clone(),
+    }));
+    let components = sorted.iter().flat_map(|member| components::of(member, place)).collect();
+    (resources, components)
 }
 
 fn exceptions(field: PlanField<'_>) -> Vec<ExceptionEvidence> {

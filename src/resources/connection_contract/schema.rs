@@ -4,9 +4,11 @@
 use super::model::contract_from_value;
 use crate::findings::ToDiagnostics;
 use crate::protocol::diagnostics::{Diagnostics, Severity};
+use crate::protocol::model::Model;
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{EachOneOf, IsDate, LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
+use crate::resources::governance_objects::ContractGovernance;
 use crate::resources::validators::RuleIds;
 
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
@@ -271,90 +273,9 @@ pub fn schema() -> Schema {
     }
 }
 
-fn owners_type() -> Type {
-    Type::Object(
-        ["business", "operations", "cost"]
-            .map(|k| (k.to_string(), Type::String))
-            .into(),
-    )
-}
-
-fn exception_type() -> Type {
-    Type::Object(
-        ["rule", "owner", "expires", "reason"]
-            .map(|k| (k.to_string(), Type::String))
-            .into(),
-    )
-}
-
-/// The `governance` attribute's fields: what tenants, bindings and restrictions check against.
+/// The `governance` attribute's fields, from [`ContractGovernance`].
 pub fn governance_attributes() -> Vec<Attribute> {
-    vec![
-        Attribute::string("contract")
-            .computed()
-            .describe("Contract name (the `hyperpod:contract` tag value)."),
-        Attribute::string("lifecycle_state")
-            .computed()
-            .describe("`approved` or `revoked`."),
-        Attribute::string("review_status")
-            .computed()
-            .describe("Review status at plan time."),
-        Attribute::string("domain_id")
-            .computed()
-            .describe("Unified Studio domain."),
-        Attribute::string("project_id")
-            .computed()
-            .describe("Unified Studio project."),
-        Attribute::string("cluster_account_id")
-            .computed()
-            .describe("Capacity account."),
-        Attribute::string("cluster_region")
-            .computed()
-            .describe("Cluster region."),
-        Attribute::string("cluster_name").computed().describe("Cluster name."),
-        Attribute::string("orchestrator")
-            .computed()
-            .describe("`eks` or `slurm`."),
-        Attribute::string("project_role_arn")
-            .computed()
-            .describe("Project role."),
-        Attribute::string("access_role_arn")
-            .computed()
-            .describe("Connection access role."),
-        Attribute::new("eks_namespaces", strings())
-            .computed()
-            .describe("Namespaces tenants may use."),
-        Attribute::bool("approves_interactive")
-            .computed()
-            .describe("Whether `approved_workload_types` has `interactive`: spaces for the project (WKL-12)."),
-        Attribute::new("slurm_accounts", strings())
-            .computed()
-            .describe("Slurm accounts."),
-        Attribute::new("slurm_partitions", strings())
-            .computed()
-            .describe("Slurm partitions."),
-        Attribute::new("approved_account_ids", strings())
-            .computed()
-            .describe("Approved consumer and data accounts."),
-        Attribute::new("approved_public_cidrs", strings())
-            .computed()
-            .describe("CIDRs the EKS endpoint may be public to, for CLU-5."),
-        Attribute::new("excepted_rules", strings())
-            .computed()
-            .describe("Rules with a valid exception."),
-        Attribute::string("last_reviewed")
-            .computed()
-            .describe("Date of the last review (`YYYY-MM-DD`), for PRJ-3."),
-        Attribute::number("interval_days")
-            .computed()
-            .describe("Days between reviews, for PRJ-3."),
-        Attribute::new("owners", owners_type())
-            .computed()
-            .describe("The accountable owners (`business`, `operations`, `cost`), for LIF-3."),
-        Attribute::new("exception", Type::list(exception_type()))
-            .computed()
-            .describe("Every exception as written (`rule`, `owner`, `expires`, `reason`), for EXC-1 in dependents."),
-    ]
+    ContractGovernance::block().attributes
 }
 
 pub fn identity_schema() -> IdentitySchema {

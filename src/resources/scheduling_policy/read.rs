@@ -17,7 +17,7 @@ pub async fn read(
     current: &Value,
 ) -> Result<Option<Value>, Diagnostics> {
     let mut prior = SchedulingPolicyModel::decode(current)?;
-    let id = prior.scheduler_config_id.clone().known().unwrap_or_default();
+    let id = prior.scheduler_config_id.as_known().cloned().unwrap_or_default();
     seen.remember(&id);
     let record = match find_scheduler_config(&client.sagemaker, &id).await {
         Ok(record) => record,
@@ -50,6 +50,6 @@ pub async fn refreshed_state(
     planned: &SchedulingPolicyModel,
 ) -> Result<SchedulingPolicyModel, AwsError> {
     let tags = without_owner(sm::list_tags(&client.sagemaker, &record.arn).await?);
-    let cluster_name = planned.cluster_name.clone().known().unwrap_or_default();
+    let cluster_name = planned.cluster_name.as_known().cloned().unwrap_or_default();
     Ok(flatten(&record, &cluster_name, &tags, &client.default_tags, planned))
 }

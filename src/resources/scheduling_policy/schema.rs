@@ -1,6 +1,7 @@
 //! `hyperpod_scheduling_policy` schema: the attributes and their validators, the identity schema, the state
 //! upgrader, and what `terraform validate` checks beyond the validators.
 
+pub use crate::resources::governance_objects::PolicyGovernance;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
@@ -115,14 +116,6 @@ pub struct PriorityClassBlock {
     /// Scheduling weight of the class.
     #[tf(required, validate = IntBetween { min: 0, max: 100 })]
     pub weight: Field<i32>,
-}
-
-/// The policy's `governance` value: what a tenant's `scheduling_policy` takes.
-#[derive(Model, Clone, Debug, Default, PartialEq)]
-pub struct PolicyGovernance {
-    pub cluster_name: Field<String>,
-    pub priority_classes: Field<Vec<String>>,
-    pub fair_share: Field<bool>,
 }
 
 pub fn schema() -> Schema {

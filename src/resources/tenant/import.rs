@@ -228,10 +228,9 @@ async fn team_quota(
 fn imported_sharing(quota: &ComputeQuota) -> Option<Value> {
     let strategy = quota
         .sharing_strategy
-        .as_ref()
         .filter(|_| !quota.absolute_borrow_limits.is_empty())?;
     Some(object([
-        ("strategy", text(strategy)),
+        ("strategy", text(strategy.as_str())),
         ("borrow_limit", Value::Null),
         ("absolute_borrow_limit", Value::Null),
     ]))

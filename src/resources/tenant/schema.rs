@@ -5,6 +5,7 @@ use crate::protocol::deadline::Operation;
 use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nesting, Schema};
 use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
+use crate::quota_settings::{Activation, Preemption, SharingStrategy};
 use crate::resources::quota_share::Partitions;
 use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
@@ -19,9 +20,9 @@ pub const IAM_ROLE_NAME: &str = r"[A-Za-z0-9_+=,.@-]+";
 pub const MAX_SESSION_POLICY: usize = 2048;
 /// A Kubernetes object name (DNS subdomain, as ServiceAccounts use).
 pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
-pub const SHARING_STRATEGIES: [&str; 3] = crate::governance::SharingStrategy::NAMES;
-pub const PREEMPT_TEAM_TASKS: [&str; 2] = ["Never", "LowerPriority"];
-pub const ACTIVATION_STATES: [&str; 2] = ["Enabled", "Disabled"];
+pub const SHARING_STRATEGIES: &[&str] = SharingStrategy::NAMES;
+pub const PREEMPT_TEAM_TASKS: &[&str] = Preemption::NAMES;
+pub const ACTIVATION_STATES: &[&str] = Activation::NAMES;
 pub const MAX_QUOTA_RESOURCES: i64 = crate::resources::quota_share::MAX_ENTRIES;
 pub const PRIVATE_DATA: [&str; 6] = ["accounts", "events", "jobs", "reservations", "usage", "users"];
 /// Kubernetes verbs, for the viewer and operator grants.
@@ -97,7 +98,7 @@ fn sharing_block() -> Block {
                  judge that. A borrower with no lender yet is fine: there is nothing to borrow until a team lends. \
                  Where the cluster allocation records the team's sharing, this is it (WKL-5).",
             )
-            .validate(OneOf(&SHARING_STRATEGIES)),
+            .validate(OneOf(SHARING_STRATEGIES)),
     )
     .attribute(
         Attribute::number("borrow_limit")
@@ -372,9 +373,9 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::string("preempt_team_tasks")
-            .default_value(Value::String("LowerPriority".into()))
+            .default_value(Value::String(Preemption::LowerPriority.as_str().into()))
             .describe("`LowerPriority` (default) lets the team's tasks preempt lower-priority ones; `Never`.")
-            .validate(OneOf(&PREEMPT_TEAM_TASKS)),
+            .validate(OneOf(PREEMPT_TEAM_TASKS)),
     )
     .attribute(
         Attribute::number("fair_share_weight")
@@ -384,9 +385,9 @@ pub fn schema() -> Schema {
     )
     .attribute(
         Attribute::string("activation_state")
-            .default_value(Value::String("Enabled".into()))
+            .default_value(Value::String(Activation::Enabled.as_str().into()))
             .describe("`Enabled` (default) or `Disabled`.")
-            .validate(OneOf(&ACTIVATION_STATES)),
+            .validate(OneOf(ACTIVATION_STATES)),
     )
     .attribute(
         Attribute::new("viewer_groups", strings())

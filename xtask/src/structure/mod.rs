@@ -66,6 +66,28 @@ pub fn plan_path_report(root: &Path, folder: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The folders held to [`MAX_PLAN_FUNCTION_LINES`] in every function, not only on a plan path: the governance
+/// engine (one function per rule, each rule's parts named) and the governance report's renderers.
+pub const SIZED_EVERYWHERE: [&str; 2] = ["crates/hyperpod-governance/src/", "src/report/"];
+
+/// Every function outside tests in [`SIZED_EVERYWHERE`] longer than [`MAX_PLAN_FUNCTION_LINES`], longest first.
+pub fn long_functions(workspace: &sources::Workspace) -> Vec<(String, usize)> {
+    let mut long = Vec::new();
+    for source in &workspace.crates {
+        let graph = calls::CallGraph::build(source);
+        for function in &graph.functions {
+            if function.lines > MAX_PLAN_FUNCTION_LINES
+                && SIZED_EVERYWHERE.iter().any(|folder| function.path.starts_with(folder))
+            {
+                long.push((function.display(), function.lines));
+            }
+        }
+    }
+    long.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    long.dedup();
+    long
+}
+
 /// The whole report `cargo xtask structure` prints.
 pub fn report(root: &Path) -> Result<String, String> {
     let workspace = sources::Workspace::load(root)?;
@@ -102,6 +124,15 @@ pub fn report(root: &Path) -> Result<String, String> {
                 .map_or("-".into(), calls::CalledFunction::display),
             path.most_parameters().map_or(0, |f| f.parameters),
         );
+    }
+    let long = long_functions(&workspace);
+    let _ = writeln!(
+        out,
+        "\nfunctions over {MAX_PLAN_FUNCTION_LINES} lines in the engine and the report: {}",
+        long.len()
+    );
+    for (function, lines) in &long {
+        let _ = writeln!(out, "  {lines:4}  {function}");
     }
     let shared = shape::shared_type_names(&workspace);
     let _ = writeln!(out, "\npublic type names declared more than once: {}", shared.len());

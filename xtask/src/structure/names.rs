@@ -15,8 +15,11 @@ use terraform_provider_hyperpod::provider::HyperpodProvider;
 use super::sources::Workspace;
 use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 
-/// Resource folders whose values are typed end to end: no attribute name as a string outside their declaration.
-pub const TYPED: [&str; 2] = [
+/// Folders whose values are typed end to end (resources, the provider block): no attribute name as a string outside
+/// their declaration.
+pub const TYPED: [&str; 4] = [
+    "src/data_sources/team_usage/",
+    "src/provider/",
     "src/resources/domain_unit_policy_grant/",
     "src/resources/scheduling_policy/",
 ];

@@ -10,6 +10,7 @@ use aws_sdk_sagemaker::types::{
     ComputeQuotaSummary, ComputeQuotaTarget, MigProfileType, PreemptTeamTasks, ResourceSharingConfig,
     ResourceSharingStrategy,
 };
+use hyperpod_model::quota_settings::{Activation, Preemption, SharingStrategy};
 
 use super::sagemaker::to_sdk_tag;
 use super::scheduler_status::SchedulerStatus;
@@ -49,16 +50,16 @@ pub struct QuotaSpec {
     pub team_name: String,
     pub description: Option<String>,
     pub resources: Vec<QuotaResource>,
-    /// `Lend`, `DontLend` or `LendAndBorrow` (the API's default).
-    pub sharing_strategy: Option<String>,
+    /// `None` is the API's default, LendAndBorrow.
+    pub sharing_strategy: Option<SharingStrategy>,
     pub borrow_limit: Option<i32>,
     /// `AbsoluteBorrowLimits`: the most of an instance type the team may borrow, whatever the percentage.
     pub absolute_borrow_limits: Vec<QuotaResource>,
-    /// `Never` or `LowerPriority` (the API's default).
-    pub preempt_team_tasks: Option<String>,
+    /// `None` is the API's default, LowerPriority.
+    pub preempt_team_tasks: Option<Preemption>,
     pub fair_share_weight: Option<i32>,
-    /// `Enabled` (the API's default) or `Disabled`.
-    pub activation_state: Option<String>,
+    /// `None` is the API's default, Enabled.
+    pub activation_state: Option<Activation>,
     /// Applied on create only; later changes go through `sagemaker::update_tags`.
     pub tags: BTreeMap<String, String>,
 }
@@ -78,12 +79,13 @@ pub struct ComputeQuota {
     pub failure_reason: Option<String>,
     pub team_name: String,
     pub resources: Vec<QuotaResource>,
-    pub sharing_strategy: Option<String>,
+    /// A setting whose name this version does not know reads as unset (see `known`).
+    pub sharing_strategy: Option<SharingStrategy>,
     pub borrow_limit: Option<i32>,
     pub absolute_borrow_limits: Vec<QuotaResource>,
-    pub preempt_team_tasks: Option<String>,
+    pub preempt_team_tasks: Option<Preemption>,
     pub fair_share_weight: Option<i32>,
-    pub activation_state: Option<String>,
+    pub activation_state: Option<Activation>,
     /// `CreationTime` as (seconds, nanoseconds) since the epoch: which of two quotas claimed capacity first.
     pub created: Option<(i64, u32)>,
 }
@@ -122,7 +124,9 @@ pub async fn find_compute_quota(client: &Client, id: &str) -> Result<ComputeQuot
         version: output.compute_quota_version().unwrap_or(0),
         status,
         failure_reason: output.failure_reason().map(str::to_string),
-        activation_state: output.activation_state().map(|a| a.as_str().to_string()),
+        activation_state: output
+            .activation_state()
+            .and_then(|a| known(a.as_str(), Activation::parse)),
         created: output.creation_time().map(|t| (t.secs(), t.subsec_nanos())),
         ..empty_quota()
     };
@@ -161,7 +165,7 @@ pub async fn create_compute_quota(client: &Client, spec: &QuotaSpec) -> Result<(
         .set_description(spec.description.clone().filter(|d| !d.is_empty()))
         .compute_quota_config(to_sdk_config(spec))
         .compute_quota_target(to_sdk_target(spec))
-        .set_activation_state(spec.activation_state.as_deref().map(ActivationState::from))
+        .set_activation_state(spec.activation_state.map(|state| ActivationState::from(state.as_str())))
         .set_tags((!tags.is_empty()).then_some(tags))
         .send()
         .await
@@ -190,9 +194,7 @@ pub async fn update_compute_quota(
         .compute_quota_config(to_sdk_config(spec))
         .compute_quota_target(to_sdk_target(spec))
         .activation_state(ActivationState::from(
-            spec.activation_state
-                .as_deref()
-                .unwrap_or(ActivationState::Enabled.as_str()),
+            spec.activation_state.unwrap_or(Activation::Enabled).as_str(),
         ))
         // Omitting the description keeps the stored one; an empty one clears it.
         .description(spec.description.clone().unwrap_or_default())
@@ -245,7 +247,9 @@ pub fn from_summary(summary: &ComputeQuotaSummary) -> ComputeQuota {
         cluster_arn: summary.cluster_arn().unwrap_or_default().to_string(),
         version: summary.compute_quota_version().unwrap_or(0),
         status: SchedulerStatus::from(summary.status()),
-        activation_state: summary.activation_state().map(|a| a.as_str().to_string()),
+        activation_state: summary
+            .activation_state()
+            .and_then(|a| known(a.as_str(), Activation::parse)),
         created: summary.creation_time().map(|t| (t.secs(), t.subsec_nanos())),
         ..empty_quota()
     };
@@ -283,12 +287,13 @@ fn apply_config(quota: &mut ComputeQuota, config: Option<&ComputeQuotaConfig>, t
     if let Some(config) = config {
         quota.resources = config.compute_quota_resources().iter().map(from_sdk_resource).collect();
         let sharing = config.resource_sharing_config();
-        quota.sharing_strategy = sharing.and_then(|s| s.strategy()).map(|s| s.as_str().to_string());
+        quota.sharing_strategy =
+            (sharing.and_then(|s| s.strategy())).and_then(|s| known(s.as_str(), SharingStrategy::parse));
         quota.borrow_limit = sharing.and_then(aws_sdk_sagemaker::types::ResourceSharingConfig::borrow_limit);
         quota.absolute_borrow_limits = sharing
             .map(|s| s.absolute_borrow_limits().iter().map(from_sdk_resource).collect())
             .unwrap_or_default();
-        quota.preempt_team_tasks = config.preempt_team_tasks().map(|p| p.as_str().to_string());
+        quota.preempt_team_tasks = (config.preempt_team_tasks()).and_then(|p| known(p.as_str(), Preemption::parse));
     }
     if let Some(target) = target {
         quota.team_name = target.team_name().unwrap_or_default().to_string();
@@ -329,6 +334,19 @@ fn to_sdk_resource(resource: &QuotaResource) -> ComputeQuotaResourceConfig {
         .build()
 }
 
+/// A setting SageMaker sent, typed; one this version does not know (a name added to the API later) is logged and
+/// read as unset, so the configuration's own value is written back rather than compared with a name it cannot hold.
+fn known<T>(name: &str, parse: fn(&str) -> Option<T>) -> Option<T> {
+    let value = parse(name);
+    if value.is_none() {
+        tracing::warn!(
+            setting = name,
+            "SageMaker sent a compute quota setting this version does not know"
+        );
+    }
+    value
+}
+
 /// The f64 nearest the decimal the service sent: `0.1_f32 as f64` is 0.10000000149011612, which would show as drift
 /// against a configured `0.1`; the shortest decimal that round-trips the f32 is "0.1".
 fn widen(value: f32) -> f64 {
@@ -340,7 +358,7 @@ fn widen(value: f32) -> f64 {
 pub fn to_sdk_config(spec: &QuotaSpec) -> ComputeQuotaConfig {
     let resources = spec.resources.iter().map(to_sdk_resource).collect();
     let borrows = spec.borrow_limit.is_some() || !spec.absolute_borrow_limits.is_empty();
-    let strategy = match (&spec.sharing_strategy, borrows) {
+    let strategy = match (spec.sharing_strategy, borrows) {
         (Some(strategy), _) => Some(ResourceSharingStrategy::from(strategy.as_str())),
         (None, true) => Some(ResourceSharingStrategy::Lendandborrow),
         (None, false) => None,
@@ -355,7 +373,10 @@ pub fn to_sdk_config(spec: &QuotaSpec) -> ComputeQuotaConfig {
                 .set_absolute_borrow_limits((!absolute.is_empty()).then(|| absolute.clone()))
                 .build()
         }))
-        .set_preempt_team_tasks(spec.preempt_team_tasks.as_deref().map(PreemptTeamTasks::from))
+        .set_preempt_team_tasks(
+            spec.preempt_team_tasks
+                .map(|preempt| PreemptTeamTasks::from(preempt.as_str())),
+        )
         .build()
 }
 
@@ -408,7 +429,7 @@ mod tests {
                 accelerators: Some(16),
                 ..QuotaResource::default()
             }],
-            preempt_team_tasks: Some("Never".into()),
+            preempt_team_tasks: Some(Preemption::Never),
             fair_share_weight: Some(10),
             ..QuotaSpec::default()
         }
@@ -456,7 +477,7 @@ mod tests {
         );
         assert!(to_sdk_config(&plain).resource_sharing_config().is_none());
         let lend = QuotaSpec {
-            sharing_strategy: Some("Lend".into()),
+            sharing_strategy: Some(SharingStrategy::Lend),
             borrow_limit: None,
             absolute_borrow_limits: Vec::new(),
             ..spec()
@@ -489,10 +510,10 @@ mod tests {
         assert_eq!(quota.status, SchedulerStatus::Updated);
         assert_eq!(quota.team_name, "research");
         assert_eq!(quota.fair_share_weight, Some(10));
-        assert_eq!(quota.activation_state.as_deref(), Some("Enabled"));
-        assert_eq!(quota.sharing_strategy.as_deref(), Some("LendAndBorrow"));
+        assert_eq!(quota.activation_state, Some(Activation::Enabled));
+        assert_eq!(quota.sharing_strategy, Some(SharingStrategy::LendAndBorrow));
         assert_eq!(quota.borrow_limit, Some(50));
-        assert_eq!(quota.preempt_team_tasks.as_deref(), Some("Never"));
+        assert_eq!(quota.preempt_team_tasks, Some(Preemption::Never));
         assert_eq!(
             quota.resources, spec.resources,
             "0.1 and 12.5 come back as written, the partition too"

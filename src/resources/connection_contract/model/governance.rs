@@ -7,52 +7,57 @@ use crate::governance::{
     ClusterRef, Contract, Exception, LifecycleState, Orchestrator, Owners, Review, RuleId, Scheduling, SlurmScope,
     UnifiedStudio,
 };
-use crate::protocol::decode::Fields;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
-use crate::protocol::object::{int, object, text, text_list};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
+use crate::resources::governance_objects::{ContractGovernance, GovernanceException, GovernanceOwners};
+
+/// The argument of every dependent (tenant, binding, restriction) that takes this `governance` value.
+const CONTRACT_ARGUMENT: &str = "contract";
 
 /// Null rather than empty when unused (an EKS contract's Slurm scope): a reviewer's plan shows no line for them.
-fn list_or_null(items: &[String]) -> Value {
+fn list_or_null(items: &[String]) -> Field<Vec<String>> {
     if items.is_empty() {
-        Value::Null
+        Field::Null
     } else {
-        text_list(items)
+        Field::Known(items.to_vec())
     }
 }
 
 /// The `governance` attribute: what dependents check against, derived from configuration.
 pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules: &[String]) -> Value {
-    let orchestrator = contract.cluster.orchestrator.to_string();
-    let optional = |v: &Option<String>| v.clone().map_or(Value::Unknown, Value::String);
-    object([
-        ("contract", text(&contract.name)),
-        ("lifecycle_state", text(lifecycle_name(contract.lifecycle))),
-        ("review_status", text(review_status)),
-        ("domain_id", optional(&contract.unified_studio.domain_id)),
-        ("project_id", optional(&contract.unified_studio.project_id)),
-        ("cluster_account_id", text(&contract.cluster.account_id)),
-        ("cluster_region", text(&contract.cluster.region)),
-        ("cluster_name", text(&contract.cluster.name)),
-        ("orchestrator", text(orchestrator)),
-        ("project_role_arn", optional(&contract.project_role_arn)),
-        ("access_role_arn", optional(&contract.access_role_arn)),
-        ("eks_namespaces", text_list(&contract.eks_namespaces)),
-        (
-            "approves_interactive",
-            Value::Bool(crate::governance::spaces::approves_interactive(contract)),
-        ),
-        ("slurm_accounts", list_or_null(&contract.slurm.accounts)),
-        ("slurm_partitions", list_or_null(&contract.slurm.partitions)),
-        ("approved_account_ids", text_list(&contract.approved_account_ids)),
-        ("approved_public_cidrs", text_list(&contract.approved_public_cidrs)),
-        ("excepted_rules", text_list(excepted_rules)),
-        ("last_reviewed", text(contract.review.last_reviewed.to_string())),
-        ("interval_days", int(contract.review.interval_days)),
-        ("owners", owners_value(&contract.owners)),
-        ("exception", exceptions_value(&contract.exceptions)),
-    ])
+    // Unknown, not null, while the configuration waits on another resource for it.
+    let optional = |v: &Option<String>| v.clone().map_or(Field::Unknown, Field::Known);
+    let governance = ContractGovernance {
+        contract: Field::Known(contract.name.clone()),
+        lifecycle_state: Field::Known(lifecycle_name(contract.lifecycle).to_string()),
+        review_status: Field::Known(review_status.to_string()),
+        domain_id: optional(&contract.unified_studio.domain_id),
+        project_id: optional(&contract.unified_studio.project_id),
+        cluster_account_id: Field::Known(contract.cluster.account_id.clone()),
+        cluster_region: Field::Known(contract.cluster.region.clone()),
+        cluster_name: Field::Known(contract.cluster.name.clone()),
+        orchestrator: Field::Known(contract.cluster.orchestrator.to_string()),
+        project_role_arn: optional(&contract.project_role_arn),
+        access_role_arn: optional(&contract.access_role_arn),
+        eks_namespaces: Field::Known(contract.eks_namespaces.clone()),
+        approves_interactive: Field::Known(crate::governance::spaces::approves_interactive(contract)),
+        slurm_accounts: list_or_null(&contract.slurm.accounts),
+        slurm_partitions: list_or_null(&contract.slurm.partitions),
+        approved_account_ids: Field::Known(contract.approved_account_ids.clone()),
+        approved_public_cidrs: Field::Known(contract.approved_public_cidrs.clone()),
+        excepted_rules: Field::Known(excepted_rules.to_vec()),
+        last_reviewed: Field::Known(contract.review.last_reviewed.to_string()),
+        interval_days: Field::Known(contract.review.interval_days),
+        owners: Field::Known(GovernanceOwners {
+            business: Field::Known(contract.owners.business.clone()),
+            operations: Field::Known(contract.owners.operations.clone()),
+            cost: Field::Known(contract.owners.cost.clone()),
+        }),
+        exception: Field::Known(contract.exceptions.iter().map(exception_value).collect()),
+    };
+    governance.encode()
 }
 
 fn lifecycle_name(lifecycle: LifecycleState) -> &'static str {
@@ -62,40 +67,30 @@ fn lifecycle_name(lifecycle: LifecycleState) -> &'static str {
     }
 }
 
-fn owners_value(owners: &Owners) -> Value {
-    object([
-        ("business", text(&owners.business)),
-        ("operations", text(&owners.operations)),
-        ("cost", text(&owners.cost)),
-    ])
-}
-
-fn exceptions_value(exceptions: &[Exception]) -> Value {
-    Value::List(
-        exceptions
-            .iter()
-            .map(|exception| {
-                object([
-                    ("rule", text(exception.rule.id())),
-                    ("owner", text(&exception.owner)),
-                    ("expires", text(exception.expires.to_string())),
-                    ("reason", text(&exception.reason)),
-                ])
-            })
-            .collect(),
-    )
+fn exception_value(exception: &Exception) -> GovernanceException {
+    GovernanceException {
+        rule: Field::Known(exception.rule.id().to_string()),
+        owner: Field::Known(exception.owner.clone()),
+        expires: Field::Known(exception.expires.to_string()),
+        reason: Field::Known(exception.reason.clone()),
+    }
 }
 
 /// A `contract` argument that is wholly known yet not a contract's `governance` (a hand-built or `merge`d object
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
 pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
-    let eks_without_namespaces = facts.get_attr("orchestrator") == Some(&Value::String("eks".into()))
-        && facts.get_attr("eks_namespaces").is_none_or(Value::is_null);
+    let eks_without_namespaces = ContractGovernance::decode(facts).is_ok_and(|governance| {
+        let orchestrator = governance
+            .orchestrator
+            .as_known()
+            .map(|name| Orchestrator::from_str(name));
+        orchestrator == Some(Ok(Orchestrator::Eks)) && governance.eks_namespaces == Field::Null
+    });
     let unreadable = facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(facts).is_none());
     unreadable.then(|| {
         Diagnostic::invalid_value(
-            AttributePath::attr("contract"),
+            AttributePath::attr(CONTRACT_ARGUMENT),
             "a contract value with null or missing facts",
             "a dependent needs every fact of the contract's governance (its name, lifecycle state, cluster and, on \
              EKS, namespaces)",
@@ -111,36 +106,36 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
     if !matches!(facts, Value::Object(_)) {
         return None; // the whole contract is known only after apply
     }
-    let facts = Fields(facts);
+    let facts = ContractGovernance::decode(facts).ok()?;
     // Optional identifiers stay `None` while unknown (the rules reading them wait); lists must be wholly known.
-    let id = |name: &str| facts.string(name).known();
+    let id = |field: &Field<String>| field.as_known().cloned();
     Some(Contract {
-        name: facts.string("contract").known()?,
-        owners: governance_owners(facts)?,
+        name: id(&facts.contract)?,
+        owners: governance_owners(&facts)?,
         unified_studio: UnifiedStudio {
-            domain_id: id("domain_id"),
+            domain_id: id(&facts.domain_id),
             domain_unit_id: None,
-            project_id: id("project_id"),
+            project_id: id(&facts.project_id),
         },
         cluster: ClusterRef {
-            account_id: facts.string("cluster_account_id").known()?,
-            region: facts.string("cluster_region").known()?,
-            name: facts.string("cluster_name").known()?,
-            orchestrator: Orchestrator::from_str(&facts.string("orchestrator").known()?).ok()?,
+            account_id: id(&facts.cluster_account_id)?,
+            region: id(&facts.cluster_region)?,
+            name: id(&facts.cluster_name)?,
+            orchestrator: Orchestrator::from_str(facts.orchestrator.as_known()?).ok()?,
         },
-        project_role_arn: id("project_role_arn"),
-        access_role_arn: id("access_role_arn"),
+        project_role_arn: id(&facts.project_role_arn),
+        access_role_arn: id(&facts.access_role_arn),
         // Dependents read one fact of the approved types: whether interactive work (spaces) is approved.
-        approved_workload_types: if facts.bool("approves_interactive").or_when_null(false)? {
+        approved_workload_types: if facts.approves_interactive.clone().or_when_null(false)? {
             vec![crate::governance::spaces::INTERACTIVE.to_string()]
         } else {
             Vec::new()
         },
         data_classification: String::new(),
-        eks_namespaces: facts.strings("eks_namespaces").or_empty()?,
+        eks_namespaces: facts.eks_namespaces.clone().or_empty()?,
         slurm: SlurmScope {
-            accounts: facts.strings("slurm_accounts").or_empty()?,
-            partitions: facts.strings("slurm_partitions").or_empty()?,
+            accounts: facts.slurm_accounts.clone().or_empty()?,
+            partitions: facts.slurm_partitions.clone().or_empty()?,
         },
         scheduling: Scheduling {
             policy: String::new(),
@@ -149,34 +144,39 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         monitoring: Vec::new(),
         support: String::new(),
         decommission: String::new(),
-        approved_account_ids: facts.strings("approved_account_ids").or_empty()?,
-        approved_public_cidrs: facts.strings("approved_public_cidrs").or_empty()?,
-        review: governance_review(facts)?,
-        lifecycle: match facts.string("lifecycle_state").known()?.as_str() {
+        approved_account_ids: facts.approved_account_ids.clone().or_empty()?,
+        approved_public_cidrs: facts.approved_public_cidrs.clone().or_empty()?,
+        review: governance_review(&facts)?,
+        lifecycle: match facts.lifecycle_state.as_known()?.as_str() {
             "revoked" => LifecycleState::Revoked,
             _ => LifecycleState::Approved,
         },
         organization: None,
-        exceptions: governance_exceptions(facts)?,
+        exceptions: governance_exceptions(&facts)?,
     })
 }
 
 /// The owners as the governance lists them; a missing or unknown owner reads as empty.
-fn governance_owners(facts: Fields<'_>) -> Option<Owners> {
-    let owners = facts.block("owners").optional()?;
-    let owner = |field: &str| owners.and_then(|o| o.string(field).known()).unwrap_or_default();
+fn governance_owners(facts: &ContractGovernance) -> Option<Owners> {
+    let owners = facts.owners.clone().optional()?;
+    let owner = |field: fn(&GovernanceOwners) -> &Field<String>| {
+        owners
+            .as_ref()
+            .and_then(|o| field(o).as_known().cloned())
+            .unwrap_or_default()
+    };
     Some(Owners {
-        business: owner("business"),
-        operations: owner("operations"),
-        cost: owner("cost"),
+        business: owner(|o| &o.business),
+        operations: owner(|o| &o.operations),
+        cost: owner(|o| &o.cost),
     })
 }
 
 /// The review schedule as the governance lists it (PRJ-3); the approver is not handed on.
-fn governance_review(facts: Fields<'_>) -> Option<Review> {
+fn governance_review(facts: &ContractGovernance) -> Option<Review> {
     Some(Review {
-        interval_days: facts.integer("interval_days").or_when_null(0)?,
-        last_reviewed: match facts.string("last_reviewed").optional()? {
+        interval_days: facts.interval_days.clone().or_when_null(0)?,
+        last_reviewed: match facts.last_reviewed.clone().optional()? {
             Some(date) => parse_date(&date)?,
             None => time::Date::MIN,
         },
@@ -185,18 +185,19 @@ fn governance_review(facts: Fields<'_>) -> Option<Review> {
 }
 
 /// Every exception the governance lists (EXC-1 in dependents); one whose rule or date does not read is left out.
-fn governance_exceptions(facts: Fields<'_>) -> Option<Vec<Exception>> {
+fn governance_exceptions(facts: &ContractGovernance) -> Option<Vec<Exception>> {
     Some(
         facts
-            .blocks("exception")
+            .exception
+            .clone()
             .or_empty()?
             .into_iter()
             .filter_map(|exception| {
                 Some(Exception {
-                    rule: RuleId::from_str(&exception.string("rule").known()?).ok()?,
-                    owner: exception.string("owner").known().unwrap_or_default(),
-                    expires: parse_date(&exception.string("expires").known()?)?,
-                    reason: exception.string("reason").known().unwrap_or_default(),
+                    rule: RuleId::from_str(exception.rule.as_known()?).ok()?,
+                    owner: exception.owner.as_known().cloned().unwrap_or_default(),
+                    expires: parse_date(exception.expires.as_known()?)?,
+                    reason: exception.reason.as_known().cloned().unwrap_or_default(),
                 })
             })
             .collect(),

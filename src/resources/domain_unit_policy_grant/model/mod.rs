@@ -33,21 +33,24 @@ impl GrantConfig {
     pub fn of(grant: &PolicyGrantModel) -> Self {
         let project_profile_ids = match &grant.project_profile_ids {
             Field::Known(items) => (items.iter().enumerate())
-                .filter_map(|(index, item)| item.clone().known().map(|id| (index, id)))
+                .filter_map(|(index, item)| item.as_known().cloned().map(|id| (index, id)))
                 .collect(),
             _ => Vec::new(),
         };
         let principal_unit = match &grant.principal {
-            Field::Known(principal) => principal.domain_unit_id.clone().known(),
+            Field::Known(principal) => principal.domain_unit_id.as_known().cloned(),
             _ => None,
         };
+        let principal = principal_of(grant);
         Self {
-            domain_id: grant.domain_id.clone().known(),
-            domain_unit_id: grant.domain_unit_id.clone().known(),
+            domain_id: grant.domain_id.as_known().cloned(),
+            domain_unit_id: grant.domain_unit_id.as_known().cloned(),
             project_profile_ids,
             principal_unit,
-            principal: principal_of(grant),
-            terms: GrantTerms::of(grant),
+            terms: principal
+                .clone()
+                .and_then(|principal| GrantTerms::with(grant, principal)),
+            principal,
         }
     }
 }
@@ -65,15 +68,23 @@ pub struct GrantTerms {
 impl GrantTerms {
     /// `None` while any part is unknown (it comes from a resource not created yet).
     pub fn of(grant: &PolicyGrantModel) -> Option<Self> {
+        Self::with(grant, principal_of(grant)?)
+    }
+
+    /// [`GrantTerms::of`] for a principal already read from `grant`.
+    fn with(grant: &PolicyGrantModel, principal: GrantPrincipal) -> Option<Self> {
         let Field::Known(profiles) = &grant.project_profile_ids else {
             return None;
         };
         Some(Self {
-            domain_id: grant.domain_id.clone().known()?,
-            domain_unit_id: grant.domain_unit_id.clone().known()?,
-            project_profile_ids: profiles.iter().map(|id| id.clone().known()).collect::<Option<_>>()?,
-            include_child_domain_units: grant.include_child_domain_units.clone().known().unwrap_or(false),
-            principal: principal_of(grant)?,
+            domain_id: grant.domain_id.as_known().cloned()?,
+            domain_unit_id: grant.domain_unit_id.as_known().cloned()?,
+            project_profile_ids: profiles
+                .iter()
+                .map(|id| id.as_known().cloned())
+                .collect::<Option<_>>()?,
+            include_child_domain_units: grant.include_child_domain_units.as_known().copied().unwrap_or(false),
+            principal,
         })
     }
 
@@ -102,9 +113,9 @@ pub fn principal_of(grant: &PolicyGrantModel) -> Option<GrantPrincipal> {
         return None;
     }
     match (
-        principal.group_id.clone().known(),
-        principal.user_id.clone().known(),
-        principal.domain_unit_id.clone().known(),
+        principal.group_id.as_known().cloned(),
+        principal.user_id.as_known().cloned(),
+        principal.domain_unit_id.as_known().cloned(),
     ) {
         (Some(group), None, None) => Some(GrantPrincipal::Group(group)),
         (None, Some(user), None) => Some(GrantPrincipal::User(user)),
@@ -136,9 +147,9 @@ pub fn parse_resource_id(id: &str) -> Option<(String, String, String)> {
 
 /// `domain_id`, `domain_unit_id` and `grant_id` of a state, falling back to the `id` for the parts missing.
 pub fn grant_ids(state: &PolicyGrantModel) -> Option<(String, String, String)> {
-    let from_id = state.id.clone().known().and_then(|id| parse_resource_id(&id));
+    let from_id = state.id.as_known().and_then(|id| parse_resource_id(id));
     let part = |field: &Field<String>, index: usize| {
-        field.clone().known().or_else(|| {
+        field.as_known().cloned().or_else(|| {
             from_id.as_ref().map(|(domain, unit, grant)| match index {
                 0 => domain.clone(),
                 1 => unit.clone(),

@@ -42,7 +42,7 @@ pub fn flatten(
     prior: &PolicyGrantModel,
 ) -> PolicyGrantModel {
     let prior_profiles: Vec<String> = match &prior.project_profile_ids {
-        Field::Known(items) => items.iter().filter_map(|item| item.clone().known()).collect(),
+        Field::Known(items) => items.iter().filter_map(|item| item.as_known().cloned()).collect(),
         _ => Vec::new(),
     };
     let same_set = prior_profiles.iter().collect::<BTreeSet<_>>() == grant.project_profile_ids.iter().collect()
@@ -94,7 +94,7 @@ mod tests {
 
     fn profiles(state: &PolicyGrantModel) -> Vec<String> {
         match &state.project_profile_ids {
-            Field::Known(items) => items.iter().filter_map(|item| item.clone().known()).collect(),
+            Field::Known(items) => items.iter().filter_map(|item| item.as_known().cloned()).collect(),
             _ => Vec::new(),
         }
     }

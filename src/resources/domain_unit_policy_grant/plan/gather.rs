@@ -6,7 +6,7 @@
 //! once a name is missing) is not made. A plan that changes nothing of the grant reads nothing.
 
 use super::super::model::{GrantConfig, GrantTerms, SeenGrants, principal_of};
-use super::super::schema::PolicyGrantModel;
+use super::super::schema::{GrantPrincipalBlock, PolicyGrantModel};
 use crate::aws::AwsError;
 use crate::aws::datazone_grants::{
     GrantPrincipal, ProfileGrant, ProjectProfile, find_domain, find_domain_unit, find_project_profile,
@@ -158,7 +158,7 @@ async fn principal_change(
         return PrincipalChange::Same;
     }
     let same_domain = prior.domain_id == planned.domain_id;
-    let domain_id = planned.domain_id.clone().known();
+    let domain_id = planned.domain_id.as_known().cloned();
     let respelled = match (domain_id, principal_of(prior), principal_of(planned)) {
         (Some(domain_id), Some(prior), Some(planned)) if same_domain => {
             let (prior, planned) = tokio::join!(
@@ -178,17 +178,26 @@ async fn principal_change(
 
 /// Whether the plan adds a grant: a create, or a changed argument (grants are immutable).
 fn adds_grant(prior: Option<&PolicyGrantModel>, planned: &PolicyGrantModel) -> bool {
-    let arguments = |grant: &PolicyGrantModel| {
+    fn arguments(grant: &PolicyGrantModel) -> GrantArguments<'_> {
         (
-            grant.domain_id.clone(),
-            grant.domain_unit_id.clone(),
-            grant.project_profile_ids.clone(),
-            grant.include_child_domain_units.clone(),
-            grant.principal.clone(),
+            &grant.domain_id,
+            &grant.domain_unit_id,
+            &grant.project_profile_ids,
+            &grant.include_child_domain_units,
+            &grant.principal,
         )
-    };
+    }
     prior.is_none_or(|prior| arguments(prior) != arguments(planned))
 }
+
+/// What identifies a grant's terms: a change to any of these is a new grant.
+type GrantArguments<'a> = (
+    &'a Field<String>,
+    &'a Field<String>,
+    &'a Field<Vec<Field<String>>>,
+    &'a Field<bool>,
+    &'a Field<GrantPrincipalBlock>,
+);
 
 async fn domain_reads(
     client: &HyperpodClient,

@@ -60,7 +60,7 @@ async fn converge(write: &PolicyWrite<'_>, record: sm::SchedulerConfig) -> Resul
         record = sm::wait_scheduler_config_ready(sagemaker, &record.id, write.wait, &write.context.stop).await?;
     }
     let live_tags = sm::list_tags(sagemaker, &record.arn).await?;
-    let tags_all = write.planned.tags_all.clone().known().unwrap_or_default();
+    let tags_all = write.planned.tags_all.as_known().cloned().unwrap_or_default();
     let wanted_tags = with_owner(&tags_all, &write.cluster_name);
     if live_tags != wanted_tags {
         sm::update_tags(sagemaker, &record.arn, &live_tags, &wanted_tags).await?;

@@ -19,7 +19,7 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
         Ok(planned) => planned,
         Err(diagnostics) => return diagnostics.into(),
     };
-    let cluster_name = planned.cluster_name.clone().known().unwrap_or_default();
+    let cluster_name = planned.cluster_name.as_known().cloned().unwrap_or_default();
     let cluster_arn = match cluster_arn(client, &planned, &cluster_name).await {
         Ok(arn) => arn,
         Err(diagnostics) => return diagnostics.into(),
@@ -71,7 +71,7 @@ async fn cluster_arn(
 async fn send(write: &PolicyWrite<'_>, cluster_arn: &str) -> Result<(String, String), Diagnostics> {
     let config = PolicyConfig::of(write.planned);
     let name = config.name.unwrap_or_else(|| default_name(&write.cluster_name));
-    let tags_all = write.planned.tags_all.clone().known().unwrap_or_default();
+    let tags_all = write.planned.tags_all.as_known().cloned().unwrap_or_default();
     let tags: Vec<_> = with_owner(&tags_all, &write.cluster_name)
         .iter()
         .map(|(k, v)| sm::to_sdk_tag(k, v))

@@ -28,13 +28,13 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
         Ok(both) => both,
         Err(diagnostics) => return diagnostics.into(),
     };
-    let id = prior.scheduler_config_id.clone().known().unwrap_or_default();
+    let id = prior.scheduler_config_id.as_known().cloned().unwrap_or_default();
     if let Err(failed) = update_settings(client, &id, (prior_value, &prior), &planned, context).await {
         return failed;
     }
-    let arn = prior.arn.clone().known().unwrap_or_default();
-    let wanted_tags = planned.tags_all.clone().known().unwrap_or_default();
-    let prior_tags: BTreeMap<_, _> = prior.tags_all.clone().known().unwrap_or_default();
+    let arn = prior.arn.as_known().cloned().unwrap_or_default();
+    let wanted_tags = planned.tags_all.as_known().cloned().unwrap_or_default();
+    let prior_tags: BTreeMap<_, _> = prior.tags_all.as_known().cloned().unwrap_or_default();
     if wanted_tags != prior_tags
         && let Err(err) = sm::update_tags(&client.sagemaker, &arn, &prior_tags, &wanted_tags).await
     {
@@ -68,8 +68,10 @@ async fn update_settings(
 ) -> Result<(), Applied> {
     let wanted = PolicySettings::of(planned);
     // A write that ended `*Failed` is not in effect even though SageMaker reports its settings: write it again.
-    let last_write_failed =
-        (prior.status.clone().known()).is_some_and(|status| SchedulerStatus::parse(&status).is_failed());
+    let last_write_failed = prior
+        .status
+        .as_known()
+        .is_some_and(|status| SchedulerStatus::parse(status).is_failed());
     if wanted == PolicySettings::of(prior) && !last_write_failed {
         return Ok(());
     }

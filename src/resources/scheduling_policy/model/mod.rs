@@ -30,8 +30,8 @@ pub struct PolicyConfig {
 impl PolicyConfig {
     pub fn of(policy: &SchedulingPolicyModel) -> Self {
         Self {
-            cluster_name: policy.cluster_name.clone().known(),
-            name: policy.name.clone().known(),
+            cluster_name: policy.cluster_name.as_known().cloned(),
+            name: policy.name.as_known().cloned(),
             tags: policy.tags.clone().or_empty(),
             settings: PolicySettings::of(policy),
         }
@@ -65,14 +65,14 @@ impl PolicySettings {
                 .iter()
                 .filter_map(|class| {
                     Some(PriorityClass {
-                        name: class.name.clone().known()?,
-                        weight: class.weight.clone().known()?,
+                        name: class.name.as_known().cloned()?,
+                        weight: class.weight.as_known().copied()?,
                     })
                 })
                 .collect(),
-            fair_share: policy.fair_share.clone().known(),
-            idle_resource_sharing: policy.idle_resource_sharing.clone().known(),
-            description: policy.description.clone().known().filter(|d| !d.is_empty()),
+            fair_share: policy.fair_share.as_known().copied(),
+            idle_resource_sharing: policy.idle_resource_sharing.as_known().copied(),
+            description: policy.description.as_known().cloned().filter(|d| !d.is_empty()),
         }
     }
 

@@ -28,7 +28,7 @@ pub fn flatten(
     default_tags: &BTreeMap<String, String>,
     prior: &SchedulingPolicyModel,
 ) -> SchedulingPolicyModel {
-    let prior_tags = prior.tags.clone().known().unwrap_or_default();
+    let prior_tags = prior.tags.as_known().cloned().unwrap_or_default();
     let tags = split_tags(live_tags, default_tags, &prior_tags);
     let mut state = SchedulingPolicyModel {
         id: Field::Known(cluster_name.to_string()),
@@ -85,7 +85,7 @@ fn description(live: Option<&str>, prior: &SchedulingPolicyModel) -> Field<Strin
 pub fn governance(policy: &SchedulingPolicyModel) -> PolicyGovernance {
     let priority_classes = match &policy.priority_class {
         Field::Known(classes) => (classes.iter())
-            .map(|class| class.name.clone().known())
+            .map(|class| class.name.as_known().cloned())
             .collect::<Option<Vec<_>>>()
             .map_or(Field::Unknown, Field::Known),
         Field::Null => Field::Known(Vec::new()),

@@ -234,16 +234,16 @@ pub fn quota_spec(spec: &TenantConfig, cluster_arn: &str, tags: &BTreeMap<String
         team_name: spec.team.clone(),
         description: Some(spec.compute_quota_description()),
         resources: spec.quota.iter().map(resource).collect(),
-        sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy.to_string()),
+        sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy),
         borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),
         absolute_borrow_limits: spec
             .sharing
             .as_ref()
             .map(|s| s.absolute_borrow_limits.iter().map(resource).collect())
             .unwrap_or_default(),
-        preempt_team_tasks: Some(spec.preempt_team_tasks.clone()),
+        preempt_team_tasks: Some(spec.preempt_team_tasks),
         fair_share_weight: spec.fair_share_weight.map(to_i32),
-        activation_state: Some(spec.activation_state.clone()),
+        activation_state: Some(spec.activation_state),
         tags: tags.clone(),
     }
 }
@@ -260,14 +260,18 @@ pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
                 && (w.memory_gib.is_none() || w.memory_gib == l.memory_gib)
                 && w.accelerator_partition == l.accelerator_partition
         });
-    let optional = |w: &Option<String>, l: &Option<String>| w.is_none() || w == l;
     resources_match
-        && optional(&wanted.sharing_strategy, &live.sharing_strategy)
+        && optional(wanted.sharing_strategy, live.sharing_strategy)
         && (wanted.borrow_limit.is_none() || wanted.borrow_limit == live.borrow_limit)
         && wanted.absolute_borrow_limits == live.absolute_borrow_limits
-        && optional(&wanted.preempt_team_tasks, &live.preempt_team_tasks)
+        && optional(wanted.preempt_team_tasks, live.preempt_team_tasks)
         && wanted.fair_share_weight.unwrap_or(0) == live.fair_share_weight.unwrap_or(0)
-        && optional(&wanted.activation_state, &live.activation_state)
+        && optional(wanted.activation_state, live.activation_state)
+}
+
+/// A setting the user left to SageMaker (`None`) matches whatever the live quota holds.
+fn optional<T: PartialEq + Copy>(wanted: Option<T>, live: Option<T>) -> bool {
+    wanted.is_none() || wanted == live
 }
 
 #[cfg(test)]

@@ -57,22 +57,19 @@ impl LeftToLive {
     }
 }
 
-/// Whether a quota with this `Strategy` borrows: unset (SageMaker's default) or `LendAndBorrow`, read as the engine
-/// reads it (a name SageMaker does not have borrows nothing).
-fn borrows(strategy: Option<&str>) -> bool {
-    strategy.is_none_or(|name| {
-        SharingStrategy::NAMES.contains(&name) && SharingStrategy::from_name(name) == SharingStrategy::LendAndBorrow
-    })
+/// Whether a quota with this `Strategy` borrows: unset (SageMaker's default) or `LendAndBorrow`.
+fn borrows(strategy: Option<SharingStrategy>) -> bool {
+    strategy.is_none_or(SharingStrategy::borrows)
 }
 
 /// `wanted` with what `left` leaves to the live quota taken from `live`.
 pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) -> QuotaSpec {
     if left.sharing {
-        wanted.sharing_strategy.clone_from(&live.sharing_strategy);
+        wanted.sharing_strategy = live.sharing_strategy;
         wanted.borrow_limit = live.borrow_limit;
         wanted.absolute_borrow_limits.clone_from(&live.absolute_borrow_limits);
     } else {
-        let borrows = borrows(wanted.sharing_strategy.as_deref()) && borrows(live.sharing_strategy.as_deref());
+        let borrows = borrows(wanted.sharing_strategy) && borrows(live.sharing_strategy);
         if left.borrow_limit && borrows && wanted.borrow_limit.is_none() {
             wanted.borrow_limit = live.borrow_limit;
         }
@@ -281,7 +278,7 @@ mod tests {
                 vcpu: Some(12.0),
                 ..QuotaResource::default()
             }],
-            sharing_strategy: Some("LendAndBorrow".into()),
+            sharing_strategy: Some(crate::quota_settings::SharingStrategy::LendAndBorrow),
             borrow_limit: Some(80),
             absolute_borrow_limits: vec![QuotaResource {
                 instance_type: "ml.p5.48xlarge".into(),
@@ -320,7 +317,7 @@ mod tests {
         // A sharing block that writes `absolute_borrow_limit = []` and a borrow limit: those win.
         let managed = LeftToLive::default();
         let mut asked = wanted();
-        asked.sharing_strategy = Some("LendAndBorrow".into());
+        asked.sharing_strategy = Some(crate::quota_settings::SharingStrategy::LendAndBorrow);
         asked.borrow_limit = Some(20);
         let sent = keeping(asked, &managed, &live());
         assert_eq!(sent.borrow_limit, Some(20));
@@ -336,7 +333,7 @@ mod tests {
             ..LeftToLive::default()
         };
         let mut lending = wanted();
-        lending.sharing_strategy = Some("Lend".into());
+        lending.sharing_strategy = Some(crate::quota_settings::SharingStrategy::Lend);
         let sent = keeping(lending, &lend, &live());
         assert_eq!((sent.borrow_limit, sent.absolute_borrow_limits.len()), (None, 0));
     }

@@ -15,6 +15,7 @@ use crate::governance::{
 };
 use crate::protocol::decode::{Field, Fields};
 use crate::protocol::value::Value;
+use crate::quota_settings::{Activation, Preemption};
 
 /// One quota entry as written (the engine's share: one shape for the tenant, its `governance` and the allocation).
 pub use crate::governance::QuotaShare as QuotaEntry;
@@ -67,10 +68,10 @@ pub struct TenantConfig {
     pub sharing: Option<Sharing>,
     /// Whether a `sharing` block is written.
     pub sharing_written: bool,
-    pub preempt_team_tasks: String,
+    pub preempt_team_tasks: Preemption,
     pub fair_share_weight: Option<i64>,
     pub priority_class: Option<String>,
-    pub activation_state: String,
+    pub activation_state: Activation,
     pub viewer_groups: Vec<String>,
     pub operator_groups: Vec<String>,
     pub viewer_principal_arns: Vec<String>,
@@ -88,6 +89,15 @@ pub struct TenantConfig {
     pub left_to_live: kept::LeftToLive,
 }
 
+/// A SageMaker setting by its API name, `default` when unset; `None` (wait for apply) while unknown or not a name
+/// the validator lets through.
+fn setting<T>(field: Field<String>, parse: fn(&str) -> Option<T>, default: T) -> Option<T> {
+    match field.optional()? {
+        Some(name) => parse(&name),
+        None => Some(default),
+    }
+}
+
 impl TenantConfig {
     /// The configuration, or `None` while a value it depends on is unknown (a reference to a resource not created
     /// yet): every field goes through `protocol::decode`, so an unknown one is never read as unset.
@@ -102,12 +112,18 @@ impl TenantConfig {
             quota: crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?,
             sharing: sharing(tenant, spaces.is_some())?,
             sharing_written: tenant.block("sharing").optional()?.is_some(),
-            preempt_team_tasks: tenant
-                .string("preempt_team_tasks")
-                .or_when_null("LowerPriority".into())?,
+            preempt_team_tasks: setting(
+                tenant.string("preempt_team_tasks"),
+                Preemption::parse,
+                Preemption::LowerPriority,
+            )?,
             fair_share_weight: tenant.integer("fair_share_weight").optional()?,
             priority_class: tenant.string("priority_class").optional()?,
-            activation_state: tenant.string("activation_state").or_when_null("Enabled".into())?,
+            activation_state: setting(
+                tenant.string("activation_state"),
+                Activation::parse,
+                Activation::Enabled,
+            )?,
             viewer_groups: tenant.strings("viewer_groups").or_empty()?,
             operator_groups: tenant.strings("operator_groups").or_empty()?,
             viewer_principal_arns: tenant.strings("viewer_principal_arns").or_empty()?,
@@ -227,7 +243,11 @@ fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
         }));
     };
     Some(Some(Sharing {
-        strategy: SharingStrategy::from_name(&block.string("strategy").or_when_null("LendAndBorrow".into())?),
+        strategy: setting(
+            block.string("strategy"),
+            SharingStrategy::parse,
+            SharingStrategy::LendAndBorrow,
+        )?,
         borrow_limit: block.integer("borrow_limit").optional()?,
         absolute_borrow_limits: crate::resources::quota_share::decode_all(
             block.blocks("absolute_borrow_limit").or_empty()?,

@@ -10,11 +10,11 @@ use crate::protocol::value::Value;
 /// as drift. Fields the user left to SageMaker's defaults stay null.
 pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
     let prior = state.clone();
-    if let Some(preempt) = &quota.preempt_team_tasks {
-        set_attr(state, "preempt_team_tasks", text(preempt));
+    if let Some(preempt) = quota.preempt_team_tasks {
+        set_attr(state, "preempt_team_tasks", text(preempt.as_str()));
     }
-    if let Some(activation) = &quota.activation_state {
-        set_attr(state, "activation_state", text(activation));
+    if let Some(activation) = quota.activation_state {
+        set_attr(state, "activation_state", text(activation.as_str()));
     }
     let weight = quota.fair_share_weight.unwrap_or(0);
     if prior.get_attr("fair_share_weight").is_some_and(|v| !v.is_null()) || weight != 0 {
@@ -22,8 +22,8 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
     }
     if let Some(Value::Object(sharing)) = prior.get_attr("sharing").cloned() {
         let mut sharing = Value::Object(sharing);
-        if let Some(strategy) = &quota.sharing_strategy {
-            set_attr(&mut sharing, "strategy", text(strategy));
+        if let Some(strategy) = quota.sharing_strategy {
+            set_attr(&mut sharing, "strategy", text(strategy.as_str()));
         }
         let limit_set = sharing.get_attr("borrow_limit").is_some_and(|v| !v.is_null());
         // SageMaker fills in a default limit (50) when none is written: only a limit the user set is compared.
@@ -140,11 +140,11 @@ mod tests {
                 memory_gib: Some(2048.0),
                 accelerator_partition: None,
             }],
-            sharing_strategy: Some("LendAndBorrow".into()),
+            sharing_strategy: Some(crate::quota_settings::SharingStrategy::LendAndBorrow),
             borrow_limit: Some(50),
-            preempt_team_tasks: Some("LowerPriority".into()),
+            preempt_team_tasks: Some(crate::quota_settings::Preemption::LowerPriority),
             fair_share_weight: Some(0),
-            activation_state: Some("Enabled".into()),
+            activation_state: Some(crate::quota_settings::Activation::Enabled),
             ..ComputeQuota::default()
         }
     }

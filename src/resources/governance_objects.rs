@@ -1,0 +1,133 @@
+//! The `governance` objects resources hand each other (a contract's to its tenants, bindings and restrictions; a
+//! tenant's to its borrowers; a restriction's to its binding; a policy's to its tenants), each declared once
+//! (`#[derive(Model)]`): the resource that writes one and every resource that reads one back use the same struct,
+//! so they cannot disagree on a name. Below the resource folders, so any of them may name these.
+
+use crate::protocol::model::{Field, Model};
+use crate::protocol::value::{Type, Value};
+
+/// The `governance` attribute's fields: what tenants, bindings and restrictions check against (they take the whole
+/// object as their `contract` argument, and read it back with `contract_from_governance`).
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct ContractGovernance {
+    /// Contract name (the `hyperpod:contract` tag value).
+    #[tf(computed)]
+    pub contract: Field<String>,
+    /// `approved` or `revoked`.
+    #[tf(computed)]
+    pub lifecycle_state: Field<String>,
+    /// Review status at plan time.
+    #[tf(computed)]
+    pub review_status: Field<String>,
+    /// Unified Studio domain.
+    #[tf(computed)]
+    pub domain_id: Field<String>,
+    /// Unified Studio project.
+    #[tf(computed)]
+    pub project_id: Field<String>,
+    /// Capacity account.
+    #[tf(computed)]
+    pub cluster_account_id: Field<String>,
+    /// Cluster region.
+    #[tf(computed)]
+    pub cluster_region: Field<String>,
+    /// Cluster name.
+    #[tf(computed)]
+    pub cluster_name: Field<String>,
+    /// `eks` or `slurm`.
+    #[tf(computed)]
+    pub orchestrator: Field<String>,
+    /// Project role.
+    #[tf(computed)]
+    pub project_role_arn: Field<String>,
+    /// Connection access role.
+    #[tf(computed)]
+    pub access_role_arn: Field<String>,
+    /// Namespaces tenants may use.
+    #[tf(computed)]
+    pub eks_namespaces: Field<Vec<String>>,
+    /// Whether `approved_workload_types` has `interactive`: spaces for the project (WKL-12).
+    #[tf(computed)]
+    pub approves_interactive: Field<bool>,
+    /// Slurm accounts.
+    #[tf(computed)]
+    pub slurm_accounts: Field<Vec<String>>,
+    /// Slurm partitions.
+    #[tf(computed)]
+    pub slurm_partitions: Field<Vec<String>>,
+    /// Approved consumer and data accounts.
+    #[tf(computed)]
+    pub approved_account_ids: Field<Vec<String>>,
+    /// CIDRs the EKS endpoint may be public to, for CLU-5.
+    #[tf(computed)]
+    pub approved_public_cidrs: Field<Vec<String>>,
+    /// Rules with a valid exception.
+    #[tf(computed)]
+    pub excepted_rules: Field<Vec<String>>,
+    /// Date of the last review (`YYYY-MM-DD`), for PRJ-3.
+    #[tf(computed)]
+    pub last_reviewed: Field<String>,
+    /// Days between reviews, for PRJ-3.
+    #[tf(computed)]
+    pub interval_days: Field<i64>,
+    /// The accountable owners (`business`, `operations`, `cost`), for LIF-3.
+    #[tf(computed)]
+    pub owners: Field<GovernanceOwners>,
+    /// Every exception as written (`rule`, `owner`, `expires`, `reason`), for EXC-1 in dependents.
+    #[tf(computed)]
+    pub exception: Field<Vec<GovernanceException>>,
+}
+
+/// The accountable owners, as `governance.owners` hands them on.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct GovernanceOwners {
+    #[tf(computed)]
+    pub business: Field<String>,
+    #[tf(computed)]
+    pub operations: Field<String>,
+    #[tf(computed)]
+    pub cost: Field<String>,
+}
+
+/// One exception, as `governance.exception` hands it on.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct GovernanceException {
+    #[tf(computed)]
+    pub rule: Field<String>,
+    #[tf(computed)]
+    pub owner: Field<String>,
+    #[tf(computed)]
+    pub expires: Field<String>,
+    #[tf(computed)]
+    pub reason: Field<String>,
+}
+
+/// The policy's `governance` value: what a tenant's `scheduling_policy` takes.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct PolicyGovernance {
+    pub cluster_name: Field<String>,
+    pub priority_classes: Field<Vec<String>>,
+    pub fair_share: Field<bool>,
+}
+
+/// `hyperpod_tenant.<name>.governance`: what other resources count of a tenant (WKL-1, WKL-3, WKL-5).
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct TenantGovernance {
+    pub cluster_name: Field<String>,
+    pub team: Field<String>,
+    pub namespace: Field<String>,
+    pub project_id: Field<String>,
+    /// The quota entries, as `quota_share` reads and writes them.
+    #[tf(ty = Type::list(crate::resources::quota_share::entry_type()))]
+    pub quota: Value,
+    pub sharing_strategy: Field<String>,
+}
+
+/// `hyperpod_task_view_restriction.<name>.governance`: the project role a restriction limits, where (CLU-2).
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct RestrictionGovernance {
+    pub cluster_name: Field<String>,
+    pub project_role_arn: Field<String>,
+    /// A list that keeps an unknown element unknown (`["a", (known after apply)]` stays so in the plan).
+    pub namespaces: Field<Vec<Field<String>>>,
+}
