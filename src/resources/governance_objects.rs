@@ -3,6 +3,8 @@
 //! (`#[derive(Model)]`): the resource that writes one and every resource that reads one back use the same struct,
 //! so they cannot disagree on a name. Below the resource folders, so any of them may name these.
 
+use std::collections::BTreeMap;
+
 use crate::protocol::model::{Field, Model};
 use crate::protocol::value::{Type, Value};
 
@@ -130,4 +132,23 @@ pub struct RestrictionGovernance {
     pub project_role_arn: Field<String>,
     /// A list that keeps an unknown element unknown (`["a", (known after apply)]` stays so in the plan).
     pub namespaces: Field<Vec<Field<String>>>,
+}
+
+/// `hyperpod_cluster_allocation.<name>.governance`: the cluster and every team's share, for WKL-3 on tenants and
+/// CLU-2 on bindings.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct AllocationGovernance {
+    pub cluster_name: Field<String>,
+    /// One line per team (`ml.p5.48xlarge count=5, ...`): the plan shows the entries once, in `teams`. A team whose
+    /// entries are known only at apply has an unknown line.
+    pub teams: Field<BTreeMap<String, Field<String>>>,
+    /// The teams whose entry records how they share idle capacity (WKL-5).
+    pub sharing: Field<BTreeMap<String, SharingRecord>>,
+}
+
+/// A team's recorded sharing, in an allocation's `governance.sharing`.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct SharingRecord {
+    pub strategy: Field<String>,
+    pub borrow_limit: Field<i64>,
 }

@@ -14,6 +14,7 @@ use crate::protocol::schema::{Attribute, Block};
 use crate::protocol::state_upgrade::RawState;
 use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
 use crate::protocol::value::Value;
+use crate::resources::governance_objects::AllocationGovernance;
 use crate::resources::quota_share;
 use crate::resources::references::TenantGovernance;
 
@@ -68,10 +69,10 @@ pub fn unreadable_capacity(arguments: &Value) -> Diagnostics {
 
 /// An allocation's `governance`: one share line per team (`quota_share::to_text`), a recorded sharing per team.
 fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
-    if let Some(Value::Map(teams)) = facts.get_attr("teams") {
+    if let Some(Value::Map(teams)) = facts.get_attr(AllocationGovernance::TEAMS.name()) {
         for (team, line) in teams {
             let Value::String(line) = line else { continue };
-            let line_at = at.push_attr("teams").key(team);
+            let line_at = at.push_attr(AllocationGovernance::TEAMS.name()).key(team);
             match quota_share::line_entries(line) {
                 Err(why) => diagnostics.push(Diagnostic::invalid_value(
                     line_at,
@@ -92,13 +93,17 @@ fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Di
             }
         }
     }
-    if let Some(Value::Map(rows)) = facts.get_attr("sharing") {
+    if let Some(Value::Map(rows)) = facts.get_attr(AllocationGovernance::SHARING.name()) {
         let row = Block {
             attributes: sharing_attributes(),
             ..Block::default()
         };
         for (team, value) in rows {
-            row.validate(value, &at.push_attr("sharing").key(team), diagnostics);
+            row.validate(
+                value,
+                &at.push_attr(AllocationGovernance::SHARING.name()).key(team),
+                diagnostics,
+            );
         }
     }
 }

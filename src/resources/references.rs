@@ -11,9 +11,9 @@ use crate::governance::{
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::model::{Field, FieldType, Known, Model};
-use crate::protocol::object::{elements, string, string_map, text};
+use crate::protocol::object::{elements, string_map, text};
 use crate::protocol::value::{Type, Value};
-use crate::resources::governance_objects::{ContractGovernance, PolicyGovernance};
+use crate::resources::governance_objects::{AllocationGovernance, ContractGovernance, PolicyGovernance, SharingRecord};
 pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
 
 pub fn tenant_type() -> Type {
@@ -286,28 +286,16 @@ pub fn own_entry(cluster_name: &str, capacity: TenantCapacity) -> Referenced<Ten
 /// An allocation's `governance` (team -> its share as one line), as a tenant or binding receives it; `None` while
 /// unknown.
 pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
-    let cluster_name = string(facts, "cluster_name")?;
-    let Some(Value::Map(teams)) = facts.get_attr("teams") else {
-        return None;
-    };
-    let teams = teams
-        .iter()
-        .map(|(team, line)| match line {
-            Value::String(line) => Some((team.clone(), crate::resources::quota_share::from_text(line)?)),
-            _ => None,
-        })
+    let facts = AllocationGovernance::decode(facts).ok()?;
+    let teams = (facts.teams.known()?.into_iter())
+        .map(|(team, line)| Some((team, crate::resources::quota_share::from_text(&line.known()?)?)))
         .collect::<Option<std::collections::BTreeMap<_, _>>>()?;
-    // Absent in a value written before teams recorded their sharing: nothing recorded.
-    let sharing = match facts.get_attr("sharing") {
-        Some(Value::Map(rows)) => rows
-            .iter()
-            .map(|(team, row)| Some((team.clone(), recorded_sharing(row)?)))
-            .collect::<Option<std::collections::BTreeMap<_, _>>>()?,
-        Some(Value::Null) | None => std::collections::BTreeMap::new(),
-        Some(_) => return None,
-    };
+    // Null in a value written before teams recorded their sharing: nothing recorded.
+    let sharing = (facts.sharing.or_empty()?.into_iter())
+        .map(|(team, row)| Some((team, sharing_of(&row)?)))
+        .collect::<Option<std::collections::BTreeMap<_, _>>>()?;
     Some(Allocation {
-        cluster_name,
+        cluster_name: facts.cluster_name.known()?,
         teams,
         sharing,
     })
@@ -315,10 +303,13 @@ pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
 
 /// A recorded sharing (`teams[<team>].sharing`, or a row of `governance.sharing`), or `None` while unknown.
 pub fn recorded_sharing(value: &Value) -> Option<Sharing> {
-    let fields = crate::protocol::decode::Fields(value);
+    sharing_of(&SharingRecord::decode(value).ok()?)
+}
+
+fn sharing_of(row: &SharingRecord) -> Option<Sharing> {
     Some(Sharing {
-        strategy: SharingStrategy::from_name(&fields.string("strategy").known()?),
-        borrow_limit: fields.integer("borrow_limit").optional()?,
+        strategy: SharingStrategy::from_name(row.strategy.as_known()?),
+        borrow_limit: row.borrow_limit.clone().optional()?,
         absolute_borrow_limits: Vec::new(),
     })
 }

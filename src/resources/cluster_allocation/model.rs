@@ -4,8 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::governance::Allocation;
-use crate::protocol::object::{object, string, text};
+use crate::protocol::diagnostics::AttributePath;
+use crate::protocol::model::{Field, FieldType, Model};
+use crate::protocol::object::string;
 use crate::protocol::value::Value;
+use crate::resources::governance_objects::{AllocationGovernance, SharingRecord};
 use crate::resources::quota_share;
 
 /// What the configuration says: the cluster by name and every team's share, each `None` while unknown (the
@@ -48,53 +51,51 @@ fn allocation_from_value(value: &Value) -> Option<Allocation> {
 }
 
 /// `governance.sharing`: each team whose entry records its sharing (unknown while any record is).
-fn governance_sharing(teams: &BTreeMap<String, Value>) -> Value {
-    let recorded: Option<BTreeMap<String, Value>> = teams
+fn governance_sharing(teams: &BTreeMap<String, Value>) -> Field<BTreeMap<String, SharingRecord>> {
+    let recorded: Option<BTreeMap<String, SharingRecord>> = teams
         .iter()
         .filter_map(|(team, row)| Some((team, row.get_attr("sharing").filter(|s| !s.is_null())?)))
         .map(|(team, sharing)| {
             let row = crate::resources::references::recorded_sharing(sharing)?;
             Some((
                 team.clone(),
-                object([
-                    ("strategy", text(row.strategy.to_string())),
-                    ("borrow_limit", row.borrow_limit.map_or(Value::Null, Value::from)),
-                ]),
+                SharingRecord {
+                    strategy: Field::Known(row.strategy.to_string()),
+                    borrow_limit: row.borrow_limit.into(),
+                },
             ))
         })
         .collect();
-    recorded.map_or(Value::Unknown, Value::Map)
+    recorded.map_or(Field::Unknown, Field::Known)
 }
 
 /// `governance`: the cluster and each team's share as one line (unknown while its entries are).
 pub fn governance_value(value: &Value) -> Value {
     let teams = match value.get_attr("teams") {
-        Some(Value::Map(teams)) => Value::Map(
+        Some(Value::Map(teams)) => Field::Known(
             teams
                 .iter()
                 .map(|(team, row)| {
-                    let line = row
-                        .get_attr("quota")
-                        .and_then(quota_share::decode_list)
-                        .map_or(Value::Unknown, |shares| Value::String(quota_share::to_text(&shares)));
+                    let line = (row.get_attr("quota").and_then(quota_share::decode_list))
+                        .map_or(Field::Unknown, |shares| Field::Known(quota_share::to_text(&shares)));
                     (team.clone(), line)
                 })
                 .collect(),
         ),
-        Some(Value::Null) | None => Value::Map(BTreeMap::new()),
-        Some(_) => Value::Unknown,
+        Some(Value::Null) | None => Field::Known(BTreeMap::new()),
+        Some(_) => Field::Unknown,
     };
     let sharing = match value.get_attr("teams") {
         Some(Value::Map(teams)) => governance_sharing(teams),
-        Some(Value::Null) | None => Value::Map(BTreeMap::new()),
-        Some(_) => Value::Unknown,
+        Some(Value::Null) | None => Field::Known(BTreeMap::new()),
+        Some(_) => Field::Unknown,
     };
-    object([
-        (
-            "cluster_name",
-            value.get_attr("cluster_name").cloned().unwrap_or(Value::Null),
-        ),
-        ("teams", teams),
-        ("sharing", sharing),
-    ])
+    let cluster_name = value.get_attr("cluster_name").cloned().unwrap_or(Value::Null);
+    AllocationGovernance {
+        cluster_name: <Field<String> as FieldType>::decode(&cluster_name, &AttributePath::root())
+            .unwrap_or(Field::Unknown),
+        teams,
+        sharing,
+    }
+    .encode()
 }

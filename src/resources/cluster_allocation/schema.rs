@@ -3,27 +3,17 @@
 use crate::names::ENTITY_NAME;
 use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::model::Known;
 use crate::protocol::schema::{Attribute, Block, IdentityAttribute, IdentitySchema, Nesting, Schema, Validator};
 use crate::protocol::validators::{LengthBetween, Matches};
 use crate::protocol::value::{Type, Value};
+use crate::resources::governance_objects::AllocationGovernance;
 
 pub const TYPE_NAME: &str = "hyperpod_cluster_allocation";
 
-/// `hyperpod_cluster_allocation.<name>.governance`: the cluster and every team's share, for WKL-3 on tenants and
-/// CLU-2 on bindings.
+/// `hyperpod_cluster_allocation.<name>.governance` (`AllocationGovernance`).
 pub fn governance_type() -> Type {
-    Type::object([
-        ("cluster_name", Type::String),
-        // One line per team (`ml.p5.48xlarge count=5, ...`): the plan shows the entries once, in `teams`.
-        ("teams", Type::map(Type::String)),
-        // The teams whose entry records how they share idle capacity (WKL-5).
-        ("sharing", Type::map(sharing_type())),
-    ])
-}
-
-/// A team's recorded sharing, in `governance.sharing`.
-pub fn sharing_type() -> Type {
-    Type::object([("strategy", Type::String), ("borrow_limit", Type::Number)])
+    <AllocationGovernance as Known>::terraform_type()
 }
 
 /// `teams[<team>].sharing`: how the team shares idle capacity, as its tenant's `sharing` block says.
