@@ -10,7 +10,7 @@ use crate::governance::{
     TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::model::{Field, FieldType, Known, Model};
+use crate::protocol::model::{Field, Known, Model};
 use crate::protocol::object::{elements, string_map, text};
 use crate::protocol::value::{Type, Value};
 use crate::resources::governance_objects::{AllocationGovernance, ContractGovernance, PolicyGovernance, SharingRecord};
@@ -22,11 +22,6 @@ pub fn tenant_type() -> Type {
 
 pub fn restriction_type() -> Type {
     <RestrictionGovernance as Known>::terraform_type()
-}
-
-/// A value computed for a `governance` string as the field it is (unknown stays unknown).
-fn string_field(value: Value) -> Field<String> {
-    <Field<String> as FieldType>::decode(&value, &AttributePath::root()).unwrap_or(Field::Unknown)
 }
 
 /// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is. `contract`
@@ -81,12 +76,12 @@ pub fn tenant_value(tenant: &Value) -> Value {
         Some(_) => Value::Unknown,
     };
     let governance = TenantGovernance {
-        cluster_name: string_field(contract_fact(tenant, ContractGovernance::CLUSTER_NAME.name(), || {
+        cluster_name: Field::of_value(&contract_fact(tenant, ContractGovernance::CLUSTER_NAME.name(), || {
             recorded(tenant, TenantGovernance::CLUSTER_NAME.name(), "cluster_name")
         })),
-        team: string_field(team),
-        namespace: string_field(namespace),
-        project_id: string_field(contract_fact(tenant, ContractGovernance::PROJECT_ID.name(), || {
+        team: Field::of_value(&team),
+        namespace: Field::of_value(&namespace),
+        project_id: Field::of_value(&contract_fact(tenant, ContractGovernance::PROJECT_ID.name(), || {
             let tags = string_map(tenant, "tags_all");
             match recorded(tenant, TenantGovernance::PROJECT_ID.name(), "project_id") {
                 Value::Null => tags.get(crate::tags::PROJECT).map_or(Value::Null, text),
@@ -94,7 +89,7 @@ pub fn tenant_value(tenant: &Value) -> Value {
             }
         })),
         quota,
-        sharing_strategy: string_field(sharing_strategy),
+        sharing_strategy: Field::of_value(&sharing_strategy),
     };
     governance.encode()
 }
@@ -119,10 +114,9 @@ pub fn restriction_value(restriction: &Value) -> Value {
         ContractGovernance::EKS_NAMESPACES.name(),
     );
     let governance = RestrictionGovernance {
-        cluster_name: string_field(cluster_name),
-        project_role_arn: string_field(project_role_arn),
-        namespaces: <Field<Vec<Field<String>>> as FieldType>::decode(&namespaces, &AttributePath::root())
-            .unwrap_or(Field::Unknown),
+        cluster_name: Field::of_value(&cluster_name),
+        project_role_arn: Field::of_value(&project_role_arn),
+        namespaces: Field::of_value(&namespaces),
     };
     governance.encode()
 }

@@ -314,6 +314,14 @@ impl<T: Known> Known for Set<T> {
     }
 }
 
+impl<T: Known> Field<T> {
+    /// A value the provider computed for a field (from another resource's attributes) as the field: null, unknown
+    /// or known as it is; one that is not of the field's type reads as unknown, so nothing is judged on it.
+    pub fn of_value(value: &Value) -> Self {
+        <Self as FieldType>::decode(value, &AttributePath::root()).unwrap_or(Field::Unknown)
+    }
+}
+
 /// One attribute of a model, named once by the derive (`SchedulingPolicyModel::ARN`): reads and writes that attribute of
 /// a value of the model, typed.
 pub struct Attr<M, F> {

@@ -140,7 +140,7 @@ pub struct ThresholdBlock {
     /// Name of a signal in `signals`: its owner and response go with the finding.
     #[tf(required)]
     pub signal: Field<String>,
-    #[tf(required, validate = OneOf(Measure::NAMES), description = Measure::description())]
+    #[tf(required, validate = OneOf(&Measure::NAMES), description = Measure::description())]
     pub measure: Field<String>,
     /// A finding when the measure is below this.
     #[tf(optional)]
@@ -214,16 +214,15 @@ impl Measure {
     ];
 
     /// The names a threshold's `measure` may take.
-    pub const NAMES: &'static [&'static str] = &[
-        Measure::ALL[0].1,
-        Measure::ALL[1].1,
-        Measure::ALL[2].1,
-        Measure::ALL[3].1,
-        Measure::ALL[4].1,
-        Measure::ALL[5].1,
-        Measure::ALL[6].1,
-        Measure::ALL[7].1,
-    ];
+    pub const NAMES: [&'static str; 8] = {
+        let mut names = [""; 8];
+        let mut index = 0;
+        while index < names.len() {
+            names[index] = Measure::ALL[index].1;
+            index += 1;
+        }
+        names
+    };
 
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL

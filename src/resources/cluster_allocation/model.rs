@@ -4,8 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::governance::Allocation;
-use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::model::{Field, FieldType, Model};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::object::string;
 use crate::protocol::value::Value;
 use crate::resources::governance_objects::{AllocationGovernance, SharingRecord};
@@ -92,8 +91,7 @@ pub fn governance_value(value: &Value) -> Value {
     };
     let cluster_name = value.get_attr("cluster_name").cloned().unwrap_or(Value::Null);
     AllocationGovernance {
-        cluster_name: <Field<String> as FieldType>::decode(&cluster_name, &AttributePath::root())
-            .unwrap_or(Field::Unknown),
+        cluster_name: Field::of_value(&cluster_name),
         teams,
         sharing,
     }
