@@ -585,19 +585,25 @@ def test_unlinked_siblings_without_allocation_are_not_passed_at_plan_and_apply_r
 
 
 # ---- 8. handoffs written by hand ---------------------------------------------------------------------------------
-def handwritten_allocation(line: str) -> str:
+def handwritten_entry(instance_type: str = f'"{P5}"', **units: str) -> str:
+    """One quota entry written in HCL as a `governance` value carries it: every field, those not given null."""
+    fields = {"count": "null", "accelerators": "null", "vcpu": "null", "memory_gib": "null",
+              "accelerator_partition": "null", **units}
+    return "{ instance_type = " + instance_type + "".join(f", {name} = {value}" for name, value in fields.items()) \
+        + " }"
+
+
+def handwritten_allocation(entry: str) -> str:
     """An `allocation` object written in HCL instead of `hyperpod_cluster_allocation.capacity.governance`, giving
-    alpha the share `line`."""
-    return (f'{{\n    cluster_name = "{CLUSTER}"\n    teams        = {{ alpha = "{line}" }}\n'
+    alpha the one quota entry `entry`."""
+    return (f'{{\n    cluster_name = "{CLUSTER}"\n    teams        = {{ alpha = [{entry}] }}\n'
             '    sharing      = {}\n  }')
 
 
 def handwritten_lender(count: int) -> str:
     """A `borrows_from` entry written in HCL instead of a tenant's `governance`: beta lending `count` instances."""
-    entry = (f'{{ instance_type = "{P5}", count = {count}, accelerators = null, vcpu = null, memory_gib = null, '
-             f'accelerator_partition = null }}')
     return (f'[{{\n    cluster_name = "{CLUSTER}", team = "beta", namespace = "hyperpod-ns-beta", project_id = "p",\n'
-            f'    quota = [{entry}],\n    sharing_strategy = "Lend"\n  }}]')
+            f'    quota = [{handwritten_entry(count=str(count))}],\n    sharing_strategy = "Lend"\n  }}]')
 
 
 def with_handoff(argument: str, value: str) -> str:
@@ -606,14 +612,20 @@ def with_handoff(argument: str, value: str) -> str:
     return text.replace('  team       = "alpha"', f'  team       = "alpha"\n  {argument} = {value}', 1)
 
 
-TEAM_LINE = 'allocation.teams["alpha"]'
+ALPHA_ENTRY = 'allocation.teams["alpha"][0]'
 # case: (argument, its value, the path the error names, the source text its range covers)
 UNREADABLE_HANDOFFS = {
-    "not_a_line": ("allocation", handwritten_allocation("two big boxes please"), TEAM_LINE, '"two big boxes please"'),
-    "nan": ("allocation", handwritten_allocation(f"{P5} vcpu=NaN"), TEAM_LINE, f'"{P5} vcpu=NaN"'),
-    "infinity": ("allocation", handwritten_allocation(f"{P5} vcpu=inf"), TEAM_LINE, f'"{P5} vcpu=inf"'),
+    "not_an_instance_type": ("allocation",
+                             handwritten_allocation(handwritten_entry('"two big boxes please"', count="2")),
+                             f"{ALPHA_ENTRY}.instance_type", '"two big boxes please"'),
     # Read as a share it would make WKL-3 pass at plan for a team asking 10 of 8 instances.
-    "negative": ("allocation", handwritten_allocation(f"{P5} count=-10"), TEAM_LINE, f'"{P5} count=-10"'),
+    "negative": ("allocation", handwritten_allocation(handwritten_entry(count="-10")), f"{ALPHA_ENTRY}.count", "-10"),
+    "fraction_of_an_instance": ("allocation", handwritten_allocation(handwritten_entry(count="2.5")),
+                                f"{ALPHA_ENTRY}.count", "2.5"),
+    "beyond_any_cluster": ("allocation", handwritten_allocation(handwritten_entry(vcpu="1e300")),
+                           f"{ALPHA_ENTRY}.vcpu", "1e300"),
+    "count_and_amounts": ("allocation", handwritten_allocation(handwritten_entry(count="1", accelerators="8")),
+                          f"{ALPHA_ENTRY}.accelerators", "8"),
     "negative_lender": ("borrows_from", handwritten_lender(-50), "borrows_from[0].quota[0].count", "-50"),
 }
 
@@ -636,10 +648,24 @@ def test_a_capacity_handoff_written_by_hand_that_does_not_read_is_an_error_at_it
         assert source == highlighted, verdict.describe()
 
 
+def test_a_share_written_as_text_is_refused_by_terraform_s_type_check(tf):
+    """A team's share written as the one line of text 0.4 development builds handed over (`"ml.p5.48xlarge
+    count=2"`) is not a list of entries: Terraform refuses it against the argument's type before the provider sees
+    it, at the team's value."""
+    main_tf = tf.write(with_handoff("allocation", handwritten_allocation(handwritten_entry(count="2")).replace(
+        f"[{handwritten_entry(count='2')}]", f'"{P5} count=2"')))
+    tf.init()
+    verdict = tf.validate_json()
+    assert verdict.rc == 1, verdict.describe()
+    (error,) = verdict.errors
+    assert error.summary == "Incorrect attribute value type", verdict.describe()
+    assert main_tf.read_bytes()[error.start_byte:error.end_byte].decode().startswith("{"), verdict.describe()
+
+
 def test_a_well_formed_capacity_handoff_written_by_hand_plans_as_the_resource_s_own(tf):
-    """The same tenant with a hand-written allocation whose line is one the allocation writes, and a hand-written
+    """The same tenant with a hand-written allocation whose entry is one the allocation writes, and a hand-written
     lender: no error; the rules read them as they read the resources' own values (WKL-3 passed on alpha)."""
-    text = with_handoff("allocation", handwritten_allocation(f"{P5} count=2"))
+    text = with_handoff("allocation", handwritten_allocation(handwritten_entry(count="2")))
     tf.write(text)
     verdict, planned = plan(tf)
     assert verdict.rc == 2 and not verdict.errors, verdict.describe()

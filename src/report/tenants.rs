@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::associate::shown;
 use super::model::{Governed, TenantSummary};
 use super::plan::{Plan, PlanField, ResourceChange, Values};
+use crate::governance::Unit;
 
 pub fn tenants(
     plan: &Plan,
@@ -138,22 +139,19 @@ fn guaranteed(after: &Values) -> String {
             let index = i.to_string();
             let field = |name: &str| after.get(&["quota", &index, name]);
             let instance_type = shown(field("instance_type"));
-            let partition = |name: &str| after.get(&["quota", &index, "accelerator_partition", name]);
+            let partition = |name: &str| after.get(&["quota", &index, Unit::AcceleratorPartition.name(), name]);
             let mut amounts: Vec<String> = Vec::new();
             if !matches!(partition("type"), PlanField::Null) {
                 amounts.push(format!("{} × {}", shown(partition("count")), shown(partition("type"))));
             }
+            // Whole instances and slices are written apart (`2 × ml.p5.48xlarge`, `4 × mig-1g.10gb`).
             amounts.extend(
-                [
-                    ("accelerators", "accelerators"),
-                    ("vcpu", "vCPU"),
-                    ("memory_gib", "GiB"),
-                ]
-                .iter()
-                .filter(|(name, _)| !matches!(field(name), PlanField::Null))
-                .map(|(name, unit)| format!("{} {unit}", shown(field(name)))),
+                (Unit::ALL.into_iter())
+                    .filter(|unit| !matches!(unit, Unit::Count | Unit::AcceleratorPartition))
+                    .filter(|unit| !matches!(field(unit.name()), PlanField::Null))
+                    .map(|unit| format!("{} {}", shown(field(unit.name())), unit.symbol())),
             );
-            match field("count") {
+            match field(Unit::Count.name()) {
                 PlanField::Null if !amounts.is_empty() => format!("{instance_type}: {}", amounts.join(", ")),
                 count => format!("{} × {instance_type}", shown(count)),
             }

@@ -9,14 +9,14 @@ use futures::future::{BoxFuture, FutureExt as _};
 use futures::{StreamExt as _, TryStreamExt as _};
 
 use crate::aws::AwsError;
-use crate::aws::compute_quota::{ComputeQuota, QuotaResource};
+use crate::aws::compute_quota::ComputeQuota;
 use crate::aws::sagemaker::HyperPodCluster;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::arns::same_role;
 use crate::governance::cluster::{TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
-    AccessEntry, AccessScope, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster, QuotaShare,
+    AccessEntry, AccessScope, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster,
     SchedulingPolicy, Sharing, TenantCapacity,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -310,26 +310,11 @@ pub fn capacity_of(quota: &ComputeQuota) -> TenantCapacity {
         team: quota.team_name.clone(),
         // Every entry in the units SageMaker returns (it fills vCPU and memory of a one-amount entry), so WKL-3
         // counts a quota given in accelerators as much as one in instances.
-        quota: quota.resources.iter().map(share_of).collect(),
+        quota: quota.resources.clone(),
         sharing: quota.sharing_strategy.map(|strategy| Sharing {
             strategy,
             borrow_limit: quota.borrow_limit.map(i64::from),
-            absolute_borrow_limits: quota.absolute_borrow_limits.iter().map(share_of).collect(),
+            absolute_borrow_limits: quota.absolute_borrow_limits.clone(),
         }),
-    }
-}
-
-/// A live quota entry (or absolute borrow limit) in the engine's units.
-pub fn share_of(resource: &QuotaResource) -> QuotaShare {
-    QuotaShare {
-        instance_type: resource.instance_type.clone(),
-        count: resource.count.map(i64::from),
-        accelerators: resource.accelerators.map(i64::from),
-        vcpu: resource.vcpu,
-        memory_gib: resource.memory_gib,
-        accelerator_partition: resource
-            .accelerator_partition
-            .as_ref()
-            .map(|p| (p.profile.clone(), i64::from(p.count))),
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::protocol::model::{Field, Model};
-use crate::protocol::value::{Type, Value};
+use crate::resources::quota_entry::QuotaEntry;
 
 /// The `governance` attribute's fields: what tenants, bindings and restrictions check against (they take the whole
 /// object as their `contract` argument, and read it back with `contract_from_governance`).
@@ -119,9 +119,8 @@ pub struct TenantGovernance {
     pub team: Field<String>,
     pub namespace: Field<String>,
     pub project_id: Field<String>,
-    /// The quota entries, as `quota_share` reads and writes them.
-    #[tf(ty = Type::list(crate::resources::quota_share::entry_type()))]
-    pub quota: Value,
+    /// The quota entries, each field as the tenant's configuration has it.
+    pub quota: Field<Vec<QuotaEntry>>,
     pub sharing_strategy: Field<String>,
 }
 
@@ -139,9 +138,10 @@ pub struct RestrictionGovernance {
 #[derive(Model, Clone, Debug, Default, PartialEq)]
 pub struct AllocationGovernance {
     pub cluster_name: Field<String>,
-    /// One line per team (`ml.p5.48xlarge count=5, ...`): the plan shows the entries once, in `teams`. A team whose
-    /// entries are known only at apply has an unknown line.
-    pub teams: Field<BTreeMap<String, Field<String>>>,
+    /// Each team's quota entries, each field as the allocation's configuration has it: the same entry type a
+    /// tenant's `quota` is, so a tenant or binding reads them (and a value written by hand is held to them) as the
+    /// allocation does. An entry known only at apply stays unknown, the others known.
+    pub teams: Field<BTreeMap<String, Field<Vec<QuotaEntry>>>>,
     /// The teams whose entry records how they share idle capacity (WKL-5).
     pub sharing: Field<BTreeMap<String, SharingRecord>>,
 }

@@ -15,7 +15,7 @@ use crate::protocol::state_upgrade::RawState;
 use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
 use crate::protocol::value::Value;
 use crate::resources::governance_objects::AllocationGovernance;
-use crate::resources::quota_share;
+use crate::resources::quota_entry;
 use crate::resources::references::TenantGovernance;
 
 /// What to write instead of a capacity handoff that does not read.
@@ -50,8 +50,8 @@ pub fn sharing_attributes() -> Vec<Attribute> {
 
 /// The capacity handoffs of `arguments` (`allocation`; `borrows_from` and a binding's `tenants`) that are known yet
 /// do not hold what their source resource writes: each an error at its path. A value written by hand is held to
-/// the rules of the resource whose output it stands for, so a negative count or a share line that is not one
-/// (`"two big boxes please"`, `vcpu=NaN`) never reaches a rule as "known only at apply" or as a smaller share.
+/// the rules of the resource whose output it stands for, so a negative count, a fraction of an instance or an
+/// instance type that is not one never reaches a rule as "known only at apply" or as a smaller share.
 pub fn unreadable_capacity(arguments: &Value) -> Diagnostics {
     let mut diagnostics = Diagnostics::new();
     if let Some(facts) = arguments.get_attr("allocation") {
@@ -67,29 +67,13 @@ pub fn unreadable_capacity(arguments: &Value) -> Diagnostics {
     diagnostics
 }
 
-/// An allocation's `governance`: one share line per team (`quota_share::to_text`), a recorded sharing per team.
+/// An allocation's `governance`: each team's quota entries, a recorded sharing per team.
 fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
     if let Some(Value::Map(teams)) = facts.get_attr(AllocationGovernance::TEAMS.name()) {
-        for (team, line) in teams {
-            let Value::String(line) = line else { continue };
-            let line_at = at.push_attr(AllocationGovernance::TEAMS.name()).key(team);
-            match quota_share::line_entries(line) {
-                Err(why) => diagnostics.push(Diagnostic::invalid_value(
-                    line_at,
-                    format!("{line:?}"),
-                    &format!("not a share line as hyperpod_cluster_allocation writes it ({why})"),
-                    PASS_UNCHANGED,
-                )),
-                // A line is text: each problem is the line's, said with the entry and field it concerns.
-                Ok(entries) => {
-                    let mut found = Diagnostics::new();
-                    quota_share::validate_handoff_entries(&entries, &AttributePath::root(), &mut found);
-                    diagnostics.0.extend(found.0.into_iter().map(|problem| Diagnostic {
-                        detail: format!("{line_at}: in {line:?}, entry {}", problem.detail),
-                        path: line_at.clone(),
-                        ..problem
-                    }));
-                }
+        for (team, entries) in teams {
+            if let Value::List(entries) = entries {
+                let team_at = at.push_attr(AllocationGovernance::TEAMS.name()).key(team);
+                quota_entry::validate_handoff_entries(entries, &team_at, diagnostics);
             }
         }
     }
@@ -111,7 +95,7 @@ fn unreadable_allocation(facts: &Value, at: &AttributePath, diagnostics: &mut Di
 /// A tenant's `governance` in a list: its quota entries and its sharing strategy.
 fn unreadable_tenant(tenant: &Value, at: &AttributePath, diagnostics: &mut Diagnostics) {
     if let Some(Value::List(entries)) = tenant.get_attr(TenantGovernance::QUOTA.name()) {
-        quota_share::validate_handoff_entries(entries, &at.push_attr(TenantGovernance::QUOTA.name()), diagnostics);
+        quota_entry::validate_handoff_entries(entries, &at.push_attr(TenantGovernance::QUOTA.name()), diagnostics);
     }
     if let Some(Value::String(strategy)) = tenant.get_attr(TenantGovernance::SHARING_STRATEGY.name())
         && !SharingStrategy::NAMES.contains(&strategy.as_str())

@@ -15,7 +15,7 @@ pub mod kubernetes_reads;
 pub mod printable_text;
 pub mod project_binding;
 pub mod project_facts;
-pub mod quota_share;
+pub mod quota_entry;
 #[cfg(test)]
 pub(crate) mod recorded_state;
 pub mod references;

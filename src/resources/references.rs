@@ -15,6 +15,7 @@ use crate::protocol::object::{elements, string_map, text};
 use crate::protocol::value::{Type, Value};
 use crate::resources::governance_objects::{AllocationGovernance, ContractGovernance, PolicyGovernance, SharingRecord};
 pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
+use crate::resources::quota_entry::QuotaEntry;
 
 pub fn tenant_type() -> Type {
     <TenantGovernance as Known>::terraform_type()
@@ -53,7 +54,7 @@ pub fn tenant_value(tenant: &Value) -> Value {
         Value::String(team) => text(crate::names::team_namespace(team)),
         other => other.clone(),
     };
-    let quota = crate::resources::quota_share::governance_list(tenant.get_attr("quota"));
+    let quota = crate::resources::quota_entry::governance_list(tenant.get_attr("quota"));
     let spaces = tenant.get_attr("spaces").is_some_and(|s| !s.is_null());
     let sharing_strategy = match tenant.get_attr("sharing") {
         // A team with spaces and no sharing block lends (AWS's guidance for spaces; WKL-12).
@@ -167,7 +168,9 @@ fn tenant_capacity(facts: &Value) -> Option<(String, TenantCapacity)> {
         return None;
     }
     let facts = TenantGovernance::decode(facts).ok()?;
-    let quota = crate::resources::quota_share::decode_list(&facts.quota)?;
+    let quota = (facts.quota.known()?.iter())
+        .map(QuotaEntry::share)
+        .collect::<Option<Vec<_>>>()?;
     let sharing = facts.sharing_strategy.known().map(|strategy| Sharing {
         strategy: SharingStrategy::from_name(&strategy),
         borrow_limit: None,
@@ -277,12 +280,11 @@ pub fn own_entry(cluster_name: &str, capacity: TenantCapacity) -> Referenced<Ten
     }
 }
 
-/// An allocation's `governance` (team -> its share as one line), as a tenant or binding receives it; `None` while
-/// unknown.
+/// An allocation's `governance` (team -> its entries), as a tenant or binding receives it; `None` while unknown.
 pub fn allocation_from_governance(facts: &Value) -> Option<Allocation> {
     let facts = AllocationGovernance::decode(facts).ok()?;
     let teams = (facts.teams.known()?.into_iter())
-        .map(|(team, line)| Some((team, crate::resources::quota_share::from_text(&line.known()?)?)))
+        .map(|(team, entries)| Some((team, QuotaEntry::shares(&entries.known()?)?)))
         .collect::<Option<std::collections::BTreeMap<_, _>>>()?;
     // Null in a value written before teams recorded their sharing: nothing recorded.
     let sharing = (facts.sharing.or_empty()?.into_iter())

@@ -17,7 +17,7 @@ use super::finding::{Check, Finding};
 use super::model::{Capacity, Fact, Setting};
 use super::paths::tenant as path;
 use super::shapes::{self, InstanceShape};
-use super::tenancy::{Allocation, ClusterView, Phase, QuotaShare, Referenced, TenantCapacity};
+use super::tenancy::{Allocation, ClusterView, Partition, Phase, QuotaShare, Referenced, TenantCapacity, Unit};
 use crate::path::AttributePath;
 
 /// One share in every unit the check compares.
@@ -31,24 +31,14 @@ struct Units {
     partitions: f64,
 }
 
-const PARTITION: &str = "accelerator_partition";
-
-const UNITS: [(&str, &str); 5] = [
-    ("count", "instances"),
-    (PARTITION, "partitions"),
-    ("accelerators", "accelerators"),
-    ("vcpu", "vCPU"),
-    ("memory_gib", "GiB of memory"),
-];
-
 impl Units {
-    fn get(&self, unit: &str) -> f64 {
+    fn get(&self, unit: Unit) -> f64 {
         match unit {
-            "count" => self.instances,
-            PARTITION => self.partitions,
-            "accelerators" => self.accelerators,
-            "vcpu" => self.vcpu,
-            _ => self.memory_gib,
+            Unit::Count => self.instances,
+            Unit::AcceleratorPartition => self.partitions,
+            Unit::Accelerators => self.accelerators,
+            Unit::Vcpu => self.vcpu,
+            Unit::MemoryGib => self.memory_gib,
         }
     }
     fn add(&self, other: &Units) -> Units {
@@ -61,18 +51,17 @@ impl Units {
         }
     }
     /// The first unit in which `self` exceeds `capacity` (amounts only where the shape is known).
-    fn overflow(&self, capacity: &Units, shape_known: bool) -> Option<&'static str> {
-        UNITS
-            .iter()
-            .map(|(unit, _)| *unit)
-            .filter(|unit| shape_known || *unit == "count" || *unit == PARTITION)
-            .find(|unit| self.get(unit) > capacity.get(unit) + 1e-9)
+    fn overflow(&self, capacity: &Units, shape_known: bool) -> Option<Unit> {
+        Unit::ALL
+            .into_iter()
+            .filter(|unit| shape_known || matches!(unit, Unit::Count | Unit::AcceleratorPartition))
+            .find(|unit| self.get(*unit) > capacity.get(*unit) + 1e-9)
     }
 }
 
 /// Why a share cannot be converted into the units it is compared in.
 fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String> {
-    if let Some((profile, _)) = &share.accelerator_partition {
+    if let Some(Partition { profile, .. }) = &share.accelerator_partition {
         if shape.is_none() {
             return Some(format!(
                 "the provider does not know the shape (accelerators, vCPU, memory per instance) of {}",
@@ -125,7 +114,14 @@ fn units(share: &QuotaShare, shape: Option<InstanceShape>, profile: Option<&str>
 /// A MIG partition share (with a known shape) in every unit: its fraction of a GPU, vCPU and memory by that ratio
 /// unless given, and slices when of `profile`. `None` for any other share.
 fn partition_units(share: &QuotaShare, shape: Option<InstanceShape>, profile: Option<&str>) -> Option<Units> {
-    let (Some((given_profile, slices)), Some(shape)) = (&share.accelerator_partition, shape) else {
+    let (
+        Some(Partition {
+            profile: given_profile,
+            count: slices,
+        }),
+        Some(shape),
+    ) = (&share.accelerator_partition, shape)
+    else {
         return None;
     };
     let per_accelerator = shapes::slices_per_accelerator(&share.instance_type, given_profile).unwrap_or(1);
@@ -202,21 +198,9 @@ fn amount_units(share: &QuotaShare, shape: Option<InstanceShape>) -> Units {
     }
 }
 
-/// The attribute a share was given in: `count`, its partitions, else the first amount set.
-fn unit_given(share: &QuotaShare) -> &'static str {
-    if share.count.is_some() {
-        "count"
-    } else if share.accelerator_partition.is_some() {
-        PARTITION
-    } else if share.accelerators.is_some() {
-        "accelerators"
-    } else if share.vcpu.is_some() {
-        "vcpu"
-    } else if share.memory_gib.is_some() {
-        "memory_gib"
-    } else {
-        "count"
-    }
+/// The unit a share was given in: `count`, its partitions, else the first amount set.
+fn unit_given(share: &QuotaShare) -> Unit {
+    share.units().next().unwrap_or(Unit::Count)
 }
 
 fn number(value: f64) -> String {
@@ -227,13 +211,9 @@ fn number(value: f64) -> String {
     }
 }
 
-fn label(unit: &str) -> &'static str {
-    UNITS.iter().find(|(u, _)| *u == unit).map_or("", |(_, l)| l)
-}
-
 /// `research 40 accelerators`, `production 2 instances (16 accelerators)`: the share in the unit it was given,
 /// and in the unit compared when that differs.
-fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str, profile: Option<&str>) -> String {
+fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: Unit, profile: Option<&str>) -> String {
     let mut text = as_given(team, share);
     if unit_given(share) != compared {
         let _ = write!(text, " ({})", amount_in(units.get(compared), compared, profile));
@@ -242,10 +222,10 @@ fn describe_share(team: &str, share: &QuotaShare, units: &Units, compared: &str,
 }
 
 /// `16 accelerators`, `112 x mig-1g.5gb`: an amount in a compared unit.
-fn amount_in(value: f64, unit: &str, profile: Option<&str>) -> String {
+fn amount_in(value: f64, unit: Unit, profile: Option<&str>) -> String {
     match (unit, profile) {
-        (PARTITION, Some(profile)) => format!("{} x {profile}", number(value)),
-        _ => format!("{} {}", number(value), label(unit)),
+        (Unit::AcceleratorPartition, Some(profile)) => format!("{} x {profile}", number(value)),
+        _ => format!("{} {}", number(value), unit.label()),
     }
 }
 
@@ -258,25 +238,21 @@ fn as_given(team: &str, share: &QuotaShare) -> String {
 /// given (its first, where it sets several), as findings and the allocation's `capacity` name it.
 pub fn amount_as_given(share: &QuotaShare) -> String {
     let unit = unit_given(share);
-    if let (PARTITION, Some((profile, count))) = (unit, &share.accelerator_partition) {
+    if let (Unit::AcceleratorPartition, Some(Partition { profile, count })) = (unit, &share.accelerator_partition) {
         return format!("{count} x {profile}");
     }
-    let amount = match unit {
-        "count" => share.count.map(|c| c as f64),
-        "accelerators" => share.accelerators.map(|a| a as f64),
-        "vcpu" => share.vcpu,
-        _ => share.memory_gib,
-    };
-    amount.map_or_else(String::new, |amount| format!("{} {}", number(amount), label(unit)))
+    share
+        .amount(unit)
+        .map_or_else(String::new, |amount| format!("{} {}", number(amount), unit.label()))
 }
 
 /// Whether `share` fits inside `quota`'s entries of its instance type (a part kept for one use, such as a tenant's
 /// interactive spaces): `None` when it does, else the attribute it was given in, what it asks and what the quota
 /// holds, in the first unit that does not fit (accelerators, vCPU, memory and slices where the shape is known, so a
 /// share in instances compares with a quota in accelerators; instances otherwise).
-pub fn fits_within(share: &QuotaShare, quota: &[QuotaShare]) -> Option<(&'static str, String, String)> {
+pub fn fits_within(share: &QuotaShare, quota: &[QuotaShare]) -> Option<(Unit, String, String)> {
     let shape = shapes::shape(&share.instance_type);
-    let profile = share.accelerator_partition.as_ref().map(|(p, _)| p.as_str());
+    let profile = share.accelerator_partition.as_ref().map(|p| p.profile.as_str());
     let wanted = units(share, shape, profile);
     let held = quota
         .iter()
@@ -284,11 +260,10 @@ pub fn fits_within(share: &QuotaShare, quota: &[QuotaShare]) -> Option<(&'static
         .fold(Units::default(), |total, entry| {
             total.add(&units(entry, shape, profile))
         });
-    let unit = UNITS
-        .iter()
-        .map(|(unit, _)| *unit)
-        .filter(|unit| (*unit == "count") == shape.is_none() || *unit == PARTITION)
-        .find(|unit| wanted.get(unit) > held.get(unit) + 1e-9)?;
+    let unit = Unit::ALL
+        .into_iter()
+        .filter(|unit| (*unit == Unit::Count) == shape.is_none() || *unit == Unit::AcceleratorPartition)
+        .find(|unit| wanted.get(*unit) > held.get(*unit) + 1e-9)?;
     // In the unit the share was given, when the quota holds some of it (instances beside instances), else in the
     // unit that overflows.
     let shown = if held.get(unit_given(share)) > 0.0 {
@@ -471,10 +446,7 @@ fn same_shares(row: &[QuotaShare], quota: &[QuotaShare]) -> bool {
         .iter()
         .map(|entry| {
             let documented = row.iter().find(|r| r.instance_type == entry.instance_type);
-            let other_unit = entry.count.is_some()
-                || entry.accelerators.is_some()
-                || entry.vcpu.is_some()
-                || entry.memory_gib.is_some();
+            let other_unit = entry.units().any(|unit| unit != Unit::AcceleratorPartition);
             match documented {
                 Some(r) if r.accelerator_partition.is_none() && other_unit => QuotaShare {
                     accelerator_partition: None,
@@ -607,7 +579,7 @@ fn allocation_entry(
     index: usize,
     share: &QuotaShare,
 ) -> Option<Finding> {
-    let at = |unit: &str| super::paths::allocation::share(team, index, unit);
+    let at = |attribute: &str| super::paths::allocation::share(team, index, attribute);
     let instance_type = &share.instance_type;
     if !groups.iter().any(|g| &g.instance_type == instance_type) {
         let types: Vec<&str> = groups.iter().map(|g| g.instance_type.as_str()).collect();
@@ -622,14 +594,10 @@ fn allocation_entry(
             ..Finding::of(RuleId::Wkl3)
         });
     }
-    let amount = [
-        ("accelerators", share.accelerators.is_some()),
-        ("vcpu", share.vcpu.is_some()),
-        ("memory_gib", share.memory_gib.is_some()),
-    ]
-    .into_iter()
-    .find(|(_, set)| *set);
-    let (unit, _) = amount.filter(|_| shapes::shape(instance_type).is_none())?;
+    let amount = share
+        .units()
+        .find(|unit| matches!(unit, Unit::Accelerators | Unit::Vcpu | Unit::MemoryGib));
+    let unit = amount.filter(|_| shapes::shape(instance_type).is_none())?.name();
     Some(Finding {
         path: at(unit),
         observed: format!("{instance_type}: {team} {unit} given"),
@@ -663,14 +631,14 @@ pub fn names_cluster_capacity(view: &ClusterView, share: &QuotaShare, at: &Attri
             ..Finding::of(RuleId::Wkl3)
         });
     }
-    let (profile, _) = share.accelerator_partition.as_ref()?;
+    let profile = &share.accelerator_partition.as_ref()?.profile;
     let mut skipped = Vec::new();
     partition_capacity(
         view,
         groups,
         share,
         profile,
-        &at.push_attr("accelerator_partition"),
+        &at.push_attr(Unit::AcceleratorPartition.name()),
         &mut skipped,
     )
     .err()?
@@ -871,7 +839,7 @@ impl ShareJudging<'_> {
         let instance_type = share.instance_type.as_str();
         let shape = shapes::shape(instance_type);
         let capacity = capacity_of(groups, instance_type, shape);
-        let entry_at = at.index(index).push_attr(unit_given(share));
+        let entry_at = at.index(index).push_attr(unit_given(share).name());
         if capacity.instances == 0.0 {
             return Some(Finding {
                 path: at.index(index).push_attr("instance_type"),
@@ -896,10 +864,7 @@ impl ShareJudging<'_> {
         }
         let mut capacity = capacity;
         capacity.partitions = f64::INFINITY;
-        let profile = share
-            .accelerator_partition
-            .as_ref()
-            .map(|(profile, _)| profile.as_str());
+        let profile = share.accelerator_partition.as_ref().map(|p| p.profile.as_str());
         if let Some(profile) = profile {
             match partition_capacity(view, groups, share, profile, &entry_at, skipped) {
                 Ok(slices) => capacity.partitions = slices,
@@ -1031,11 +996,11 @@ type Counted<'a> = (&'a str, &'a QuotaShare, Units);
 
 /// The shares that add up to an overflow of `unit`: those admitted before (only the ones that hold slices, for an
 /// overflow in slices), then the tenant's `own` share that overflows.
-fn shares_up_to(counted: &[Counted<'_>], own: Counted<'_>, unit: &str, profile: Option<&str>) -> Vec<String> {
+fn shares_up_to(counted: &[Counted<'_>], own: Counted<'_>, unit: Unit, profile: Option<&str>) -> Vec<String> {
     let (name, share, demand) = own;
     let mut shares: Vec<String> = counted
         .iter()
-        .filter(|(_, _, units)| unit != PARTITION || units.partitions > 0.0)
+        .filter(|(_, _, units)| unit != Unit::AcceleratorPartition || units.partitions > 0.0)
         .map(|(name, share, units)| describe_share(name, share, units, unit, profile))
         .collect();
     shares.push(describe_share(name, share, &demand, unit, profile));
@@ -1043,8 +1008,8 @@ fn shares_up_to(counted: &[Counted<'_>], own: Counted<'_>, unit: &str, profile: 
 }
 
 /// What the instance groups of the instance type hold of `unit`: their instances, or the amount those hold.
-fn capacity_available(capacity: &Units, unit: &str, profile: Option<&str>) -> String {
-    if unit == "count" {
+fn capacity_available(capacity: &Units, unit: Unit, profile: Option<&str>) -> String {
+    if unit == Unit::Count {
         format!(
             "the instance groups have {}",
             amount_in(capacity.instances, unit, profile)

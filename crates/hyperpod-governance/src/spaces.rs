@@ -127,7 +127,7 @@ fn shares_outside_quota(tenant: &Tenant, spaces: &Spaces, at: &AttributePath) ->
         .filter_map(|(index, share)| {
             let (unit, wanted, held) = fits_within(share, &tenant.quota)?;
             Some(Finding {
-                path: at.push_attr("guaranteed").index(index).push_attr(unit),
+                path: at.push_attr("guaranteed").index(index).push_attr(unit.name()),
                 observed: format!(
                     "{}: {wanted} kept for spaces, but the team's quota guarantees {held}",
                     share.instance_type

@@ -126,33 +126,9 @@ pub struct TenantCapacity {
     pub sharing: Option<Sharing>,
 }
 
-/// One entry of a guaranteed quota (`ComputeQuotaResources[i]`), in the units it was given: whole instances
-/// (`count`), or amounts of accelerators, vCPU and memory (one amount alone is filled by the instance type's
-/// ratios, as SageMaker fills it), or MIG partitions.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QuotaShare {
-    pub instance_type: String,
-    pub count: Option<i64>,
-    pub accelerators: Option<i64>,
-    pub vcpu: Option<f64>,
-    pub memory_gib: Option<f64>,
-    /// `AcceleratorPartition`: (profile, count), e.g. ("mig-1g.10gb", 4).
-    pub accelerator_partition: Option<(String, i64)>,
-}
-
-// vCPU and memory are finite (validated where they enter), so equality is an equivalence.
-impl Eq for QuotaShare {}
-
-impl QuotaShare {
-    /// `count` whole instances of `instance_type`.
-    pub fn instances(instance_type: &str, count: i64) -> Self {
-        Self {
-            instance_type: instance_type.to_string(),
-            count: Some(count),
-            ..Self::default()
-        }
-    }
-}
+/// One entry of a guaranteed quota and the units it is given in, one type from the configuration to the SageMaker
+/// client.
+pub use hyperpod_model::quota::{Partition, QuotaShare, Unit};
 
 /// `hyperpod_cluster_allocation`: the documented split of one cluster's guaranteed capacity, every team's share by
 /// team name. Tenants reference it (`allocation`), so each knows its siblings on the first plan, whatever the

@@ -7,7 +7,7 @@ use crate::examples::{
     view_with_quota as with_quota, wkl_1_binding_view,
 };
 use crate::finding::Outcome;
-use crate::model::{Capacity, Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
+use crate::model::{Capacity, Partition, Phase, QuotaShare, Referenced, Setting, Sharing, TenantCapacity};
 
 fn not_applicable(check: &Check) -> bool {
     matches!(check.outcome, Outcome::NotApplicable { .. })
@@ -241,7 +241,7 @@ fn wkl_3_a_shape_the_provider_does_not_know_is_a_finding_never_a_zero() {
         team: "platform".into(),
         quota: vec![
             QuotaShare {
-                accelerator_partition: Some(("mig-1g.5gb".into(), 4)),
+                accelerator_partition: Some(Partition::new("mig-1g.5gb", 4)),
                 ..QuotaShare::default()
             }
             .with_type("ml.p5.48xlarge"),
@@ -280,7 +280,7 @@ impl WithType for QuotaShare {
 fn slices(profile: &str, count: i64) -> QuotaShare {
     QuotaShare {
         instance_type: "ml.p4d.24xlarge".into(),
-        accelerator_partition: Some((profile.into(), count)),
+        accelerator_partition: Some(Partition::new(profile, count)),
         ..QuotaShare::default()
     }
 }
@@ -660,7 +660,7 @@ fn wkl_5_an_absolute_borrow_limit_names_capacity_the_cluster_has() {
     );
     let slices = QuotaShare {
         instance_type: "ml.p5.48xlarge".into(),
-        accelerator_partition: Some(("mig-1g.10gb".into(), 4)),
+        accelerator_partition: Some(Partition::new("mig-1g.10gb", 4)),
         ..QuotaShare::default()
     };
     let check = wkl_5(&limited(slices), &view());

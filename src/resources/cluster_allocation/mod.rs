@@ -47,6 +47,10 @@ impl Resource<HyperpodClient> for ClusterAllocationResource {
         &self.schema
     }
 
+    fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
+        &schema::STATE_UPGRADERS
+    }
+
     fn identity_schema(&self) -> Option<&IdentitySchema> {
         Some(&self.identity)
     }

@@ -8,7 +8,7 @@ use crate::protocol::model::{Field, Model};
 use crate::protocol::object::string;
 use crate::protocol::value::Value;
 use crate::resources::governance_objects::{AllocationGovernance, SharingRecord};
-use crate::resources::quota_share;
+use crate::resources::quota_entry;
 
 /// What the configuration says: the cluster by name and every team's share, each `None` while unknown (the
 /// cluster's name from a resource not created yet; a share from a variable known only at apply).
@@ -40,7 +40,7 @@ fn allocation_from_value(value: &Value) -> Option<Allocation> {
         .collect::<Option<BTreeMap<_, _>>>()?;
     let teams = teams
         .iter()
-        .map(|(team, row)| Some((team.clone(), quota_share::decode_list(row.get_attr("quota")?)?)))
+        .map(|(team, row)| Some((team.clone(), quota_entry::decode_list(row.get_attr("quota")?)?)))
         .collect::<Option<BTreeMap<_, _>>>()?;
     Some(Allocation {
         cluster_name,
@@ -68,17 +68,12 @@ fn governance_sharing(teams: &BTreeMap<String, Value>) -> Field<BTreeMap<String,
     recorded.map_or(Field::Unknown, Field::Known)
 }
 
-/// `governance`: the cluster and each team's share as one line (unknown while its entries are).
+/// `governance`: the cluster and each team's entries as configured (unknown parts stay unknown).
 pub fn governance_value(value: &Value) -> Value {
     let teams = match value.get_attr("teams") {
         Some(Value::Map(teams)) => Field::Known(
-            teams
-                .iter()
-                .map(|(team, row)| {
-                    let line = (row.get_attr("quota").and_then(quota_share::decode_list))
-                        .map_or(Field::Unknown, |shares| Field::Known(quota_share::to_text(&shares)));
-                    (team.clone(), line)
-                })
+            (teams.iter())
+                .map(|(team, row)| (team.clone(), quota_entry::governance_list(row.get_attr("quota"))))
                 .collect(),
         ),
         Some(Value::Null) | None => Field::Known(BTreeMap::new()),

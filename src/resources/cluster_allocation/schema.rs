@@ -50,7 +50,7 @@ pub fn schema() -> Schema {
         Attribute::nested(
             "quota",
             Nesting::List,
-            crate::resources::quota_share::attributes(crate::resources::quota_share::Partitions::AsWritten),
+            crate::resources::quota_entry::attributes(crate::resources::quota_entry::Partitions::AsWritten),
         )
         .required()
         .describe(
@@ -59,8 +59,9 @@ pub fn schema() -> Schema {
         ),
         sharing_attribute(),
     ];
+    // 1 (0.4.0): `governance.teams` holds each team's entries, not one line of text per team (`STATE_UPGRADERS`).
     Schema {
-        version: 0,
+        version: 1,
         block: Block::new(DESCRIPTION)
             .attribute(Attribute::string("id").computed().describe(
                 "The cluster's name, known at plan time. Also the import ID: import takes over the cluster's \
@@ -100,6 +101,38 @@ pub fn schema() -> Schema {
     }
 }
 
+/// Schema version 1 (0.4.0): `governance.teams` carries each team's quota entries as objects, the tenant's own
+/// entry type, instead of one line of text per team.
+pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
+    [crate::protocol::state_upgrade::StateUpgrader {
+        from: 0,
+        change: "`governance.teams` holds each team's quota entries instead of one line of text per team",
+        upgrade: upgrade_state,
+    }];
+
+/// The step from version 0: `governance.teams` is what `teams` holds, each team's `quota` entries (the line was
+/// written from them), so the first plan after the upgrade shows no change.
+pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use serde_json::Value as Json;
+    let teams = AllocationGovernance::TEAMS.name();
+    let entries: serde_json::Map<String, Json> = match state.get(teams) {
+        Some(Json::Object(rows)) => (rows.iter())
+            .map(|(team, row)| {
+                (
+                    team.clone(),
+                    row.get("quota").cloned().unwrap_or(Json::Array(Vec::new())),
+                )
+            })
+            .collect(),
+        Some(Json::Null) | None => serde_json::Map::new(),
+        Some(other) => return Err(format!("`{teams}` is not a map of teams: {other}")),
+    };
+    if let Some(Json::Object(governance)) = state.get_mut("governance") {
+        governance.insert(teams.to_string(), Json::Object(entries));
+    }
+    Ok(())
+}
+
 pub fn identity_schema() -> IdentitySchema {
     IdentitySchema {
         version: 0,
@@ -120,7 +153,7 @@ pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
         for (team, row) in teams {
             let entries = crate::protocol::object::elements(row, "quota");
             let at = AttributePath::attr("teams").key(team).push_attr("quota");
-            crate::resources::quota_share::validate_entries(entries, &at, diagnostics);
+            crate::resources::quota_entry::validate_entries(entries, &at, diagnostics);
         }
     }
 }
@@ -140,5 +173,41 @@ fn validate_team_names(config: &Value, diagnostics: &mut Diagnostics) {
         let name = Value::String(team.clone());
         length.validate(&at, &name, diagnostics);
         pattern.validate(&at, &name, diagnostics);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::protocol::resource::Resource;
+    use crate::resources::cluster_allocation::ClusterAllocationResource;
+
+    /// State as version 0 stored it: each team's share as one line in `governance.teams`.
+    const VERSION_0: &str = r#"{
+        "id": "ml-capacity", "cluster_name": "ml-capacity",
+        "teams": {
+            "alpha": {"quota": [{"instance_type": "ml.p5.48xlarge", "count": 2, "accelerators": null, "vcpu": null,
+                                 "memory_gib": null, "accelerator_partition": null}],
+                      "sharing": {"strategy": "Lend", "borrow_limit": null}},
+            "beta": {"quota": [{"instance_type": "ml.p4d.24xlarge", "count": null, "accelerators": null, "vcpu": 12.5,
+                                "memory_gib": null, "accelerator_partition": {"type": "mig-1g.5gb", "count": 14}}],
+                     "sharing": null}
+        },
+        "capacity": null,
+        "governance": {"cluster_name": "ml-capacity",
+                       "teams": {"alpha": "ml.p5.48xlarge count=2", "beta": "ml.p4d.24xlarge vcpu=12.5 mig-1g.5gb=14"},
+                       "sharing": {"alpha": {"strategy": "Lend", "borrow_limit": null}}}
+    }"#;
+
+    #[test]
+    fn a_version_0_state_upgrades_to_the_entries_its_lines_were_written_from() {
+        let resource = ClusterAllocationResource::default();
+        assert_eq!(resource.schema().version, 1);
+        let upgraded = resource.upgrade_state(0, VERSION_0.as_bytes()).expect("upgraded");
+        // What plan computes from the same configuration: the first plan after the upgrade shows no change.
+        let computed = super::super::model::governance_value(&upgraded);
+        assert_eq!(upgraded.get_attr("governance"), Some(&computed));
+        let allocation = crate::resources::references::allocation_from_governance(&computed).expect("known");
+        assert_eq!(allocation.teams["beta"][0].vcpu, Some(12.5));
+        assert_eq!(allocation.teams["alpha"][0].count, Some(2));
     }
 }

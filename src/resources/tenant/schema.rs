@@ -6,7 +6,7 @@ use crate::protocol::schema::{Attribute, Block, IdentitySchema, NestedBlock, Nes
 use crate::protocol::validators::{EachOneOf, IntBetween, LengthBetween, Matches, OneOf, WholeNumber};
 use crate::protocol::value::{Type, Value};
 use crate::quota_settings::{Activation, Preemption, SharingStrategy};
-use crate::resources::quota_share::Partitions;
+use crate::resources::quota_entry::Partitions;
 use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
 };
@@ -23,7 +23,7 @@ pub const KUBERNETES_NAME: &str = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
 pub const SHARING_STRATEGIES: &[&str] = SharingStrategy::NAMES;
 pub const PREEMPT_TEAM_TASKS: &[&str] = Preemption::NAMES;
 pub const ACTIVATION_STATES: &[&str] = Activation::NAMES;
-pub const MAX_QUOTA_RESOURCES: i64 = crate::resources::quota_share::MAX_ENTRIES;
+pub const MAX_QUOTA_RESOURCES: i64 = crate::resources::quota_entry::MAX_ENTRIES;
 pub const PRIVATE_DATA: [&str; 6] = ["accounts", "events", "jobs", "reservations", "usage", "users"];
 /// Kubernetes verbs, for the viewer and operator grants.
 pub const VERBS: [&str; 9] = [
@@ -53,16 +53,7 @@ fn computed(name: &'static str, ty: Type, description: &str) -> Attribute {
 }
 
 fn quota_block() -> Block {
-    crate::resources::quota_share::attributes(Partitions::KeepLive)
-        .into_iter()
-        .fold(
-            Block::new(
-                "Guaranteed capacity of one instance type (`ComputeQuotaResources`): a whole-instance `count`, \
-                 `accelerators`, `vcpu` and `memory_gib`, or MIG slices (`accelerator_partition`). WKL-3 counts \
-                 every unit against what the instance groups hold, summed over every tenant of the cluster.",
-            ),
-            Block::attribute,
-        )
+    crate::resources::quota_entry::entry_block(Partitions::KeepLive)
 }
 
 /// SageMaker's `AbsoluteBorrowLimitResourceList`: at most 15 entries.
@@ -73,7 +64,7 @@ fn absolute_borrow_limit() -> Attribute {
     Attribute::nested(
         "absolute_borrow_limit",
         Nesting::List,
-        crate::resources::quota_share::attributes(Partitions::AsWritten),
+        crate::resources::quota_entry::attributes(Partitions::AsWritten),
     )
     .optional_computed()
     .describe(
@@ -134,7 +125,7 @@ fn spaces_block() -> Block {
         Attribute::nested(
             "guaranteed",
             Nesting::List,
-            crate::resources::quota_share::attributes(Partitions::AsWritten),
+            crate::resources::quota_entry::attributes(Partitions::AsWritten),
         )
         .optional()
         .describe(
@@ -569,7 +560,7 @@ pub fn schema() -> Schema {
 pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::Diagnostics) {
     use crate::protocol::diagnostics::AttributePath;
     use crate::protocol::object::elements;
-    use crate::resources::quota_share::{validate_each, validate_entries};
+    use crate::resources::quota_entry::{validate_each, validate_entries};
     // Every quota-shaped list SageMaker (or WKL-12) reads is checked alike, each at its own path (the absolute limits'
     // and the spaces' share are capped at 15 by their `ListAtMost` validators).
     validate_entries(elements(config, "quota"), &AttributePath::attr("quota"), diagnostics);

@@ -21,26 +21,9 @@ use crate::Stop;
 
 pub const COMPUTE_QUOTA: &str = "compute quota";
 
-/// One instance type's allocation (a quota entry, or an absolute borrow limit): whole instances (`count`), amounts
-/// of accelerators, vCPU and memory, or MIG partitions.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QuotaResource {
-    pub instance_type: String,
-    pub count: Option<i32>,
-    pub accelerators: Option<i32>,
-    /// The API carries vCPU and memory as 32-bit floats; see `widen`.
-    pub vcpu: Option<f64>,
-    pub memory_gib: Option<f64>,
-    /// `AcceleratorPartition`: MIG slices of one profile.
-    pub accelerator_partition: Option<Partition>,
-}
-
-/// `AcceleratorPartitionConfig`: `count` MIG slices of `profile` (`mig-1g.10gb`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Partition {
-    pub profile: String,
-    pub count: i32,
-}
+/// One instance type's allocation (a quota entry, or an absolute borrow limit): the model's one quota entry type,
+/// which the engine counts and the configuration decodes into.
+pub use hyperpod_model::quota::{Partition, QuotaShare};
 
 /// What a create or update writes. An update replaces the whole config and target, so every field is sent each time.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -49,12 +32,12 @@ pub struct QuotaSpec {
     pub cluster_arn: String,
     pub team_name: String,
     pub description: Option<String>,
-    pub resources: Vec<QuotaResource>,
+    pub resources: Vec<QuotaShare>,
     /// `None` is the API's default, LendAndBorrow.
     pub sharing_strategy: Option<SharingStrategy>,
     pub borrow_limit: Option<i32>,
     /// `AbsoluteBorrowLimits`: the most of an instance type the team may borrow, whatever the percentage.
-    pub absolute_borrow_limits: Vec<QuotaResource>,
+    pub absolute_borrow_limits: Vec<QuotaShare>,
     /// `None` is the API's default, LowerPriority.
     pub preempt_team_tasks: Option<Preemption>,
     pub fair_share_weight: Option<i32>,
@@ -78,11 +61,11 @@ pub struct ComputeQuota {
     pub status: SchedulerStatus,
     pub failure_reason: Option<String>,
     pub team_name: String,
-    pub resources: Vec<QuotaResource>,
+    pub resources: Vec<QuotaShare>,
     /// A setting whose name this version does not know reads as unset (see `known`).
     pub sharing_strategy: Option<SharingStrategy>,
     pub borrow_limit: Option<i32>,
-    pub absolute_borrow_limits: Vec<QuotaResource>,
+    pub absolute_borrow_limits: Vec<QuotaShare>,
     pub preempt_team_tasks: Option<Preemption>,
     pub fair_share_weight: Option<i32>,
     pub activation_state: Option<Activation>,
@@ -301,37 +284,43 @@ fn apply_config(quota: &mut ComputeQuota, config: Option<&ComputeQuotaConfig>, t
     }
 }
 
-fn from_sdk_resource(resource: &ComputeQuotaResourceConfig) -> QuotaResource {
-    QuotaResource {
+fn from_sdk_resource(resource: &ComputeQuotaResourceConfig) -> QuotaShare {
+    QuotaShare {
         instance_type: resource
             .instance_type()
             .map(|t| t.as_str().to_string())
             .unwrap_or_default(),
-        count: resource.count(),
-        accelerators: resource.accelerators(),
+        count: resource.count().map(i64::from),
+        accelerators: resource.accelerators().map(i64::from),
         vcpu: resource.v_cpu().map(widen),
         memory_gib: resource.memory_in_gib().map(widen),
         accelerator_partition: resource.accelerator_partition().map(|p| Partition {
             profile: p.r#type().map(|t| t.as_str().to_string()).unwrap_or_default(),
-            count: p.count().unwrap_or(0),
+            count: p.count().map_or(0, i64::from),
         }),
     }
 }
 
-fn to_sdk_resource(resource: &QuotaResource) -> ComputeQuotaResourceConfig {
+fn to_sdk_resource(resource: &QuotaShare) -> ComputeQuotaResourceConfig {
     ComputeQuotaResourceConfig::builder()
         .instance_type(ClusterInstanceType::from(resource.instance_type.as_str()))
-        .set_count(resource.count)
-        .set_accelerators(resource.accelerators)
+        .set_count(resource.count.map(api_int))
+        .set_accelerators(resource.accelerators.map(api_int))
         .set_v_cpu(resource.vcpu.map(|v| v as f32))
         .set_memory_in_gib(resource.memory_gib.map(|m| m as f32))
         .set_accelerator_partition(resource.accelerator_partition.as_ref().map(|p| {
             AcceleratorPartitionConfig::builder()
                 .r#type(MigProfileType::from(p.profile.as_str()))
-                .count(p.count)
+                .count(api_int(p.count))
                 .build()
         }))
         .build()
+}
+
+/// An amount as the API's 32-bit integer. Configured amounts are validated to at most 10,000,000 where they enter;
+/// anything larger saturates rather than wraps.
+fn api_int(n: i64) -> i32 {
+    i32::try_from(n).unwrap_or(if n < 0 { i32::MIN } else { i32::MAX })
 }
 
 /// A setting SageMaker sent, typed; one this version does not know (a name added to the API later) is logged and
@@ -398,36 +387,27 @@ mod tests {
             cluster_arn: "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc".into(),
             team_name: "research".into(),
             resources: vec![
-                QuotaResource {
-                    instance_type: "ml.p5.48xlarge".into(),
-                    count: Some(2),
-                    accelerators: None,
-                    vcpu: None,
-                    memory_gib: None,
-                    accelerator_partition: None,
-                },
-                QuotaResource {
+                QuotaShare::instances("ml.p5.48xlarge", 2),
+                QuotaShare {
                     instance_type: "ml.g5.8xlarge".into(),
-                    count: None,
-                    accelerators: None,
                     vcpu: Some(0.1),
                     memory_gib: Some(12.5),
-                    accelerator_partition: None,
+                    ..QuotaShare::default()
                 },
-                QuotaResource {
+                QuotaShare {
                     instance_type: "ml.p4d.24xlarge".into(),
                     accelerator_partition: Some(Partition {
                         profile: "mig-1g.5gb".into(),
                         count: 14,
                     }),
-                    ..QuotaResource::default()
+                    ..QuotaShare::default()
                 },
             ],
             borrow_limit: Some(50),
-            absolute_borrow_limits: vec![QuotaResource {
+            absolute_borrow_limits: vec![QuotaShare {
                 instance_type: "ml.p5.48xlarge".into(),
                 accelerators: Some(16),
-                ..QuotaResource::default()
+                ..QuotaShare::default()
             }],
             preempt_team_tasks: Some(Preemption::Never),
             fair_share_weight: Some(10),

@@ -68,7 +68,15 @@ variable "allocation" {
   description = "The cluster's capacity split, hyperpod_cluster_allocation.<name>.governance: WKL-3 and CLU-2 see every team it lists on the first plan (quota must be this team's entry); null leaves them to apply."
   type = object({
     cluster_name = string
-    teams        = map(string) # each team's share as one line, e.g. "ml.p5.48xlarge count=2"
+    # each team's quota entries, every field present (null where the entry gives none)
+    teams = map(list(object({
+      instance_type         = string
+      count                 = number
+      accelerators          = number
+      vcpu                  = number
+      memory_gib            = number
+      accelerator_partition = object({ type = string, count = number })
+    })))
     # The teams whose entry records how they share idle capacity (WKL-5).
     sharing = map(object({
       strategy     = string

@@ -95,7 +95,7 @@ fn an_unknown_cluster_name_leaves_what_it_decides_unknown() {
 fn a_mig_share_of_a_type_whose_groups_are_not_partitioned_is_refused_at_its_entry() {
     let mut slices = count("ml.p5.48xlarge", 0);
     slices.count = None;
-    slices.accelerator_partition = Some(("mig-1g.10gb".into(), 4));
+    slices.accelerator_partition = Some(crate::governance::Partition::new("mig-1g.10gb", 4));
     let errors = judge(&inputs(&[("research", vec![slices])])).expect_err("no MIG layout on the p5 group");
     let paths: Vec<String> = errors.0.iter().map(|d| d.path.to_string()).collect();
     assert_eq!(paths, [r#"teams["research"].quota[0].accelerator_partition"#]);

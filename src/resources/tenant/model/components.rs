@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::TenantConfig;
-use crate::aws::compute_quota::{self as cq, QuotaResource, QuotaSpec};
+use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::scheduler_status::SchedulerStatus;
+use crate::governance::Unit;
 
 pub const ROLE: &str = "iam_role";
 pub const QUOTA: &str = "compute_quota";
@@ -206,25 +207,6 @@ pub fn role_policies(spec: &TenantConfig, partition: &str) -> BTreeMap<String, S
     out
 }
 
-/// One entry (or absolute borrow limit) as the API takes it.
-fn resource(entry: &super::QuotaEntry) -> QuotaResource {
-    let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
-    QuotaResource {
-        instance_type: entry.instance_type.clone(),
-        count: entry.count.map(to_i32),
-        accelerators: entry.accelerators.map(to_i32),
-        vcpu: entry.vcpu,
-        memory_gib: entry.memory_gib,
-        accelerator_partition: entry
-            .accelerator_partition
-            .as_ref()
-            .map(|(profile, count)| cq::Partition {
-                profile: profile.clone(),
-                count: to_i32(*count),
-            }),
-    }
-}
-
 /// The compute quota request the spec asks for (what it leaves to the live quota: `keep::keeping`).
 pub fn quota_spec(spec: &TenantConfig, cluster_arn: &str, tags: &BTreeMap<String, String>) -> QuotaSpec {
     let to_i32 = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
@@ -233,13 +215,13 @@ pub fn quota_spec(spec: &TenantConfig, cluster_arn: &str, tags: &BTreeMap<String
         cluster_arn: cluster_arn.to_string(),
         team_name: spec.team.clone(),
         description: Some(spec.compute_quota_description()),
-        resources: spec.quota.iter().map(resource).collect(),
+        resources: spec.quota.clone(),
         sharing_strategy: spec.sharing.as_ref().map(|s| s.strategy),
         borrow_limit: spec.sharing.as_ref().and_then(|s| s.borrow_limit).map(to_i32),
         absolute_borrow_limits: spec
             .sharing
             .as_ref()
-            .map(|s| s.absolute_borrow_limits.iter().map(resource).collect())
+            .map(|s| s.absolute_borrow_limits.clone())
             .unwrap_or_default(),
         preempt_team_tasks: Some(spec.preempt_team_tasks),
         fair_share_weight: spec.fair_share_weight.map(to_i32),
@@ -254,11 +236,11 @@ pub fn quota_matches(wanted: &QuotaSpec, live: &cq::ComputeQuota) -> bool {
     let resources_match = wanted.resources.len() == live.resources.len()
         && wanted.resources.iter().zip(&live.resources).all(|(w, l)| {
             w.instance_type == l.instance_type
-                && (w.count.is_none() || w.count == l.count)
-                && (w.accelerators.is_none() || w.accelerators == l.accelerators)
-                && (w.vcpu.is_none() || w.vcpu == l.vcpu)
-                && (w.memory_gib.is_none() || w.memory_gib == l.memory_gib)
-                && w.accelerator_partition == l.accelerator_partition
+                && Unit::ALL.into_iter().all(|unit| match unit {
+                    // The profile too, not only the slices.
+                    Unit::AcceleratorPartition => w.accelerator_partition == l.accelerator_partition,
+                    amount => w.amount(amount).is_none() || w.amount(amount) == l.amount(amount),
+                })
         });
     resources_match
         && optional(wanted.sharing_strategy, live.sharing_strategy)

@@ -7,12 +7,13 @@
 //! state and their drift in the plan.
 
 use crate::aws::compute_quota::{ComputeQuota, QuotaSpec};
-use crate::governance::{QuotaShare, SharingStrategy, TenantCapacity};
+use crate::governance::{QuotaShare, SharingStrategy, TenantCapacity, Unit};
 use crate::protocol::decode::Fields;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::elements;
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
+use crate::resources::quota_entry::QuotaEntry;
 
 pub use crate::governance::DEFAULT_BORROW_LIMIT;
 
@@ -47,11 +48,10 @@ impl LeftToLive {
             partitions: elements(value, "quota")
                 .iter()
                 .filter(|entry| {
-                    ["accelerator_partition", "count", "accelerators"]
-                        .iter()
-                        .all(|f| unset(entry, f))
+                    let partition = Unit::AcceleratorPartition;
+                    (std::iter::once(&partition).chain(partition.excludes())).all(|unit| unset(entry, unit.name()))
                 })
-                .filter_map(|entry| crate::protocol::object::string(entry, "instance_type"))
+                .filter_map(|entry| crate::protocol::object::string(entry, QuotaEntry::INSTANCE_TYPE.name()))
                 .collect(),
         }
     }
@@ -107,18 +107,19 @@ pub fn carry_partitions(change: &mut PlannedChange) {
         .enumerate()
         .map(|(index, mut entry)| {
             let configured = config.get(index);
-            if configured.is_some_and(|c| !unset(c, "accelerator_partition")) {
+            let partition = Unit::AcceleratorPartition;
+            if configured.is_some_and(|c| !unset(c, partition.name())) {
                 return entry;
             }
-            let excluded = configured.is_some_and(|c| !unset(c, "count") || !unset(c, "accelerators"));
-            let instance_type = entry.get_attr("instance_type").cloned();
+            let excluded = configured.is_some_and(|c| partition.excludes().iter().any(|unit| !unset(c, unit.name())));
+            let instance_type = entry.get_attr(QuotaEntry::INSTANCE_TYPE.name()).cloned();
             let kept = prior
                 .iter()
                 .find(|p| p.get_attr("instance_type").cloned() == instance_type && instance_type.is_some())
                 .and_then(|p| p.get_attr("accelerator_partition").cloned())
                 .filter(|_| !excluded)
                 .unwrap_or(Value::Null);
-            set_attr(&mut entry, "accelerator_partition", kept);
+            set_attr(&mut entry, partition.name(), kept);
             entry
         })
         .collect();
@@ -265,25 +266,25 @@ fn limits_text(limits: &[QuotaShare]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aws::compute_quota::{Partition, QuotaResource};
+    use crate::aws::compute_quota::{Partition, QuotaShare};
 
     fn live() -> ComputeQuota {
         ComputeQuota {
-            resources: vec![QuotaResource {
+            resources: vec![QuotaShare {
                 instance_type: "ml.p4d.24xlarge".into(),
                 accelerator_partition: Some(Partition {
                     profile: "mig-1g.5gb".into(),
                     count: 14,
                 }),
                 vcpu: Some(12.0),
-                ..QuotaResource::default()
+                ..QuotaShare::default()
             }],
             sharing_strategy: Some(crate::quota_settings::SharingStrategy::LendAndBorrow),
             borrow_limit: Some(80),
-            absolute_borrow_limits: vec![QuotaResource {
+            absolute_borrow_limits: vec![QuotaShare {
                 instance_type: "ml.p5.48xlarge".into(),
                 accelerators: Some(16),
-                ..QuotaResource::default()
+                ..QuotaShare::default()
             }],
             ..ComputeQuota::default()
         }
@@ -291,10 +292,10 @@ mod tests {
 
     fn wanted() -> QuotaSpec {
         QuotaSpec {
-            resources: vec![QuotaResource {
+            resources: vec![QuotaShare {
                 instance_type: "ml.p4d.24xlarge".into(),
                 vcpu: Some(12.0),
-                ..QuotaResource::default()
+                ..QuotaShare::default()
             }],
             ..QuotaSpec::default()
         }

@@ -11,14 +11,11 @@ pub mod slurm;
 use std::collections::BTreeMap;
 
 use crate::governance::{
-    Contract, DataGrants, Orchestrator, PodIdentity, Setting, Sharing, SharingStrategy, Spaces, Tenant,
+    Contract, DataGrants, Orchestrator, PodIdentity, QuotaShare, Setting, Sharing, SharingStrategy, Spaces, Tenant,
 };
 use crate::protocol::decode::{Field, Fields};
 use crate::protocol::value::Value;
 use crate::quota_settings::{Activation, Preemption};
-
-/// One quota entry as written (the engine's share: one shape for the tenant, its `governance` and the allocation).
-pub use crate::governance::QuotaShare as QuotaEntry;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkPolicyConfig {
@@ -62,7 +59,7 @@ pub struct TenantConfig {
     /// The compute quota's `Name` and `Description` as written or kept from state (`None`: the defaults).
     pub quota_name: Option<String>,
     pub quota_description: Option<String>,
-    pub quota: Vec<QuotaEntry>,
+    pub quota: Vec<QuotaShare>,
     /// The sharing the provider writes: the block, or Lend for a team with spaces and no block; `None` leaves it to
     /// the live quota (or, on create, to SageMaker's default).
     pub sharing: Option<Sharing>,
@@ -109,7 +106,7 @@ impl TenantConfig {
             // Unset (null): the defaults. The plan reads an unset one as null, not as its computed unknown.
             quota_name: tenant.string("compute_quota_name").optional()?,
             quota_description: tenant.string("compute_quota_description").optional()?,
-            quota: crate::resources::quota_share::decode_all(tenant.blocks("quota").or_empty()?)?,
+            quota: crate::resources::quota_entry::decode_all(tenant.blocks("quota").or_empty()?)?,
             sharing: sharing(tenant, spaces.is_some())?,
             sharing_written: tenant.block("sharing").optional()?.is_some(),
             preempt_team_tasks: setting(
@@ -249,7 +246,7 @@ fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
             SharingStrategy::LendAndBorrow,
         )?,
         borrow_limit: block.integer("borrow_limit").optional()?,
-        absolute_borrow_limits: crate::resources::quota_share::decode_all(
+        absolute_borrow_limits: crate::resources::quota_entry::decode_all(
             block.blocks("absolute_borrow_limit").or_empty()?,
         )?,
     }))
@@ -265,7 +262,7 @@ fn spaces(tenant: Fields<'_>) -> Option<Option<Spaces>> {
     };
     Some(Some(Spaces {
         priority_class: block.string("priority_class").known()?,
-        guaranteed: crate::resources::quota_share::decode_all(block.blocks("guaranteed").or_empty()?)?,
+        guaranteed: crate::resources::quota_entry::decode_all(block.blocks("guaranteed").or_empty()?)?,
     }))
 }
 

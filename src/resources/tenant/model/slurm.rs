@@ -119,18 +119,16 @@ fn sanitize(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::tenant::model::QuotaEntry;
+    use crate::governance::QuotaShare;
 
     fn spec() -> TenantConfig {
         let mut spec = crate::resources::tenant::model::manifests::tests::spec();
         spec.workload = None;
-        spec.quota = vec![QuotaEntry {
+        spec.quota = vec![QuotaShare {
             instance_type: "ml.p5.48xlarge".into(),
             count: Some(2),
             accelerators: Some(16),
-            vcpu: None,
-            memory_gib: None,
-            accelerator_partition: None,
+            ..QuotaShare::default()
         }];
         spec.slurm = Some(SlurmAccountConfig {
             partitions: vec!["gpu".into()],

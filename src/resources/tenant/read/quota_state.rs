@@ -1,10 +1,13 @@
 //! The live compute quota put into state where the user manages it, so a change made in the console shows as drift;
 //! fields the user left to SageMaker's defaults stay null.
 
-use crate::aws::compute_quota::{ComputeQuota, QuotaResource};
-use crate::protocol::object::{elements, int, object, string, text};
+use crate::aws::compute_quota::{ComputeQuota, QuotaShare};
+use crate::governance::Unit;
+use crate::protocol::model::{Field, Model};
+use crate::protocol::object::{elements, int, text};
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::resources::quota_entry::QuotaEntry;
 
 /// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
 /// as drift. Fields the user left to SageMaker's defaults stay null.
@@ -64,62 +67,36 @@ pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
 /// Live entries as the state shows them: the units the user wrote, always the partition, and when the entries no
 /// longer line up with what was written, the count (a quota's entries: SageMaker fills the other amounts in) or
 /// every unit (`every_unit`: absolute borrow limits, which nothing fills in).
-fn flatten_entries(quota_resources: &[QuotaResource], entries: &[Value], every_unit: bool) -> Vec<Value> {
-    let float = |n: f64| crate::protocol::value::Number::from_f64(n).map_or(Value::Null, Value::Number);
-    let same_shape = entries.len() == quota_resources.len()
-        && entries
-            .iter()
-            .zip(quota_resources)
-            .all(|(entry, live)| string(entry, "instance_type").as_deref() == Some(live.instance_type.as_str()));
-    quota_resources
+fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: bool) -> Vec<Value> {
+    let written: Vec<QuotaEntry> = entries
+        .iter()
+        .map(|entry| QuotaEntry::decode(entry).unwrap_or_default())
+        .collect();
+    let same_shape = written.len() == live_entries.len()
+        && (written.iter().zip(live_entries))
+            .all(|(entry, live)| entry.instance_type.as_known() == Some(&live.instance_type));
+    live_entries
         .iter()
         .enumerate()
         .map(|(index, live)| {
-            let written = if same_shape { entries.get(index) } else { None };
-            let keep = |field: &str| {
-                written.is_some_and(|e| e.get_attr(field).is_some_and(|v| !v.is_null())) || (every_unit && !same_shape)
+            let written = if same_shape { written.get(index) } else { None };
+            let live = QuotaEntry::from(live);
+            let bare = QuotaEntry {
+                instance_type: live.instance_type.clone(),
+                ..QuotaEntry::default()
             };
-            let count_shown = keep("count") || !same_shape;
-            object([
-                ("instance_type", text(&live.instance_type)),
-                (
-                    "count",
-                    live.count
-                        .filter(|_| count_shown)
-                        .map_or(Value::Null, |c| int(i64::from(c))),
-                ),
-                (
-                    "accelerators",
-                    live.accelerators
-                        .filter(|_| keep("accelerators"))
-                        .map_or(Value::Null, |c| int(i64::from(c))),
-                ),
-                (
-                    "vcpu",
-                    match (keep("vcpu"), written) {
-                        (true, Some(e)) => e.get_attr("vcpu").cloned().unwrap_or(Value::Null),
-                        (true, None) => live.vcpu.map_or(Value::Null, float),
-                        (false, _) => Value::Null,
-                    },
-                ),
-                (
-                    "memory_gib",
-                    match (keep("memory_gib"), written) {
-                        (true, Some(e)) => e.get_attr("memory_gib").cloned().unwrap_or(Value::Null),
-                        (true, None) => live.memory_gib.map_or(Value::Null, float),
-                        (false, _) => Value::Null,
-                    },
-                ),
-                (
-                    "accelerator_partition",
-                    crate::resources::quota_share::partition_value(
-                        live.accelerator_partition
-                            .as_ref()
-                            .map(|p| (p.profile.clone(), i64::from(p.count)))
-                            .as_ref(),
-                    ),
-                ),
-            ])
+            let shown = Unit::ALL.into_iter().fold(bare, |shown, unit| {
+                let keep = written.is_some_and(|entry| entry.unit(unit) != Field::Null) || (every_unit && !same_shape);
+                match (unit, written) {
+                    (Unit::AcceleratorPartition, _) => shown.with_unit_of(unit, &live),
+                    (Unit::Count, _) if keep || !same_shape => shown.with_unit_of(unit, &live),
+                    // vCPU and memory as written: the API carries them as 32-bit floats (`widen`).
+                    (Unit::Vcpu | Unit::MemoryGib, Some(entry)) if keep => shown.with_unit_of(unit, entry),
+                    (Unit::Accelerators | Unit::Vcpu | Unit::MemoryGib, _) if keep => shown.with_unit_of(unit, &live),
+                    _ => shown,
+                }
+            });
+            shown.encode()
         })
         .collect()
 }
@@ -127,18 +104,18 @@ fn flatten_entries(quota_resources: &[QuotaResource], entries: &[Value], every_u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::object::nested;
+    use crate::protocol::object::{nested, object, string};
 
     fn quota() -> ComputeQuota {
         ComputeQuota {
             team_name: "research".into(),
-            resources: vec![QuotaResource {
+            resources: vec![QuotaShare {
                 instance_type: "ml.p5.48xlarge".into(),
                 count: Some(3),
                 accelerators: Some(24),
                 vcpu: Some(192.0),
                 memory_gib: Some(2048.0),
-                accelerator_partition: None,
+                ..QuotaShare::default()
             }],
             sharing_strategy: Some(crate::quota_settings::SharingStrategy::LendAndBorrow),
             borrow_limit: Some(50),
@@ -215,11 +192,11 @@ mod tests {
             profile: "mig-1g.10gb".into(),
             count: 14,
         });
-        live.absolute_borrow_limits = vec![QuotaResource {
+        live.absolute_borrow_limits = vec![QuotaShare {
             instance_type: "ml.p5.48xlarge".into(),
             accelerators: Some(16),
             vcpu: Some(96.5),
-            ..QuotaResource::default()
+            ..QuotaShare::default()
         }];
         let mut state = state();
         flatten_quota(&mut state, &live);
