@@ -41,7 +41,7 @@ pub struct ProviderModel {
     /// How throttled AWS calls are retried: `standard`, or `adaptive`, which also paces the provider's calls while
     /// AWS throttles them (for large applies on a busy account). Defaults to `AWS_RETRY_MODE`, then the shared
     /// config's `retry_mode`, then `standard`.
-    #[tf(optional, validate = OneOf(RETRY_MODES))]
+    #[tf(optional, validate = OneOf(&RetryMode::NAMES))]
     pub retry_mode: Field<String>,
     /// Refuse governance warnings at apply like errors (rules of severity W such as an overdue review, LIF-1; checks
     /// that could not be read or evaluated at plan), for pipelines that must not apply a change with open findings.
@@ -113,7 +113,20 @@ pub struct DefaultTagsBlock {
 }
 
 /// `retry_mode`'s values; `adaptive` also paces the provider's calls.
-const RETRY_MODES: &[&str] = &["standard", "adaptive"];
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RetryMode {
+    Standard,
+    Adaptive,
+}
+
+impl RetryMode {
+    const ALL: [(RetryMode, &'static str); 2] = [(RetryMode::Standard, "standard"), (RetryMode::Adaptive, "adaptive")];
+    const NAMES: [&'static str; 2] = [Self::ALL[0].1, Self::ALL[1].1];
+
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, text)| *text == name).map(|(mode, _)| *mode)
+    }
+}
 
 pub fn schema() -> Schema {
     Schema {
@@ -188,7 +201,9 @@ pub fn parse(config: &Value) -> Result<Settings, Diagnostics> {
             cloudwatch: endpoints.cloudwatch.known(),
         },
         max_retries: model.max_retries.known().and_then(|n| u32::try_from(n).ok()),
-        adaptive_retry: model.retry_mode.known().map(|mode| mode == RETRY_MODES[1]),
+        adaptive_retry: (model.retry_mode.known())
+            .and_then(|mode| RetryMode::parse(&mode))
+            .map(|mode| mode == RetryMode::Adaptive),
         allowed_account_ids,
         forbidden_account_ids,
         // The plugin protocol names the resource or data source of the RPC a request is made for.

@@ -76,6 +76,31 @@ pub enum LifecycleState {
     Revoked,
 }
 
+impl LifecycleState {
+    /// Every state with the name the contract's `lifecycle_state` and its `governance` carry.
+    pub const ALL: [(LifecycleState, &'static str); 2] = [
+        (LifecycleState::Approved, "approved"),
+        (LifecycleState::Revoked, "revoked"),
+    ];
+    /// The names, for a validator's "one of".
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].1, Self::ALL[1].1];
+
+    /// The state of a name; `None` for a name that is not one.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .find(|(_, text)| *text == name)
+            .map(|(state, _)| *state)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(state, _)| *state == self)
+            .map_or("", |(_, text)| text)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owners {
     pub business: String,

@@ -89,6 +89,24 @@ impl Unit {
         }
     }
 
+    /// Whether SageMaker fills this amount in when an entry gives another (vCPU and memory from accelerators, by the
+    /// instance type's ratios): a live amount the configuration did not write is SageMaker's, not drift.
+    pub fn filled_in(self) -> bool {
+        matches!(self, Unit::Accelerators | Unit::Vcpu | Unit::MemoryGib)
+    }
+
+    /// Whether a live amount the configuration leaves unset is kept and shown (a MIG partition set in the console):
+    /// the tenant's attribute is optional and computed.
+    pub fn kept_from_live(self) -> bool {
+        matches!(self, Unit::AcceleratorPartition)
+    }
+
+    /// Whether the API carries the amount as a 32-bit float, so state keeps the decimal the configuration wrote
+    /// (`12.1` comes back as `12.100000381`).
+    pub fn is_float(self) -> bool {
+        matches!(self, Unit::Vcpu | Unit::MemoryGib)
+    }
+
     /// The units SageMaker (or the stricter reading of it) refuses beside this one in an entry: `count` allocates
     /// whole instances and takes no amount (CreateComputeQuota refuses it with the others); MIG slices would count
     /// twice with whole instances or accelerators (the API is silent; the sandbox refuses it too). vCPU and memory

@@ -14,7 +14,7 @@ use crate::resources::validators::RuleIds;
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 
 pub const ORCHESTRATORS: [&str; 2] = ["eks", "slurm"];
-pub const LIFECYCLE_STATES: [&str; 2] = ["approved", "revoked"];
+pub const LIFECYCLE_STATES: [&str; 2] = crate::governance::LifecycleState::NAMES;
 pub const DATA_CLASSIFICATIONS: [&str; 4] = ["public", "internal", "confidential", "restricted"];
 pub const WORKLOAD_TYPES: [&str; 5] = ["training", "fine-tuning", "inference", "interactive", "batch"];
 

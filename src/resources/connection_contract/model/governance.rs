@@ -31,7 +31,7 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
     let optional = |v: &Option<String>| v.clone().map_or(Field::Unknown, Field::Known);
     let governance = ContractGovernance {
         contract: Field::Known(contract.name.clone()),
-        lifecycle_state: Field::Known(lifecycle_name(contract.lifecycle).to_string()),
+        lifecycle_state: Field::Known(contract.lifecycle.as_str().to_string()),
         review_status: Field::Known(review_status.to_string()),
         domain_id: optional(&contract.unified_studio.domain_id),
         project_id: optional(&contract.unified_studio.project_id),
@@ -60,13 +60,6 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
     governance.encode()
 }
 
-fn lifecycle_name(lifecycle: LifecycleState) -> &'static str {
-    match lifecycle {
-        LifecycleState::Approved => "approved",
-        LifecycleState::Revoked => "revoked",
-    }
-}
-
 fn exception_value(exception: &Exception) -> GovernanceException {
     GovernanceException {
         rule: Field::Known(exception.rule.id().to_string()),
@@ -80,6 +73,21 @@ fn exception_value(exception: &Exception) -> GovernanceException {
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
 pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
+    let lifecycle = ContractGovernance::decode(facts)
+        .ok()
+        .and_then(|governance| governance.lifecycle_state.known());
+    if let Some(name) = lifecycle.filter(|name| LifecycleState::parse(name).is_none()) {
+        // Written by hand: a state that is not one is never read as approved.
+        return Some(Diagnostic::invalid_value(
+            AttributePath::attr(CONTRACT_ARGUMENT).push_attr(ContractGovernance::LIFECYCLE_STATE.name()),
+            format!("{name:?}"),
+            &format!(
+                "a contract's lifecycle state is one of {}",
+                LifecycleState::NAMES.join(", ")
+            ),
+            "pass hyperpod_connection_contract.<name>.governance unchanged",
+        ));
+    }
     let eks_without_namespaces = ContractGovernance::decode(facts).is_ok_and(|governance| {
         let orchestrator = governance
             .orchestrator
@@ -147,10 +155,8 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         approved_account_ids: facts.approved_account_ids.clone().or_empty()?,
         approved_public_cidrs: facts.approved_public_cidrs.clone().or_empty()?,
         review: governance_review(&facts)?,
-        lifecycle: match facts.lifecycle_state.as_known()?.as_str() {
-            "revoked" => LifecycleState::Revoked,
-            _ => LifecycleState::Approved,
-        },
+        // A name that is not a state is never read as approved (`unreadable_contract` names it).
+        lifecycle: LifecycleState::parse(facts.lifecycle_state.as_known()?)?,
         organization: None,
         exceptions: governance_exceptions(&facts)?,
     })
@@ -202,4 +208,28 @@ fn governance_exceptions(facts: &ContractGovernance) -> Option<Vec<Exception>> {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lifecycle_state_written_by_hand_that_is_not_one_is_refused_not_read_as_approved() {
+        let revoked = Contract {
+            lifecycle: LifecycleState::Revoked,
+            ..crate::governance::examples::contract()
+        };
+        let value = governance_value(&revoked, "revoked", &[]);
+        assert_eq!(
+            contract_from_governance(&value).map(|c| c.lifecycle),
+            Some(LifecycleState::Revoked)
+        );
+        assert!(unreadable_contract(&value).is_none());
+        let mut misspelt = value.clone();
+        ContractGovernance::LIFECYCLE_STATE.set(&mut misspelt, &Field::Known("revokd".to_string()));
+        assert_eq!(contract_from_governance(&misspelt), None);
+        let problem = unreadable_contract(&misspelt).expect("refused");
+        assert_eq!(problem.path.to_string(), "contract.lifecycle_state");
+    }
 }

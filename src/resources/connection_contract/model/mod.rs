@@ -130,14 +130,12 @@ pub fn contract_from_value(value: &Value) -> Option<Contract> {
         approved_public_cidrs: contract.strings("approved_public_cidrs").or_empty()?,
         review: review(contract.block("review").known()?)?,
         // Unset means the schema's default, "approved" (at validate, defaults are not applied yet).
-        lifecycle: match contract
-            .string("lifecycle_state")
-            .or_when_null("approved".into())?
-            .as_str()
-        {
-            "revoked" => LifecycleState::Revoked,
-            _ => LifecycleState::Approved,
-        },
+        // A name that is not a state is the validator's error; the contract waits until it is one.
+        lifecycle: LifecycleState::parse(
+            &contract
+                .string("lifecycle_state")
+                .or_when_null(LifecycleState::Approved.as_str().into())?,
+        )?,
         organization: match contract.block("organization").optional()? {
             None => None,
             Some(grant) => Some(OrganizationGrant {

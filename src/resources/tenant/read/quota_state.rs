@@ -86,14 +86,13 @@ fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: b
                 ..QuotaEntry::default()
             };
             let shown = Unit::ALL.into_iter().fold(bare, |shown, unit| {
-                let keep = written.is_some_and(|entry| entry.unit(unit) != Field::Null) || (every_unit && !same_shape);
-                match (unit, written) {
-                    (Unit::AcceleratorPartition, _) => shown.with_unit_of(unit, &live),
-                    (Unit::Count, _) if keep || !same_shape => shown.with_unit_of(unit, &live),
-                    // vCPU and memory as written: the API carries them as 32-bit floats (`widen`).
-                    (Unit::Vcpu | Unit::MemoryGib, Some(entry)) if keep => shown.with_unit_of(unit, entry),
-                    (Unit::Accelerators | Unit::Vcpu | Unit::MemoryGib, _) if keep => shown.with_unit_of(unit, &live),
-                    _ => shown,
+                let written_unit = written.filter(|entry| entry.unit(unit) != Field::Null);
+                let keep = written_unit.is_some() || (every_unit && !same_shape);
+                let show = unit.kept_from_live() || keep || (!unit.filled_in() && !same_shape);
+                match written_unit {
+                    _ if !show => shown,
+                    Some(entry) if unit.is_float() => shown.with_unit_of(unit, entry),
+                    _ => shown.with_unit_of(unit, &live),
                 }
             });
             shown.encode()
