@@ -81,7 +81,7 @@ fn unresolved(share: &QuotaShare, shape: Option<InstanceShape>) -> Option<String
             Some(_) => None,
         };
     }
-    let amounts = share.accelerators.is_some() || share.vcpu.is_some() || share.memory_gib.is_some();
+    let amounts = share.units().any(Unit::filled_in);
     if !amounts && share.count.is_none() {
         // A live entry in a unit this provider does not know: never counted as zero.
         return Some(format!(
@@ -594,9 +594,7 @@ fn allocation_entry(
             ..Finding::of(RuleId::Wkl3)
         });
     }
-    let amount = share
-        .units()
-        .find(|unit| matches!(unit, Unit::Accelerators | Unit::Vcpu | Unit::MemoryGib));
+    let amount = share.units().find(|unit| unit.filled_in());
     let unit = amount.filter(|_| shapes::shape(instance_type).is_none())?.name();
     Some(Finding {
         path: at(unit),
