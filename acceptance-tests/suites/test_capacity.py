@@ -649,7 +649,7 @@ def test_a_capacity_handoff_written_by_hand_that_does_not_read_is_an_error_at_it
 
 
 def test_a_share_written_as_text_is_refused_by_terraform_s_type_check(tf):
-    """A team's share written as the one line of text 0.4 development builds handed over (`"ml.p5.48xlarge
+    """A team's share written as the one line of text 0.4 development builds handed over (`"<instance type>
     count=2"`) is not a list of entries: Terraform refuses it against the argument's type before the provider sees
     it, at the team's value."""
     main_tf = tf.write(with_handoff("allocation", handwritten_allocation(handwritten_entry(count="2")).replace(
