@@ -41,7 +41,7 @@ pub struct ProviderModel {
     /// How throttled AWS calls are retried: `standard`, or `adaptive`, which also paces the provider's calls while
     /// AWS throttles them (for large applies on a busy account). Defaults to `AWS_RETRY_MODE`, then the shared
     /// config's `retry_mode`, then `standard`.
-    #[tf(optional, validate = OneOf(&RetryMode::NAMES))]
+    #[tf(optional, validate = OneOf(RetryMode::NAMES))]
     pub retry_mode: Field<String>,
     /// Refuse governance warnings at apply like errors (rules of severity W such as an overdue review, LIF-1; checks
     /// that could not be read or evaluated at plan), for pipelines that must not apply a change with open findings.
@@ -112,19 +112,11 @@ pub struct DefaultTagsBlock {
     pub tags: Field<BTreeMap<String, String>>,
 }
 
-/// `retry_mode`'s values; `adaptive` also paces the provider's calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RetryMode {
-    Standard,
-    Adaptive,
-}
-
-impl RetryMode {
-    const ALL: [(RetryMode, &'static str); 2] = [(RetryMode::Standard, "standard"), (RetryMode::Adaptive, "adaptive")];
-    const NAMES: [&'static str; 2] = [Self::ALL[0].1, Self::ALL[1].1];
-
-    fn parse(name: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(_, text)| *text == name).map(|(mode, _)| *mode)
+hyperpod_model::api_names! {
+    /// `retry_mode`'s values; `adaptive` also paces the provider's calls.
+    RetryMode {
+        Standard = "standard",
+        Adaptive = "adaptive",
     }
 }
 

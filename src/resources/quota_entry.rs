@@ -7,10 +7,10 @@
 use crate::governance::{Partition, QuotaShare, Unit};
 use crate::protocol::decode::Fields;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::model::{Field, Known, Model};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::schema::{Attribute, Block};
 use crate::protocol::validators::{IntBetween, Matches, NonNegativeNumber, OneOf};
-use crate::protocol::value::{Number, Type, Value};
+use crate::protocol::value::{Number, Value};
 use crate::resources::validators::AtMost;
 
 /// SageMaker takes at most this many instance types in one `ComputeQuotaResources`.
@@ -134,11 +134,6 @@ pub fn attributes(partitions: Partitions) -> Vec<Attribute> {
     entry_block(partitions).attributes
 }
 
-/// The object type of one entry in a `governance` value.
-pub fn entry_type() -> Type {
-    <QuotaEntry as Known>::terraform_type()
-}
-
 impl QuotaEntry {
     /// The entry as the engine counts it, or `None` while a field is unknown (or the instance type is null).
     pub fn share(&self) -> Option<QuotaShare> {
@@ -166,12 +161,7 @@ impl QuotaEntry {
     /// Whether the entry gives an amount in `unit`: null, unknown or known (the amount itself left out).
     pub fn unit(&self, unit: Unit) -> Field<()> {
         fn shape<T>(field: &Field<T>) -> Field<()> {
-            match field {
-                Field::Null => Field::Null,
-                Field::Unknown => Field::Unknown,
-                Field::Known(_) => Field::Known(()),
-                Field::Invalid => Field::Invalid,
-            }
+            field.as_ref().map(|_| ())
         }
         match unit {
             Unit::Count => shape(&self.count),
@@ -197,12 +187,11 @@ impl QuotaEntry {
 
 impl From<&QuotaShare> for QuotaEntry {
     fn from(share: &QuotaShare) -> Self {
-        let known = |value: Option<i64>| value.map_or(Field::Null, Field::Known);
-        let number = |value: Option<f64>| value.and_then(Number::from_f64).map_or(Field::Null, Field::Known);
+        let number = |value: Option<f64>| value.and_then(Number::from_f64).into();
         QuotaEntry {
             instance_type: Field::Known(share.instance_type.clone()),
-            count: known(share.count),
-            accelerators: known(share.accelerators),
+            count: share.count.into(),
+            accelerators: share.accelerators.into(),
             vcpu: number(share.vcpu),
             memory_gib: number(share.memory_gib),
             accelerator_partition: share.accelerator_partition.as_ref().map_or(Field::Null, |partition| {
@@ -320,10 +309,7 @@ pub fn governance_list(value: Option<&Value>) -> Field<Vec<QuotaEntry>> {
 /// `governance`), written by hand, at `at`: held to what a configured entry is held to, the attributes' validators
 /// and [`validate_entries`].
 pub fn validate_handoff_entries(entries: &[Value], at: &AttributePath, diagnostics: &mut Diagnostics) {
-    let entry = crate::protocol::schema::Block {
-        attributes: attributes(Partitions::AsWritten),
-        ..crate::protocol::schema::Block::default()
-    };
+    let entry = entry_block(Partitions::AsWritten);
     for (index, value) in entries.iter().enumerate() {
         entry.validate(value, &at.index(index), diagnostics);
     }

@@ -68,36 +68,12 @@ impl FromStr for Orchestrator {
     }
 }
 
-/// The contract's lifecycle state as the record states it. "Operating" and "under review" are derived
-/// (`lifecycle::review_status`), not declared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LifecycleState {
-    Approved,
-    Revoked,
-}
-
-impl LifecycleState {
-    /// Every state with the name the contract's `lifecycle_state` and its `governance` carry.
-    pub const ALL: [(LifecycleState, &'static str); 2] = [
-        (LifecycleState::Approved, "approved"),
-        (LifecycleState::Revoked, "revoked"),
-    ];
-    /// The names, for a validator's "one of".
-    pub const NAMES: [&'static str; 2] = [Self::ALL[0].1, Self::ALL[1].1];
-
-    /// The state of a name; `None` for a name that is not one.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .find(|(_, text)| *text == name)
-            .map(|(state, _)| *state)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(state, _)| *state == self)
-            .map_or("", |(_, text)| text)
+hyperpod_model::api_names! {
+    /// The contract's lifecycle state as the record states it, by the name the contract's `lifecycle_state` and its
+    /// `governance` carry. "Operating" and "under review" are derived (`lifecycle::review_status`), not declared.
+    LifecycleState {
+        Approved = "approved",
+        Revoked = "revoked",
     }
 }
 

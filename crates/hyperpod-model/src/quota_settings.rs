@@ -3,9 +3,9 @@
 //! configuration, the engine's rules and the SageMaker client alike, so no decision compares their names.
 //! Each has its API names in one table; `parse` is the only way in from a string.
 
-use std::fmt;
-
-/// One enum and the API name of each variant, in one table.
+/// One enum and the name of each variant, in one table (`ALL`, `NAMES`, `parse`, `as_str`, `Display`): for any set of
+/// names a configuration, an API or a stored record spells, so no decision compares a name.
+#[macro_export]
 macro_rules! api_names {
     ($(#[$meta:meta])* $name:ident { $($(#[$variant_meta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
@@ -31,8 +31,8 @@ macro_rules! api_names {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }

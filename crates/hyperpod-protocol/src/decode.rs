@@ -44,6 +44,26 @@ impl<T> Field<T> {
         }
     }
 
+    /// The field with its value, if known, mapped; null, unknown and invalid stay so.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Field<U> {
+        match self {
+            Field::Known(value) => Field::Known(f(value)),
+            Field::Null => Field::Null,
+            Field::Unknown => Field::Unknown,
+            Field::Invalid => Field::Invalid,
+        }
+    }
+
+    /// The field by reference.
+    pub fn as_ref(&self) -> Field<&T> {
+        match self {
+            Field::Known(value) => Field::Known(value),
+            Field::Null => Field::Null,
+            Field::Unknown => Field::Unknown,
+            Field::Invalid => Field::Invalid,
+        }
+    }
+
     /// `Some(value)`, `Some(default)` when null, `None` (wait for apply) when unknown or invalid.
     pub fn or_when_null(self, default: T) -> Option<T> {
         match self {

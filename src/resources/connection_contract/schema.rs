@@ -14,7 +14,7 @@ use crate::resources::validators::RuleIds;
 pub const TYPE_NAME: &str = "hyperpod_connection_contract";
 
 pub const ORCHESTRATORS: [&str; 2] = ["eks", "slurm"];
-pub const LIFECYCLE_STATES: [&str; 2] = crate::governance::LifecycleState::NAMES;
+pub const LIFECYCLE_STATES: &[&str] = crate::governance::LifecycleState::NAMES;
 pub const DATA_CLASSIFICATIONS: [&str; 4] = ["public", "internal", "confidential", "restricted"];
 pub const WORKLOAD_TYPES: [&str; 5] = ["training", "fine-tuning", "inference", "interactive", "batch"];
 
@@ -225,7 +225,7 @@ pub fn schema() -> Schema {
             Attribute::string("lifecycle_state")
                 .default_value(Value::String("approved".into()))
                 .describe("`approved`, or `revoked` to withdraw the connection (LIF-3).")
-                .validate(OneOf(&LIFECYCLE_STATES)),
+                .validate(OneOf(LIFECYCLE_STATES)),
         )
         .attribute(
             Attribute::bool("strict")

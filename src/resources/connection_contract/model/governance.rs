@@ -73,9 +73,10 @@ fn exception_value(exception: &Exception) -> GovernanceException {
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
 pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
-    let lifecycle = ContractGovernance::decode(facts)
-        .ok()
-        .and_then(|governance| governance.lifecycle_state.known());
+    let governance = ContractGovernance::decode(facts).ok();
+    let lifecycle = governance
+        .as_ref()
+        .and_then(|governance| governance.lifecycle_state.as_known());
     if let Some(name) = lifecycle.filter(|name| LifecycleState::parse(name).is_none()) {
         // Written by hand: a state that is not one is never read as approved.
         return Some(Diagnostic::invalid_value(
@@ -88,14 +89,15 @@ pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
             "pass hyperpod_connection_contract.<name>.governance unchanged",
         ));
     }
-    let eks_without_namespaces = ContractGovernance::decode(facts).is_ok_and(|governance| {
+    let eks_without_namespaces = governance.as_ref().is_some_and(|governance| {
         let orchestrator = governance
             .orchestrator
             .as_known()
             .map(|name| Orchestrator::from_str(name));
         orchestrator == Some(Ok(Orchestrator::Eks)) && governance.eks_namespaces == Field::Null
     });
-    let unreadable = facts.is_wholly_known() && (eks_without_namespaces || contract_from_governance(facts).is_none());
+    let readable = matches!(facts, Value::Object(_)) && governance.as_ref().and_then(contract_of).is_some();
+    let unreadable = facts.is_wholly_known() && (eks_without_namespaces || !readable);
     unreadable.then(|| {
         Diagnostic::invalid_value(
             AttributePath::attr(CONTRACT_ARGUMENT),
@@ -114,12 +116,16 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
     if !matches!(facts, Value::Object(_)) {
         return None; // the whole contract is known only after apply
     }
-    let facts = ContractGovernance::decode(facts).ok()?;
+    contract_of(&ContractGovernance::decode(facts).ok()?)
+}
+
+/// [`contract_from_governance`] of a decoded value.
+fn contract_of(facts: &ContractGovernance) -> Option<Contract> {
     // Optional identifiers stay `None` while unknown (the rules reading them wait); lists must be wholly known.
     let id = |field: &Field<String>| field.as_known().cloned();
     Some(Contract {
         name: id(&facts.contract)?,
-        owners: governance_owners(&facts)?,
+        owners: governance_owners(facts)?,
         unified_studio: UnifiedStudio {
             domain_id: id(&facts.domain_id),
             domain_unit_id: None,
@@ -154,11 +160,11 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         decommission: String::new(),
         approved_account_ids: facts.approved_account_ids.clone().or_empty()?,
         approved_public_cidrs: facts.approved_public_cidrs.clone().or_empty()?,
-        review: governance_review(&facts)?,
+        review: governance_review(facts)?,
         // A name that is not a state is never read as approved (`unreadable_contract` names it).
         lifecycle: LifecycleState::parse(facts.lifecycle_state.as_known()?)?,
         organization: None,
-        exceptions: governance_exceptions(&facts)?,
+        exceptions: governance_exceptions(facts)?,
     })
 }
 
