@@ -119,3 +119,34 @@ fn governance_of(model: &AllocationModel) -> AllocationGovernance {
 pub fn cluster_name(value: &Value) -> Option<String> {
     AllocationModel::CLUSTER_NAME.get(value).ok()?.known()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::object::object;
+
+    #[test]
+    fn a_team_known_only_at_apply_stays_unknown_in_governance_and_the_others_known() {
+        let entry = QuotaEntry::from(&crate::governance::QuotaShare::instances("ml.p5.48xlarge", 2)).encode();
+        let alpha = object([("quota", Value::List(vec![entry])), ("sharing", Value::Null)]);
+        let value = object([
+            ("cluster_name", Value::String("ml-capacity".into())),
+            (
+                "teams",
+                Value::Map([("alpha".to_string(), alpha), ("beta".to_string(), Value::Unknown)].into()),
+            ),
+        ]);
+        let Field::Known(governance) = governance(&value) else {
+            panic!("known")
+        };
+        let teams = governance.teams.known().expect("the map is known");
+        assert!(matches!(&teams["alpha"], Field::Known(entries) if entries.len() == 1));
+        assert_eq!(teams["beta"], Field::Unknown, "not a team with no entries");
+        assert_eq!(governance.sharing, Field::Unknown, "beta may record its sharing");
+        assert_eq!(
+            AllocationConfig::decode(&value).allocation,
+            None,
+            "WKL-3 waits for apply"
+        );
+    }
+}
