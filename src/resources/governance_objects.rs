@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::governance::SharingStrategy;
 use crate::protocol::model::{Field, Model};
+use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
 use crate::resources::quota_entry::QuotaEntry;
 
 /// The `governance` attribute's fields: what tenants, bindings and restrictions check against (they take the whole
@@ -146,9 +148,15 @@ pub struct AllocationGovernance {
     pub sharing: Field<BTreeMap<String, SharingRecord>>,
 }
 
-/// A team's recorded sharing, in an allocation's `governance.sharing`.
+/// A team's recorded sharing: the allocation's `teams[<team>].sharing` and a row of its `governance.sharing`,
+/// declared once for both (and for reading a handoff written by hand).
 #[derive(Model, Clone, Debug, Default, PartialEq)]
 pub struct SharingRecord {
+    /// `Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.
+    #[tf(required, validate = OneOf(SharingStrategy::NAMES))]
     pub strategy: Field<String>,
+    /// The team's borrow limit, 1 to 500 percent, as the tenant's `sharing.borrow_limit`; only with
+    /// `LendAndBorrow`, whose default is SageMaker's 50.
+    #[tf(validate = WholeNumber, validate = IntBetween { min: 1, max: 500 })]
     pub borrow_limit: Field<i64>,
 }

@@ -10,11 +10,11 @@
 
 use crate::governance::SharingStrategy;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::model::Model;
 use crate::protocol::schema::{Attribute, Block};
 use crate::protocol::state_upgrade::RawState;
-use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
 use crate::protocol::value::Value;
-use crate::resources::governance_objects::AllocationGovernance;
+use crate::resources::governance_objects::{AllocationGovernance, SharingRecord};
 use crate::resources::quota_entry;
 use crate::resources::references::TenantGovernance;
 
@@ -32,20 +32,7 @@ pub fn drop_copies(state: &mut RawState, block: &Block) {
 /// The fields of a team's recorded sharing (an allocation's `teams[<team>].sharing`, a row of its
 /// `governance.sharing`): declared once, for the allocation's schema and for reading a handoff.
 pub fn sharing_attributes() -> Vec<Attribute> {
-    vec![
-        Attribute::string("strategy")
-            .required()
-            .describe("`Lend`, `DontLend` or `LendAndBorrow`, as the tenant's `sharing.strategy`.")
-            .validate(OneOf(SharingStrategy::NAMES)),
-        Attribute::number("borrow_limit")
-            .optional()
-            .describe(
-                "The team's borrow limit, 1 to 500 percent, as the tenant's `sharing.borrow_limit`; only with \
-                 `LendAndBorrow`, whose default is SageMaker's 50.",
-            )
-            .validate(WholeNumber)
-            .validate(IntBetween { min: 1, max: 500 }),
-    ]
+    SharingRecord::block().attributes
 }
 
 /// The capacity handoffs of `arguments` (`allocation`; `borrows_from` and a binding's `tenants`) that are known yet

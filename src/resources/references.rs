@@ -302,7 +302,7 @@ pub fn recorded_sharing(value: &Value) -> Option<Sharing> {
     sharing_of(&SharingRecord::decode(value).ok()?)
 }
 
-fn sharing_of(row: &SharingRecord) -> Option<Sharing> {
+pub fn sharing_of(row: &SharingRecord) -> Option<Sharing> {
     Some(Sharing {
         strategy: SharingStrategy::from_name(row.strategy.as_known()?),
         borrow_limit: row.borrow_limit.clone().optional()?,

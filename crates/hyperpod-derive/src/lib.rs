@@ -19,8 +19,8 @@
 //! `requires_replace`, `use_state_for_unknown`, `sensitive`, `write_only`, `validate = expr` (repeatable),
 //! `default = expr`, `deprecated = expr`, `description = expr` (instead of the doc comment), `name = "…"`,
 //! `ty = expr` (the Terraform type, for a raw `Value` field), `block` (a list block of a derived model),
-//! `block = single` (a single block; with `required`, one the configuration must hold), `nested` / `nested = single`
-//! (a nested attribute, a list or one object, of a derived model), `max_items = n`, `timeouts = expr` (the conventional
+//! `block = single` (a single block; with `required`, one the configuration must hold), `nested` / `nested = single` /
+//! `nested = map` (a nested attribute, a list, one object or a map of objects, of a derived model), `max_items = n`, `timeouts = expr` (the conventional
 //! `timeouts` block: `expr` is `(&[Operation], Duration)`; the field holds the raw `Value`). The generated code
 //! names `::hyperpod_protocol`, so the derive is used through that crate (`hyperpod_protocol::model::Model`).
 
@@ -60,6 +60,8 @@ struct FieldSpec {
 enum BlockNesting {
     List,
     Single,
+    /// A nested attribute whose value is a map of objects (protocol 6 `NestedType` with nesting `MAP`).
+    Map,
 }
 
 fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
@@ -193,7 +195,7 @@ fn schema_step(
                 #name,
                 <#inner as ::hyperpod_protocol::model::Model>::block()
             )),
-            BlockNesting::Single => quote!(::hyperpod_protocol::schema::NestedBlock::single(
+            BlockNesting::Single | BlockNesting::Map => quote!(::hyperpod_protocol::schema::NestedBlock::single(
                 #name,
                 <#inner as ::hyperpod_protocol::model::Model>::block()
             )),
@@ -214,6 +216,7 @@ fn schema_step(
         let nesting = match nesting {
             BlockNesting::List => quote!(::hyperpod_protocol::schema::Nesting::List),
             BlockNesting::Single => quote!(::hyperpod_protocol::schema::Nesting::Single),
+            BlockNesting::Map => quote!(::hyperpod_protocol::schema::Nesting::Map),
         };
         quote!(::hyperpod_protocol::schema::Attribute::nested(
             #name,
@@ -270,7 +273,8 @@ fn field_spec(attributes: &[Attribute]) -> syn::Result<FieldSpec> {
                         match nesting.to_string().as_str() {
                             "single" => BlockNesting::Single,
                             "list" => BlockNesting::List,
-                            _ => return Err(syn::Error::new(nesting.span(), "list or single")),
+                            "map" if key == "nested" => BlockNesting::Map,
+                            _ => return Err(syn::Error::new(nesting.span(), "list or single (or map, nested)")),
                         }
                     } else {
                         BlockNesting::List

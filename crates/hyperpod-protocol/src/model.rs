@@ -148,6 +148,12 @@ impl<M: Model> BlockField for Field<M> {
     type Model = M;
 }
 
+/// A map of objects (`nested = map`): each element a field of its own, so one element known only at apply leaves
+/// the others known.
+impl<M: Model> BlockField for Field<BTreeMap<String, Field<M>>> {
+    type Model = M;
+}
+
 /// The error for a known value of another type than the model's.
 pub fn not_of_type(path: &AttributePath, value: &Value, expected: &str) -> Diagnostics {
     let mut diagnostics = Diagnostics::new();

@@ -4,18 +4,19 @@
 
 use std::collections::BTreeMap;
 
-use super::schema::TYPE_NAME;
+use super::schema::{AllocationIdentity, AllocationModel, TYPE_NAME};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{object, string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
 pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let name = match target {
         ImportTarget::Id(id) => id,
-        ImportTarget::Identity(identity) => string(&identity, "cluster_name").unwrap_or_default(),
+        ImportTarget::Identity(identity) => {
+            (AllocationIdentity::decode(&identity)?.cluster_name.known()).unwrap_or_default()
+        }
     };
     if name.trim().is_empty() {
         return Err(Diagnostics::error(
@@ -29,11 +30,11 @@ pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTa
         None => Value::Map(BTreeMap::new()),
     };
     let mut state = null_state;
-    set_attr(&mut state, "id", text(&name));
-    set_attr(&mut state, "cluster_name", text(&name));
-    set_attr(&mut state, "teams", teams);
-    let governance = super::model::governance_value(&state);
-    set_attr(&mut state, "governance", governance);
+    AllocationModel::ID.set(&mut state, &Field::Known(name.clone()));
+    AllocationModel::CLUSTER_NAME.set(&mut state, &Field::Known(name));
+    AllocationModel::TEAMS.set(&mut state, &Field::of_value(&teams));
+    let governance = super::model::governance(&state);
+    AllocationModel::GOVERNANCE.set(&mut state, &governance);
     Ok(state)
 }
 
@@ -42,7 +43,7 @@ fn claimed_teams(cluster_name: &str, claimed: &serde_json::Value) -> Result<Valu
     let ty = super::apply::claim::teams_type();
     Value::from_json(claimed, ty).map_err(|err| {
         Diagnostics::error(
-            AttributePath::attr("teams"),
+            AllocationModel::TEAMS.path(),
             "The cluster's claim does not read as an allocation's teams",
             format!(
                 "{}: {err}. Remove the parameter if no allocation holds the cluster, then import again.",
@@ -54,5 +55,11 @@ fn claimed_teams(cluster_name: &str, claimed: &serde_json::Value) -> Result<Valu
 
 /// The identity of a recorded allocation: its cluster's name.
 pub fn identity(state: &Value) -> Option<Value> {
-    Some(object([("cluster_name", text(string(state, "cluster_name")?))]))
+    let cluster_name = AllocationModel::CLUSTER_NAME.get(state).ok()?.known()?;
+    Some(
+        AllocationIdentity {
+            cluster_name: Field::Known(cluster_name),
+        }
+        .encode(),
+    )
 }

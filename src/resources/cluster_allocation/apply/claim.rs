@@ -9,8 +9,9 @@
 //! Creating the parameter is SSM's atomic test-and-set (PutParameter without Overwrite), so of two allocations of a
 //! cluster applied at once, one holds the claim and the other is refused, whichever order Terraform runs them in.
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
+use super::super::schema::AllocationModel;
 use crate::aws::ssm;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
@@ -35,22 +36,32 @@ pub enum Holder {
     },
 }
 
-/// The claim's record of `teams` (the allocation's `teams` attribute as JSON).
+/// The parameter's value: the resource type that holds the claim and its teams (the allocation's `teams` attribute
+/// as JSON). A stored format of its own, read by every version that may meet the parameter: its field names are
+/// not the schema's to rename.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ClaimRecord {
+    #[serde(default)]
+    resource: String,
+    teams: Json,
+}
+
 fn encode(teams: &Json) -> String {
-    json!({ "resource": super::super::TYPE_NAME, "teams": teams }).to_string()
+    let record = ClaimRecord {
+        resource: super::super::TYPE_NAME.to_string(),
+        teams: teams.clone(),
+    };
+    serde_json::to_string(&record).unwrap_or_default()
 }
 
 /// The teams a claim records; a value that does not read as a claim records none (and so is another's).
 fn decode(text: &str) -> Json {
-    serde_json::from_str::<Json>(text)
-        .ok()
-        .and_then(|claim| claim.get("teams").cloned())
-        .unwrap_or(Json::Null)
+    serde_json::from_str::<ClaimRecord>(text).map_or(Json::Null, |record| record.teams)
 }
 
 /// The allocation's `teams` as JSON: what its claim records. `None` while any part is unknown.
 pub fn teams_json(value: &Value) -> Option<Json> {
-    let teams = value.get_attr("teams")?;
+    let teams = value.get_attr(AllocationModel::TEAMS.name())?;
     if !teams.is_wholly_known() {
         return None;
     }
@@ -62,10 +73,13 @@ pub fn teams_json(value: &Value) -> Option<Json> {
 pub fn teams_type() -> &'static crate::protocol::value::Type {
     static TEAMS: std::sync::OnceLock<crate::protocol::value::Type> = std::sync::OnceLock::new();
     TEAMS.get_or_init(|| {
-        super::super::schema::schema().block.find_attribute("teams").map_or(
-            crate::protocol::value::Type::Dynamic,
-            crate::protocol::schema::Attribute::value_type,
-        )
+        super::super::schema::schema()
+            .block
+            .find_attribute(AllocationModel::TEAMS.name())
+            .map_or(
+                crate::protocol::value::Type::Dynamic,
+                crate::protocol::schema::Attribute::value_type,
+            )
     })
 }
 
@@ -91,7 +105,7 @@ pub async fn find(client: &HyperpodClient, cluster_name: &str) -> Result<Option<
         .await
         .map_err(|err| {
             err.diagnostics(
-                AttributePath::attr("cluster_name"),
+                AllocationModel::CLUSTER_NAME.path(),
                 "Cannot read which allocation holds the cluster",
             )
         })?;
@@ -119,7 +133,7 @@ pub async fn take(
     let record = encode(planned);
     let failed = |err: crate::aws::AwsError| {
         err.diagnostics(
-            AttributePath::attr("cluster_name"),
+            AllocationModel::CLUSTER_NAME.path(),
             "Cannot record the allocation's claim on the cluster",
         )
     };
@@ -144,7 +158,7 @@ pub async fn take(
         }
     }
     Err(Diagnostics::error(
-        AttributePath::attr("cluster_name"),
+        AllocationModel::CLUSTER_NAME.path(),
         "Cannot record the allocation's claim on the cluster",
         format!("{name} was created and removed again while this apply took it; apply again."),
     ))
@@ -171,7 +185,12 @@ mod tests {
     use super::*;
 
     fn teams(names: &[&str]) -> Json {
-        Json::Object(names.iter().map(|n| (n.to_string(), json!({"quota": []}))).collect())
+        Json::Object(
+            names
+                .iter()
+                .map(|n| (n.to_string(), serde_json::json!({"quota": []})))
+                .collect(),
+        )
     }
 
     #[test]

@@ -6,7 +6,7 @@ pub mod claim;
 
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::{string, unknowns_to_null};
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::resource::Applied;
 use crate::protocol::value::Value;
 
@@ -25,7 +25,7 @@ pub async fn record(client: &HyperpodClient, prior: Option<&Value>, planned: &Va
 }
 
 async fn take_claim(client: &HyperpodClient, prior: Option<&Value>, value: &Value) -> Result<(), Diagnostics> {
-    let (Some(cluster_name), Some(teams)) = (string(value, "cluster_name"), claim::teams_json(value)) else {
+    let (Some(cluster_name), Some(teams)) = (super::model::cluster_name(value), claim::teams_json(value)) else {
         return Ok(());
     };
     let prior_teams = prior.and_then(claim::teams_json);
@@ -34,7 +34,7 @@ async fn take_claim(client: &HyperpodClient, prior: Option<&Value>, value: &Valu
 
 /// Gives the claim up (another allocation's stays).
 pub async fn forget(client: &HyperpodClient, state: &Value) -> Result<(), Diagnostics> {
-    let Some(cluster_name) = string(state, "cluster_name") else {
+    let Some(cluster_name) = super::model::cluster_name(state) else {
         return Ok(());
     };
     claim::release(client, &cluster_name, claim::teams_json(state).as_ref()).await

@@ -3,9 +3,10 @@
 //! when Terraform plans again at apply (`docs/design/where-rules-run.md`).
 
 use super::super::model::AllocationConfig;
+use super::super::schema::AllocationModel;
 use crate::client::HyperpodClient;
 use crate::governance::Capacity;
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::value::Value;
 use crate::resources::{cluster_facts, cluster_view};
 
@@ -29,7 +30,7 @@ pub async fn gather(client: &HyperpodClient, value: &Value) -> Result<Allocation
     let Some(cluster_name) = &config.cluster_name else {
         return Ok(AllocationPlanInputs { config, cluster: None });
     };
-    let found = cluster_facts::cluster_named(client, cluster_name, AttributePath::attr("cluster_name")).await?;
+    let found = cluster_facts::cluster_named(client, cluster_name, AllocationModel::CLUSTER_NAME.path()).await?;
     let cluster = AllocatedCluster {
         instance_groups: cluster_view::instance_group_capacity(&found),
         arn: found.arn,

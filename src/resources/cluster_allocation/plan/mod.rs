@@ -12,7 +12,6 @@ mod tests;
 use super::apply::claim;
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::string;
 use crate::protocol::plan::PlannedChange;
 use crate::protocol::value::Value;
 use crate::resources::checklist;
@@ -37,7 +36,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
 /// Refuses the change when another allocation holds the cluster's claim. Teams known only at apply are judged
 /// there, by the claim's test-and-set; a claim that cannot be read refuses the change (a plan never fails for it).
 async fn claimed(client: &HyperpodClient, change: &mut PlannedChange) {
-    let Some(cluster_name) = string(&change.planned, "cluster_name") else {
+    let Some(cluster_name) = super::model::cluster_name(&change.planned) else {
         return;
     };
     let Some(planned) = claim::teams_json(&change.planned) else {

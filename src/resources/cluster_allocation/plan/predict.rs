@@ -4,32 +4,35 @@
 
 use std::collections::BTreeMap;
 
-use super::super::model::governance_value;
+use super::super::model::governance;
+use super::super::schema::AllocationModel;
 use super::AllocationPlanInputs;
 use crate::governance::{Allocation, Capacity, capacity, shapes};
-use crate::protocol::object::{text, text_map};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
 use crate::protocol::value::Value;
 
 pub fn predict(inputs: &AllocationPlanInputs, value: &mut Value) {
-    set_attr(value, "governance", governance_value(value));
+    AllocationModel::GOVERNANCE.set(value, &governance(value));
     let (Some(cluster_name), Some(cluster)) = (&inputs.config.cluster_name, &inputs.cluster) else {
-        for name in ["id", "cluster_arn", "capacity"] {
-            set_attr(value, name, Value::Unknown);
-        }
+        AllocationModel::ID.set(value, &Field::Unknown);
+        AllocationModel::CLUSTER_ARN.set(value, &Field::Unknown);
+        AllocationModel::CAPACITY.set(value, &Field::Unknown);
         return;
     };
-    set_attr(value, "id", text(cluster_name));
-    set_attr(value, "cluster_arn", text(&cluster.arn));
+    AllocationModel::ID.set(value, &Field::Known(cluster_name.clone()));
+    AllocationModel::CLUSTER_ARN.set(value, &Field::Known(cluster.arn.clone()));
     let Some(allocation) = &inputs.config.allocation else {
-        set_attr(value, "capacity", Value::Unknown);
+        AllocationModel::CAPACITY.set(value, &Field::Unknown);
         return;
     };
     // The allocation's shares against the instance groups, nothing live beside them: another pipeline's quota may
     // come or go between this plan and its apply, and Terraform's re-plan at apply must read the same
     // (`docs/design/where-rules-run.md`). Live quotas of teams it does not list count in the tenants' WKL-3 refusals.
     let summary = capacity_summary(allocation, &cluster.instance_groups);
-    set_attr(value, "capacity", text_map(&summary));
+    let capacity = summary
+        .into_iter()
+        .map(|(instance_type, line)| (instance_type, Field::Known(line)));
+    AllocationModel::CAPACITY.set(value, &Field::Known(capacity.collect()));
 }
 /// Per instance type of the instance groups or the shares: what the groups hold and who is guaranteed what, e.g.
 /// `8 instances (64 accelerators, 1536 vCPU, 16384 GiB): production 6 instances, research 2 instances`.
