@@ -24,7 +24,7 @@ pub use hyperpod_clients::kubernetes;
 /// The governance engine (crate `hyperpod-governance`): the catalog, the model, one pure function per rule.
 pub use hyperpod_governance as governance;
 /// The names HyperPod derives (a team's namespace) and the tags the provider writes (crate `hyperpod-model`).
-pub use hyperpod_model::{names, quota_settings, tags};
+pub use hyperpod_model::{component, names, quota_settings, tags};
 /// The plugin protocol (crate `hyperpod-protocol`): no AWS, no governance.
 pub use hyperpod_protocol as protocol;
 pub mod permissions;

@@ -40,11 +40,7 @@ pub fn with_digest(id: &str, content: &str) -> String {
     format!("{id}@{}", short_digest(content))
 }
 
-/// The name or ID of a `with_digest` value (`hyperpod-ns-research@1a2b3c4d` → `hyperpod-ns-research`); a value
-/// without a digest is its own ID.
-pub fn digested_id(value: &str) -> &str {
-    value.rsplit_once('@').map_or(value, |(id, _)| id)
-}
+pub use crate::component::digested_id;
 
 /// The first 4 bytes of `content`'s SHA-256 in hex (`1a2b3c4d`): enough to tell a changed object, short in a plan.
 pub fn short_digest(content: &str) -> String {

@@ -138,6 +138,17 @@ fn a_typed_resource_names_no_attribute_by_string() {
     );
 }
 
+/// A `components` key is formatted and read by `hyperpod_model::component::Component` alone: no resource, the
+/// report or the clients spell `kubernetes/<Kind>/…`, `kms_grant/…` or `iam_role` by hand.
+#[test]
+fn no_component_key_is_spelt_by_hand() {
+    let found = names::component_key_literals(&workspace());
+    assert!(
+        found.is_empty(),
+        "`components` keys spelt as strings (build them with hyperpod_model::component::Component): {found:#?}"
+    );
+}
+
 /// The engine (one function per rule, its parts named) and the report's renderers fit on a screen everywhere, not
 /// only on a plan path.
 #[test]

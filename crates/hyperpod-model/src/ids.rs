@@ -64,6 +64,14 @@ impl Arn {
     pub fn resource_id(&self) -> &str {
         self.resource.rsplit(['/', ':']).next().unwrap_or(&self.resource)
     }
+    /// `arn:<partition>:iam::<account>:role/<name>`.
+    pub fn iam_role(partition: &str, account: &str, name: &str) -> String {
+        format!("arn:{partition}:iam::{account}:role/{name}")
+    }
+    /// `arn:<partition>:eks::aws:cluster-access-policy/<name>`: an EKS access policy (AWS owns them all).
+    pub fn eks_access_policy(partition: &str, name: &str) -> String {
+        format!("arn:{partition}:eks::aws:cluster-access-policy/{name}")
+    }
 }
 
 impl fmt::Display for Arn {

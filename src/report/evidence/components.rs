@@ -1,11 +1,12 @@
 //! Every object a governed resource composed, from its `components` (and its id attributes), with the ARN built
 //! from the contract's partition, account and region. A Kubernetes object has no ARN: its API path stands in. An
 //! object AWS gives no ARN of its own (an inline policy, a KMS grant, an access policy association) is located by
-//! the ARN of what holds it. The component keys and their derivations are the resources' own.
+//! the ARN of what holds it. The component keys are the model crate's (`hyperpod_model::component`).
 
 use crate::aws::ids::{Arn, RegionName};
+use crate::component::{Component as Key, ObjectKey, ObjectScope, digested_id};
+use crate::kubernetes::objects::object_path;
 use crate::report::plan::{PlanField, ResourceChange};
-use crate::resources::{digested_id, task_view_restriction as restriction, tenant};
 
 /// Where the contract's objects live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,7 +46,7 @@ impl Place {
     }
 
     fn role_arn(&self, name: &str) -> Option<String> {
-        Some(tenant::role_arn(
+        Some(Arn::iam_role(
             self.partition.as_deref()?,
             self.account.as_deref()?,
             name,
@@ -66,7 +67,7 @@ pub enum Locator {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Component {
+pub struct ComposedObject {
     /// The resource that composed it.
     pub address: String,
     /// The `components` key, or the id attribute it comes from.
@@ -79,9 +80,9 @@ pub struct Component {
 }
 
 /// The composed objects of one governed resource, in key order.
-pub fn of(resource: &ResourceChange, place: &Place) -> Vec<Component> {
+pub fn of(resource: &ResourceChange, place: &Place) -> Vec<ComposedObject> {
     let text = |name: &str| resource.after.get(&[name]).as_text();
-    let component = |key: &str, kind: &'static str, value: String, locator: Locator| Component {
+    let component = |key: &str, kind: &'static str, value: String, locator: Locator| ComposedObject {
         address: resource.address.clone(),
         key: key.to_string(),
         kind,
@@ -140,12 +141,10 @@ fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (
         place,
         cluster: place.cluster.as_deref().unwrap_or("?"),
     };
-    if let Some(rest) = key.strip_prefix("kubernetes/") {
-        return at.kubernetes_object(key, rest);
-    }
-    match resource.resource_type.as_str() {
-        "hyperpod_tenant" => at.tenant_component(key),
-        "hyperpod_task_view_restriction" => at.restriction_component(key),
+    match (Key::parse(key), resource.resource_type.as_str()) {
+        (Some(Key::Kubernetes(object)), _) => at.kubernetes_object(object),
+        (Some(key), "hyperpod_tenant") => at.tenant_component(&key),
+        (Some(key), "hyperpod_task_view_restriction") => at.restriction_component(&key),
         _ => ("component", unlocated_unknown()),
     }
 }
@@ -172,77 +171,69 @@ impl Locating<'_> {
         }
     }
 
-    /// A tenant's keys are `<Kind>/<name>` in its namespace; a restriction's `<Kind>/<namespace or ->/<name>`.
-    fn kubernetes_object(&self, key: &str, rest: &str) -> (&'static str, Locator) {
-        let key = match rest.split('/').count() {
-            2 => {
-                let namespace = self
-                    .text("namespace")
-                    .unwrap_or_else(|| digested_id(self.value).to_string());
-                let (kind, name) = rest.split_once('/').unwrap_or_default();
-                format!("kubernetes/{kind}/{namespace}/{name}")
+    /// A tenant's keys leave out its namespace (`<Kind>/<name>`); a restriction's name it (`<Kind>/<namespace or
+    /// ->/<name>`).
+    fn kubernetes_object(&self, object: ObjectKey) -> (&'static str, Locator) {
+        let object = match object.scope {
+            ObjectScope::Implied => {
+                let namespace = (self.text("namespace")).unwrap_or_else(|| digested_id(self.value).to_string());
+                ObjectKey::placed(&object.kind, Some(&namespace), &object.name)
             }
-            _ => key.to_string(),
+            _ => object,
         };
         (
             "Kubernetes object",
-            restriction::component_path(&key).map_or_else(
+            object_path(&object).map_or_else(
                 || Locator::Unlocated("a Kubernetes kind this version does not know".into()),
                 Locator::ApiPath,
             ),
         )
     }
 
-    fn tenant_component(&self, key: &str) -> (&'static str, Locator) {
+    fn tenant_component(&self, key: &Key) -> (&'static str, Locator) {
         let (value, place, cluster) = (self.value, self.place, self.cluster);
         match key {
-            tenant::ROLE => ("IAM role", or_missing(self.role(value))),
-            tenant::QUOTA => (
+            Key::IamRole => ("IAM role", or_missing(self.role(value))),
+            Key::ComputeQuota => (
                 "SageMaker compute quota",
                 or_missing(
                     self.text("compute_quota_arn")
                         .or_else(|| place.arn("sagemaker", true, &format!("compute-quota/{value}"))),
                 ),
             ),
-            tenant::POD_IDENTITY => (
+            Key::PodIdentityAssociation => (
                 "EKS Pod Identity association",
                 or_missing(place.arn("eks", true, &format!("podidentityassociation/{cluster}/{value}"))),
             ),
-            _ if key.starts_with("iam_policy/") => (
+            Key::IamPolicy(_) => (
                 "IAM inline policy",
                 (self.role(digested_id(value).split('/').next().unwrap_or_default())).map_or_else(missing, Locator::On),
             ),
-            _ if key.starts_with("access_entry/") => (
+            Key::AccessEntry(principal) => (
                 "EKS access entry",
-                Locator::Unlocated(format!(
-                    "EKS names it by cluster {cluster} and principal {}",
-                    tenant::entry_principal(key)
-                )),
+                Locator::Unlocated(format!("EKS names it by cluster {cluster} and principal {principal}")),
             ),
-            _ if key.starts_with("kms_grant/") => (
-                "KMS grant",
-                Locator::On(key.trim_start_matches("kms_grant/").to_string()),
-            ),
+            Key::KmsGrant(key_arn) => ("KMS grant", Locator::On(key_arn.clone())),
             _ => ("component", unlocated_unknown()),
         }
     }
 
-    fn restriction_component(&self, key: &str) -> (&'static str, Locator) {
+    fn restriction_component(&self, key: &Key) -> (&'static str, Locator) {
         match key {
-            restriction::ENTRY => (
+            Key::ProjectAccessEntry => (
                 "EKS access entry",
                 Locator::Unlocated(format!(
                     "EKS names it by cluster {} and principal {}",
                     self.cluster, self.value
                 )),
             ),
-            _ if key.starts_with("access_policy/") => (
+            Key::AccessPolicy(name) => (
                 "EKS access policy association",
                 (self.place.partition.as_deref())
-                    .and_then(|partition| restriction::component_policy_arn(partition, key))
+                    .map(|partition| Arn::eks_access_policy(partition, name))
                     .map_or_else(missing, Locator::On),
             ),
-            _ if key.starts_with("role_tag/") => (
+            Key::RoleTag(_) => (
                 "IAM role tag",
                 self.text("project_role_arn").map_or_else(missing, Locator::On),
             ),

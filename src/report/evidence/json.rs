@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::components::{Component, Locator};
+use super::components::{ComposedObject, Locator};
 use super::model::{ContractEvidence, Evidence, FACTS_NOT_RECORDED};
 use crate::report::json::VerdictJson;
 use crate::report::model::RuleResult;
@@ -238,7 +238,7 @@ fn rule<'a>(r: &'a RuleResult, base: &str) -> RuleJson<'a> {
     }
 }
 
-fn component(c: &Component) -> ComponentJson<'_> {
+fn component(c: &ComposedObject) -> ComponentJson<'_> {
     let (mut arn, mut api_path, mut on, mut note) = (None, None, None, None);
     match &c.locator {
         Locator::Arn(text) => arn = Some(text.as_str()),

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::components::{Component, Locator};
+use super::components::{ComposedObject, Locator};
 use super::model::{ContractEvidence, Evidence, FACTS_NOT_RECORDED};
 use crate::report::markdown::{Out, code, link, link_definitions, text};
 use crate::report::rules::Status;
@@ -260,7 +260,7 @@ fn composed_objects(out: &mut Out, c: &ContractEvidence) {
     out.blank();
     out.wrapped(KUBERNETES, "", "");
     for member in &c.resources {
-        let objects: Vec<&Component> = c.components.iter().filter(|o| o.address == member.address).collect();
+        let objects: Vec<&ComposedObject> = c.components.iter().filter(|o| o.address == member.address).collect();
         if objects.is_empty() {
             continue;
         }

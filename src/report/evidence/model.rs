@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::components::{self, Cluster, Component};
+use super::components::{self, Cluster, ComposedObject};
 use super::state::State;
 use crate::report::associate::{ContractKey, contract_of};
 use crate::report::checklist::checks_from_values;
@@ -59,7 +59,7 @@ pub struct ContractEvidence {
     pub resources: Vec<MemberEvidence>,
     /// Every rule outcome of those resources, by rule (catalog order) then address.
     pub results: Vec<RuleResult>,
-    pub components: Vec<Component>,
+    pub components: Vec<ComposedObject>,
     pub level: Level,
     /// Why the level is what it is, one short phrase each (empty when current and nothing failed).
     pub reasons: Vec<String>,
@@ -251,7 +251,7 @@ fn composed(
     contract: &ResourceChange,
     members: &[&ResourceChange],
     place: &components::Place,
-) -> (Vec<MemberEvidence>, Vec<components::Component>) {
+) -> (Vec<MemberEvidence>, Vec<components::ComposedObject>) {
     let mut resources = vec![MemberEvidence {
         address: contract.address.clone(),
         resource_type: contract.resource_type.clone(),

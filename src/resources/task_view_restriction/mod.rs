@@ -14,7 +14,7 @@ mod schema;
 
 pub use list::RestrictionList;
 // What the governance evidence reads of a restriction's `components`.
-pub use model::{ENTRY, component_path, component_policy_arn};
+pub use model::{component_path, component_policy_arn};
 pub use schema::TYPE_NAME;
 
 use async_trait::async_trait;

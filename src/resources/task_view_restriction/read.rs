@@ -2,15 +2,14 @@
 //! changed scope, a deleted RBAC object or a removed tag drops out of `components`, so the next plan shows it and
 //! apply restores it; when nothing is left, the restriction leaves state.
 
-use std::collections::BTreeMap;
-
 use super::model::{
-    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, RUN_AS_TAG, RestrictionConfig, component_path, object_value,
-    policy_name, role_name,
+    CONTRACT_TAG, RUN_AS_TAG, RestrictionConfig, component_path, contract_mark, object_value, policy_name, role_name,
+    run_as_tag,
 };
 use crate::aws::eks_access::AccessEntryRecord;
 use crate::aws::iam;
 use crate::client::HyperpodClient;
+use crate::component::{Component, ComponentKind, Components};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, string_map, text};
@@ -18,9 +17,6 @@ use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
 use crate::resources::failed;
 use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
-
-/// `components` as recorded, or as it is live.
-type Components = BTreeMap<String, String>;
 
 /// The live state of a recorded restriction; `None` when nothing it added is left (or its cluster is gone).
 pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
@@ -37,7 +33,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
     let Some(eks_cluster) = cluster_of(client, current).await? else {
         return Ok(None);
     };
-    let recorded = string_map(current, "components");
+    let recorded = Components::from_stored(string_map(current, "components"));
     let live = match eks_cluster.as_deref() {
         None => slurm_components(client, &config, &recorded).await?,
         Some(cluster) => {
@@ -53,7 +49,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
     set_attr(
         &mut state,
         "components",
-        Value::Map(live.into_iter().map(|(k, v)| (k, text(v))).collect()),
+        Value::Map(live.stored().iter().map(|(k, v)| (k.clone(), text(v))).collect()),
     );
     Ok(Some(state))
 }
@@ -77,11 +73,11 @@ async fn slurm_components(
     recorded: &Components,
 ) -> Result<Components, Diagnostics> {
     let mut live = Components::new();
-    let key = format!("role_tag/{RUN_AS_TAG}");
+    let key = run_as_tag();
     if let Some(user) = recorded.get(&key) {
         match iam::find_role(&client.iam, role_name(&config.project_role_arn)).await {
             Ok(role) if role.tags.get(RUN_AS_TAG) == Some(user) => {
-                live.insert(key, user.clone());
+                live.insert(&key, user.clone());
             }
             Ok(_) => {}
             Err(err) if err.is_not_found() => {}
@@ -104,18 +100,18 @@ async fn entry_components(
         Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
     };
     let mut live = Components::new();
-    if recorded.contains_key(ENTRY) {
-        live.insert(ENTRY.to_string(), config.project_role_arn.clone());
+    if recorded.contains(&Component::ProjectAccessEntry) {
+        live.insert(&Component::ProjectAccessEntry, config.project_role_arn.clone());
     }
     live.extend(policy_components(&entry, recorded));
-    if let Some(contract) = recorded.get(CONTRACT_TAG_COMPONENT)
+    if let Some(contract) = recorded.get(&contract_mark())
         && entry.tags.get(CONTRACT_TAG) == Some(contract)
     {
-        live.insert(CONTRACT_TAG_COMPONENT.to_string(), contract.clone());
+        live.insert(&contract_mark(), contract.clone());
     }
-    for (key, group) in recorded.iter().filter(|(k, _)| k.starts_with("access_entry_group/")) {
+    for (component, group) in recorded.of_kind(ComponentKind::AccessEntryGroup) {
         if entry.kubernetes_groups.contains(group) {
-            live.insert(key.clone(), group.clone());
+            live.insert(&component, group.clone());
         }
     }
     Ok(live)
@@ -124,8 +120,8 @@ async fn entry_components(
 /// The recorded policy associations the entry still has, with the recorded scope.
 fn policy_components(entry: &AccessEntryRecord, recorded: &Components) -> Components {
     let mut live = Components::new();
-    for (key, scope) in recorded.iter().filter(|(k, _)| k.starts_with("access_policy/")) {
-        let policy = key.trim_start_matches("access_policy/");
+    for (component, scope) in recorded.of_kind(ComponentKind::AccessPolicy) {
+        let policy = component.name().unwrap_or_default();
         let Some(found) = entry.policies.iter().find(|p| policy_name(&p.policy_arn) == policy) else {
             continue;
         };
@@ -135,7 +131,7 @@ fn policy_components(entry: &AccessEntryRecord, recorded: &Components) -> Compon
             "cluster".to_string()
         };
         if &live_scope == scope {
-            live.insert(key.clone(), live_scope.clone());
+            live.insert(&component, live_scope.clone());
         }
     }
     live
@@ -149,7 +145,9 @@ async fn object_components(
     recorded: &Components,
 ) -> Result<Components, Diagnostics> {
     let mut live = Components::new();
-    let objects_recorded: Vec<&String> = recorded.keys().filter(|k| k.starts_with("kubernetes/")).collect();
+    let objects_recorded: Vec<Component> = (recorded.of_kind(ComponentKind::Kubernetes))
+        .map(|(component, _)| component)
+        .collect();
     if objects_recorded.is_empty() {
         return Ok(live);
     }
@@ -157,10 +155,10 @@ async fn object_components(
         .await
         .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
     for key in objects_recorded {
-        let Some(path) = component_path(key) else { continue };
+        let Some(path) = component_path(&key) else { continue };
         match kubernetes_object(client, &kube, cluster, &path).await {
             Ok(Some(found)) => {
-                live.insert(key.clone(), object_value(&found));
+                live.insert(&key, object_value(&found));
             }
             Ok(None) => {}
             Err(err) => return Err(failed(&format!("Reading {key} failed"), err)),

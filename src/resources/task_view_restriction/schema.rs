@@ -220,6 +220,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
 /// The step from version 0: the checklist (`checklist::upgrade_state`), and `associated_policies` and
 /// `kubernetes_manifests` dropped (`components` names the same; the next refresh records each object's digest).
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use crate::component::{Component, ObjectKey};
     use serde_json::Value as Json;
     crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
@@ -229,14 +230,13 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         return Ok(());
     };
     // `access_policy/<ARN>` becomes `access_policy/<name>` (see `Association::component`).
-    let by_arn: Vec<String> = components
-        .keys()
-        .filter(|key| key.starts_with("access_policy/arn:"))
+    let by_arn: Vec<String> = (components.keys())
+        .filter(|key| matches!(Component::parse(key), Some(Component::AccessPolicy(name)) if name.starts_with("arn:")))
         .cloned()
         .collect();
     for key in by_arn {
         if let Some(scope) = components.remove(&key) {
-            components.insert(format!("access_policy/{}", policy_name(&key)), scope);
+            components.insert(Component::AccessPolicy(policy_name(&key).to_string()).key(), scope);
         }
     }
     // Each object's value gains the digest of the content state recorded (what the last refresh read), so the
@@ -249,12 +249,8 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
                 .unwrap_or("-")
                 .to_string()
         };
-        let key = format!(
-            "kubernetes/{}/{}/{}",
-            field("/kind"),
-            field("/metadata/namespace"),
-            field("/metadata/name")
-        );
+        let namespace = object.pointer("/metadata/namespace").and_then(Json::as_str);
+        let key = Component::Kubernetes(ObjectKey::placed(&field("/kind"), namespace, &field("/metadata/name"))).key();
         if components.contains_key(&key) {
             components.insert(key, Json::String(object_value(object)));
         }

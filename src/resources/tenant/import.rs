@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::components::{self, POD_IDENTITY, QUOTA, ROLE};
+use super::model::components;
 use super::model::{self as tenant_model, manifests};
 use super::read::{flatten_quota, live_entry_value, optional, present};
 use super::schema::TYPE_NAME;
@@ -13,6 +13,7 @@ use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access as access;
 use crate::aws::iam;
 use crate::client::HyperpodClient;
+use crate::component::{Component, ObjectKey};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{object, text, text_map};
@@ -51,7 +52,7 @@ impl Found {
         let quota = team_quota(client, &cluster.arn, &cluster.name, team).await?;
         let mut found = Self {
             role_name: tenant_model::default_role_name(&cluster.name, team),
-            components: BTreeMap::from([(QUOTA.to_string(), quota.id.clone())]),
+            components: BTreeMap::from([(Component::ComputeQuota.key(), quota.id.clone())]),
             cluster_name: cluster.name.clone(),
             cluster_arn: cluster.arn.clone(),
             team: team.to_string(),
@@ -84,13 +85,13 @@ impl Found {
         if !self.ours(&role.tags) {
             return Ok(());
         }
-        self.components.insert(ROLE.to_string(), self.role_name.clone());
+        self.components.insert(Component::IamRole.key(), self.role_name.clone());
         self.role_arn = Some(role.arn.clone());
         for name in [components::TARGET_POLICY, components::DATA_POLICY] {
             let policy = iam::find_role_policy(&client.iam, &self.role_name, name).await;
             if present(policy, "a role policy")?.is_some() {
-                self.components
-                    .insert(components::policy_component(name), self.role_name.clone());
+                let policy = Component::IamPolicy(name.to_string());
+                self.components.insert(policy.key(), self.role_name.clone());
             }
         }
         Ok(())
@@ -107,7 +108,7 @@ impl Found {
         else {
             return Ok(());
         };
-        self.components.insert(POD_IDENTITY.to_string(), association.id.clone());
+        (self.components).insert(Component::PodIdentityAssociation.key(), association.id.clone());
         let session_tags = if association.disable_session_tags {
             Value::Bool(true)
         } else {
@@ -151,7 +152,8 @@ impl Found {
             let path = paths::namespaced(api_version, resource, &namespace, &name);
             if let Ok(Some(found)) = kube.get(&path).await {
                 let value = manifests::component_value(&namespace, &found);
-                self.components.insert(format!("kubernetes/{kind}/{name}"), value);
+                let object = Component::Kubernetes(ObjectKey::in_tenant_namespace(kind, &name));
+                self.components.insert(object.key(), value);
             }
         }
         Ok(())
@@ -170,8 +172,8 @@ impl Found {
             };
             let scoped = record.policies.iter().any(|p| p.namespaces.contains(&namespace));
             if self.ours(&record.tags) && scoped {
-                let component = components::access_entry_component(&principal);
-                self.components.insert(component, live_entry_value(&record));
+                let component = Component::AccessEntry(principal.clone());
+                self.components.insert(component.key(), live_entry_value(&record));
             }
         }
         Ok(())

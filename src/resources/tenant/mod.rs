@@ -20,6 +20,7 @@ mod schema;
 use async_trait::async_trait;
 
 use crate::client::HyperpodClient;
+use crate::component::{ComponentKind, Components};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{string, unknowns_to_null};
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -28,8 +29,6 @@ use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
 
 pub use list::TenantList;
-// What the governance evidence reads of a tenant's `components`.
-pub use model::components::{POD_IDENTITY, QUOTA, ROLE, entry_principal};
 pub use model::role_arn;
 pub use schema::TYPE_NAME;
 
@@ -90,10 +89,9 @@ impl Resource<HyperpodClient> for TenantResource {
             client
                 .reads
                 .forget_compute_quota(string(state, "compute_quota_arn").as_deref());
-            for component in crate::protocol::object::string_map(state, "components").keys() {
-                if component.starts_with("access_entry/") {
-                    client.reads.forget_access_entry(entry_principal(component));
-                }
+            let components = Components::from_stored(crate::protocol::object::string_map(state, "components"));
+            for (component, _) in components.of_kind(ComponentKind::AccessEntry) {
+                client.reads.forget_access_entry(component.name().unwrap_or_default());
             }
         }
     }

@@ -607,6 +607,7 @@ pub const STATE_UPGRADERS: [crate::protocol::state_upgrade::StateUpgrader; 1] =
 /// Kubernetes object's and access entry's `components` value gets the digest of the content state recorded for it
 /// (what the last refresh read), so the first refresh after the upgrade reports no change.
 pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Result<(), String> {
+    use crate::component::{Component, ComponentKind, ObjectKey};
     use serde_json::Value as Json;
     crate::resources::checklist::upgrade_state(state)?;
     crate::resources::handoff::drop_copies(state, &schema().block);
@@ -618,9 +619,9 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     // The role by name (was its ARN) and each inline policy by the role it is on (was `<role>/<policy>`).
     for (key, value) in components.iter_mut() {
         let Json::String(text) = value else { continue };
-        let named = match key.as_str() {
-            "iam_role" => text.rsplit('/').next(),
-            _ if key.starts_with("iam_policy/") => text.split('/').next(),
+        let named = match Component::parse(key).map(|component| component.kind()) {
+            Some(ComponentKind::IamRole) => text.rsplit('/').next(),
+            Some(ComponentKind::IamPolicy) => text.split('/').next(),
             _ => None,
         };
         if let Some(name) = named.map(str::to_string) {
@@ -630,7 +631,8 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
     for object in &manifests {
         let field = |pointer: &str| object.pointer(pointer).and_then(Json::as_str).unwrap_or_default();
         let (kind, namespace, name) = (field("/kind"), field("/metadata/namespace"), field("/metadata/name"));
-        if let Some(value) = components.get_mut(&format!("kubernetes/{kind}/{name}")) {
+        let key = Component::Kubernetes(ObjectKey::in_tenant_namespace(kind, name)).key();
+        if let Some(value) = components.get_mut(&key) {
             *value = Json::String(super::model::manifests::component_value(namespace, object));
         }
     }
@@ -645,7 +647,7 @@ pub fn upgrade_state(state: &mut crate::protocol::state_upgrade::RawState) -> Re
         let (Some(principal), Some(policy)) = (entry["principal_arn"].as_str(), entry["policy_arn"].as_str()) else {
             continue;
         };
-        if let Some(value) = components.get_mut(&super::model::components::access_entry_component(principal)) {
+        if let Some(value) = components.get_mut(&Component::AccessEntry(principal.to_string()).key()) {
             *value = Json::String(super::model::components::entry_value_of(
                 &strings("kubernetes_groups"),
                 &[(policy.to_string(), strings("namespaces"))],

@@ -160,5 +160,14 @@ pub fn report(root: &Path) -> Result<String, String> {
     for (path, count) in largest.iter().take(10) {
         let _ = writeln!(out, "  {count:4}  {path}");
     }
+    let keys = names::component_key_literals(&workspace);
+    let _ = writeln!(
+        out,
+        "\n`components` keys spelt as strings in src/ (tests aside; hyperpod_model::component spells them): {}",
+        keys.len()
+    );
+    for key in &keys {
+        let _ = writeln!(out, "  {}:{}  {:?}", key.path, key.line, key.name);
+    }
     Ok(out)
 }

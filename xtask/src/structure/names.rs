@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use hyperpod_protocol::plugin::PluginProvider;
 use hyperpod_protocol::schema::{AttributeKind, Block};
 use syn::visit::Visit;
+use terraform_provider_hyperpod::component::Component;
 use terraform_provider_hyperpod::provider::HyperpodProvider;
 
 use super::sources::Workspace;
@@ -77,15 +78,36 @@ fn is_declaration_or_test(path: &str) -> bool {
 
 /// Every attribute name typed as a string in the provider crate's non-test code, by file and line.
 pub fn name_literals(workspace: &Workspace, names: &BTreeSet<String>) -> Vec<NameLiteral> {
+    literals_where(workspace, is_declaration_or_test, &|text| names.contains(text))
+}
+
+/// Every string literal in the provider crate's non-test code that spells a key of a resource's `components`
+/// (`kubernetes/Role/{name}`, `kms_grant/{key}`, `iam_role`): `hyperpod_model::component` formats and reads them all.
+pub fn component_key_literals(workspace: &Workspace) -> Vec<NameLiteral> {
+    let is_test = |path: &str| is_declaration_or_test(path) && !path.ends_with("schema.rs");
+    literals_where(workspace, is_test, &spells_a_key)
+}
+
+/// A key, a key's pattern (`kms_grant/{key}`), or a prefix that makes one (`kms_grant/`, `kubernetes/`, as
+/// `strip_prefix` takes it).
+fn spells_a_key(text: &str) -> bool {
+    Component::parse(text).is_some() || (text.ends_with('/') && Component::parse(&format!("{text}Kind/name")).is_some())
+}
+
+fn literals_where(
+    workspace: &Workspace,
+    skip: impl Fn(&str) -> bool,
+    matches: &dyn Fn(&str) -> bool,
+) -> Vec<NameLiteral> {
     let mut found = Vec::new();
     for file in &workspace.provider().files {
         let path = file.path.display().to_string().replace('\\', "/");
-        if is_declaration_or_test(&path) {
+        if skip(&path) {
             continue;
         }
         let mut finder = Finder {
             path: &path,
-            names,
+            matches,
             found: &mut found,
         };
         for item in &file.syntax.items {
@@ -100,7 +122,7 @@ pub fn name_literals(workspace: &Workspace, names: &BTreeSet<String>) -> Vec<Nam
 
 struct Finder<'a> {
     path: &'a str,
-    names: &'a BTreeSet<String>,
+    matches: &'a dyn Fn(&str) -> bool,
     found: &'a mut Vec<NameLiteral>,
 }
 
@@ -121,7 +143,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
 
 impl Finder<'_> {
     fn record(&mut self, text: &str, span: proc_macro2::Span) {
-        if self.names.contains(text) {
+        if (self.matches)(text) {
             self.found.push(NameLiteral {
                 path: self.path.to_string(),
                 line: span.start().line,

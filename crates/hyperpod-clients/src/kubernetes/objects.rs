@@ -2,6 +2,7 @@
 //! drifted, delete when no longer wanted. `normalize` reduces a live object to those fields (identity, the labels
 //! the resource sets, `rules`, `roleRef`, `subjects`, `spec`), so comparing it with the rendered body is drift.
 
+use hyperpod_model::component::{Component, ObjectKey, ObjectScope};
 use serde_json::Value as Json;
 
 use super::{KubeClient, KubeError, paths};
@@ -35,9 +36,9 @@ impl Object {
             body,
         }
     }
-    /// The `components` key resources record it under: `kubernetes/<Kind>/<name>`.
-    pub fn component(&self) -> String {
-        format!("kubernetes/{}/{}", self.kind, self.name)
+    /// The `components` key a tenant records it under: `kubernetes/<Kind>/<name>`, its namespace implied.
+    pub fn component(&self) -> Component {
+        Component::Kubernetes(ObjectKey::in_tenant_namespace(self.kind, &self.name))
     }
     /// Canonical JSON (keys sorted), as resources expose rendered objects.
     pub fn to_json(&self) -> String {
@@ -144,11 +145,21 @@ pub async fn apply(kube: &KubeClient, object: &Object, labels: &[&str], recorded
     }
 }
 
-/// Deletes the object a `components` key names (`kubernetes/<Kind>/<name>`) in `namespace` (ignored for
-/// cluster-scoped kinds); one already gone is fine.
-pub async fn delete_component(kube: &KubeClient, namespace: &str, component: &str) -> Result<(), KubeError> {
-    let mut parts = component.splitn(3, '/');
-    let (_, kind, name) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+/// The API path of the object a key names; `None` when the key leaves its namespace out or names a kind this version
+/// does not know.
+pub fn object_path(object: &ObjectKey) -> Option<String> {
+    let (api_version, resource) = kind_path(&object.kind)?;
+    match &object.scope {
+        ObjectScope::Cluster => Some(paths::cluster_scoped(api_version, resource, &object.name)),
+        ObjectScope::Namespace(namespace) => Some(paths::namespaced(api_version, resource, namespace, &object.name)),
+        ObjectScope::Implied => None,
+    }
+}
+
+/// Deletes the object a tenant's `components` key names, in `namespace` (ignored for cluster-scoped kinds); one
+/// already gone is fine.
+pub async fn delete_component(kube: &KubeClient, namespace: &str, object: &ObjectKey) -> Result<(), KubeError> {
+    let (kind, name) = (object.kind.as_str(), object.name.as_str());
     let Some((api_version, resource)) = kind_path(kind) else {
         return Ok(());
     };
@@ -199,6 +210,6 @@ mod tests {
             cluster_role.path(),
             "/apis/rbac.authorization.k8s.io/v1/clusterroles/probes"
         );
-        assert_eq!(cluster_role.component(), "kubernetes/ClusterRole/probes");
+        assert_eq!(cluster_role.component().key(), "kubernetes/ClusterRole/probes");
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::super::model::{RestrictionConfig, RestrictionMode};
 use crate::client::HyperpodClient;
+use crate::component::Components;
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
@@ -20,7 +21,7 @@ pub struct RestrictionApplier<'a> {
     /// On create: the restriction's `id`. An existing entry tagged with it is ours (recorded, deleted on destroy):
     /// an earlier apply made it and was killed or failed before saving state. The plan decides the same way.
     pub owner: Option<String>,
-    pub components: BTreeMap<String, String>,
+    pub components: Components,
 }
 
 impl RestrictionApplier<'_> {

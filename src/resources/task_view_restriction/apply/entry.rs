@@ -2,11 +2,12 @@
 //! if we made it; Studio's "Manage access" may have made it first, then it is adopted (left on destroy) and carries
 //! the contract's mark. Its Kubernetes groups are the restriction's in rbac mode.
 
-use super::super::model::{CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, OWNER_TAG, RestrictionMode};
+use super::super::model::{CONTRACT_TAG, OWNER_TAG, RestrictionMode, contract_mark};
 use super::super::plan::{absent_namespaces, missing_namespace};
 use super::applier::RestrictionApplier;
 use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
+use crate::component::{Component, ComponentKind};
 use crate::kubernetes::KubeClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
@@ -36,15 +37,16 @@ impl RestrictionApplier<'_> {
         let eks = &self.client.eks;
         let principal = self.config.project_role_arn.clone();
         let rbac = self.config.mode == RestrictionMode::Rbac;
-        let group_key = format!("access_entry_group/{}", self.config.kubernetes_group);
-        let created = !self.components.contains_key(ENTRY)
+        let group_key = Component::AccessEntryGroup(self.config.kubernetes_group.clone());
+        let created = !self.components.contains(&Component::ProjectAccessEntry)
             && match access::create_access_entry(eks, cluster, &principal, &self.groups_at_create(), &self.tags).await {
                 Ok(()) => true,
                 Err(err) if err.is(ErrorCode::ResourceInUseException) => false,
                 Err(err) => return Err(failed("Creating the project role's access entry failed", err)),
             };
         if created {
-            self.components.insert(ENTRY.to_string(), principal.clone());
+            self.components
+                .insert(&Component::ProjectAccessEntry, principal.clone());
         } else {
             match access::describe_access_entry(eks, cluster, &principal).await {
                 Ok(live) => self.adopt(cluster, &live, &group_key).await?,
@@ -52,13 +54,14 @@ impl RestrictionApplier<'_> {
                     access::create_access_entry(eks, cluster, &principal, &self.groups_at_create(), &self.tags)
                         .await
                         .map_err(|err| failed("Creating the project role's access entry failed", err))?;
-                    self.components.insert(ENTRY.to_string(), principal.clone());
+                    self.components
+                        .insert(&Component::ProjectAccessEntry, principal.clone());
                 }
                 Err(err) => return Err(failed("Reading the project role's access entry failed", err)),
             }
         }
         if rbac {
-            self.components.insert(group_key, self.config.kubernetes_group.clone());
+            self.components.insert(&group_key, self.config.kubernetes_group.clone());
         } else {
             self.components.remove(&group_key);
         }
@@ -76,10 +79,16 @@ impl RestrictionApplier<'_> {
 
     /// An entry that exists: ours if it carries this restriction's owner tag (an interrupted create), adopted
     /// otherwise; its groups brought to what the restriction wants.
-    async fn adopt(&mut self, cluster: &str, live: &AccessEntryRecord, group_key: &str) -> Result<(), Diagnostics> {
+    async fn adopt(
+        &mut self,
+        cluster: &str,
+        live: &AccessEntryRecord,
+        group_key: &Component,
+    ) -> Result<(), Diagnostics> {
         let principal = &self.config.project_role_arn;
         if self.owner.is_some() && live.tags.get(OWNER_TAG) == self.owner.as_ref() {
-            self.components.insert(ENTRY.to_string(), principal.clone());
+            self.components
+                .insert(&Component::ProjectAccessEntry, principal.clone());
         }
         let groups = self.wanted_groups(&live.kubernetes_groups);
         if groups != live.kubernetes_groups {
@@ -87,9 +96,9 @@ impl RestrictionApplier<'_> {
                 .await
                 .map_err(|err| failed("Updating the project role's access entry failed", err))?;
         }
-        self.components
-            .retain(|key, _| !key.starts_with("access_entry_group/") || key == group_key);
-        if !self.components.contains_key(ENTRY) {
+        (self.components)
+            .retain(|component, _| component.kind() != ComponentKind::AccessEntryGroup || component == group_key);
+        if !self.components.contains(&Component::ProjectAccessEntry) {
             self.mark_adopted_entry(live).await?;
         }
         Ok(())
@@ -98,7 +107,7 @@ impl RestrictionApplier<'_> {
     /// The entry's groups as the restriction wants them: a group it added earlier and no longer wants (rbac mode
     /// left, another group) goes; in rbac mode its group is there.
     fn wanted_groups(&self, live: &[String]) -> Vec<String> {
-        let ours = |g: &String| self.components.contains_key(&format!("access_entry_group/{g}"));
+        let ours = |g: &String| self.components.contains(&Component::AccessEntryGroup(g.clone()));
         let mut groups: Vec<String> = live
             .iter()
             .filter(|g| !(ours(g) && **g != self.config.kubernetes_group))
@@ -127,7 +136,7 @@ impl RestrictionApplier<'_> {
                 .await
                 .map_err(|err| failed("Tagging the project role's access entry failed", err))?;
         }
-        self.components.insert(CONTRACT_TAG_COMPONENT.to_string(), contract);
+        self.components.insert(&contract_mark(), contract);
         Ok(())
     }
 }

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use super::model::{CONTRACT_TAG, OWNER_TAG, RestrictionConfig, unknown_inputs, with_contract};
 use super::read::cluster_of;
 use crate::client::HyperpodClient;
+use crate::component::Components;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, string_map, text_map, unknowns_to_null};
@@ -53,7 +54,7 @@ pub async fn write(client: &HyperpodClient, planned: &Value, prior: Option<&Valu
         partition: client.region.partition().to_string(),
         tags: tags(client, &contract, &owner),
         owner: prior.is_none().then_some(owner),
-        components: prior.map(|p| string_map(p, "components")).unwrap_or_default(),
+        components: Components::from_stored(prior.map(|p| string_map(p, "components")).unwrap_or_default()),
     };
     let result = applier.apply().await;
     settle(result, &applier.components, value, prior)
@@ -88,17 +89,12 @@ fn still_unknown(value: &Value) -> Diagnostics {
 
 /// The state an apply leaves: what it reached, recorded in `components`, even when a step failed (the prior state
 /// when it failed before adding anything).
-fn settle(
-    result: Result<(), Diagnostics>,
-    components: &BTreeMap<String, String>,
-    value: Value,
-    prior: Option<&Value>,
-) -> Applied {
+fn settle(result: Result<(), Diagnostics>, components: &Components, value: Value, prior: Option<&Value>) -> Applied {
     let mut state = match (&result, prior) {
         (Err(_), Some(prior)) => prior.clone(),
         _ => value,
     };
-    set_attr(&mut state, "components", text_map(components));
+    set_attr(&mut state, "components", text_map(components.stored()));
     let state = unknowns_to_null(state);
     match result {
         Ok(()) => Applied::ok(state),
@@ -109,7 +105,7 @@ fn settle(
 
 /// Destroy: what `components` names, nothing else.
 pub async fn delete(client: &HyperpodClient, prior: &Value) -> Result<(), Diagnostics> {
-    let components: BTreeMap<String, String> = string_map(prior, "components");
+    let components = Components::from_stored(string_map(prior, "components"));
     if components.is_empty() {
         return Ok(());
     }

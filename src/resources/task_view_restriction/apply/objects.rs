@@ -1,10 +1,9 @@
 //! EKS `rbac` mode: the Kubernetes objects the restriction writes, each recorded with its content's digest; one
 //! recorded and no longer wanted (rbac mode left, a namespace dropped) is deleted.
 
-use std::collections::BTreeSet;
-
 use super::super::model::{component_path, object_component, object_value};
 use super::applier::RestrictionApplier;
+use crate::component::{Component, ComponentKind};
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
 use crate::kubernetes::{KubeClient, KubeError};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -14,7 +13,7 @@ impl RestrictionApplier<'_> {
     /// Writes the wanted objects and deletes the stale ones; `kube` is the client the namespace check opened.
     pub(super) async fn objects(&mut self, cluster: &str, kube: Option<KubeClient>) -> Result<(), Diagnostics> {
         let manifests = self.config.manifests();
-        let has_objects = !manifests.is_empty() || self.components.keys().any(|k| k.starts_with("kubernetes/"));
+        let has_objects = !manifests.is_empty() || self.components.of_kind(ComponentKind::Kubernetes).next().is_some();
         if !has_objects {
             return Ok(());
         }
@@ -23,17 +22,15 @@ impl RestrictionApplier<'_> {
             None => self.kube(cluster).await?,
         };
         for object in &manifests {
-            let recorded = self.components.contains_key(&object_component(object));
+            let recorded = self.components.contains(&object_component(object));
             write_object(&kube, object, recorded).await?;
             self.components
-                .insert(object_component(object), object_value(&object.body));
+                .insert(&object_component(object), object_value(&object.body));
         }
-        let keep: BTreeSet<String> = manifests.iter().map(object_component).collect();
-        let stale: Vec<(String, String)> = self
-            .components
-            .keys()
-            .filter(|key| !keep.contains(*key))
-            .filter_map(|key| Some((key.clone(), component_path(key)?)))
+        let keep: Vec<Component> = manifests.iter().map(object_component).collect();
+        let stale: Vec<(Component, String)> = (self.components.iter())
+            .filter(|(component, _)| !keep.contains(component))
+            .filter_map(|(component, _)| Some((component.clone(), component_path(&component)?)))
             .collect();
         for (key, path) in stale {
             kube.delete(&path)

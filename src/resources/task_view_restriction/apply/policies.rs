@@ -1,11 +1,10 @@
 //! EKS `access_policy` mode: the access policy associations on the project role's entry. Each wanted one is
 //! associated (all at once, each recorded if it succeeded); one recorded and no longer wanted is removed.
 
-use std::collections::BTreeSet;
-
 use super::super::model::{RestrictionAssociation, component_policy_arn};
 use super::applier::RestrictionApplier;
 use crate::aws::eks_access as access;
+use crate::component::{Component, ComponentKind};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
 
@@ -13,12 +12,10 @@ impl RestrictionApplier<'_> {
     pub(super) async fn policies(&mut self, cluster: &str) -> Result<(), Diagnostics> {
         let wanted = self.config.associations(&self.partition);
         self.associate(cluster, &wanted).await?;
-        let keep: BTreeSet<String> = wanted.iter().map(RestrictionAssociation::component).collect();
-        let stale: Vec<String> = self
-            .components
-            .keys()
-            .filter(|key| key.starts_with("access_policy/") && !keep.contains(*key))
-            .cloned()
+        let keep: Vec<Component> = wanted.iter().map(RestrictionAssociation::component).collect();
+        let stale: Vec<Component> = (self.components.of_kind(ComponentKind::AccessPolicy))
+            .map(|(component, _)| component)
+            .filter(|component| !keep.contains(component))
             .collect();
         for key in stale {
             let policy = component_policy_arn(&self.partition, &key).unwrap_or_default();
@@ -50,7 +47,7 @@ impl RestrictionApplier<'_> {
         for (association, result) in wanted.iter().zip(associated) {
             match result {
                 Ok(()) => {
-                    self.components.insert(association.component(), association.scope());
+                    self.components.insert(&association.component(), association.scope());
                 }
                 Err(diagnostics) => failures.extend(diagnostics),
             }

@@ -1,26 +1,25 @@
 //! EKS destroy: what `components` names and nothing else. The RBAC objects go; an access entry the restriction made
 //! goes whole; of an adopted one only the policy associations, the contract's mark and the groups it added.
 
-use super::super::model::{CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, component_path, component_policy_arn};
+use super::super::model::{CONTRACT_TAG, component_path, component_policy_arn, contract_mark};
 use super::applier::RestrictionApplier;
 use crate::aws::eks_access::{self as access, AccessEntryRecord};
+use crate::component::{Component, ComponentKind};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
 
 impl RestrictionApplier<'_> {
     pub(super) async fn remove_eks(&mut self, cluster: &str) -> Result<(), Diagnostics> {
         self.delete_objects(cluster).await?;
-        if self.components.contains_key(ENTRY) {
+        if self.components.contains(&Component::ProjectAccessEntry) {
             access::delete_access_entry(&self.client.eks, cluster, &self.config.project_role_arn)
                 .await
                 .map_err(|err| failed("Deleting the project role's access entry failed", err))?;
             self.components.clear();
             return Ok(());
         }
-        let policies: Vec<(String, String)> = self
-            .components
-            .keys()
-            .filter_map(|key| Some((key.clone(), component_policy_arn(&self.partition, key)?)))
+        let policies: Vec<(Component, String)> = (self.components.iter())
+            .filter_map(|(component, _)| Some((component.clone(), component_policy_arn(&self.partition, &component)?)))
             .collect();
         for (key, policy) in policies {
             access::disassociate_access_policy(&self.client.eks, cluster, &self.config.project_role_arn, &policy)
@@ -35,10 +34,8 @@ impl RestrictionApplier<'_> {
 
     /// The recorded Kubernetes objects.
     async fn delete_objects(&mut self, cluster: &str) -> Result<(), Diagnostics> {
-        let paths: Vec<(String, String)> = self
-            .components
-            .keys()
-            .filter_map(|key| Some((key.clone(), component_path(key)?)))
+        let paths: Vec<(Component, String)> = (self.components.iter())
+            .filter_map(|(component, _)| Some((component.clone(), component_path(&component)?)))
             .collect();
         if paths.is_empty() {
             return Ok(());
@@ -55,12 +52,10 @@ impl RestrictionApplier<'_> {
 
     /// An adopted entry: the contract's mark off and the groups the restriction added out. One read serves both.
     async fn release_entry(&self, cluster: &str) -> Result<(), Diagnostics> {
-        let ours: Vec<String> = self
-            .components
-            .keys()
-            .filter_map(|key| key.strip_prefix("access_entry_group/").map(str::to_string))
+        let ours: Vec<String> = (self.components.of_kind(ComponentKind::AccessEntryGroup))
+            .filter_map(|(component, _)| component.name().map(str::to_string))
             .collect();
-        let mark = self.components.get(CONTRACT_TAG_COMPONENT).cloned();
+        let mark = self.components.get(&contract_mark()).cloned();
         if mark.is_none() && ours.is_empty() {
             return Ok(());
         }

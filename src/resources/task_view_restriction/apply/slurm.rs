@@ -1,7 +1,7 @@
 //! Slurm: the project role's `SSMSessionRunAs` tag, so its Session Manager sessions run as the restriction's OS
 //! user; destroy removes it only while it still holds the restriction's value.
 
-use super::super::model::{RUN_AS_TAG, role_name};
+use super::super::model::{RUN_AS_TAG, role_name, run_as_tag};
 use super::applier::RestrictionApplier;
 use crate::aws::iam;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -28,13 +28,12 @@ impl RestrictionApplier<'_> {
                 .await
                 .map_err(|err| failed("Tagging the project role failed", err))?;
         }
-        self.components.insert(format!("role_tag/{RUN_AS_TAG}"), user);
+        self.components.insert(&run_as_tag(), user);
         Ok(())
     }
 
     pub(super) async fn remove_slurm(&mut self) -> Result<(), Diagnostics> {
-        let key = format!("role_tag/{RUN_AS_TAG}");
-        let Some(user) = self.components.get(&key).cloned() else {
+        let Some(user) = self.components.get(&run_as_tag()).cloned() else {
             return Ok(());
         };
         let name = role_name(&self.config.project_role_arn).to_string();
@@ -51,7 +50,7 @@ impl RestrictionApplier<'_> {
                 .await
                 .map_err(|err| failed("Untagging the project role failed", err))?;
         }
-        self.components.remove(&key);
+        self.components.remove(&run_as_tag());
         Ok(())
     }
 }

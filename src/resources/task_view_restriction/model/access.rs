@@ -2,6 +2,7 @@
 //! and how `components` names them.
 
 use super::config::{RestrictionConfig, RestrictionMode};
+use crate::component::Component;
 
 pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
 pub use super::config::SPACE_TEMPLATE_NAMESPACE;
@@ -18,8 +19,8 @@ pub struct RestrictionAssociation {
 
 impl RestrictionAssociation {
     /// `access_policy/<policy name>`: the name alone (the partition is the cluster's), so the key stays short.
-    pub fn component(&self) -> String {
-        format!("access_policy/{}", policy_name(&self.policy_arn))
+    pub fn component(&self) -> Component {
+        Component::AccessPolicy(policy_name(&self.policy_arn).to_string())
     }
     /// What `components` records: the scope, so a changed scope is drift.
     pub fn scope(&self) -> String {
@@ -32,7 +33,7 @@ impl RestrictionAssociation {
 }
 
 pub fn policy_arn(partition: &str, name: &str) -> String {
-    format!("arn:{partition}:eks::aws:cluster-access-policy/{name}")
+    crate::aws::ids::Arn::eks_access_policy(partition, name)
 }
 
 /// An access policy's name, the last segment of its ARN.
@@ -41,8 +42,11 @@ pub fn policy_name(policy_arn: &str) -> &str {
 }
 
 /// The policy ARN an `access_policy/<name>` component names (the 0→1 state upgrader rewrote keys that held ARNs).
-pub fn component_policy_arn(partition: &str, component: &str) -> Option<String> {
-    Some(policy_arn(partition, component.strip_prefix("access_policy/")?))
+pub fn component_policy_arn(partition: &str, component: &Component) -> Option<String> {
+    match component {
+        Component::AccessPolicy(name) => Some(policy_arn(partition, name)),
+        _ => None,
+    }
 }
 
 impl RestrictionConfig {

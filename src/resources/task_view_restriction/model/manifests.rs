@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::config::{RestrictionConfig, RestrictionMode};
+use crate::component::{Component, ObjectKey};
 use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object};
 
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
@@ -111,13 +112,12 @@ fn probes(group: &str) -> [Object; 2] {
 }
 
 /// The `components` key of a Kubernetes object: kind, namespace (`-` when cluster-scoped) and name.
-pub fn object_component(object: &Object) -> String {
-    format!(
-        "kubernetes/{}/{}/{}",
+pub fn object_component(object: &Object) -> Component {
+    Component::Kubernetes(ObjectKey::placed(
         object.kind,
-        object.namespace.as_deref().unwrap_or("-"),
-        object.name
-    )
+        object.namespace.as_deref(),
+        &object.name,
+    ))
 }
 
 /// The `components` value of a Kubernetes object: the short digest of its content (`resources::short_digest`; the
@@ -127,14 +127,11 @@ pub fn object_value(body: &serde_json::Value) -> String {
     crate::resources::short_digest(&normalized.to_string())
 }
 
-/// The API path of the object a `kubernetes/<Kind>/<namespace or ->/<name>` component names.
-pub fn component_path(component: &str) -> Option<String> {
-    use crate::kubernetes::paths;
-    let (kind, rest) = component.strip_prefix("kubernetes/")?.split_once('/')?;
-    let (namespace, name) = rest.split_once('/')?;
-    let (api_version, resource) = crate::kubernetes::objects::kind_path(kind)?;
-    Some(match namespace {
-        "-" => paths::cluster_scoped(api_version, resource, name),
-        namespace => paths::namespaced(api_version, resource, namespace, name),
-    })
+/// The API path of the object a component names (`kubernetes/<Kind>/<namespace or ->/<name>`); `None` for any other
+/// component, an object whose namespace the key leaves out, or a kind this version does not know.
+pub fn component_path(component: &Component) -> Option<String> {
+    match component {
+        Component::Kubernetes(object) => crate::kubernetes::objects::object_path(object),
+        _ => None,
+    }
 }

@@ -13,9 +13,7 @@ mod tests;
 pub use access::{
     RestrictionAssociation, SPACE_TEMPLATE_NAMESPACE, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name,
 };
-pub use components::{
-    CONTRACT_TAG, CONTRACT_TAG_COMPONENT, ENTRY, OWNER_TAG, RUN_AS_TAG, components, private_data_conf,
-};
+pub use components::{CONTRACT_TAG, OWNER_TAG, RUN_AS_TAG, components, contract_mark, private_data_conf, run_as_tag};
 pub use config::{
     RestrictionConfig, RestrictionMode, grants_known, mode_known, restriction_id, role_name, unknown_inputs,
     without_unknown_grants,

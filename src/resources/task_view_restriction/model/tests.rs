@@ -3,9 +3,11 @@
 use super::config::default_group;
 use super::*;
 
+use crate::component::Component;
+
 #[test]
 fn the_contract_mark_component_names_the_contract_tag() {
-    assert_eq!(CONTRACT_TAG_COMPONENT, format!("entry_tag/{CONTRACT_TAG}"));
+    assert_eq!(contract_mark().key(), format!("entry_tag/{CONTRACT_TAG}"));
 }
 
 fn config(mode: RestrictionMode) -> RestrictionConfig {
@@ -77,7 +79,7 @@ fn access_policy_mode_scopes_studio_policies_to_the_namespaces_and_probes_to_the
 #[test]
 fn rbac_mode_renders_per_namespace_viewers_and_one_probe_grant() {
     let manifests = config(RestrictionMode::Rbac).manifests();
-    let keys: Vec<String> = manifests.iter().map(object_component).collect();
+    let keys: Vec<String> = manifests.iter().map(|object| object_component(object).key()).collect();
     assert_eq!(
         keys,
         [
@@ -105,19 +107,22 @@ fn rbac_mode_renders_per_namespace_viewers_and_one_probe_grant() {
             "{value}"
         );
     }
-    assert_eq!(component_path("access_policy/AmazonEKSViewPolicy"), None);
+    assert_eq!(
+        component_path(&Component::AccessPolicy("AmazonEKSViewPolicy".into())),
+        None
+    );
 }
 
 #[test]
 fn an_adopted_entry_is_not_a_component_but_carries_the_contract_s_mark() {
     let created = components(&config(RestrictionMode::AccessPolicy), "aws", true, false, "c1");
-    assert!(created.contains_key(ENTRY));
+    assert!(created.contains(&Component::ProjectAccessEntry));
     assert!(
-        !created.contains_key(CONTRACT_TAG_COMPONENT),
+        !created.contains(&contract_mark()),
         "a created entry is tagged at create"
     );
     let adopted = components(&config(RestrictionMode::AccessPolicy), "aws", true, true, "c1");
-    assert!(!adopted.contains_key(ENTRY));
-    assert_eq!(adopted.get(CONTRACT_TAG_COMPONENT).map(String::as_str), Some("c1"));
-    assert_eq!(adopted.len(), created.len());
+    assert!(!adopted.contains(&Component::ProjectAccessEntry));
+    assert_eq!(adopted.get(&contract_mark()).map(String::as_str), Some("c1"));
+    assert_eq!(adopted.stored().len(), created.stored().len());
 }

@@ -5,13 +5,14 @@
 //! entry's owner tag where adoption depends on it (`entry_adopted`).
 
 use super::super::model::{
-    ENTRY, OWNER_TAG, RestrictionConfig, contract_problem, grants_known, mode_known, restriction_id, with_contract,
+    OWNER_TAG, RestrictionConfig, contract_problem, grants_known, mode_known, restriction_id, with_contract,
     without_unknown_grants,
 };
 use super::order::{NamespaceCheck, RestrictionTenants, namespace_check};
 use crate::aws::sagemaker::HyperPodCluster;
 use crate::aws::ssm;
 use crate::client::HyperpodClient;
+use crate::component::Component;
 use crate::governance::cluster_slurm::SessionPreferences;
 use crate::governance::{Contract, Fact, Orchestrator, RestrictionFacts};
 use crate::kubernetes::{KubeClient, KubeError, find_namespace};
@@ -172,7 +173,7 @@ pub async fn entry_adopted(
     let Some(eks_cluster) = &inputs.cluster.eks_name else {
         return Some(true);
     };
-    if prior.is_some_and(|p| string_map(p, "components").contains_key(ENTRY)) {
+    if prior.is_some_and(|p| string_map(p, "components").contains_key(&Component::ProjectAccessEntry.key())) {
         return Some(false);
     }
     let principal = &inputs.config.project_role_arn;

@@ -102,7 +102,7 @@ pub fn predict(inputs: &RestrictionPlanInputs, report: &Report, adopted: Option<
         value,
         "components",
         match wanted {
-            Some(wanted) if inputs.grants_known => text_map(&wanted),
+            Some(wanted) if inputs.grants_known => text_map(wanted.stored()),
             _ => Value::Unknown,
         },
     );

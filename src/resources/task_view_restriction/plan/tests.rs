@@ -2,13 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use super::super::model::{ENTRY, GROUP_MAX, RestrictionConfig, RestrictionMode};
+use super::super::model::{GROUP_MAX, RestrictionConfig, RestrictionMode};
 use super::super::schema::schema;
 use super::RestrictionPlanInputs;
 use super::gather::{RestrictionCluster, RestrictionLiveFacts};
 use super::judge::{group_problem, judge};
 use super::order::{RestrictionTenants, TENANTS};
 use super::predict::predict;
+use crate::component::Component;
 use crate::governance::examples::{self, PROJECT_ROLE};
 use crate::governance::{Fact, Referenced, RestrictionFacts, TenantCapacity};
 use crate::protocol::object::{text, text_list};
@@ -95,7 +96,7 @@ fn a_restriction_every_rule_admits_plans_its_access_policies_and_checklist() {
             "access_policy/AmazonSagemakerHyperpodUserClusterPolicy",
         ]
     );
-    assert_eq!(components[ENTRY], text(PROJECT_ROLE));
+    assert_eq!(components[&Component::ProjectAccessEntry.key()], text(PROJECT_ROLE));
     let Some(Value::String(passed)) = value.get_attr("passed_checks") else {
         panic!("{value:?}")
     };

@@ -4,14 +4,14 @@
 //! independent of each other and are written at once.
 
 use super::super::model::components::{
-    DesiredEntry, EDIT_POLICY, GRANT_OPERATIONS, POD_IDENTITY, VIEW_POLICY, access_entry_component, desired_entries,
-    entry_principal, entry_value, grant_component, grant_name,
+    DesiredEntry, EDIT_POLICY, GRANT_OPERATIONS, VIEW_POLICY, desired_entries, entry_value, grant_name,
 };
 use super::super::model::manifests::{self, Manifest};
 use super::composer::{Composer, PROPAGATION, failed, first_failure, kube_failed};
 use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
+use crate::component::{Component, ComponentKind, ObjectKey};
 use crate::kubernetes::{KubeClient, objects};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use futures::future::join_all;
@@ -29,23 +29,22 @@ impl Composer<'_> {
                     .await
                     .map_err(|err| kube_failed(&format!("Applying {} failed", manifest.describe()), err))?;
                 self.components
-                    .insert(manifest.component(), manifests::rendered_value(namespace, manifest));
+                    .insert(&manifest.component(), manifests::rendered_value(namespace, manifest));
                 Ok(())
             }
         }))
         .await;
         first_failure(applied)?;
-        let keep: Vec<String> = wanted.iter().map(Manifest::component).collect();
-        let stale: Vec<String> = self
-            .components
-            .with_prefix("kubernetes/")
-            .into_iter()
-            .map(|(key, _)| key)
-            .filter(|key| !keep.contains(key))
+        let keep: Vec<Component> = wanted.iter().map(Manifest::component).collect();
+        let stale: Vec<Component> = (self.components.of_kind(ComponentKind::Kubernetes).into_iter())
+            .map(|(component, _)| component)
+            .filter(|component| !keep.contains(component))
             .collect();
-        for key in stale {
-            delete_manifest(&kube, &namespace, &key).await?;
-            self.components.remove(&key);
+        for component in stale {
+            if let Component::Kubernetes(object) = &component {
+                delete_manifest(&kube, &namespace, object).await?;
+            }
+            self.components.remove(&component);
         }
         Ok(())
     }
@@ -70,22 +69,22 @@ impl Composer<'_> {
         let eks_name = &self.target.eks_cluster_name;
         let Some(wanted) = self.pod_identity_spec() else {
             // No workload block (any more): the association it had goes.
-            if let Some(id) = self.components.get(POD_IDENTITY) {
+            if let Some(id) = self.components.get(&Component::PodIdentityAssociation) {
                 access::delete_pod_identity_association(&self.client.eks, eks_name, &id)
                     .await
                     .map_err(|err| failed("Deleting the Pod Identity association failed", err))?;
-                self.components.remove(POD_IDENTITY);
+                self.components.remove(&Component::PodIdentityAssociation);
             }
             return Ok(());
         };
         let eks = &self.client.eks;
         let mut existing = None;
-        let recorded = self.components.get(POD_IDENTITY);
+        let recorded = self.components.get(&Component::PodIdentityAssociation);
         if recorded.is_none() {
             // Not in state: most likely absent, so create first; one that exists is looked up below.
             match self.create_pod_identity(&wanted).await {
                 Ok(id) => {
-                    self.components.insert(POD_IDENTITY.to_string(), id);
+                    self.components.insert(&Component::PodIdentityAssociation, id);
                     return Ok(());
                 }
                 Err(err) if err.is(ErrorCode::ResourceInUseException) => {}
@@ -99,11 +98,11 @@ impl Composer<'_> {
                     access::delete_pod_identity_association(eks, eks_name, &found.id)
                         .await
                         .map_err(|err| failed("Replacing the Pod Identity association failed", err))?;
-                    self.components.remove(POD_IDENTITY);
+                    self.components.remove(&Component::PodIdentityAssociation);
                 }
                 Ok(found) => existing = Some(found),
                 Err(err) if err.is_not_found() => {
-                    self.components.remove(POD_IDENTITY);
+                    self.components.remove(&Component::PodIdentityAssociation);
                 }
                 Err(err) => return Err(failed("Reading the Pod Identity association failed", err)),
             }
@@ -144,7 +143,7 @@ impl Composer<'_> {
                 .await
                 .map_err(|err| failed("Creating the Pod Identity association failed", err))?,
         };
-        self.components.insert(POD_IDENTITY.to_string(), association);
+        self.components.insert(&Component::PodIdentityAssociation, association);
         Ok(())
     }
 
@@ -163,22 +162,19 @@ impl Composer<'_> {
         let eks = &self.client.eks;
         let wanted = desired_entries(&self.target.config);
         first_failure(join_all(wanted.iter().map(|entry| self.ensure_access_entry(entry))).await)?;
-        let keep: Vec<String> = wanted
-            .iter()
-            .map(|e| access_entry_component(&e.principal_arn))
+        let stale: Vec<Component> = (self.components.of_kind(ComponentKind::AccessEntry).into_iter())
+            .map(|(component, _)| component)
+            .filter(|component| {
+                !wanted
+                    .iter()
+                    .any(|e| component.name() == Some(e.principal_arn.as_str()))
+            })
             .collect();
-        let stale: Vec<String> = self
-            .components
-            .with_prefix("access_entry/")
-            .into_iter()
-            .map(|(key, _)| key)
-            .filter(|key| !keep.contains(key))
-            .collect();
-        for key in stale {
-            access::delete_access_entry(eks, eks_name, entry_principal(&key))
+        for component in stale {
+            access::delete_access_entry(eks, eks_name, component.name().unwrap_or_default())
                 .await
                 .map_err(|err| failed("Deleting an access entry failed", err))?;
-            self.components.remove(&key);
+            self.components.remove(&component);
         }
         Ok(())
     }
@@ -187,7 +183,7 @@ impl Composer<'_> {
     async fn ensure_access_entry(&self, entry: &DesiredEntry) -> Result<(), Diagnostics> {
         let eks_name = &self.target.eks_cluster_name;
         let eks = &self.client.eks;
-        let key = access_entry_component(&entry.principal_arn);
+        let key = Component::AccessEntry(entry.principal_arn.clone());
         // Not in state: most likely absent, so create first (one call); an entry that exists is judged below.
         let created = !self.components.contains_key(&key)
             && match self.create_entry(entry).await {
@@ -196,7 +192,7 @@ impl Composer<'_> {
                 Err(err) => return Err(failed("Creating an access entry failed", err)),
             };
         if created {
-            self.components.insert(key, entry_value(entry));
+            self.components.insert(&key, entry_value(entry));
             return self.associate(entry).await;
         }
         let live = match access::find_access_entry(eks, eks_name, &entry.principal_arn).await {
@@ -240,7 +236,7 @@ impl Composer<'_> {
                     .map_err(|err| failed("Creating an access entry failed", err))?;
             }
         }
-        self.components.insert(key, entry_value(entry));
+        self.components.insert(&key, entry_value(entry));
         self.associate(entry).await
     }
 
@@ -280,27 +276,21 @@ impl Composer<'_> {
         let grantee = self.grantee();
         let keys = &self.target.config.data.kms_keys;
         first_failure(join_all(keys.iter().map(|key| self.ensure_grant(key, &grantee))).await)?;
-        let stale: Vec<(String, String)> = self
-            .components
-            .with_prefix("kms_grant/")
-            .into_iter()
-            .filter_map(|(component, id)| {
-                let key = component.strip_prefix("kms_grant/")?;
-                (!keys.iter().any(|k| k == key)).then(|| (key.to_string(), id))
-            })
+        let stale: Vec<(Component, String)> = (self.components.of_kind(ComponentKind::KmsGrant).into_iter())
+            .filter(|(component, _)| !keys.iter().any(|k| component.name() == Some(k.as_str())))
             .collect();
-        for (key, id) in stale {
-            kms::revoke_grant(&self.client.kms, &key, &id)
+        for (component, id) in stale {
+            kms::revoke_grant(&self.client.kms, component.name().unwrap_or_default(), &id)
                 .await
                 .map_err(|err| failed("Revoking a KMS grant failed", err))?;
-            self.components.remove(&grant_component(&key));
+            self.components.remove(&component);
         }
         Ok(())
     }
 
     /// One key's grant to `grantee`; grants are immutable, so a changed grantee is revoked and granted again.
     async fn ensure_grant(&self, key: &str, grantee: &str) -> Result<(), Diagnostics> {
-        let component = grant_component(key);
+        let component = Component::KmsGrant(key.to_string());
         if let Some(id) = self.components.get(&component) {
             match kms::find_grant(&self.client.kms, key, &id).await {
                 Ok(grant) if grant.grantee_principal == grantee => return Ok(()),
@@ -320,13 +310,13 @@ impl Composer<'_> {
         })
         .await
         .map_err(|err| failed(&format!("Granting {grantee} use of KMS key {key} failed"), err))?;
-        self.components.insert(component, id);
+        self.components.insert(&component, id);
         Ok(())
     }
 }
 
-pub(super) async fn delete_manifest(kube: &KubeClient, namespace: &str, component: &str) -> Result<(), Diagnostics> {
-    objects::delete_component(kube, namespace, component)
+pub(super) async fn delete_manifest(kube: &KubeClient, namespace: &str, object: &ObjectKey) -> Result<(), Diagnostics> {
+    objects::delete_component(kube, namespace, object)
         .await
-        .map_err(|err| kube_failed(&format!("Deleting {component} in {namespace} failed"), err))
+        .map_err(|err| kube_failed(&format!("Deleting {object} in {namespace} failed"), err))
 }

@@ -14,8 +14,8 @@ use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::cluster_facts::capacity_of;
 use crate::resources::cluster_view::instance_group_capacity;
 
-use super::super::model::components::QUOTA;
 use super::composer::{Composer, failed};
+use crate::component::Component;
 
 /// WKL-3 for the tenant beside `others` (the cluster's quotas that count before it), with what apply knows: the
 /// instance groups and those quotas, nothing planned.
@@ -101,7 +101,7 @@ pub async fn verify(composer: &Composer<'_>, id: &str) -> Result<(), Diagnostics
     cq::wait_compute_quota_deleted(sagemaker, id, composer.context.time_left(), &composer.context.stop)
         .await
         .map_err(|err| failed("The compute quota that does not fit was not deleted", err))?;
-    composer.components.remove(QUOTA);
+    composer.components.remove(&Component::ComputeQuota);
     for diagnostic in &mut refused.0 {
         diagnostic.detail = format!(
             "{} (Another compute quota on the cluster was created first, after this tenant's checks: this \

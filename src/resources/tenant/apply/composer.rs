@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::super::model::TenantConfig;
 use crate::client::HyperpodClient;
+use crate::component::{Component, ComponentKind, Components};
 use crate::kubernetes::{KubeClient, KubeError};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::resource::OperationContext;
@@ -42,51 +43,50 @@ pub struct Composer<'a> {
 
 /// The components that exist, written by steps that run at once: each records its object the moment it exists.
 #[derive(Default)]
-pub struct Recorded(Mutex<BTreeMap<String, String>>);
+pub struct Recorded(Mutex<Components>);
 
 impl Recorded {
-    pub fn new(components: BTreeMap<String, String>) -> Self {
+    pub fn new(components: Components) -> Self {
         Self(Mutex::new(components))
     }
 
-    fn locked(&self) -> MutexGuard<'_, BTreeMap<String, String>> {
+    fn locked(&self) -> MutexGuard<'_, Components> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn get(&self, component: &str) -> Option<String> {
+    pub fn get(&self, component: &Component) -> Option<String> {
         self.locked().get(component).cloned()
     }
 
-    pub fn contains_key(&self, component: &str) -> bool {
-        self.locked().contains_key(component)
+    pub fn contains_key(&self, component: &Component) -> bool {
+        self.locked().contains(component)
     }
 
     pub fn is_empty(&self) -> bool {
         self.locked().is_empty()
     }
 
-    pub fn insert(&self, component: String, id: String) {
+    pub fn insert(&self, component: &Component, id: String) {
         self.locked().insert(component, id);
     }
 
-    pub fn remove(&self, component: &str) {
+    pub fn remove(&self, component: &Component) {
         self.locked().remove(component);
     }
 
-    pub fn retain(&self, keep: impl Fn(&str) -> bool) {
+    /// Keeps the components `keep` holds to; a key this version does not read is kept.
+    pub fn retain(&self, keep: impl Fn(&Component) -> bool) {
         self.locked().retain(|component, _| keep(component));
     }
 
-    /// The components whose names start with `prefix`, with their ids.
-    pub fn with_prefix(&self, prefix: &str) -> Vec<(String, String)> {
-        self.locked()
-            .iter()
-            .filter(|(component, _)| component.starts_with(prefix))
-            .map(|(component, id)| (component.clone(), id.clone()))
+    /// The components of `kind`, with their ids.
+    pub fn of_kind(&self, kind: ComponentKind) -> Vec<(Component, String)> {
+        (self.locked().of_kind(kind))
+            .map(|(component, id)| (component, id.clone()))
             .collect()
     }
 
-    pub fn snapshot(&self) -> BTreeMap<String, String> {
+    pub fn snapshot(&self) -> Components {
         self.locked().clone()
     }
 }

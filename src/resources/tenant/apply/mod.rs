@@ -14,9 +14,10 @@ mod role;
 use std::collections::BTreeMap;
 
 use super::model::TenantConfig;
-use super::model::components::{self, POD_IDENTITY, QUOTA};
+use super::model::components;
 use super::plan;
 use crate::client::HyperpodClient;
+use crate::component::{Component, ComponentKind, Components};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
 use crate::protocol::object::{string, string_map, text, text_map, unknowns_to_null};
@@ -60,7 +61,7 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
         client,
         context,
         target: &target,
-        components: Recorded::new(string_map(prior, "components")),
+        components: Recorded::new(Components::from_stored(string_map(prior, "components"))),
         quota_arn: string(prior, "compute_quota_arn"),
     };
     match Box::pin(composer.reconcile()).await {
@@ -102,7 +103,7 @@ pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationC
         client,
         context,
         target: &target,
-        components: Recorded::new(components),
+        components: Recorded::new(Components::from_stored(components)),
         quota_arn: None,
     };
     composer.remove_all().await
@@ -169,28 +170,28 @@ async fn resolve_target(
 /// The state after a reconcile, complete or not: the planned value with what now exists.
 fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
     let mut state = value.clone();
-    let components = &composer.components.snapshot();
-    let optional = |key: &str| components.get(key).map_or(Value::Null, text);
-    set_attr(&mut state, "components", text_map(components));
+    let recorded = &composer.components;
+    set_attr(&mut state, "components", text_map(recorded.snapshot().stored()));
     set_attr(
         &mut state,
         "compute_quota_id",
-        components
-            .get(QUOTA)
-            .map_or(Value::Null, |value| text(components::quota_id(value))),
+        (recorded.get(&Component::ComputeQuota)).map_or(Value::Null, |value| text(components::quota_id(&value))),
     );
     set_attr(
         &mut state,
         "compute_quota_arn",
-        match (&composer.quota_arn, components.contains_key(QUOTA)) {
+        match (&composer.quota_arn, recorded.contains_key(&Component::ComputeQuota)) {
             (Some(arn), true) => text(arn),
             _ => Value::Null,
         },
     );
-    set_attr(&mut state, "pod_identity_association_id", optional(POD_IDENTITY));
-    let grants: BTreeMap<String, String> = components
-        .iter()
-        .filter_map(|(key, id)| Some((key.strip_prefix("kms_grant/")?.to_string(), id.clone())))
+    set_attr(
+        &mut state,
+        "pod_identity_association_id",
+        (recorded.get(&Component::PodIdentityAssociation)).map_or(Value::Null, text),
+    );
+    let grants: BTreeMap<String, String> = (recorded.of_kind(ComponentKind::KmsGrant).into_iter())
+        .filter_map(|(component, id)| Some((component.name()?.to_string(), id)))
         .collect();
     set_attr(&mut state, "kms_grants", text_map(&grants));
     unknowns_to_null(state)

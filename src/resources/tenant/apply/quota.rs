@@ -3,7 +3,7 @@
 //! in place keeping what the configuration leaves to the live quota (`model::kept`); then the namespace HyperPod
 //! creates with it.
 
-use super::super::model::components::{QUOTA, quota_id, quota_matches, quota_spec};
+use super::super::model::components::{quota_id, quota_matches, quota_spec};
 use super::super::model::kept;
 use super::super::model::ownership::foreign_quota;
 use super::claim;
@@ -11,6 +11,7 @@ use super::composer::{Composer, failed, kube_failed};
 use crate::aws::ErrorCode;
 use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::target_version;
+use crate::component::Component;
 use crate::kubernetes::namespaces;
 use crate::protocol::diagnostics::Diagnostics;
 
@@ -22,7 +23,11 @@ impl Composer<'_> {
         let target = self.target;
         let wanted = quota_spec(&target.config, &target.cluster_arn, &target.tags);
         let sm = &self.client.sagemaker;
-        if let Some(id) = self.components.get(QUOTA).map(|value| quota_id(&value)) {
+        if let Some(id) = self
+            .components
+            .get(&Component::ComputeQuota)
+            .map(|value| quota_id(&value))
+        {
             match cq::find_compute_quota(sm, &id).await {
                 Ok(live) => {
                     self.quota_arn = Some(live.arn.clone());
@@ -31,7 +36,7 @@ impl Composer<'_> {
                     if !quota_matches(&kept, &live) || live.status.is_failed() {
                         self.update_quota(&id, &wanted).await?;
                     }
-                    self.components.insert(QUOTA.to_string(), id.clone());
+                    self.components.insert(&Component::ComputeQuota, id.clone());
                     // Read every time, not only when the tags argument changed: an imported quota made out of band
                     // lacks the tenant's marks (`hyperpod:tenant`, `hyperpod:cluster`, `hyperpod:contract`), and
                     // without them the inventory and the takeover check would not know the quota is governed.
@@ -46,7 +51,7 @@ impl Composer<'_> {
                     return self.wait_namespace().await;
                 }
                 Err(err) if err.is_not_found() => {
-                    self.components.remove(QUOTA);
+                    self.components.remove(&Component::ComputeQuota);
                 }
                 Err(err) => return Err(failed("Reading the compute quota failed", err)),
             }
@@ -60,7 +65,7 @@ impl Composer<'_> {
                 return Err(claim::explain_refusal(self, refusal).await);
             }
         };
-        self.components.insert(QUOTA.to_string(), id.clone());
+        self.components.insert(&Component::ComputeQuota, id.clone());
         self.quota_arn = Some(arn);
         cq::wait_compute_quota_ready(sm, &id, self.context.time_left(), &self.context.stop)
             .await
@@ -93,7 +98,7 @@ impl Composer<'_> {
             return Err(foreign_quota(&found, &self.target.cluster_name, &self.target.config.team).into());
         }
         tracing::info!(id = %found.id, "adopting the tenant's compute quota from an interrupted apply");
-        self.components.insert(QUOTA.to_string(), found.id.clone());
+        self.components.insert(&Component::ComputeQuota, found.id.clone());
         self.quota_arn = Some(found.arn.clone());
         let live = cq::wait_compute_quota_ready(sm, &found.id, self.context.time_left(), &self.context.stop)
             .await

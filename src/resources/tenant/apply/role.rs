@@ -1,18 +1,19 @@
 //! Apply: the tenant's workload IAM role (Pod Identity trust, tagged with the contract) and its inline policies.
 //! A role of its name that is not the tenant's is refused before the quota claims anything.
 
-use super::super::model::components::{ROLE, policy_component, role_policies, trust_policy};
+use super::super::model::components::{role_policies, trust_policy};
 use super::super::model::ownership::foreign_role;
 use super::composer::{Composer, PROPAGATION, failed};
 use crate::aws::wait::retry_propagation;
 use crate::aws::{ErrorCode, iam};
+use crate::component::{Component, ComponentKind};
 use crate::protocol::diagnostics::Diagnostics;
 
 impl Composer<'_> {
     /// Before the first write of a create: a role of the workload role's name that is not this tenant's fails the
     /// apply now, before the quota claims capacity, so nothing of the tenant is left to clean up.
     pub(super) async fn refuse_foreign_role(&self) -> Result<(), Diagnostics> {
-        if self.components.contains_key(ROLE) {
+        if self.components.contains_key(&Component::IamRole) {
             return Ok(());
         }
         match iam::find_role(&self.client.iam, &self.target.role_name).await {
@@ -25,7 +26,7 @@ impl Composer<'_> {
 
     pub(super) async fn ensure_role(&mut self) -> Result<(), Diagnostics> {
         let target = self.target;
-        if self.components.contains_key(ROLE) {
+        if self.components.contains_key(&Component::IamRole) {
             let role = match iam::find_role(&self.client.iam, &target.role_name).await {
                 Ok(role) => Some(role),
                 Err(err) if err.is_not_found() => None,
@@ -39,7 +40,7 @@ impl Composer<'_> {
                 }
                 return Ok(());
             }
-            self.components.remove(ROLE);
+            self.components.remove(&Component::IamRole);
         }
         let description = format!("hyperpod_tenant {} on {}", target.config.team, target.cluster_name);
         let created = iam::create_role(
@@ -52,7 +53,7 @@ impl Composer<'_> {
         .await;
         match created {
             Ok(_) => {
-                self.components.insert(ROLE.to_string(), target.role_name.clone());
+                self.components.insert(&Component::IamRole, target.role_name.clone());
                 Ok(())
             }
             Err(err) if err.is(ErrorCode::EntityAlreadyExists) => {
@@ -67,7 +68,7 @@ impl Composer<'_> {
                     return Err(foreign_role(&target.role_name).into());
                 }
                 // Ours from an earlier, interrupted apply: adopt it.
-                self.components.insert(ROLE.to_string(), target.role_name.clone());
+                self.components.insert(&Component::IamRole, target.role_name.clone());
                 Ok(())
             }
             Err(err) => Err(failed("Creating the tenant workload role failed", err)),
@@ -76,12 +77,13 @@ impl Composer<'_> {
 
     /// Deletes the workload role and its inline policies, if the tenant has one.
     pub(super) async fn remove_role(&self) -> Result<(), Diagnostics> {
-        if self.components.contains_key(ROLE) {
+        if self.components.contains_key(&Component::IamRole) {
             // delete_role removes the inline policies first.
             iam::delete_role(&self.client.iam, &self.target.role_name)
                 .await
                 .map_err(|err| failed("Deleting the tenant workload role failed", err))?;
-            self.components.retain(|c| !c.starts_with("iam_"));
+            self.components
+                .retain(|c| !matches!(c.kind(), ComponentKind::IamRole | ComponentKind::IamPolicy));
         }
         Ok(())
     }
@@ -98,20 +100,19 @@ impl Composer<'_> {
             })
             .await
             .map_err(|err| failed(&format!("Writing the workload role's {name} policy failed"), err))?;
-            self.components.insert(policy_component(name), target.role_name.clone());
+            self.components
+                .insert(&Component::IamPolicy(name.clone()), target.role_name.clone());
         }
-        let stale: Vec<String> = self
-            .components
-            .with_prefix("iam_policy/")
-            .into_iter()
-            .filter_map(|(key, _)| key.strip_prefix("iam_policy/").map(str::to_string))
-            .filter(|name| !wanted.contains_key(name))
+        let stale: Vec<Component> = (self.components.of_kind(ComponentKind::IamPolicy).into_iter())
+            .map(|(component, _)| component)
+            .filter(|component| !wanted.contains_key(component.name().unwrap_or_default()))
             .collect();
-        for name in stale {
-            iam::delete_role_policy(&self.client.iam, &target.role_name, &name)
+        for component in stale {
+            let name = component.name().unwrap_or_default();
+            iam::delete_role_policy(&self.client.iam, &target.role_name, name)
                 .await
                 .map_err(|err| failed(&format!("Removing the workload role's {name} policy failed"), err))?;
-            self.components.remove(&policy_component(&name));
+            self.components.remove(&component);
         }
         Ok(())
     }

@@ -8,9 +8,6 @@ use crate::aws::compute_quota::{self as cq, QuotaSpec};
 use crate::aws::scheduler_status::SchedulerStatus;
 use crate::governance::Unit;
 
-pub const ROLE: &str = "iam_role";
-pub const QUOTA: &str = "compute_quota";
-
 /// The compute quota's `components` value: its id, and after a refresh that found its last write ended `*Failed`
 /// (`CreateFailed`, `UpdateFailed`: not in effect, whatever settings it reports) the status too, `<id> (<status>)`.
 /// The plan then shows the failure as a change back to the bare id, and apply writes the quota again.
@@ -26,27 +23,11 @@ pub fn quota_component(id: &str, status: &SchedulerStatus) -> String {
 pub fn quota_id(value: &str) -> String {
     value.split(' ').next().unwrap_or_default().to_string()
 }
-pub const POD_IDENTITY: &str = "pod_identity_association";
 pub const TARGET_POLICY: &str = "hyperpod-tenant-target";
 pub const DATA_POLICY: &str = "hyperpod-tenant-data";
 pub const VIEW_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy";
 pub const EDIT_POLICY: &str = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy";
 pub const GRANT_OPERATIONS: [&str; 4] = ["Decrypt", "Encrypt", "GenerateDataKey", "DescribeKey"];
-
-pub fn policy_component(name: &str) -> String {
-    format!("iam_policy/{name}")
-}
-pub fn access_entry_component(principal: &str) -> String {
-    format!("access_entry/{principal}")
-}
-pub fn grant_component(key_arn: &str) -> String {
-    format!("kms_grant/{key_arn}")
-}
-
-/// The principal of an `access_entry/<principal>` component.
-pub fn entry_principal(component: &str) -> &str {
-    component.trim_start_matches("access_entry/")
-}
 
 use crate::resources::with_digest;
 

@@ -274,7 +274,7 @@ pub(crate) mod tests {
     }
 
     fn names(manifests: &[Manifest]) -> Vec<String> {
-        manifests.iter().map(Manifest::component).collect()
+        manifests.iter().map(|m| m.component().key()).collect()
     }
 
     #[test]

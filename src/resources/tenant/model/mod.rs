@@ -337,7 +337,7 @@ fn slurm_account(tenant: Fields<'_>) -> Option<Option<SlurmAccountConfig>> {
 
 /// `arn:<partition>:iam::<cluster account>:role/<name>`: the workload role's ARN, known before it exists.
 pub fn role_arn(partition: &str, account: &str, role_name: &str) -> String {
-    format!("arn:{partition}:iam::{account}:role/{role_name}")
+    crate::aws::ids::Arn::iam_role(partition, account, role_name)
 }
 
 /// The workload role's default name: `hyperpod-<cluster>-<team>`, shortened to IAM's 64 characters with a stable

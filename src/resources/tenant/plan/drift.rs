@@ -5,8 +5,9 @@
 //! Which objects drifted is pure (`drifted`); reading the live ones to say how is gather's (`drifted_objects`).
 
 use super::super::model::TenantConfig;
-use super::super::model::components::{DesiredEntry, access_entry_component, desired_entries, entry_value};
+use super::super::model::components::{DesiredEntry, desired_entries, entry_value};
 use super::super::model::manifests::{self, Manifest};
+use crate::component::Component;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::string_map;
 use crate::protocol::value::Value;
@@ -39,11 +40,16 @@ pub fn drifted(prior: &Value) -> Option<Drifted> {
     let written = TenantConfig::from_value(prior)?;
     let recorded = string_map(prior, "components");
     let namespace = written.namespace();
-    let moved = |key: &str, value: &str| recorded.get(key).is_some_and(|live| live != value);
+    let moved = |component: &Component, value: &str| recorded.get(&component.key()).is_some_and(|live| live != value);
     Some(Drifted {
         entries: desired_entries(&written)
             .into_iter()
-            .filter(|entry| moved(&access_entry_component(&entry.principal_arn), &entry_value(entry)))
+            .filter(|entry| {
+                moved(
+                    &Component::AccessEntry(entry.principal_arn.clone()),
+                    &entry_value(entry),
+                )
+            })
             .collect(),
         manifests: manifests::render(&written)
             .into_iter()

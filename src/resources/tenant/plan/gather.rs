@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use super::super::model::components::{self, QUOTA};
+use super::super::model::components;
 use super::super::model::{self, TenantConfig};
 use super::drift::{self, DriftedObject, LiveContent};
 use crate::aws::AwsError;
 use crate::aws::compute_quota::ComputeQuota;
 use crate::client::HyperpodClient;
+use crate::component::Component;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::{Allocation, Contract, Fact, Phase, Referenced, Setting, TenantCapacity, paths};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
@@ -124,7 +125,8 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
     {
         live.retain(|tenant| tenant.team != replaced.team);
     }
-    let creates_quota = cluster.cluster.eks_cluster_name().is_some() && !context.prior_components.contains_key(QUOTA);
+    let creates_quota = cluster.cluster.eks_cluster_name().is_some()
+        && !context.prior_components.contains_key(&Component::ComputeQuota.key());
     let existing_quota = if creates_quota {
         existing_quota(client, &cluster, &config).await
     } else {

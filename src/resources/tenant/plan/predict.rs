@@ -4,13 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use super::super::model::components::{
-    POD_IDENTITY, QUOTA, ROLE, access_entry_component, desired_entries, entry_value, grant_component, policy_component,
-    quota_id, role_policies,
-};
+use super::super::model::components::{desired_entries, entry_value, quota_id, role_policies};
 use super::super::model::{self, TenantConfig, manifests, slurm};
 use super::gather::TenantPlanInputs;
 use super::judge::TenantVerdict;
+use crate::component::Component;
 use crate::governance::{Contract, Orchestrator, Setting};
 use crate::protocol::object::{object, text, text_list, text_map};
 use crate::protocol::value::Value;
@@ -45,8 +43,9 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
         &context.partition,
         &context.prior_components,
     );
-    let recorded = |key: &str| components.get(key).cloned().unwrap_or(Value::Null);
-    let quota_arn = match (context.prior_components.contains_key(QUOTA), &context.prior_quota_arn) {
+    let recorded = |component: &Component| components.get(&component.key()).cloned().unwrap_or(Value::Null);
+    let quota_recorded = context.prior_components.contains_key(&Component::ComputeQuota.key());
+    let quota_arn = match (quota_recorded, &context.prior_quota_arn) {
         (true, Some(arn @ Value::String(_))) => arn.clone(),
         _ => Value::Unknown,
     };
@@ -55,7 +54,7 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
         .data
         .kms_keys
         .iter()
-        .map(|key| (key.clone(), recorded(&grant_component(key))))
+        .map(|key| (key.clone(), recorded(&Component::KmsGrant(key.clone()))))
         .collect();
     // The target policy is a component only once the target role is known: until then the set of components is not
     // known either (a known map would gain a key at apply).
@@ -65,9 +64,12 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
     );
     let mut attributes = BTreeMap::from([
         ("namespace", text(inputs.config.namespace())),
-        ("compute_quota_id", recorded(QUOTA)),
+        ("compute_quota_id", recorded(&Component::ComputeQuota)),
         ("compute_quota_arn", quota_arn),
-        ("pod_identity_association_id", recorded(POD_IDENTITY)),
+        (
+            "pod_identity_association_id",
+            recorded(&Component::PodIdentityAssociation),
+        ),
         ("kms_grants", Value::Map(grants)),
         (
             "components",
@@ -147,7 +149,8 @@ pub fn predicted_components(
 ) -> BTreeMap<String, Value> {
     let namespace = config.namespace();
     let mut out: BTreeMap<String, Value> = BTreeMap::new();
-    let mut add = |key: String, predicted: Option<String>| {
+    let mut add = |component: Component, predicted: Option<String>| {
+        let key = component.key();
         let value = match (prior.get(&key), predicted) {
             (_, Some(predicted)) => text(predicted),
             (Some(recorded), None) => text(recorded),
@@ -158,13 +161,14 @@ pub fn predicted_components(
     // The role by name, and each inline policy by the role it is on (its key names the policy): only a tenant with a
     // workload identity has them.
     if config.workload.is_some() {
-        add(ROLE.to_string(), Some(role_name.to_string()));
+        add(Component::IamRole, Some(role_name.to_string()));
         for name in role_policies(config, partition).keys() {
-            add(policy_component(name), Some(role_name.to_string()));
+            add(Component::IamPolicy(name.clone()), Some(role_name.to_string()));
         }
     }
     // Its id once recorded (a recorded failed write, `<id> (UpdateFailed)`, is planned back to the bare id).
-    add(QUOTA.to_string(), prior.get(QUOTA).map(|value| quota_id(value)));
+    let quota = prior.get(&Component::ComputeQuota.key()).map(|value| quota_id(value));
+    add(Component::ComputeQuota, quota);
     for manifest in manifests::render(config) {
         add(
             manifest.component(),
@@ -172,13 +176,16 @@ pub fn predicted_components(
         );
     }
     if config.workload.is_some() {
-        add(POD_IDENTITY.to_string(), None);
+        add(Component::PodIdentityAssociation, None);
     }
     for entry in desired_entries(config) {
-        add(access_entry_component(&entry.principal_arn), Some(entry_value(&entry)));
+        add(
+            Component::AccessEntry(entry.principal_arn.clone()),
+            Some(entry_value(&entry)),
+        );
     }
     for key in &config.data.kms_keys {
-        add(grant_component(key), None);
+        add(Component::KmsGrant(key.clone()), None);
     }
     out
 }

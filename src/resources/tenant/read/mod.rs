@@ -6,12 +6,13 @@ mod quota_state;
 
 use std::collections::BTreeMap;
 
-use super::model::components::{self, POD_IDENTITY, QUOTA, ROLE};
+use super::model::components;
 use super::model::manifests;
 use crate::aws::compute_quota as cq;
 use crate::aws::eks_access as access;
 use crate::aws::{AwsError, iam, kms};
 use crate::client::HyperpodClient;
+use crate::component::{Component, ComponentKind, Components, ObjectKey};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::{nested, string, string_map, text, text_map};
@@ -49,10 +50,10 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     let mut read = Refresh {
         client,
         eks_cluster,
-        recorded: string_map(current, "components"),
+        recorded: Components::from_stored(string_map(current, "components")),
         current,
         state: current.clone(),
-        live: BTreeMap::new(),
+        live: Components::new(),
     };
     read.role().await?;
     read.quota().await?;
@@ -67,41 +68,59 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
 struct Refresh<'a> {
     client: &'a HyperpodClient,
     eks_cluster: String,
-    recorded: BTreeMap<String, String>,
+    recorded: Components,
     current: &'a Value,
     state: Value,
-    live: BTreeMap<String, String>,
+    live: Components,
 }
 
 impl Refresh<'_> {
+    fn recorded(&self, component: &Component) -> Option<&String> {
+        self.recorded.get(component)
+    }
+
+    /// The recorded components of `kind`, with their values.
+    fn recorded_of(&self, kind: ComponentKind) -> Vec<(Component, String)> {
+        (self.recorded.of_kind(kind))
+            .map(|(component, value)| (component, value.clone()))
+            .collect()
+    }
+
+    fn found(&mut self, component: &Component, value: String) {
+        self.live.insert(component, value);
+    }
+
     async fn role(&mut self) -> Result<(), Diagnostics> {
         let iam_client = &self.client.iam;
         let role_name = string(self.current, "workload_role_name").unwrap_or_default();
-        if !self.recorded.contains_key(ROLE)
+        if self.recorded(&Component::IamRole).is_none()
             || present(iam::find_role(iam_client, &role_name).await, "the workload role")?.is_none()
         {
             return Ok(());
         }
-        self.live.insert(ROLE.to_string(), role_name.clone());
-        for (key, value) in self.recorded.iter().filter(|(k, _)| k.starts_with("iam_policy/")) {
-            let name = key.trim_start_matches("iam_policy/");
+        self.found(&Component::IamRole, role_name.clone());
+        for (policy, value) in self.recorded_of(ComponentKind::IamPolicy) {
+            let name = policy.name().unwrap_or_default();
             let found = iam::find_role_policy(iam_client, &role_name, name).await;
             if present(found, "a role policy")?.is_some() {
-                self.live.insert(key.clone(), value.clone());
+                self.found(&policy, value);
             }
         }
         Ok(())
     }
 
     async fn quota(&mut self) -> Result<(), Diagnostics> {
-        let Some(id) = self.recorded.get(QUOTA).map(|value| components::quota_id(value)) else {
+        let Some(id) = self
+            .recorded(&Component::ComputeQuota)
+            .map(|value| components::quota_id(value))
+        else {
             return Ok(());
         };
         let found = cq::find_compute_quota(&self.client.sagemaker, &id).await;
         if let Some(quota) = present(found, "the compute quota")? {
             // A last write that failed is drift: not in effect, so the plan writes it again.
             let value = components::quota_component(&quota.id, &quota.status);
-            self.live.insert(QUOTA.to_string(), value);
+            self.found(&Component::ComputeQuota, value);
             set_attr(&mut self.state, "compute_quota_arn", text(&quota.arn));
             // The name and description as they are (a quota imported, or described in the console, keeps its own).
             set_attr(&mut self.state, "compute_quota_name", text(&quota.name));
@@ -117,13 +136,8 @@ impl Refresh<'_> {
     /// provider writes shows as a changed `components` value at the next plan, which names it and warns.
     async fn kubernetes_objects(&mut self) -> Result<(), Diagnostics> {
         let namespace = string(self.current, "namespace").unwrap_or_default();
-        let objects: Vec<(String, String, String)> = self
-            .recorded
-            .keys()
-            .filter_map(|key| {
-                let (kind, name) = key.strip_prefix("kubernetes/")?.split_once('/')?;
-                Some((key.clone(), kind.to_string(), name.to_string()))
-            })
+        let objects: Vec<Component> = (self.recorded_of(ComponentKind::Kubernetes).into_iter())
+            .map(|(component, _)| component)
             .collect();
         if objects.is_empty() {
             return Ok(());
@@ -131,14 +145,17 @@ impl Refresh<'_> {
         let kube = kube_client(self.client, &self.eks_cluster)
             .await
             .map_err(|err| failed("Cannot reach the cluster's Kubernetes API", err))?;
-        for (key, kind, name) in objects {
-            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(&kind) else {
+        for component in objects {
+            let Component::Kubernetes(ObjectKey { kind, name, .. }) = &component else {
                 continue;
             };
-            let path = paths::namespaced(api_version, resource, &namespace, &name);
+            let Some((api_version, resource)) = crate::kubernetes::objects::kind_path(kind) else {
+                continue;
+            };
+            let path = paths::namespaced(api_version, resource, &namespace, name);
             match kubernetes_object(self.client, &kube, &self.eks_cluster, &path).await {
                 Ok(Some(object)) => {
-                    self.live.insert(key, manifests::component_value(&namespace, &object));
+                    self.found(&component, manifests::component_value(&namespace, &object));
                 }
                 Ok(None) => {}
                 Err(err) => return Err(failed(&format!("Reading {kind} {namespace}/{name} failed"), err)),
@@ -148,14 +165,14 @@ impl Refresh<'_> {
     }
 
     async fn pod_identity(&mut self) -> Result<(), Diagnostics> {
-        if let Some(id) = self.recorded.get(POD_IDENTITY) {
+        if let Some(id) = self.recorded(&Component::PodIdentityAssociation) {
             let found = access::find_pod_identity_association(&self.client.eks, &self.eks_cluster, id).await;
             if let Some(association) = present(found, "the Pod Identity association")? {
-                self.live.insert(POD_IDENTITY.to_string(), association.id.clone());
+                self.found(&Component::PodIdentityAssociation, association.id.clone());
                 self.workload_from(&association);
             }
         }
-        let id = self.live.get(POD_IDENTITY).cloned();
+        let id = self.live.get(&Component::PodIdentityAssociation).cloned();
         set_attr(&mut self.state, "pod_identity_association_id", optional(id));
         Ok(())
     }
@@ -184,17 +201,11 @@ impl Refresh<'_> {
     }
 
     async fn access_entries(&mut self) -> Result<(), Diagnostics> {
-        let keys: Vec<String> = self
-            .recorded
-            .keys()
-            .filter(|key| key.starts_with("access_entry/"))
-            .cloned()
-            .collect();
-        for key in keys {
-            let principal = components::entry_principal(&key);
+        for (entry, _) in self.recorded_of(ComponentKind::AccessEntry) {
+            let principal = entry.name().unwrap_or_default();
             let found = self.client.access_entry(&self.eks_cluster, principal).await;
             if let Some(record) = present(found, "an access entry")? {
-                self.live.insert(key.clone(), live_entry_value(&record));
+                self.found(&entry, live_entry_value(&record));
             }
         }
         Ok(())
@@ -202,11 +213,11 @@ impl Refresh<'_> {
 
     async fn grants(&mut self) -> Result<(), Diagnostics> {
         let mut grants_now = BTreeMap::new();
-        for (key, id) in self.recorded.iter().filter(|(k, _)| k.starts_with("kms_grant/")) {
-            let key_arn = key.trim_start_matches("kms_grant/");
-            if present(kms::find_grant(&self.client.kms, key_arn, id).await, "a KMS grant")?.is_some() {
-                self.live.insert(key.clone(), id.clone());
+        for (grant, id) in self.recorded_of(ComponentKind::KmsGrant) {
+            let key_arn = grant.name().unwrap_or_default();
+            if present(kms::find_grant(&self.client.kms, key_arn, &id).await, "a KMS grant")?.is_some() {
                 grants_now.insert(key_arn.to_string(), id.clone());
+                self.found(&grant, id);
             }
         }
         set_attr(&mut self.state, "kms_grants", text_map(&grants_now));
@@ -217,9 +228,9 @@ impl Refresh<'_> {
         if self.live.is_empty() {
             return None;
         }
-        let quota_id = self.live.get(QUOTA).map(|value| components::quota_id(value));
+        let quota_id = (self.live.get(&Component::ComputeQuota)).map(|value| components::quota_id(value));
         set_attr(&mut self.state, "compute_quota_id", optional(quota_id));
-        set_attr(&mut self.state, "components", text_map(&self.live));
+        set_attr(&mut self.state, "components", text_map(self.live.stored()));
         Some(self.state)
     }
 }
