@@ -6,7 +6,8 @@
 //! helpers, typed errors), `client` (what every resource gets: the clients and the provider block's options),
 //! `provider` (the provider block and the registry of resources, data sources and functions),
 //! `resources`, `data_sources` and `functions` (one module each), `findings` and `errors` (the engine's messages and
-//! the clients' errors as diagnostics), `permissions` (the least-privilege policy of each resource).
+//! the clients' errors as diagnostics), `permissions` (the least-privilege policy of each resource), `report` (the
+//! governance report, crate `hyperpod-report`).
 
 /// The AWS clients (crate `hyperpod-clients`).
 pub use hyperpod_clients::aws;
@@ -29,6 +30,8 @@ pub use hyperpod_model::{component, names, quota_settings, tags};
 pub use hyperpod_protocol as protocol;
 pub mod permissions;
 pub mod provider;
-pub mod report;
+/// The governance report and the evidence (crate `hyperpod-report`): plan and state JSON in, never a resource's
+/// internals.
+pub use hyperpod_report as report;
 pub mod resources;
 pub mod run;

@@ -1,7 +1,8 @@
 //! The crate graph keeps the architecture's arrows pointing down (README, "Layout"): the model depends on nothing;
 //! the governance engine only on the model and plain data crates, never on the provider, the plugin protocol, an AWS
 //! SDK or a Kubernetes client; the plugin protocol on neither AWS, the engine nor the provider; the cloud clients on
-//! neither the engine, the protocol nor the provider (they share only the model). Read from `cargo tree`
+//! neither the engine, the protocol nor the provider (they share only the model); the report never on the provider.
+//! Read from `cargo tree`
 //! (normal dependencies, transitively, as the lock file resolves them), so a dependency added anywhere below a layer
 //! is caught too.
 
@@ -121,6 +122,19 @@ fn the_clients_reach_neither_the_engine_nor_the_protocol_nor_the_provider() {
             .iter()
             .any(|name| forbidden_below_clients(name))
     );
+}
+
+/// The governance report reads plans and states, not the provider's resources: it cannot import a resource's
+/// internals because it cannot reach the provider crate at all.
+#[test]
+fn the_report_does_not_reach_the_provider() {
+    let report = reachable("hyperpod-report");
+    assert!(report.contains("hyperpod-governance"), "{report:?}");
+    assert!(
+        !report.contains("terraform-provider-hyperpod"),
+        "the report reaches the provider: {report:?}"
+    );
+    assert!(reachable("terraform-provider-hyperpod").contains("hyperpod-report"));
 }
 
 /// The catalog's examples are test support: the docs generator (xtask) and the tests enable them, the shipped

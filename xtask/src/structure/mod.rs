@@ -68,7 +68,7 @@ pub fn plan_path_report(root: &Path, folder: &str) -> Result<String, String> {
 
 /// The folders held to [`MAX_PLAN_FUNCTION_LINES`] in every function, not only on a plan path: the governance
 /// engine (one function per rule, each rule's parts named) and the governance report's renderers.
-pub const SIZED_EVERYWHERE: [&str; 2] = ["crates/hyperpod-governance/src/", "src/report/"];
+pub const SIZED_EVERYWHERE: [&str; 2] = ["crates/hyperpod-governance/src/", "crates/hyperpod-report/src/"];
 
 /// Every function outside tests in [`SIZED_EVERYWHERE`] longer than [`MAX_PLAN_FUNCTION_LINES`], longest first.
 pub fn long_functions(workspace: &sources::Workspace) -> Vec<(String, usize)> {
@@ -151,7 +151,7 @@ pub fn report(root: &Path) -> Result<String, String> {
     }
     let _ = writeln!(
         out,
-        "\nattribute names typed as strings in src/ (declarations and tests aside): {} in {} files",
+        "\nattribute names typed as strings in src/ and crates/hyperpod-report/ (declarations and tests aside): {} in {} files",
         literals.len(),
         by_file.len()
     );
@@ -163,7 +163,7 @@ pub fn report(root: &Path) -> Result<String, String> {
     let keys = names::component_key_literals(&workspace);
     let _ = writeln!(
         out,
-        "\n`components` keys spelt as strings in src/ (tests aside; hyperpod_model::component spells them): {}",
+        "\n`components` keys spelt as strings in src/ and crates/hyperpod-report/ (tests aside; hyperpod_model::component spells them): {}",
         keys.len()
     );
     for key in &keys {

@@ -1,9 +1,9 @@
-//! Attribute names typed as strings: each string literal in the provider crate's code (`src/`, tests and schema
-//! declarations left out) that equals the name of an attribute or block of one of the provider's schemas. A
-//! resource declared with `#[derive(Model)]` names its attributes through the declaration (`SchedulingPolicyModel::ARN`),
-//! so a misspelt one does not compile; issue 42 brings the count to zero. Like any count of names it also meets
-//! plain words that happen to be names (`"name"`, `"team"`); `cargo xtask structure` prints it, and
-//! `xtask/tests/structure.rs` holds the folders of [`TYPED`] at zero.
+//! Attribute names typed as strings: each string literal in the provider's and the report's code (`src/`,
+//! `crates/hyperpod-report/`; tests and schema declarations left out) that equals the name of an attribute or block of
+//! one of the provider's schemas. A resource declared with `#[derive(Model)]` names its attributes through the
+//! declaration (`SchedulingPolicyModel::ARN`), so a misspelt one does not compile; issue 42 brings the count to zero.
+//! Like any count of names it also meets plain words that happen to be names (`"name"`, `"team"`); `cargo xtask
+//! structure` prints it, and `xtask/tests/structure.rs` holds the folders of [`TYPED`] at zero.
 
 use std::collections::BTreeSet;
 
@@ -76,12 +76,12 @@ fn is_declaration_or_test(path: &str) -> bool {
     file == "schema.rs" || file == "tests.rs" || file.ends_with("_tests.rs")
 }
 
-/// Every attribute name typed as a string in the provider crate's non-test code, by file and line.
+/// Every attribute name typed as a string in the provider's and the report's non-test code, by file and line.
 pub fn name_literals(workspace: &Workspace, names: &BTreeSet<String>) -> Vec<NameLiteral> {
     literals_where(workspace, is_declaration_or_test, &|text| names.contains(text))
 }
 
-/// Every string literal in the provider crate's non-test code that spells a key of a resource's `components`
+/// Every string literal in the provider's and the report's non-test code that spells a key of a resource's `components`
 /// (`kubernetes/Role/{name}`, `kms_grant/{key}`, `iam_role`): `hyperpod_model::component` formats and reads them all.
 pub fn component_key_literals(workspace: &Workspace) -> Vec<NameLiteral> {
     let is_test = |path: &str| is_declaration_or_test(path) && !path.ends_with("schema.rs");
@@ -100,7 +100,7 @@ fn literals_where(
     matches: &dyn Fn(&str) -> bool,
 ) -> Vec<NameLiteral> {
     let mut found = Vec::new();
-    for file in &workspace.provider().files {
+    for file in workspace.value_readers().flat_map(|source| &source.files) {
         let path = file.path.display().to_string().replace('\\', "/");
         if skip(&path) {
             continue;

@@ -34,7 +34,7 @@ pub struct Workspace {
 }
 
 /// The crate roots of the workspace: (package name, root file relative to the repository).
-const ROOTS: [(&str, &str); 9] = [
+const ROOTS: [(&str, &str); 10] = [
     ("terraform-provider-hyperpod", "src/lib.rs"),
     ("terraform-provider-hyperpod (bin)", "src/main.rs"),
     ("hyperpod-protocol", "crates/hyperpod-protocol/src/lib.rs"),
@@ -42,6 +42,7 @@ const ROOTS: [(&str, &str); 9] = [
     ("hyperpod-clients", "crates/hyperpod-clients/src/lib.rs"),
     ("hyperpod-model", "crates/hyperpod-model/src/lib.rs"),
     ("hyperpod-derive", "crates/hyperpod-derive/src/lib.rs"),
+    ("hyperpod-report", "crates/hyperpod-report/src/lib.rs"),
     ("xtask", "xtask/src/lib.rs"),
     ("xtask (bin)", "xtask/src/main.rs"),
 ];
@@ -60,6 +61,13 @@ impl Workspace {
     /// The provider's library crate (`src/`).
     pub fn provider(&self) -> &CrateSource {
         &self.crates[0]
+    }
+
+    /// The crates that read and write the provider's values: the provider's library and the governance report (which
+    /// reads plans and states by attribute name). Where attribute names and `components` keys are counted.
+    pub fn value_readers(&self) -> impl Iterator<Item = &CrateSource> {
+        (self.crates.iter())
+            .filter(|source| ["terraform-provider-hyperpod", "hyperpod-report"].contains(&source.name.as_str()))
     }
 }
 

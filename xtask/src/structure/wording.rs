@@ -29,13 +29,16 @@ const ADAPTERS: [&str; 8] = [
     "to_lowercase",
 ];
 /// Files that read Terraform's text output and may test it against declared marks (module comment).
-pub const TEXT_READERS: [&str; 2] = ["src/report/log.rs", "crates/hyperpod-protocol/src/refusal.rs"];
+pub const TEXT_READERS: [&str; 2] = [
+    "crates/hyperpod-report/src/log.rs",
+    "crates/hyperpod-protocol/src/refusal.rs",
+];
 /// Readers of a stored format that carried a status in a text: 0.2.0's `checks` rows said `excepted` as a `detail`
 /// starting "passed with exception". The state upgrade and the report (reading a plan of such a provider) must read
 /// it as written; each may test that one prefix and nothing else.
 pub const STORED_FORMAT_READERS: [(&str, &str); 2] = [
     ("src/resources/checklist.rs", "passed with exception"),
-    ("src/report/checklist.rs", "passed with exception"),
+    ("crates/hyperpod-report/src/checklist.rs", "passed with exception"),
 ];
 
 /// One branch on wording: the file, the line, and the test (`.starts_with(..)`, `==`).

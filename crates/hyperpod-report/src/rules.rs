@@ -1,7 +1,7 @@
 //! What the report says about a rule: its catalog entry (layer, title) from `governance::catalog`, the report
 //! section it belongs to, its status vocabulary, and its link into docs/guides/governance-rules.md.
 
-use crate::governance::catalog::{Layer, RuleId};
+use hyperpod_governance::catalog::{Layer, RuleId};
 
 /// Where rule links point unless `--rules-url` says otherwise: the registry's page of
 /// docs/guides/governance-rules.md, whose `### WKL-3` sections give the anchors.

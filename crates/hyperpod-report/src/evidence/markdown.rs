@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 
 use super::components::{ComposedObject, Locator};
 use super::model::{ContractEvidence, Evidence, FACTS_NOT_RECORDED};
-use crate::report::markdown::{Out, code, link, link_definitions, text};
-use crate::report::rules::Status;
-use crate::report::verdict::Level;
+use crate::markdown::{Out, code, link, link_definitions, text};
+use crate::rules::Status;
+use crate::verdict::Level;
 
 /// What each document says of where its values come from.
 const PROVENANCE: &str = "Read from the state (`terraform show -json`): every value, verdict and review status below is \
@@ -161,7 +161,7 @@ fn owners_and_approval(out: &mut Out, c: &ContractEvidence) {
         out.line("Exceptions:");
         out.blank();
         for e in &c.exceptions {
-            let rule = crate::report::rules::Rule::parse(&e.rule);
+            let rule = crate::rules::Rule::parse(&e.rule);
             out.wrapped(
                 &format!(
                     "{} owned by {} until {}: {}",

@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::components::{ComposedObject, Locator};
 use super::model::{ContractEvidence, Evidence, FACTS_NOT_RECORDED};
-use crate::report::json::VerdictJson;
-use crate::report::model::RuleResult;
+use crate::json::VerdictJson;
+use crate::model::RuleResult;
 
 #[derive(Serialize)]
 struct Document<'a> {

@@ -7,7 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::rules::{Rule, Status};
-use crate::governance::finding::{NOT_CHECKED, NOT_CHECKED_AT_PLAN};
+use hyperpod_governance::finding::{NOT_CHECKED, NOT_CHECKED_AT_PLAN};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogSeverity {
@@ -87,7 +87,7 @@ fn read(diagnostic: &Value) -> LoggedDiagnostic {
     let summary = text("/summary").to_string();
     // A refusal is a warning at plan (so that no rule can stop `terraform destroy`) that apply returns as an error:
     // the report counts it as the error it will be (`docs/design/where-rules-run.md`).
-    let refused = crate::protocol::refusal::refusal_of_summary(&summary) == Some(true);
+    let refused = hyperpod_protocol::refusal::refusal_of_summary(&summary) == Some(true);
     let severity = if text("/severity") == "error" || refused {
         LogSeverity::Error
     } else {
@@ -187,7 +187,7 @@ fn address_of_context(context: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::catalog::RuleId;
+    use hyperpod_governance::catalog::RuleId;
 
     #[test]
     fn rule_diagnostics_give_rule_status_address_attribute_and_range() {

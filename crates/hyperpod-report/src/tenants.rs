@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::associate::shown;
 use super::model::{Governed, TenantSummary};
 use super::plan::{Plan, PlanField, ResourceChange, Values};
-use crate::governance::Unit;
+use hyperpod_governance::Unit;
 
 pub fn tenants(
     plan: &Plan,

@@ -439,7 +439,7 @@ fn json_output_carries_the_verdict_exit_code_and_layers() {
     assert_eq!(workload[0]["rule"], "WKL-8");
     assert_eq!(workload[0]["status"], "failed");
     assert_eq!(workload[0]["address"], "hyperpod_tenant.research");
-    assert_eq!(workload[0]["title"], crate::governance::catalog::RuleId::Wkl8.title());
+    assert_eq!(workload[0]["title"], hyperpod_governance::catalog::RuleId::Wkl8.title());
     assert!(
         workload[0]["link"]
             .as_str()

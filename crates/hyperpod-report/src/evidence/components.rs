@@ -3,10 +3,10 @@
 //! object AWS gives no ARN of its own (an inline policy, a KMS grant, an access policy association) is located by
 //! the ARN of what holds it. The component keys are the model crate's (`hyperpod_model::component`).
 
-use crate::aws::ids::{Arn, RegionName};
-use crate::component::{Component as Key, ObjectKey, ObjectScope, digested_id};
-use crate::kubernetes::objects::object_path;
-use crate::report::plan::{PlanField, ResourceChange};
+use crate::plan::{PlanField, ResourceChange};
+use hyperpod_clients::kubernetes::objects::object_path;
+use hyperpod_model::component::{Component as Key, ObjectKey, ObjectScope, digested_id};
+use hyperpod_model::ids::{Arn, RegionName};
 
 /// Where the contract's objects live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

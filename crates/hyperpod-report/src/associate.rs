@@ -53,11 +53,17 @@ pub fn contract_of(change: &ResourceChange, contracts: &[ContractKey], plan: &Pl
                 same(key.cluster.as_ref(), cluster.clone()) && same(key.project_id.as_ref(), text(&["project_id"]))
             }
             "hyperpod_tenant" => {
-                let tagged = change.after.get(&["tags_all", crate::tags::CONTRACT]).as_text();
+                let tagged = change
+                    .after
+                    .get(&["tags_all", hyperpod_model::tags::CONTRACT])
+                    .as_text();
                 let cluster_agrees = cluster.is_none() || same(key.cluster.as_ref(), cluster.clone());
                 (same(key.name.as_ref(), tagged) && cluster_agrees)
                     || (same(key.cluster.as_ref(), cluster.clone())
-                        && same(key.project_id.as_ref(), text(&["tags_all", crate::tags::PROJECT])))
+                        && same(
+                            key.project_id.as_ref(),
+                            text(&["tags_all", hyperpod_model::tags::PROJECT]),
+                        ))
             }
             _ => false,
         })
@@ -130,7 +136,7 @@ pub fn shown(field: PlanField<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::plan::parse;
+    use crate::plan::parse;
 
     fn plan(changes: &str, configuration: &str) -> Plan {
         parse(&format!(

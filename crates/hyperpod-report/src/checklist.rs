@@ -8,10 +8,7 @@ use super::plan::{PlanField, ResourceChange, Values};
 use super::rules::{Rule, Status};
 
 /// The rule outcomes the resource's checklist attributes hold; `true` when they are unknown (judged at apply).
-pub(in crate::report) fn checks_from_values(
-    change: &ResourceChange,
-    results: &mut BTreeMap<(String, Rule), RuleResult>,
-) -> bool {
+pub(crate) fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap<(String, Rule), RuleResult>) -> bool {
     let after = &change.after;
     let fields = [
         after.get(&["passed_checks"]),

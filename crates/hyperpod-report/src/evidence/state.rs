@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::report::plan::{Action, Plan, PlanError, ResourceChange, Values};
+use crate::plan::{Action, Plan, PlanError, ResourceChange, Values};
 
 /// The state, as far as the evidence reads it.
 #[derive(Clone, Debug, Default, PartialEq)]

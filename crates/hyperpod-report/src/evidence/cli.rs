@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use super::model::Evidence;
 use super::state::{self, State};
 use super::{json, markdown};
-use crate::report::model::Options;
-use crate::report::rules::DEFAULT_RULES_URL;
-use crate::report::verdict::UNREADABLE;
-use crate::report::words::{Format, Word, format, words};
+use crate::model::Options;
+use crate::rules::DEFAULT_RULES_URL;
+use crate::verdict::UNREADABLE;
+use crate::words::{Format, Word, format, words};
 
 pub const USAGE: &str = "\
 Usage: terraform-provider-hyperpod report evidence [--format markdown|json] [--out-dir DIR] [--rules-url URL]

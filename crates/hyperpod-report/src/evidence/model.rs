@@ -8,12 +8,12 @@ use serde_json::Value;
 
 use super::components::{self, Cluster, ComposedObject};
 use super::state::State;
-use crate::report::associate::{ContractKey, contract_of};
-use crate::report::checklist::checks_from_values;
-use crate::report::model::{Options, RuleResult};
-use crate::report::plan::{PlanField, ResourceChange};
-use crate::report::rules::{Rule, Status};
-use crate::report::verdict::Level;
+use crate::associate::{ContractKey, contract_of};
+use crate::checklist::checks_from_values;
+use crate::model::{Options, RuleResult};
+use crate::plan::{PlanField, ResourceChange};
+use crate::rules::{Rule, Status};
+use crate::verdict::Level;
 
 pub const CONTRACT: &str = "hyperpod_connection_contract";
 pub const GRANT: &str = "hyperpod_domain_unit_policy_grant";
@@ -162,7 +162,7 @@ fn governs(
     index: usize,
     resource: &ResourceChange,
     keys: &[ContractKey],
-    plan: &crate::report::plan::Plan,
+    plan: &crate::plan::Plan,
 ) -> bool {
     if resource.resource_type != GRANT {
         return contract_of(resource, keys, plan) == Some(index);

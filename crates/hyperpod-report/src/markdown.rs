@@ -176,7 +176,7 @@ fn needs_attention(out: &mut Out, report: &GovernanceReport) {
 }
 
 /// The reference definitions `[wkl-3]: <base>#wkl-3` of every linked rule, once each, at the end of a document.
-pub(in crate::report) fn link_definitions<'a>(out: &mut Out, rules: impl Iterator<Item = &'a Rule>, base: &str) {
+pub(crate) fn link_definitions<'a>(out: &mut Out, rules: impl Iterator<Item = &'a Rule>, base: &str) {
     let rules: BTreeSet<&Rule> = rules.collect();
     let definitions: Vec<String> = rules
         .iter()
@@ -233,7 +233,7 @@ fn group(out: &mut Out, report: &GovernanceReport, addresses: &[String]) {
 }
 
 /// `[WKL-3][wkl-3]`, or the bare ID of a rule the catalog does not know.
-pub(in crate::report) fn link(rule: &Rule) -> String {
+pub(crate) fn link(rule: &Rule) -> String {
     match rule.anchor() {
         Some(anchor) => format!("[{}][{anchor}]", rule.id()),
         None => text(rule.id()),
@@ -289,22 +289,22 @@ fn cell(raw: &str) -> String {
 
 /// Markdown being written: lines without trailing spaces, at most one blank line in a row.
 #[derive(Default)]
-pub(in crate::report) struct Out(pub(in crate::report) String);
+pub(crate) struct Out(pub(crate) String);
 
 impl Out {
-    pub(in crate::report) fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         self.0.push_str(line.trim_end());
         self.0.push('\n');
     }
 
-    pub(in crate::report) fn raw(&mut self, block: &str) {
+    pub(crate) fn raw(&mut self, block: &str) {
         self.0.push_str(block);
         if !block.ends_with('\n') {
             self.0.push('\n');
         }
     }
 
-    pub(in crate::report) fn blank(&mut self) {
+    pub(crate) fn blank(&mut self) {
         if !self.0.is_empty() && !self.0.ends_with("\n\n") {
             self.0.push('\n');
         }
@@ -312,7 +312,7 @@ impl Out {
 
     /// Wraps at spaces to `WIDTH` columns; a word longer than that stays whole. Spaces inside code spans are
     /// not broken at, so a code span never spans lines.
-    pub(in crate::report) fn wrapped(&mut self, paragraph: &str, first: &str, rest: &str) {
+    pub(crate) fn wrapped(&mut self, paragraph: &str, first: &str, rest: &str) {
         let mut line = first.to_string();
         let mut empty = true;
         for word in words(paragraph) {

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use super::cli::{EvidenceOutcome, file_names, run};
 use super::model::Evidence;
 use super::state::parse;
-use crate::report::model::Options;
-use crate::report::verdict::Level;
+use crate::model::Options;
+use crate::verdict::Level;
 
 const ACCOUNT: &str = "111122223333";
 const ROLE: &str = "arn:aws:iam::111122223333:role/datazone_usr_role_p1";
