@@ -10,7 +10,10 @@ mod plan;
 mod read;
 mod schema;
 
-pub use model::{contract_from_governance, unreadable_contract};
+/// A contract's `governance` value, for other resources' tests.
+#[cfg(test)]
+pub use model::governance_value;
+pub use model::{contract_from_governance, lifecycle_problem, unreadable_contract};
 pub use schema::{TYPE_NAME, governance_type};
 
 use async_trait::async_trait;

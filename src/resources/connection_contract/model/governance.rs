@@ -73,22 +73,10 @@ fn exception_value(exception: &Exception) -> GovernanceException {
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
 pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
-    let governance = ContractGovernance::decode(facts).ok();
-    let lifecycle = governance
-        .as_ref()
-        .and_then(|governance| governance.lifecycle_state.as_known());
-    if let Some(name) = lifecycle.filter(|name| LifecycleState::parse(name).is_none()) {
-        // Written by hand: a state that is not one is never read as approved.
-        return Some(Diagnostic::invalid_value(
-            AttributePath::attr(CONTRACT_ARGUMENT).push_attr(ContractGovernance::LIFECYCLE_STATE.name()),
-            format!("{name:?}"),
-            &format!(
-                "a contract's lifecycle state is one of {}",
-                LifecycleState::NAMES.join(", ")
-            ),
-            "pass hyperpod_connection_contract.<name>.governance unchanged",
-        ));
+    if let Some(problem) = lifecycle_problem(facts) {
+        return Some(problem);
     }
+    let governance = ContractGovernance::decode(facts).ok();
     let eks_without_namespaces = governance.as_ref().is_some_and(|governance| {
         let orchestrator = governance
             .orchestrator
@@ -117,6 +105,24 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
         return None; // the whole contract is known only after apply
     }
     contract_of(&ContractGovernance::decode(facts).ok()?)
+}
+
+/// A `contract` argument whose `lifecycle_state` is known and not a state (written by hand: `"revokd"`): an error at
+/// `contract.lifecycle_state`, never read as approved. Every dependent refuses it the same way.
+pub fn lifecycle_problem(facts: &Value) -> Option<Diagnostic> {
+    let governance = ContractGovernance::decode(facts).ok()?;
+    let name = governance.lifecycle_state.as_known()?;
+    LifecycleState::parse(name).is_none().then(|| {
+        Diagnostic::invalid_value(
+            AttributePath::attr(CONTRACT_ARGUMENT).push_attr(ContractGovernance::LIFECYCLE_STATE.name()),
+            format!("{name:?}"),
+            &format!(
+                "a contract's lifecycle state is one of {}",
+                LifecycleState::NAMES.join(", ")
+            ),
+            "pass hyperpod_connection_contract.<name>.governance unchanged",
+        )
+    })
 }
 
 /// [`contract_from_governance`] of a decoded value.

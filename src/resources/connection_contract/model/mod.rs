@@ -5,7 +5,7 @@
 mod governance;
 pub(super) mod partials;
 
-pub use governance::{contract_from_governance, governance_value, unreadable_contract};
+pub use governance::{contract_from_governance, governance_value, lifecycle_problem, unreadable_contract};
 pub use partials::Partial;
 
 use std::collections::BTreeMap;

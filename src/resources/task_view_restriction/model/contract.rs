@@ -7,7 +7,7 @@ use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::object::text;
 use crate::protocol::value::Value;
-use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::connection_contract::{contract_from_governance, lifecycle_problem};
 
 /// The contract facts a restriction cannot do without: `contract_from_governance` gives up without them.
 const CONTRACT_FACTS: [&str; 6] = [
@@ -33,6 +33,9 @@ pub fn contract_problem(value: &Value) -> Option<Diagnostic> {
     let contract = value
         .get_attr("contract")
         .filter(|c| c.is_wholly_known() && !c.is_null())?;
+    if let Some(problem) = lifecycle_problem(contract) {
+        return Some(problem);
+    }
     let null = |name: &str| contract.get_attr(name).is_none_or(Value::is_null);
     let mut missing: Vec<&str> = CONTRACT_FACTS.iter().copied().filter(|name| null(name)).collect();
     let unset = |name: &str| value.get_attr(name).is_none_or(Value::is_null);

@@ -126,3 +126,19 @@ fn an_adopted_entry_is_not_a_component_but_carries_the_contract_s_mark() {
     assert_eq!(adopted.get(&contract_mark()).map(String::as_str), Some("c1"));
     assert_eq!(adopted.stored().len(), created.stored().len());
 }
+
+/// A hand-written `contract` whose lifecycle state is not one is refused at `contract.lifecycle_state`, as tenants
+/// and bindings refuse it, not with the restriction's generic "not a contract's governance" at `contract`.
+#[test]
+fn a_lifecycle_state_that_is_not_one_is_refused_at_its_path() {
+    use crate::protocol::model::Field;
+    use crate::resources::connection_contract::governance_value;
+    use crate::resources::governance_objects::ContractGovernance;
+    let mut contract = governance_value(&crate::governance::examples::contract(), "current", &[]);
+    ContractGovernance::LIFECYCLE_STATE.set(&mut contract, &Field::Known("revokd".to_string()));
+    let restriction =
+        crate::protocol::value::Value::Object(std::collections::BTreeMap::from([("contract".to_string(), contract)]));
+    let problem = contract_problem(&restriction).expect("refused");
+    assert_eq!(problem.path.to_string(), "contract.lifecycle_state");
+    assert_eq!(problem.severity, crate::protocol::diagnostics::Severity::Error);
+}
