@@ -101,22 +101,27 @@ impl ObjectKey {
 const KUBERNETES: &str = "kubernetes";
 const CLUSTER_SCOPE: &str = "-";
 
-/// The fixed keys and the prefixes of the named ones, with the kind each stands for: the one table both
-/// [`Component::key`] and [`Component::parse`] read.
-const FIXED: [(&str, ComponentKind); 4] = [
-    ("iam_role", ComponentKind::IamRole),
-    ("compute_quota", ComponentKind::ComputeQuota),
-    ("pod_identity_association", ComponentKind::PodIdentityAssociation),
-    ("access_entry", ComponentKind::ProjectAccessEntry),
+/// The fixed keys and the prefixes of the named ones: the one table both [`Component::key`] and
+/// [`Component::parse`] read.
+const FIXED: [(&str, Component); 4] = [
+    ("iam_role", Component::IamRole),
+    ("compute_quota", Component::ComputeQuota),
+    ("pod_identity_association", Component::PodIdentityAssociation),
+    ("access_entry", Component::ProjectAccessEntry),
 ];
-const NAMED: [(&str, ComponentKind); 7] = [
-    ("iam_policy", ComponentKind::IamPolicy),
-    ("access_entry", ComponentKind::AccessEntry),
-    ("access_entry_group", ComponentKind::AccessEntryGroup),
-    ("access_policy", ComponentKind::AccessPolicy),
-    ("entry_tag", ComponentKind::EntryTag),
-    ("role_tag", ComponentKind::RoleTag),
-    ("kms_grant", ComponentKind::KmsGrant),
+type Named = fn(String) -> Component;
+const NAMED: [(&str, ComponentKind, Named); 7] = [
+    ("iam_policy", ComponentKind::IamPolicy, Component::IamPolicy),
+    ("access_entry", ComponentKind::AccessEntry, Component::AccessEntry),
+    (
+        "access_entry_group",
+        ComponentKind::AccessEntryGroup,
+        Component::AccessEntryGroup,
+    ),
+    ("access_policy", ComponentKind::AccessPolicy, Component::AccessPolicy),
+    ("entry_tag", ComponentKind::EntryTag, Component::EntryTag),
+    ("role_tag", ComponentKind::RoleTag, Component::RoleTag),
+    ("kms_grant", ComponentKind::KmsGrant, Component::KmsGrant),
 ];
 
 impl Component {
@@ -163,34 +168,6 @@ impl Component {
         }
     }
 
-    /// A named component of `kind` (`None` for the fixed kinds and objects).
-    fn named(kind: ComponentKind, name: String) -> Option<Self> {
-        Some(match kind {
-            ComponentKind::IamPolicy => Self::IamPolicy(name),
-            ComponentKind::AccessEntry => Self::AccessEntry(name),
-            ComponentKind::AccessEntryGroup => Self::AccessEntryGroup(name),
-            ComponentKind::AccessPolicy => Self::AccessPolicy(name),
-            ComponentKind::EntryTag => Self::EntryTag(name),
-            ComponentKind::RoleTag => Self::RoleTag(name),
-            ComponentKind::KmsGrant => Self::KmsGrant(name),
-            ComponentKind::IamRole
-            | ComponentKind::ComputeQuota
-            | ComponentKind::PodIdentityAssociation
-            | ComponentKind::ProjectAccessEntry
-            | ComponentKind::Kubernetes => return None,
-        })
-    }
-
-    fn fixed(kind: ComponentKind) -> Option<Self> {
-        Some(match kind {
-            ComponentKind::IamRole => Self::IamRole,
-            ComponentKind::ComputeQuota => Self::ComputeQuota,
-            ComponentKind::PodIdentityAssociation => Self::PodIdentityAssociation,
-            ComponentKind::ProjectAccessEntry => Self::ProjectAccessEntry,
-            _ => return None,
-        })
-    }
-
     /// The key `components` stores it under.
     pub fn key(&self) -> String {
         self.to_string()
@@ -198,15 +175,15 @@ impl Component {
 
     /// The component a stored key names; `None` for a key this version does not know.
     pub fn parse(key: &str) -> Option<Self> {
-        if let Some((_, kind)) = FIXED.iter().find(|(fixed, _)| *fixed == key) {
-            return Self::fixed(*kind);
+        if let Some((_, fixed)) = FIXED.iter().find(|(fixed, _)| *fixed == key) {
+            return Some(fixed.clone());
         }
         let (prefix, rest) = key.split_once('/')?;
         if prefix == KUBERNETES {
             return ObjectKey::parse(rest).map(Self::Kubernetes);
         }
-        let (_, kind) = NAMED.iter().find(|(named, _)| *named == prefix)?;
-        (!rest.is_empty()).then(|| Self::named(*kind, rest.to_string()))?
+        let (_, _, named) = NAMED.iter().find(|(named, _, _)| *named == prefix)?;
+        (!rest.is_empty()).then(|| named(rest.to_string()))
     }
 }
 
@@ -239,14 +216,14 @@ impl fmt::Display for ObjectKey {
 
 impl fmt::Display for Component {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = self.kind();
         if let Self::Kubernetes(object) = self {
             return object.fmt(f);
         }
-        if let Some((key, _)) = FIXED.iter().find(|(_, fixed)| *fixed == kind) {
+        if let Some((key, _)) = FIXED.iter().find(|(_, fixed)| fixed == self) {
             return f.write_str(key);
         }
-        let (prefix, _) = NAMED.iter().find(|(_, named)| *named == kind).ok_or(fmt::Error)?;
+        let kind = self.kind();
+        let (prefix, _, _) = NAMED.iter().find(|(_, named, _)| *named == kind).ok_or(fmt::Error)?;
         write!(f, "{prefix}/{}", self.name().unwrap_or_default())
     }
 }

@@ -73,10 +73,10 @@ fn exception_value(exception: &Exception) -> GovernanceException {
 /// with a fact nulled): nothing at apply would make it readable, so dependents refuse it at plan, at `contract`.
 /// An EKS contract's governance always lists its namespaces (possibly none): null there is such an edit too.
 pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
-    if let Some(problem) = lifecycle_problem(facts) {
+    let governance = ContractGovernance::decode(facts).ok();
+    if let Some(problem) = governance.as_ref().and_then(misnamed_lifecycle) {
         return Some(problem);
     }
-    let governance = ContractGovernance::decode(facts).ok();
     let eks_without_namespaces = governance.as_ref().is_some_and(|governance| {
         let orchestrator = governance
             .orchestrator
@@ -110,7 +110,11 @@ pub fn contract_from_governance(facts: &Value) -> Option<Contract> {
 /// A `contract` argument whose `lifecycle_state` is known and not a state (written by hand: `"revokd"`): an error at
 /// `contract.lifecycle_state`, never read as approved. Every dependent refuses it the same way.
 pub fn lifecycle_problem(facts: &Value) -> Option<Diagnostic> {
-    let governance = ContractGovernance::decode(facts).ok()?;
+    misnamed_lifecycle(&ContractGovernance::decode(facts).ok()?)
+}
+
+/// [`lifecycle_problem`] of a decoded value.
+fn misnamed_lifecycle(governance: &ContractGovernance) -> Option<Diagnostic> {
     let name = governance.lifecycle_state.as_known()?;
     LifecycleState::parse(name).is_none().then(|| {
         Diagnostic::invalid_value(
