@@ -2,107 +2,143 @@
 //! `findings`), the plan-time conventions around it, and the upgrade of 0.2.0's `checks` list to it.
 
 use crate::governance::{Checklist, Report};
-use crate::protocol::object::{object, text};
-use crate::protocol::plan::{PlannedChange, set_attr};
-use crate::protocol::schema::{Attribute, Nesting};
+use crate::protocol::model::{Field, FieldType, Known, Model};
+use crate::protocol::plan::PlannedChange;
 use crate::protocol::state_upgrade::RawState;
 use crate::protocol::value::Value;
-
-/// The checklist's attributes, in the order the schema lists them.
-pub const NAMES: [&str; 3] = ["passed_checks", "not_applicable_checks", "findings"];
 
 const UNKNOWN_AT_PLAN: &str = "Known after apply while a rule waits for a value known only then: apply judges it \
                                before writing anything.";
 
-/// The computed checklist attributes: passed rules by ID on one line, every other outcome with its detail.
-pub fn attributes() -> [Attribute; 3] {
-    [
-        Attribute::string("passed_checks").computed().describe(format!(
+/// The computed checklist attributes, declared once and taken by each governed resource's model in its place
+/// (`#[tf(flatten)]`): passed rules by ID on one line, every other outcome with its detail.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct ChecklistAttributes {
+    #[tf(
+        computed,
+        description = format!(
             "The IDs of the rules that passed, space-separated, in the order they ran (`\"\"` when none did). \
              {UNKNOWN_AT_PLAN}"
-        )),
-        Attribute::string("not_applicable_checks").computed().describe(format!(
+        )
+    )]
+    pub passed_checks: Field<String>,
+    #[tf(
+        computed,
+        description = format!(
             "The IDs of the rules that do not apply here (an EKS-only rule on a Slurm cluster), space-separated; \
              null when every rule applies. {UNKNOWN_AT_PLAN}"
-        )),
-        Attribute::nested(
-            "findings",
-            Nesting::List,
-            vec![
-                Attribute::string("rule").computed().describe("Rule ID."),
-                Attribute::string("status").computed().describe(
-                    "`failed`, `warning` (failed at warning severity), `skipped` (a fact could not be read; the \
-                     plan warns) or `excepted` (failed, and waived by a valid exception the detail names).",
-                ),
-                Attribute::string("detail")
-                    .computed()
-                    .describe("What was found and how to fix it, why it was skipped, or the exception that waives it."),
-            ],
         )
-        .computed()
-        .describe(format!(
+    )]
+    pub not_applicable_checks: Field<String>,
+    #[tf(
+        computed,
+        nested,
+        description = format!(
             "Every rule that neither passed nor is not applicable, in the order they ran, with its detail; null when \
              there is none. {UNKNOWN_AT_PLAN}"
-        )),
-    ]
+        )
+    )]
+    pub findings: Field<Vec<FindingRow>>,
 }
 
-/// The three attribute values of a checklist; all unknown while a rule is deferred to apply, so apply can fill
-/// them in without contradicting the plan.
-pub fn values(checklist: &Checklist) -> [(&'static str, Value); 3] {
-    if checklist.deferred {
-        return NAMES.map(|name| (name, Value::Unknown));
+/// One row of `findings`.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct FindingRow {
+    /// Rule ID.
+    #[tf(computed)]
+    pub rule: Field<String>,
+    /// `failed`, `warning` (failed at warning severity), `skipped` (a fact could not be read; the plan warns) or
+    /// `excepted` (failed, and waived by a valid exception the detail names).
+    #[tf(computed)]
+    pub status: Field<String>,
+    /// What was found and how to fix it, why it was skipped, or the exception that waives it.
+    #[tf(computed)]
+    pub detail: Field<String>,
+}
+
+/// The checklist's attributes, in the order the schema lists them.
+pub const NAMES: [&str; 3] = [
+    ChecklistAttributes::PASSED_CHECKS.name(),
+    ChecklistAttributes::NOT_APPLICABLE_CHECKS.name(),
+    ChecklistAttributes::FINDINGS.name(),
+];
+
+impl ChecklistAttributes {
+    /// The attributes of a checklist; all unknown while a rule is deferred to apply, so apply can fill them in
+    /// without contradicting the plan. Null rather than empty where there is nothing to say.
+    pub fn of(checklist: &Checklist) -> Self {
+        if checklist.deferred {
+            return Self::unknown();
+        }
+        let ids = |ids: &[&str]| ids.join(" ");
+        let findings: Vec<FindingRow> = checklist
+            .findings
+            .iter()
+            .map(|row| FindingRow {
+                rule: Field::Known(row.rule.to_string()),
+                status: Field::Known(row.status.to_string()),
+                detail: Field::Known(row.detail.clone()),
+            })
+            .collect();
+        Self {
+            passed_checks: Field::Known(ids(&checklist.passed)),
+            not_applicable_checks: if checklist.not_applicable.is_empty() {
+                Field::Null
+            } else {
+                Field::Known(ids(&checklist.not_applicable))
+            },
+            findings: if findings.is_empty() {
+                Field::Null
+            } else {
+                Field::Known(findings)
+            },
+        }
     }
-    let ids = |ids: &[&str]| ids.join(" ");
-    let findings = checklist
-        .findings
-        .iter()
-        .map(|row| {
-            object([
-                ("rule", text(row.rule)),
-                ("status", text(row.status)),
-                ("detail", text(&row.detail)),
-            ])
-        })
-        .collect::<Vec<_>>();
-    [
-        ("passed_checks", text(ids(&checklist.passed))),
-        (
-            "not_applicable_checks",
-            if checklist.not_applicable.is_empty() {
-                Value::Null
-            } else {
-                text(ids(&checklist.not_applicable))
-            },
-        ),
-        (
-            "findings",
-            if findings.is_empty() {
-                Value::Null
-            } else {
-                Value::List(findings)
-            },
-        ),
-    ]
+
+    /// Every attribute known only at apply.
+    pub fn unknown() -> Self {
+        Self {
+            passed_checks: Field::Unknown,
+            not_applicable_checks: Field::Unknown,
+            findings: Field::Unknown,
+        }
+    }
+
+    /// The three attributes as `(name, value)` pairs, for a resource value still written by name.
+    pub fn pairs(&self) -> [(&'static str, Value); 3] {
+        [
+            (NAMES[0], self.passed_checks.encode()),
+            (NAMES[1], self.not_applicable_checks.encode()),
+            (NAMES[2], self.findings.encode()),
+        ]
+    }
+
+    /// Writes the three attributes onto a resource value that has them.
+    pub fn write(&self, value: &mut Value) {
+        Self::PASSED_CHECKS.set(value, &self.passed_checks);
+        Self::NOT_APPLICABLE_CHECKS.set(value, &self.not_applicable_checks);
+        Self::FINDINGS.set(value, &self.findings);
+    }
 }
 
-/// `values` of a report's checklist.
+/// The computed checklist attributes of a schema not declared with the derive yet.
+pub fn attributes() -> Vec<crate::protocol::schema::Attribute> {
+    ChecklistAttributes::block().attributes
+}
+
+/// The three attribute values of a report's checklist.
 pub fn of(report: &Report) -> [(&'static str, Value); 3] {
-    values(&report.checklist())
+    ChecklistAttributes::of(&report.checklist()).pairs()
 }
 
 /// Sets a report's checklist on a resource value.
 pub fn set(value: &mut Value, report: &Report) {
-    for (name, checklist_value) in of(report) {
-        set_attr(value, name, checklist_value);
-    }
+    ChecklistAttributes::of(&report.checklist()).write(value);
 }
 
 /// Plans the checklist unknown (a rule waits for apply).
 pub fn set_unknown(value: &mut Value) {
-    for name in NAMES {
-        set_attr(value, name, Value::Unknown);
-    }
+    ChecklistAttributes::unknown().write(value);
 }
 
 /// Whether the plan judged every rule (apply judges again otherwise, before writing anything).
@@ -132,7 +168,7 @@ pub fn keep_recorded(change: &mut PlannedChange) {
     }
     let mut without = change.planned.clone();
     for name in NAMES {
-        set_attr(&mut without, name, prior.get_attr(name).cloned().unwrap_or(Value::Null));
+        crate::protocol::plan::set_attr(&mut without, name, prior.get_attr(name).cloned().unwrap_or(Value::Null));
     }
     if &without == prior {
         change.planned = without;
@@ -146,51 +182,77 @@ pub fn keep_recorded(change: &mut PlannedChange) {
 pub fn upgrade_state(state: &mut RawState) -> Result<(), String> {
     use serde_json::Value as Json;
     let rows = match state.remove("checks") {
-        Some(Json::Array(rows)) => rows,
+        // A row that is not such an object reads as one without a rule: the list is then unreadable.
+        Some(Json::Array(rows)) => rows
+            .into_iter()
+            .map(|row| serde_json::from_value::<StoredCheck>(row).unwrap_or_default())
+            .collect(),
         Some(Json::Null) | None => Vec::new(),
         Some(other) => return Err(format!("`checks` is {other}, not a list")),
     };
-    let field = |row: &Json, name: &str| row.get(name).and_then(Json::as_str).map(str::to_string);
     let mut passed = Vec::new();
     let mut not_applicable = Vec::new();
     let mut findings = Vec::new();
     let mut readable = true;
     for row in &rows {
-        let (Some(rule), Some(status)) = (field(row, "rule"), field(row, "status")) else {
+        let text = |field: &Json| field.as_str().map(str::to_string);
+        let (Some(rule), Some(status)) = (text(&row.rule), text(&row.status)) else {
             readable = false;
             continue;
         };
-        let detail = field(row, "detail").unwrap_or_default();
+        let detail = text(&row.detail).unwrap_or_default();
+        let finding = |status: &str, detail: String| FindingRow {
+            rule: Field::Known(rule.clone()),
+            status: Field::Known(status.to_string()),
+            detail: Field::Known(detail),
+        };
         match (status.as_str(), detail.strip_prefix("passed with exception")) {
-            ("passed", Some(rest)) => findings.push(serde_json::json!({
-                "rule": rule, "status": "excepted", "detail": format!("exception{rest}"),
-            })),
+            ("passed", Some(rest)) => findings.push(finding("excepted", format!("exception{rest}"))),
             ("passed", None) => passed.push(rule),
             ("not_applicable", _) => not_applicable.push(rule),
-            _ => findings.push(serde_json::json!({"rule": rule, "status": status, "detail": detail})),
+            _ => findings.push(finding(&status, detail)),
         }
     }
-    let (passed, not_applicable, findings) = if readable && !rows.is_empty() {
-        (
-            Json::String(passed.join(" ")),
-            if not_applicable.is_empty() {
-                Json::Null
+    let upgraded = if readable && !rows.is_empty() {
+        ChecklistAttributes {
+            passed_checks: Field::Known(passed.join(" ")),
+            not_applicable_checks: if not_applicable.is_empty() {
+                Field::Null
             } else {
-                Json::String(not_applicable.join(" "))
+                Field::Known(not_applicable.join(" "))
             },
-            if findings.is_empty() {
-                Json::Null
+            findings: if findings.is_empty() {
+                Field::Null
             } else {
-                Json::Array(findings)
+                Field::Known(findings)
             },
-        )
+        }
     } else {
-        (Json::Null, Json::Null, Json::Null)
+        ChecklistAttributes {
+            passed_checks: Field::Null,
+            not_applicable_checks: Field::Null,
+            findings: Field::Null,
+        }
     };
-    state.insert("passed_checks".to_string(), passed);
-    state.insert("not_applicable_checks".to_string(), not_applicable);
-    state.insert("findings".to_string(), findings);
+    let Json::Object(fields) = upgraded
+        .encode()
+        .to_json(&ChecklistAttributes::terraform_type())
+        .map_err(|err| err.to_string())?
+    else {
+        return Err("the checklist is an object".to_string());
+    };
+    state.extend(fields);
     Ok(())
+}
+
+/// A row of 0.2.0's `checks` list: a stored format, read as it was written (a missing rule or status leaves the
+/// list unreadable).
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct StoredCheck {
+    rule: serde_json::Value,
+    status: serde_json::Value,
+    detail: serde_json::Value,
 }
 
 /// The warning (a refusal under `strict`) for a resource none of whose rules the plan can judge, because `input`
@@ -314,6 +376,7 @@ pub fn today() -> time::Date {
 mod tests {
     use super::*;
     use crate::protocol::diagnostics::{AttributePath, Diagnostics, Severity};
+    use crate::protocol::object::{object, text};
 
     fn change(prior: Option<Value>, planned: Value) -> PlannedChange {
         PlannedChange {

@@ -9,7 +9,8 @@ const USAGE: &str = "usage: cargo xtask docs                (renders docs/ from 
        cargo xtask structure [--root DIR]   (import circles, plan paths, shared type names, resource folders,
                                              attribute names typed as strings of
                                              this checkout, or of another, e.g. a worktree of an earlier commit)
-       cargo xtask structure --plan-path RESOURCE   (every function RESOURCE's plan reaches, by file, with its size)";
+       cargo xtask structure --plan-path RESOURCE   (every function RESOURCE's plan reaches, by file, with its size)
+       cargo xtask structure --names        (every file that types attribute names as strings, with its count)";
 
 fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
@@ -20,6 +21,9 @@ fn main() -> ExitCode {
             .map(|report| print!("{report}"))
             .map_err(|err| format!("reading the sources: {err}")),
         ["structure", "--plan-path", folder] => xtask::structure::plan_path_report(root, folder)
+            .map(|report| print!("{report}"))
+            .map_err(|err| format!("reading the sources: {err}")),
+        ["structure", "--names"] => xtask::structure::names_report(root)
             .map(|report| print!("{report}"))
             .map_err(|err| format!("reading the sources: {err}")),
         ["structure", "--root", other] => xtask::structure::report(std::path::Path::new(other))

@@ -20,7 +20,9 @@
 //! `default = expr`, `deprecated = expr`, `description = expr` (instead of the doc comment), `name = "…"`,
 //! `ty = expr` (the Terraform type, for a raw `Value` field), `block` (a list block of a derived model),
 //! `block = single` (a single block; with `required`, one the configuration must hold), `nested` / `nested = single` /
-//! `nested = map` (a nested attribute, a list, one object or a map of objects, of a derived model), `max_items = n`, `timeouts = expr` (the conventional
+//! `nested = map` (a nested attribute, a list, one object or a map of objects, of a derived model), `flatten` (a
+//! derived model whose attributes and blocks are this one's, in its place: attributes several resources share, such
+//! as the checklist; it gets no typed name here, its own model names them), `max_items = n`, `timeouts = expr` (the conventional
 //! `timeouts` block: `expr` is `(&[Operation], Duration)`; the field holds the raw `Value`). The generated code
 //! names `::hyperpod_protocol`, so the derive is used through that crate (`hyperpod_protocol::model::Model`).
 
@@ -54,6 +56,8 @@ struct FieldSpec {
     nested: Option<BlockNesting>,
     max_items: Option<Expr>,
     timeouts: Option<Expr>,
+    /// A derived model whose attributes and blocks are spliced into this one (`#[tf(flatten)]`).
+    flatten: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -89,6 +93,19 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             .ok_or_else(|| syn::Error::new_spanned(field, "a named field"))?;
         let spec = field_spec(&field.attrs)?;
         let field_type = &field.ty;
+        if spec.flatten {
+            flattened(
+                &mut Expansion {
+                    schema_steps: &mut schema_steps,
+                    type_entries: &mut type_entries,
+                    decodes: &mut decodes,
+                    encodes: &mut encodes,
+                },
+                ident,
+                field_type,
+            );
+            continue;
+        }
         let name = spec
             .name
             .clone()
@@ -106,7 +123,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             |expr| quote!(#expr),
         );
         schema_steps.push(schema_step(&spec, &name, &description, &terraform_type, field_type));
-        type_entries.push(quote!((#name.to_string(), #terraform_type)));
+        type_entries.push(quote!(entries.insert(#name.to_string(), #terraform_type);));
         decodes.push(quote! {
             let #ident = match <#field_type as ::hyperpod_protocol::model::FieldType>::decode(
                 object.get(#name).unwrap_or(&::hyperpod_protocol::value::Value::Null),
@@ -120,7 +137,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             };
         });
         encodes.push(quote! {
-            (#name.to_string(), ::hyperpod_protocol::model::FieldType::encode(&self.#ident))
+            fields.insert(#name.to_string(), ::hyperpod_protocol::model::FieldType::encode(&self.#ident));
         });
         let doc = format!("The `{}` attribute.", name.value());
         names.push(quote! {
@@ -145,7 +162,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             const HOLDS_UNKNOWN: bool = true;
 
             fn terraform_type() -> ::hyperpod_protocol::value::Type {
-                ::hyperpod_protocol::value::Type::Object([#(#type_entries),*].into_iter().collect())
+                let mut entries = ::std::collections::BTreeMap::new();
+                #(#type_entries)*
+                ::hyperpod_protocol::value::Type::Object(entries)
             }
 
             fn decode_known(
@@ -164,7 +183,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
 
             fn encode_known(&self) -> ::hyperpod_protocol::value::Value {
-                ::hyperpod_protocol::value::Value::Object([#(#encodes),*].into_iter().collect())
+                let mut fields = ::std::collections::BTreeMap::new();
+                #(#encodes)*
+                ::hyperpod_protocol::value::Value::Object(fields)
             }
         }
 
@@ -172,6 +193,45 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             #(#names)*
         }
     })
+}
+
+/// The generated code of every field, in declaration order.
+struct Expansion<'a> {
+    schema_steps: &'a mut Vec<Tokens>,
+    type_entries: &'a mut Vec<Tokens>,
+    decodes: &'a mut Vec<Tokens>,
+    encodes: &'a mut Vec<Tokens>,
+}
+
+/// A `#[tf(flatten)]` field: its model's attributes and blocks are this block's, its value's fields this value's.
+fn flattened(expansion: &mut Expansion<'_>, ident: &syn::Ident, field_type: &syn::Type) {
+    expansion.schema_steps.push(quote! {{
+        let inner = <#field_type as ::hyperpod_protocol::model::Model>::block();
+        inner.blocks.into_iter().fold(block.attributes(inner.attributes), |block, nested| block.block(nested))
+    }});
+    expansion.type_entries.push(quote! {
+        if let ::hyperpod_protocol::value::Type::Object(inner) =
+            <#field_type as ::hyperpod_protocol::model::Known>::terraform_type()
+        {
+            entries.extend(inner);
+        }
+    });
+    expansion.decodes.push(quote! {
+        let #ident = match <#field_type as ::hyperpod_protocol::model::Known>::decode_known(value, path) {
+            Ok(decoded) => Some(decoded),
+            Err(found) => {
+                problems.extend(found);
+                None
+            }
+        };
+    });
+    expansion.encodes.push(quote! {
+        if let ::hyperpod_protocol::value::Value::Object(inner) =
+            ::hyperpod_protocol::model::Known::encode_known(&self.#ident)
+        {
+            fields.extend(inner);
+        }
+    });
 }
 
 /// The builder call that adds one field to the block (`block` is the block so far).
@@ -255,6 +315,7 @@ fn field_spec(attributes: &[Attribute]) -> syn::Result<FieldSpec> {
                     }
                     spec.presence = Some(format_ident!("{}", key));
                 }
+                "flatten" => spec.flatten = true,
                 "requires_replace" | "use_state_for_unknown" | "sensitive" | "write_only" => {
                     let ident = format_ident!("{}", key);
                     spec.flags.push(quote!(#ident));

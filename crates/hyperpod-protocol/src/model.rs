@@ -499,6 +499,43 @@ mod tests {
         assert_eq!(paths, ["cluster_name", "class[0].weight"]);
     }
 
+    /// Attributes several models share.
+    #[derive(Model, Debug, PartialEq)]
+    struct Shared {
+        #[tf(computed)]
+        passed: Field<String>,
+    }
+
+    /// A model that takes the shared attributes in its place.
+    #[derive(Model, Debug, PartialEq)]
+    struct WithShared {
+        #[tf(required)]
+        name: Field<String>,
+        #[tf(flatten)]
+        shared: Shared,
+        #[tf(computed)]
+        id: Field<String>,
+    }
+
+    #[test]
+    fn a_flattened_model_is_the_outer_ones_attributes_in_its_place() {
+        let block = WithShared::block();
+        let names: Vec<_> = block.attributes.iter().map(|a| a.name).collect();
+        assert_eq!(names, ["name", "passed", "id"]);
+        assert_eq!(WithShared::terraform_type(), block.value_type());
+        let value = object([("name", text("a")), ("passed", Value::Unknown), ("id", Value::Null)]);
+        let decoded = WithShared::decode(&value).expect("decodes");
+        assert_eq!(decoded.shared.passed, Field::Unknown);
+        assert_eq!(decoded.encode(), value);
+        let wrong = object([("name", text("a")), ("passed", Value::Bool(true)), ("id", Value::Null)]);
+        let paths: Vec<_> = WithShared::decode(&wrong)
+            .expect_err("a bool is no string")
+            .iter()
+            .map(|d| d.path.to_string())
+            .collect();
+        assert_eq!(paths, ["passed"]);
+    }
+
     #[test]
     fn typed_names_read_and_write_one_attribute() {
         let mut value = object([("cluster_name", text("ml")), ("arn", Value::Unknown)]);

@@ -1,17 +1,16 @@
 //! Import by the contract's name (or identity). The contract exists only in configuration and state: import records
 //! its name, and the next apply fills in the rest from the configuration (no AWS call).
 
-use super::schema::TYPE_NAME;
+use super::schema::{ContractIdentity, ContractModel, TYPE_NAME};
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{object, string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
 pub fn import(null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let name = match target {
         ImportTarget::Id(id) => id,
-        ImportTarget::Identity(identity) => string(&identity, "name").unwrap_or_default(),
+        ImportTarget::Identity(identity) => ContractIdentity::decode(&identity)?.name.known().unwrap_or_default(),
     };
     if name.trim().is_empty() {
         return Err(Diagnostics::error(
@@ -21,12 +20,18 @@ pub fn import(null_state: Value, target: ImportTarget) -> Result<Value, Diagnost
         ));
     }
     let mut state = null_state;
-    set_attr(&mut state, "id", text(&name));
-    set_attr(&mut state, "name", text(&name));
+    ContractModel::ID.set(&mut state, &Field::Known(name.clone()));
+    ContractModel::NAME.set(&mut state, &Field::Known(name));
     Ok(state)
 }
 
 /// The identity of a recorded contract: its name.
 pub fn identity(state: &Value) -> Option<Value> {
-    Some(object([("name", text(string(state, "name")?))]))
+    let name = ContractModel::NAME.get(state).ok()?.known()?;
+    Some(
+        ContractIdentity {
+            name: Field::Known(name),
+        }
+        .encode(),
+    )
 }

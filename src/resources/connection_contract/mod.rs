@@ -64,7 +64,7 @@ impl Resource<HyperpodClient> for ConnectionContractResource {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
-        schema::validate(config, diagnostics);
+        model::validate(config, diagnostics);
     }
 
     async fn modify_plan(&self, client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {

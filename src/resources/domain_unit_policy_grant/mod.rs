@@ -12,7 +12,7 @@ mod read;
 mod schema;
 
 pub use list::GrantList;
-pub use schema::{TYPE_NAME, governance_type};
+pub use schema::{GrantGovernance, TYPE_NAME, governance_type};
 
 use async_trait::async_trait;
 

@@ -88,6 +88,32 @@ pub fn long_functions(workspace: &sources::Workspace) -> Vec<(String, usize)> {
     long
 }
 
+/// Every file that types attribute names as strings, with its count, largest first.
+pub fn names_report(root: &Path) -> Result<String, String> {
+    let workspace = sources::Workspace::load(root)?;
+    Ok(name_literal_counts(&workspace, usize::MAX))
+}
+
+/// The count of attribute names typed as strings, and the `shown` files with the most.
+fn name_literal_counts(workspace: &sources::Workspace, shown: usize) -> String {
+    let literals = names::name_literals(workspace, &names::attribute_names());
+    let mut by_file = std::collections::BTreeMap::<&str, usize>::new();
+    for literal in &literals {
+        *by_file.entry(literal.path.as_str()).or_default() += 1;
+    }
+    let mut out = format!(
+        "\nattribute names typed as strings in src/ and crates/hyperpod-report/ (declarations and tests aside): {} in {} files\n",
+        literals.len(),
+        by_file.len()
+    );
+    let mut largest: Vec<_> = by_file.into_iter().collect();
+    largest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    for (path, count) in largest.iter().take(shown) {
+        let _ = writeln!(out, "  {count:4}  {path}");
+    }
+    out
+}
+
 /// The whole report `cargo xtask structure` prints.
 pub fn report(root: &Path) -> Result<String, String> {
     let workspace = sources::Workspace::load(root)?;
@@ -144,22 +170,7 @@ pub fn report(root: &Path) -> Result<String, String> {
     for problem in &problems {
         let _ = writeln!(out, "  {problem}");
     }
-    let literals = names::name_literals(&workspace, &names::attribute_names());
-    let mut by_file = std::collections::BTreeMap::<&str, usize>::new();
-    for literal in &literals {
-        *by_file.entry(literal.path.as_str()).or_default() += 1;
-    }
-    let _ = writeln!(
-        out,
-        "\nattribute names typed as strings in src/ and crates/hyperpod-report/ (declarations and tests aside): {} in {} files",
-        literals.len(),
-        by_file.len()
-    );
-    let mut largest: Vec<_> = by_file.into_iter().collect();
-    largest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    for (path, count) in largest.iter().take(10) {
-        let _ = writeln!(out, "  {count:4}  {path}");
-    }
+    out.push_str(&name_literal_counts(&workspace, 10));
     let keys = names::component_key_literals(&workspace);
     let _ = writeln!(
         out,

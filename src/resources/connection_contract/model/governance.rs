@@ -25,11 +25,17 @@ fn list_or_null(items: &[String]) -> Field<Vec<String>> {
     }
 }
 
-/// The `governance` attribute: what dependents check against, derived from configuration.
+/// The `governance` attribute's value, for other resources' tests.
+#[cfg(test)]
 pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules: &[String]) -> Value {
+    governance_of(contract, review_status, excepted_rules).encode()
+}
+
+/// The `governance` attribute: what dependents check against, derived from configuration.
+pub fn governance_of(contract: &Contract, review_status: &str, excepted_rules: &[String]) -> ContractGovernance {
     // Unknown, not null, while the configuration waits on another resource for it.
     let optional = |v: &Option<String>| v.clone().map_or(Field::Unknown, Field::Known);
-    let governance = ContractGovernance {
+    ContractGovernance {
         contract: Field::Known(contract.name.clone()),
         lifecycle_state: Field::Known(contract.lifecycle.as_str().to_string()),
         review_status: Field::Known(review_status.to_string()),
@@ -56,8 +62,7 @@ pub fn governance_value(contract: &Contract, review_status: &str, excepted_rules
             cost: Field::Known(contract.owners.cost.clone()),
         }),
         exception: Field::Known(contract.exceptions.iter().map(exception_value).collect()),
-    };
-    governance.encode()
+    }
 }
 
 fn exception_value(exception: &Exception) -> GovernanceException {

@@ -5,32 +5,37 @@
 mod governance;
 pub(super) mod partials;
 
-pub use governance::{contract_from_governance, governance_value, lifecycle_problem, unreadable_contract};
+#[cfg(test)]
+pub use governance::governance_value;
+pub use governance::{contract_from_governance, governance_of, lifecycle_problem, unreadable_contract};
 pub use partials::Partial;
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
+use super::schema::{
+    ClusterBlock, ContractModel, ExceptionBlock, MonitoringBlock, OwnersBlock, ReviewBlock, SchedulingBlock,
+    SignalBlock, SlurmBlock, UnifiedStudioBlock,
+};
+use crate::findings::ToDiagnostics;
 use crate::governance::{
     ClusterRef, Contract, Exception, LifecycleState, Orchestrator, OrganizationGrant, Owners, Review, RuleId,
     Scheduling, Signal, SlurmScope, UnifiedStudio,
 };
-use crate::protocol::decode::Fields;
-use crate::protocol::object::{boolean, string, string_map};
+use crate::protocol::diagnostics::{Diagnostics, Severity};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
+use crate::resources::domain_unit_policy_grant::GrantGovernance;
 
-/// The attributes the provider derives at plan time.
-pub const DERIVED: [&str; 8] = [
-    "review_status",
-    "approved_facts",
-    "changed_facts",
-    "next_review_date",
-    "passed_checks",
-    "not_applicable_checks",
-    "findings",
-    "governance",
-];
+/// The attributes the provider derives at plan time (from the declaration), `id` aside: it is the name's.
+pub static DERIVED: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let block = ContractModel::block();
+    (block.derived_names().into_iter())
+        .filter(|name| *name != ContractModel::ID.name())
+        .collect()
+});
 
 /// What the configuration says, decoded once. `organization` is write-only: the value decoded is the arguments
 /// (configuration included), never the planned state alone.
@@ -52,26 +57,28 @@ pub struct ContractConfig {
 impl ContractConfig {
     /// Decodes the arguments; `prior` (the state, `None` on create) stands in for unknown lists.
     pub fn decode(value: &Value, prior: Option<&Value>) -> Self {
-        let unknown = partials::unknown_in(value);
-        let decodable = partials::with_stand_ins(value, &unknown, prior);
-        let name = string(value, "name");
+        let model = ContractModel::decode(value).unwrap_or_default();
+        let unknown = partials::unknown_in(&model);
+        let prior = prior.and_then(|prior| ContractModel::decode(prior).ok());
+        let decodable = partials::with_stand_ins(model.clone(), &unknown, prior.as_ref());
+        let name = model.name.clone().known();
         Self {
             unknown_arguments: unknown_arguments(value, name.is_some()),
-            strict: boolean(value, "strict"),
-            contract: contract_from_value(&decodable),
+            strict: model.strict.known(),
+            contract: contract_of(&decodable),
             unknown,
             name,
         }
     }
 }
 
-/// The arguments of `value` not wholly known, in schema order; `id` is the name's once that is known.
+/// The arguments of `value` not wholly known, in name order; `id` is the name's once that is known.
 fn unknown_arguments(value: &Value, name_known: bool) -> Vec<String> {
     match value {
         Value::Object(fields) => fields
             .iter()
             .filter(|(name, field)| !field.is_wholly_known() && !DERIVED.contains(&name.as_str()))
-            .filter(|(name, _)| !(name_known && name.as_str() == "id"))
+            .filter(|(name, _)| !(name_known && name.as_str() == ContractModel::ID.name()))
             .map(|(name, _)| name.clone())
             .collect(),
         _ => Vec::new(),
@@ -93,148 +100,180 @@ pub struct RecordedContract {
 
 impl RecordedContract {
     pub fn decode(prior: &Value) -> Self {
+        let recorded = ContractModel::decode(prior).unwrap_or_default();
         Self {
-            contract: contract_from_value(prior),
-            approved_facts: prior
-                .get_attr("approved_facts")
-                .is_some_and(|facts| !facts.is_null())
-                .then(|| string_map(prior, "approved_facts")),
-            review_status: string(prior, "review_status"),
-            facts_changed: prior.get_attr("changed_facts").is_some_and(|facts| !facts.is_null()),
+            contract: contract_of(&recorded),
+            approved_facts: recorded.approved_facts.known(),
+            review_status: recorded.review_status.known(),
+            facts_changed: recorded.changed_facts != Field::Null,
         }
     }
 }
 
+/// What `terraform validate` checks beyond the attributes' validators: the configuration-only rules, so a malformed
+/// contract is caught without credentials.
+pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
+    // Only the record's well-formedness (CON-1..3): it depends on nothing but the text, so it never starts failing on
+    // its own, and Terraform refuses a configuration that fails it for every command, as with any provider's
+    // attribute validators. What depends on the date (EXC-1's expiry, LIF-1) or the account is judged at plan and
+    // enforced at apply, never here: Terraform validates before every plan, `terraform destroy`'s included
+    // (`docs/design/where-rules-run.md`). Errors only: a warning here would be shown again by the plan.
+    if let Some(contract) = contract_from_value(config) {
+        let report: crate::governance::Report = [
+            crate::governance::contract::con_1(&contract),
+            crate::governance::contract::con_2(&contract),
+            crate::governance::contract::con_3(&contract),
+        ]
+        .into_iter()
+        .collect();
+        let errors = report
+            .diagnostics(false)
+            .0
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error);
+        diagnostics.0.extend(errors);
+    }
+}
+
 /// The engine's view of the contract, or `None` while a value the rules need is unknown (a reference to a resource
-/// not yet created); the resource then plans the derived attributes as unknown and judges them at apply. Every
-/// field goes through `protocol::decode`: a free-text field left null reads as empty (CON-1 then names it), an
-/// unknown one defers, a list that is not wholly known is never read as empty.
+/// not yet created); the resource then plans the derived attributes as unknown and judges them at apply.
 pub fn contract_from_value(value: &Value) -> Option<Contract> {
-    let contract = Fields(value);
+    contract_of(&ContractModel::decode(value).ok()?)
+}
+
+/// [`contract_from_value`] of a decoded value. A free-text field left null reads as empty (CON-1 then names it), an
+/// unknown one defers, a list that is not wholly known is never read as empty.
+fn contract_of(contract: &ContractModel) -> Option<Contract> {
     Some(Contract {
-        name: contract.string("name").known()?,
-        owners: owners(contract.block("owners").known()?)?,
-        unified_studio: unified_studio(contract.block("unified_studio").known()?),
-        cluster: cluster(contract.block("cluster").known()?)?,
-        project_role_arn: contract.string("project_role_arn").known(),
-        access_role_arn: contract.string("access_role_arn").known(),
-        approved_workload_types: contract.strings("approved_workload_types").or_empty()?,
-        data_classification: text(contract, "data_classification")?,
-        eks_namespaces: contract.strings("eks_namespaces").or_empty()?,
-        slurm: slurm(contract.block("slurm").optional()?)?,
-        scheduling: scheduling(contract.block("scheduling").known()?)?,
-        monitoring: monitoring(contract)?,
-        support: text(contract, "support")?,
-        decommission: text(contract, "decommission")?,
-        approved_account_ids: contract.strings("approved_account_ids").or_empty()?,
-        approved_public_cidrs: contract.strings("approved_public_cidrs").or_empty()?,
-        review: review(contract.block("review").known()?)?,
+        name: contract.name.clone().known()?,
+        owners: owners(contract.owners.as_known()?)?,
+        unified_studio: unified_studio(contract.unified_studio.as_known()?),
+        cluster: cluster(contract.cluster.as_known()?)?,
+        project_role_arn: contract.project_role_arn.clone().known(),
+        access_role_arn: contract.access_role_arn.clone().known(),
+        approved_workload_types: contract.approved_workload_types.clone().or_empty()?.0,
+        data_classification: text(&contract.data_classification)?,
+        eks_namespaces: contract.eks_namespaces.clone().or_empty()?,
+        slurm: slurm(contract.slurm.as_ref().optional()?)?,
+        scheduling: scheduling(contract.scheduling.as_known()?)?,
+        monitoring: monitoring(contract.monitoring.as_ref().optional()?)?,
+        support: text(&contract.support)?,
+        decommission: text(&contract.decommission)?,
+        approved_account_ids: contract.approved_account_ids.clone().or_empty()?,
+        approved_public_cidrs: contract.approved_public_cidrs.clone().or_empty()?,
+        review: review(contract.review.as_known()?)?,
         // Unset means the schema's default, "approved" (at validate, defaults are not applied yet).
         // A name that is not a state is the validator's error; the contract waits until it is one.
         lifecycle: LifecycleState::parse(
             &contract
-                .string("lifecycle_state")
+                .lifecycle_state
+                .clone()
                 .or_when_null(LifecycleState::Approved.as_str().into())?,
         )?,
-        organization: match contract.block("organization").optional()? {
+        organization: match contract.organization.as_ref().optional()? {
             None => None,
-            Some(grant) => Some(OrganizationGrant {
-                domain_unit_id: grant.string("domain_unit_id").or_empty()?,
-                project_profile_ids: grant.strings("project_profile_ids").or_empty()?,
-                include_child_domain_units: grant.bool("include_child_domain_units").or_when_null(false)?,
-            }),
+            Some(grant) => Some(organization(grant)?),
         },
-        exceptions: exceptions(contract)?,
+        exceptions: exceptions(&contract.exception)?,
     })
 }
 
 /// Free text: null reads as empty (CON-1 names it), unknown as `None`.
-fn text(fields: Fields<'_>, name: &str) -> Option<String> {
-    fields.string(name).or_empty()
+fn text(field: &Field<String>) -> Option<String> {
+    field.clone().or_empty()
 }
 
-fn owners(owners: Fields<'_>) -> Option<Owners> {
+fn owners(owners: &OwnersBlock) -> Option<Owners> {
     Some(Owners {
-        business: text(owners, "business")?,
-        operations: text(owners, "operations")?,
-        cost: text(owners, "cost")?,
+        business: text(&owners.business)?,
+        operations: text(&owners.operations)?,
+        cost: text(&owners.cost)?,
     })
 }
 
-fn unified_studio(studio: Fields<'_>) -> UnifiedStudio {
+fn unified_studio(studio: &UnifiedStudioBlock) -> UnifiedStudio {
     UnifiedStudio {
         // Required: `None` can only mean "known after apply" (a project created in the same run).
-        domain_id: studio.string("domain_id").known(),
-        domain_unit_id: studio.string("domain_unit_id").known(),
-        project_id: studio.string("project_id").known(),
+        domain_id: studio.domain_id.clone().known(),
+        domain_unit_id: studio.domain_unit_id.clone().known(),
+        project_id: studio.project_id.clone().known(),
     }
 }
 
-fn cluster(cluster: Fields<'_>) -> Option<ClusterRef> {
+fn cluster(cluster: &ClusterBlock) -> Option<ClusterRef> {
     Some(ClusterRef {
-        account_id: text(cluster, "account_id")?,
-        region: text(cluster, "region")?,
-        name: text(cluster, "name")?,
-        orchestrator: Orchestrator::from_str(&cluster.string("orchestrator").known()?).ok()?,
+        account_id: text(&cluster.account_id)?,
+        region: text(&cluster.region)?,
+        name: text(&cluster.name)?,
+        orchestrator: Orchestrator::from_str(cluster.orchestrator.as_known()?).ok()?,
     })
 }
 
-fn slurm(slurm: Option<Fields<'_>>) -> Option<SlurmScope> {
+fn slurm(slurm: Option<&SlurmBlock>) -> Option<SlurmScope> {
     Some(match slurm {
         Some(slurm) => SlurmScope {
-            accounts: slurm.strings("accounts").or_empty()?,
-            partitions: slurm.strings("partitions").or_empty()?,
+            accounts: slurm.accounts.clone().or_empty()?,
+            partitions: slurm.partitions.clone().or_empty()?,
         },
         None => SlurmScope::default(),
     })
 }
 
-fn scheduling(scheduling: Fields<'_>) -> Option<Scheduling> {
+fn scheduling(scheduling: &SchedulingBlock) -> Option<Scheduling> {
     Some(Scheduling {
-        policy: text(scheduling, "policy")?,
-        exception_owner: text(scheduling, "exception_owner")?,
+        policy: text(&scheduling.policy)?,
+        exception_owner: text(&scheduling.exception_owner)?,
     })
 }
 
-fn monitoring(contract: Fields<'_>) -> Option<Vec<Signal>> {
-    let signals = match contract.block("monitoring").optional()? {
-        Some(monitoring) => monitoring.blocks("signal").or_empty()?,
+fn monitoring(monitoring: Option<&MonitoringBlock>) -> Option<Vec<Signal>> {
+    let signals = match monitoring {
+        Some(monitoring) => monitoring.signal.clone().or_empty()?,
         None => Vec::new(),
     };
-    signals
-        .into_iter()
-        .map(|signal| {
-            Some(Signal {
-                name: text(signal, "name")?,
-                owner: text(signal, "owner")?,
-                response: text(signal, "response")?,
-            })
-        })
-        .collect()
+    signals.iter().map(signal).collect()
 }
 
-fn review(review: Fields<'_>) -> Option<Review> {
-    Some(Review {
-        interval_days: review.integer("interval_days").known()?,
-        last_reviewed: parse_date(&review.string("last_reviewed").known()?)?,
-        approved_by: text(review, "approved_by")?,
+fn signal(signal: &SignalBlock) -> Option<Signal> {
+    Some(Signal {
+        name: text(&signal.name)?,
+        owner: text(&signal.owner)?,
+        response: text(&signal.response)?,
     })
 }
 
-fn exceptions(contract: Fields<'_>) -> Option<Vec<Exception>> {
-    contract
-        .blocks("exception")
-        .or_empty()?
-        .into_iter()
-        .map(|exception| {
-            Some(Exception {
-                rule: RuleId::from_str(&exception.string("rule").known()?).ok()?,
-                owner: text(exception, "owner")?,
-                expires: parse_date(&exception.string("expires").known()?)?,
-                reason: text(exception, "reason")?,
-            })
-        })
-        .collect()
+fn review(review: &ReviewBlock) -> Option<Review> {
+    Some(Review {
+        interval_days: review.interval_days.clone().known()?,
+        last_reviewed: parse_date(review.last_reviewed.as_known()?)?,
+        approved_by: text(&review.approved_by)?,
+    })
+}
+
+/// The grant's facts, read as a whole: a list not wholly known waits.
+fn organization(grant: &GrantGovernance) -> Option<OrganizationGrant> {
+    let profiles: Option<Vec<String>> = match grant.project_profile_ids.as_ref().optional()? {
+        Some(ids) => ids.iter().map(|id| id.as_known().cloned()).collect(),
+        None => Some(Vec::new()),
+    };
+    Some(OrganizationGrant {
+        domain_unit_id: text(&grant.domain_unit_id)?,
+        project_profile_ids: profiles?,
+        include_child_domain_units: grant.include_child_domain_units.clone().or_when_null(false)?,
+    })
+}
+
+fn exceptions(blocks: &Field<Vec<ExceptionBlock>>) -> Option<Vec<Exception>> {
+    blocks.clone().or_empty()?.iter().map(exception).collect()
+}
+
+fn exception(exception: &ExceptionBlock) -> Option<Exception> {
+    Some(Exception {
+        rule: RuleId::from_str(exception.rule.as_known()?).ok()?,
+        owner: text(&exception.owner)?,
+        expires: parse_date(exception.expires.as_known()?)?,
+        reason: text(&exception.reason)?,
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::super::model::RecordedContract;
+use super::super::schema::ReviewBlock;
 use super::ContractPlanInputs;
 use super::deferral;
 use crate::governance::{Contract, Fact, Finding, Report, ReviewStatus, RuleId, approval, check_contract, paths};
@@ -142,7 +143,7 @@ fn review(inputs: &ContractPlanInputs, contract: &Contract, facts_changed: bool,
     if still_required && !matches!(status, ReviewStatus::Revoked | ReviewStatus::ReviewRequired) {
         status = ReviewStatus::ReviewRequired;
         finding = Some(Finding {
-            path: paths::contract::review("last_reviewed"),
+            path: paths::contract::review(ReviewBlock::LAST_REVIEWED.name()),
             observed: contract.review.last_reviewed.to_string(),
             problem: "the contract changed materially since its last approval and has not been re-approved".to_string(),
             fix: "have the accountable administrator review the change, then update review.last_reviewed and \

@@ -2,63 +2,63 @@
 //! (`approved_facts`, `changed_facts`), the checklist and `governance`, what dependents reference. What an unknown
 //! argument decides is unknown, and every derived attribute is while the whole contract waits for apply.
 
-use super::super::model::{DERIVED, governance_value};
+use super::super::model::{DERIVED, governance_of};
+use super::super::schema::ContractModel;
 use super::ContractPlanInputs;
 use super::judge::{ContractJudgement, ContractVerdict};
-use crate::protocol::object::{text, text_map};
+use crate::protocol::model::Field;
 use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
+use crate::resources::checklist::ChecklistAttributes;
+use crate::resources::governance_objects::ContractGovernance;
 
 pub fn predict(inputs: &ContractPlanInputs, verdict: &ContractVerdict, value: &mut Value) {
     if let Some(name) = &inputs.config.name {
-        set_attr(value, "id", text(name));
+        ContractModel::ID.set(value, &Field::Known(name.clone()));
     }
     let judged = match verdict {
         ContractVerdict::Judged(judged) => judged,
         ContractVerdict::Deferred(_) => {
-            for name in DERIVED {
+            for name in DERIVED.iter() {
                 set_attr(value, name, Value::Unknown);
             }
             return;
         }
     };
     let status = if judged.status_known {
-        text(judged.status.as_str())
+        Field::Known(judged.status.as_str().to_string())
     } else {
-        Value::Unknown
+        Field::Unknown
     };
-    set_attr(value, "review_status", status.clone());
-    set_attr(value, "next_review_date", text(judged.next_review.to_string()));
+    ContractModel::REVIEW_STATUS.set(value, &status);
+    ContractModel::NEXT_REVIEW_DATE.set(value, &Field::Known(judged.next_review.to_string()));
     // Facts read with stand-ins for values unknown until apply are not recorded: apply records them.
-    if inputs.config.unknown.is_empty() {
-        set_attr(value, "approved_facts", text_map(&judged.approved));
+    let (approved, changed) = if inputs.config.unknown.is_empty() {
         // Null when nothing changed, like `findings`: a plan shows the attribute only when it has something to say.
-        let changed = if judged.changed.is_empty() {
-            Value::Null
-        } else {
-            text_map(&judged.changed)
-        };
-        set_attr(value, "changed_facts", changed);
+        let changed = (!judged.changed.is_empty()).then(|| judged.changed.clone());
+        (Field::Known(judged.approved.clone()), changed.into())
     } else {
-        set_attr(value, "approved_facts", Value::Unknown);
-        set_attr(value, "changed_facts", Value::Unknown);
-    }
-    crate::resources::checklist::set(value, &judged.report);
-    set_attr(value, "governance", governance(inputs, judged, status));
+        (Field::Unknown, Field::Unknown)
+    };
+    ContractModel::APPROVED_FACTS.set(value, &approved);
+    ContractModel::CHANGED_FACTS.set(value, &changed);
+    ChecklistAttributes::of(&judged.report.checklist()).write(value);
+    ContractModel::GOVERNANCE.set(value, &governance(inputs, judged, status));
 }
 
 /// `governance`: the contract's facts, those an unknown argument decides unknown, and the review status as planned.
-fn governance(inputs: &ContractPlanInputs, judged: &ContractJudgement, status: Value) -> Value {
+fn governance(
+    inputs: &ContractPlanInputs,
+    judged: &ContractJudgement,
+    status: Field<String>,
+) -> Field<ContractGovernance> {
     let Some(contract) = &inputs.config.contract else {
-        return Value::Unknown;
+        return Field::Unknown;
     };
-    let mut governance = governance_value(contract, judged.status.as_str(), &judged.excepted);
-    for partial in &inputs.config.unknown {
-        // The domain unit is not among the facts dependents read.
-        if partial.name != "domain_unit_id" {
-            set_attr(&mut governance, partial.name, Value::Unknown);
-        }
+    let mut governance = governance_of(contract, judged.status.as_str(), &judged.excepted);
+    for unknown_fact in inputs.config.unknown.iter().filter_map(|partial| partial.unknown_fact) {
+        unknown_fact(&mut governance);
     }
-    set_attr(&mut governance, "review_status", status);
-    governance
+    governance.review_status = status;
+    Field::Known(governance)
 }

@@ -57,7 +57,7 @@ fn recorded(approved_facts: BTreeMap<String, String>, review_status: &str) -> Re
 
 fn planned() -> Value {
     let mut fields = vec![("name", text("research-on-ml-capacity")), ("id", Value::Unknown)];
-    fields.extend(DERIVED.map(|name| (name, Value::Unknown)));
+    fields.extend(DERIVED.iter().map(|name| (*name, Value::Unknown)));
     object(fields)
 }
 
@@ -157,7 +157,9 @@ fn a_fact_that_moved_since_approval_requires_review_and_names_the_change() {
 fn an_unknown_material_argument_on_an_update_leaves_what_it_decides_unknown() {
     let mut inputs = inputs();
     inputs.prior = Some(recorded(BTreeMap::new(), "current"));
-    let namespaces = PARTIALS.iter().find(|p| p.name == "eks_namespaces").expect("partial");
+    let namespaces = (PARTIALS.iter())
+        .find(|p| (p.path)().to_string() == "eks_namespaces")
+        .expect("partial");
     inputs.config.unknown = vec![namespaces];
     let value = judged(&inputs);
     assert_eq!(value.get_attr("review_status"), Some(&Value::Unknown));
@@ -185,7 +187,7 @@ fn a_contract_that_cannot_be_decoded_defers_every_rule_and_names_what_is_unknown
     let mut value = planned();
     predict(&inputs, &verdict, &mut value);
     assert_eq!(value.get_attr("id"), Some(&text("research-on-ml-capacity")));
-    for name in DERIVED {
+    for name in DERIVED.iter() {
         assert_eq!(value.get_attr(name), Some(&Value::Unknown), "{name}");
     }
 }
