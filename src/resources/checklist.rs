@@ -528,6 +528,17 @@ mod tests {
         odd.insert("checks".into(), serde_json::json!([{"rule": "CON-1", "status": null}]));
         upgrade_state(&mut odd).expect("upgrades");
         assert_eq!(odd["passed_checks"], serde_json::Value::Null);
+        // So does a row that is not such an object, or whose rule is not text: read, never an error of the upgrade.
+        for rows in [
+            serde_json::json!(["CON-1"]),
+            serde_json::json!([{"rule": 1, "status": "passed"}]),
+        ] {
+            let mut odd = RawState::new();
+            odd.insert("checks".into(), rows);
+            upgrade_state(&mut odd).expect("upgrades");
+            assert_eq!(odd["passed_checks"], serde_json::Value::Null);
+            assert_eq!(odd["findings"], serde_json::Value::Null);
+        }
     }
 
     #[test]
