@@ -1,14 +1,12 @@
 //! Import by `<domain_id>/<connection_id>` (or identity): the connection, which must be a HyperPod one.
 
-use super::model::parse_id;
-use super::read::flatten;
-use super::schema::TYPE_NAME;
+use super::model::{flatten, parse_id};
+use super::schema::{BindingIdentity, BindingModel, TYPE_NAME};
 use crate::aws::datazone_connections as dz;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::string;
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
@@ -18,7 +16,9 @@ use crate::protocol::value::Value;
 pub async fn import(client: &HyperpodClient, block_null: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
     let ids = match &target {
         ImportTarget::Id(id) => parse_id(id),
-        ImportTarget::Identity(identity) => string(identity, "domain_id").zip(string(identity, "connection_id")),
+        ImportTarget::Identity(identity) => BindingIdentity::decode(identity)
+            .ok()
+            .and_then(|identity| identity.domain_id.known().zip(identity.connection_id.known())),
     };
     let Some((domain_id, connection_id)) = ids else {
         let got = match &target {
@@ -47,14 +47,15 @@ pub async fn import(client: &HyperpodClient, block_null: Value, target: ImportTa
     }
     let mut state = block_null;
     flatten(&mut state, &connection);
-    set_attr(&mut state, "member", Value::List(Vec::new()));
+    BindingModel::MEMBER.set(&mut state, &Field::Known(Vec::new()));
     Ok(state)
 }
 
 /// The identity of a recorded binding: its domain and connection.
 pub fn identity(state: &Value) -> Option<Value> {
+    let state = BindingModel::decode(state).ok()?;
     Some(super::schema::identity(
-        &string(state, "domain_id")?,
-        &string(state, "connection_id")?,
+        state.domain_id.as_known()?,
+        state.connection_id.as_known()?,
     ))
 }

@@ -13,11 +13,22 @@ use crate::aws::datazone_connections::{self as dz, Connection};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::list::{ListRequest, ListResource, Listed};
-use crate::protocol::object::string;
-use crate::protocol::schema::{Attribute, Schema};
+use crate::protocol::model::{Field, Model};
+use crate::protocol::schema::Schema;
 use crate::resources::failed;
 use crate::resources::inventory::{self, Governance, QuotaTags, display_name, quota_governance};
 use crate::tags::PROJECT as PROJECT_TAG;
+
+/// What a `list` block of bindings takes.
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct BindingListConfig {
+    /// The Unified Studio domain to search.
+    #[tf(required)]
+    pub domain_id: Field<String>,
+    /// Only this project's connections.
+    #[tf(optional)]
+    pub project_id: Field<String>,
+}
 
 pub struct BindingList {
     schema: Schema,
@@ -32,14 +43,7 @@ impl Default for BindingList {
                  tenant onboarded the connection's project on its cluster (a compute quota there carries the \
                  tenant's tags and `hyperpod:project` naming the project), `(not governed)` otherwise, and \
                  `(governance unknown: …)` when the cluster's quotas cannot be read.",
-                vec![
-                    Attribute::string("domain_id")
-                        .required()
-                        .describe("The Unified Studio domain to search."),
-                    Attribute::string("project_id")
-                        .optional()
-                        .describe("Only this project's connections."),
-                ],
+                BindingListConfig::block().attributes,
             ),
         }
     }
@@ -73,8 +77,9 @@ impl ListResource<HyperpodClient> for BindingList {
     }
 
     async fn list(&self, client: &HyperpodClient, request: &ListRequest) -> Result<Vec<Listed>, Diagnostics> {
-        let domain_id = string(&request.config, "domain_id").unwrap_or_default();
-        let project_id = string(&request.config, "project_id");
+        let config = BindingListConfig::decode(&request.config)?;
+        let domain_id = config.domain_id.known().unwrap_or_default();
+        let project_id = config.project_id.known();
         let mut connections = dz::list_hyperpod_connections(&client.datazone, &domain_id, project_id.as_deref())
             .await
             .map_err(|err| failed("Listing the domain's HyperPod connections failed", err))?;

@@ -61,7 +61,7 @@ impl Resource<HyperpodClient> for ProjectBindingResource {
     }
 
     fn validate(&self, config: &Value, diagnostics: &mut Diagnostics) {
-        schema::validate(config, diagnostics);
+        model::validate(config, diagnostics);
     }
 
     fn after_apply(&self, client: &HyperpodClient, states: [&Value; 3]) {

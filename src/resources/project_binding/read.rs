@@ -2,40 +2,15 @@
 //! and the managed members as the project has them: one deleted out of band drops out of `member`, one with another
 //! designation shows it, and the next plan restores both.
 
-use super::model::{member_kind, members_of, members_value, without_connection};
+use super::model::{flatten, known_text, member_blocks, member_kind, members_of, without_connection};
 use super::plan::profile_ids;
-use crate::aws::datazone_connections::{self as dz, Connection};
+use super::schema::BindingModel;
+use crate::aws::datazone_connections as dz;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text};
-use crate::protocol::plan::set_attr;
 use crate::protocol::value::Value;
-
-fn optional(value: Option<&String>) -> Value {
-    value.filter(|v| !v.is_empty()).map_or(Value::Null, text)
-}
-
-/// The connection's own attributes, as read (by refresh and by import).
-pub fn flatten(state: &mut Value, connection: &Connection) {
-    set_attr(state, "id", text(format!("{}/{}", connection.domain_id, connection.id)));
-    set_attr(state, "domain_id", text(&connection.domain_id));
-    set_attr(state, "connection_id", text(&connection.id));
-    set_attr(state, "connection_name", text(&connection.name));
-    set_attr(state, "description", optional(connection.description.as_ref()));
-    for (name, read) in [
-        ("project_id", &connection.project_id),
-        ("environment_id", &connection.environment_id),
-        ("cluster_name", &connection.cluster_name),
-        ("cluster_arn", &connection.cluster_arn),
-        ("orchestrator", &connection.orchestrator),
-    ] {
-        if let Some(read) = read {
-            set_attr(state, name, text(read));
-        }
-    }
-}
 
 /// The managed members that still exist, each with its live designation, in the recorded order. Each member comes
 /// with the profile ID its name resolves to (`None`: it names no profile any more, so it is no member either); the
@@ -56,8 +31,10 @@ fn still_members(managed: &[(Member, Option<String>)], live: &[dz::Membership]) 
 }
 
 pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
-    let (Some(domain_id), Some(connection_id)) = (string(current, "domain_id"), string(current, "connection_id"))
-    else {
+    let (Some(domain_id), Some(connection_id)) = (
+        known_text(current, BindingModel::DOMAIN_ID),
+        known_text(current, BindingModel::CONNECTION_ID),
+    ) else {
         return Ok(None); // nothing was ever created
     };
     let connection = match client.connection(&domain_id, &connection_id).await {
@@ -74,7 +51,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
     let members = if managed.is_empty() {
         Vec::new()
     } else {
-        let project_id = string(&state, "project_id").unwrap_or_default();
+        let project_id = known_text(&state, BindingModel::PROJECT_ID).unwrap_or_default();
         let (live, resolved) = tokio::join!(
             client.project_memberships(&domain_id, &project_id),
             profile_ids(client, &domain_id, &managed)
@@ -83,7 +60,8 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
             Ok(live) => live,
             Err(err) if err.is_not_found() => Vec::new(),
             Err(err) => {
-                return Err(err.diagnostics(AttributePath::attr("member"), "Cannot read the project's memberships"));
+                let at = BindingModel::MEMBER.path();
+                return Err(err.diagnostics(at, "Cannot read the project's memberships"));
             }
         };
         let mut with_ids = Vec::new();
@@ -100,7 +78,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
         still_members(&with_ids, &live)
     };
     match connection {
-        Some(_) => set_attr(&mut state, "member", members_value(&members)),
+        Some(_) => BindingModel::MEMBER.set(&mut state, &member_blocks(&members)),
         // The connection is gone: the binding leaves state only once its memberships are gone too, so none is
         // orphaned; until then it names them (and no connection), and the next plan replaces it.
         None if members.is_empty() => return Ok(None),

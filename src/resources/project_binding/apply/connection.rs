@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::super::model::{BindingConfig, state_after};
+use super::super::schema::BindingModel;
 use crate::aws::datazone_connections::{self as dz, Connection, NewConnection};
 use crate::aws::{AwsError, ErrorCode};
 use crate::client::HyperpodClient;
@@ -67,7 +68,7 @@ async fn name_taken(client: &HyperpodClient, target: &BindingApplyTarget, err: &
     .await;
     match found {
         Ok(Some(existing)) => Diagnostics::error(
-            AttributePath::attr("connection_name"),
+            BindingModel::CONNECTION_NAME.path(),
             "The connection name is taken",
             format!(
                 "Domain {:?} already has a connection named {:?} (id {}) that this binding did not create. Import it \

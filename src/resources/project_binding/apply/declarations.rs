@@ -12,8 +12,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
+use super::super::schema::BindingModel;
 use crate::aws::datazone_connections::{Membership, MembershipType};
 use crate::aws::ssm;
 use crate::client::HyperpodClient;
@@ -51,7 +52,7 @@ impl Declarer<'_> {
     ) -> Result<(), Diagnostics> {
         ssm::put_parameter(&client.ssm, &self.name(), &encode(memberships), tags)
             .await
-            .map_err(|err| err.diagnostics(AttributePath::attr("member"), "Cannot record the binding's members"))
+            .map_err(|err| err.diagnostics(BindingModel::MEMBER.path(), "Cannot record the binding's members"))
     }
 
     /// What the project's other bindings declare.
@@ -61,7 +62,7 @@ impl Declarer<'_> {
             .await
             .map_err(|err| {
                 err.diagnostics(
-                    AttributePath::attr("member"),
+                    BindingModel::MEMBER.path(),
                     "Cannot read what the project's other bindings declare",
                 )
             })?;
@@ -93,21 +94,32 @@ pub fn lock(client: &HyperpodClient, domain_id: &str, project_id: &str) -> Arc<t
     client.locks.of(&project_path(domain_id, project_id))
 }
 
+/// One membership as a declaration stores it: a stored format, read as it was written (its names are not the
+/// schema's to rename). In name order, as the parameters already written have them.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredMembership {
+    designation: String,
+    id: String,
+    r#type: String,
+}
+
+const USER: &str = "USER";
+const GROUP: &str = "GROUP";
+
 fn encode(memberships: &[Membership]) -> String {
-    let rows: Vec<Json> = memberships
+    let rows: Vec<StoredMembership> = memberships
         .iter()
-        .map(|m| {
-            json!({
-                "type": match m.kind {
-                    MembershipType::User => "USER",
-                    MembershipType::Group => "GROUP",
-                },
-                "id": m.id,
-                "designation": m.designation,
-            })
+        .map(|m| StoredMembership {
+            designation: m.designation.clone(),
+            id: m.id.clone(),
+            r#type: match m.kind {
+                MembershipType::User => USER,
+                MembershipType::Group => GROUP,
+            }
+            .to_string(),
         })
         .collect();
-    Json::Array(rows).to_string()
+    serde_json::to_string(&rows).unwrap_or_default()
 }
 
 /// A declaration's memberships; what does not read as one (written by hand) declares nothing.
@@ -115,17 +127,17 @@ fn decode(text: &str) -> Vec<Membership> {
     let Ok(Json::Array(rows)) = serde_json::from_str::<Json>(text) else {
         return Vec::new();
     };
-    rows.iter()
+    rows.into_iter()
         .filter_map(|row| {
-            let field = |name: &str| row.get(name).and_then(Json::as_str);
+            let row = serde_json::from_value::<StoredMembership>(row).ok()?;
             Some(Membership {
-                kind: match field("type")? {
-                    "USER" => MembershipType::User,
-                    "GROUP" => MembershipType::Group,
+                kind: match row.r#type.as_str() {
+                    USER => MembershipType::User,
+                    GROUP => MembershipType::Group,
                     _ => return None,
                 },
-                id: field("id")?.to_string(),
-                designation: field("designation")?.to_string(),
+                id: row.id,
+                designation: row.designation,
             })
         })
         .collect()

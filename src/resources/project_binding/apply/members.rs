@@ -4,12 +4,13 @@
 
 use super::super::model::{BindingConfig, membership, unresolved};
 use super::super::plan::{profile_id, profile_ids};
+use super::super::schema::BindingModel;
 use super::declarations::declared;
 use crate::aws::datazone_connections::{self as dz, Membership};
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::{Member, paths};
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 
 /// Every member's profile ID, or the diagnostics of those whose name resolves to none (each at its member).
 pub async fn resolve(client: &HyperpodClient, domain_id: &str, members: &[Member]) -> Result<Vec<String>, Diagnostics> {
@@ -91,7 +92,7 @@ pub async fn remove_unwanted(
             Ok(()) => {}
             Err(err) if err.is_not_found() => {}
             Err(err) => {
-                return Err(err.diagnostics(AttributePath::attr("member"), "Cannot remove the project member"));
+                return Err(err.diagnostics(BindingModel::MEMBER.path(), "Cannot remove the project member"));
             }
         }
         current.retain(|m| *m != member);

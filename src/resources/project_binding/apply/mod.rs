@@ -11,15 +11,15 @@ mod connection;
 mod declarations;
 mod members;
 
-use super::model::{BindingConfig, members_of, membership, state_after, without_connection};
+use super::model::{BindingConfig, known_text, members_of, membership, state_after, without_connection};
 use super::plan::resolve;
+use super::schema::BindingModel;
 use crate::aws::datazone_connections::Membership;
 use crate::client::HyperpodClient;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::Member;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
@@ -59,25 +59,29 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
 
 /// Where the connection goes, from the resolved value.
 fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
-    let (Some(config), Some(environment_id)) = (BindingConfig::decode(value), string(value, "environment_id")) else {
+    let (Some(config), Some(environment_id)) = (
+        BindingConfig::decode(value),
+        known_text(value, BindingModel::ENVIRONMENT_ID),
+    ) else {
         return Err(Diagnostics::error(
-            AttributePath::attr("environment_id"),
+            BindingModel::ENVIRONMENT_ID.path(),
             "The project's tooling environment is unknown",
             "The HyperPod connection is created in the project's tooling environment, which could not be read; \
              check the provider's DataZone permissions and plan again.",
         ));
     };
-    let Some(contract) = value.get_attr("contract").and_then(contract_from_governance) else {
+    let contract = BindingModel::CONTRACT.get(value).ok();
+    let Some(contract) = contract.as_ref().and_then(contract_from_governance) else {
         return Err(Diagnostics::error(
-            AttributePath::attr("contract"),
+            BindingModel::CONTRACT.path(),
             "The contract's facts are unknown",
             "Plan again once the contract is applied.",
         ));
     };
     Ok(BindingApplyTarget {
-        domain_id: string(value, "domain_id").unwrap_or_default(),
+        domain_id: known_text(value, BindingModel::DOMAIN_ID).unwrap_or_default(),
         environment_id,
-        connection_name: string(value, "connection_name").unwrap_or_default(),
+        connection_name: known_text(value, BindingModel::CONNECTION_NAME).unwrap_or_default(),
         account_id: contract.cluster.account_id,
         region: contract.cluster.region,
         config,
@@ -101,7 +105,7 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
             ),
         );
     };
-    let domain_id = string(prior, "domain_id").unwrap_or_default();
+    let domain_id = known_text(prior, BindingModel::DOMAIN_ID).unwrap_or_default();
     let mut current = members_of(prior).unwrap_or_default();
     let mut kept = prior.clone();
     let stop = |kept: &Value, current: &[Member], diagnostics: Diagnostics| {
@@ -150,11 +154,11 @@ async fn update_description(
     let Some(description) = &config.description else {
         return Ok(());
     };
-    if string(kept, "description").as_ref() == Some(description) {
+    if known_text(kept, BindingModel::DESCRIPTION).as_ref() == Some(description) {
         return Ok(());
     }
-    let domain_id = string(kept, "domain_id").unwrap_or_default();
-    let connection_id = string(kept, "connection_id").unwrap_or_default();
+    let domain_id = known_text(kept, BindingModel::DOMAIN_ID).unwrap_or_default();
+    let connection_id = known_text(kept, BindingModel::CONNECTION_ID).unwrap_or_default();
     let updated = crate::aws::datazone_connections::update_connection_description(
         &client.datazone,
         &domain_id,
@@ -164,11 +168,11 @@ async fn update_description(
     .await;
     if let Err(err) = updated {
         return Err(err.diagnostics(
-            AttributePath::attr("description"),
+            BindingModel::DESCRIPTION.path(),
             "Cannot update the HyperPod connection",
         ));
     }
-    set_attr(kept, "description", text(description));
+    BindingModel::DESCRIPTION.set(kept, &Field::Known(description.clone()));
     Ok(())
 }
 
@@ -177,10 +181,10 @@ async fn update_description(
 /// state until every part is gone and the next destroy removes the rest.
 pub async fn destroy(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Applied {
     let members = members_of(prior).unwrap_or_default();
-    let domain_id = string(prior, "domain_id").unwrap_or_default();
-    let project_id = string(prior, "project_id").unwrap_or_default();
-    let cluster_name = string(prior, "cluster_name").unwrap_or_default();
-    if let Some(connection_id) = string(prior, "connection_id") {
+    let domain_id = known_text(prior, BindingModel::DOMAIN_ID).unwrap_or_default();
+    let project_id = known_text(prior, BindingModel::PROJECT_ID).unwrap_or_default();
+    let cluster_name = known_text(prior, BindingModel::CLUSTER_NAME).unwrap_or_default();
+    if let Some(connection_id) = known_text(prior, BindingModel::CONNECTION_ID) {
         let wait = context.time_left();
         if let Err(diagnostics) = connection::delete(client, context, &domain_id, &connection_id, wait).await {
             return Applied::failed(Some(prior.clone()), diagnostics);
@@ -241,8 +245,8 @@ fn record_tags(client: &HyperpodClient, config: &BindingConfig) -> std::collecti
 pub fn forget(client: &HyperpodClient, states: [&Value; 3]) {
     for state in states {
         client.reads.forget_connection(
-            string(state, "connection_id").as_deref(),
-            string(state, "project_id").as_deref(),
+            known_text(state, BindingModel::CONNECTION_ID).as_deref(),
+            known_text(state, BindingModel::PROJECT_ID).as_deref(),
         );
     }
 }

@@ -8,6 +8,7 @@ use futures::StreamExt as _;
 use futures::future::{BoxFuture, FutureExt as _};
 
 use super::super::model::{BindingConfig, RecordedBinding};
+use super::super::schema::BindingModel;
 use crate::aws::AwsError;
 use crate::aws::datazone_connections::{Connection, Membership};
 use crate::aws::sagemaker::{ClusterOrchestrator, HyperPodCluster};
@@ -177,12 +178,12 @@ async fn connected_view(
 fn view_of(scope: &ViewScope<'_>, facts: &ClusterFacts, connected: &[ProjectOnCluster]) -> ClusterView {
     let mut view = crate::resources::cluster_view::view(
         facts,
-        references::tenants(scope.value, "tenants"),
-        references::restriction(scope.value, "task_view_restriction"),
+        references::tenants(scope.value, BindingModel::TENANTS.name()),
+        references::restriction(scope.value, BindingModel::TASK_VIEW_RESTRICTION.name()),
         None,
         connected,
     );
-    view.allocation = references::allocation(scope.value, "allocation");
+    view.allocation = references::allocation(scope.value, BindingModel::ALLOCATION.name());
     view.phase = scope.phase;
     view
 }

@@ -12,9 +12,10 @@ mod tests;
 use std::collections::BTreeMap;
 
 use super::model::{BindingConfig, contract_and_config};
+use super::schema::BindingModel;
 use crate::client::HyperpodClient;
 use crate::governance::{Contract, Phase};
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::unknowns_to_null;
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
@@ -38,7 +39,7 @@ pub struct BindingPrediction {
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
     let arguments = change.arguments();
-    let facts = arguments.get_attr("contract").cloned().unwrap_or(Value::Null);
+    let facts = BindingModel::CONTRACT.get(&arguments).unwrap_or(Value::Null);
     // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
     if let Some(unreadable) = unreadable_contract(&facts) {
         return Err(unreadable.into());
@@ -81,7 +82,7 @@ fn defer(change: &mut PlannedChange, arguments: &Value, strict: bool) {
     checklist::set_unknown(&mut change.planned);
     change
         .diagnostics
-        .push(checklist::deferred(arguments, "contract", strict));
+        .push(checklist::deferred(arguments, BindingModel::CONTRACT.name(), strict));
 }
 
 /// Gathers, judges and predicts.
@@ -115,16 +116,16 @@ pub async fn resolve(
     let chosen = unknowns_to_null(planned.clone());
     let Some(known) = contract_and_config(planned, &chosen) else {
         return Err(Diagnostics::error(
-            AttributePath::attr("contract"),
+            BindingModel::CONTRACT.path(),
             "The binding's inputs are still unknown",
             "A value the binding depends on was not known after its dependencies were applied.",
         ));
     };
     let mut value = planned.clone();
     let judged = checklist::known(planned)
-        && ["environment_id", "cluster_arn"]
+        && [BindingModel::ENVIRONMENT_ID, BindingModel::CLUSTER_ARN]
             .iter()
-            .all(|name| planned.get_attr(name).is_some_and(Value::is_wholly_known));
+            .all(|attribute| planned.get_attr(attribute.name()).is_some_and(Value::is_wholly_known));
     if !judged || !deferred_checks.is_empty() {
         let prediction = predicted(client, planned, known, prior, Phase::Apply).await?;
         // Judged now with everything known and against what exists: what it refuses is refused before any write.

@@ -4,11 +4,13 @@
 
 use std::collections::BTreeMap;
 
+use super::super::schema::BindingModel;
 use super::BindingPlanInputs;
 use super::judge::BindingVerdict;
 use crate::governance::Fact;
 use crate::protocol::diagnostics::AttributePath;
-use crate::protocol::object::{string, text};
+use crate::protocol::model::{Field, Model};
+use crate::protocol::object::text;
 use crate::protocol::value::Value;
 
 /// Every derived attribute, by name.
@@ -23,9 +25,12 @@ pub fn predict(inputs: &BindingPlanInputs, verdict: &BindingVerdict) -> BTreeMap
         Fact::Unavailable(_) => Value::Unknown,
     };
     let mut attributes: BTreeMap<&'static str, Value> = BTreeMap::new();
-    attributes.insert("id", recorded(prior.and_then(|p| p.id.as_ref())));
-    attributes.insert("connection_id", recorded(prior.and_then(|p| p.connection_id.as_ref())));
-    attributes.insert("domain_id", text(&inputs.domain_id));
+    attributes.insert(BindingModel::ID.name(), recorded(prior.and_then(|p| p.id.as_ref())));
+    attributes.insert(
+        BindingModel::CONNECTION_ID.name(),
+        recorded(prior.and_then(|p| p.connection_id.as_ref())),
+    );
+    attributes.insert(BindingModel::DOMAIN_ID.name(), text(&inputs.domain_id));
     // Unset: the recorded connection's own name (imported, or made with an earlier default), else the default. Only
     // a name the configuration sets replaces the connection.
     let connection_name = match (
@@ -35,10 +40,10 @@ pub fn predict(inputs: &BindingPlanInputs, verdict: &BindingVerdict) -> BTreeMap
         (None, Some(recorded)) => recorded,
         _ => inputs.config.connection_name_or_default(),
     };
-    attributes.insert("connection_name", text(connection_name));
-    attributes.insert("environment_id", environment_id);
-    attributes.insert("cluster_arn", text(&inputs.cluster.arn));
-    attributes.insert("orchestrator", text(inputs.cluster.orchestrator));
+    attributes.insert(BindingModel::CONNECTION_NAME.name(), text(connection_name));
+    attributes.insert(BindingModel::ENVIRONMENT_ID.name(), environment_id);
+    attributes.insert(BindingModel::CLUSTER_ARN.name(), text(&inputs.cluster.arn));
+    attributes.insert(BindingModel::ORCHESTRATOR.name(), text(inputs.cluster.orchestrator));
     attributes.extend(crate::resources::checklist::of(&verdict.report));
     attributes
 }
@@ -47,20 +52,22 @@ pub fn predict(inputs: &BindingPlanInputs, verdict: &BindingVerdict) -> BTreeMap
 /// its description, and a binding whose connection is gone (a destroy that stopped part-way, or a delete out of band
 /// while its memberships remain) is replaced: the rest is removed, and the connection created again.
 pub fn replacements(prior: &Value, planned: &Value) -> Vec<AttributePath> {
-    let moved = |name: &str| {
-        let (before, after) = (prior.get_attr(name), planned.get_attr(name));
-        before.is_some_and(|b| !b.is_null()) && after.is_some_and(Value::is_known) && before != after
+    let (Ok(prior), Ok(planned)) = (BindingModel::decode(prior), BindingModel::decode(planned)) else {
+        return Vec::new();
     };
-    let cleared = string(prior, "description").is_some() && string(planned, "description").is_none();
+    let moved = |before: &Field<String>, after: &Field<String>| {
+        *before != Field::Null && !matches!(after, Field::Unknown) && before != after
+    };
+    let cleared = prior.description.as_known().is_some() && planned.description.as_known().is_none();
     let mut replaced = Vec::new();
-    if prior.get_attr("cluster_arn").is_some_and(Value::is_null) {
-        replaced.push(AttributePath::attr("cluster_arn"));
+    if prior.cluster_arn == Field::Null {
+        replaced.push(BindingModel::CLUSTER_ARN.path());
     }
-    if moved("environment_id") {
-        replaced.push(AttributePath::attr("environment_id"));
+    if moved(&prior.environment_id, &planned.environment_id) {
+        replaced.push(BindingModel::ENVIRONMENT_ID.path());
     }
     if cleared {
-        replaced.push(AttributePath::attr("description"));
+        replaced.push(BindingModel::DESCRIPTION.path());
     }
     replaced
 }

@@ -2,12 +2,17 @@
 //! what its state recorded (`RecordedBinding`), and the project memberships both ways. Pure: resolving a member's
 //! name to its DataZone profile is a read (`plan/gather.rs`).
 
+mod validate;
+
+pub use validate::validate;
+
+use super::schema::{BindingModel, MEMBER_KINDS, MemberBlock};
 use crate::aws::AwsError;
 use crate::aws::datazone_connections::{self as dz, Connection, Membership};
 use crate::governance::{Binding, Contract, Member, MemberKind, paths};
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{elements, object, string, text, unknowns_to_null};
-use crate::protocol::plan::set_attr;
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
+use crate::protocol::model::{Attr, Field, Model};
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
 
@@ -24,8 +29,9 @@ pub struct BindingConfig {
     pub members: Vec<Member>,
 }
 
-fn kind_of(text: &str) -> MemberKind {
-    if text == "user" {
+/// A member's kind by its name in the schema (`MEMBER_KINDS`): `user`, else a group (the default).
+pub(super) fn kind_of(name: &str) -> MemberKind {
+    if name == kind_name(MemberKind::User) {
         MemberKind::User
     } else {
         MemberKind::Group
@@ -34,42 +40,59 @@ fn kind_of(text: &str) -> MemberKind {
 
 fn kind_name(kind: MemberKind) -> &'static str {
     match kind {
-        MemberKind::User => "user",
-        MemberKind::Group => "group",
+        MemberKind::Group => MEMBER_KINDS[0],
+        MemberKind::User => MEMBER_KINDS[1],
     }
 }
 
-/// The members of a value's `member` blocks; `None` while one is unknown, or the blocks themselves are (a dynamic
+/// One text attribute of a binding's value, when known.
+pub fn known_text(value: &Value, attribute: Attr<BindingModel, Field<String>>) -> Option<String> {
+    attribute.get(value).ok()?.known()
+}
+
+/// A field known or null, never unknown: a null one reads as empty.
+fn settled(field: &Field<String>) -> Option<String> {
+    field.clone().or_empty()
+}
+
+/// The members of a binding's `member` blocks; `None` while one is unknown, or the blocks themselves are (a dynamic
 /// block over a value known only at apply), never read as "no members".
-pub fn members_of(value: &Value) -> Option<Vec<Member>> {
-    if value.get_attr("member").is_some_and(|members| !members.is_known()) {
-        return None;
-    }
-    elements(value, "member")
+pub fn members_in(binding: &BindingModel) -> Option<Vec<Member>> {
+    let blocks = binding.member.clone().or_empty()?;
+    blocks
         .iter()
         .map(|member| {
-            member.is_wholly_known().then(|| Member {
-                kind: kind_of(&string(member, "kind").unwrap_or_default()),
-                name: string(member, "name").unwrap_or_default(),
-                designation: string(member, "designation").unwrap_or_default(),
+            Some(Member {
+                kind: kind_of(&settled(&member.kind)?),
+                name: settled(&member.name)?,
+                designation: settled(&member.designation)?,
             })
         })
         .collect()
 }
 
+/// [`members_in`] of a value.
+pub fn members_of(value: &Value) -> Option<Vec<Member>> {
+    members_in(&BindingModel::decode(value).ok()?)
+}
+
 impl BindingConfig {
     pub fn decode(value: &Value) -> Option<Self> {
-        if value.get_attr("description").is_some_and(|d| !d.is_wholly_known()) {
+        Self::of(&BindingModel::decode(value).ok()?)
+    }
+
+    fn of(binding: &BindingModel) -> Option<Self> {
+        if matches!(binding.description, Field::Unknown | Field::Invalid) {
             return None;
         }
         Some(Self {
-            project_id: string(value, "project_id")?,
-            cluster_name: string(value, "cluster_name")?,
-            project_role_arn: string(value, "project_role_arn")?,
-            domain_id: string(value, "domain_id"),
-            connection_name: string(value, "connection_name"),
-            description: string(value, "description"),
-            members: members_of(value)?,
+            project_id: binding.project_id.clone().known()?,
+            cluster_name: binding.cluster_name.clone().known()?,
+            project_role_arn: binding.project_role_arn.clone().known()?,
+            domain_id: binding.domain_id.clone().known(),
+            connection_name: binding.connection_name.clone().known(),
+            description: binding.description.clone().known(),
+            members: members_in(binding)?,
         })
     }
 
@@ -87,7 +110,7 @@ impl BindingConfig {
     pub fn domain_in(&self, contract: &Contract) -> Result<String, Diagnostics> {
         match (&self.domain_id, &contract.unified_studio.domain_id) {
             (Some(own), Some(approved)) if own != approved => Err(Diagnostic::invalid_value(
-                AttributePath::attr("domain_id"),
+                BindingModel::DOMAIN_ID.path(),
                 format!("{own:?}"),
                 &format!("contract {:?} approves a project of domain {approved:?}", contract.name),
                 "leave domain_id unset (it defaults to the contract's), or reference that domain's contract",
@@ -96,7 +119,7 @@ impl BindingConfig {
             (Some(domain), _) | (None, Some(domain)) => Ok(domain.clone()),
             // The domain is missing from the contract's facts: the finding sits where the value comes from.
             (None, None) => Err(Diagnostics::error(
-                AttributePath::attr("contract"),
+                BindingModel::CONTRACT.path(),
                 "Unknown Unified Studio domain",
                 "Neither the binding nor its contract names a domain (the contract's domain_id is null); set \
                  domain_id on the binding or unified_studio.domain_id on the contract.",
@@ -116,15 +139,12 @@ impl BindingConfig {
 /// holds the user's own `domain_id` and `connection_name` (the configuration at plan time); null there means
 /// "derive it".
 pub fn contract_and_config(value: &Value, chosen: &Value) -> Option<(Contract, BindingConfig)> {
-    let contract = contract_from_governance(value.get_attr("contract")?)?;
-    let mut config = BindingConfig::decode(value)?;
-    for name in ["domain_id", "connection_name"] {
-        if chosen.get_attr(name).is_some_and(|v| !v.is_known()) {
-            return None;
-        }
-    }
-    config.domain_id = string(chosen, "domain_id");
-    config.connection_name = string(chosen, "connection_name");
+    let binding = BindingModel::decode(value).ok()?;
+    let contract = contract_from_governance(&binding.contract)?;
+    let mut config = BindingConfig::of(&binding)?;
+    // Null: derive it; unknown: so is everything it decides.
+    config.domain_id = BindingModel::DOMAIN_ID.get(chosen).ok()?.optional()?;
+    config.connection_name = BindingModel::CONNECTION_NAME.get(chosen).ok()?.optional()?;
     Some((contract, config))
 }
 
@@ -141,11 +161,12 @@ pub struct RecordedBinding {
 
 impl RecordedBinding {
     pub fn decode(prior: &Value) -> Self {
+        let recorded = BindingModel::decode(prior).unwrap_or_default();
         Self {
-            id: string(prior, "id"),
-            connection_id: string(prior, "connection_id"),
-            connection_name: string(prior, "connection_name"),
-            members: members_of(prior).unwrap_or_default(),
+            members: members_in(&recorded).unwrap_or_default(),
+            id: recorded.id.known(),
+            connection_id: recorded.connection_id.known(),
+            connection_name: recorded.connection_name.known(),
         }
     }
 }
@@ -220,54 +241,79 @@ pub fn same_member(a: &Member, b: &Member) -> bool {
     a.kind == b.kind && a.name == b.name
 }
 
-pub fn members_value(members: &[Member]) -> Value {
-    Value::List(
+/// The `member` blocks of `members`.
+pub fn member_blocks(members: &[Member]) -> Field<Vec<MemberBlock>> {
+    Field::Known(
         members
             .iter()
-            .map(|member| {
-                object([
-                    ("kind", text(kind_name(member.kind))),
-                    ("name", text(&member.name)),
-                    ("designation", text(&member.designation)),
-                ])
+            .map(|member| MemberBlock {
+                kind: Field::Known(kind_name(member.kind).to_string()),
+                name: Field::Known(member.name.clone()),
+                designation: Field::Known(member.designation.clone()),
             })
             .collect(),
     )
+}
+
+/// The value of the `member` blocks of `members`.
+#[cfg(test)]
+pub fn members_value(members: &[Member]) -> Value {
+    crate::protocol::model::FieldType::encode(&member_blocks(members))
+}
+
+/// The binding's `id`: `<domain_id>/<connection_id>`.
+pub fn binding_id(connection: &Connection) -> Field<String> {
+    Field::Known(format!("{}/{}", connection.domain_id, connection.id))
+}
+
+/// A value read back from the connection; unset when the connection does not say.
+fn read_back(state: &mut Value, attribute: Attr<BindingModel, Field<String>>, read: Option<&String>) {
+    if let Some(read) = read {
+        attribute.set(state, &Field::Known(read.clone()));
+    }
 }
 
 /// `value` with what exists: the connection's identity and read-back facts, and the members that exist.
 pub fn state_after(value: &Value, connection: Option<&Connection>, members: &[Member]) -> Value {
     let mut state = value.clone();
     if let Some(connection) = connection {
-        set_attr(
+        BindingModel::ID.set(&mut state, &binding_id(connection));
+        BindingModel::CONNECTION_ID.set(&mut state, &Field::Known(connection.id.clone()));
+        BindingModel::DOMAIN_ID.set(&mut state, &Field::Known(connection.domain_id.clone()));
+        read_back(
             &mut state,
-            "id",
-            text(format!("{}/{}", connection.domain_id, connection.id)),
+            BindingModel::ENVIRONMENT_ID,
+            connection.environment_id.as_ref(),
         );
-        set_attr(&mut state, "connection_id", text(&connection.id));
-        set_attr(&mut state, "domain_id", text(&connection.domain_id));
-        for (name, read) in [
-            ("environment_id", &connection.environment_id),
-            ("cluster_arn", &connection.cluster_arn),
-            ("orchestrator", &connection.orchestrator),
-        ] {
-            if let Some(read) = read {
-                set_attr(&mut state, name, text(read));
-            }
-        }
+        read_back(&mut state, BindingModel::CLUSTER_ARN, connection.cluster_arn.as_ref());
+        read_back(&mut state, BindingModel::ORCHESTRATOR, connection.orchestrator.as_ref());
     }
-    set_attr(&mut state, "member", members_value(members));
+    BindingModel::MEMBER.set(&mut state, &member_blocks(members));
     unknowns_to_null(state)
+}
+
+/// The connection's own attributes, as read (by refresh and by import).
+pub fn flatten(state: &mut Value, connection: &Connection) {
+    let description = connection.description.clone().filter(|d| !d.is_empty());
+    BindingModel::ID.set(state, &binding_id(connection));
+    BindingModel::DOMAIN_ID.set(state, &Field::Known(connection.domain_id.clone()));
+    BindingModel::CONNECTION_ID.set(state, &Field::Known(connection.id.clone()));
+    BindingModel::CONNECTION_NAME.set(state, &Field::Known(connection.name.clone()));
+    BindingModel::DESCRIPTION.set(state, &description.into());
+    read_back(state, BindingModel::PROJECT_ID, connection.project_id.as_ref());
+    read_back(state, BindingModel::ENVIRONMENT_ID, connection.environment_id.as_ref());
+    read_back(state, BindingModel::CLUSTER_NAME, connection.cluster_name.as_ref());
+    read_back(state, BindingModel::CLUSTER_ARN, connection.cluster_arn.as_ref());
+    read_back(state, BindingModel::ORCHESTRATOR, connection.orchestrator.as_ref());
 }
 
 /// `prior` once its connection is gone: the read-back connection facts cleared (what marks a binding whose
 /// connection no longer exists; refresh and plan then replace it), and only the members still to remove.
 pub fn without_connection(prior: &Value, members: &[Member]) -> Value {
     let mut state = prior.clone();
-    for name in ["cluster_arn", "orchestrator"] {
-        set_attr(&mut state, name, Value::Null);
-    }
-    set_attr(&mut state, "member", members_value(members));
+    BindingModel::CLUSTER_ARN.set(&mut state, &Field::Null);
+    BindingModel::ORCHESTRATOR.set(&mut state, &Field::Null);
+    BindingModel::MEMBER.set(&mut state, &member_blocks(members));
     state
 }
 
@@ -281,6 +327,7 @@ pub fn parse_id(id: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::object::object;
 
     #[test]
     fn default_names_fit_datazone() {
@@ -316,6 +363,12 @@ mod tests {
         let unknown = object([("member", Value::List(vec![Value::Unknown]))]);
         assert_eq!(members_of(&unknown), None);
         assert_eq!(members_of(&object([("member", Value::Unknown)])), None);
+        let name_unknown = crate::protocol::object::object([
+            ("kind", crate::protocol::object::text("group")),
+            ("name", Value::Unknown),
+            ("designation", crate::protocol::object::text("PROJECT_OWNER")),
+        ]);
+        assert_eq!(members_of(&object([("member", Value::List(vec![name_unknown]))])), None);
     }
 
     fn config() -> BindingConfig {
