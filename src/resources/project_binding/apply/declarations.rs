@@ -170,4 +170,15 @@ mod tests {
             "/hyperpod-governance/project-members/dzd_1/prj1/ml-capacity"
         );
     }
+
+    /// The parameters earlier releases wrote read back, and what this one writes is byte for byte what they wrote
+    /// (`serde_json::json!` rows, keys in name order), so an unchanged binding does not rewrite its parameter.
+    #[test]
+    fn a_declaration_is_written_as_earlier_releases_wrote_it() {
+        let earlier = r#"[{"designation":"PROJECT_OWNER","id":"leads","type":"GROUP"},{"designation":"PROJECT_CONTRIBUTOR","id":"u1","type":"USER"}]"#;
+        let read = decode(earlier);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[1].kind, MembershipType::User);
+        assert_eq!(encode(&read), earlier);
+    }
 }
