@@ -64,6 +64,11 @@ impl<T> Field<T> {
         }
     }
 
+    /// Whether the value waits for apply: unknown, or invalid (which every accessor treats like unknown).
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Field::Unknown | Field::Invalid)
+    }
+
     /// `Some(value)`, `Some(default)` when null, `None` (wait for apply) when unknown or invalid.
     pub fn or_when_null(self, default: T) -> Option<T> {
         match self {

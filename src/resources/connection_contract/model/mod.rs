@@ -55,12 +55,11 @@ pub struct ContractConfig {
 }
 
 impl ContractConfig {
-    /// Decodes the arguments; `prior` (the state, `None` on create) stands in for unknown lists.
-    pub fn decode(value: &Value, prior: Option<&Value>) -> Self {
+    /// Decodes the arguments; `prior` (the state decoded, `None` on create) stands in for unknown lists.
+    pub fn decode(value: &Value, prior: Option<&ContractModel>) -> Self {
         let model = ContractModel::decode(value).unwrap_or_default();
         let unknown = partials::unknown_in(&model);
-        let prior = prior.and_then(|prior| ContractModel::decode(prior).ok());
-        let decodable = partials::with_stand_ins(model.clone(), &unknown, prior.as_ref());
+        let decodable = partials::with_stand_ins(model.clone(), &unknown, prior);
         let name = model.name.clone().known();
         Self {
             unknown_arguments: unknown_arguments(value, name.is_some()),
@@ -99,12 +98,12 @@ pub struct RecordedContract {
 }
 
 impl RecordedContract {
-    pub fn decode(prior: &Value) -> Self {
-        let recorded = ContractModel::decode(prior).unwrap_or_default();
+    /// What a decoded state recorded (a state that does not decode records nothing: `ContractModel::default`).
+    pub fn of(recorded: &ContractModel) -> Self {
         Self {
-            contract: contract_of(&recorded),
-            approved_facts: recorded.approved_facts.known(),
-            review_status: recorded.review_status.known(),
+            contract: contract_of(recorded),
+            approved_facts: recorded.approved_facts.clone().known(),
+            review_status: recorded.review_status.clone().known(),
             facts_changed: recorded.changed_facts != Field::Null,
         }
     }

@@ -55,24 +55,19 @@ fn project() -> AttributePath {
     paths::contract::unified_studio(UnifiedStudioBlock::PROJECT_ID.name())
 }
 
-/// Whether a field is unknown: not null, not wholly known.
-fn unknown<T>(field: &Field<T>) -> bool {
-    matches!(field, Field::Unknown | Field::Invalid)
-}
-
 /// Whether a field of the `unified_studio` block is unknown (an unknown block is the whole contract's wait).
 fn in_studio(contract: &ContractModel, field: fn(&UnifiedStudioBlock) -> &Field<String>) -> bool {
     contract
         .unified_studio
         .as_known()
-        .is_some_and(|studio| unknown(field(studio)))
+        .is_some_and(|studio| field(studio).is_unknown())
 }
 
 /// The arguments a plan can leave unknown, and what reads each (CON-1 checks every list's items and the ARNs' form).
 pub const PARTIALS: [Partial; 8] = [
     Partial {
         path: cidrs,
-        unknown: |c| unknown(&c.approved_public_cidrs),
+        unknown: |c| c.approved_public_cidrs.is_unknown(),
         list: Some(|c| &mut c.approved_public_cidrs),
         unknown_fact: Some(|g| g.approved_public_cidrs = Field::Unknown),
         rules: &[RuleId::Con1, RuleId::Clu5],
@@ -80,7 +75,7 @@ pub const PARTIALS: [Partial; 8] = [
     },
     Partial {
         path: accounts,
-        unknown: |c| unknown(&c.approved_account_ids),
+        unknown: |c| c.approved_account_ids.is_unknown(),
         list: Some(|c| &mut c.approved_account_ids),
         unknown_fact: Some(|g| g.approved_account_ids = Field::Unknown),
         rules: &[RuleId::Con1],
@@ -88,7 +83,7 @@ pub const PARTIALS: [Partial; 8] = [
     },
     Partial {
         path: namespaces,
-        unknown: |c| unknown(&c.eks_namespaces),
+        unknown: |c| c.eks_namespaces.is_unknown(),
         list: Some(|c| &mut c.eks_namespaces),
         unknown_fact: Some(|g| g.eks_namespaces = Field::Unknown),
         rules: &[RuleId::Con1, RuleId::Con2],
@@ -96,7 +91,7 @@ pub const PARTIALS: [Partial; 8] = [
     },
     Partial {
         path: project_role,
-        unknown: |c| unknown(&c.project_role_arn),
+        unknown: |c| c.project_role_arn.is_unknown(),
         list: None,
         unknown_fact: Some(|g| g.project_role_arn = Field::Unknown),
         rules: &[RuleId::Con1, RuleId::Prj2, RuleId::Prj4],
@@ -104,7 +99,7 @@ pub const PARTIALS: [Partial; 8] = [
     },
     Partial {
         path: access_role,
-        unknown: |c| unknown(&c.access_role_arn),
+        unknown: |c| c.access_role_arn.is_unknown(),
         list: None,
         unknown_fact: Some(|g| g.access_role_arn = Field::Unknown),
         rules: &[RuleId::Con1, RuleId::Prj2],

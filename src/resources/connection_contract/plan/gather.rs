@@ -4,6 +4,7 @@
 //! as passed. Nothing is read while the contract is unknown.
 
 use super::super::model::{ContractConfig, RecordedContract};
+use super::super::schema::ContractModel;
 use crate::aws::ids::Arn;
 use crate::aws::sagemaker::{self, HyperPodCluster};
 use crate::client::HyperpodClient;
@@ -11,6 +12,7 @@ use crate::governance::{
     Addon, Capacity, Contract, ContractLiveFacts, EksCluster, Fact, LiveCluster, LiveInstanceGroup, LiveProject,
     NodeRole, Orchestrator, RolePermissions,
 };
+use crate::protocol::model::Model;
 use crate::protocol::value::Value;
 
 /// Everything the contract's judge and predict read, as one value a test can build by hand.
@@ -31,7 +33,9 @@ pub struct ContractPlanInputs {
 
 /// Reads the plan's inputs: `value` is the arguments (write-only `organization` included), `prior` the state.
 pub async fn gather(client: &HyperpodClient, value: &Value, prior: Option<&Value>) -> ContractPlanInputs {
-    let config = ContractConfig::decode(value, prior);
+    // The state, decoded once: its lists stand in for unknown ones, and it is what the last apply recorded.
+    let prior = prior.map(|prior| ContractModel::decode(prior).unwrap_or_default());
+    let config = ContractConfig::decode(value, prior.as_ref());
     let today = crate::resources::checklist::today();
     let live = match &config.contract {
         Some(contract) => Some(live_facts(client, contract).await),
@@ -39,7 +43,7 @@ pub async fn gather(client: &HyperpodClient, value: &Value, prior: Option<&Value
     };
     ContractPlanInputs {
         strict: config.strict.unwrap_or(client.strict),
-        prior: prior.map(RecordedContract::decode),
+        prior: prior.as_ref().map(RecordedContract::of),
         live,
         caller_arn: client.caller_arn.clone(),
         today,

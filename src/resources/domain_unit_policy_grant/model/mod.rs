@@ -109,7 +109,7 @@ pub fn principal_of(grant: &PolicyGrantModel) -> Option<GrantPrincipal> {
         &principal.domain_unit_id,
         &principal.designation,
     ];
-    if parts.iter().any(|part| matches!(part, Field::Unknown | Field::Invalid)) {
+    if parts.iter().any(|part| part.is_unknown()) {
         return None;
     }
     match (

@@ -82,7 +82,7 @@ impl BindingConfig {
     }
 
     fn of(binding: &BindingModel) -> Option<Self> {
-        if matches!(binding.description, Field::Unknown | Field::Invalid) {
+        if binding.description.is_unknown() {
             return None;
         }
         Some(Self {
