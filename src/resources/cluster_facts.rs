@@ -16,8 +16,8 @@ use crate::errors::ErrorDiagnostics;
 use crate::governance::arns::same_role;
 use crate::governance::cluster::{TASK_GOVERNANCE_ADDON, clu_10};
 use crate::governance::{
-    AccessEntry, AccessScope, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster,
-    SchedulingPolicy, Sharing, TenantCapacity,
+    AccessEntry, Addon, AssociatedPolicy, Check, Contract, EksCluster, Fact, ProjectOnCluster, SchedulingPolicy,
+    Sharing, TenantCapacity,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 
@@ -257,11 +257,7 @@ async fn live_access_entries(client: &HyperpodClient, eks_name: &str, principals
                                 .into_iter()
                                 .map(|policy| AssociatedPolicy {
                                     policy_arn: policy.policy_arn,
-                                    scope: if policy.scope_type == "namespace" {
-                                        AccessScope::Namespaces(policy.namespaces)
-                                    } else {
-                                        AccessScope::Cluster
-                                    },
+                                    scope: policy.scope,
                                 })
                                 .collect(),
                         })),

@@ -11,7 +11,7 @@ use crate::governance::{
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::model::{Field, Known, Model};
-use crate::protocol::object::{elements, string_map, text};
+use crate::protocol::object::{string_map, text};
 use crate::protocol::value::{Type, Value};
 use crate::resources::governance_objects::{AllocationGovernance, ContractGovernance, PolicyGovernance, SharingRecord};
 pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
@@ -141,11 +141,16 @@ impl<T> Default for References<T> {
 
 /// The tenants listed in `attribute` (`borrows_from`, a binding's `tenants`).
 pub fn tenants(value: &Value, attribute: &str) -> References<TenantCapacity> {
+    tenants_in(value.get_attr(attribute).unwrap_or(&Value::Null), attribute)
+}
+
+/// The tenants of `list`, the value of the resource's `attribute`.
+pub fn tenants_in(list: &Value, attribute: &str) -> References<TenantCapacity> {
     let mut out = References::default();
-    match value.get_attr(attribute) {
-        Some(Value::Unknown) => out.unknown.push(attribute.to_string()),
-        Some(Value::List(_)) => {
-            for (index, entry) in elements(value, attribute).iter().enumerate() {
+    match list {
+        Value::Unknown => out.unknown.push(attribute.to_string()),
+        Value::List(entries) => {
+            for (index, entry) in entries.iter().enumerate() {
                 let at = AttributePath::attr(attribute).index(index);
                 match tenant_capacity(entry) {
                     Some((cluster_name, capacity)) => out.known.push(Referenced {

@@ -289,11 +289,7 @@ pub struct EksCluster {
     pub version: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AccessScope {
-    Cluster,
-    Namespaces(Vec<String>),
-}
+pub use hyperpod_model::access_scope::AccessScope;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AssociatedPolicy {

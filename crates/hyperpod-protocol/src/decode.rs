@@ -95,6 +95,40 @@ impl<T> From<Option<T>> for Field<T> {
     }
 }
 
+impl<T> Field<Vec<Field<T>>> {
+    /// The list when it and every element are known; unknown while the list or an element is; invalid when an
+    /// element is null or invalid (a list the model needs whole, e.g. to write every element).
+    pub fn wholly_known(self) -> Field<Vec<T>> {
+        let items = match self {
+            Field::Known(items) => items,
+            Field::Null => return Field::Null,
+            Field::Unknown => return Field::Unknown,
+            Field::Invalid => return Field::Invalid,
+        };
+        if items.iter().any(Field::is_unknown) {
+            return if items.iter().any(|item| matches!(item, Field::Unknown)) {
+                Field::Unknown
+            } else {
+                Field::Invalid
+            };
+        }
+        items
+            .into_iter()
+            .map(Field::known)
+            .collect::<Option<Vec<T>>>()
+            .map_or(Field::Invalid, Field::Known)
+    }
+
+    /// Whether neither the list nor an element waits for apply (null counts as known).
+    pub fn is_wholly_known(&self) -> bool {
+        match self {
+            Field::Known(items) => !items.iter().any(Field::is_unknown),
+            Field::Null => true,
+            Field::Unknown | Field::Invalid => false,
+        }
+    }
+}
+
 impl<T: Default> Field<T> {
     /// The value, its type's default when null, or `None` when unknown (empty lists for unset list attributes).
     pub fn or_empty(self) -> Option<T> {
@@ -221,6 +255,26 @@ mod tests {
     use super::*;
     use crate::object::{object, text};
     use crate::value::Number;
+
+    #[test]
+    fn a_list_is_wholly_known_only_when_every_element_is() {
+        let list = |items: Vec<Field<String>>| Field::Known(items);
+        let a = || Field::Known("a".to_string());
+        assert_eq!(
+            list(vec![a(), a()]).wholly_known(),
+            Field::Known(vec!["a".into(), "a".into()])
+        );
+        assert_eq!(list(vec![a(), Field::Unknown]).wholly_known(), Field::Unknown);
+        assert_eq!(list(vec![a(), Field::Null]).wholly_known(), Field::Invalid);
+        assert_eq!(Field::<Vec<Field<String>>>::Null.wholly_known(), Field::Null);
+        assert!(
+            list(vec![a(), Field::Null]).is_wholly_known(),
+            "a null element is known"
+        );
+        assert!(!list(vec![a(), Field::Unknown]).is_wholly_known());
+        assert!(Field::<Vec<Field<String>>>::Null.is_wholly_known());
+        assert!(!Field::<Vec<Field<String>>>::Unknown.is_wholly_known());
+    }
 
     #[test]
     fn null_unknown_and_known_stay_apart() {

@@ -373,6 +373,13 @@ impl<M, F: FieldType> Attr<M, F> {
     }
 }
 
+impl<M, T: Known> Attr<M, Field<T>> {
+    /// The attribute of `object` when known; `None` when null, unknown, or not of its type.
+    pub fn known(self, object: &Value) -> Option<T> {
+        self.get(object).ok()?.known()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::schema::{self, TYPE_NAME};
+use super::schema::{self, RestrictionIdentity, RestrictionModel, TYPE_NAME};
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::{string, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 
@@ -16,7 +15,10 @@ pub fn import(client: &HyperpodClient, null_state: Value, target: &ImportTarget)
     let (cluster, role) = crate::resources::import_id::two_parts(
         target,
         TYPE_NAME,
-        ["cluster_name", "project_role_arn"],
+        [
+            RestrictionIdentity::CLUSTER_NAME.name(),
+            RestrictionIdentity::PROJECT_ROLE_ARN.name(),
+        ],
         "ml-capacity/datazone_usr_role_research",
     )?;
     // The `id` form names the role; the identity names its ARN. Both mean a role of the provider's account.
@@ -30,16 +32,16 @@ pub fn import(client: &HyperpodClient, null_state: Value, target: &ImportTarget)
         )
     };
     let mut state = null_state;
-    set_attr(&mut state, "cluster_name", text(&cluster));
-    set_attr(&mut state, "project_role_arn", text(&role));
-    set_attr(&mut state, "components", Value::Map(BTreeMap::new()));
+    RestrictionModel::CLUSTER_NAME.set(&mut state, &Field::Known(cluster));
+    RestrictionModel::PROJECT_ROLE_ARN.set(&mut state, &Field::Known(role));
+    RestrictionModel::COMPONENTS.set(&mut state, &Field::Known(BTreeMap::new()));
     Ok(state)
 }
 
 /// The identity of a recorded restriction: its cluster's name and the project role's ARN.
 pub fn identity(state: &Value) -> Option<Value> {
     Some(schema::identity(
-        &string(state, "cluster_name")?,
-        &string(state, "project_role_arn")?,
+        &RestrictionModel::CLUSTER_NAME.known(state)?,
+        &RestrictionModel::PROJECT_ROLE_ARN.known(state)?,
     ))
 }

@@ -105,7 +105,7 @@ impl ListResource<HyperpodClient> for RestrictionList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aws::eks_access::AccessPolicyAssociation;
+    use crate::aws::eks_access::{AccessPolicyAssociation, AccessScope};
 
     fn record(principal: &str, policy: &str, tags: &[(&str, &str)]) -> AccessEntryRecord {
         AccessEntryRecord {
@@ -116,8 +116,7 @@ mod tests {
             tags: tags.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             policies: vec![AccessPolicyAssociation {
                 policy_arn: format!("arn:aws:eks::aws:cluster-access-policy/{policy}"),
-                scope_type: "namespace".into(),
-                namespaces: vec!["hyperpod-ns-research".into()],
+                scope: AccessScope::Namespaces(vec!["hyperpod-ns-research".into()]),
             }],
         }
     }

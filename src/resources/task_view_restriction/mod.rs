@@ -11,17 +11,18 @@ mod model;
 mod plan;
 mod read;
 mod schema;
+mod upgrade;
 
 pub use list::RestrictionList;
 // What the governance evidence reads of a restriction's `components`.
 pub use model::{component_path, component_policy_arn};
+use schema::RestrictionModel;
 pub use schema::TYPE_NAME;
 
 use async_trait::async_trait;
 
 use crate::client::HyperpodClient;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::string;
 use crate::protocol::plan::PlannedChange;
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
@@ -59,7 +60,7 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
     }
 
     fn state_upgraders(&self) -> &[StateUpgrader] {
-        &schema::STATE_UPGRADERS
+        &upgrade::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -69,7 +70,10 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
     /// The other resources' checks see the project role's access policies as they now are.
     fn after_apply(&self, client: &HyperpodClient, states: [&Value; 3]) {
         client.reads.forget_kubernetes_objects();
-        for role in states.into_iter().filter_map(|state| string(state, "project_role_arn")) {
+        for role in states
+            .into_iter()
+            .filter_map(|state| RestrictionModel::PROJECT_ROLE_ARN.known(state))
+        {
             client.reads.forget_access_entry(&role);
         }
     }

@@ -3,37 +3,38 @@
 //! apply restores it; when nothing is left, the restriction leaves state.
 
 use super::model::{
-    CONTRACT_TAG, RUN_AS_TAG, RestrictionConfig, component_path, contract_mark, object_value, policy_name, role_name,
-    run_as_tag,
+    CONTRACT_TAG, RUN_AS_TAG, RestrictionConfig, component_path, contract_mark, object_value, policy_name,
+    record_components, recorded_components, role_name, run_as_tag,
 };
+use super::schema::RestrictionModel;
 use crate::aws::eks_access::AccessEntryRecord;
 use crate::aws::iam;
 use crate::client::HyperpodClient;
 use crate::component::{Component, ComponentKind, Components};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map, text};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::{Field, Model};
 use crate::protocol::value::Value;
 use crate::resources::failed;
 use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
 
 /// The live state of a recorded restriction; `None` when nothing it added is left (or its cluster is gone).
 pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
+    let restriction = RestrictionModel::decode(current)?;
     // An import records only the cluster and the role: its first plan resolves the rest (namespaces from the
     // contract), and until then there is nothing recorded to refresh.
-    if current.get_attr("namespaces").is_none_or(Value::is_null) {
+    if restriction.namespaces == Field::Null {
         return Ok(Some(current.clone()));
     }
     // From what the restriction recorded (`contract` is write-only, never in state): its resolved project role
     // and namespaces.
-    let Some(config) = RestrictionConfig::from_value(current, None, &[]) else {
+    let Some(config) = RestrictionConfig::of(&restriction, None, &[]) else {
         return Ok(Some(current.clone()));
     };
-    let Some(eks_cluster) = cluster_of(client, current).await? else {
+    let Some(eks_cluster) = cluster_of(client, &restriction).await? else {
         return Ok(None);
     };
-    let recorded = Components::from_stored(string_map(current, "components"));
+    let recorded = recorded_components(current);
     let live = match eks_cluster.as_deref() {
         None => slurm_components(client, &config, &recorded).await?,
         Some(cluster) => {
@@ -46,18 +47,18 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
         return Ok(None);
     }
     let mut state = current.clone();
-    set_attr(
-        &mut state,
-        "components",
-        Value::Map(live.stored().iter().map(|(k, v)| (k.clone(), text(v))).collect()),
-    );
+    record_components(&mut state, &live);
     Ok(Some(state))
 }
 
 /// The HyperPod cluster behind the state (by ARN), and its EKS cluster; `None`: the cluster is gone.
-pub async fn cluster_of(client: &HyperpodClient, state: &Value) -> Result<Option<Option<String>>, Diagnostics> {
-    let cluster_ref = string(state, "cluster_arn")
-        .or_else(|| string(state, "cluster_name"))
+pub async fn cluster_of(
+    client: &HyperpodClient,
+    restriction: &RestrictionModel,
+) -> Result<Option<Option<String>>, Diagnostics> {
+    let cluster_ref = (restriction.cluster_arn.as_known())
+        .or(restriction.cluster_name.as_known())
+        .cloned()
         .unwrap_or_default();
     match client.cluster(&cluster_ref).await {
         Ok(cluster) => Ok(Some(cluster.eks_cluster_name())),
@@ -125,13 +126,9 @@ fn policy_components(entry: &AccessEntryRecord, recorded: &Components) -> Compon
         let Some(found) = entry.policies.iter().find(|p| policy_name(&p.policy_arn) == policy) else {
             continue;
         };
-        let live_scope = if found.scope_type == "namespace" {
-            format!("namespace:{}", found.namespaces.join(","))
-        } else {
-            "cluster".to_string()
-        };
+        let live_scope = found.scope.to_string();
         if &live_scope == scope {
-            live.insert(&component, live_scope.clone());
+            live.insert(&component, live_scope);
         }
     }
     live

@@ -10,7 +10,7 @@ use super::model::{self as tenant_model, manifests};
 use super::read::{flatten_quota, live_entry_value, optional, present};
 use super::schema::TYPE_NAME;
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
-use crate::aws::eks_access as access;
+use crate::aws::eks_access::{self as access, AccessScope};
 use crate::aws::iam;
 use crate::client::HyperpodClient;
 use crate::component::{Component, ObjectKey};
@@ -170,7 +170,8 @@ impl Found {
             let Some(record) = present(found, "an access entry")? else {
                 continue;
             };
-            let scoped = record.policies.iter().any(|p| p.namespaces.contains(&namespace));
+            let scoped = (record.policies.iter())
+                .any(|p| matches!(&p.scope, AccessScope::Namespaces(scoped) if scoped.contains(&namespace)));
             if self.ours(&record.tags) && scoped {
                 let component = Component::AccessEntry(principal.clone());
                 self.components.insert(component.key(), live_entry_value(&record));

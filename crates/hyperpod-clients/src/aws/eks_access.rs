@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use aws_sdk_eks::Client;
-use aws_sdk_eks::types::{AccessScope, AccessScopeType};
+use aws_sdk_eks::types::{AccessScope as ApiScope, AccessScopeType};
+pub use hyperpod_model::access_scope::AccessScope;
 
 use super::{AwsError, api_error, is_not_found_error, not_found_as};
 
@@ -264,10 +265,7 @@ pub async fn delete_pod_identity_association(client: &Client, cluster: &str, id:
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessPolicyAssociation {
     pub policy_arn: String,
-    /// `cluster` or `namespace`.
-    pub scope_type: String,
-    /// Empty for cluster scope.
-    pub namespaces: Vec<String>,
+    pub scope: AccessScope,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -356,11 +354,12 @@ pub async fn list_associated_access_policies(
             let scope = policy.access_scope();
             policies.push(AccessPolicyAssociation {
                 policy_arn: policy.policy_arn().unwrap_or_default().to_string(),
-                scope_type: scope
-                    .and_then(|s| s.r#type())
-                    .map(|t| t.as_str().to_string())
-                    .unwrap_or_default(),
-                namespaces: scope.map(|s| s.namespaces().to_vec()).unwrap_or_default(),
+                scope: match scope {
+                    Some(scope) if scope.r#type() == Some(&AccessScopeType::Namespace) => {
+                        AccessScope::Namespaces(scope.namespaces().to_vec())
+                    }
+                    _ => AccessScope::Cluster,
+                },
             });
         }
     }
@@ -416,9 +415,9 @@ pub async fn associate_access_policy(
     namespaces: &[String],
 ) -> Result<(), AwsError> {
     let scope = if namespaces.is_empty() {
-        AccessScope::builder().r#type(AccessScopeType::Cluster).build()
+        ApiScope::builder().r#type(AccessScopeType::Cluster).build()
     } else {
-        AccessScope::builder()
+        ApiScope::builder()
             .r#type(AccessScopeType::Namespace)
             .set_namespaces(Some(namespaces.to_vec()))
             .build()

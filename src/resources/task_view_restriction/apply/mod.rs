@@ -13,14 +13,17 @@ mod slurm;
 
 use std::collections::BTreeMap;
 
-use super::model::{CONTRACT_TAG, OWNER_TAG, RestrictionConfig, unknown_inputs, with_contract};
+use super::model::{
+    CONTRACT_TAG, OWNER_TAG, RestrictionConfig, record_components, recorded_components, unknown_inputs, with_contract,
+};
 use super::read::cluster_of;
+use super::schema::RestrictionModel;
 use crate::client::HyperpodClient;
 use crate::component::Components;
 use crate::governance::Contract;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map, text_map, unknowns_to_null};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Model;
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::resource::Applied;
 use crate::protocol::value::Value;
 use crate::resources::checklist;
@@ -35,18 +38,23 @@ pub async fn write(client: &HyperpodClient, planned: &Value, prior: Option<&Valu
             return Applied::failed(prior.cloned(), diagnostics);
         }
     }
-    let Some((contract, config)) = with_contract(&value) else {
-        return still_unknown(&value).into();
+    let restriction = match RestrictionModel::decode(&value) {
+        Ok(restriction) => restriction,
+        Err(diagnostics) => return Applied::failed(prior.cloned(), diagnostics),
     };
-    let eks_cluster = match cluster_of(client, &value).await {
+    let Some((contract, config)) = with_contract(&restriction) else {
+        return still_unknown(&restriction).into();
+    };
+    let eks_cluster = match cluster_of(client, &restriction).await {
         Ok(Some(eks)) => eks,
         Ok(None) => {
-            return Diagnostics::error(AttributePath::attr("contract"), "The HyperPod cluster is gone", "").into();
+            let at = RestrictionModel::CONTRACT.path();
+            return Diagnostics::error(at, "The HyperPod cluster is gone", "").into();
         }
         Err(diagnostics) => return diagnostics.into(),
     };
     // Derived from the restriction's identity: an entry carrying it was made by this restriction.
-    let owner = string(&value, "id").unwrap_or_default();
+    let owner = restriction.id.as_known().cloned().unwrap_or_default();
     let mut applier = RestrictionApplier {
         client,
         config: &config,
@@ -54,7 +62,7 @@ pub async fn write(client: &HyperpodClient, planned: &Value, prior: Option<&Valu
         partition: client.region.partition().to_string(),
         tags: tags(client, &contract, &owner),
         owner: prior.is_none().then_some(owner),
-        components: Components::from_stored(prior.map(|p| string_map(p, "components")).unwrap_or_default()),
+        components: prior.map(recorded_components).unwrap_or_default(),
     };
     let result = applier.apply().await;
     settle(result, &applier.components, value, prior)
@@ -70,10 +78,10 @@ fn tags(client: &HyperpodClient, contract: &Contract, owner: &str) -> BTreeMap<S
 }
 
 /// Inputs Terraform should have passed known at apply.
-fn still_unknown(value: &Value) -> Diagnostics {
-    let unknown = unknown_inputs(value);
+fn still_unknown(restriction: &RestrictionModel) -> Diagnostics {
+    let unknown = unknown_inputs(restriction);
     Diagnostics::error(
-        AttributePath::attr("contract"),
+        RestrictionModel::CONTRACT.path(),
         "The restriction's inputs are still unknown at apply",
         format!(
             "Still unknown: {}. Terraform passes every input known at apply; if this persists, report it with the \
@@ -94,7 +102,7 @@ fn settle(result: Result<(), Diagnostics>, components: &Components, value: Value
         (Err(_), Some(prior)) => prior.clone(),
         _ => value,
     };
-    set_attr(&mut state, "components", text_map(components.stored()));
+    record_components(&mut state, components);
     let state = unknowns_to_null(state);
     match result {
         Ok(()) => Applied::ok(state),
@@ -105,19 +113,20 @@ fn settle(result: Result<(), Diagnostics>, components: &Components, value: Value
 
 /// Destroy: what `components` names, nothing else.
 pub async fn delete(client: &HyperpodClient, prior: &Value) -> Result<(), Diagnostics> {
-    let components = Components::from_stored(string_map(prior, "components"));
+    let components = recorded_components(prior);
     if components.is_empty() {
         return Ok(());
     }
     // From what the restriction recorded: `contract` is write-only, never in state.
-    let Some(config) = RestrictionConfig::from_value(prior, None, &[]) else {
+    let recorded = RestrictionModel::decode(prior)?;
+    let Some(config) = RestrictionConfig::of(&recorded, None, &[]) else {
         return Err(Diagnostics::error(
             AttributePath::root(),
             "Cannot read the restriction's state",
             "The recorded restriction is incomplete; refresh and try again.",
         ));
     };
-    let Some(eks_cluster) = cluster_of(client, prior).await? else {
+    let Some(eks_cluster) = cluster_of(client, &recorded).await? else {
         return Ok(()); // the cluster is gone, and its access entries with it
     };
     let mut applier = RestrictionApplier {

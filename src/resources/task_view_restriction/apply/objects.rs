@@ -2,11 +2,12 @@
 //! recorded and no longer wanted (rbac mode left, a namespace dropped) is deleted.
 
 use super::super::model::{component_path, object_component, object_value};
+use super::super::schema::RestrictionModel;
 use super::applier::RestrictionApplier;
 use crate::component::{Component, ComponentKind};
 use crate::kubernetes::objects::{self, MANAGED_BY, MANAGED_BY_LABEL, Object};
 use crate::kubernetes::{KubeClient, KubeError};
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
 
 impl RestrictionApplier<'_> {
@@ -78,7 +79,7 @@ fn is_ours(live: Option<&serde_json::Value>) -> bool {
 
 fn someone_elses(object: &Object) -> Diagnostics {
     Diagnostics::error(
-        AttributePath::attr("mode"),
+        RestrictionModel::MODE.path(),
         format!("{} already exists and is not this provider's", object.describe()),
         format!(
             "mode: rbac mode writes {} ({}), and an object of that name exists without the label \

@@ -2,16 +2,17 @@
 //! user; destroy removes it only while it still holds the restriction's value.
 
 use super::super::model::{RUN_AS_TAG, role_name, run_as_tag};
+use super::super::schema::RestrictionModel;
 use super::applier::RestrictionApplier;
 use crate::aws::iam;
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::resources::failed;
 
 impl RestrictionApplier<'_> {
     pub(super) async fn apply_slurm(&mut self) -> Result<(), Diagnostics> {
         let Some(user) = self.config.slurm_os_user.clone() else {
             return Err(Diagnostics::error(
-                AttributePath::attr("slurm"),
+                RestrictionModel::SLURM.path(),
                 "Missing slurm block",
                 "A Slurm task view restriction needs `slurm { os_user = \"...\" }`: the OS user the project role's \
                  sessions run as.",

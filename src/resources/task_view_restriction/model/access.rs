@@ -3,9 +3,9 @@
 
 use super::config::{RestrictionConfig, RestrictionMode};
 use crate::component::Component;
+use crate::governance::AccessScope;
 
 pub const SPACE_TEMPLATE_POLICY: &str = "AmazonSagemakerHyperpodSpaceTemplatePolicy";
-pub use super::config::SPACE_TEMPLATE_NAMESPACE;
 /// Cluster-scoped: lets Studio probe CRDs and its own access (`SelfSubjectAccessReview`).
 pub const USER_CLUSTER_POLICY: &str = "AmazonSagemakerHyperpodUserClusterPolicy";
 
@@ -24,11 +24,7 @@ impl RestrictionAssociation {
     }
     /// What `components` records: the scope, so a changed scope is drift.
     pub fn scope(&self) -> String {
-        if self.namespaces.is_empty() {
-            "cluster".to_string()
-        } else {
-            format!("namespace:{}", self.namespaces.join(","))
-        }
+        AccessScope::of_namespaces(&self.namespaces).to_string()
     }
 }
 

@@ -1,7 +1,9 @@
 //! The restriction's configuration, typed (`RestrictionConfig`): decoded once from a planned value (with the
 //! contract's defaults) or from what state recorded.
 
-use crate::protocol::decode::Fields;
+use super::super::schema::{MODES, RestrictionModel, SPACE_TEMPLATE_NAMESPACE};
+use crate::component::Components;
+use crate::protocol::model::Field;
 use crate::protocol::value::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,48 +27,50 @@ pub struct RestrictionConfig {
     pub slurm_os_user: Option<String>,
 }
 
-/// Where Studio keeps shared space templates, as AWS's add-user page scopes the template policy (the default of
-/// `space_template_namespace`).
-pub const SPACE_TEMPLATE_NAMESPACE: &str = "jupyter-k8s-shared";
-
 impl RestrictionConfig {
     /// From the planned value; `None` while a value is unknown. `default_role` and `default_namespaces` come from the
     /// contract.
+    #[cfg(test)]
     pub fn from_value(value: &Value, default_role: Option<String>, default_namespaces: &[String]) -> Option<Self> {
-        // Through `protocol::decode`: a setting not known yet defers the whole restriction (its objects depend on
-        // it), never reads as unset.
-        let restriction = Fields(value);
-        let project_role_arn = match restriction.string("project_role_arn").optional()? {
+        use crate::protocol::model::Model;
+        Self::of(&RestrictionModel::decode(value).ok()?, default_role, default_namespaces)
+    }
+
+    /// [`RestrictionConfig::from_value`] of the decoded restriction. A setting not known yet defers the whole
+    /// restriction (its objects depend on it), never reads as unset.
+    pub fn of(
+        restriction: &RestrictionModel,
+        default_role: Option<String>,
+        default_namespaces: &[String],
+    ) -> Option<Self> {
+        let project_role_arn = match restriction.project_role_arn.clone().optional()? {
             Some(arn) => arn,
             None => default_role?,
         };
-        let namespaces = match restriction.strings("namespaces").optional()? {
+        let namespaces = match restriction.namespaces.clone().wholly_known().optional()? {
             Some(namespaces) => namespaces,
             None => default_namespaces.to_vec(),
         };
-        let kubernetes_group = match restriction.string("kubernetes_group").optional()? {
+        let kubernetes_group = match restriction.kubernetes_group.clone().optional()? {
             Some(group) => group,
             None => default_group(&project_role_arn),
         };
-        let slurm_os_user = match restriction.block("slurm").optional()? {
-            Some(slurm) => slurm.string("os_user").optional()?,
+        let slurm_os_user = match restriction.slurm.clone().optional()? {
+            Some(slurm) => slurm.os_user.optional()?,
             None => None,
         };
+        let mode = restriction.mode.clone().or_when_null(MODES[0].into())?;
         Some(Self {
-            mode: match restriction
-                .string("mode")
-                .or_when_null("access_policy".into())?
-                .as_str()
-            {
-                "rbac" => RestrictionMode::Rbac,
-                _ => RestrictionMode::AccessPolicy,
+            mode: if mode == MODES[1] {
+                RestrictionMode::Rbac
+            } else {
+                RestrictionMode::AccessPolicy
             },
-            access_policies: restriction.strings("access_policies").or_empty()?,
-            space_templates: restriction.bool("space_templates").or_when_null(false)?,
-            space_template_namespace: restriction
-                .string("space_template_namespace")
+            access_policies: restriction.access_policies.clone().wholly_known().or_empty()?,
+            space_templates: restriction.space_templates.clone().or_when_null(false)?,
+            space_template_namespace: (restriction.space_template_namespace.clone())
                 .or_when_null(SPACE_TEMPLATE_NAMESPACE.into())?,
-            user_cluster_policy: restriction.bool("user_cluster_policy").or_when_null(true)?,
+            user_cluster_policy: restriction.user_cluster_policy.clone().or_when_null(true)?,
             slurm_os_user,
             project_role_arn,
             namespaces,
@@ -100,54 +104,81 @@ pub fn restriction_id(cluster_name: &str, project_role_arn: &str) -> String {
     format!("{cluster_name}/{}", role_name(project_role_arn))
 }
 
-/// Arguments that decide only what is written, never a rule's verdict: while one is unknown the rules are still
-/// judged at plan, and only what it decides (associations, manifests, `components`) is planned unknown.
-const GRANTS: [&str; 5] = [
-    "mode",
-    "access_policies",
-    "space_templates",
-    "space_template_namespace",
-    "user_cluster_policy",
-];
-
-/// Whether every grant is known.
-pub fn grants_known(value: &Value) -> bool {
-    GRANTS
-        .iter()
-        .all(|name| value.get_attr(name).is_none_or(Value::is_wholly_known))
+/// Whether every argument that decides only what is written, never a rule's verdict, is known (`mode`,
+/// `access_policies`, `space_templates`, `space_template_namespace`, `user_cluster_policy`): while one is unknown
+/// the rules are still judged at plan, and only what it decides (associations, manifests, `components`) is planned
+/// unknown.
+pub fn grants_known(restriction: &RestrictionModel) -> bool {
+    !restriction.mode.is_unknown()
+        && restriction.access_policies.is_wholly_known()
+        && !restriction.space_templates.is_unknown()
+        && !restriction.space_template_namespace.is_unknown()
+        && !restriction.user_cluster_policy.is_unknown()
 }
 
-/// Whether `mode` is known.
-pub fn mode_known(value: &Value) -> bool {
-    value.get_attr("mode").is_none_or(Value::is_wholly_known)
-}
-
-/// `value` with the grants not known yet as if unset: judged without them, since no rule reads them.
-pub fn without_unknown_grants(value: &Value) -> Value {
-    let mut judged = value.clone();
-    for name in GRANTS {
-        if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
-            crate::protocol::plan::set_attr(&mut judged, name, Value::Null);
+/// The restriction with the grants not known yet as if unset: judged without them, since no rule reads them.
+pub fn without_unknown_grants(restriction: &RestrictionModel) -> RestrictionModel {
+    fn unset_unknown<T>(field: &mut Field<T>) {
+        if field.is_unknown() {
+            *field = Field::Null;
         }
     }
+    let mut judged = restriction.clone();
+    unset_unknown(&mut judged.mode);
+    if !judged.access_policies.is_wholly_known() {
+        judged.access_policies = Field::Null;
+    }
+    unset_unknown(&mut judged.space_templates);
+    unset_unknown(&mut judged.space_template_namespace);
+    unset_unknown(&mut judged.user_cluster_policy);
     judged
 }
 
 /// The inputs not known until apply, as the deferred warning names them.
-pub fn unknown_inputs(value: &Value) -> Vec<String> {
-    let mut out: Vec<String> = match value.get_attr("contract") {
-        Some(Value::Object(fields)) => fields
+pub fn unknown_inputs(restriction: &RestrictionModel) -> Vec<String> {
+    let contract = RestrictionModel::CONTRACT.name();
+    let mut out: Vec<String> = match &restriction.contract {
+        Value::Object(fields) => fields
             .iter()
             .filter(|(_, field)| !field.is_wholly_known())
-            .map(|(name, _)| format!("contract.{name}"))
+            .map(|(name, _)| format!("{contract}.{name}"))
             .collect(),
-        Some(contract) if !contract.is_wholly_known() => vec!["contract".to_string()],
+        facts if !facts.is_wholly_known() => vec![contract.to_string()],
         _ => Vec::new(),
     };
-    for name in ["project_role_arn", "namespaces", "kubernetes_group", "slurm"] {
-        if value.get_attr(name).is_some_and(|field| !field.is_wholly_known()) {
-            out.push(name.to_string());
-        }
-    }
+    let slurm_unknown = match &restriction.slurm {
+        Field::Known(slurm) => slurm.os_user.is_unknown(),
+        field => field.is_unknown(),
+    };
+    let unknown = [
+        (
+            RestrictionModel::PROJECT_ROLE_ARN.name(),
+            restriction.project_role_arn.is_unknown(),
+        ),
+        (
+            RestrictionModel::NAMESPACES.name(),
+            !restriction.namespaces.is_wholly_known(),
+        ),
+        (
+            RestrictionModel::KUBERNETES_GROUP.name(),
+            restriction.kubernetes_group.is_unknown(),
+        ),
+        (RestrictionModel::SLURM.name(), slurm_unknown),
+    ];
+    out.extend(
+        (unknown.into_iter())
+            .filter(|(_, unknown)| *unknown)
+            .map(|(name, _)| name.to_string()),
+    );
     out
+}
+
+/// What a recorded restriction's `components` names (empty when it names nothing, as after an import).
+pub fn recorded_components(state: &Value) -> Components {
+    Components::from_stored(RestrictionModel::COMPONENTS.known(state).unwrap_or_default())
+}
+
+/// `state` recording `components`.
+pub fn record_components(state: &mut Value, components: &Components) {
+    RestrictionModel::COMPONENTS.set(state, &Field::Known(components.stored().clone()));
 }

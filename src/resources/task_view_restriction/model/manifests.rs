@@ -3,15 +3,12 @@
 
 use serde_json::json;
 
+use super::super::schema::PROBES_PREFIX;
 use super::config::{RestrictionConfig, RestrictionMode};
 use crate::component::{Component, ObjectKey};
 use crate::kubernetes::objects::{MANAGED_BY, MANAGED_BY_LABEL, Object};
 
 pub const VIEWER_ROLE: &str = "hyperpod-studio-viewer";
-/// The probe ClusterRole is named `hyperpod-studio-probes-<group>`, and Kubernetes names are at most 253
-/// characters: the group may take what the prefix leaves.
-pub const PROBES_PREFIX: &str = "hyperpod-studio-probes-";
-pub const GROUP_MAX: usize = 253 - PROBES_PREFIX.len();
 const RBAC: &str = "rbac.authorization.k8s.io";
 const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
 

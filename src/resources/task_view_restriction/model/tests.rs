@@ -136,8 +136,10 @@ fn a_lifecycle_state_that_is_not_one_is_refused_at_its_path() {
     use crate::resources::governance_objects::ContractGovernance;
     let mut contract = governance_value(&crate::governance::examples::contract(), "current", &[]);
     ContractGovernance::LIFECYCLE_STATE.set(&mut contract, &Field::Known("revokd".to_string()));
-    let restriction =
-        crate::protocol::value::Value::Object(std::collections::BTreeMap::from([("contract".to_string(), contract)]));
+    let restriction = super::super::schema::RestrictionModel {
+        contract,
+        ..Default::default()
+    };
     let problem = contract_problem(&restriction).expect("refused");
     assert_eq!(problem.path.to_string(), "contract.lifecycle_state");
     assert_eq!(problem.severity, crate::protocol::diagnostics::Severity::Error);

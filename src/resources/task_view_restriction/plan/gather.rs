@@ -5,9 +5,10 @@
 //! entry's owner tag where adoption depends on it (`entry_adopted`).
 
 use super::super::model::{
-    OWNER_TAG, RestrictionConfig, contract_problem, grants_known, mode_known, restriction_id, with_contract,
+    OWNER_TAG, RestrictionConfig, contract_problem, grants_known, recorded_components, restriction_id, with_contract,
     without_unknown_grants,
 };
+use super::super::schema::RestrictionModel;
 use super::order::{NamespaceCheck, RestrictionTenants, namespace_check};
 use crate::aws::sagemaker::HyperPodCluster;
 use crate::aws::ssm;
@@ -17,7 +18,6 @@ use crate::governance::cluster_slurm::SessionPreferences;
 use crate::governance::{Contract, Fact, Orchestrator, RestrictionFacts};
 use crate::kubernetes::{KubeClient, KubeError, find_namespace};
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::string_map;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{self, ClusterReads};
 use crate::resources::kubernetes_reads::kube_client;
@@ -71,11 +71,14 @@ pub struct RestrictionLiveFacts {
 
 /// The plan's inputs; `Ok(None)` while the contract or the restriction's own inputs are unknown (the rules are
 /// deferred then, and nothing is read).
-pub async fn gather(client: &HyperpodClient, value: &Value) -> Result<Option<RestrictionPlanInputs>, Diagnostics> {
-    if let Some(problem) = contract_problem(value) {
+pub async fn gather(
+    client: &HyperpodClient,
+    restriction: &RestrictionModel,
+) -> Result<Option<RestrictionPlanInputs>, Diagnostics> {
+    if let Some(problem) = contract_problem(restriction) {
         return Err(problem.into());
     }
-    let Some((contract, config)) = with_contract(&without_unknown_grants(value)) else {
+    let Some((contract, config)) = with_contract(&without_unknown_grants(restriction)) else {
         return Ok(None);
     };
     let found = cluster_facts::find_contract_cluster(client, &contract).await?;
@@ -87,9 +90,9 @@ pub async fn gather(client: &HyperpodClient, value: &Value) -> Result<Option<Res
     let mut inputs = RestrictionPlanInputs {
         contract,
         config,
-        mode_known: mode_known(value),
-        grants_known: grants_known(value),
-        tenants: RestrictionTenants::decode(value),
+        mode_known: !restriction.mode.is_unknown(),
+        grants_known: grants_known(restriction),
+        tenants: RestrictionTenants::decode(&restriction.tenants),
         cluster,
         live: None,
         partition: client.region.partition().to_string(),
@@ -173,7 +176,7 @@ pub async fn entry_adopted(
     let Some(eks_cluster) = &inputs.cluster.eks_name else {
         return Some(true);
     };
-    if prior.is_some_and(|p| string_map(p, "components").contains_key(&Component::ProjectAccessEntry.key())) {
+    if prior.is_some_and(|p| recorded_components(p).contains(&Component::ProjectAccessEntry)) {
         return Some(false);
     }
     let principal = &inputs.config.project_role_arn;

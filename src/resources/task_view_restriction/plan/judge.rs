@@ -4,13 +4,14 @@
 //! (`order.rs`) and the Kubernetes group derived from the role's name.
 
 use super::super::model::{GROUP_MAX, PROBES_PREFIX, RestrictionConfig, RestrictionMode, SPACE_TEMPLATE_POLICY};
-use super::super::schema::{SPACE_POLICY, kubernetes_group};
+use super::super::schema::{RestrictionModel, SPACE_POLICY, kubernetes_group};
 use super::RestrictionPlanInputs;
 use super::gather::RestrictionLiveFacts;
 use super::order::{self, NamespaceCheck, namespace_check};
 use crate::findings::ToDiagnostics;
 use crate::governance::{Check, Contract, Report, TaskViewRestriction, check_restriction};
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
+use crate::resources::governance_objects::ContractGovernance;
 
 /// What the rules found: the report (the checklist), the diagnostics the plan shows beside it, and what apply must
 /// refuse (the errors; under `strict` every finding).
@@ -40,7 +41,7 @@ pub fn judge(inputs: &RestrictionPlanInputs, strict: bool) -> Result<Restriction
     let maybe_rbac = !inputs.mode_known || config.mode == RestrictionMode::Rbac;
     if let (true, Some(problem)) = (maybe_rbac, group_problem(&config.kubernetes_group)) {
         diagnostics.push(Diagnostic::invalid_value(
-            AttributePath::attr("project_role_arn"),
+            RestrictionModel::PROJECT_ROLE_ARN.path(),
             format!("{:?}", config.project_role_arn),
             &format!("the Kubernetes group derived from the role's name, {problem}"),
             "set `kubernetes_group` to a valid Kubernetes name",
@@ -63,7 +64,9 @@ fn orchestrated_as_contracted(inputs: &RestrictionPlanInputs) -> Result<&Restric
     match &inputs.live {
         Some(live) if orchestrator == inputs.contract.cluster.orchestrator => Ok(live),
         _ => Err(Diagnostic::invalid_value(
-            AttributePath::attr("contract").push_attr("orchestrator"),
+            RestrictionModel::CONTRACT
+                .path()
+                .push_attr(ContractGovernance::ORCHESTRATOR.name()),
             format!("{:?}", inputs.contract.cluster.orchestrator.to_string()),
             &format!(
                 "[CLU-1] cluster {:?} is orchestrated by {orchestrator}",
@@ -79,12 +82,12 @@ fn orchestrated_as_contracted(inputs: &RestrictionPlanInputs) -> Result<&Restric
 /// no Workspaces), at the attribute that grants them.
 fn spaces_check(config: &RestrictionConfig, contract: &Contract) -> Check {
     let mut granted: Vec<String> = Vec::new();
-    let mut at = AttributePath::attr("access_policies");
+    let mut at = RestrictionModel::ACCESS_POLICIES.path();
     if config.mode == RestrictionMode::AccessPolicy {
         granted.extend(config.access_policies.iter().filter(|p| *p == SPACE_POLICY).cloned());
         if config.space_templates {
             if granted.is_empty() {
-                at = AttributePath::attr("space_templates");
+                at = RestrictionModel::SPACE_TEMPLATES.path();
             }
             granted.push(SPACE_TEMPLATE_POLICY.to_string());
         }

@@ -11,9 +11,11 @@ mod predict;
 #[cfg(test)]
 mod tests;
 
-use super::model::unknown_inputs;
+use super::model::{contract_problem, unknown_inputs};
+use super::schema::RestrictionModel;
 use crate::client::HyperpodClient;
-use crate::protocol::diagnostics::Diagnostics;
+use crate::protocol::diagnostics::{Diagnostics, Severity};
+use crate::protocol::model::Model;
 use crate::protocol::plan::PlannedChange;
 use crate::protocol::value::Value;
 use crate::resources::checklist;
@@ -24,11 +26,12 @@ pub use order::missing as missing_namespace;
 /// Plans the restriction: the derived attributes and the checklist, and beside them the refusals apply enforces.
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     let mut planned = predict::arguments(change);
+    let restriction = RestrictionModel::decode(&planned)?;
     // A contract object that can never be a contract's facts fails the plan: the configuration cannot be read.
-    if let Some(unreadable) = super::model::contract_problem(&planned) {
+    if let Some(unreadable) = contract_problem(&restriction) {
         return Err(unreadable.into());
     }
-    let result = judged(client, &mut planned, change.prior.as_ref()).await;
+    let result = judged(client, &restriction, &mut planned, change.prior.as_ref()).await;
     let Some((warnings, refusals)) = checklist::judged(change, result)? else {
         return Ok(());
     };
@@ -41,19 +44,18 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
 }
 
 /// Gathers, judges and predicts into `value` (the planned value, or at apply the planned value with what was unknown
-/// then now known): the warnings and the refusals. While an input is unknown the rules wait for apply, with a
-/// warning.
+/// then now known; `restriction` is it decoded): the warnings and the refusals. While an input is unknown the rules
+/// wait for apply, with a warning.
 async fn judged(
     client: &HyperpodClient,
+    restriction: &RestrictionModel,
     value: &mut Value,
     prior: Option<&Value>,
 ) -> Result<(Diagnostics, Diagnostics), Diagnostics> {
-    let Some(inputs) = gather::gather(client, value).await? else {
+    let Some(inputs) = gather::gather(client, restriction).await? else {
         predict::deferred(value);
-        let deferred = deferral(value, client.strict);
-        let (errors, warnings): (Vec<_>, Vec<_>) = deferred
-            .into_iter()
-            .partition(|d| d.severity == crate::protocol::diagnostics::Severity::Error);
+        let deferred = deferral(restriction, client.strict);
+        let (errors, warnings): (Vec<_>, Vec<_>) = (deferred.into_iter()).partition(|d| d.severity == Severity::Error);
         return Ok((Diagnostics(warnings), Diagnostics(errors)));
     };
     let verdict = judge::judge(&inputs, client.strict)?;
@@ -69,12 +71,13 @@ pub async fn resolve(
     value: &mut Value,
     prior: Option<&Value>,
 ) -> Result<Diagnostics, Diagnostics> {
-    checklist::refused_at_apply(judged(client, value, prior).await?)
+    let restriction = RestrictionModel::decode(value)?;
+    checklist::refused_at_apply(judged(client, &restriction, value, prior).await?)
 }
 
 /// The warning for rules left to apply, naming the inputs not known until then.
-fn deferral(value: &Value, strict: bool) -> Diagnostics {
-    let unknown = unknown_inputs(value);
+fn deferral(restriction: &RestrictionModel, strict: bool) -> Diagnostics {
+    let unknown = unknown_inputs(restriction);
     let what = if unknown.is_empty() {
         "the restriction's inputs are not known until apply".to_string()
     } else {

@@ -6,12 +6,14 @@
 //! namespaces this asks for.
 
 use super::super::model::{RestrictionConfig, RestrictionMode};
+use super::super::schema::RestrictionModel;
 use crate::governance::{Referenced, TenantCapacity};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::value::Value;
 use crate::resources::references;
 
-pub const TENANTS: &str = "tenants";
+/// The argument the namespace order points at.
+pub const TENANTS: &str = RestrictionModel::TENANTS.name();
 
 /// The tenants `tenants` references: those known, and whether any is not known until apply.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,8 +23,9 @@ pub struct RestrictionTenants {
 }
 
 impl RestrictionTenants {
-    pub fn decode(value: &Value) -> Self {
-        let references = references::tenants(value, TENANTS);
+    /// The restriction's `tenants`.
+    pub fn decode(tenants: &Value) -> Self {
+        let references = references::tenants_in(tenants, TENANTS);
         Self {
             known: references.known,
             unknown: !references.unknown.is_empty(),

@@ -3,30 +3,30 @@
 //! `governance` (what bindings reference, CLU-2), `private_data_conf`, `components` and the checklist. While an input
 //! is unknown, what it decides is planned unknown.
 
+use std::sync::LazyLock;
+
 use super::super::model::{components, private_data_conf, restriction_id};
-use super::super::schema::{NAMESPACE_POLICIES, SPACE_POLICY};
+use super::super::schema::{NAMESPACE_POLICIES, RestrictionModel, SPACE_POLICY};
 use super::RestrictionPlanInputs;
 use crate::governance::Report;
 use crate::governance::spaces::approves_interactive;
-use crate::protocol::object::{text, text_list, text_map};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
 use crate::resources::checklist;
 use crate::resources::connection_contract::contract_from_governance;
 use crate::resources::references::restriction_value;
 
-/// The attributes the plan derives.
-const DERIVED: [&str; 10] = [
-    "id",
-    "governance",
-    "cluster_name",
-    "cluster_arn",
-    "orchestrator",
-    "project_role_arn",
-    "namespaces",
-    "kubernetes_group",
-    "private_data_conf",
-    "components",
+type M = RestrictionModel;
+
+/// The attributes the plan derives: the declaration's computed ones without a default.
+static DERIVED: LazyLock<Vec<&'static str>> = LazyLock::new(|| M::block().derived_names());
+
+/// The arguments that default to the contract's when unset (the user's, when set).
+const CONTRACT_DEFAULTS: [&str; 3] = [
+    M::PROJECT_ROLE_ARN.name(),
+    M::NAMESPACES.name(),
+    M::KUBERNETES_GROUP.name(),
 ];
 
 /// The arguments as the plan starts from them (`contract` is write-only: read from the configuration).
@@ -34,26 +34,26 @@ pub fn arguments(change: &PlannedChange) -> Value {
     let mut planned = change.arguments();
     // Left unset, these default to the contract's, resolved on every plan: the contract leaves no copy in state, so
     // a recorded default would not move with it.
-    for name in ["project_role_arn", "namespaces", "kubernetes_group"] {
+    for name in CONTRACT_DEFAULTS {
         if change.config_attr(name).is_null() {
             set_attr(&mut planned, name, Value::Null);
         }
     }
     // Left to its default, the project's Studio access includes spaces only under a contract that approves
     // interactive workloads (WKL-12); written out, a space policy such a contract does not approve fails.
-    if change.config_attr("access_policies").is_null() {
-        match planned.get_attr("contract").and_then(contract_from_governance) {
+    if change.config_attr(M::ACCESS_POLICIES.name()).is_null() {
+        let contract = M::CONTRACT.get(&planned).ok();
+        match contract.as_ref().and_then(contract_from_governance) {
             Some(contract) if !approves_interactive(&contract) => {
-                let without_spaces = NAMESPACE_POLICIES
-                    .iter()
+                let without_spaces = (NAMESPACE_POLICIES.iter())
                     .filter(|policy| **policy != SPACE_POLICY)
-                    .map(|policy| Value::String(policy.to_string()))
+                    .map(|policy| Field::Known(policy.to_string()))
                     .collect();
-                set_attr(&mut planned, "access_policies", Value::List(without_spaces));
+                M::ACCESS_POLICIES.set(&mut planned, &Field::Known(without_spaces));
             }
             Some(_) => {}
             // The default depends on the contract: known once it is.
-            None => set_attr(&mut planned, "access_policies", Value::Unknown),
+            None => M::ACCESS_POLICIES.set(&mut planned, &Field::Unknown),
         }
     }
     planned
@@ -62,15 +62,14 @@ pub fn arguments(change: &PlannedChange) -> Value {
 /// While the restriction's inputs are unknown: every derived attribute unknown, except the arguments the user set
 /// (known or not, they stay as written), and the checklist unknown.
 pub fn deferred(value: &mut Value) {
-    for name in DERIVED {
-        let own = ["project_role_arn", "namespaces", "kubernetes_group"].contains(&name);
-        if !own || value.get_attr(name).is_none_or(Value::is_null) {
+    for name in DERIVED.iter() {
+        if !CONTRACT_DEFAULTS.contains(name) || value.get_attr(name).is_none_or(Value::is_null) {
             set_attr(value, name, Value::Unknown);
         }
     }
     checklist::set_unknown(value);
     let facts = restriction_value(value);
-    set_attr(value, "governance", facts);
+    set_attr(value, M::GOVERNANCE.name(), facts);
 }
 
 /// The planned state. `adopted`: whether the access entry is someone else's (`None`: the plan cannot tell, so
@@ -80,31 +79,23 @@ pub fn predict(inputs: &RestrictionPlanInputs, report: &Report, adopted: Option<
     let cluster = &inputs.cluster;
     let eks = cluster.eks_name.is_some();
     let wanted = adopted.map(|adopted| components(config, &inputs.partition, eks, adopted, &inputs.contract.name));
-    set_attr(
-        value,
-        "id",
-        text(restriction_id(&cluster.name, &config.project_role_arn)),
-    );
-    set_attr(value, "cluster_name", text(&cluster.name));
-    set_attr(value, "cluster_arn", text(&cluster.arn));
-    set_attr(value, "orchestrator", text(cluster.orchestrator().to_string()));
-    set_attr(value, "project_role_arn", text(&config.project_role_arn));
-    set_attr(value, "namespaces", text_list(&config.namespaces));
-    set_attr(value, "kubernetes_group", text(&config.kubernetes_group));
+    let known = |text: &str| Field::Known(text.to_string());
+    M::ID.set(value, &known(&restriction_id(&cluster.name, &config.project_role_arn)));
+    M::CLUSTER_NAME.set(value, &known(&cluster.name));
+    M::CLUSTER_ARN.set(value, &known(&cluster.arn));
+    M::ORCHESTRATOR.set(value, &Field::Known(cluster.orchestrator().to_string()));
+    M::PROJECT_ROLE_ARN.set(value, &known(&config.project_role_arn));
+    let namespaces = config.namespaces.iter().map(|namespace| known(namespace)).collect();
+    M::NAMESPACES.set(value, &Field::Known(namespaces));
+    M::KUBERNETES_GROUP.set(value, &known(&config.kubernetes_group));
     let facts = restriction_value(value);
-    set_attr(value, "governance", facts);
-    set_attr(
-        value,
-        "private_data_conf",
-        if eks { Value::Null } else { text(private_data_conf()) },
-    );
-    set_attr(
-        value,
-        "components",
-        match wanted {
-            Some(wanted) if inputs.grants_known => text_map(wanted.stored()),
-            _ => Value::Unknown,
-        },
-    );
+    set_attr(value, M::GOVERNANCE.name(), facts);
+    let private_data = if eks { Field::Null } else { known(&private_data_conf()) };
+    M::PRIVATE_DATA_CONF.set(value, &private_data);
+    let components = match wanted {
+        Some(wanted) if inputs.grants_known => Field::Known(wanted.stored().clone()),
+        _ => Field::Unknown,
+    };
+    M::COMPONENTS.set(value, &components);
     checklist::set(value, report);
 }

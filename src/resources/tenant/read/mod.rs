@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::model::components;
 use super::model::manifests;
 use crate::aws::compute_quota as cq;
-use crate::aws::eks_access as access;
+use crate::aws::eks_access::{self as access, AccessScope};
 use crate::aws::{AwsError, iam, kms};
 use crate::client::HyperpodClient;
 use crate::component::{Component, ComponentKind, Components, ObjectKey};
@@ -241,10 +241,9 @@ pub fn live_entry_value(record: &access::AccessEntryRecord) -> String {
         .policies
         .iter()
         .map(|p| {
-            let namespaces = if p.scope_type == "namespace" {
-                p.namespaces.clone()
-            } else {
-                vec!["*".to_string()]
+            let namespaces = match &p.scope {
+                AccessScope::Namespaces(namespaces) => namespaces.clone(),
+                AccessScope::Cluster => vec!["*".to_string()],
             };
             (p.policy_arn.clone(), namespaces)
         })
