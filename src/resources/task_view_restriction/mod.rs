@@ -11,7 +11,6 @@ mod model;
 mod plan;
 mod read;
 mod schema;
-mod upgrade;
 
 pub use list::RestrictionList;
 // What the governance evidence reads of a restriction's `components`.
@@ -60,7 +59,7 @@ impl Resource<HyperpodClient> for TaskViewRestrictionResource {
     }
 
     fn state_upgraders(&self) -> &[StateUpgrader] {
-        &upgrade::STATE_UPGRADERS
+        &model::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {

@@ -132,7 +132,7 @@ pub struct RestrictionModel {
     #[tf(flatten)]
     pub checklist: ChecklistAttributes,
     #[tf(block = single)]
-    pub slurm: Field<SlurmBlock>,
+    pub slurm: Field<RestrictionSlurmBlock>,
     #[tf(timeouts = (&[Operation::Create, Operation::Update, Operation::Delete], Duration::from_mins(10)))]
     pub timeouts: Value,
 }
@@ -140,7 +140,7 @@ pub struct RestrictionModel {
 /// Slurm clusters: the OS user the project role's Session Manager sessions run as, so Studio lists only that user's
 /// jobs.
 #[derive(Model, Clone, Debug, Default, PartialEq)]
-pub struct SlurmBlock {
+pub struct RestrictionSlurmBlock {
     /// Linux/Slurm user (`SSMSessionRunAs` tag on the project role).
     #[tf(required, validate = Matches::new("[a-z_][a-z0-9_-]{0,31}", "a POSIX user name"))]
     pub os_user: Field<String>,

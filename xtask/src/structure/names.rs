@@ -19,7 +19,7 @@ use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 /// Folders whose values are typed end to end (resources, the provider block): no attribute name as a string outside
 /// their declaration.
 pub const TYPED: [&str; 6] = [
-    "src/data_sources/team_usage/",
+    "src/data_sources/",
     "src/provider/",
     "src/resources/cluster_allocation/",
     "src/resources/domain_unit_policy_grant/",

@@ -1,6 +1,7 @@
 //! What a restriction wants, as pure values: its configuration, typed (`config.rs`), with the contract it passes
 //! (`contract.rs`); the access policies and their scopes (`access.rs`); the RBAC objects (`manifests.rs`); the
-//! `components` keys all of it is recorded under, with the Slurm tag and `PrivateData` lines (`components.rs`).
+//! `components` keys all of it is recorded under, with the Slurm tag and `PrivateData` lines (`components.rs`); the
+//! state upgrades (`upgrade.rs`).
 
 mod access;
 mod components;
@@ -9,6 +10,7 @@ mod contract;
 mod manifests;
 #[cfg(test)]
 mod tests;
+mod upgrade;
 
 pub use super::schema::{GROUP_MAX, PROBES_PREFIX};
 pub use access::{RestrictionAssociation, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name};
@@ -19,3 +21,4 @@ pub use config::{
 };
 pub use contract::{contract_problem, with_contract};
 pub use manifests::{component_path, object_component, object_value};
+pub use upgrade::STATE_UPGRADERS;

@@ -1,7 +1,7 @@
 //! `hyperpod_task_view_restriction`'s state upgrades: version 0 (before 0.3.0) to 1.
 
-use super::model::{object_value, policy_name};
-use super::schema::{RestrictionModel, schema};
+use super::super::schema::{RestrictionModel, schema};
+use super::{object_value, policy_name};
 
 /// Schema version 1 (0.3.0): the `checks` list becomes `passed_checks`, `not_applicable_checks` and `findings`;
 /// `associated_policies` and `kubernetes_manifests` are removed; `components` names access policies by name.
