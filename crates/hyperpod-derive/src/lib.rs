@@ -22,7 +22,9 @@
 //! `block = single` (a single block; with `required`, one the configuration must hold), `nested` / `nested = single` /
 //! `nested = map` (a nested attribute, a list, one object or a map of objects, of a derived model), `flatten` (a
 //! derived model whose attributes and blocks are this one's, in its place: attributes several resources share, such
-//! as the checklist; it gets no typed name here, its own model names them), `max_items = n`, `timeouts = expr` (the conventional
+//! as the checklist; it gets no typed name here, its own model names them), `max_items = n`, `schema = expr` (the
+//! block a `block` or `nested` field's model is declared with instead of its own `Model::block()`: one entry type
+//! whose attributes differ in one resource, such as a tenant's quota entry), `timeouts = expr` (the conventional
 //! `timeouts` block: `expr` is `(&[Operation], Duration)`; the field holds the raw `Value`). The generated code
 //! names `::hyperpod_protocol`, so the derive is used through that crate (`hyperpod_protocol::model::Model`).
 
@@ -55,6 +57,8 @@ struct FieldSpec {
     /// A nested attribute (protocol 6 `NestedType`) of a derived model, not a block.
     nested: Option<BlockNesting>,
     max_items: Option<Expr>,
+    /// The block a `block` or `nested` field's model is declared with, when not its model's own (`schema = expr`).
+    schema: Option<Expr>,
     timeouts: Option<Expr>,
     /// A derived model whose attributes and blocks are spliced into this one (`#[tf(flatten)]`).
     flatten: bool,
@@ -248,17 +252,17 @@ fn schema_step(
             block.timeouts(operations, default)
         }};
     }
+    let inner = quote!(<#field_type as ::hyperpod_protocol::model::BlockField>::Model);
+    let inner_block = (spec.schema.as_ref()).map_or_else(
+        || quote!(<#inner as ::hyperpod_protocol::model::Model>::block()),
+        |expr| quote!(#expr),
+    );
     if let Some(nesting) = spec.block {
-        let inner = quote!(<#field_type as ::hyperpod_protocol::model::BlockField>::Model);
         let nested = match nesting {
-            BlockNesting::List => quote!(::hyperpod_protocol::schema::NestedBlock::list(
-                #name,
-                <#inner as ::hyperpod_protocol::model::Model>::block()
-            )),
-            BlockNesting::Single | BlockNesting::Map => quote!(::hyperpod_protocol::schema::NestedBlock::single(
-                #name,
-                <#inner as ::hyperpod_protocol::model::Model>::block()
-            )),
+            BlockNesting::List => quote!(::hyperpod_protocol::schema::NestedBlock::list(#name, #inner_block)),
+            BlockNesting::Single | BlockNesting::Map => {
+                quote!(::hyperpod_protocol::schema::NestedBlock::single(#name, #inner_block))
+            }
         };
         let max = spec.max_items.as_ref().map(|n| quote!(.max_items(#n)));
         let required = (spec.presence.as_ref())
@@ -272,17 +276,12 @@ fn schema_step(
     let default = spec.default.as_ref().map(|expr| quote!(.default_value(#expr)));
     let deprecated = spec.deprecated.as_ref().map(|expr| quote!(.deprecated(#expr)));
     let attribute = if let Some(nesting) = spec.nested {
-        let inner = quote!(<#field_type as ::hyperpod_protocol::model::BlockField>::Model);
         let nesting = match nesting {
             BlockNesting::List => quote!(::hyperpod_protocol::schema::Nesting::List),
             BlockNesting::Single => quote!(::hyperpod_protocol::schema::Nesting::Single),
             BlockNesting::Map => quote!(::hyperpod_protocol::schema::Nesting::Map),
         };
-        quote!(::hyperpod_protocol::schema::Attribute::nested(
-            #name,
-            #nesting,
-            <#inner as ::hyperpod_protocol::model::Model>::block().attributes
-        ))
+        quote!(::hyperpod_protocol::schema::Attribute::nested(#name, #nesting, #inner_block.attributes))
     } else {
         quote!(::hyperpod_protocol::schema::Attribute::new(#name, #terraform_type))
     };
@@ -327,6 +326,7 @@ fn field_spec(attributes: &[Attribute]) -> syn::Result<FieldSpec> {
                 "ty" => spec.ty = Some(meta.value()?.parse()?),
                 "timeouts" => spec.timeouts = Some(meta.value()?.parse()?),
                 "max_items" => spec.max_items = Some(meta.value()?.parse()?),
+                "schema" => spec.schema = Some(meta.value()?.parse()?),
                 "name" => spec.name = Some(meta.value()?.parse()?),
                 "block" | "nested" => {
                     let nesting = if meta.input.peek(syn::Token![=]) {

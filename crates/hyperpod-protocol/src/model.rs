@@ -524,6 +524,45 @@ mod tests {
         id: Field<String>,
     }
 
+    /// A class whose weight this policy computes when unset.
+    fn computed_weight() -> Block {
+        let mut block = Class::block();
+        for attribute in block.attributes.iter_mut().filter(|a| a.name == "weight") {
+            *attribute = attribute.clone().optional_computed();
+        }
+        block
+    }
+
+    /// A policy whose classes are declared with another block than `Class::block()`.
+    #[derive(Model, Debug, PartialEq)]
+    struct Overridden {
+        #[tf(block, schema = computed_weight())]
+        class: Field<Vec<Class>>,
+        /// The classes, as an attribute.
+        #[tf(nested, schema = computed_weight())]
+        classes: Field<Vec<Class>>,
+    }
+
+    #[test]
+    fn a_block_declared_with_its_own_schema_keeps_the_model_s_type() {
+        let block = Overridden::block();
+        let weight = |attributes: &[crate::schema::Attribute]| {
+            attributes.iter().find(|a| a.name == "weight").map(|a| a.presence)
+        };
+        assert_eq!(
+            weight(&block.blocks[0].block.attributes),
+            weight(&computed_weight().attributes)
+        );
+        assert_ne!(
+            weight(&block.blocks[0].block.attributes),
+            weight(&Class::block().attributes)
+        );
+        let crate::schema::AttributeKind::Nested { attributes, .. } = &block.attributes[0].kind else {
+            panic!("a nested attribute");
+        };
+        assert_eq!(weight(attributes), weight(&computed_weight().attributes));
+    }
+
     #[test]
     fn a_flattened_model_is_the_outer_ones_attributes_in_its_place() {
         let block = WithShared::block();
