@@ -20,6 +20,7 @@ use crate::governance::{
     Sharing, TenantCapacity,
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::resources::governance_objects::{ContractArgument, ContractGovernance};
 
 /// Reads of one cluster in flight at once: fast on a large cluster, well inside the SDK's retry budget when throttled.
 pub const CONCURRENT_READS: usize = 8;
@@ -61,8 +62,9 @@ pub async fn eks_cluster(client: &HyperpodClient, name: &str) -> Fact<EksCluster
     }
 }
 
+/// The argument a governed resource takes its contract by.
 pub fn contract_path() -> AttributePath {
-    AttributePath::attr("contract")
+    ContractArgument::CONTRACT.path()
 }
 
 /// Finds the contract's cluster; a cluster that does not exist where the contract says is refused.
@@ -74,7 +76,7 @@ pub async fn find_contract_cluster(
     let (account, region) = (client.account_id.as_str(), client.region.as_str());
     if wanted.account_id != account || wanted.region != region {
         return Err(Diagnostic::invalid_value(
-            contract_path().push_attr("cluster_account_id"),
+            contract_path().push_attr(ContractGovernance::CLUSTER_ACCOUNT_ID.name()),
             format!("{} in {}", wanted.account_id, wanted.region),
             &format!("the provider is configured for account {account} in {region}"),
             "plan tenants with a provider configured for the contract's capacity account and region",
@@ -84,7 +86,7 @@ pub async fn find_contract_cluster(
     client.cluster(&wanted.name).await.map_err(|err| {
         if err.is_not_found() {
             Diagnostics::from(Diagnostic::invalid_value(
-                contract_path().push_attr("cluster_name"),
+                contract_path().push_attr(ContractGovernance::CLUSTER_NAME.name()),
                 format!("{:?}", wanted.name),
                 &format!("no HyperPod cluster of that name exists in account {account} region {region}"),
                 "fix the contract's cluster, or create the cluster first",

@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 
 use crate::governance::SharingStrategy;
-use crate::protocol::model::{Field, Model};
+use crate::protocol::model::{Field, Known, Model};
 use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
+use crate::protocol::value::Value;
 use crate::resources::quota_entry::QuotaEntry;
 
 /// The `governance` attribute's fields: what tenants, bindings and restrictions check against (they take the whole
@@ -80,6 +81,23 @@ pub struct ContractGovernance {
     /// Every exception as written (`rule`, `owner`, `expires`, `reason`), for EXC-1 in dependents.
     #[tf(computed)]
     pub exception: Field<Vec<GovernanceException>>,
+}
+
+/// The argument a governed resource takes its contract by, declared once: the tenant, the task view restriction and
+/// the project binding flatten it into their declarations in place, and the refusals shared code gives point at it
+/// (`ContractArgument::CONTRACT`).
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct ContractArgument {
+    /// The contract's facts: `hyperpod_connection_contract.<name>.governance`.
+    #[tf(write_only, required, ty = <ContractGovernance as Known>::terraform_type())]
+    pub contract: Value,
+}
+
+impl ContractArgument {
+    /// The contract's facts as the resource holds them (null in state: the argument is write-only).
+    pub fn facts(&self) -> &Value {
+        &self.contract
+    }
 }
 
 /// The accountable owners, as `governance.owners` hands them on.

@@ -6,14 +6,12 @@
 //! contract, so it is known at plan time.
 
 use crate::governance::{
-    Allocation, Orchestrator, Referenced, SchedulingPolicy, Setting, Sharing, SharingStrategy, TaskViewRestriction,
-    TenantCapacity,
+    Allocation, Referenced, SchedulingPolicy, Setting, Sharing, SharingStrategy, TaskViewRestriction, TenantCapacity,
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::model::{Field, Known, Model};
-use crate::protocol::object::{string_map, text};
 use crate::protocol::value::{Type, Value};
-use crate::resources::governance_objects::{AllocationGovernance, ContractGovernance, PolicyGovernance, SharingRecord};
+use crate::resources::governance_objects::{AllocationGovernance, PolicyGovernance, SharingRecord};
 pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
 use crate::resources::quota_entry::QuotaEntry;
 
@@ -25,101 +23,23 @@ pub fn restriction_type() -> Type {
     <RestrictionGovernance as Known>::terraform_type()
 }
 
-/// A contract fact from a resource's `contract` argument: the value, or unknown while the contract is. `contract`
-/// is write-only, so a stored value (Read, import) has it null: the fact is then the one the resource recorded,
-/// `stored`.
-fn contract_fact(value: &Value, name: &str, stored: impl FnOnce() -> Value) -> Value {
-    match value.get_attr("contract") {
-        Some(contract @ Value::Object(_)) => contract.get_attr(name).cloned().unwrap_or(Value::Null),
-        Some(Value::Null) | None => stored(),
-        _ => Value::Unknown,
+/// A contract fact from a resource's `contract` argument (the value the resource holds): the value, or unknown
+/// while the contract is. `contract` is write-only, so a stored value (Read, import) has it null: the fact is then
+/// the one the resource recorded, `stored`.
+pub fn contract_fact<T: Known>(contract: &Value, fact: &str, stored: impl FnOnce() -> Field<T>) -> Field<T> {
+    match contract {
+        Value::Object(_) => Field::of_value(contract.get_attr(fact).unwrap_or(&Value::Null)),
+        Value::Null => stored(),
+        _ => Field::Unknown,
     }
 }
 
-/// What a resource recorded of a contract fact in its own `governance`, else in `attribute` (its own copy).
-fn recorded(value: &Value, fact: &str, attribute: &str) -> Value {
-    value
-        .get_attr("governance")
-        .and_then(|governance| governance.get_attr(fact))
-        .filter(|v| v.is_known() && !v.is_null())
-        .or_else(|| value.get_attr(attribute))
-        .cloned()
-        .unwrap_or(Value::Null)
-}
-
-/// A tenant's `governance`, from its own arguments and its contract: unknown parts stay unknown.
-pub fn tenant_value(tenant: &Value) -> Value {
-    let team = tenant.get_attr("team").cloned().unwrap_or(Value::Null);
-    let namespace = match &team {
-        Value::String(team) => text(crate::names::team_namespace(team)),
-        other => other.clone(),
-    };
-    let quota = crate::resources::quota_entry::governance_list(tenant.get_attr("quota"));
-    let spaces = tenant.get_attr("spaces").is_some_and(|s| !s.is_null());
-    let sharing_strategy = match tenant.get_attr("sharing") {
-        // A team with spaces and no sharing block lends (AWS's guidance for spaces; WKL-12).
-        Some(Value::Null) | None if spaces => text(SharingStrategy::Lend.as_str()),
-        // No block: on EKS a new quota gets SageMaker's default, which lends (and borrows); Slurm shares nothing.
-        Some(Value::Null) | None => match contract_fact(tenant, ContractGovernance::ORCHESTRATOR.name(), || {
-            // A stored tenant (the contract is write-only): Slurm tenants record their accounting artefacts.
-            match tenant.get_attr("slurm_artefacts") {
-                Some(artefacts) if !artefacts.is_null() && artefacts.is_known() => {
-                    text(Orchestrator::Slurm.to_string())
-                }
-                _ => Value::Null,
-            }
-        }) {
-            Value::String(orchestrator) if orchestrator == Orchestrator::Slurm.to_string() => Value::Null,
-            Value::Unknown => Value::Unknown,
-            _ => text(SharingStrategy::LendAndBorrow.to_string()),
-        },
-        Some(block @ Value::Object(_)) => block.get_attr("strategy").cloned().unwrap_or(Value::Null),
-        Some(_) => Value::Unknown,
-    };
-    let governance = TenantGovernance {
-        cluster_name: Field::of_value(&contract_fact(tenant, ContractGovernance::CLUSTER_NAME.name(), || {
-            recorded(tenant, TenantGovernance::CLUSTER_NAME.name(), "cluster_name")
-        })),
-        team: Field::of_value(&team),
-        namespace: Field::of_value(&namespace),
-        project_id: Field::of_value(&contract_fact(tenant, ContractGovernance::PROJECT_ID.name(), || {
-            let tags = string_map(tenant, "tags_all");
-            match recorded(tenant, TenantGovernance::PROJECT_ID.name(), "project_id") {
-                Value::Null => tags.get(crate::tags::PROJECT).map_or(Value::Null, text),
-                known => known,
-            }
-        })),
-        quota,
-        sharing_strategy: Field::of_value(&sharing_strategy),
-    };
-    governance.encode()
-}
-
-/// A restriction's `governance`, from its arguments and its contract's defaults (`project_role_arn` and
-/// `namespaces` default to the contract's).
-pub fn restriction_value(restriction: &Value) -> Value {
-    // The restriction's own argument and its `governance` field share a name.
-    let own_or_contract = |own: &str, contract: &str| match restriction.get_attr(own) {
-        Some(Value::Null) | None => contract_fact(restriction, contract, || recorded(restriction, own, own)),
-        Some(value) => value.clone(),
-    };
-    let cluster_name = contract_fact(restriction, ContractGovernance::CLUSTER_NAME.name(), || {
-        recorded(restriction, RestrictionGovernance::CLUSTER_NAME.name(), "cluster_name")
-    });
-    let project_role_arn = own_or_contract(
-        RestrictionGovernance::PROJECT_ROLE_ARN.name(),
-        ContractGovernance::PROJECT_ROLE_ARN.name(),
-    );
-    let namespaces = own_or_contract(
-        RestrictionGovernance::NAMESPACES.name(),
-        ContractGovernance::EKS_NAMESPACES.name(),
-    );
-    let governance = RestrictionGovernance {
-        cluster_name: Field::of_value(&cluster_name),
-        project_role_arn: Field::of_value(&project_role_arn),
-        namespaces: Field::of_value(&namespaces),
-    };
-    governance.encode()
+/// What a resource recorded of a fact: its own `governance`'s when known, else `attribute` (its own copy).
+pub fn recorded<T: Clone>(in_governance: Option<&Field<T>>, attribute: &Field<T>) -> Field<T> {
+    match in_governance {
+        Some(Field::Known(fact)) => Field::Known(fact.clone()),
+        _ => attribute.clone(),
+    }
 }
 
 /// What a resource references, decoded: the entries whose values are known, and the attributes that are not known

@@ -10,6 +10,7 @@ use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::validators::{LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::checklist::ChecklistAttributes;
+use crate::resources::governance_objects::ContractArgument;
 use crate::resources::validators::IsArn;
 
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
@@ -50,9 +51,8 @@ pub struct BindingModel {
     /// `<domain_id>/<connection_id>`, also the import ID.
     #[tf(computed, use_state_for_unknown)]
     pub id: Field<String>,
-    /// The contract's facts: `hyperpod_connection_contract.<name>.governance`.
-    #[tf(write_only, required, ty = crate::resources::connection_contract::governance_type())]
-    pub contract: Value,
+    #[tf(flatten)]
+    pub contract: ContractArgument,
     /// The project's task view restriction on this cluster, `hyperpod_task_view_restriction.<name>.governance`
     /// (CLU-2): required once other projects or teams use the cluster, unless a namespace-scoped access entry for the
     /// project role already exists.

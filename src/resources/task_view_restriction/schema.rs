@@ -15,6 +15,7 @@ use crate::protocol::schema::{IdentitySchema, Schema, Validator};
 use crate::protocol::validators::{EachOneOf, LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::checklist::ChecklistAttributes;
+use crate::resources::governance_objects::ContractArgument;
 use crate::resources::governance_objects::RestrictionGovernance;
 use crate::resources::validators::IsArn;
 
@@ -53,9 +54,8 @@ pub struct RestrictionModel {
     /// `<cluster>/<project role name>`, also the import ID.
     #[tf(computed)]
     pub id: Field<String>,
-    /// The contract's facts: `hyperpod_connection_contract.<name>.governance`.
-    #[tf(write_only, required, ty = crate::resources::connection_contract::governance_type())]
-    pub contract: Value,
+    #[tf(flatten)]
+    pub contract: ContractArgument,
     /// The restriction's facts, known at plan time: the cluster, the project role it restricts and its namespaces. A
     /// `hyperpod_unified_studio_project_binding` takes it as `task_view_restriction` (CLU-2), which also orders the
     /// binding after the restriction.

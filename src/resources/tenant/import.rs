@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::model::components;
 use super::model::{self as tenant_model, manifests};
-use super::read::{flatten_quota, live_entry_value, optional, present};
-use super::schema::TYPE_NAME;
+use super::read::{flatten_quota, live_entry_value, present};
+use super::schema::{SharingBlock, TYPE_NAME, TenantIdentity, TenantModel as M, WorkloadBlock};
 use crate::aws::compute_quota::{self as cq, ComputeQuota};
 use crate::aws::eks_access::{self as access, AccessScope};
 use crate::aws::iam;
@@ -16,8 +16,7 @@ use crate::client::HyperpodClient;
 use crate::component::{Component, ObjectKey};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{object, text, text_map};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
 use crate::protocol::resource::ImportTarget;
 use crate::protocol::value::Value;
 use crate::resources::failed;
@@ -25,11 +24,13 @@ use crate::resources::kubernetes_reads::kube_client;
 
 /// The tenant behind an import ID (`<cluster>/<team>`) or identity, as state records it.
 pub async fn import(client: &HyperpodClient, null_state: Value, target: ImportTarget) -> Result<Value, Diagnostics> {
-    let (cluster, team) =
-        crate::resources::import_id::two_parts(&target, TYPE_NAME, ["cluster_name", "team"], "ml-capacity/research")?;
+    let (cluster, team) = crate::resources::import_id::two_parts(&target, TYPE_NAME, IDENTITY, "ml-capacity/research")?;
     let found = Found::read(client, &cluster, &team).await?;
     Ok(found.state(null_state))
 }
+
+/// The identity's parts, in the import ID's order.
+const IDENTITY: [&str; 2] = [TenantIdentity::CLUSTER_NAME.name(), TenantIdentity::TEAM.name()];
 
 /// What import found of the tenant: its quota, and its objects by name and tags.
 struct Found {
@@ -39,7 +40,7 @@ struct Found {
     quota: ComputeQuota,
     role_name: String,
     role_arn: Option<String>,
-    workload: Option<Value>,
+    workload: Option<WorkloadBlock>,
     components: BTreeMap<String, String>,
 }
 
@@ -109,17 +110,12 @@ impl Found {
             return Ok(());
         };
         (self.components).insert(Component::PodIdentityAssociation.key(), association.id.clone());
-        let session_tags = if association.disable_session_tags {
-            Value::Bool(true)
-        } else {
-            Value::Null
-        };
-        self.workload = Some(object([
-            ("service_account", text(&association.service_account)),
-            ("target_role_arn", optional(association.target_role_arn.clone())),
-            ("disable_session_tags", session_tags),
-            ("session_policy", optional(association.policy.clone())),
-        ]));
+        self.workload = Some(WorkloadBlock {
+            service_account: Field::Known(association.service_account.clone()),
+            target_role_arn: association.target_role_arn.clone().into(),
+            disable_session_tags: association.disable_session_tags.then_some(true).into(),
+            session_policy: association.policy.clone().into(),
+        });
         Ok(())
     }
 
@@ -127,7 +123,7 @@ impl Found {
     async fn manifests(&mut self, client: &HyperpodClient, eks_cluster: &str) -> Result<(), Diagnostics> {
         let namespace = self.namespace();
         let mut named: Vec<(&str, String)> = Vec::new();
-        if let Some(Value::String(account)) = self.workload.as_ref().and_then(|w| w.get_attr("service_account")) {
+        if let Some(account) = self.workload.as_ref().and_then(|w| w.service_account.as_known()) {
             named.push(("ServiceAccount", account.clone()));
         }
         for name in [manifests::VIEWER, manifests::OPERATOR] {
@@ -182,24 +178,25 @@ impl Found {
 
     fn state(self, null_state: Value) -> Value {
         let mut state = null_state;
-        set_attr(&mut state, "id", text(format!("{}/{}", self.cluster_name, self.team)));
-        set_attr(&mut state, "team", text(&self.team));
-        set_attr(&mut state, "cluster_name", text(&self.cluster_name));
-        set_attr(&mut state, "cluster_arn", text(&self.cluster_arn));
-        set_attr(&mut state, "namespace", text(self.namespace()));
-        set_attr(&mut state, "workload_role_name", text(&self.role_name));
-        set_attr(&mut state, "workload_role_arn", optional(self.role_arn.clone()));
-        set_attr(&mut state, "compute_quota_id", text(&self.quota.id));
-        set_attr(&mut state, "compute_quota_arn", text(&self.quota.arn));
-        set_attr(&mut state, "quota", Value::List(Vec::new()));
+        let known = |text: &str| Field::Known(text.to_string());
+        M::ID.set(&mut state, &known(&format!("{}/{}", self.cluster_name, self.team)));
+        M::TEAM.set(&mut state, &known(&self.team));
+        M::CLUSTER_NAME.set(&mut state, &known(&self.cluster_name));
+        M::CLUSTER_ARN.set(&mut state, &known(&self.cluster_arn));
+        M::NAMESPACE.set(&mut state, &known(&self.namespace()));
+        M::WORKLOAD_ROLE_NAME.set(&mut state, &known(&self.role_name));
+        M::WORKLOAD_ROLE_ARN.set(&mut state, &self.role_arn.clone().into());
+        M::COMPUTE_QUOTA_ID.set(&mut state, &known(&self.quota.id));
+        M::COMPUTE_QUOTA_ARN.set(&mut state, &known(&self.quota.arn));
+        M::QUOTA.set(&mut state, &Field::Known(Vec::new()));
         if let Some(sharing) = imported_sharing(&self.quota) {
-            set_attr(&mut state, "sharing", sharing);
+            M::SHARING.set(&mut state, &Field::Known(sharing));
         }
         if let Some(workload) = self.workload {
-            set_attr(&mut state, "workload", workload);
+            M::WORKLOAD.set(&mut state, &Field::Known(workload));
         }
-        set_attr(&mut state, "kms_grants", Value::Map(BTreeMap::new()));
-        set_attr(&mut state, "components", text_map(&self.components));
+        M::KMS_GRANTS.set(&mut state, &Field::Known(BTreeMap::new()));
+        M::COMPONENTS.set(&mut state, &Field::Known(self.components));
         flatten_quota(&mut state, &self.quota);
         state
     }
@@ -228,13 +225,12 @@ async fn team_quota(
 /// borrow limit only where the configuration sets one: `flatten_quota`). Otherwise, as before, the first apply
 /// records the sharing block from the configuration (an imported default sharing config would plan a removal
 /// against a configuration that has none).
-fn imported_sharing(quota: &ComputeQuota) -> Option<Value> {
+fn imported_sharing(quota: &ComputeQuota) -> Option<SharingBlock> {
     let strategy = quota
         .sharing_strategy
         .filter(|_| !quota.absolute_borrow_limits.is_empty())?;
-    Some(object([
-        ("strategy", text(strategy.as_str())),
-        ("borrow_limit", Value::Null),
-        ("absolute_borrow_limit", Value::Null),
-    ]))
+    Some(SharingBlock {
+        strategy: Field::Known(strategy.as_str().to_string()),
+        ..SharingBlock::default()
+    })
 }

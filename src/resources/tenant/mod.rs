@@ -22,11 +22,12 @@ use async_trait::async_trait;
 use crate::client::HyperpodClient;
 use crate::component::{ComponentKind, Components};
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::{string, unknowns_to_null};
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::resource::{Applied, ImportTarget, OperationContext, Resource};
 use crate::protocol::schema::{IdentitySchema, Schema};
 use crate::protocol::value::Value;
+use schema::TenantModel;
 
 pub use list::TenantList;
 pub use model::role_arn;
@@ -55,8 +56,8 @@ impl Default for TenantResource {
 /// The state with its `governance` derived from its own arguments, as the plan derives it.
 fn with_governance(mut state: Value) -> Value {
     // State holds no unknowns: a fact missing there (an imported tenant has no contract yet) is null.
-    let facts = unknowns_to_null(crate::resources::references::tenant_value(&state));
-    set_attr(&mut state, "governance", facts);
+    let facts = unknowns_to_null(model::governance::governance_value(&state));
+    set_attr(&mut state, TenantModel::GOVERNANCE.name(), facts);
     state
 }
 
@@ -71,7 +72,7 @@ impl Resource<HyperpodClient> for TenantResource {
     }
 
     fn state_upgraders(&self) -> &[crate::protocol::state_upgrade::StateUpgrader] {
-        &schema::STATE_UPGRADERS
+        &model::STATE_UPGRADERS
     }
 
     fn identity_schema(&self) -> Option<&IdentitySchema> {
@@ -88,8 +89,8 @@ impl Resource<HyperpodClient> for TenantResource {
         for state in states {
             client
                 .reads
-                .forget_compute_quota(string(state, "compute_quota_arn").as_deref());
-            let components = Components::from_stored(crate::protocol::object::string_map(state, "components"));
+                .forget_compute_quota(TenantModel::COMPUTE_QUOTA_ARN.known(state).as_deref());
+            let components = Components::from_stored(TenantModel::COMPONENTS.known(state).unwrap_or_default());
             for (component, _) in components.of_kind(ComponentKind::AccessEntry) {
                 client.reads.forget_access_entry(component.name().unwrap_or_default());
             }
@@ -140,8 +141,8 @@ impl Resource<HyperpodClient> for TenantResource {
 
     fn identity(&self, state: &Value) -> Option<Value> {
         Some(schema::identity(
-            &string(state, "cluster_name")?,
-            &string(state, "team")?,
+            &TenantModel::CLUSTER_NAME.known(state)?,
+            &TenantModel::TEAM.known(state)?,
         ))
     }
 }

@@ -7,14 +7,13 @@ use crate::governance::{
     ClusterRef, Contract, Exception, LifecycleState, Orchestrator, Owners, Review, RuleId, Scheduling, SlurmScope,
     UnifiedStudio,
 };
-use crate::protocol::diagnostics::{AttributePath, Diagnostic};
+use crate::protocol::diagnostics::Diagnostic;
 use crate::protocol::model::{Field, Model};
 use crate::protocol::validators::parse_date;
 use crate::protocol::value::Value;
-use crate::resources::governance_objects::{ContractGovernance, GovernanceException, GovernanceOwners};
-
-/// The argument of every dependent (tenant, binding, restriction) that takes this `governance` value.
-const CONTRACT_ARGUMENT: &str = "contract";
+use crate::resources::governance_objects::{
+    ContractArgument, ContractGovernance, GovernanceException, GovernanceOwners,
+};
 
 /// Null rather than empty when unused (an EKS contract's Slurm scope): a reviewer's plan shows no line for them.
 fn list_or_null(items: &[String]) -> Field<Vec<String>> {
@@ -93,7 +92,7 @@ pub fn unreadable_contract(facts: &Value) -> Option<Diagnostic> {
     let unreadable = facts.is_wholly_known() && (eks_without_namespaces || !readable);
     unreadable.then(|| {
         Diagnostic::invalid_value(
-            AttributePath::attr(CONTRACT_ARGUMENT),
+            ContractArgument::CONTRACT.path(),
             "a contract value with null or missing facts",
             "a dependent needs every fact of the contract's governance (its name, lifecycle state, cluster and, on \
              EKS, namespaces)",
@@ -123,7 +122,9 @@ fn misnamed_lifecycle(governance: &ContractGovernance) -> Option<Diagnostic> {
     let name = governance.lifecycle_state.as_known()?;
     LifecycleState::parse(name).is_none().then(|| {
         Diagnostic::invalid_value(
-            AttributePath::attr(CONTRACT_ARGUMENT).push_attr(ContractGovernance::LIFECYCLE_STATE.name()),
+            ContractArgument::CONTRACT
+                .path()
+                .push_attr(ContractGovernance::LIFECYCLE_STATE.name()),
             format!("{name:?}"),
             &format!(
                 "a contract's lifecycle state is one of {}",

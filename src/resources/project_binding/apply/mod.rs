@@ -23,6 +23,7 @@ use crate::protocol::model::Field;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::governance_objects::ContractArgument;
 use connection::BindingApplyTarget;
 
 /// Creates the connection, then the memberships; every member's profile is resolved before the first write.
@@ -70,10 +71,10 @@ fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
              check the provider's DataZone permissions and plan again.",
         ));
     };
-    let contract = BindingModel::CONTRACT.get(value).ok();
+    let contract = ContractArgument::CONTRACT.get(value).ok();
     let Some(contract) = contract.as_ref().and_then(contract_from_governance) else {
         return Err(Diagnostics::error(
-            BindingModel::CONTRACT.path(),
+            ContractArgument::CONTRACT.path(),
             "The contract's facts are unknown",
             "Plan again once the contract is applied.",
         ));

@@ -15,6 +15,7 @@ use crate::protocol::model::{Attr, Field, Model};
 use crate::protocol::object::unknowns_to_null;
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::contract_from_governance;
+use crate::resources::governance_objects::ContractArgument;
 
 /// Everything the user wrote about the binding, typed. `domain_id` and `connection_name` are `None` when left to
 /// the provider (or still unknown); `None` from [`BindingConfig::decode`] while a value the checks need is unknown.
@@ -119,7 +120,7 @@ impl BindingConfig {
             (Some(domain), _) | (None, Some(domain)) => Ok(domain.clone()),
             // The domain is missing from the contract's facts: the finding sits where the value comes from.
             (None, None) => Err(Diagnostics::error(
-                BindingModel::CONTRACT.path(),
+                ContractArgument::CONTRACT.path(),
                 "Unknown Unified Studio domain",
                 "Neither the binding nor its contract names a domain (the contract's domain_id is null); set \
                  domain_id on the binding or unified_studio.domain_id on the contract.",
@@ -140,7 +141,7 @@ impl BindingConfig {
 /// "derive it".
 pub fn contract_and_config(value: &Value, chosen: &Value) -> Option<(Contract, BindingConfig)> {
     let binding = BindingModel::decode(value).ok()?;
-    let contract = contract_from_governance(&binding.contract)?;
+    let contract = contract_from_governance(binding.contract.facts())?;
     let mut config = BindingConfig::of(&binding)?;
     // Null: derive it; unknown: so is everything it decides.
     config.domain_id = BindingModel::DOMAIN_ID.get(chosen).ok()?.optional()?;

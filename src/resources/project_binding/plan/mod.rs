@@ -9,6 +9,7 @@ mod predict;
 #[cfg(test)]
 mod tests;
 
+use crate::resources::governance_objects::ContractArgument;
 use std::collections::BTreeMap;
 
 use super::model::{BindingConfig, contract_and_config};
@@ -39,7 +40,7 @@ pub struct BindingPrediction {
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     // The handoffs (`contract`, `task_view_restriction`, `tenants`) are write-only: read from the configuration.
     let arguments = change.arguments();
-    let facts = BindingModel::CONTRACT.get(&arguments).unwrap_or(Value::Null);
+    let facts = ContractArgument::CONTRACT.get(&arguments).unwrap_or(Value::Null);
     // Known, yet not a contract's facts (a fact nulled or replaced): nothing at apply would make it one.
     if let Some(unreadable) = unreadable_contract(&facts) {
         return Err(unreadable.into());
@@ -80,9 +81,11 @@ fn defer(change: &mut PlannedChange, arguments: &Value, strict: bool) {
         }
     }
     checklist::set_unknown(&mut change.planned);
-    change
-        .diagnostics
-        .push(checklist::deferred(arguments, BindingModel::CONTRACT.name(), strict));
+    change.diagnostics.push(checklist::deferred(
+        arguments,
+        ContractArgument::CONTRACT.name(),
+        strict,
+    ));
 }
 
 /// Gathers, judges and predicts.
@@ -116,7 +119,7 @@ pub async fn resolve(
     let chosen = unknowns_to_null(planned.clone());
     let Some(known) = contract_and_config(planned, &chosen) else {
         return Err(Diagnostics::error(
-            BindingModel::CONTRACT.path(),
+            ContractArgument::CONTRACT.path(),
             "The binding's inputs are still unknown",
             "A value the binding depends on was not known after its dependencies were applied.",
         ));

@@ -11,6 +11,7 @@ mod policies;
 mod remove;
 mod slurm;
 
+use crate::resources::governance_objects::ContractArgument;
 use std::collections::BTreeMap;
 
 use super::model::{
@@ -48,7 +49,7 @@ pub async fn write(client: &HyperpodClient, planned: &Value, prior: Option<&Valu
     let eks_cluster = match cluster_of(client, &restriction).await {
         Ok(Some(eks)) => eks,
         Ok(None) => {
-            let at = RestrictionModel::CONTRACT.path();
+            let at = ContractArgument::CONTRACT.path();
             return Diagnostics::error(at, "The HyperPod cluster is gone", "").into();
         }
         Err(diagnostics) => return diagnostics.into(),
@@ -81,7 +82,7 @@ fn tags(client: &HyperpodClient, contract: &Contract, owner: &str) -> BTreeMap<S
 fn still_unknown(restriction: &RestrictionModel) -> Diagnostics {
     let unknown = unknown_inputs(restriction);
     Diagnostics::error(
-        RestrictionModel::CONTRACT.path(),
+        ContractArgument::CONTRACT.path(),
         "The restriction's inputs are still unknown at apply",
         format!(
             "Still unknown: {}. Terraform passes every input known at apply; if this persists, report it with the \

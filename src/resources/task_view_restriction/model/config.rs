@@ -5,6 +5,7 @@ use super::super::schema::{MODES, RestrictionModel, SPACE_TEMPLATE_NAMESPACE};
 use crate::component::Components;
 use crate::protocol::model::Field;
 use crate::protocol::value::Value;
+use crate::resources::governance_objects::ContractArgument;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RestrictionMode {
@@ -136,8 +137,8 @@ pub fn without_unknown_grants(restriction: &RestrictionModel) -> RestrictionMode
 
 /// The inputs not known until apply, as the deferred warning names them.
 pub fn unknown_inputs(restriction: &RestrictionModel) -> Vec<String> {
-    let contract = RestrictionModel::CONTRACT.name();
-    let mut out: Vec<String> = match &restriction.contract {
+    let contract = ContractArgument::CONTRACT.name();
+    let mut out: Vec<String> = match restriction.contract.facts() {
         Value::Object(fields) => fields
             .iter()
             .filter(|(_, field)| !field.is_wholly_known())

@@ -9,6 +9,7 @@ use crate::protocol::diagnostics::{AttributePath, Diagnostic};
 use crate::protocol::model::Field;
 use crate::protocol::value::Value;
 use crate::resources::connection_contract::{contract_from_governance, lifecycle_problem};
+use crate::resources::governance_objects::ContractArgument;
 use crate::resources::governance_objects::ContractGovernance;
 
 /// The contract facts a restriction cannot do without: `contract_from_governance` gives up without them.
@@ -23,7 +24,7 @@ const CONTRACT_FACTS: [&str; 6] = [
 
 /// The contract and the restriction with the contract's defaults; `None` while either is unknown.
 pub fn with_contract(restriction: &RestrictionModel) -> Option<(Contract, RestrictionConfig)> {
-    let contract = contract_from_governance(&restriction.contract)?;
+    let contract = contract_from_governance(restriction.contract.facts())?;
     let config = RestrictionConfig::of(restriction, contract.project_role_arn.clone(), &contract.eks_namespaces)?;
     Some((contract, config))
 }
@@ -32,7 +33,7 @@ pub fn with_contract(restriction: &RestrictionModel) -> Option<(Contract, Restri
 /// `merge`d object with a null fact): an error at `contract` at plan, never a deferral to an apply that cannot
 /// proceed either.
 pub fn contract_problem(restriction: &RestrictionModel) -> Option<Diagnostic> {
-    let contract = Some(&restriction.contract).filter(|c| c.is_wholly_known() && !c.is_null())?;
+    let contract = Some(restriction.contract.facts()).filter(|c| c.is_wholly_known() && !c.is_null())?;
     if let Some(problem) = lifecycle_problem(contract) {
         return Some(problem);
     }
@@ -51,7 +52,7 @@ pub fn contract_problem(restriction: &RestrictionModel) -> Option<Diagnostic> {
     if eks && restriction.namespaces == Field::Null && null(namespaces) {
         missing.push(namespaces);
     }
-    let at = AttributePath::attr(RestrictionModel::CONTRACT.name());
+    let at = AttributePath::attr(ContractArgument::CONTRACT.name());
     if missing.is_empty() {
         if contract_from_governance(contract).is_some() {
             return None;

@@ -7,6 +7,7 @@ mod access;
 mod components;
 mod config;
 mod contract;
+mod governance;
 mod manifests;
 #[cfg(test)]
 mod tests;
@@ -20,5 +21,6 @@ pub use config::{
     role_name, unknown_inputs, without_unknown_grants,
 };
 pub use contract::{contract_problem, with_contract};
+pub use governance::governance_value;
 pub use manifests::{component_path, object_component, object_value};
 pub use upgrade::STATE_UPGRADERS;

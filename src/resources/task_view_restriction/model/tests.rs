@@ -137,7 +137,7 @@ fn a_lifecycle_state_that_is_not_one_is_refused_at_its_path() {
     let mut contract = governance_value(&crate::governance::examples::contract(), "current", &[]);
     ContractGovernance::LIFECYCLE_STATE.set(&mut contract, &Field::Known("revokd".to_string()));
     let restriction = super::super::schema::RestrictionModel {
-        contract,
+        contract: crate::resources::governance_objects::ContractArgument { contract },
         ..Default::default()
     };
     let problem = contract_problem(&restriction).expect("refused");

@@ -11,6 +11,7 @@ use super::order::{self, NamespaceCheck, namespace_check};
 use crate::findings::ToDiagnostics;
 use crate::governance::{Check, Contract, Report, TaskViewRestriction, check_restriction};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
+use crate::resources::governance_objects::ContractArgument;
 use crate::resources::governance_objects::ContractGovernance;
 
 /// What the rules found: the report (the checklist), the diagnostics the plan shows beside it, and what apply must
@@ -64,7 +65,7 @@ fn orchestrated_as_contracted(inputs: &RestrictionPlanInputs) -> Result<&Restric
     match &inputs.live {
         Some(live) if orchestrator == inputs.contract.cluster.orchestrator => Ok(live),
         _ => Err(Diagnostic::invalid_value(
-            RestrictionModel::CONTRACT
+            ContractArgument::CONTRACT
                 .path()
                 .push_attr(ContractGovernance::ORCHESTRATOR.name()),
             format!("{:?}", inputs.contract.cluster.orchestrator.to_string()),

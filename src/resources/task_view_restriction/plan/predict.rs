@@ -3,9 +3,10 @@
 //! `governance` (what bindings reference, CLU-2), `private_data_conf`, `components` and the checklist. While an input
 //! is unknown, what it decides is planned unknown.
 
+use crate::resources::governance_objects::ContractArgument;
 use std::sync::LazyLock;
 
-use super::super::model::{components, private_data_conf, restriction_id};
+use super::super::model::{components, governance_value, private_data_conf, restriction_id};
 use super::super::schema::{NAMESPACE_POLICIES, RestrictionModel, SPACE_POLICY};
 use super::RestrictionPlanInputs;
 use crate::governance::Report;
@@ -15,7 +16,6 @@ use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
 use crate::resources::checklist;
 use crate::resources::connection_contract::contract_from_governance;
-use crate::resources::references::restriction_value;
 
 type M = RestrictionModel;
 
@@ -42,7 +42,7 @@ pub fn arguments(change: &PlannedChange) -> Value {
     // Left to its default, the project's Studio access includes spaces only under a contract that approves
     // interactive workloads (WKL-12); written out, a space policy such a contract does not approve fails.
     if change.config_attr(M::ACCESS_POLICIES.name()).is_null() {
-        let contract = M::CONTRACT.get(&planned).ok();
+        let contract = ContractArgument::CONTRACT.get(&planned).ok();
         match contract.as_ref().and_then(contract_from_governance) {
             Some(contract) if !approves_interactive(&contract) => {
                 let without_spaces = (NAMESPACE_POLICIES.iter())
@@ -68,7 +68,7 @@ pub fn deferred(value: &mut Value) {
         }
     }
     checklist::set_unknown(value);
-    let facts = restriction_value(value);
+    let facts = governance_value(value);
     set_attr(value, M::GOVERNANCE.name(), facts);
 }
 
@@ -88,7 +88,7 @@ pub fn predict(inputs: &RestrictionPlanInputs, report: &Report, adopted: Option<
     let namespaces = config.namespaces.iter().map(|namespace| known(namespace)).collect();
     M::NAMESPACES.set(value, &Field::Known(namespaces));
     M::KUBERNETES_GROUP.set(value, &known(&config.kubernetes_group));
-    let facts = restriction_value(value);
+    let facts = governance_value(value);
     set_attr(value, M::GOVERNANCE.name(), facts);
     let private_data = if eks { Field::Null } else { known(&private_data_conf()) };
     M::PRIVATE_DATA_CONF.set(value, &private_data);

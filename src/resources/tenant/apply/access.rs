@@ -7,13 +7,14 @@ use super::super::model::components::{
     DesiredEntry, EDIT_POLICY, GRANT_OPERATIONS, VIEW_POLICY, desired_entries, entry_value, grant_name,
 };
 use super::super::model::manifests::{self, Manifest};
+use super::super::schema::TenantModel as M;
 use super::composer::{Composer, PROPAGATION, failed, first_failure, kube_failed};
 use crate::aws::ErrorCode;
 use crate::aws::eks_access::{self as access, PodIdentitySpec};
 use crate::aws::kms;
 use crate::component::{Component, ComponentKind, ObjectKey};
 use crate::kubernetes::{KubeClient, objects};
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 use futures::future::join_all;
 
 impl Composer<'_> {
@@ -218,11 +219,11 @@ impl Composer<'_> {
             }
             Some(_) => {
                 return Err(Diagnostic::invalid_value(
-                    AttributePath::attr(if entry.policy_arn == EDIT_POLICY {
-                        "operator_principal_arns"
+                    if entry.policy_arn == EDIT_POLICY {
+                        M::OPERATOR_PRINCIPAL_ARNS.path()
                     } else {
-                        "viewer_principal_arns"
-                    }),
+                        M::VIEWER_PRINCIPAL_ARNS.path()
+                    },
                     format!("{:?}", entry.principal_arn),
                     "the principal already has an EKS access entry that this tenant did not create (EKS allows \
                      one per principal per cluster)",

@@ -16,12 +16,13 @@ use std::collections::BTreeMap;
 use super::model::TenantConfig;
 use super::model::components;
 use super::plan;
+use super::schema::TenantModel as M;
 use crate::client::HyperpodClient;
 use crate::component::{Component, ComponentKind, Components};
 use crate::errors::ErrorDiagnostics;
 use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map, text, text_map, unknowns_to_null};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
+use crate::protocol::object::unknowns_to_null;
 use crate::protocol::resource::{Applied, OperationContext};
 use crate::protocol::value::Value;
 use composer::{Composer, Recorded, TenantApplyTarget, first_failure};
@@ -61,8 +62,8 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
         client,
         context,
         target: &target,
-        components: Recorded::new(Components::from_stored(string_map(prior, "components"))),
-        quota_arn: string(prior, "compute_quota_arn"),
+        components: Recorded::new(Components::from_stored(M::COMPONENTS.known(prior).unwrap_or_default())),
+        quota_arn: M::COMPUTE_QUOTA_ARN.known(prior),
     };
     match Box::pin(composer.reconcile()).await {
         Ok(()) => Applied::ok(state_after(&value, &composer)),
@@ -72,11 +73,11 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
 }
 
 pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Result<(), Diagnostics> {
-    let components = string_map(prior, "components");
+    let components = M::COMPONENTS.known(prior).unwrap_or_default();
     if components.is_empty() {
         return Ok(());
     }
-    let cluster_arn = string(prior, "cluster_arn").unwrap_or_default();
+    let cluster_arn = M::CLUSTER_ARN.known(prior).unwrap_or_default();
     let eks_cluster_name = match client.cluster(&cluster_arn).await {
         Ok(cluster) => cluster.eks_cluster_name().unwrap_or_default(),
         Err(err) if err.is_not_found() => String::new(),
@@ -90,12 +91,12 @@ pub async fn delete(client: &HyperpodClient, prior: &Value, context: &OperationC
         ));
     };
     let target = TenantApplyTarget {
-        cluster_name: string(prior, "cluster_name").unwrap_or_default(),
+        cluster_name: M::CLUSTER_NAME.known(prior).unwrap_or_default(),
         cluster_arn,
         eks_cluster_name,
-        role_name: string(prior, "workload_role_name").unwrap_or_default(),
-        role_arn: string(prior, "workload_role_arn").unwrap_or_default(),
-        tags: string_map(prior, "tags_all"),
+        role_name: M::WORKLOAD_ROLE_NAME.known(prior).unwrap_or_default(),
+        role_arn: M::WORKLOAD_ROLE_ARN.known(prior).unwrap_or_default(),
+        tags: M::TAGS_ALL.known(prior).unwrap_or_default(),
         partition: client.region.partition().to_string(),
         config,
     };
@@ -149,18 +150,18 @@ async fn resolve_target(
     context: &OperationContext,
 ) -> Result<(TenantApplyTarget, Value), Diagnostics> {
     let (config, value) = plan::resolve(client, planned, prior, &context.deferred_checks).await?;
-    let cluster_arn = string(&value, "cluster_arn").unwrap_or_default();
+    let cluster_arn = M::CLUSTER_ARN.known(&value).unwrap_or_default();
     let cluster = client
         .cluster(&cluster_arn)
         .await
-        .map_err(|err| err.diagnostics(AttributePath::attr("cluster_arn"), "Cannot read the HyperPod cluster"))?;
+        .map_err(|err| err.diagnostics(M::CLUSTER_ARN.path(), "Cannot read the HyperPod cluster"))?;
     let target = TenantApplyTarget {
         eks_cluster_name: cluster.eks_cluster_name().unwrap_or_default(),
         cluster_name: cluster.name,
         cluster_arn,
-        role_name: string(&value, "workload_role_name").unwrap_or_default(),
-        role_arn: string(&value, "workload_role_arn").unwrap_or_default(),
-        tags: string_map(&value, "tags_all"),
+        role_name: M::WORKLOAD_ROLE_NAME.known(&value).unwrap_or_default(),
+        role_arn: M::WORKLOAD_ROLE_ARN.known(&value).unwrap_or_default(),
+        tags: M::TAGS_ALL.known(&value).unwrap_or_default(),
         partition: client.region.partition().to_string(),
         config,
     };
@@ -171,32 +172,22 @@ async fn resolve_target(
 fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
     let mut state = value.clone();
     let recorded = &composer.components;
-    set_attr(&mut state, "components", text_map(recorded.snapshot().stored()));
-    set_attr(
-        &mut state,
-        "compute_quota_id",
-        (recorded.get(&Component::ComputeQuota)).map_or(Value::Null, |value| text(components::quota_id(&value))),
-    );
-    set_attr(
-        &mut state,
-        "compute_quota_arn",
-        match (&composer.quota_arn, recorded.contains_key(&Component::ComputeQuota)) {
-            (Some(arn), true) => text(arn),
-            _ => Value::Null,
-        },
-    );
-    set_attr(
-        &mut state,
-        "pod_identity_association_id",
-        (recorded.get(&Component::PodIdentityAssociation)).map_or(Value::Null, text),
-    );
+    M::COMPONENTS.set(&mut state, &Field::Known(recorded.snapshot().stored().clone()));
+    let quota_id = recorded
+        .get(&Component::ComputeQuota)
+        .map(|value| components::quota_id(&value));
+    M::COMPUTE_QUOTA_ID.set(&mut state, &quota_id.into());
+    let quota_arn = (composer.quota_arn.clone()).filter(|_| recorded.contains_key(&Component::ComputeQuota));
+    M::COMPUTE_QUOTA_ARN.set(&mut state, &quota_arn.into());
+    let association = recorded.get(&Component::PodIdentityAssociation);
+    M::POD_IDENTITY_ASSOCIATION_ID.set(&mut state, &association.into());
     let grants: BTreeMap<String, String> = (recorded.of_kind(ComponentKind::KmsGrant).into_iter())
         .filter_map(|(component, id)| Some((component.name()?.to_string(), id)))
         .collect();
-    set_attr(&mut state, "kms_grants", text_map(&grants));
+    M::KMS_GRANTS.set(&mut state, &Field::Known(grants));
     unknowns_to_null(state)
 }
 
 fn is_eks(value: &Value) -> bool {
-    value.get_attr("slurm_artefacts").is_none_or(Value::is_null)
+    value.get_attr(M::SLURM_ARTEFACTS.name()).is_none_or(Value::is_null)
 }

@@ -6,12 +6,12 @@
 //! blocks by position and does not carry a nested computed attribute of a block). A partition and the absolute limits are also computed attributes (refresh records them), so they show in
 //! state and their drift in the plan.
 
+use super::super::schema::{SharingBlock, TenantModel};
 use crate::aws::compute_quota::{ComputeQuota, QuotaSpec};
 use crate::governance::{QuotaShare, SharingStrategy, TenantCapacity, Unit};
-use crate::protocol::decode::Fields;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic};
-use crate::protocol::object::elements;
-use crate::protocol::plan::{PlannedChange, set_attr};
+use crate::protocol::model::Field;
+use crate::protocol::plan::PlannedChange;
 use crate::protocol::value::Value;
 use crate::resources::quota_entry::QuotaEntry;
 
@@ -30,28 +30,37 @@ pub struct LeftToLive {
     pub partitions: Vec<String>,
 }
 
+/// Whether an entry leaves its partition to the live quota: it sets none, nor a unit that excludes one.
+fn leaves_partition(entry: &QuotaEntry) -> bool {
+    let partition = Unit::AcceleratorPartition;
+    (std::iter::once(&partition).chain(partition.excludes())).all(|unit| entry.unit(*unit) == Field::Null)
+}
+
 impl LeftToLive {
-    pub fn of(value: &Value) -> Self {
-        let sharing = value.get_attr("sharing").filter(|s| !s.is_null());
-        let unset = |object: &Value, name: &str| object.get_attr(name).is_none_or(Value::is_null);
+    pub fn of(tenant: &TenantModel) -> Self {
+        // A block not known yet (`Some(None)`) leaves every field of it to the live quota until it is.
+        let sharing: Option<Option<&SharingBlock>> = match &tenant.sharing {
+            Field::Null => None,
+            Field::Known(block) => Some(Some(block)),
+            Field::Unknown | Field::Invalid => Some(None),
+        };
         // Only a LendAndBorrow block (the strategy's default) leaves a borrow limit to the live quota.
-        let lends_and_borrows = sharing.is_some_and(|s| {
-            crate::protocol::object::string(s, "strategy")
-                .is_none_or(|strategy| strategy == SharingStrategy::LendAndBorrow.to_string())
+        let lends_and_borrows = sharing.is_some_and(|block| {
+            block
+                .and_then(|b| b.strategy.as_known())
+                .is_none_or(|strategy| *strategy == SharingStrategy::LendAndBorrow.to_string())
         });
+        let unset = |field: fn(&SharingBlock) -> bool| sharing.is_some_and(|block| block.is_none_or(field));
         // A spaces block without a sharing block lends (`model`): the sharing is the tenant's, not left to live.
-        let spaces = value.get_attr("spaces").is_some_and(|s| !s.is_null());
+        let spaces = tenant.spaces != Field::Null;
+        let entries = tenant.quota.as_known().map(Vec::as_slice).unwrap_or_default();
         Self {
             sharing: sharing.is_none() && !spaces,
-            borrow_limit: lends_and_borrows && sharing.is_some_and(|s| unset(s, "borrow_limit")),
-            absolute_borrow_limits: sharing.is_some_and(|s| unset(s, "absolute_borrow_limit")),
-            partitions: elements(value, "quota")
-                .iter()
-                .filter(|entry| {
-                    let partition = Unit::AcceleratorPartition;
-                    (std::iter::once(&partition).chain(partition.excludes())).all(|unit| unset(entry, unit.name()))
-                })
-                .filter_map(|entry| crate::protocol::object::string(entry, QuotaEntry::INSTANCE_TYPE.name()))
+            borrow_limit: lends_and_borrows && unset(|b| b.borrow_limit == Field::Null),
+            absolute_borrow_limits: unset(|b| b.absolute_borrow_limit == Field::Null),
+            partitions: (entries.iter())
+                .filter(|entry| leaves_partition(entry))
+                .filter_map(|entry| entry.instance_type.as_known().cloned())
                 .collect(),
         }
     }
@@ -89,69 +98,67 @@ pub fn keeping(mut wanted: QuotaSpec, left: &LeftToLive, live: &ComputeQuota) ->
     wanted
 }
 
+/// The quota entries of a tenant value (none when it has none or they are not known).
+fn quota_of(value: &Value) -> Vec<QuotaEntry> {
+    TenantModel::QUOTA.known(value).unwrap_or_default()
+}
+
 /// Plans each entry's unset partition as the prior state's entry of the same instance type has it (Terraform's
 /// proposal pairs entries by position, which a reordered or inserted entry would get wrong).
 pub fn carry_partitions(change: &mut PlannedChange) {
-    let prior: Vec<Value> = change
-        .prior
-        .as_ref()
-        .map(|p| elements(p, "quota").to_vec())
-        .unwrap_or_default();
-    let config: Vec<Value> = elements(&change.config, "quota").to_vec();
-    let Some(Value::List(planned)) = change.planned.get_attr("quota").cloned() else {
+    let prior = change.prior.as_ref().map(quota_of).unwrap_or_default();
+    let config = quota_of(&change.config);
+    let Some(planned) = TenantModel::QUOTA.known(&change.planned) else {
         return;
     };
-    let unset = |entry: &Value, name: &str| entry.get_attr(name).is_none_or(Value::is_null);
-    let carried: Vec<Value> = planned
-        .into_iter()
-        .enumerate()
+    let carried: Vec<QuotaEntry> = (planned.into_iter().enumerate())
         .map(|(index, mut entry)| {
             let configured = config.get(index);
-            let partition = Unit::AcceleratorPartition;
-            if configured.is_some_and(|c| !unset(c, partition.name())) {
+            if configured.is_some_and(|c| c.accelerator_partition != Field::Null) {
                 return entry;
             }
-            let excluded = configured.is_some_and(|c| partition.excludes().iter().any(|unit| !unset(c, unit.name())));
-            let instance_type = entry.get_attr(QuotaEntry::INSTANCE_TYPE.name()).cloned();
-            let kept = prior
-                .iter()
-                .find(|p| p.get_attr("instance_type").cloned() == instance_type && instance_type.is_some())
-                .and_then(|p| p.get_attr("accelerator_partition").cloned())
+            let partition = Unit::AcceleratorPartition;
+            let excluded =
+                configured.is_some_and(|c| partition.excludes().iter().any(|unit| c.unit(*unit) != Field::Null));
+            let kept = (prior.iter())
+                .find(|p| entry.instance_type.as_known().is_some() && p.instance_type == entry.instance_type)
+                .map(|p| p.accelerator_partition.clone())
                 .filter(|_| !excluded)
-                .unwrap_or(Value::Null);
-            set_attr(&mut entry, partition.name(), kept);
+                .unwrap_or_default();
+            entry.accelerator_partition = kept;
             entry
         })
         .collect();
-    change.set("quota", Value::List(carried));
+    TenantModel::QUOTA.set(&mut change.planned, &Field::Known(carried));
 }
 
 /// Plans an unset (null) `sharing.absolute_borrow_limit` as the prior state has it: what refresh read of the live
 /// quota, which apply keeps (Terraform's proposal does not carry a nested attribute of a block).
 pub fn carry_absolute_borrow_limits(change: &mut PlannedChange) {
-    let configured = change.config.get_attr("sharing").filter(|s| !s.is_null());
-    let unset = configured.is_some_and(|s| s.get_attr("absolute_borrow_limit").is_none_or(Value::is_null));
-    let prior = change
-        .prior
-        .as_ref()
-        .and_then(|p| p.get_attr("sharing"))
-        .and_then(|s| s.get_attr("absolute_borrow_limit"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let Some(Value::Object(_)) = change.planned.get_attr("sharing") else {
+    let unset = matches!(
+        TenantModel::SHARING.get(&change.config),
+        Ok(Field::Known(SharingBlock {
+            absolute_borrow_limit: Field::Null,
+            ..
+        }))
+    );
+    let prior = (change.prior.as_ref())
+        .and_then(|p| TenantModel::SHARING.known(p))
+        .map(|sharing| sharing.absolute_borrow_limit)
+        .unwrap_or_default();
+    let Some(mut sharing) = TenantModel::SHARING.known(&change.planned) else {
         return;
     };
-    if !unset || prior.is_null() {
+    if !unset || prior == Field::Null {
         return;
     }
-    let mut sharing = change.planned.get_attr("sharing").cloned().unwrap_or(Value::Null);
-    set_attr(&mut sharing, "absolute_borrow_limit", prior);
-    change.set("sharing", sharing);
+    sharing.absolute_borrow_limit = prior;
+    TenantModel::SHARING.set(&mut change.planned, &Field::Known(sharing));
 }
 
 /// One warning per field the live quota holds that the configuration does not set (and that is not SageMaker's
 /// default): it is kept, and the reviewer should know it is there.
-pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) -> Vec<Diagnostic> {
+pub fn warnings(config: &TenantModel, planned: &TenantModel, live: Option<&TenantCapacity>) -> Vec<Diagnostic> {
     let left = LeftToLive::of(config);
     let mut out = partition_warnings(&left, planned);
     let Some(live) = live else { return out };
@@ -160,21 +167,21 @@ pub fn warnings(config: &Value, planned: &Value, live: Option<&TenantCapacity>) 
 }
 
 /// A partition on an entry that sets none (nor a unit that excludes one).
-fn partition_warnings(left: &LeftToLive, planned: &Value) -> Vec<Diagnostic> {
+fn partition_warnings(left: &LeftToLive, planned: &TenantModel) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (index, entry) in elements(planned, "quota").iter().enumerate() {
-        let Some(instance_type) = crate::protocol::object::string(entry, "instance_type") else {
+    let entries = planned.quota.as_known().map(Vec::as_slice).unwrap_or_default();
+    for (index, entry) in entries.iter().enumerate() {
+        let Some(instance_type) = entry.instance_type.as_known() else {
             continue;
         };
-        let partition = Fields(entry)
-            .block("accelerator_partition")
-            .known()
-            .and_then(|p| Some((p.string("type").known()?, p.integer("count").known()?)));
-        if let Some((profile, count)) = partition.filter(|_| left.partitions.contains(&instance_type)) {
+        let partition =
+            (entry.accelerator_partition.as_known()).and_then(|p| Some((p.r#type.as_known()?, p.count.as_known()?)));
+        if let Some((profile, count)) = partition.filter(|_| left.partitions.contains(instance_type)) {
             out.push(kept(
-                AttributePath::attr("quota")
+                TenantModel::QUOTA
+                    .path()
                     .index(index)
-                    .push_attr("accelerator_partition"),
+                    .push_attr(QuotaEntry::ACCELERATOR_PARTITION.name()),
                 &format!("{count} x {profile} of {instance_type}"),
                 "write accelerator_partition in this quota block to manage it, or give the entry count or \
                  accelerators to drop it",
@@ -185,12 +192,13 @@ fn partition_warnings(left: &LeftToLive, planned: &Value) -> Vec<Diagnostic> {
 }
 
 /// The live sharing config, or the parts of it the sharing block leaves unset.
-fn sharing_warnings(left: &LeftToLive, planned: &Value, live: &TenantCapacity) -> Vec<Diagnostic> {
+fn sharing_warnings(left: &LeftToLive, planned: &TenantModel, live: &TenantCapacity) -> Vec<Diagnostic> {
     let sharing = live.sharing.as_ref();
     let absolute = sharing.map(|s| s.absolute_borrow_limits.as_slice()).unwrap_or_default();
     let non_default_limit = sharing
         .and_then(|s| s.borrow_limit)
         .filter(|limit| *limit != DEFAULT_BORROW_LIMIT);
+    let at = TenantModel::SHARING.path();
     if left.sharing {
         let mut held = Vec::new();
         if let Some(strategy) = sharing
@@ -208,29 +216,24 @@ fn sharing_warnings(left: &LeftToLive, planned: &Value, live: &TenantCapacity) -
         if held.is_empty() {
             return Vec::new();
         }
-        return vec![kept(
-            AttributePath::attr("sharing"),
-            &held.join(", "),
-            "write a sharing block to manage it",
-        )];
+        return vec![kept(at, &held.join(", "), "write a sharing block to manage it")];
     }
     let mut out = Vec::new();
     if left.borrow_limit
         && let Some(limit) = non_default_limit
     {
         out.push(kept(
-            AttributePath::attr("sharing").push_attr("borrow_limit"),
+            at.push_attr(SharingBlock::BORROW_LIMIT.name()),
             &format!("a borrow limit of {limit} %"),
             "set borrow_limit to manage it",
         ));
     }
-    let carried = planned
-        .get_attr("sharing")
-        .and_then(|s| s.get_attr("absolute_borrow_limit"))
-        .is_some_and(|limits| matches!(limits, Value::List(items) if !items.is_empty()));
+    let carried = (planned.sharing.as_known())
+        .and_then(|s| s.absolute_borrow_limit.as_known())
+        .is_some_and(|limits| !limits.is_empty());
     if left.absolute_borrow_limits && (carried || !absolute.is_empty()) {
         out.push(kept(
-            AttributePath::attr("sharing").push_attr("absolute_borrow_limit"),
+            at.push_attr(SharingBlock::ABSOLUTE_BORROW_LIMIT.name()),
             &format!("absolute borrow limits {}", limits_text(absolute)),
             "write absolute_borrow_limit to manage them, or set it to [] to remove them",
         ));

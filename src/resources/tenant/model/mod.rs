@@ -3,19 +3,25 @@
 //! Slurm artefacts (`slurm`), and what it leaves to the live quota (`kept`).
 
 pub mod components;
+pub mod governance;
 pub mod kept;
 pub mod manifests;
 pub mod ownership;
 pub mod slurm;
+mod upgrade;
+
+pub use upgrade::STATE_UPGRADERS;
 
 use std::collections::BTreeMap;
 
+use super::schema::TenantModel;
 use crate::governance::{
     Contract, DataGrants, Orchestrator, PodIdentity, QuotaShare, Setting, Sharing, SharingStrategy, Spaces, Tenant,
 };
-use crate::protocol::decode::{Field, Fields};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::value::Value;
 use crate::quota_settings::{Activation, Preemption};
+use crate::resources::quota_entry::QuotaEntry;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkPolicyConfig {
@@ -88,52 +94,54 @@ pub struct TenantConfig {
 
 /// A SageMaker setting by its API name, `default` when unset; `None` (wait for apply) while unknown or not a name
 /// the validator lets through.
-fn setting<T>(field: Field<String>, parse: fn(&str) -> Option<T>, default: T) -> Option<T> {
-    match field.optional()? {
+fn setting<T>(field: &Field<String>, parse: fn(&str) -> Option<T>, default: T) -> Option<T> {
+    match field.clone().optional()? {
         Some(name) => parse(&name),
         None => Some(default),
     }
 }
 
+/// A quota-shaped list as the engine counts it: empty when null, `None` while an entry is unknown.
+fn shares(entries: &Field<Vec<QuotaEntry>>) -> Option<Vec<QuotaShare>> {
+    QuotaEntry::shares(&entries.clone().or_empty()?)
+}
+
 impl TenantConfig {
     /// The configuration, or `None` while a value it depends on is unknown (a reference to a resource not created
-    /// yet): every field goes through `protocol::decode`, so an unknown one is never read as unset.
+    /// yet) or the value does not decode.
     pub fn from_value(value: &Value) -> Option<Self> {
-        let tenant = Fields(value);
+        Self::of(&TenantModel::decode(value).ok()?)
+    }
+
+    /// [`TenantConfig::from_value`] of the decoded tenant: every field is null, unknown or known, so an unknown one
+    /// is never read as unset.
+    pub fn of(tenant: &TenantModel) -> Option<Self> {
         let spaces = spaces(tenant)?;
         Some(Self {
-            team: tenant.string("team").known()?,
+            team: tenant.team.clone().known()?,
             // Unset (null): the defaults. The plan reads an unset one as null, not as its computed unknown.
-            quota_name: tenant.string("compute_quota_name").optional()?,
-            quota_description: tenant.string("compute_quota_description").optional()?,
-            quota: crate::resources::quota_entry::decode_all(tenant.blocks("quota").or_empty()?)?,
+            quota_name: tenant.compute_quota_name.clone().optional()?,
+            quota_description: tenant.compute_quota_description.clone().optional()?,
+            quota: shares(&tenant.quota)?,
             sharing: sharing(tenant, spaces.is_some())?,
-            sharing_written: tenant.block("sharing").optional()?.is_some(),
-            preempt_team_tasks: setting(
-                tenant.string("preempt_team_tasks"),
-                Preemption::parse,
-                Preemption::LowerPriority,
-            )?,
-            fair_share_weight: tenant.integer("fair_share_weight").optional()?,
-            priority_class: tenant.string("priority_class").optional()?,
-            activation_state: setting(
-                tenant.string("activation_state"),
-                Activation::parse,
-                Activation::Enabled,
-            )?,
-            viewer_groups: tenant.strings("viewer_groups").or_empty()?,
-            operator_groups: tenant.strings("operator_groups").or_empty()?,
-            viewer_principal_arns: tenant.strings("viewer_principal_arns").or_empty()?,
-            operator_principal_arns: tenant.strings("operator_principal_arns").or_empty()?,
-            viewer_verbs: tenant.strings("viewer_verbs").or_empty()?,
-            operator_verbs: tenant.strings("operator_verbs").or_empty()?,
+            sharing_written: tenant.sharing.clone().optional()?.is_some(),
+            preempt_team_tasks: setting(&tenant.preempt_team_tasks, Preemption::parse, Preemption::LowerPriority)?,
+            fair_share_weight: tenant.fair_share_weight.clone().optional()?,
+            priority_class: tenant.priority_class.clone().optional()?,
+            activation_state: setting(&tenant.activation_state, Activation::parse, Activation::Enabled)?,
+            viewer_groups: tenant.viewer_groups.clone().or_empty()?,
+            operator_groups: tenant.operator_groups.clone().or_empty()?,
+            viewer_principal_arns: tenant.viewer_principal_arns.clone().or_empty()?,
+            operator_principal_arns: tenant.operator_principal_arns.clone().or_empty()?,
+            viewer_verbs: tenant.viewer_verbs.clone().or_empty()?,
+            operator_verbs: tenant.operator_verbs.clone().or_empty()?,
             network: network(tenant)?,
             workload: workload(tenant)?,
             data: data(tenant)?,
             slurm: slurm_account(tenant)?,
-            tags: tenant.string_map("tags").or_empty()?,
+            tags: tenant.tags.clone().or_empty()?,
             spaces,
-            left_to_live: kept::LeftToLive::of(value),
+            left_to_live: kept::LeftToLive::of(tenant),
         })
     }
 
@@ -231,8 +239,8 @@ impl TenantConfig {
     clippy::option_option,
     reason = "None while unknown, Some(None) for a block left out"
 )]
-fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
-    let Some(block) = tenant.block("sharing").optional()? else {
+fn sharing(tenant: &TenantModel, has_spaces: bool) -> Option<Option<Sharing>> {
+    let Some(block) = tenant.sharing.clone().optional()? else {
         return Some(has_spaces.then(|| Sharing {
             strategy: SharingStrategy::Lend,
             borrow_limit: None,
@@ -240,15 +248,13 @@ fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
         }));
     };
     Some(Some(Sharing {
-        strategy: setting(
-            block.string("strategy"),
-            SharingStrategy::parse,
-            SharingStrategy::LendAndBorrow,
-        )?,
-        borrow_limit: block.integer("borrow_limit").optional()?,
-        absolute_borrow_limits: crate::resources::quota_entry::decode_all(
-            block.blocks("absolute_borrow_limit").or_empty()?,
-        )?,
+        strategy: setting(&block.strategy, SharingStrategy::parse, SharingStrategy::LendAndBorrow)?,
+        // A whole number (the validator's `WholeNumber`); anything else waits, as an unknown one does.
+        borrow_limit: match block.borrow_limit.optional()? {
+            Some(limit) => Some(limit.as_i64()?),
+            None => None,
+        },
+        absolute_borrow_limits: shares(&block.absolute_borrow_limit)?,
     }))
 }
 
@@ -256,19 +262,19 @@ fn sharing(tenant: Fields<'_>, has_spaces: bool) -> Option<Option<Sharing>> {
     clippy::option_option,
     reason = "None while unknown, Some(None) for a block left out"
 )]
-fn spaces(tenant: Fields<'_>) -> Option<Option<Spaces>> {
-    let Some(block) = tenant.block("spaces").optional()? else {
+fn spaces(tenant: &TenantModel) -> Option<Option<Spaces>> {
+    let Some(block) = tenant.spaces.clone().optional()? else {
         return Some(None);
     };
     Some(Some(Spaces {
-        priority_class: block.string("priority_class").known()?,
-        guaranteed: crate::resources::quota_entry::decode_all(block.blocks("guaranteed").or_empty()?)?,
+        priority_class: block.priority_class.known()?,
+        guaranteed: shares(&block.guaranteed)?,
     }))
 }
 
 /// `network_policy`: every default on when the block is left out.
-fn network(tenant: Fields<'_>) -> Option<NetworkPolicyConfig> {
-    let Some(block) = tenant.block("network_policy").optional()? else {
+fn network(tenant: &TenantModel) -> Option<NetworkPolicyConfig> {
+    let Some(block) = tenant.network_policy.clone().optional()? else {
         return Some(NetworkPolicyConfig {
             default_deny: true,
             allow_dns: true,
@@ -277,10 +283,10 @@ fn network(tenant: Fields<'_>) -> Option<NetworkPolicyConfig> {
         });
     };
     Some(NetworkPolicyConfig {
-        default_deny: block.bool("default_deny").or_when_null(true)?,
-        allow_dns: block.bool("allow_dns").or_when_null(true)?,
-        allow_same_namespace: block.bool("allow_same_namespace").or_when_null(true)?,
-        egress_cidrs: block.strings("egress_cidrs").or_empty()?,
+        default_deny: block.default_deny.or_when_null(true)?,
+        allow_dns: block.allow_dns.or_when_null(true)?,
+        allow_same_namespace: block.allow_same_namespace.or_when_null(true)?,
+        egress_cidrs: block.egress_cidrs.or_empty()?,
     })
 }
 
@@ -288,31 +294,31 @@ fn network(tenant: Fields<'_>) -> Option<NetworkPolicyConfig> {
     clippy::option_option,
     reason = "None while unknown, Some(None) for a block left out"
 )]
-fn workload(tenant: Fields<'_>) -> Option<Option<WorkloadIdentityConfig>> {
-    let Some(block) = tenant.block("workload").optional()? else {
+fn workload(tenant: &TenantModel) -> Option<Option<WorkloadIdentityConfig>> {
+    let Some(block) = tenant.workload.clone().optional()? else {
         return Some(None);
     };
     Some(Some(WorkloadIdentityConfig {
-        service_account: block.string("service_account").known()?,
+        service_account: block.service_account.known()?,
         // Unknown until apply is a value of its own here: ORG-2, CLU-6 and WKL-11 wait for it.
-        target_role_arn: match block.string("target_role_arn") {
+        target_role_arn: match block.target_role_arn {
             Field::Known(arn) => Setting::Set(arn),
             Field::Null => Setting::Unset,
             Field::Unknown | Field::Invalid => Setting::Unknown,
         },
-        disable_session_tags: block.bool("disable_session_tags").or_when_null(false)?,
-        session_policy: block.string("session_policy").optional()?,
+        disable_session_tags: block.disable_session_tags.or_when_null(false)?,
+        session_policy: block.session_policy.optional()?,
     }))
 }
 
-fn data(tenant: Fields<'_>) -> Option<DataAccessConfig> {
-    let Some(block) = tenant.block("data").optional()? else {
+fn data(tenant: &TenantModel) -> Option<DataAccessConfig> {
+    let Some(block) = tenant.data.clone().optional()? else {
         return Some(DataAccessConfig::default());
     };
     Some(DataAccessConfig {
-        buckets: block.strings("buckets").or_empty()?,
-        kms_keys: block.strings("kms_keys").or_empty()?,
-        grantee_role_arn: block.string("grantee_role_arn").optional()?,
+        buckets: block.buckets.or_empty()?,
+        kms_keys: block.kms_keys.or_empty()?,
+        grantee_role_arn: block.grantee_role_arn.optional()?,
     })
 }
 
@@ -320,18 +326,18 @@ fn data(tenant: Fields<'_>) -> Option<DataAccessConfig> {
     clippy::option_option,
     reason = "None while unknown, Some(None) for a block left out"
 )]
-fn slurm_account(tenant: Fields<'_>) -> Option<Option<SlurmAccountConfig>> {
-    let Some(block) = tenant.block("slurm").optional()? else {
+fn slurm_account(tenant: &TenantModel) -> Option<Option<SlurmAccountConfig>> {
+    let Some(block) = tenant.slurm.clone().optional()? else {
         return Some(None);
     };
     Some(Some(SlurmAccountConfig {
-        partitions: block.strings("partitions").or_empty()?,
-        users: block.strings("users").or_empty()?,
-        qos_priority: block.integer("qos_priority").optional()?,
-        preempt_qos: block.strings("preempt_qos").or_empty()?,
-        fairshare: block.integer("fairshare").optional()?,
-        max_wall: block.string("max_wall").optional()?,
-        private_data: block.strings("private_data").or_empty()?,
+        partitions: block.partitions.or_empty()?,
+        users: block.users.or_empty()?,
+        qos_priority: block.qos_priority.optional()?,
+        preempt_qos: block.preempt_qos.or_empty()?,
+        fairshare: block.fairshare.optional()?,
+        max_wall: block.max_wall.optional()?,
+        private_data: block.private_data.or_empty()?,
     }))
 }
 

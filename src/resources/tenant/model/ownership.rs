@@ -2,13 +2,14 @@
 //! prove its own (`crate::tags::is_tenants_own`). The refusals the plan and apply give, each at the argument to
 //! change and with the way out.
 
+use super::super::schema::TenantModel as M;
 use crate::aws::compute_quota::ComputeQuota;
-use crate::protocol::diagnostics::{AttributePath, Diagnostic};
+use crate::protocol::diagnostics::Diagnostic;
 
 /// A role of the workload role's name that the tenant did not create: never taken over.
 pub fn foreign_role(role_name: &str) -> Diagnostic {
     Diagnostic::invalid_value(
-        AttributePath::attr("workload_role_name"),
+        M::WORKLOAD_ROLE_NAME.path(),
         format!("{role_name:?}"),
         "an IAM role of that name already exists and is not this tenant's (its hyperpod:tenant and \
          hyperpod:cluster tags do not name it)",
@@ -19,7 +20,7 @@ pub fn foreign_role(role_name: &str) -> Diagnostic {
 /// The refusal of a compute quota the tenant would need but cannot prove is its own: at `team`, with the import ID.
 pub fn foreign_quota(quota: &ComputeQuota, cluster: &str, team: &str) -> Diagnostic {
     Diagnostic::error(
-        AttributePath::attr("team"),
+        M::TEAM.path(),
         "A compute quota for this team already exists",
         format!(
             "Compute quota {:?} ({}) for team {:?} on cluster {cluster:?} exists, and its hyperpod:tenant and \

@@ -12,7 +12,7 @@ pub struct SlurmArtefacts {
     pub slurm_conf: String,
 }
 
-pub const DEFAULT_PRIVATE_DATA: [&str; 3] = ["jobs", "usage", "users"];
+pub use super::super::schema::DEFAULT_PRIVATE_DATA;
 
 /// `organization` is the parent account (the contract's name keeps the hierarchy per connection).
 pub fn render(spec: &TenantConfig, organization: &str) -> SlurmArtefacts {

@@ -7,9 +7,9 @@
 use super::super::model::TenantConfig;
 use super::super::model::components::{DesiredEntry, desired_entries, entry_value};
 use super::super::model::manifests::{self, Manifest};
+use super::super::schema::TenantModel as M;
 use crate::component::Component;
-use crate::protocol::diagnostics::{AttributePath, Diagnostic};
-use crate::protocol::object::string_map;
+use crate::protocol::diagnostics::Diagnostic;
 use crate::protocol::value::Value;
 
 /// An object that drifted, with its live content read again to say how.
@@ -38,7 +38,7 @@ pub struct Drifted {
 /// What drifted in `prior`; `None` when its arguments cannot be read back.
 pub fn drifted(prior: &Value) -> Option<Drifted> {
     let written = TenantConfig::from_value(prior)?;
-    let recorded = string_map(prior, "components");
+    let recorded = M::COMPONENTS.known(prior).unwrap_or_default();
     let namespace = written.namespace();
     let moved = |component: &Component, value: &str| recorded.get(&component.key()).is_some_and(|live| live != value);
     Some(Drifted {
@@ -66,7 +66,7 @@ pub fn warnings(objects: &[DriftedObject]) -> Vec<Diagnostic> {
 fn warning(object: &DriftedObject) -> Diagnostic {
     match object {
         DriftedObject::Entry(entry) => Diagnostic::warning(
-            AttributePath::attr("components"),
+            M::COMPONENTS.path(),
             format!(
                 "The EKS access entry of {} changed outside Terraform",
                 entry.principal_arn
@@ -80,7 +80,7 @@ fn warning(object: &DriftedObject) -> Diagnostic {
             ),
         ),
         DriftedObject::Manifest { manifest, live } => Diagnostic::warning(
-            AttributePath::attr("components"),
+            M::COMPONENTS.path(),
             format!("{} changed outside Terraform", manifest.describe()),
             format!(
                 "{}. Someone edited this governed object, or this provider version writes it differently; apply \

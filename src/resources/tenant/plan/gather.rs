@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::super::model::components;
-use super::super::model::{self, TenantConfig};
+use super::super::model::{self, TenantConfig, governance};
+use super::super::schema::TenantModel as M;
 use super::drift::{self, DriftedObject, LiveContent};
 use crate::aws::AwsError;
 use crate::aws::compute_quota::ComputeQuota;
@@ -13,8 +14,7 @@ use crate::client::HyperpodClient;
 use crate::component::Component;
 use crate::errors::ErrorDiagnostics;
 use crate::governance::{Allocation, Contract, Fact, Phase, Referenced, Setting, TenantCapacity, paths};
-use crate::protocol::diagnostics::{AttributePath, Diagnostics};
-use crate::protocol::object::{string, string_map};
+use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{self, ClusterFacts, ClusterReads, TaskGovernanceAddon};
 use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
@@ -133,11 +133,11 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
         ExistingQuota::None
     };
     Ok(TenantPlanInputs {
-        handoff: references::tenant_value(arguments),
+        handoff: governance::governance_value(arguments),
         references: TenantReferences {
             lenders: references::tenants(arguments, paths::tenant::BORROWS_FROM),
             allocation: references::allocation(arguments, paths::tenant::ALLOCATION),
-            policy: references::scheduling_policy(arguments, "scheduling_policy"),
+            policy: references::scheduling_policy(arguments, M::SCHEDULING_POLICY.name()),
         },
         config,
         contract,
@@ -156,8 +156,8 @@ fn plan_context(client: &HyperpodClient, prior: Option<&Value>, phase: Phase) ->
         strict: client.strict,
         phase,
         today: crate::resources::checklist::today(),
-        prior_components: prior.map(|p| string_map(p, "components")).unwrap_or_default(),
-        prior_quota_arn: prior.and_then(|p| p.get_attr("compute_quota_arn")).cloned(),
+        prior_components: prior.and_then(|p| M::COMPONENTS.known(p)).unwrap_or_default(),
+        prior_quota_arn: prior.and_then(|p| p.get_attr(M::COMPUTE_QUOTA_ARN.name())).cloned(),
     }
 }
 
@@ -190,10 +190,7 @@ async fn existing_quota(client: &HyperpodClient, cluster: &ClusterFacts, config:
 }
 
 fn tags_unreadable(err: &AwsError) -> Diagnostics {
-    err.diagnostics(
-        AttributePath::attr("team"),
-        "Cannot read the existing compute quota's tags",
-    )
+    err.diagnostics(M::TEAM.path(), "Cannot read the existing compute quota's tags")
 }
 
 /// The objects of the prior state whose live content differs from what the tenant wrote, read again to say how
@@ -210,7 +207,7 @@ pub async fn drifted_objects(client: &HyperpodClient, prior: Option<&Value>) -> 
     if manifests.is_empty() {
         return objects;
     }
-    let eks_cluster = match string(prior, "cluster_arn") {
+    let eks_cluster = match M::CLUSTER_ARN.known(prior) {
         Some(arn) => match client.cluster(&arn).await {
             Ok(cluster) => cluster.eks_cluster_name().unwrap_or_default(),
             Err(_) => String::new(),

@@ -4,6 +4,7 @@
 //! tags than AWS accepts. No I/O.
 
 use super::super::model::{self, ownership};
+use super::super::schema::TenantModel as M;
 use super::gather::{ExistingQuota, TenantPlanInputs};
 use crate::governance::cluster::{clu_10, cluster_admin_principals};
 use crate::governance::{
@@ -12,6 +13,8 @@ use crate::governance::{
 };
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics, Severity};
 use crate::resources::cluster_view;
+use crate::resources::governance_objects::ContractArgument;
+use crate::resources::governance_objects::ContractGovernance;
 use crate::resources::references::{self, References};
 use crate::resources::validators::MAX_TAGS;
 
@@ -64,7 +67,9 @@ fn split(diagnostics: impl Iterator<Item = Diagnostic>) -> (Diagnostics, Diagnos
 
 /// Where CLU-10 points on a tenant: the contract's cluster, the attribute that puts the tenant on that cluster.
 pub fn task_governance_path() -> AttributePath {
-    AttributePath::attr("contract").push_attr("cluster_name")
+    ContractArgument::CONTRACT
+        .path()
+        .push_attr(ContractGovernance::CLUSTER_NAME.name())
 }
 
 /// The cluster's orchestrator, which must be the one the contract names (CLU-1; the contract's own plan reports it
@@ -81,7 +86,9 @@ fn orchestrator(inputs: &TenantPlanInputs) -> Result<Orchestrator, Diagnostics> 
         return Ok(real);
     }
     Err(Diagnostic::invalid_value(
-        AttributePath::attr("contract").push_attr("orchestrator"),
+        ContractArgument::CONTRACT
+            .path()
+            .push_attr(ContractGovernance::ORCHESTRATOR.name()),
         format!("{:?}", named.to_string()),
         &format!("[CLU-1] cluster {:?} is orchestrated by {real}", cluster.name),
         "fix the contract's cluster.orchestrator (the contract's own plan reports CLU-1 too)",
@@ -95,9 +102,9 @@ fn workload_block(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Resu
     match (orchestrator, inputs.config.workload.is_some()) {
         (Orchestrator::Slurm, _) if inputs.config.quota_name.is_some() || inputs.config.quota_description.is_some() => {
             let attribute = if inputs.config.quota_name.is_some() {
-                "compute_quota_name"
+                M::COMPUTE_QUOTA_NAME.name()
             } else {
-                "compute_quota_description"
+                M::COMPUTE_QUOTA_DESCRIPTION.name()
             };
             Err(Diagnostic::error(
                 AttributePath::attr(attribute),
@@ -111,7 +118,7 @@ fn workload_block(inputs: &TenantPlanInputs, orchestrator: Orchestrator) -> Resu
             .into())
         }
         (Orchestrator::Slurm, true) => Err(Diagnostic::error(
-            AttributePath::attr("workload"),
+            M::WORKLOAD.path(),
             "Pod Identity needs an EKS cluster",
             format!(
                 "Cluster {:?} is Slurm-orchestrated: remove the workload block; Slurm tenants use OS identities \
@@ -262,7 +269,7 @@ fn tags_fit(inputs: &TenantPlanInputs) -> Result<(), Diagnostics> {
         return Ok(());
     }
     Err(Diagnostic::invalid_value(
-        AttributePath::attr("tags"),
+        M::TAGS.path(),
         format!("{count} tags with default_tags and the governance tags"),
         &format!("AWS accepts at most {MAX_TAGS} tags on an object"),
         "remove tags from `tags` or the provider's default_tags (the provider adds up to 5 hyperpod: tags)",

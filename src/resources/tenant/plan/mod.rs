@@ -13,24 +13,32 @@ mod predict;
 mod tests;
 
 use super::model::{self, TenantConfig, kept};
+use super::schema::TenantModel;
 use crate::client::HyperpodClient;
 use crate::governance::{Contract, Phase};
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::protocol::object::{string, text_map};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
+use crate::protocol::model::{Field, Model};
 use crate::protocol::plan::{PlannedChange, set_attr};
 use crate::protocol::value::Value;
 use crate::resources::checklist;
 use crate::resources::connection_contract::{contract_from_governance, unreadable_contract};
-use crate::resources::references;
+use crate::resources::governance_objects::{ContractArgument, ContractGovernance, PolicyGovernance};
 
 pub use gather::{GatherRequest, TenantPlanInputs};
 pub use judge::TenantVerdict;
 
 /// The compute quota's arguments that default when unset (computed): `<team>-quota`, `hyperpod_tenant <team>`.
-const NAMED_BY_DEFAULT: [&str; 2] = ["compute_quota_name", "compute_quota_description"];
+const NAMED_BY_DEFAULT: [&str; 2] = [
+    TenantModel::COMPUTE_QUOTA_NAME.name(),
+    TenantModel::COMPUTE_QUOTA_DESCRIPTION.name(),
+];
 
 /// The handoffs a tenant waits for: a rule reading one that is unknown is judged "skipped" now, for real at apply.
-const WAITED_FOR: [&str; 3] = ["scheduling_policy", "borrows_from", "allocation"];
+const WAITED_FOR: [&str; 3] = [
+    TenantModel::SCHEDULING_POLICY.name(),
+    TenantModel::BORROWS_FROM.name(),
+    TenantModel::ALLOCATION.name(),
+];
 
 pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result<(), Diagnostics> {
     kept::carry_partitions(change);
@@ -41,9 +49,13 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     refuse_unreadable_handoffs(&arguments)?;
     // A workload role name, quota name or description known only at apply names objects every prediction shows:
     // all wait for it.
-    let unknown_name = ["workload_role_name", NAMED_BY_DEFAULT[0], NAMED_BY_DEFAULT[1]]
-        .into_iter()
-        .find(|name| !change.config_attr(name).is_known());
+    let unknown_name = [
+        TenantModel::WORKLOAD_ROLE_NAME.name(),
+        NAMED_BY_DEFAULT[0],
+        NAMED_BY_DEFAULT[1],
+    ]
+    .into_iter()
+    .find(|name| !change.config_attr(name).is_known());
     let Some((contract, config)) = decode(&arguments).filter(|_| unknown_name.is_none()) else {
         defer(client.strict, change, &arguments, unknown_name);
         return Ok(());
@@ -82,26 +94,38 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     change.live_refusals.extend(verdict.live_refusals);
     change.deferred_checks = checklist::deferred_checks(&verdict.report);
     checklist::keep_recorded(change);
-    let live_quota = inputs.live_quota();
-    let kept_fields = kept::warnings(&change.config, &change.planned, live_quota.as_ref());
-    change.diagnostics.0.extend(kept_fields);
+    kept_warnings(change, &inputs);
     let drifted = gather::drifted_objects(client, prior.as_ref()).await;
     change.diagnostics.0.extend(drift::warnings(&drifted));
     Ok(())
+}
+
+/// What the live quota holds that the configuration does not set: kept, and named (`kept::warnings`).
+fn kept_warnings(change: &mut PlannedChange, inputs: &TenantPlanInputs) {
+    let (Ok(config), Ok(planned)) = (
+        TenantModel::decode(&change.config),
+        TenantModel::decode(&change.planned),
+    ) else {
+        return;
+    };
+    let kept_fields = kept::warnings(&config, &planned, inputs.live_quota().as_ref());
+    change.diagnostics.0.extend(kept_fields);
 }
 
 /// The tenant this change replaces (another cluster, another team, another workload role), from the prior state or,
 /// on the create half of a replacement, from what the protocol layer kept of it (`PlannedChange::replaced`).
 fn replaced_tenant(change: &PlannedChange, contract: &Contract) -> Option<gather::ReplacedTenant> {
     let of = |value: &Value| gather::ReplacedTenant {
-        cluster_name: string(value, "cluster_name").unwrap_or_default(),
-        team: string(value, "team").unwrap_or_default(),
+        cluster_name: TenantModel::CLUSTER_NAME.known(value).unwrap_or_default(),
+        team: TenantModel::TEAM.known(value).unwrap_or_default(),
     };
     if let Some(replaced) = &change.replaced {
         return Some(of(replaced));
     }
     let prior = change.prior.as_ref()?;
-    let moved = string(prior, "cluster_name").is_some_and(|cluster| cluster != contract.cluster.name);
+    let moved = TenantModel::CLUSTER_NAME
+        .known(prior)
+        .is_some_and(|cluster| cluster != contract.cluster.name);
     (moved || !change.requires_replace.is_empty()).then(|| of(prior))
 }
 
@@ -125,14 +149,14 @@ pub async fn resolve(
     let planned = &planned;
     let Some((contract, config)) = decode(planned) else {
         return Err(Diagnostics::error(
-            AttributePath::attr("contract"),
+            ContractArgument::CONTRACT.path(),
             "The tenant's inputs are still unknown",
             "A value the tenant depends on was not known after its dependencies were applied.",
         ));
     };
     let mut value = planned.clone();
     let judged_at_plan =
-        checklist::known(planned) && string(planned, "cluster_arn").is_some() && deferred_checks.is_empty();
+        checklist::known(planned) && TenantModel::CLUSTER_ARN.known(planned).is_some() && deferred_checks.is_empty();
     if judged_at_plan {
         return Ok((config, value));
     }
@@ -165,14 +189,16 @@ pub async fn resolve(
 
 /// The contract and the configuration, or `None` while either depends on a resource not created yet.
 pub fn decode(value: &Value) -> Option<(Contract, TenantConfig)> {
-    let contract = contract_from_governance(value.get_attr("contract")?)?;
-    let config = TenantConfig::from_value(value)?;
+    let tenant = TenantModel::decode(value).ok()?;
+    let contract = contract_from_governance(tenant.contract.facts())?;
+    let config = TenantConfig::of(&tenant)?;
     Some((contract, config))
 }
 
 /// The workload role name the user chose, if any (from configuration, or kept from state).
 pub fn chosen_role_name(config: &Value, prior: Option<&Value>) -> Option<String> {
-    string(config, "workload_role_name").or_else(|| prior.and_then(|p| string(p, "workload_role_name")))
+    let chosen = |value: &Value| TenantModel::WORKLOAD_ROLE_NAME.known(value);
+    chosen(config).or_else(|| prior.and_then(chosen))
 }
 
 async fn judged(
@@ -188,19 +214,24 @@ async fn judged(
 /// scheduling policy's governance with its classes nulled (WKL-4 could never read it), a capacity handoff that does not
 /// hold what its source writes (`handoff::unreadable_capacity`).
 fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
-    if let Some(unreadable) = arguments.get_attr("contract").and_then(unreadable_contract) {
+    if let Some(unreadable) = arguments
+        .get_attr(ContractArgument::CONTRACT.name())
+        .and_then(unreadable_contract)
+    {
         return Err(unreadable.into());
     }
     let capacity = crate::resources::handoff::unreadable_capacity(arguments);
     if !capacity.is_empty() {
         return Err(capacity);
     }
-    if let Some(facts) = arguments.get_attr("scheduling_policy")
+    if let Some(facts) = arguments.get_attr(TenantModel::SCHEDULING_POLICY.name())
         && matches!(facts, Value::Object(_))
-        && facts.get_attr("priority_classes").is_none_or(Value::is_null)
+        && PolicyGovernance::PRIORITY_CLASSES
+            .get(facts)
+            .is_ok_and(|classes| classes == Field::Null)
     {
         return Err(Diagnostic::invalid_value(
-            AttributePath::attr("scheduling_policy"),
+            TenantModel::SCHEDULING_POLICY.path(),
             "a scheduling policy value with priority_classes null",
             "the tenant needs the policy's priority classes (WKL-4)",
             "pass hyperpod_scheduling_policy.<name>.governance unchanged",
@@ -218,12 +249,14 @@ fn arguments_with_unset_names(change: &PlannedChange) -> Value {
     let mut arguments = change.arguments();
     // The prior names are the object's only while it stays the same team on the same cluster; a replacement (a new
     // team, another cluster) takes the defaults, never the quota it replaces.
-    let cluster = arguments.get_attr("contract").and_then(|c| string(c, "cluster_name"));
+    let cluster =
+        (arguments.get_attr(ContractArgument::CONTRACT.name())).and_then(|c| ContractGovernance::CLUSTER_NAME.known(c));
+    let team = |value: &Value| TenantModel::TEAM.known(value);
     let same_object = change.prior.as_ref().filter(|prior| {
-        string(prior, "team") == string(&arguments, "team")
+        team(prior) == team(&arguments)
             && cluster
                 .as_ref()
-                .is_none_or(|cluster| string(prior, "cluster_name").as_ref() == Some(cluster))
+                .is_none_or(|cluster| TenantModel::CLUSTER_NAME.known(prior).as_ref() == Some(cluster))
     });
     for name in NAMED_BY_DEFAULT {
         if change.config_attr(name).is_null() {
@@ -242,10 +275,13 @@ fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, unknown_na
             change.set(name, Value::Unknown);
         }
     }
-    change.set("governance", references::tenant_value(arguments));
+    change.set(
+        TenantModel::GOVERNANCE.name(),
+        model::governance::governance_value(arguments),
+    );
     change.diagnostics.push(checklist::deferred(
         arguments,
-        unknown_name.unwrap_or("contract"),
+        unknown_name.unwrap_or(ContractArgument::CONTRACT.name()),
         strict,
     ));
 }
@@ -259,7 +295,10 @@ fn plan_compositions(
     arguments: &Value,
     (contract, config): (&Contract, &TenantConfig),
 ) {
-    change.set("governance", references::tenant_value(arguments));
+    change.set(
+        TenantModel::GOVERNANCE.name(),
+        model::governance::governance_value(arguments),
+    );
     let tags = model::composed_tags(&client.default_tags, config, contract);
-    change.set("tags_all", text_map(&tags));
+    TenantModel::TAGS_ALL.set(&mut change.planned, &Field::Known(tags));
 }

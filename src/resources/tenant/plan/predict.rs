@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 
 use super::super::model::components::{desired_entries, entry_value, quota_id, role_policies};
 use super::super::model::{self, TenantConfig, manifests, slurm};
+use super::super::schema::{SlurmArtefactsValue, TenantModel as M};
 use super::gather::TenantPlanInputs;
 use super::judge::TenantVerdict;
 use crate::component::Component;
 use crate::governance::{Contract, Orchestrator, Setting};
-use crate::protocol::object::{object, text, text_list, text_map};
+use crate::protocol::model::{Field, Model};
+use crate::protocol::object::{text, text_map};
 use crate::protocol::value::Value;
 use crate::resources::checklist;
 
@@ -21,11 +23,11 @@ pub fn predict(inputs: &TenantPlanInputs, verdict: &TenantVerdict) -> Prediction
     let cluster = &inputs.cluster.cluster;
     let tags_all = model::composed_tags(&inputs.context.default_tags, &inputs.config, &inputs.contract);
     let mut attributes: Prediction = BTreeMap::new();
-    attributes.insert("id", text(format!("{}/{}", cluster.name, inputs.config.team)));
-    attributes.insert("governance", inputs.handoff.clone());
-    attributes.insert("cluster_name", text(&cluster.name));
-    attributes.insert("cluster_arn", text(&cluster.arn));
-    attributes.insert("tags_all", text_map(&tags_all));
+    attributes.insert(M::ID.name(), text(format!("{}/{}", cluster.name, inputs.config.team)));
+    attributes.insert(M::GOVERNANCE.name(), inputs.handoff.clone());
+    attributes.insert(M::CLUSTER_NAME.name(), text(&cluster.name));
+    attributes.insert(M::CLUSTER_ARN.name(), text(&cluster.arn));
+    attributes.insert(M::TAGS_ALL.name(), text_map(&tags_all));
     attributes.extend(checklist::of(&verdict.report));
     match verdict.orchestrator {
         Orchestrator::Eks => attributes.extend(eks_objects(inputs)),
@@ -63,23 +65,23 @@ fn eks_objects(inputs: &TenantPlanInputs) -> Prediction {
         Some(Setting::Unknown)
     );
     let mut attributes = BTreeMap::from([
-        ("namespace", text(inputs.config.namespace())),
-        ("compute_quota_id", recorded(&Component::ComputeQuota)),
-        ("compute_quota_arn", quota_arn),
+        (M::NAMESPACE.name(), text(inputs.config.namespace())),
+        (M::COMPUTE_QUOTA_ID.name(), recorded(&Component::ComputeQuota)),
+        (M::COMPUTE_QUOTA_ARN.name(), quota_arn),
         (
-            "pod_identity_association_id",
+            M::POD_IDENTITY_ASSOCIATION_ID.name(),
             recorded(&Component::PodIdentityAssociation),
         ),
-        ("kms_grants", Value::Map(grants)),
+        (M::KMS_GRANTS.name(), Value::Map(grants)),
         (
-            "components",
+            M::COMPONENTS.name(),
             if target_unknown {
                 Value::Unknown
             } else {
                 Value::Map(components)
             },
         ),
-        ("slurm_artefacts", Value::Null),
+        (M::SLURM_ARTEFACTS.name(), Value::Null),
     ]);
     attributes.extend(names(inputs));
     attributes
@@ -95,14 +97,14 @@ fn names(inputs: &TenantPlanInputs) -> Prediction {
         &inputs.role_name,
     );
     BTreeMap::from([
-        ("compute_quota_name", text(inputs.config.compute_quota_name())),
+        (M::COMPUTE_QUOTA_NAME.name(), text(inputs.config.compute_quota_name())),
         (
-            "compute_quota_description",
+            M::COMPUTE_QUOTA_DESCRIPTION.name(),
             text(inputs.config.compute_quota_description()),
         ),
-        ("workload_role_name", text(&inputs.role_name)),
+        (M::WORKLOAD_ROLE_NAME.name(), text(&inputs.role_name)),
         (
-            "workload_role_arn",
+            M::WORKLOAD_ROLE_ARN.name(),
             if inputs.config.workload.is_some() {
                 text(role_arn)
             } else {
@@ -116,26 +118,24 @@ fn names(inputs: &TenantPlanInputs) -> Prediction {
 fn slurm_objects(config: &TenantConfig, contract: &Contract) -> Prediction {
     let artefacts = slurm::render(config, &contract.name);
     let mut attributes: Prediction = [
-        "namespace",
-        "workload_role_name",
-        "workload_role_arn",
-        "compute_quota_id",
-        "compute_quota_arn",
-        "pod_identity_association_id",
+        M::NAMESPACE.name(),
+        M::WORKLOAD_ROLE_NAME.name(),
+        M::WORKLOAD_ROLE_ARN.name(),
+        M::COMPUTE_QUOTA_ID.name(),
+        M::COMPUTE_QUOTA_ARN.name(),
+        M::POD_IDENTITY_ASSOCIATION_ID.name(),
     ]
     .into_iter()
     .map(|name| (name, Value::Null))
     .collect();
-    attributes.insert("kms_grants", Value::Map(BTreeMap::new()));
-    attributes.insert("components", Value::Map(BTreeMap::new()));
-    attributes.insert(
-        "slurm_artefacts",
-        object([
-            ("account", text(artefacts.account)),
-            ("sacctmgr_commands", text_list(&artefacts.sacctmgr_commands)),
-            ("slurm_conf", text(artefacts.slurm_conf)),
-        ]),
-    );
+    attributes.insert(M::KMS_GRANTS.name(), Value::Map(BTreeMap::new()));
+    attributes.insert(M::COMPONENTS.name(), Value::Map(BTreeMap::new()));
+    let artefacts = SlurmArtefactsValue {
+        account: Field::Known(artefacts.account),
+        sacctmgr_commands: Field::Known(artefacts.sacctmgr_commands),
+        slurm_conf: Field::Known(artefacts.slurm_conf),
+    };
+    attributes.insert(M::SLURM_ARTEFACTS.name(), artefacts.encode());
     attributes
 }
 

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::model::components;
 use super::model::manifests;
+use super::schema::TenantModel as M;
 use crate::aws::compute_quota as cq;
 use crate::aws::eks_access::{self as access, AccessScope};
 use crate::aws::{AwsError, iam, kms};
@@ -15,8 +16,7 @@ use crate::client::HyperpodClient;
 use crate::component::{Component, ComponentKind, Components, ObjectKey};
 use crate::kubernetes::paths;
 use crate::protocol::diagnostics::Diagnostics;
-use crate::protocol::object::{nested, string, string_map, text, text_map};
-use crate::protocol::plan::set_attr;
+use crate::protocol::model::Field;
 use crate::protocol::value::Value;
 use crate::resources::failed;
 use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
@@ -32,14 +32,10 @@ pub fn present<T>(result: Result<T, AwsError>, what: &str) -> Result<Option<T>, 
     }
 }
 
-pub fn optional(value: Option<String>) -> Value {
-    value.map_or(Value::Null, Value::String)
-}
-
 /// The state with what exists now; `None` when nothing of the tenant is left.
 pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
-    let cluster_ref = string(current, "cluster_arn")
-        .or_else(|| string(current, "cluster_name"))
+    let cluster_ref = (M::CLUSTER_ARN.known(current))
+        .or_else(|| M::CLUSTER_NAME.known(current))
         .unwrap_or_default();
     let Some(cluster) = present(client.cluster(&cluster_ref).await, "the cluster")? else {
         return Ok(None); // the cluster is gone, and every tenant object with it
@@ -50,7 +46,7 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     let mut read = Refresh {
         client,
         eks_cluster,
-        recorded: Components::from_stored(string_map(current, "components")),
+        recorded: Components::from_stored(M::COMPONENTS.known(current).unwrap_or_default()),
         current,
         state: current.clone(),
         live: Components::new(),
@@ -92,7 +88,7 @@ impl Refresh<'_> {
 
     async fn role(&mut self) -> Result<(), Diagnostics> {
         let iam_client = &self.client.iam;
-        let role_name = string(self.current, "workload_role_name").unwrap_or_default();
+        let role_name = M::WORKLOAD_ROLE_NAME.known(self.current).unwrap_or_default();
         if self.recorded(&Component::IamRole).is_none()
             || present(iam::find_role(iam_client, &role_name).await, "the workload role")?.is_none()
         {
@@ -121,11 +117,11 @@ impl Refresh<'_> {
             // A last write that failed is drift: not in effect, so the plan writes it again.
             let value = components::quota_component(&quota.id, &quota.status);
             self.found(&Component::ComputeQuota, value);
-            set_attr(&mut self.state, "compute_quota_arn", text(&quota.arn));
+            M::COMPUTE_QUOTA_ARN.set(&mut self.state, &Field::Known(quota.arn.clone()));
             // The name and description as they are (a quota imported, or described in the console, keeps its own).
-            set_attr(&mut self.state, "compute_quota_name", text(&quota.name));
+            M::COMPUTE_QUOTA_NAME.set(&mut self.state, &Field::Known(quota.name.clone()));
             if let Some(description) = &quota.description {
-                set_attr(&mut self.state, "compute_quota_description", text(description));
+                M::COMPUTE_QUOTA_DESCRIPTION.set(&mut self.state, &Field::Known(description.clone()));
             }
             flatten_quota(&mut self.state, &quota);
         }
@@ -135,7 +131,7 @@ impl Refresh<'_> {
     /// Each object is read back and recorded with the digest of its live content: one that differs from what the
     /// provider writes shows as a changed `components` value at the next plan, which names it and warns.
     async fn kubernetes_objects(&mut self) -> Result<(), Diagnostics> {
-        let namespace = string(self.current, "namespace").unwrap_or_default();
+        let namespace = M::NAMESPACE.known(self.current).unwrap_or_default();
         let objects: Vec<Component> = (self.recorded_of(ComponentKind::Kubernetes).into_iter())
             .map(|(component, _)| component)
             .collect();
@@ -173,31 +169,24 @@ impl Refresh<'_> {
             }
         }
         let id = self.live.get(&Component::PodIdentityAssociation).cloned();
-        set_attr(&mut self.state, "pod_identity_association_id", optional(id));
+        M::POD_IDENTITY_ASSOCIATION_ID.set(&mut self.state, &id.into());
         Ok(())
     }
 
     /// The `workload` block as the association is: its target role, session tags and session policy.
     fn workload_from(&mut self, association: &access::PodIdentityAssociation) {
-        let Some(Value::Object(workload)) = self.state.get_attr("workload").cloned() else {
+        let Some(mut workload) = M::WORKLOAD.known(&self.state) else {
             return;
         };
-        let mut workload = Value::Object(workload);
-        set_attr(
-            &mut workload,
-            "target_role_arn",
-            optional(association.target_role_arn.clone()),
-        );
-        let tags_were_set = nested(self.current, "workload").and_then(|w| w.get_attr("disable_session_tags"));
-        if association.disable_session_tags || tags_were_set.is_some_and(|v| !v.is_null()) {
-            set_attr(
-                &mut workload,
-                "disable_session_tags",
-                Value::Bool(association.disable_session_tags),
-            );
+        workload.target_role_arn = association.target_role_arn.clone().into();
+        let tags_were_set = M::WORKLOAD
+            .known(self.current)
+            .is_some_and(|w| w.disable_session_tags != Field::Null);
+        if association.disable_session_tags || tags_were_set {
+            workload.disable_session_tags = Field::Known(association.disable_session_tags);
         }
-        set_attr(&mut workload, "session_policy", optional(association.policy.clone()));
-        set_attr(&mut self.state, "workload", workload);
+        workload.session_policy = association.policy.clone().into();
+        M::WORKLOAD.set(&mut self.state, &Field::Known(workload));
     }
 
     async fn access_entries(&mut self) -> Result<(), Diagnostics> {
@@ -220,7 +209,7 @@ impl Refresh<'_> {
                 self.found(&grant, id);
             }
         }
-        set_attr(&mut self.state, "kms_grants", text_map(&grants_now));
+        M::KMS_GRANTS.set(&mut self.state, &Field::Known(grants_now));
         Ok(())
     }
 
@@ -229,8 +218,8 @@ impl Refresh<'_> {
             return None;
         }
         let quota_id = (self.live.get(&Component::ComputeQuota)).map(|value| components::quota_id(value));
-        set_attr(&mut self.state, "compute_quota_id", optional(quota_id));
-        set_attr(&mut self.state, "components", text_map(self.live.stored()));
+        M::COMPUTE_QUOTA_ID.set(&mut self.state, &quota_id.into());
+        M::COMPONENTS.set(&mut self.state, &Field::Known(self.live.stored().clone()));
         Some(self.state)
     }
 }

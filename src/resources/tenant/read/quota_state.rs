@@ -1,12 +1,11 @@
 //! The live compute quota put into state where the user manages it, so a change made in the console shows as drift;
 //! fields the user left to SageMaker's defaults stay null.
 
+use super::super::schema::TenantModel as M;
 use crate::aws::compute_quota::{ComputeQuota, QuotaShare};
 use crate::governance::Unit;
-use crate::protocol::model::{Field, Model};
-use crate::protocol::object::{elements, int, text};
-use crate::protocol::plan::set_attr;
-use crate::protocol::value::Value;
+use crate::protocol::model::Field;
+use crate::protocol::value::{Number, Value};
 use crate::resources::quota_entry::QuotaEntry;
 
 /// Puts the live quota's settings into state where the user manages them, so a change made in the console shows
@@ -14,64 +13,41 @@ use crate::resources::quota_entry::QuotaEntry;
 pub fn flatten_quota(state: &mut Value, quota: &ComputeQuota) {
     let prior = state.clone();
     if let Some(preempt) = quota.preempt_team_tasks {
-        set_attr(state, "preempt_team_tasks", text(preempt.as_str()));
+        M::PREEMPT_TEAM_TASKS.set(state, &Field::Known(preempt.as_str().to_string()));
     }
     if let Some(activation) = quota.activation_state {
-        set_attr(state, "activation_state", text(activation.as_str()));
+        M::ACTIVATION_STATE.set(state, &Field::Known(activation.as_str().to_string()));
     }
     let weight = quota.fair_share_weight.unwrap_or(0);
-    if prior.get_attr("fair_share_weight").is_some_and(|v| !v.is_null()) || weight != 0 {
-        set_attr(state, "fair_share_weight", int(i64::from(weight)));
+    let weight_set = M::FAIR_SHARE_WEIGHT.get(&prior).is_ok_and(|w| w != Field::Null);
+    if weight_set || weight != 0 {
+        M::FAIR_SHARE_WEIGHT.set(state, &Field::Known(i64::from(weight)));
     }
-    if let Some(Value::Object(sharing)) = prior.get_attr("sharing").cloned() {
-        let mut sharing = Value::Object(sharing);
+    if let Some(mut sharing) = M::SHARING.known(&prior) {
         if let Some(strategy) = quota.sharing_strategy {
-            set_attr(&mut sharing, "strategy", text(strategy.as_str()));
+            sharing.strategy = Field::Known(strategy.as_str().to_string());
         }
-        let limit_set = sharing.get_attr("borrow_limit").is_some_and(|v| !v.is_null());
         // SageMaker fills in a default limit (50) when none is written: only a limit the user set is compared.
-        if limit_set {
-            set_attr(
-                &mut sharing,
-                "borrow_limit",
-                quota.borrow_limit.map_or(Value::Null, |l| int(i64::from(l))),
-            );
+        if sharing.borrow_limit != Field::Null {
+            sharing.borrow_limit = quota.borrow_limit.map(|l| Number::from_i64(i64::from(l))).into();
         }
         // Absolute limits are the team's whether written or set in the console: always shown (null stays null
         // while there are none, so a tenant that never set them shows no change).
         let limits = &quota.absolute_borrow_limits;
-        let written = sharing
-            .get_attr("absolute_borrow_limit")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let shown = if limits.is_empty() && written.is_null() {
-            Value::Null
-        } else {
-            let written_entries = match &written {
-                Value::List(items) => items.clone(),
-                _ => Vec::new(),
-            };
-            Value::List(flatten_entries(limits, &written_entries, true))
-        };
-        set_attr(&mut sharing, "absolute_borrow_limit", shown);
-        set_attr(state, "sharing", sharing);
+        if !limits.is_empty() || sharing.absolute_borrow_limit != Field::Null {
+            let written = sharing.absolute_borrow_limit.as_known().cloned().unwrap_or_default();
+            sharing.absolute_borrow_limit = Field::Known(flatten_entries(limits, &written, true));
+        }
+        M::SHARING.set(state, &Field::Known(sharing));
     }
-    let entries = elements(&prior, "quota").to_vec();
-    set_attr(
-        state,
-        "quota",
-        Value::List(flatten_entries(&quota.resources, &entries, false)),
-    );
+    let entries = M::QUOTA.known(&prior).unwrap_or_default();
+    M::QUOTA.set(state, &Field::Known(flatten_entries(&quota.resources, &entries, false)));
 }
 
 /// Live entries as the state shows them: the units the user wrote, always the partition, and when the entries no
 /// longer line up with what was written, the count (a quota's entries: SageMaker fills the other amounts in) or
 /// every unit (`every_unit`: absolute borrow limits, which nothing fills in).
-fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: bool) -> Vec<Value> {
-    let written: Vec<QuotaEntry> = entries
-        .iter()
-        .map(|entry| QuotaEntry::decode(entry).unwrap_or_default())
-        .collect();
+fn flatten_entries(live_entries: &[QuotaShare], written: &[QuotaEntry], every_unit: bool) -> Vec<QuotaEntry> {
     let same_shape = written.len() == live_entries.len()
         && (written.iter().zip(live_entries))
             .all(|(entry, live)| entry.instance_type.as_known() == Some(&live.instance_type));
@@ -85,7 +61,7 @@ fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: b
                 instance_type: live.instance_type.clone(),
                 ..QuotaEntry::default()
             };
-            let shown = Unit::ALL.into_iter().fold(bare, |shown, unit| {
+            Unit::ALL.into_iter().fold(bare, |shown, unit| {
                 let written_unit = written.filter(|entry| entry.unit(unit) != Field::Null);
                 let keep = written_unit.is_some() || (every_unit && !same_shape);
                 let show = unit.kept_from_live() || keep || (!unit.filled_in() && !same_shape);
@@ -94,8 +70,7 @@ fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: b
                     Some(entry) if unit.is_float() => shown.with_unit_of(unit, entry),
                     _ => shown.with_unit_of(unit, &live),
                 }
-            });
-            shown.encode()
+            })
         })
         .collect()
 }
@@ -103,7 +78,7 @@ fn flatten_entries(live_entries: &[QuotaShare], entries: &[Value], every_unit: b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::object::{nested, object, string};
+    use crate::protocol::object::{elements, int, nested, object, string, text};
 
     fn quota() -> ComputeQuota {
         ComputeQuota {
