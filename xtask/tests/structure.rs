@@ -129,7 +129,7 @@ fn a_typed_resource_names_no_attribute_by_string() {
     let literals = names::name_literals(&workspace, &names::attribute_names());
     let in_typed: Vec<_> = literals
         .iter()
-        .filter(|literal| names::TYPED.iter().any(|folder| literal.path.starts_with(folder)))
+        .filter(|literal| names::is_typed(&literal.path))
         .collect();
     assert!(
         in_typed.is_empty(),

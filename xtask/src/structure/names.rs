@@ -17,15 +17,31 @@ use super::sources::Workspace;
 use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 
 /// Folders whose values are typed end to end (resources, the provider block): no attribute name as a string outside
-/// their declaration.
-pub const TYPED: [&str; 6] = [
+/// their declaration, save the files of [`UNTYPED_FILES`].
+pub const TYPED: [&str; 8] = [
     "src/data_sources/",
     "src/provider/",
     "src/resources/cluster_allocation/",
     "src/resources/domain_unit_policy_grant/",
     "src/resources/project_binding/",
     "src/resources/scheduling_policy/",
+    "src/resources/task_view_restriction/",
+    "src/resources/tenant/",
 ];
+
+/// Files of a [`TYPED`] folder whose literals are not attribute names, with why: the Kubernetes objects' JSON keys
+/// (`"name"`, `"namespace"`, …; typed Kubernetes objects are issue 43's) and a key of a stored format the 0.2.0
+/// state upgrade reads (`"namespaces"` of a removed attribute's rows).
+pub const UNTYPED_FILES: [&str; 3] = [
+    "src/resources/task_view_restriction/model/manifests.rs",
+    "src/resources/tenant/model/manifests.rs",
+    "src/resources/tenant/model/upgrade.rs",
+];
+
+/// Whether a file is held at zero attribute names typed as strings.
+pub fn is_typed(path: &str) -> bool {
+    TYPED.iter().any(|folder| path.starts_with(folder)) && !UNTYPED_FILES.contains(&path)
+}
 
 /// One attribute name typed as a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
