@@ -35,16 +35,23 @@ pub fn sharing_attributes() -> Vec<Attribute> {
     SharingRecord::block().attributes
 }
 
+/// Where a resource takes its capacity handoffs (named by its declaration): the cluster allocation's `governance`,
+/// and the lists of tenants' `governance` it references.
+pub struct CapacityHandoffs {
+    pub allocation: &'static str,
+    pub tenant_lists: &'static [&'static str],
+}
+
 /// The capacity handoffs of `arguments` (`allocation`; `borrows_from` and a binding's `tenants`) that are known yet
 /// do not hold what their source resource writes: each an error at its path. A value written by hand is held to
 /// the rules of the resource whose output it stands for, so a negative count, a fraction of an instance or an
 /// instance type that is not one never reaches a rule as "known only at apply" or as a smaller share.
-pub fn unreadable_capacity(arguments: &Value) -> Diagnostics {
+pub fn unreadable_capacity(arguments: &Value, handoffs: &CapacityHandoffs) -> Diagnostics {
     let mut diagnostics = Diagnostics::new();
-    if let Some(facts) = arguments.get_attr("allocation") {
-        unreadable_allocation(facts, &AttributePath::attr("allocation"), &mut diagnostics);
+    if let Some(facts) = arguments.get_attr(handoffs.allocation) {
+        unreadable_allocation(facts, &AttributePath::attr(handoffs.allocation), &mut diagnostics);
     }
-    for name in ["borrows_from", "tenants"] {
+    for name in handoffs.tenant_lists.iter().copied() {
         if let Some(Value::List(tenants)) = arguments.get_attr(name) {
             for (index, tenant) in tenants.iter().enumerate() {
                 unreadable_tenant(tenant, &AttributePath::attr(name).index(index), &mut diagnostics);

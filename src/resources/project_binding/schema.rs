@@ -11,6 +11,7 @@ use crate::protocol::validators::{LengthBetween, Matches, OneOf};
 use crate::protocol::value::{Type, Value};
 use crate::resources::checklist::ChecklistAttributes;
 use crate::resources::governance_objects::ContractArgument;
+use crate::resources::handoff::CapacityHandoffs;
 use crate::resources::validators::IsArn;
 
 pub const TYPE_NAME: &str = "hyperpod_unified_studio_project_binding";
@@ -154,6 +155,12 @@ pub struct BindingIdentity {
     #[tf(required)]
     pub connection_id: Field<String>,
 }
+
+/// Where a binding takes the capacity handoffs `handoff::unreadable_capacity` holds to their sources' rules.
+pub const CAPACITY_HANDOFFS: CapacityHandoffs = CapacityHandoffs {
+    allocation: BindingModel::ALLOCATION.name(),
+    tenant_lists: &[BindingModel::TENANTS.name()],
+};
 
 pub fn schema() -> Schema {
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).

@@ -12,6 +12,7 @@ use crate::quota_settings::{Activation, Preemption, SharingStrategy};
 use crate::resources::checklist::ChecklistAttributes;
 use crate::resources::governance_objects::ContractArgument;
 use crate::resources::governance_objects::TenantGovernance;
+use crate::resources::handoff::CapacityHandoffs;
 use crate::resources::quota_entry::{Partitions, QuotaEntry};
 use crate::resources::validators::{
     AwsTags, IamPolicyDocument, IamPrincipalArns, IsCidr, KmsKeyArns, KubernetesGroups, NotEmpty, S3BucketNames,
@@ -390,6 +391,12 @@ pub struct TenantIdentity {
     pub team: Field<String>,
 }
 
+/// Where a tenant takes the capacity handoffs `handoff::unreadable_capacity` holds to their sources' rules.
+pub const CAPACITY_HANDOFFS: CapacityHandoffs = CapacityHandoffs {
+    allocation: TenantModel::ALLOCATION.name(),
+    tenant_lists: &[TenantModel::BORROWS_FROM.name()],
+};
+
 pub fn schema() -> Schema {
     // 1 (0.3.0): handoffs write-only, the checklist split, composition once (`STATE_UPGRADERS`).
     Schema {
@@ -423,7 +430,10 @@ pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::
             diagnostics,
         );
     }
-    diagnostics.extend(crate::resources::handoff::unreadable_capacity(config));
+    diagnostics.extend(crate::resources::handoff::unreadable_capacity(
+        config,
+        &CAPACITY_HANDOFFS,
+    ));
 }
 
 pub fn identity_schema() -> IdentitySchema {

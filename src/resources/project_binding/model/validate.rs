@@ -6,7 +6,7 @@ use crate::governance::MemberKind;
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::model::Model;
 use crate::protocol::value::Value;
-use crate::resources::project_binding::schema::{BindingModel, MemberBlock};
+use crate::resources::project_binding::schema::{BindingModel, CAPACITY_HANDOFFS, MemberBlock};
 
 /// DataZone's `UserIdentifier` without its `.*` wrapping (read whole, as the service does): an Identity Center user
 /// ID (a UUID, optionally behind a 10-hex-digit store prefix), a user name, or an IAM ARN.
@@ -52,7 +52,10 @@ fn member_diagnostics(index: usize, member: &MemberBlock, diagnostics: &mut Diag
 /// listed twice; a capacity handoff written by hand (`allocation`, `tenants`) held to the rules of the resource it
 /// stands for (`handoff::unreadable_capacity`). Every problem at its attribute path.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
-    diagnostics.extend(crate::resources::handoff::unreadable_capacity(config));
+    diagnostics.extend(crate::resources::handoff::unreadable_capacity(
+        config,
+        &CAPACITY_HANDOFFS,
+    ));
     let Ok(binding) = BindingModel::decode(config) else {
         return; // of another type than the schema's: Terraform's own type check reports it
     };

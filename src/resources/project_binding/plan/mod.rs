@@ -13,7 +13,7 @@ use crate::resources::governance_objects::ContractArgument;
 use std::collections::BTreeMap;
 
 use super::model::{BindingConfig, contract_and_config};
-use super::schema::BindingModel;
+use super::schema::{BindingModel, CAPACITY_HANDOFFS};
 use crate::client::HyperpodClient;
 use crate::governance::{Contract, Phase};
 use crate::protocol::diagnostics::Diagnostics;
@@ -46,7 +46,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
         return Err(unreadable.into());
     }
     // A capacity handoff written by hand that does not read is an error at its path, as at validate.
-    let capacity = crate::resources::handoff::unreadable_capacity(&arguments);
+    let capacity = crate::resources::handoff::unreadable_capacity(&arguments, &CAPACITY_HANDOFFS);
     if !capacity.is_empty() {
         return Err(capacity);
     }

@@ -13,7 +13,7 @@ mod predict;
 mod tests;
 
 use super::model::{self, TenantConfig, kept};
-use super::schema::TenantModel;
+use super::schema::{CAPACITY_HANDOFFS, TenantModel};
 use crate::client::HyperpodClient;
 use crate::governance::{Contract, Phase};
 use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
@@ -220,7 +220,7 @@ fn refuse_unreadable_handoffs(arguments: &Value) -> Result<(), Diagnostics> {
     {
         return Err(unreadable.into());
     }
-    let capacity = crate::resources::handoff::unreadable_capacity(arguments);
+    let capacity = crate::resources::handoff::unreadable_capacity(arguments, &CAPACITY_HANDOFFS);
     if !capacity.is_empty() {
         return Err(capacity);
     }
