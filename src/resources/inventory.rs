@@ -16,6 +16,7 @@ use crate::aws::datazone_connections as connections;
 use crate::client::HyperpodClient;
 use crate::tags::PROJECT as PROJECT_TAG;
 
+use crate::protocol::model::{Field, Model};
 use crate::protocol::schema::{Attribute, Block, Schema};
 
 /// Whether a contract governs a found object, and which when the object names it.
@@ -104,7 +105,9 @@ pub async fn listed_cluster(
     client: &HyperpodClient,
     request: &crate::protocol::list::ListRequest,
 ) -> Result<crate::aws::sagemaker::HyperPodCluster, crate::protocol::diagnostics::Diagnostics> {
-    let name = crate::protocol::object::string(&request.config, "cluster_name").unwrap_or_default();
+    let name = ClusterListConfig::CLUSTER_NAME
+        .known(&request.config)
+        .unwrap_or_default();
     client
         .cluster(&name)
         .await
@@ -119,11 +122,17 @@ pub fn schema(description: &str, attributes: Vec<Attribute>) -> Schema {
     }
 }
 
+/// The `config` of the lists that search one HyperPod cluster (tenants, restrictions).
+#[derive(Model, Clone, Debug, Default, PartialEq)]
+pub struct ClusterListConfig {
+    /// The HyperPod cluster to search (its name or ARN).
+    #[tf(required)]
+    pub cluster_name: Field<String>,
+}
+
 /// The `cluster_name` argument of the lists that search one HyperPod cluster.
-pub fn cluster_name() -> Attribute {
-    Attribute::string("cluster_name")
-        .required()
-        .describe("The HyperPod cluster to search (its name or ARN).")
+pub fn cluster_name() -> Vec<Attribute> {
+    ClusterListConfig::block().attributes
 }
 
 #[cfg(test)]

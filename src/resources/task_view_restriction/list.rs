@@ -33,7 +33,7 @@ impl Default for RestrictionList {
                  <name>)` when a restriction made or adopted it (its `hyperpod:task-view-restriction` or \
                  `hyperpod:contract` tag), `(not governed)` otherwise. Entries a tenant composed are \
                  the tenant's and are not listed. A Slurm cluster has no access entries: the list is empty.",
-                vec![inventory::cluster_name()],
+                inventory::cluster_name(),
             ),
         }
     }

@@ -24,7 +24,7 @@ impl Default for TenantList {
                  whether a tenant governs the quota (`<team> (governed by contract <name>)`) or not \
                  (`<team> (not governed)`): a tenant's quota carries its `hyperpod:tenant` and `hyperpod:cluster` \
                  tags.",
-                vec![inventory::cluster_name()],
+                inventory::cluster_name(),
             ),
         }
     }
