@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::super::model::components;
-use super::super::model::{self, TenantConfig, governance};
+use super::super::model::{self, TenantConfig};
 use super::super::schema::TenantModel as M;
 use super::drift::{self, DriftedObject, LiveContent};
 use crate::aws::AwsError;
@@ -13,7 +13,7 @@ use crate::aws::compute_quota::ComputeQuota;
 use crate::client::HyperpodClient;
 use crate::component::Component;
 use crate::errors::ErrorDiagnostics;
-use crate::governance::{Allocation, Contract, Fact, Phase, Referenced, Setting, TenantCapacity, paths};
+use crate::governance::{Allocation, Contract, Fact, Phase, Referenced, Setting, TenantCapacity};
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{self, ClusterFacts, ClusterReads, TaskGovernanceAddon};
@@ -94,6 +94,8 @@ pub struct GatherRequest<'a> {
     pub contract: Contract,
     /// The arguments (the planned value at plan, the applied one at apply), with the write-only handoffs.
     pub arguments: &'a Value,
+    /// The tenant's `governance`, from the same arguments.
+    pub handoff: Value,
     /// The state, `None` on a create (and on a replacement, judged as the create it leads to).
     pub prior: Option<&'a Value>,
     /// On a replacement, the tenant it replaces.
@@ -108,6 +110,7 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
         config,
         contract,
         arguments,
+        handoff,
         prior,
         replaced,
         chosen_role_name,
@@ -133,10 +136,10 @@ pub async fn gather(client: &HyperpodClient, request: GatherRequest<'_>) -> Resu
         ExistingQuota::None
     };
     Ok(TenantPlanInputs {
-        handoff: governance::governance_value(arguments),
+        handoff,
         references: TenantReferences {
-            lenders: references::tenants(arguments, paths::tenant::BORROWS_FROM),
-            allocation: references::allocation(arguments, paths::tenant::ALLOCATION),
+            lenders: references::tenants(arguments, M::BORROWS_FROM.name()),
+            allocation: references::allocation(arguments, M::ALLOCATION.name()),
             policy: references::scheduling_policy(arguments, M::SCHEDULING_POLICY.name()),
         },
         config,

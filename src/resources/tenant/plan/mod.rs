@@ -47,21 +47,14 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     // configuration.
     let arguments = arguments_with_unset_names(change);
     refuse_unreadable_handoffs(&arguments)?;
-    // A workload role name, quota name or description known only at apply names objects every prediction shows:
-    // all wait for it.
-    let unknown_name = [
-        TenantModel::WORKLOAD_ROLE_NAME.name(),
-        NAMED_BY_DEFAULT[0],
-        NAMED_BY_DEFAULT[1],
-    ]
-    .into_iter()
-    .find(|name| !change.config_attr(name).is_known());
-    let Some((contract, config)) = decode(&arguments).filter(|_| unknown_name.is_none()) else {
-        defer(client.strict, change, &arguments, unknown_name);
+    let unknown_name = unknown_name(change);
+    let decoded = decode(&arguments);
+    let Some((contract, config)) = decoded.known.filter(|_| unknown_name.is_none()) else {
+        defer(client.strict, change, &arguments, decoded.handoff, unknown_name);
         return Ok(());
     };
     if change.prior.is_some() {
-        plan_compositions(client, change, &arguments, (&contract, &config));
+        plan_compositions(client, change, decoded.handoff.clone(), (&contract, &config));
     }
     // A replacement (another cluster or team) is judged as the create it leads to, beside everything but the object
     // it replaces: that one is gone by then (destroyed first).
@@ -72,6 +65,7 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
         config,
         contract,
         arguments: &arguments,
+        handoff: decoded.handoff,
         prior: prior.as_ref(),
         replaced,
         phase: Phase::Plan,
@@ -98,6 +92,18 @@ pub async fn plan(client: &HyperpodClient, change: &mut PlannedChange) -> Result
     let drifted = gather::drifted_objects(client, prior.as_ref()).await;
     change.diagnostics.0.extend(drift::warnings(&drifted));
     Ok(())
+}
+
+/// A workload role name, quota name or description known only at apply names objects every prediction shows: all
+/// wait for it.
+fn unknown_name(change: &PlannedChange) -> Option<&'static str> {
+    [
+        TenantModel::WORKLOAD_ROLE_NAME.name(),
+        NAMED_BY_DEFAULT[0],
+        NAMED_BY_DEFAULT[1],
+    ]
+    .into_iter()
+    .find(|name| !change.config_attr(name).is_known())
 }
 
 /// What the live quota holds that the configuration does not set: kept, and named (`kept::warnings`).
@@ -147,7 +153,8 @@ pub async fn resolve(
         }
     }
     let planned = &planned;
-    let Some((contract, config)) = decode(planned) else {
+    let decoded = decode(planned);
+    let Some((contract, config)) = decoded.known else {
         return Err(Diagnostics::error(
             ContractArgument::CONTRACT.path(),
             "The tenant's inputs are still unknown",
@@ -165,6 +172,7 @@ pub async fn resolve(
         config: config.clone(),
         contract,
         arguments: planned,
+        handoff: decoded.handoff,
         prior,
         replaced: None,
         phase: Phase::Apply,
@@ -187,12 +195,27 @@ pub async fn resolve(
     Ok((config, value))
 }
 
-/// The contract and the configuration, or `None` while either depends on a resource not created yet.
-pub fn decode(value: &Value) -> Option<(Contract, TenantConfig)> {
-    let tenant = TenantModel::decode(value).ok()?;
-    let contract = contract_from_governance(tenant.contract.facts())?;
-    let config = TenantConfig::of(&tenant)?;
-    Some((contract, config))
+/// The tenant's arguments, decoded once: its `governance` (known in part while the rest waits; unknown when the
+/// value does not decode) and the contract and configuration, `None` while either depends on a resource not created
+/// yet.
+struct Decoded {
+    handoff: Value,
+    known: Option<(Contract, TenantConfig)>,
+}
+
+fn decode(value: &Value) -> Decoded {
+    let Ok(tenant) = TenantModel::decode(value) else {
+        return Decoded {
+            handoff: Value::Unknown,
+            known: None,
+        };
+    };
+    let known = contract_from_governance(tenant.contract.facts())
+        .and_then(|contract| Some((contract, TenantConfig::of(&tenant)?)));
+    Decoded {
+        handoff: model::governance::governance_of(&tenant).encode(),
+        known,
+    }
 }
 
 /// The workload role name the user chose, if any (from configuration, or kept from state).
@@ -269,16 +292,19 @@ fn arguments_with_unset_names(change: &PlannedChange) -> Value {
 
 /// `unknown_name`: the name argument known only at apply the tenant waits for, if that is what it waits for (else
 /// its contract).
-fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, unknown_name: Option<&'static str>) {
+fn defer(
+    strict: bool,
+    change: &mut PlannedChange,
+    arguments: &Value,
+    handoff: Value,
+    unknown_name: Option<&'static str>,
+) {
     for name in change.derived.clone() {
         if change.config_attr(name).is_null() {
             change.set(name, Value::Unknown);
         }
     }
-    change.set(
-        TenantModel::GOVERNANCE.name(),
-        model::governance::governance_value(arguments),
-    );
+    change.set(TenantModel::GOVERNANCE.name(), handoff);
     change.diagnostics.push(checklist::deferred(
         arguments,
         unknown_name.unwrap_or(ContractArgument::CONTRACT.name()),
@@ -292,13 +318,10 @@ fn defer(strict: bool, change: &mut PlannedChange, arguments: &Value, unknown_na
 fn plan_compositions(
     client: &HyperpodClient,
     change: &mut PlannedChange,
-    arguments: &Value,
+    handoff: Value,
     (contract, config): (&Contract, &TenantConfig),
 ) {
-    change.set(
-        TenantModel::GOVERNANCE.name(),
-        model::governance::governance_value(arguments),
-    );
+    change.set(TenantModel::GOVERNANCE.name(), handoff);
     let tags = model::composed_tags(&client.default_tags, config, contract);
     TenantModel::TAGS_ALL.set(&mut change.planned, &Field::Known(tags));
 }
