@@ -105,19 +105,15 @@ pub fn restriction_id(cluster_name: &str, project_role_arn: &str) -> String {
     format!("{cluster_name}/{}", role_name(project_role_arn))
 }
 
-/// Whether every argument that decides only what is written, never a rule's verdict, is known (`mode`,
-/// `access_policies`, `space_templates`, `space_template_namespace`, `user_cluster_policy`): while one is unknown
-/// the rules are still judged at plan, and only what it decides (associations, manifests, `components`) is planned
-/// unknown.
+/// Whether every grant (an argument that decides only what is written, never a rule's verdict) is known: while one
+/// is unknown the rules are still judged at plan, and only what it decides (associations, manifests, `components`)
+/// is planned unknown.
 pub fn grants_known(restriction: &RestrictionModel) -> bool {
-    !restriction.mode.is_unknown()
-        && restriction.access_policies.is_wholly_known()
-        && !restriction.space_templates.is_unknown()
-        && !restriction.space_template_namespace.is_unknown()
-        && !restriction.user_cluster_policy.is_unknown()
+    without_unknown_grants(restriction) == *restriction
 }
 
-/// The restriction with the grants not known yet as if unset: judged without them, since no rule reads them.
+/// The restriction with the grants not known yet (`mode`, `access_policies`, `space_templates`,
+/// `space_template_namespace`, `user_cluster_policy`) as if unset: judged without them, since no rule reads them.
 pub fn without_unknown_grants(restriction: &RestrictionModel) -> RestrictionModel {
     fn unset_unknown<T>(field: &mut Field<T>) {
         if field.is_unknown() {

@@ -144,3 +144,32 @@ fn a_lifecycle_state_that_is_not_one_is_refused_at_its_path() {
     assert_eq!(problem.path.to_string(), "contract.lifecycle_state");
     assert_eq!(problem.severity, crate::protocol::diagnostics::Severity::Error);
 }
+
+/// A grant known only at apply (`mode`, an `access_policies` element) is judged as unset and planned unknown; the
+/// other arguments are never touched.
+#[test]
+fn a_grant_known_only_at_apply_is_judged_as_unset() {
+    use super::super::schema::RestrictionModel;
+    use crate::protocol::model::Field;
+    let known = RestrictionModel {
+        mode: Field::Known("rbac".to_string()),
+        access_policies: Field::Known(vec![Field::Known("AmazonSagemakerHyperpodTrainingPolicy".to_string())]),
+        kubernetes_group: Field::Unknown,
+        ..RestrictionModel::default()
+    };
+    assert!(super::grants_known(&known), "an unknown group is not a grant");
+    let mode_later = RestrictionModel {
+        mode: Field::Unknown,
+        ..known.clone()
+    };
+    assert!(!super::grants_known(&mode_later));
+    assert_eq!(super::without_unknown_grants(&mode_later).mode, Field::Null);
+    let element_later = RestrictionModel {
+        access_policies: Field::Known(vec![Field::Unknown]),
+        ..known.clone()
+    };
+    assert!(!super::grants_known(&element_later));
+    let judged = super::without_unknown_grants(&element_later);
+    assert_eq!(judged.access_policies, Field::Null);
+    assert_eq!(judged.kubernetes_group, Field::Unknown, "not a grant: left as it is");
+}
