@@ -55,7 +55,7 @@ fn claimed_teams(cluster_name: &str, claimed: &serde_json::Value) -> Result<Valu
 
 /// The identity of a recorded allocation: its cluster's name.
 pub fn identity(state: &Value) -> Option<Value> {
-    let cluster_name = AllocationModel::CLUSTER_NAME.get(state).ok()?.known()?;
+    let cluster_name = AllocationModel::CLUSTER_NAME.known(state)?;
     Some(
         AllocationIdentity {
             cluster_name: Field::Known(cluster_name),

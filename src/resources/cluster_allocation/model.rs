@@ -117,7 +117,7 @@ fn governance_of(model: &AllocationModel) -> AllocationGovernance {
 
 /// The cluster's name in a planned or recorded value, when known.
 pub fn cluster_name(value: &Value) -> Option<String> {
-    AllocationModel::CLUSTER_NAME.get(value).ok()?.known()
+    AllocationModel::CLUSTER_NAME.known(value)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub fn import(null_state: Value, target: ImportTarget) -> Result<Value, Diagnost
 
 /// The identity of a recorded contract: its name.
 pub fn identity(state: &Value) -> Option<Value> {
-    let name = ContractModel::NAME.get(state).ok()?.known()?;
+    let name = ContractModel::NAME.known(state)?;
     Some(
         ContractIdentity {
             name: Field::Known(name),

@@ -2,7 +2,7 @@
 //! and the managed members as the project has them: one deleted out of band drops out of `member`, one with another
 //! designation shows it, and the next plan restores both.
 
-use super::model::{flatten, known_text, member_blocks, member_kind, members_of, without_connection};
+use super::model::{flatten, member_blocks, member_kind, members_of, without_connection};
 use super::plan::profile_ids;
 use super::schema::BindingModel;
 use crate::aws::datazone_connections as dz;
@@ -32,8 +32,8 @@ fn still_members(managed: &[(Member, Option<String>)], live: &[dz::Membership]) 
 
 pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
     let (Some(domain_id), Some(connection_id)) = (
-        known_text(current, BindingModel::DOMAIN_ID),
-        known_text(current, BindingModel::CONNECTION_ID),
+        BindingModel::DOMAIN_ID.known(current),
+        BindingModel::CONNECTION_ID.known(current),
     ) else {
         return Ok(None); // nothing was ever created
     };
@@ -51,7 +51,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
     let members = if managed.is_empty() {
         Vec::new()
     } else {
-        let project_id = known_text(&state, BindingModel::PROJECT_ID).unwrap_or_default();
+        let project_id = BindingModel::PROJECT_ID.known(&state).unwrap_or_default();
         let (live, resolved) = tokio::join!(
             client.project_memberships(&domain_id, &project_id),
             profile_ids(client, &domain_id, &managed)

@@ -11,7 +11,7 @@ mod connection;
 mod declarations;
 mod members;
 
-use super::model::{BindingConfig, known_text, members_of, membership, state_after, without_connection};
+use super::model::{BindingConfig, members_of, membership, state_after, without_connection};
 use super::plan::resolve;
 use super::schema::BindingModel;
 use crate::aws::datazone_connections::Membership;
@@ -60,10 +60,9 @@ pub async fn create(client: &HyperpodClient, planned: &Value, context: &Operatio
 
 /// Where the connection goes, from the resolved value.
 fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
-    let (Some(config), Some(environment_id)) = (
-        BindingConfig::decode(value),
-        known_text(value, BindingModel::ENVIRONMENT_ID),
-    ) else {
+    let (Some(config), Some(environment_id)) =
+        (BindingConfig::decode(value), BindingModel::ENVIRONMENT_ID.known(value))
+    else {
         return Err(Diagnostics::error(
             BindingModel::ENVIRONMENT_ID.path(),
             "The project's tooling environment is unknown",
@@ -80,9 +79,9 @@ fn target(value: &Value) -> Result<BindingApplyTarget, Diagnostics> {
         ));
     };
     Ok(BindingApplyTarget {
-        domain_id: known_text(value, BindingModel::DOMAIN_ID).unwrap_or_default(),
+        domain_id: BindingModel::DOMAIN_ID.known(value).unwrap_or_default(),
         environment_id,
-        connection_name: known_text(value, BindingModel::CONNECTION_NAME).unwrap_or_default(),
+        connection_name: BindingModel::CONNECTION_NAME.known(value).unwrap_or_default(),
         account_id: contract.cluster.account_id,
         region: contract.cluster.region,
         config,
@@ -106,7 +105,7 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
             ),
         );
     };
-    let domain_id = known_text(prior, BindingModel::DOMAIN_ID).unwrap_or_default();
+    let domain_id = BindingModel::DOMAIN_ID.known(prior).unwrap_or_default();
     let mut current = members_of(prior).unwrap_or_default();
     let mut kept = prior.clone();
     let stop = |kept: &Value, current: &[Member], diagnostics: Diagnostics| {
@@ -155,11 +154,11 @@ async fn update_description(
     let Some(description) = &config.description else {
         return Ok(());
     };
-    if known_text(kept, BindingModel::DESCRIPTION).as_ref() == Some(description) {
+    if BindingModel::DESCRIPTION.known(kept).as_ref() == Some(description) {
         return Ok(());
     }
-    let domain_id = known_text(kept, BindingModel::DOMAIN_ID).unwrap_or_default();
-    let connection_id = known_text(kept, BindingModel::CONNECTION_ID).unwrap_or_default();
+    let domain_id = BindingModel::DOMAIN_ID.known(kept).unwrap_or_default();
+    let connection_id = BindingModel::CONNECTION_ID.known(kept).unwrap_or_default();
     let updated = crate::aws::datazone_connections::update_connection_description(
         &client.datazone,
         &domain_id,
@@ -182,10 +181,10 @@ async fn update_description(
 /// state until every part is gone and the next destroy removes the rest.
 pub async fn destroy(client: &HyperpodClient, prior: &Value, context: &OperationContext) -> Applied {
     let members = members_of(prior).unwrap_or_default();
-    let domain_id = known_text(prior, BindingModel::DOMAIN_ID).unwrap_or_default();
-    let project_id = known_text(prior, BindingModel::PROJECT_ID).unwrap_or_default();
-    let cluster_name = known_text(prior, BindingModel::CLUSTER_NAME).unwrap_or_default();
-    if let Some(connection_id) = known_text(prior, BindingModel::CONNECTION_ID) {
+    let domain_id = BindingModel::DOMAIN_ID.known(prior).unwrap_or_default();
+    let project_id = BindingModel::PROJECT_ID.known(prior).unwrap_or_default();
+    let cluster_name = BindingModel::CLUSTER_NAME.known(prior).unwrap_or_default();
+    if let Some(connection_id) = BindingModel::CONNECTION_ID.known(prior) {
         let wait = context.time_left();
         if let Err(diagnostics) = connection::delete(client, context, &domain_id, &connection_id, wait).await {
             return Applied::failed(Some(prior.clone()), diagnostics);
@@ -246,8 +245,8 @@ fn record_tags(client: &HyperpodClient, config: &BindingConfig) -> std::collecti
 pub fn forget(client: &HyperpodClient, states: [&Value; 3]) {
     for state in states {
         client.reads.forget_connection(
-            known_text(state, BindingModel::CONNECTION_ID).as_deref(),
-            known_text(state, BindingModel::PROJECT_ID).as_deref(),
+            BindingModel::CONNECTION_ID.known(state).as_deref(),
+            BindingModel::PROJECT_ID.known(state).as_deref(),
         );
     }
 }

@@ -46,11 +46,6 @@ fn kind_name(kind: MemberKind) -> &'static str {
     }
 }
 
-/// One text attribute of a binding's value, when known.
-pub fn known_text(value: &Value, attribute: Attr<BindingModel, Field<String>>) -> Option<String> {
-    attribute.get(value).ok()?.known()
-}
-
 /// A field known or null, never unknown: a null one reads as empty.
 fn settled(field: &Field<String>) -> Option<String> {
     field.clone().or_empty()

@@ -44,10 +44,7 @@ pub fn contract_problem(restriction: &RestrictionModel) -> Option<Diagnostic> {
         missing.push(role);
     }
     let namespaces = ContractGovernance::EKS_NAMESPACES.name();
-    let orchestrator = ContractGovernance::ORCHESTRATOR
-        .get(contract)
-        .ok()
-        .and_then(Field::known);
+    let orchestrator = ContractGovernance::ORCHESTRATOR.known(contract);
     let eks = orchestrator.is_some_and(|name| name.parse() == Ok(Orchestrator::Eks));
     if eks && restriction.namespaces == Field::Null && null(namespaces) {
         missing.push(namespaces);
