@@ -1,7 +1,8 @@
 //! The crate graph keeps the architecture's arrows pointing down (README, "Layout"): the model depends on nothing;
 //! the governance engine only on the model and plain data crates, never on the provider, the plugin protocol, an AWS
 //! SDK or a Kubernetes client; the plugin protocol on neither AWS, the engine nor the provider; the cloud clients on
-//! neither the engine, the protocol nor the provider (they share only the model); the report never on the provider.
+//! neither the engine, the protocol nor the provider (they share only the model); the resources' declarations on the
+//! protocol, the engine and the model only; the report never on the provider.
 //! Read from `cargo tree`
 //! (normal dependencies, transitively, as the lock file resolves them), so a dependency added anywhere below a layer
 //! is caught too.
@@ -135,6 +136,18 @@ fn the_report_does_not_reach_the_provider() {
         "the report reaches the provider: {report:?}"
     );
     assert!(reachable("terraform-provider-hyperpod").contains("hyperpod-report"));
+}
+
+/// The declarations sit below the provider and the report alike: the protocol, the engine and the model, no AWS
+/// client, no provider; so the report can name an attribute by its declaration instead of a string.
+#[test]
+fn the_declarations_sit_below_the_provider_and_the_report() {
+    let declarations = reachable("hyperpod-declarations");
+    assert!(declarations.contains("hyperpod-protocol"), "{declarations:?}");
+    for above in ["terraform-provider-hyperpod", "hyperpod-report", "hyperpod-clients"] {
+        assert!(!declarations.contains(above), "the declarations reach {above}: {declarations:?}");
+    }
+    assert!(reachable("terraform-provider-hyperpod").contains("hyperpod-declarations"));
 }
 
 /// The catalog's examples are test support: the docs generator (xtask) and the tests enable them, the shipped

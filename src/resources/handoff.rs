@@ -18,6 +18,8 @@ use crate::resources::governance_objects::{AllocationGovernance, SharingRecord};
 use crate::resources::quota_entry;
 use crate::resources::references::TenantGovernance;
 
+pub use hyperpod_declarations::handoff::*;
+
 /// What to write instead of a capacity handoff that does not read.
 const PASS_UNCHANGED: &str = "pass the source resource's `governance` unchanged (hyperpod_cluster_allocation.<name>.governance, \
                               hyperpod_tenant.<name>.governance)";
@@ -33,13 +35,6 @@ pub fn drop_copies(state: &mut RawState, block: &Block) {
 /// `governance.sharing`): declared once, for the allocation's schema and for reading a handoff.
 pub fn sharing_attributes() -> Vec<Attribute> {
     SharingRecord::block().attributes
-}
-
-/// Where a resource takes its capacity handoffs (named by its declaration): the cluster allocation's `governance`,
-/// and the lists of tenants' `governance` it references.
-pub struct CapacityHandoffs {
-    pub allocation: &'static str,
-    pub tenant_lists: &'static [&'static str],
 }
 
 /// The capacity handoffs of `arguments` (`allocation`; `borrows_from` and a binding's `tenants`) that are known yet

@@ -1,5 +1,8 @@
 //! Resources, one module each: schema, plan checks, create/read/update/delete, import, flatten/expand.
 pub mod checklist;
+/// Declared with the resources (crate `hyperpod-declarations`): the `governance` objects resources hand each other,
+/// the text and value validators, the one quota entry type.
+pub use hyperpod_declarations::{governance_objects, printable_text, quota_entry, validators};
 pub mod cluster_allocation;
 pub mod cluster_facts;
 pub mod cluster_view;
@@ -7,22 +10,18 @@ pub mod connection_contract;
 #[cfg(test)]
 pub(crate) mod decode_property;
 pub mod domain_unit_policy_grant;
-pub mod governance_objects;
 pub mod handoff;
 pub mod import_id;
 pub mod inventory;
 pub mod kubernetes_reads;
-pub mod printable_text;
 pub mod project_binding;
 pub mod project_facts;
-pub mod quota_entry;
 #[cfg(test)]
 pub(crate) mod recorded_state;
 pub mod references;
 pub mod scheduling_policy;
 pub mod task_view_restriction;
 pub mod tenant;
-pub mod validators;
 
 /// An apply or read step that failed, for the whole resource: `summary` says which step, `detail` why.
 pub fn failed(summary: &str, detail: impl std::fmt::Display) -> crate::protocol::diagnostics::Diagnostics {

@@ -10,18 +10,12 @@ use crate::governance::{
 };
 use crate::protocol::diagnostics::AttributePath;
 use crate::protocol::model::{Field, Known, Model};
-use crate::protocol::value::{Type, Value};
+use crate::protocol::value::Value;
 use crate::resources::governance_objects::{AllocationGovernance, PolicyGovernance, SharingRecord};
-pub use crate::resources::governance_objects::{RestrictionGovernance, TenantGovernance};
+pub use crate::resources::governance_objects::{
+    RestrictionGovernance, TenantGovernance, restriction_type, tenant_type,
+};
 use crate::resources::quota_entry::QuotaEntry;
-
-pub fn tenant_type() -> Type {
-    <TenantGovernance as Known>::terraform_type()
-}
-
-pub fn restriction_type() -> Type {
-    <RestrictionGovernance as Known>::terraform_type()
-}
 
 /// A contract fact from a resource's `contract` argument (the value the resource holds): the value, or unknown
 /// while the contract is. `contract` is write-only, so a stored value (Read, import) has it null: the fact is then

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use crate::governance::SharingStrategy;
 use crate::protocol::model::{Field, Known, Model};
 use crate::protocol::validators::{IntBetween, OneOf, WholeNumber};
-use crate::protocol::value::Value;
-use crate::resources::quota_entry::QuotaEntry;
+use crate::protocol::value::{Type, Value};
+use crate::quota_entry::QuotaEntry;
 
 /// The `governance` attribute's fields: what tenants, bindings and restrictions check against (they take the whole
 /// object as their `contract` argument, and read it back with `contract_from_governance`).
@@ -177,4 +177,14 @@ pub struct SharingRecord {
     /// `LendAndBorrow`, whose default is SageMaker's 50.
     #[tf(validate = WholeNumber, validate = IntBetween { min: 1, max: 500 })]
     pub borrow_limit: Field<i64>,
+}
+
+/// The type of a tenant's `governance` (what `borrows_from` and a binding's `tenants` take).
+pub fn tenant_type() -> Type {
+    <TenantGovernance as Known>::terraform_type()
+}
+
+/// The type of a task view restriction's `governance` (what a tenant's and a binding's `task_view_restriction` take).
+pub fn restriction_type() -> Type {
+    <RestrictionGovernance as Known>::terraform_type()
 }

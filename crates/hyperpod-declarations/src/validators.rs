@@ -4,8 +4,8 @@
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use crate::aws::ids::{AccountId, Arn, RegionName};
 use crate::governance::RuleId;
+use crate::ids::{AccountId, Arn, RegionName};
 use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::protocol::schema::Validator;
 use crate::protocol::validators::each_string;

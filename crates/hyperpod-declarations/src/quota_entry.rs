@@ -11,7 +11,7 @@ use crate::protocol::model::{Field, Model};
 use crate::protocol::schema::{Attribute, Block};
 use crate::protocol::validators::{IntBetween, Matches, NonNegativeNumber, OneOf};
 use crate::protocol::value::{Number, Value};
-use crate::resources::validators::AtMost;
+use crate::validators::AtMost;
 
 /// SageMaker takes at most this many instance types in one `ComputeQuotaResources`.
 pub const MAX_ENTRIES: i64 = 15;
