@@ -145,7 +145,10 @@ fn the_declarations_sit_below_the_provider_and_the_report() {
     let declarations = reachable("hyperpod-declarations");
     assert!(declarations.contains("hyperpod-protocol"), "{declarations:?}");
     for above in ["terraform-provider-hyperpod", "hyperpod-report", "hyperpod-clients"] {
-        assert!(!declarations.contains(above), "the declarations reach {above}: {declarations:?}");
+        assert!(
+            !declarations.contains(above),
+            "the declarations reach {above}: {declarations:?}"
+        );
     }
     assert!(reachable("terraform-provider-hyperpod").contains("hyperpod-declarations"));
 }

@@ -3,6 +3,10 @@
 //! resource whose plan failed has no values, and is told by the configuration's reference to its contract.
 
 use super::plan::{Plan, PlanField, ResourceChange, without_keys};
+use hyperpod_declarations::connection_contract::{self, ClusterBlock, ContractModel as C, UnifiedStudioBlock};
+use hyperpod_declarations::project_binding::{self, BindingModel as B};
+use hyperpod_declarations::task_view_restriction::{self, RestrictionModel as R};
+use hyperpod_declarations::tenant::{self, TenantModel as T};
 
 /// What identifies a contract.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,10 +25,10 @@ impl ContractKey {
         ContractKey {
             address: change.address.clone(),
             module_address: change.module_address.clone(),
-            name: text(&["name"]),
-            cluster: text(&["cluster", "name"]),
-            project_id: text(&["unified_studio", "project_id"]),
-            project_role_arn: text(&["project_role_arn"]),
+            name: text(&[C::NAME.name()]),
+            cluster: text(&[C::CLUSTER.name(), ClusterBlock::NAME.name()]),
+            project_id: text(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::PROJECT_ID.name()]),
+            project_role_arn: text(&[C::PROJECT_ROLE_ARN.name()]),
         }
     }
 }
@@ -36,33 +40,34 @@ fn same(a: Option<&String>, b: Option<String>) -> bool {
 
 /// The index in `contracts` of the contract `change` belongs to.
 pub fn contract_of(change: &ResourceChange, contracts: &[ContractKey], plan: &Plan) -> Option<usize> {
-    if change.resource_type == "hyperpod_connection_contract" {
+    if change.resource_type == connection_contract::TYPE_NAME {
         return contracts.iter().position(|key| key.address == change.address);
     }
     let text = |path: &[&str]| change.after.get(path).as_text();
-    let cluster = text(&["cluster_name"]);
     let matching: Vec<usize> = contracts
         .iter()
         .enumerate()
         .filter(|(_, key)| match change.resource_type.as_str() {
-            "hyperpod_task_view_restriction" => {
-                same(key.cluster.as_ref(), cluster.clone())
-                    && same(key.project_role_arn.as_ref(), text(&["project_role_arn"]))
+            task_view_restriction::TYPE_NAME => {
+                same(key.cluster.as_ref(), text(&[R::CLUSTER_NAME.name()]))
+                    && same(key.project_role_arn.as_ref(), text(&[R::PROJECT_ROLE_ARN.name()]))
             }
-            "hyperpod_unified_studio_project_binding" => {
-                same(key.cluster.as_ref(), cluster.clone()) && same(key.project_id.as_ref(), text(&["project_id"]))
+            project_binding::TYPE_NAME => {
+                same(key.cluster.as_ref(), text(&[B::CLUSTER_NAME.name()]))
+                    && same(key.project_id.as_ref(), text(&[B::PROJECT_ID.name()]))
             }
-            "hyperpod_tenant" => {
+            tenant::TYPE_NAME => {
+                let cluster = text(&[T::CLUSTER_NAME.name()]);
                 let tagged = change
                     .after
-                    .get(&["tags_all", hyperpod_model::tags::CONTRACT])
+                    .get(&[T::TAGS_ALL.name(), hyperpod_model::tags::CONTRACT])
                     .as_text();
                 let cluster_agrees = cluster.is_none() || same(key.cluster.as_ref(), cluster.clone());
                 (same(key.name.as_ref(), tagged) && cluster_agrees)
-                    || (same(key.cluster.as_ref(), cluster.clone())
+                    || (same(key.cluster.as_ref(), cluster)
                         && same(
                             key.project_id.as_ref(),
-                            text(&["tags_all", hyperpod_model::tags::PROJECT]),
+                            text(&[T::TAGS_ALL.name(), hyperpod_model::tags::PROJECT]),
                         ))
             }
             _ => false,
@@ -93,9 +98,10 @@ pub fn by_reference(address: &str, module_address: &str, contracts: &[ContractKe
         .iter()
         .filter_map(|reference| {
             let resource = reference.splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
-            resource
-                .starts_with("hyperpod_connection_contract.")
-                .then_some(resource)
+            let contract = resource
+                .split_once('.')
+                .is_some_and(|(kind, _)| kind == connection_contract::TYPE_NAME);
+            contract.then_some(resource)
         })
         .find_map(|resource| {
             let bare = without_keys(&resource);

@@ -10,6 +10,9 @@ use super::model::{ContractSummary, Counts, GovernanceReport, Governed, Options,
 use super::plan::{Action, Plan, ResourceChange};
 use super::rules::{Rule, Status};
 use super::verdict::{Level, Verdict};
+use hyperpod_declarations::connection_contract::{self, ClusterBlock, ContractModel as C, UnifiedStudioBlock};
+use hyperpod_declarations::domain_unit_policy_grant::{self, PolicyGrantModel};
+use hyperpod_declarations::scheduling_policy::{self, SchedulingPolicyModel};
 
 impl GovernanceReport {
     pub fn build(plan: &Plan, log: Option<&[LoggedDiagnostic]>, options: Options) -> GovernanceReport {
@@ -18,7 +21,7 @@ impl GovernanceReport {
             governed
                 .iter()
                 .copied()
-                .filter(|c| c.resource_type == "hyperpod_connection_contract" && c.after.is_present())
+                .filter(|c| c.resource_type == connection_contract::TYPE_NAME && c.after.is_present())
                 .collect(),
         );
         let keys: Vec<ContractKey> = contract_changes.iter().map(|c| ContractKey::of(c)).collect();
@@ -45,8 +48,11 @@ impl GovernanceReport {
             results: results.into_values().collect(),
             contracts,
             tenants,
-            grants: of_type("hyperpod_domain_unit_policy_grant", "domain_unit_id"),
-            policies: of_type("hyperpod_scheduling_policy", "cluster_name"),
+            grants: of_type(
+                domain_unit_policy_grant::TYPE_NAME,
+                PolicyGrantModel::DOMAIN_UNIT_ID.name(),
+            ),
+            policies: of_type(scheduling_policy::TYPE_NAME, SchedulingPolicyModel::CLUSTER_NAME.name()),
             destroyed: super::destroyed::destroyed(plan),
             messages,
             counts: Counts::default(),
@@ -147,10 +153,17 @@ fn contract_summaries(
             members.sort();
             ContractSummary {
                 address: change.address.clone(),
-                name: shown(change.after.get(&["name"])),
-                project_id: shown(change.after.get(&["unified_studio", "project_id"])),
-                cluster: shown(change.after.get(&["cluster", "name"])),
-                domain_unit: change.after.get(&["unified_studio", "domain_unit_id"]).as_text(),
+                name: shown(change.after.get(&[C::NAME.name()])),
+                project_id: shown(
+                    change
+                        .after
+                        .get(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::PROJECT_ID.name()]),
+                ),
+                cluster: shown(change.after.get(&[C::CLUSTER.name(), ClusterBlock::NAME.name()])),
+                domain_unit: change
+                    .after
+                    .get(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::DOMAIN_UNIT_ID.name()])
+                    .as_text(),
                 resources: members,
             }
         })
@@ -158,7 +171,7 @@ fn contract_summaries(
 }
 
 fn sorted_by_name(mut changes: Vec<&ResourceChange>) -> Vec<&ResourceChange> {
-    changes.sort_by_key(|c| (c.after.get(&["name"]).as_text(), c.address.clone()));
+    changes.sort_by_key(|c| (c.after.get(&[C::NAME.name()]).as_text(), c.address.clone()));
     changes
 }
 

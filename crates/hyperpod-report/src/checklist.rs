@@ -6,14 +6,15 @@ use std::collections::BTreeMap;
 use super::model::RuleResult;
 use super::plan::{PlanField, ResourceChange, Values};
 use super::rules::{Rule, Status};
+use hyperpod_declarations::checklist::{ChecklistAttributes, FindingRow};
 
 /// The rule outcomes the resource's checklist attributes hold; `true` when they are unknown (judged at apply).
 pub(crate) fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap<(String, Rule), RuleResult>) -> bool {
     let after = &change.after;
     let fields = [
-        after.get(&["passed_checks"]),
-        after.get(&["not_applicable_checks"]),
-        after.get(&["findings"]),
+        after.get(&[ChecklistAttributes::PASSED_CHECKS.name()]),
+        after.get(&[ChecklistAttributes::NOT_APPLICABLE_CHECKS.name()]),
+        after.get(&[ChecklistAttributes::FINDINGS.name()]),
     ];
     if fields.iter().any(PlanField::is_unknown) {
         return true;
@@ -42,11 +43,11 @@ pub(crate) fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap
     if let PlanField::Known(serde_json::Value::Array(rows)) = &fields[2] {
         for row in rows {
             let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
-            if let Some(rule) = text("rule") {
+            if let Some(rule) = text(FindingRow::RULE.name()) {
                 add(
                     Rule::parse(&rule),
-                    Status::of_finding(&text("status").unwrap_or_default()),
-                    text("detail"),
+                    Status::of_finding(&text(FindingRow::STATUS.name()).unwrap_or_default()),
+                    text(FindingRow::DETAIL.name()),
                 );
             }
         }
@@ -56,6 +57,8 @@ pub(crate) fn checks_from_values(change: &ResourceChange, results: &mut BTreeMap
 
 /// A plan made by a provider before 0.3.0 holds one `checks` list (rows of rule, status, detail; a passed row that
 /// names an exception is an excepted rule): read it too, so such a plan is never reported as passing no checks.
+/// Its keys are 0.2.0's stored format, which no declaration describes any more (the provider's state upgrader
+/// reads them the same way).
 fn checks_before_0_3(after: &Values, add: &mut impl FnMut(Rule, Status, Option<String>)) -> bool {
     let rows = match after.get(&["checks"]) {
         PlanField::Unknown => return true,

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use super::associate::shown;
 use super::model::{Governed, TenantSummary};
 use super::plan::{Plan, PlanField, ResourceChange, Values};
+use hyperpod_declarations::quota_entry::{PartitionBlock, QuotaEntry};
+use hyperpod_declarations::tenant::{self, SharingBlock, TenantModel as T, TenantSlurmBlock};
 use hyperpod_governance::Unit;
 
 pub fn tenants(
@@ -16,12 +18,12 @@ pub fn tenants(
     let contract = |address: &str| resources.get(address).and_then(|r| r.contract);
     let mut tenants: Vec<TenantSummary> = governed
         .iter()
-        .filter(|c| c.resource_type == "hyperpod_tenant" && c.after.is_present())
+        .filter(|c| c.resource_type == tenant::TYPE_NAME && c.after.is_present())
         .map(|change| tenant(&change.address, &change.after, contract(&change.address)))
         .collect();
     // A tenant whose plan failed: it gets nothing, and says so.
     for resource in resources.values() {
-        if resource.resource_type == "hyperpod_tenant" && !resource.planned {
+        if resource.resource_type == tenant::TYPE_NAME && !resource.planned {
             let configured = plan.configuration.get(&super::plan::without_keys(&resource.address));
             let team = configured
                 .and_then(|c| c.team.clone())
@@ -47,29 +49,37 @@ pub fn tenants(
 }
 
 fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSummary {
-    let slurm = matches!(after.get(&["slurm"]), PlanField::Known(_));
-    let team = shown(after.get(&["team"]));
+    let slurm = matches!(after.get(&[T::SLURM.name()]), PlanField::Known(_));
+    let team = shown(after.get(&[T::TEAM.name()]));
     let (namespace, priority, viewers, operators) = if slurm {
         (
             format!("Slurm account {team}"),
             format!(
                 "QoS {} ({})",
-                shown(after.get(&["slurm", "qos_priority"])),
-                shown(after.get(&["slurm", "fairshare"]))
+                shown(after.get(&[T::SLURM.name(), TenantSlurmBlock::QOS_PRIORITY.name()])),
+                shown(after.get(&[T::SLURM.name(), TenantSlurmBlock::FAIRSHARE.name()]))
             ),
             "—".to_string(),
-            who(after, &["slurm", "users"], &["none"]),
+            who(after, &[T::SLURM.name(), TenantSlurmBlock::USERS.name()], None),
         )
     } else {
         (
-            shown(after.get(&["namespace"])),
+            shown(after.get(&[T::NAMESPACE.name()])),
             format!(
                 "{} ({})",
-                shown(after.get(&["priority_class"])),
-                shown(after.get(&["fair_share_weight"]))
+                shown(after.get(&[T::PRIORITY_CLASS.name()])),
+                shown(after.get(&[T::FAIR_SHARE_WEIGHT.name()]))
             ),
-            who(after, &["viewer_groups"], &["viewer_principal_arns"]),
-            who(after, &["operator_groups"], &["operator_principal_arns"]),
+            who(
+                after,
+                &[T::VIEWER_GROUPS.name()],
+                Some(&[T::VIEWER_PRINCIPAL_ARNS.name()]),
+            ),
+            who(
+                after,
+                &[T::OPERATOR_GROUPS.name()],
+                Some(&[T::OPERATOR_PRINCIPAL_ARNS.name()]),
+            ),
         )
     };
     TenantSummary {
@@ -81,7 +91,7 @@ fn tenant(address: &str, after: &Values, contract: Option<usize>) -> TenantSumma
         priority,
         viewers,
         operators,
-        cluster: after.get(&["cluster_name"]).as_text(),
+        cluster: after.get(&[T::CLUSTER_NAME.name()]).as_text(),
         contract,
         planned: true,
     }
@@ -99,9 +109,10 @@ fn listed(after: &Values, path: &[&str]) -> Result<Vec<String>, String> {
     }
 }
 
-/// The groups and the principals (short ARNs) named at two paths, `—` when none.
-fn who(after: &Values, groups: &[&str], principals: &[&str]) -> String {
-    match (listed(after, groups), listed(after, principals)) {
+/// The groups and the principals (short ARNs) named at two paths (a Slurm tenant names users only), `—` when none.
+fn who(after: &Values, groups: &[&str], principals: Option<&[&str]>) -> String {
+    let principals = principals.map_or(Ok(Vec::new()), |path| listed(after, path));
+    match (listed(after, groups), principals) {
         (Err(unknown), _) | (_, Err(unknown)) => unknown,
         (Ok(groups), Ok(principals)) => {
             let principals: Vec<String> = principals.iter().map(|arn| short_arn(arn)).collect();
@@ -118,8 +129,8 @@ fn who(after: &Values, groups: &[&str], principals: &[&str]) -> String {
 /// The sharing strategy and the borrow limit, `—` when the tenant does not share.
 fn sharing(after: &Values) -> String {
     match (
-        after.get(&["sharing", "strategy"]),
-        after.get(&["sharing", "borrow_limit"]),
+        after.get(&[T::SHARING.name(), SharingBlock::STRATEGY.name()]),
+        after.get(&[T::SHARING.name(), SharingBlock::BORROW_LIMIT.name()]),
     ) {
         (PlanField::Null, _) => "—".to_string(),
         (strategy, PlanField::Null) => shown(strategy),
@@ -129,7 +140,7 @@ fn sharing(after: &Values) -> String {
 
 /// `5 × ml.p5.48xlarge, ml.p4d.24xlarge: 56 × mig-1g.5gb`: each entry's count, or its slices and amounts.
 fn guaranteed(after: &Values) -> String {
-    let blocks = match after.get(&["quota"]) {
+    let blocks = match after.get(&[T::QUOTA.name()]) {
         PlanField::Unknown => return "(known after apply)".to_string(),
         PlanField::Known(serde_json::Value::Array(blocks)) => blocks.len(),
         _ => 0,
@@ -137,12 +148,18 @@ fn guaranteed(after: &Values) -> String {
     let parts: Vec<String> = (0..blocks)
         .map(|i| {
             let index = i.to_string();
-            let field = |name: &str| after.get(&["quota", &index, name]);
-            let instance_type = shown(field("instance_type"));
-            let partition = |name: &str| after.get(&["quota", &index, Unit::AcceleratorPartition.name(), name]);
+            let field = |name: &str| after.get(&[T::QUOTA.name(), &index, name]);
+            let instance_type = shown(field(QuotaEntry::INSTANCE_TYPE.name()));
+            let partition =
+                |name: &str| after.get(&[T::QUOTA.name(), &index, QuotaEntry::ACCELERATOR_PARTITION.name(), name]);
+            let (slice_type, slices) = (PartitionBlock::TYPE.name(), PartitionBlock::COUNT.name());
             let mut amounts: Vec<String> = Vec::new();
-            if !matches!(partition("type"), PlanField::Null) {
-                amounts.push(format!("{} × {}", shown(partition("count")), shown(partition("type"))));
+            if !matches!(partition(slice_type), PlanField::Null) {
+                amounts.push(format!(
+                    "{} × {}",
+                    shown(partition(slices)),
+                    shown(partition(slice_type))
+                ));
             }
             // Whole instances and slices are written apart (`2 × ml.p5.48xlarge`, `4 × mig-1g.10gb`).
             amounts.extend(

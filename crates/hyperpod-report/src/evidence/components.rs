@@ -5,6 +5,10 @@
 
 use crate::plan::{PlanField, ResourceChange};
 use hyperpod_clients::kubernetes::objects::object_path;
+use hyperpod_declarations::domain_unit_policy_grant::{self, PolicyGrantModel};
+use hyperpod_declarations::project_binding::{self, BindingModel};
+use hyperpod_declarations::task_view_restriction::{self, RestrictionModel};
+use hyperpod_declarations::tenant::{self, TenantModel};
 use hyperpod_model::component::{Component as Key, ObjectKey, ObjectScope, digested_id};
 use hyperpod_model::ids::{Arn, RegionName};
 
@@ -93,10 +97,10 @@ pub fn of(resource: &ResourceChange, place: &Place) -> Vec<ComposedObject> {
     match resource.resource_type.as_str() {
         // A binding and a grant record no `components`: what they create is named by its ID (the binding's
         // environment is the project's own, not the binding's).
-        "hyperpod_unified_studio_project_binding" => text("connection_id")
+        project_binding::TYPE_NAME => text(BindingModel::CONNECTION_ID.name())
             .map(|id| {
                 component(
-                    "connection_id",
+                    BindingModel::CONNECTION_ID.name(),
                     "DataZone connection",
                     id,
                     unlocated("DataZone names it by domain and ID"),
@@ -104,10 +108,10 @@ pub fn of(resource: &ResourceChange, place: &Place) -> Vec<ComposedObject> {
             })
             .into_iter()
             .collect(),
-        "hyperpod_domain_unit_policy_grant" => text("grant_id")
+        domain_unit_policy_grant::TYPE_NAME => text(PolicyGrantModel::GRANT_ID.name())
             .map(|id| {
                 component(
-                    "grant_id",
+                    PolicyGrantModel::GRANT_ID.name(),
                     "DataZone policy grant",
                     id,
                     unlocated("DataZone names it by domain, entity and ID"),
@@ -115,8 +119,13 @@ pub fn of(resource: &ResourceChange, place: &Place) -> Vec<ComposedObject> {
             })
             .into_iter()
             .collect(),
-        _ => {
-            let PlanField::Known(serde_json::Value::Object(components)) = resource.after.get(&["components"]) else {
+        kind => {
+            let recorded = match kind {
+                tenant::TYPE_NAME => TenantModel::COMPONENTS.name(),
+                task_view_restriction::TYPE_NAME => RestrictionModel::COMPONENTS.name(),
+                _ => return Vec::new(),
+            };
+            let PlanField::Known(serde_json::Value::Object(components)) = resource.after.get(&[recorded]) else {
                 return Vec::new();
             };
             components
@@ -143,8 +152,8 @@ fn locate(resource: &ResourceChange, key: &str, value: &str, place: &Place) -> (
     };
     match (Key::parse(key), resource.resource_type.as_str()) {
         (Some(Key::Kubernetes(object)), _) => at.kubernetes_object(object),
-        (Some(key), "hyperpod_tenant") => at.tenant_component(&key),
-        (Some(key), "hyperpod_task_view_restriction") => at.restriction_component(&key),
+        (Some(key), tenant::TYPE_NAME) => at.tenant_component(&key),
+        (Some(key), task_view_restriction::TYPE_NAME) => at.restriction_component(&key),
         _ => ("component", unlocated_unknown()),
     }
 }
@@ -176,7 +185,8 @@ impl Locating<'_> {
     fn kubernetes_object(&self, object: ObjectKey) -> (&'static str, Locator) {
         let object = match object.scope {
             ObjectScope::Implied => {
-                let namespace = (self.text("namespace")).unwrap_or_else(|| digested_id(self.value).to_string());
+                let namespace =
+                    (self.text(TenantModel::NAMESPACE.name())).unwrap_or_else(|| digested_id(self.value).to_string());
                 ObjectKey::placed(&object.kind, Some(&namespace), &object.name)
             }
             _ => object,
@@ -197,7 +207,7 @@ impl Locating<'_> {
             Key::ComputeQuota => (
                 "SageMaker compute quota",
                 or_missing(
-                    self.text("compute_quota_arn")
+                    self.text(TenantModel::COMPUTE_QUOTA_ARN.name())
                         .or_else(|| place.arn("sagemaker", true, &format!("compute-quota/{value}"))),
                 ),
             ),
@@ -235,7 +245,8 @@ impl Locating<'_> {
             ),
             Key::RoleTag(_) => (
                 "IAM role tag",
-                self.text("project_role_arn").map_or_else(missing, Locator::On),
+                self.text(RestrictionModel::PROJECT_ROLE_ARN.name())
+                    .map_or_else(missing, Locator::On),
             ),
             _ => ("component", unlocated_unknown()),
         }

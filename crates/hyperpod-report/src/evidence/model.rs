@@ -4,6 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use hyperpod_declarations::connection_contract::{
+    self, ClusterBlock, ContractModel as C, ExceptionBlock, OwnersBlock, ReviewBlock, UnifiedStudioBlock,
+};
+use hyperpod_declarations::domain_unit_policy_grant::{self, PolicyGrantModel as G};
+use hyperpod_declarations::{project_binding, task_view_restriction, tenant};
 use serde_json::Value;
 
 use super::components::{self, Cluster, ComposedObject};
@@ -15,13 +20,13 @@ use crate::plan::{PlanField, ResourceChange};
 use crate::rules::{Rule, Status};
 use crate::verdict::Level;
 
-pub const CONTRACT: &str = "hyperpod_connection_contract";
-pub const GRANT: &str = "hyperpod_domain_unit_policy_grant";
+pub const CONTRACT: &str = connection_contract::TYPE_NAME;
+pub const GRANT: &str = domain_unit_policy_grant::TYPE_NAME;
 /// The resource types a contract governs; the grant is the organization grant its project's creation rests on.
 pub const GOVERNED: [&str; 4] = [
-    "hyperpod_tenant",
-    "hyperpod_unified_studio_project_binding",
-    "hyperpod_task_view_restriction",
+    tenant::TYPE_NAME,
+    project_binding::TYPE_NAME,
+    task_view_restriction::TYPE_NAME,
     GRANT,
 ];
 /// The review status of a contract nobody needs to look at.
@@ -114,7 +119,7 @@ impl Evidence {
             .copied()
             .filter(|c| c.resource_type == CONTRACT)
             .collect();
-        contracts.sort_by_key(|c| (c.after.get(&["name"]).as_text(), c.address.clone()));
+        contracts.sort_by_key(|c| (c.after.get(&[C::NAME.name()]).as_text(), c.address.clone()));
         let keys: Vec<ContractKey> = contracts.iter().map(|c| ContractKey::of(c)).collect();
         let contracts: Vec<ContractEvidence> = contracts
             .iter()
@@ -170,11 +175,17 @@ fn governs(
     let text = |change: &ResourceChange, path: &[&str]| change.after.get(path).as_text();
     let both = |a: Option<String>, b: Option<String>| matches!((a, b), (Some(a), Some(b)) if a == b);
     both(
-        text(contract, &["unified_studio", "domain_id"]),
-        text(resource, &["domain_id"]),
+        text(
+            contract,
+            &[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::DOMAIN_ID.name()],
+        ),
+        text(resource, &[G::DOMAIN_ID.name()]),
     ) && both(
-        text(contract, &["unified_studio", "domain_unit_id"]),
-        text(resource, &["domain_unit_id"]),
+        text(
+            contract,
+            &[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::DOMAIN_UNIT_ID.name()],
+        ),
+        text(resource, &[G::DOMAIN_UNIT_ID.name()]),
     )
 }
 
@@ -183,40 +194,40 @@ impl ContractEvidence {
         let text = |path: &[&str]| contract.after.get(path).as_text();
         let results = verdicts(contract, members);
         let cluster = Cluster {
-            name: text(&["cluster", "name"]),
-            account_id: text(&["cluster", "account_id"]),
-            region: text(&["cluster", "region"]),
-            orchestrator: text(&["cluster", "orchestrator"]),
+            name: text(&[C::CLUSTER.name(), ClusterBlock::NAME.name()]),
+            account_id: text(&[C::CLUSTER.name(), ClusterBlock::ACCOUNT_ID.name()]),
+            region: text(&[C::CLUSTER.name(), ClusterBlock::REGION.name()]),
+            orchestrator: text(&[C::CLUSTER.name(), ClusterBlock::ORCHESTRATOR.name()]),
         };
-        let place = components::Place::new(&cluster, text(&["project_role_arn"]));
+        let place = components::Place::new(&cluster, text(&[C::PROJECT_ROLE_ARN.name()]));
         let (resources, components) = composed(contract, members, &place);
 
         let mut evidence = ContractEvidence {
             address: contract.address.clone(),
-            name: text(&["name"]).unwrap_or_else(|| contract.address.clone()),
-            domain_id: text(&["unified_studio", "domain_id"]),
-            domain_unit_id: text(&["unified_studio", "domain_unit_id"]),
-            project_id: text(&["unified_studio", "project_id"]),
+            name: text(&[C::NAME.name()]).unwrap_or_else(|| contract.address.clone()),
+            domain_id: text(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::DOMAIN_ID.name()]),
+            domain_unit_id: text(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::DOMAIN_UNIT_ID.name()]),
+            project_id: text(&[C::UNIFIED_STUDIO.name(), UnifiedStudioBlock::PROJECT_ID.name()]),
             cluster,
-            project_role_arn: text(&["project_role_arn"]),
-            access_role_arn: text(&["access_role_arn"]),
-            lifecycle_state: text(&["lifecycle_state"]),
+            project_role_arn: text(&[C::PROJECT_ROLE_ARN.name()]),
+            access_role_arn: text(&[C::ACCESS_ROLE_ARN.name()]),
+            lifecycle_state: text(&[C::LIFECYCLE_STATE.name()]),
             owners: OwnersEvidence {
-                business: text(&["owners", "business"]),
-                operations: text(&["owners", "operations"]),
-                cost: text(&["owners", "cost"]),
+                business: text(&[C::OWNERS.name(), OwnersBlock::BUSINESS.name()]),
+                operations: text(&[C::OWNERS.name(), OwnersBlock::OPERATIONS.name()]),
+                cost: text(&[C::OWNERS.name(), OwnersBlock::COST.name()]),
             },
             review: ReviewEvidence {
-                approved_by: text(&["review", "approved_by"]),
-                last_reviewed: text(&["review", "last_reviewed"]),
-                interval_days: text(&["review", "interval_days"]),
-                next_review_date: text(&["next_review_date"]),
-                review_status: text(&["review_status"]),
+                approved_by: text(&[C::REVIEW.name(), ReviewBlock::APPROVED_BY.name()]),
+                last_reviewed: text(&[C::REVIEW.name(), ReviewBlock::LAST_REVIEWED.name()]),
+                interval_days: text(&[C::REVIEW.name(), ReviewBlock::INTERVAL_DAYS.name()]),
+                next_review_date: text(&[C::NEXT_REVIEW_DATE.name()]),
+                review_status: text(&[C::REVIEW_STATUS.name()]),
             },
-            exceptions: exceptions(contract.after.get(&["exception"])),
+            exceptions: exceptions(contract.after.get(&[C::EXCEPTION.name()])),
             facts: facts(
-                contract.after.get(&["approved_facts"]),
-                contract.after.get(&["changed_facts"]),
+                contract.after.get(&[C::APPROVED_FACTS.name()]),
+                contract.after.get(&[C::CHANGED_FACTS.name()]),
             ),
             resources,
             results,
@@ -274,10 +285,10 @@ fn exceptions(field: PlanField<'_>) -> Vec<ExceptionEvidence> {
         .map(|row| {
             let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
             ExceptionEvidence {
-                rule: text("rule"),
-                owner: text("owner"),
-                expires: text("expires"),
-                reason: text("reason"),
+                rule: text(ExceptionBlock::RULE.name()),
+                owner: text(ExceptionBlock::OWNER.name()),
+                expires: text(ExceptionBlock::EXPIRES.name()),
+                reason: text(ExceptionBlock::REASON.name()),
             }
         })
         .collect()
