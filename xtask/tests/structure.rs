@@ -127,15 +127,27 @@ fn no_branch_decides_on_a_message_s_wording() {
 fn a_typed_resource_names_no_attribute_by_string() {
     let workspace = workspace();
     let literals = names::name_literals(&workspace, &names::attribute_names());
-    let in_typed: Vec<_> = literals
+    let named: Vec<_> = literals
         .iter()
-        .filter(|literal| names::is_typed(&literal.path))
+        .filter(|literal| !names::is_not_a_name(literal))
         .collect();
     assert!(
-        in_typed.is_empty(),
-        "attribute names typed as strings in a resource declared with #[derive(Model)] (use the declaration's \
-         typed names, e.g. `SchedulingPolicyModel::ARN`): {in_typed:#?}"
+        named.is_empty(),
+        "attribute names typed as strings (use the declaration's typed names, e.g. `SchedulingPolicyModel::ARN`, \
+         or list a plain word in names::NOT_NAMES with why): {named:#?}"
     );
+    // Each word listed as not a name is still there: a stale entry would let a real name back in unnoticed.
+    for entry in names::NOT_NAMES {
+        for word in entry.words {
+            assert!(
+                literals
+                    .iter()
+                    .any(|literal| literal.path == entry.path && literal.name == *word),
+                "names::NOT_NAMES lists {word:?} in {}, which no longer has it",
+                entry.path
+            );
+        }
+    }
 }
 
 /// A `components` key is formatted and read by `hyperpod_model::component::Component` alone: no resource, the

@@ -20,6 +20,7 @@ pub mod model;
 pub mod plan;
 pub mod rules;
 pub mod tenants;
+pub mod terraform_json;
 pub mod verdict;
 pub mod words;
 

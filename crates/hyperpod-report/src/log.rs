@@ -7,6 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::rules::{Rule, Status};
+use crate::terraform_json::{self as terraform, LogLine, is_diagnostic};
 use hyperpod_governance::finding::{NOT_CHECKED, NOT_CHECKED_AT_PLAN};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,10 +69,11 @@ pub fn parse(text: &str) -> Result<Vec<LoggedDiagnostic>, LogError> {
                 number + 1
             ))
         })?;
-        if json.get("type").and_then(Value::as_str) != Some("diagnostic") {
+        let line: LogLine = terraform::read(&json);
+        if !is_diagnostic(line.line_type.as_ref()) {
             continue;
         }
-        let Some(diagnostic) = json.get("diagnostic") else {
+        let Some(diagnostic) = &line.diagnostic else {
             return Err(LogError(format!(
                 "line {}: a diagnostic line without `diagnostic`",
                 number + 1

@@ -3,7 +3,14 @@
 
 use std::collections::BTreeMap;
 
+use hyperpod_declarations::tenant::TenantModel;
+use serde::Deserialize;
 use serde_json::Value;
+
+use crate::terraform_json::{
+    ActionWord, ChangeJson, ConfigModule, ConfigResource, Configuration, Document, Expression, ModuleCall, REFERENCES,
+    ResourceChangeJson, is_managed, read,
+};
 
 /// The plan, as far as the report reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,15 +72,19 @@ pub enum Action {
 
 impl Action {
     fn parse(actions: &[&str]) -> Action {
-        match actions {
-            ["no-op"] => Action::NoOp,
-            ["read"] => Action::Read,
-            ["create"] => Action::Create,
-            ["update"] => Action::Update,
-            ["delete"] => Action::Delete,
-            ["delete", "create"] | ["create", "delete"] => Action::Replace,
-            ["forget"] => Action::Forget,
-            other => Action::Other(other.join(",")),
+        use ActionWord::{Create, Delete, Forget, NoOp, Read, Update};
+        let words: Option<Vec<ActionWord>> = (actions.iter())
+            .map(|action| ActionWord::deserialize(Value::String((*action).to_string())).ok())
+            .collect();
+        match words.as_deref() {
+            Some([NoOp]) => Action::NoOp,
+            Some([Read]) => Action::Read,
+            Some([Create]) => Action::Create,
+            Some([Update]) => Action::Update,
+            Some([Delete]) => Action::Delete,
+            Some([Delete, Create] | [Create, Delete]) => Action::Replace,
+            Some([Forget]) => Action::Forget,
+            _ => Action::Other(actions.join(",")),
         }
     }
 
@@ -171,21 +182,22 @@ impl std::fmt::Display for PlanError {
 /// Reads the text of `terraform show -json <planfile>`.
 pub fn parse(text: &str) -> Result<Plan, PlanError> {
     let json: Value = serde_json::from_str(text).map_err(|err| PlanError(format!("not JSON: {err}")))?;
-    let Value::Object(root) = &json else {
+    if !json.is_object() {
         return Err(PlanError("not a JSON object".into()));
-    };
-    if !root.contains_key("format_version") {
+    }
+    let root: Document = read(&json);
+    if root.format_version.is_none() {
         return Err(PlanError(
             "no format_version: not the output of `terraform show -json <planfile>`".into(),
         ));
     }
-    if root.contains_key("values") && !root.contains_key("resource_changes") && !root.contains_key("planned_values") {
+    if root.values.is_some() && root.resource_changes.is_none() && root.planned_values.is_none() {
         return Err(PlanError(
             "this is a state (`terraform show -json` without a plan file), not a plan: `report evidence` reads states"
                 .into(),
         ));
     }
-    let changes = match root.get("resource_changes") {
+    let changes = match &root.resource_changes {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
@@ -195,45 +207,45 @@ pub fn parse(text: &str) -> Result<Plan, PlanError> {
         Some(_) => return Err(PlanError("resource_changes is not a list".into())),
     };
     let mut configuration = BTreeMap::new();
-    if let Some(module) = json.pointer("/configuration/root_module") {
+    let root_module = (root.configuration.as_ref()).and_then(|c| read::<Configuration>(c).root_module);
+    if let Some(module) = &root_module {
         configured(module, "", &mut configuration);
     }
     Ok(Plan {
-        terraform_version: root
-            .get("terraform_version")
+        terraform_version: (root.terraform_version.as_ref())
             .and_then(Value::as_str)
             .map(str::to_string),
-        errored: root.get("errored").and_then(Value::as_bool).unwrap_or(false),
+        errored: root.errored.as_ref().and_then(Value::as_bool).unwrap_or(false),
         changes,
         configuration,
     })
 }
 
 fn change(item: &Value) -> Result<ResourceChange, String> {
-    let text = |key: &str| item.get(key).and_then(Value::as_str);
-    let address = text("address").ok_or("no address")?.to_string();
-    let change = item.get("change").ok_or_else(|| format!("{address}: no change"))?;
-    let actions: Vec<&str> = change
-        .get("actions")
+    let item: ResourceChangeJson = read(item);
+    let text = |value: &Option<Value>| value.as_ref().and_then(Value::as_str).map(str::to_string);
+    let address = text(&item.address).ok_or("no address")?;
+    let change: ChangeJson = read(item.change.as_ref().ok_or_else(|| format!("{address}: no change"))?);
+    let actions: Vec<&str> = (change.actions.as_ref())
         .and_then(Value::as_array)
         .ok_or_else(|| format!("{address}: change.actions is not a list"))?
         .iter()
         .map(|action| action.as_str().unwrap_or("?"))
         .collect();
-    let field = |key: &str| change.get(key).cloned().unwrap_or(Value::Null);
+    let action = Action::parse(&actions);
+    let field = |value: Option<Value>| value.unwrap_or(Value::Null);
     Ok(ResourceChange {
-        module_address: text("module_address").unwrap_or_default().to_string(),
-        resource_type: text("type").unwrap_or_default().to_string(),
-        managed: text("mode").is_none_or(|mode| mode == "managed"),
-        action: Action::parse(&actions),
-        action_reason: text("action_reason").map(str::to_string),
-        replace_paths: change
-            .get("replace_paths")
+        module_address: text(&item.module_address).unwrap_or_default(),
+        resource_type: text(&item.resource_type).unwrap_or_default(),
+        managed: is_managed(item.mode.as_ref()),
+        action,
+        action_reason: text(&item.action_reason),
+        replace_paths: (change.replace_paths.as_ref())
             .and_then(Value::as_array)
             .map(|paths| paths.iter().map(path_text).collect())
             .unwrap_or_default(),
-        before: Values::new(field("before"), Value::Null),
-        after: Values::new(field("after"), field("after_unknown")),
+        before: Values::new(field(change.before), Value::Null),
+        after: Values::new(field(change.after), field(change.after_unknown)),
         address,
     })
 }
@@ -253,37 +265,48 @@ fn path_text(path: &Value) -> String {
 }
 
 fn configured(module: &Value, prefix: &str, out: &mut BTreeMap<String, ConfiguredResource>) {
-    for resource in module.get("resources").and_then(Value::as_array).into_iter().flatten() {
-        let Some(address) = resource.get("address").and_then(Value::as_str) else {
+    let module: ConfigModule = read(module);
+    for resource in module
+        .resources
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let resource: ConfigResource = read(resource);
+        let Some(address) = resource.address.as_ref().and_then(Value::as_str) else {
             continue;
         };
-        let expressions = resource.get("expressions").cloned().unwrap_or(Value::Null);
+        let expressions = resource.expressions.unwrap_or(Value::Null);
         let mut references = Vec::new();
         collect_references(&expressions, &mut references);
-        let team = expressions
-            .pointer("/team/constant_value")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        // A tenant's `team` written as a constant: what a tenant whose plan failed is still told by.
+        let team = (expressions.get(TenantModel::TEAM.name()))
+            .and_then(|team| read::<Expression>(team).constant_value)
+            .and_then(|team| team.as_str().map(str::to_string));
         out.insert(format!("{prefix}{address}"), ConfiguredResource { references, team });
     }
     for (name, call) in module
-        .get("module_calls")
+        .module_calls
+        .as_ref()
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
     {
-        if let Some(child) = call.get("module") {
-            configured(child, &format!("{prefix}module.{name}."), out);
+        if let Some(child) = read::<ModuleCall>(call).module {
+            configured(&child, &format!("{prefix}module.{name}."), out);
         }
     }
 }
 
+/// Every reference an expression (and each expression nested in it: a block's arguments) makes, in the order
+/// the configuration lists them.
 fn collect_references(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::Object(fields) => {
             for (key, field) in fields {
                 match (key.as_str(), field) {
-                    ("references", Value::Array(items)) => {
+                    (REFERENCES, Value::Array(items)) => {
                         out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
                     }
                     _ => collect_references(field, out),

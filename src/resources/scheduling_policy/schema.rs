@@ -4,7 +4,7 @@
 pub use crate::resources::governance_objects::PolicyGovernance;
 use std::collections::HashSet;
 
-use crate::protocol::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::protocol::diagnostics::{Diagnostic, Diagnostics};
 use crate::protocol::object::{elements, string};
 use crate::protocol::state_upgrade::{RawState, StateUpgrader};
 use crate::protocol::value::Value;
@@ -18,24 +18,25 @@ pub use hyperpod_declarations::scheduling_policy::*;
 /// ownership tag's key is the provider's own.
 pub fn validate(config: &Value, diagnostics: &mut Diagnostics) {
     let mut seen = HashSet::new();
-    for (index, class) in elements(config, "priority_class").iter().enumerate() {
+    let (classes, class_name) = (SchedulingPolicyModel::PRIORITY_CLASS, PriorityClassBlock::NAME);
+    for (index, class) in elements(config, classes.name()).iter().enumerate() {
         // A null name or weight is the schema walk's "Missing required argument", reported once there.
-        if let Some(name) = string(class, "name")
+        if let Some(name) = string(class, class_name.name())
             && !seen.insert(name.clone())
         {
             diagnostics.push(Diagnostic::invalid_value(
-                AttributePath::attr("priority_class").index(index).push_attr("name"),
+                classes.path().index(index).push_attr(class_name.name()),
                 format!("{name:?}"),
                 "another priority_class already has this name",
                 "give every priority class a distinct name",
             ));
         }
     }
-    if let Some(Value::Map(tags)) = config.get_attr("tags")
+    if let Some(Value::Map(tags)) = config.get_attr(SchedulingPolicyModel::TAGS.name())
         && tags.contains_key(POLICY_OWNER)
     {
         diagnostics.push(Diagnostic::invalid_value(
-            AttributePath::attr("tags").key(POLICY_OWNER),
+            SchedulingPolicyModel::TAGS.path().key(POLICY_OWNER),
             format!("{POLICY_OWNER:?}"),
             "the provider writes this tag itself to recognise the configs it created",
             "use another tag key",
@@ -52,13 +53,17 @@ pub const STATE_UPGRADERS: [StateUpgrader; 1] = [StateUpgrader {
 }];
 
 fn id_is_the_cluster_name(state: &mut RawState) -> Result<(), String> {
-    let cluster_name = match state.get("cluster_name") {
+    let (id, cluster) = (
+        SchedulingPolicyModel::ID.name(),
+        SchedulingPolicyModel::CLUSTER_NAME.name(),
+    );
+    let cluster_name = match state.get(cluster) {
         Some(serde_json::Value::String(name)) if !name.is_empty() => name.clone(),
-        other => return Err(format!("`cluster_name` is {other:?}, not a cluster name")),
+        other => return Err(format!("`{cluster}` is {other:?}, not a cluster name")),
     };
-    let config_id = state.remove("id").unwrap_or(serde_json::Value::Null);
-    state.insert("scheduler_config_id".to_string(), config_id);
-    state.insert("id".to_string(), serde_json::Value::String(cluster_name));
+    let config_id = state.remove(id).unwrap_or(serde_json::Value::Null);
+    state.insert(SchedulingPolicyModel::SCHEDULER_CONFIG_ID.name().to_string(), config_id);
+    state.insert(id.to_string(), serde_json::Value::String(cluster_name));
     Ok(())
 }
 

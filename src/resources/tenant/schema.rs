@@ -12,23 +12,21 @@ pub use hyperpod_declarations::tenant::*;
 /// limits, the spaces' share), at its path; and a capacity handoff written by hand (`allocation`, `borrows_from`)
 /// held to the rules of the resource it stands for (`handoff::unreadable_capacity`).
 pub fn validate(config: &Value, diagnostics: &mut crate::protocol::diagnostics::Diagnostics) {
-    use crate::protocol::diagnostics::AttributePath;
     use crate::protocol::object::elements;
     use crate::resources::quota_entry::{validate_each, validate_entries};
     // Every quota-shaped list SageMaker (or WKL-12) reads is checked alike, each at its own path (the absolute limits'
     // and the spaces' share are capped at 15 by their `ListAtMost` validators).
-    validate_entries(elements(config, "quota"), &AttributePath::attr("quota"), diagnostics);
-    if let Some(sharing) = config.get_attr("sharing").filter(|s| !s.is_null()) {
-        validate_each(
-            elements(sharing, "absolute_borrow_limit"),
-            &AttributePath::attr("sharing").push_attr("absolute_borrow_limit"),
-            diagnostics,
-        );
+    let quota = TenantModel::QUOTA;
+    validate_entries(elements(config, quota.name()), &quota.path(), diagnostics);
+    let (sharing, limits) = (TenantModel::SHARING, SharingBlock::ABSOLUTE_BORROW_LIMIT.name());
+    if let Some(block) = config.get_attr(sharing.name()).filter(|s| !s.is_null()) {
+        validate_each(elements(block, limits), &sharing.path().push_attr(limits), diagnostics);
     }
-    if let Some(spaces) = config.get_attr("spaces").filter(|s| !s.is_null()) {
+    let (spaces, guaranteed) = (TenantModel::SPACES, SpacesBlock::GUARANTEED.name());
+    if let Some(block) = config.get_attr(spaces.name()).filter(|s| !s.is_null()) {
         validate_each(
-            elements(spaces, "guaranteed"),
-            &AttributePath::attr("spaces").push_attr("guaranteed"),
+            elements(block, guaranteed),
+            &spaces.path().push_attr(guaranteed),
             diagnostics,
         );
     }

@@ -97,12 +97,14 @@ pub fn names_report(root: &Path) -> Result<String, String> {
 /// The count of attribute names typed as strings, and the `shown` files with the most.
 fn name_literal_counts(workspace: &sources::Workspace, shown: usize) -> String {
     let literals = names::name_literals(workspace, &names::attribute_names());
+    let plain_words = literals.iter().filter(|literal| names::is_not_a_name(literal)).count();
     let mut by_file = std::collections::BTreeMap::<&str, usize>::new();
     for literal in &literals {
         *by_file.entry(literal.path.as_str()).or_default() += 1;
     }
     let mut out = format!(
-        "\nattribute names typed as strings in src/ and crates/hyperpod-report/ (declarations and tests aside): {} in {} files\n",
+        "\nattribute names typed as strings in src/ and crates/hyperpod-report/ (declarations and tests aside): {} in {} \
+         files, of which {plain_words} are plain words listed in names::NOT_NAMES (not attribute names)\n",
         literals.len(),
         by_file.len()
     );

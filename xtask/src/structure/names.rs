@@ -2,8 +2,9 @@
 //! `crates/hyperpod-report/`; tests and schema declarations left out) that equals the name of an attribute or block of
 //! one of the provider's schemas. A resource declared with `#[derive(Model)]` names its attributes through the
 //! declaration (`SchedulingPolicyModel::ARN`), so a misspelt one does not compile; issue 42 brings the count to zero.
-//! Like any count of names it also meets plain words that happen to be names (`"name"`, `"team"`); `cargo xtask
-//! structure` prints it, and `xtask/tests/structure.rs` holds the folders of [`TYPED`] at zero.
+//! Like any count of names it also meets plain words that happen to be names (`"create"`, `"kind"`): those are listed
+//! in [`NOT_NAMES`], each with why; `cargo xtask structure` prints the count, and `xtask/tests/structure.rs` holds
+//! every other literal at zero.
 
 use std::collections::BTreeSet;
 
@@ -16,31 +17,101 @@ use terraform_provider_hyperpod::provider::HyperpodProvider;
 use super::sources::Workspace;
 use super::syntax::{is_test_only, item_attributes, visit_non_test_items};
 
-/// Folders whose values are typed end to end (resources, the provider block): no attribute name as a string outside
-/// their declaration, save the files of [`UNTYPED_FILES`].
-pub const TYPED: [&str; 8] = [
-    "src/data_sources/",
-    "src/provider/",
-    "src/resources/cluster_allocation/",
-    "src/resources/domain_unit_policy_grant/",
-    "src/resources/project_binding/",
-    "src/resources/scheduling_policy/",
-    "src/resources/task_view_restriction/",
-    "src/resources/tenant/",
+/// Literals of the provider's and the report's code that equal an attribute's name without being one, by file, each
+/// with why. Everything else is held at zero (`xtask/tests/structure.rs`): an attribute is named through its
+/// resource's declaration (crate `hyperpod-declarations`).
+pub const NOT_NAMES: &[NotNames] = &[
+    NotNames {
+        path: "crates/hyperpod-report/src/build.rs",
+        words: &["tenants", "rule", "resource"],
+        why: "nouns of the report's sentences (`plural(n, \"rule\", \"rules\")`)",
+    },
+    NotNames {
+        path: "crates/hyperpod-report/src/checklist.rs",
+        words: &["rule", "detail", "status"],
+        why: "keys of 0.2.0's `checks` rows, a stored format no declaration describes any more",
+    },
+    NotNames {
+        path: "crates/hyperpod-report/src/evidence/components.rs",
+        words: &["sagemaker", "eks"],
+        why: "the service of an ARN the evidence builds",
+    },
+    NotNames {
+        path: "crates/hyperpod-report/src/evidence/markdown.rs",
+        words: &["contract", "cluster"],
+        why: "row labels of the evidence's table",
+    },
+    NotNames {
+        path: "crates/hyperpod-report/src/rules.rs",
+        words: &["organization", "cluster", "workload", "contract"],
+        why: "the catalog's layers, as keys of the JSON report's `layers`",
+    },
+    NotNames {
+        path: "src/functions/review_status.rs",
+        words: &["review_status", "next_review_date", "last_reviewed", "interval_days"],
+        why: "the functions' own names and parameters: their declaration (a function's name is its API)",
+    },
+    NotNames {
+        path: "src/functions/team_namespace.rs",
+        words: &["team"],
+        why: "the function's parameter: its declaration",
+    },
+    NotNames {
+        path: "src/permissions.rs",
+        words: &[
+            "create",
+            "update",
+            "delete",
+            "namespaces",
+            "review_status",
+            "next_review_date",
+            "sagemaker",
+            "cloudwatch",
+            "datazone",
+            "eks",
+            "iam",
+            "kms",
+            "ssm",
+            "sts",
+            "resource",
+            "kind",
+        ],
+        why: "Kubernetes verbs and resources, AWS services, the functions' names and the policy document's own keys",
+    },
+    NotNames {
+        path: "src/resources/kubernetes_reads.rs",
+        words: &["kind"],
+        why: "a Kubernetes object's JSON key (typed Kubernetes objects are issue 43's)",
+    },
+    NotNames {
+        path: "src/resources/task_view_restriction/model/manifests.rs",
+        words: &["kind", "name", "namespace", "create"],
+        why: "the Kubernetes objects' JSON keys and an RBAC verb (typed Kubernetes objects are issue 43's)",
+    },
+    NotNames {
+        path: "src/resources/tenant/model/manifests.rs",
+        words: &["kind", "name", "namespace"],
+        why: "the Kubernetes objects' JSON keys (typed Kubernetes objects are issue 43's)",
+    },
+    NotNames {
+        path: "src/resources/tenant/model/upgrade.rs",
+        words: &["namespaces"],
+        why: "a key of the 0.2.0 stored format the state upgrade reads (a removed attribute's rows)",
+    },
 ];
 
-/// Files of a [`TYPED`] folder whose literals are not attribute names, with why: the Kubernetes objects' JSON keys
-/// (`"name"`, `"namespace"`, …; typed Kubernetes objects are issue 43's) and a key of a stored format the 0.2.0
-/// state upgrade reads (`"namespaces"` of a removed attribute's rows).
-pub const UNTYPED_FILES: [&str; 3] = [
-    "src/resources/task_view_restriction/model/manifests.rs",
-    "src/resources/tenant/model/manifests.rs",
-    "src/resources/tenant/model/upgrade.rs",
-];
+/// Words of one file that are not attribute names, and why.
+pub struct NotNames {
+    pub path: &'static str,
+    pub words: &'static [&'static str],
+    pub why: &'static str,
+}
 
-/// Whether a file is held at zero attribute names typed as strings.
-pub fn is_typed(path: &str) -> bool {
-    TYPED.iter().any(|folder| path.starts_with(folder)) && !UNTYPED_FILES.contains(&path)
+/// Whether a literal is one of [`NOT_NAMES`].
+pub fn is_not_a_name(literal: &NameLiteral) -> bool {
+    NOT_NAMES
+        .iter()
+        .any(|entry| entry.path == literal.path && entry.words.contains(&literal.name.as_str()))
 }
 
 /// One attribute name typed as a string.
@@ -87,10 +158,13 @@ fn add_block(block: &Block, names: &mut BTreeSet<String>) {
     }
 }
 
-/// Whether a file is where names are declared or tested (its literals are not counted).
+/// Whether a file is where names are declared or tested (its literals are not counted): a test file, or the
+/// report's declaration of Terraform's own JSON formats (serde's `rename = "type"`). A resource's declaration is in
+/// crate `hyperpod-declarations`, which is not scanned; a resource's `schema.rs` in the provider holds its checks
+/// and upgraders, and is counted.
 fn is_declaration_or_test(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
-    file == "schema.rs" || file == "tests.rs" || file.ends_with("_tests.rs")
+    file == "tests.rs" || file.ends_with("_tests.rs") || path == "crates/hyperpod-report/src/terraform_json.rs"
 }
 
 /// Every attribute name typed as a string in the provider's and the report's non-test code, by file and line.
@@ -101,8 +175,7 @@ pub fn name_literals(workspace: &Workspace, names: &BTreeSet<String>) -> Vec<Nam
 /// Every string literal in the provider's and the report's non-test code that spells a key of a resource's `components`
 /// (`kubernetes/Role/{name}`, `kms_grant/{key}`, `iam_role`): `hyperpod_model::component` formats and reads them all.
 pub fn component_key_literals(workspace: &Workspace) -> Vec<NameLiteral> {
-    let is_test = |path: &str| is_declaration_or_test(path) && !path.ends_with("schema.rs");
-    literals_where(workspace, is_test, &spells_a_key)
+    literals_where(workspace, is_declaration_or_test, &spells_a_key)
 }
 
 /// A key, a key's pattern (`kms_grant/{key}`), or a prefix that makes one (`kms_grant/`, `kubernetes/`, as

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::plan::{Action, Plan, PlanError, ResourceChange, Values};
+use crate::terraform_json::{Document, StateModule, StateResource, StateValues, is_managed, read};
 
 /// The state, as far as the evidence reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -30,15 +31,16 @@ impl State {
 /// Reads the text of `terraform show -json` of a state.
 pub fn parse(text: &str) -> Result<State, PlanError> {
     let json: Value = serde_json::from_str(text).map_err(|err| PlanError(format!("not JSON: {err}")))?;
-    let Value::Object(root) = &json else {
+    if !json.is_object() {
         return Err(PlanError("not a JSON object".into()));
-    };
-    if !root.contains_key("format_version") {
+    }
+    let root: Document = read(&json);
+    if root.format_version.is_none() {
         return Err(PlanError(
             "no format_version: not the output of `terraform show -json`".into(),
         ));
     }
-    if root.contains_key("resource_changes") || root.contains_key("planned_values") {
+    if root.resource_changes.is_some() || root.planned_values.is_some() {
         return Err(PlanError(
             "this is a plan (`terraform show -json <planfile>`), not a state: `report` without `evidence` reads \
              plans; `report evidence` reads `terraform show -json` run without a plan file"
@@ -46,17 +48,16 @@ pub fn parse(text: &str) -> Result<State, PlanError> {
         ));
     }
     let mut resources = Vec::new();
-    match root.get("values") {
+    match &root.values {
         // An empty state (nothing applied yet) has no values.
         None | Some(Value::Null) => {}
-        Some(values) => match values.get("root_module") {
+        Some(values) => match read::<StateValues>(values).root_module {
             None | Some(Value::Null) => {}
-            Some(module) => read_module(module, "values.root_module", &mut resources)?,
+            Some(module) => read_module(&module, "values.root_module", &mut resources)?,
         },
     }
     Ok(State {
-        terraform_version: root
-            .get("terraform_version")
+        terraform_version: (root.terraform_version.as_ref())
             .and_then(Value::as_str)
             .map(str::to_string),
         resources,
@@ -64,8 +65,9 @@ pub fn parse(text: &str) -> Result<State, PlanError> {
 }
 
 fn read_module(module: &Value, at: &str, out: &mut Vec<ResourceChange>) -> Result<(), PlanError> {
-    let module_address = module.get("address").and_then(Value::as_str).unwrap_or_default();
-    match module.get("resources") {
+    let module: StateModule = read(module);
+    let module_address = module.address.as_ref().and_then(Value::as_str).unwrap_or_default();
+    match &module.resources {
         None | Some(Value::Null) => {}
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -76,7 +78,7 @@ fn read_module(module: &Value, at: &str, out: &mut Vec<ResourceChange>) -> Resul
         }
         Some(_) => return Err(PlanError(format!("{at}.resources is not a list"))),
     }
-    match module.get("child_modules") {
+    match &module.child_modules {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Array(children)) => children
             .iter()
@@ -87,17 +89,18 @@ fn read_module(module: &Value, at: &str, out: &mut Vec<ResourceChange>) -> Resul
 }
 
 fn resource(item: &Value, module_address: &str) -> Result<ResourceChange, String> {
-    let text = |key: &str| item.get(key).and_then(Value::as_str);
-    let address = text("address").ok_or("no address")?.to_string();
-    let values = match item.get("values") {
-        Some(values @ Value::Object(_)) => values.clone(),
+    let item: StateResource = read(item);
+    let text = |value: &Option<Value>| value.as_ref().and_then(Value::as_str).map(str::to_string);
+    let address = text(&item.address).ok_or("no address")?;
+    let values = match item.values {
+        Some(values @ Value::Object(_)) => values,
         None | Some(Value::Null) => Value::Object(serde_json::Map::default()),
         Some(_) => return Err(format!("{address}: values is not an object")),
     };
     Ok(ResourceChange {
         module_address: module_address.to_string(),
-        resource_type: text("type").unwrap_or_default().to_string(),
-        managed: text("mode").is_none_or(|mode| mode == "managed"),
+        resource_type: text(&item.resource_type).unwrap_or_default(),
+        managed: is_managed(item.mode.as_ref()),
         action: Action::NoOp,
         action_reason: None,
         replace_paths: Vec::new(),
