@@ -41,6 +41,30 @@ pub fn with_digest(id: &str, content: &str) -> String {
 
 pub use crate::component::digested_id;
 
+/// The `components` attribute a tenant and a task view restriction record their objects in.
+pub type ComponentsAttribute<M> =
+    crate::protocol::model::Attr<M, crate::protocol::model::Field<std::collections::BTreeMap<String, String>>>;
+
+/// What a recorded `components` names (empty when it names nothing, as after an import).
+pub fn recorded_components<M>(
+    attribute: ComponentsAttribute<M>,
+    state: &crate::protocol::value::Value,
+) -> crate::component::Components {
+    crate::component::Components::from_stored(attribute.known(state).unwrap_or_default())
+}
+
+/// `state` recording `components` at `attribute`.
+pub fn record_components<M>(
+    attribute: ComponentsAttribute<M>,
+    state: &mut crate::protocol::value::Value,
+    components: &crate::component::Components,
+) {
+    attribute.set(
+        state,
+        &crate::protocol::model::Field::Known(components.stored().clone()),
+    );
+}
+
 /// The first 4 bytes of `content`'s SHA-256 in hex (`1a2b3c4d`): enough to tell a changed object, short in a plan.
 pub fn short_digest(content: &str) -> String {
     crate::digest::sha256_hex(content.as_bytes())[..8].to_string()

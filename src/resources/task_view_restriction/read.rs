@@ -3,8 +3,8 @@
 //! apply restores it; when nothing is left, the restriction leaves state.
 
 use super::model::{
-    CONTRACT_TAG, RUN_AS_TAG, RestrictionConfig, component_path, contract_mark, object_value, policy_name,
-    record_components, recorded_components, role_name, run_as_tag,
+    CONTRACT_TAG, RUN_AS_TAG, RestrictionConfig, component_path, contract_mark, object_value, policy_name, role_name,
+    run_as_tag,
 };
 use super::schema::RestrictionModel;
 use crate::aws::eks_access::AccessEntryRecord;
@@ -17,6 +17,7 @@ use crate::protocol::model::{Field, Model};
 use crate::protocol::value::Value;
 use crate::resources::failed;
 use crate::resources::kubernetes_reads::{kube_client, kubernetes_object};
+use crate::resources::{record_components, recorded_components};
 
 /// The live state of a recorded restriction; `None` when nothing it added is left (or its cluster is gone).
 pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Value>, Diagnostics> {
@@ -34,7 +35,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
     let Some(eks_cluster) = cluster_of(client, &restriction).await? else {
         return Ok(None);
     };
-    let recorded = recorded_components(current);
+    let recorded = recorded_components(RestrictionModel::COMPONENTS, current);
     let live = match eks_cluster.as_deref() {
         None => slurm_components(client, &config, &recorded).await?,
         Some(cluster) => {
@@ -47,7 +48,7 @@ pub async fn read(client: &HyperpodClient, current: &Value) -> Result<Option<Val
         return Ok(None);
     }
     let mut state = current.clone();
-    record_components(&mut state, &live);
+    record_components(RestrictionModel::COMPONENTS, &mut state, &live);
     Ok(Some(state))
 }
 

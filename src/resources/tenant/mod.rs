@@ -17,10 +17,11 @@ mod plan;
 mod read;
 mod schema;
 
+use crate::resources::recorded_components;
 use async_trait::async_trait;
 
 use crate::client::HyperpodClient;
-use crate::component::{ComponentKind, Components};
+use crate::component::ComponentKind;
 use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::object::unknowns_to_null;
 use crate::protocol::plan::{PlannedChange, set_attr};
@@ -90,7 +91,7 @@ impl Resource<HyperpodClient> for TenantResource {
             client
                 .reads
                 .forget_compute_quota(TenantModel::COMPUTE_QUOTA_ARN.known(state).as_deref());
-            let components = Components::from_stored(TenantModel::COMPONENTS.known(state).unwrap_or_default());
+            let components = recorded_components(TenantModel::COMPONENTS, state);
             for (component, _) in components.of_kind(ComponentKind::AccessEntry) {
                 client.reads.forget_access_entry(component.name().unwrap_or_default());
             }

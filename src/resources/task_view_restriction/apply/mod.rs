@@ -12,11 +12,10 @@ mod remove;
 mod slurm;
 
 use crate::resources::governance_objects::ContractArgument;
+use crate::resources::{record_components, recorded_components};
 use std::collections::BTreeMap;
 
-use super::model::{
-    CONTRACT_TAG, OWNER_TAG, RestrictionConfig, record_components, recorded_components, unknown_inputs, with_contract,
-};
+use super::model::{CONTRACT_TAG, OWNER_TAG, RestrictionConfig, unknown_inputs, with_contract};
 use super::read::cluster_of;
 use super::schema::RestrictionModel;
 use crate::client::HyperpodClient;
@@ -63,7 +62,9 @@ pub async fn write(client: &HyperpodClient, planned: &Value, prior: Option<&Valu
         partition: client.region.partition().to_string(),
         tags: tags(client, &contract, &owner),
         owner: prior.is_none().then_some(owner),
-        components: prior.map(recorded_components).unwrap_or_default(),
+        components: prior
+            .map(|prior| recorded_components(RestrictionModel::COMPONENTS, prior))
+            .unwrap_or_default(),
     };
     let result = applier.apply().await;
     settle(result, &applier.components, value, prior)
@@ -103,7 +104,7 @@ fn settle(result: Result<(), Diagnostics>, components: &Components, value: Value
         (Err(_), Some(prior)) => prior.clone(),
         _ => value,
     };
-    record_components(&mut state, components);
+    record_components(RestrictionModel::COMPONENTS, &mut state, components);
     let state = unknowns_to_null(state);
     match result {
         Ok(()) => Applied::ok(state),
@@ -114,7 +115,7 @@ fn settle(result: Result<(), Diagnostics>, components: &Components, value: Value
 
 /// Destroy: what `components` names, nothing else.
 pub async fn delete(client: &HyperpodClient, prior: &Value) -> Result<(), Diagnostics> {
-    let components = recorded_components(prior);
+    let components = recorded_components(RestrictionModel::COMPONENTS, prior);
     if components.is_empty() {
         return Ok(());
     }

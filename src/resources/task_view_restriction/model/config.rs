@@ -2,7 +2,6 @@
 //! contract's defaults) or from what state recorded.
 
 use super::super::schema::{MODES, RestrictionModel, SPACE_TEMPLATE_NAMESPACE};
-use crate::component::Components;
 use crate::protocol::model::Field;
 use crate::protocol::value::Value;
 use crate::resources::governance_objects::ContractArgument;
@@ -168,14 +167,4 @@ pub fn unknown_inputs(restriction: &RestrictionModel) -> Vec<String> {
             .map(|(name, _)| name.to_string()),
     );
     out
-}
-
-/// What a recorded restriction's `components` names (empty when it names nothing, as after an import).
-pub fn recorded_components(state: &Value) -> Components {
-    Components::from_stored(RestrictionModel::COMPONENTS.known(state).unwrap_or_default())
-}
-
-/// `state` recording `components`.
-pub fn record_components(state: &mut Value, components: &Components) {
-    RestrictionModel::COMPONENTS.set(state, &Field::Known(components.stored().clone()));
 }

@@ -17,8 +17,7 @@ pub use super::schema::{GROUP_MAX, PROBES_PREFIX};
 pub use access::{RestrictionAssociation, SPACE_TEMPLATE_POLICY, component_policy_arn, policy_name};
 pub use components::{CONTRACT_TAG, OWNER_TAG, RUN_AS_TAG, components, contract_mark, private_data_conf, run_as_tag};
 pub use config::{
-    RestrictionConfig, RestrictionMode, grants_known, record_components, recorded_components, restriction_id,
-    role_name, unknown_inputs, without_unknown_grants,
+    RestrictionConfig, RestrictionMode, grants_known, restriction_id, role_name, unknown_inputs, without_unknown_grants,
 };
 pub use contract::{contract_problem, with_contract};
 pub use governance::governance_value;

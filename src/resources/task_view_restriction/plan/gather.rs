@@ -5,8 +5,7 @@
 //! entry's owner tag where adoption depends on it (`entry_adopted`).
 
 use super::super::model::{
-    OWNER_TAG, RestrictionConfig, contract_problem, grants_known, recorded_components, restriction_id, with_contract,
-    without_unknown_grants,
+    OWNER_TAG, RestrictionConfig, contract_problem, grants_known, restriction_id, with_contract, without_unknown_grants,
 };
 use super::super::schema::RestrictionModel;
 use super::order::{NamespaceCheck, RestrictionTenants, namespace_check};
@@ -21,6 +20,7 @@ use crate::protocol::diagnostics::Diagnostics;
 use crate::protocol::value::Value;
 use crate::resources::cluster_facts::{self, ClusterReads};
 use crate::resources::kubernetes_reads::kube_client;
+use crate::resources::recorded_components;
 use crate::resources::{checklist, project_facts};
 
 /// Everything the restriction's judge and predict read, as one value a test can build by hand.
@@ -176,7 +176,9 @@ pub async fn entry_adopted(
     let Some(eks_cluster) = &inputs.cluster.eks_name else {
         return Some(true);
     };
-    if prior.is_some_and(|p| recorded_components(p).contains(&Component::ProjectAccessEntry)) {
+    if prior
+        .is_some_and(|p| recorded_components(RestrictionModel::COMPONENTS, p).contains(&Component::ProjectAccessEntry))
+    {
         return Some(false);
     }
     let principal = &inputs.config.project_role_arn;

@@ -11,6 +11,7 @@ mod quota;
 mod remove;
 mod role;
 
+use crate::resources::{record_components, recorded_components};
 use std::collections::BTreeMap;
 
 use super::model::TenantConfig;
@@ -62,7 +63,7 @@ pub async fn update(client: &HyperpodClient, prior: &Value, planned: &Value, con
         client,
         context,
         target: &target,
-        components: Recorded::new(Components::from_stored(M::COMPONENTS.known(prior).unwrap_or_default())),
+        components: Recorded::new(recorded_components(M::COMPONENTS, prior)),
         quota_arn: M::COMPUTE_QUOTA_ARN.known(prior),
     };
     match Box::pin(composer.reconcile()).await {
@@ -172,7 +173,7 @@ async fn resolve_target(
 fn state_after(value: &Value, composer: &Composer<'_>) -> Value {
     let mut state = value.clone();
     let recorded = &composer.components;
-    M::COMPONENTS.set(&mut state, &Field::Known(recorded.snapshot().stored().clone()));
+    record_components(M::COMPONENTS, &mut state, &recorded.snapshot());
     let quota_id = recorded
         .get(&Component::ComputeQuota)
         .map(|value| components::quota_id(&value));

@@ -4,6 +4,7 @@
 
 mod quota_state;
 
+use crate::resources::{record_components, recorded_components};
 use std::collections::BTreeMap;
 
 use super::model::components;
@@ -46,7 +47,7 @@ pub async fn refresh(client: &HyperpodClient, current: &Value) -> Result<Option<
     let mut read = Refresh {
         client,
         eks_cluster,
-        recorded: Components::from_stored(M::COMPONENTS.known(current).unwrap_or_default()),
+        recorded: recorded_components(M::COMPONENTS, current),
         current,
         state: current.clone(),
         live: Components::new(),
@@ -219,7 +220,7 @@ impl Refresh<'_> {
         }
         let quota_id = (self.live.get(&Component::ComputeQuota)).map(|value| components::quota_id(value));
         M::COMPUTE_QUOTA_ID.set(&mut self.state, &quota_id.into());
-        M::COMPONENTS.set(&mut self.state, &Field::Known(self.live.stored().clone()));
+        record_components(M::COMPONENTS, &mut self.state, &self.live);
         Some(self.state)
     }
 }
