@@ -1,5 +1,6 @@
 //! The reviewer's checklist every governed resource exposes (`passed_checks`, `not_applicable_checks`,
-//! `findings`), the plan-time conventions around it, and the upgrade of 0.2.0's `checks` list to it.
+//! `findings`: declared in crate `hyperpod-declarations`), the plan-time conventions around it, and the upgrade of
+//! 0.2.0's `checks` list to it.
 
 use crate::governance::Report;
 use crate::protocol::model::{Field, Known, Model};

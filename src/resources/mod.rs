@@ -23,6 +23,12 @@ pub mod scheduling_policy;
 pub mod task_view_restriction;
 pub mod tenant;
 
+use std::collections::BTreeMap;
+
+use crate::component::Components;
+use crate::protocol::model::{Attr, Field};
+use crate::protocol::value::Value;
+
 /// An apply or read step that failed, for the whole resource: `summary` says which step, `detail` why.
 pub fn failed(summary: &str, detail: impl std::fmt::Display) -> crate::protocol::diagnostics::Diagnostics {
     crate::protocol::diagnostics::Diagnostics::error(
@@ -42,27 +48,16 @@ pub fn with_digest(id: &str, content: &str) -> String {
 pub use crate::component::digested_id;
 
 /// The `components` attribute a tenant and a task view restriction record their objects in.
-pub type ComponentsAttribute<M> =
-    crate::protocol::model::Attr<M, crate::protocol::model::Field<std::collections::BTreeMap<String, String>>>;
+pub type ComponentsAttribute<M> = Attr<M, Field<BTreeMap<String, String>>>;
 
 /// What a recorded `components` names (empty when it names nothing, as after an import).
-pub fn recorded_components<M>(
-    attribute: ComponentsAttribute<M>,
-    state: &crate::protocol::value::Value,
-) -> crate::component::Components {
-    crate::component::Components::from_stored(attribute.known(state).unwrap_or_default())
+pub fn recorded_components<M>(attribute: ComponentsAttribute<M>, state: &Value) -> Components {
+    Components::from_stored(attribute.known(state).unwrap_or_default())
 }
 
 /// `state` recording `components` at `attribute`.
-pub fn record_components<M>(
-    attribute: ComponentsAttribute<M>,
-    state: &mut crate::protocol::value::Value,
-    components: &crate::component::Components,
-) {
-    attribute.set(
-        state,
-        &crate::protocol::model::Field::Known(components.stored().clone()),
-    );
+pub fn record_components<M>(attribute: ComponentsAttribute<M>, state: &mut Value, components: &Components) {
+    attribute.set(state, &Field::Known(components.stored().clone()));
 }
 
 /// The first 4 bytes of `content`'s SHA-256 in hex (`1a2b3c4d`): enough to tell a changed object, short in a plan.

@@ -1,5 +1,6 @@
 //! The reviewer's checklist every governed resource exposes (`passed_checks`, `not_applicable_checks`,
-//! `findings`), the plan-time conventions around it, and the upgrade of 0.2.0's `checks` list to it.
+//! `findings`), declared once; the plan-time conventions around it and the upgrade of 0.2.0's `checks` list are the
+//! provider's (`src/resources/checklist.rs`).
 
 use crate::governance::Checklist;
 use crate::protocol::model::{Field, FieldType, Model};

@@ -1,5 +1,5 @@
-//! `hyperpod_domain_unit_policy_grant` schema: the attributes and their validators, the identity schema, and what
-//! `terraform validate` checks beyond the validators (one principal, at least one distinct, well-formed profile).
+//! `hyperpod_domain_unit_policy_grant` declaration: the attributes and their validators, the identity schema. What
+//! `terraform validate` checks beyond the validators is the provider's (`resources/domain_unit_policy_grant/schema.rs`).
 
 use crate::protocol::model::{Field, Known, Model};
 use crate::protocol::schema::{IdentitySchema, Schema};

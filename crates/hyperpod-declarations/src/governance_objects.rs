@@ -1,7 +1,7 @@
 //! The `governance` objects resources hand each other (a contract's to its tenants, bindings and restrictions; a
 //! tenant's to its borrowers; a restriction's to its binding; a policy's to its tenants), each declared once
 //! (`#[derive(Model)]`): the resource that writes one and every resource that reads one back use the same struct,
-//! so they cannot disagree on a name. Below the resource folders, so any of them may name these.
+//! so they cannot disagree on a name. Below the provider and the report, so either may name these.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,6 @@
-//! `hyperpod_scheduling_policy` schema: the attributes and their validators, the identity schema, the state
-//! upgrader, and what `terraform validate` checks beyond the validators.
+//! `hyperpod_scheduling_policy` declaration: the attributes and their validators, the identity schema. The state
+//! upgrader and what `terraform validate` checks beyond the validators are the provider's
+//! (`resources/scheduling_policy/schema.rs`).
 
 pub use crate::governance_objects::PolicyGovernance;
 use std::collections::BTreeMap;

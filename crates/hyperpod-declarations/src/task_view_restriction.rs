@@ -1,5 +1,5 @@
-//! `hyperpod_task_view_restriction` schema: the attributes with their validators and docs text, the identity, the
-//! state upgrader, and what AWS and Kubernetes accept of what the restriction sends, checked at validate so apply
+//! `hyperpod_task_view_restriction` declaration: the attributes with their validators and docs text, the identity,
+//! and what AWS and Kubernetes accept of what the restriction sends, checked at validate so apply
 //! never fails on input the plan accepted: the project role's ARN (EKS `principalArn`, an IAM role: a session ARN is
 //! refused), namespace names (Kubernetes DNS-1123 labels, the scope of every access policy and where the Roles go),
 //! the Kubernetes group (a DNS subdomain short enough for the `hyperpod-studio-probes-<group>` ClusterRole name) and

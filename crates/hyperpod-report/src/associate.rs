@@ -44,27 +44,33 @@ pub fn contract_of(change: &ResourceChange, contracts: &[ContractKey], plan: &Pl
         return contracts.iter().position(|key| key.address == change.address);
     }
     let text = |path: &[&str]| change.after.get(path).as_text();
+    // Each member type names its cluster by its own declaration.
+    let cluster = match change.resource_type.as_str() {
+        task_view_restriction::TYPE_NAME => text(&[R::CLUSTER_NAME.name()]),
+        project_binding::TYPE_NAME => text(&[B::CLUSTER_NAME.name()]),
+        tenant::TYPE_NAME => text(&[T::CLUSTER_NAME.name()]),
+        _ => None,
+    };
     let matching: Vec<usize> = contracts
         .iter()
         .enumerate()
         .filter(|(_, key)| match change.resource_type.as_str() {
             task_view_restriction::TYPE_NAME => {
-                same(key.cluster.as_ref(), text(&[R::CLUSTER_NAME.name()]))
+                same(key.cluster.as_ref(), cluster.clone())
                     && same(key.project_role_arn.as_ref(), text(&[R::PROJECT_ROLE_ARN.name()]))
             }
             project_binding::TYPE_NAME => {
-                same(key.cluster.as_ref(), text(&[B::CLUSTER_NAME.name()]))
+                same(key.cluster.as_ref(), cluster.clone())
                     && same(key.project_id.as_ref(), text(&[B::PROJECT_ID.name()]))
             }
             tenant::TYPE_NAME => {
-                let cluster = text(&[T::CLUSTER_NAME.name()]);
                 let tagged = change
                     .after
                     .get(&[T::TAGS_ALL.name(), hyperpod_model::tags::CONTRACT])
                     .as_text();
                 let cluster_agrees = cluster.is_none() || same(key.cluster.as_ref(), cluster.clone());
                 (same(key.name.as_ref(), tagged) && cluster_agrees)
-                    || (same(key.cluster.as_ref(), cluster)
+                    || (same(key.cluster.as_ref(), cluster.clone())
                         && same(
                             key.project_id.as_ref(),
                             text(&[T::TAGS_ALL.name(), hyperpod_model::tags::PROJECT]),

@@ -71,20 +71,25 @@ pub enum Action {
 }
 
 impl Action {
-    fn parse(actions: &[&str]) -> Action {
+    /// `change.actions` as Terraform writes it; a list of other words is `Other`, comma-separated.
+    fn parse(actions: &[Value]) -> Action {
         use ActionWord::{Create, Delete, Forget, NoOp, Read, Update};
-        let words: Option<Vec<ActionWord>> = (actions.iter())
-            .map(|action| ActionWord::deserialize(Value::String((*action).to_string())).ok())
-            .collect();
+        let words: Result<Vec<ActionWord>, _> = actions.iter().map(ActionWord::deserialize).collect();
         match words.as_deref() {
-            Some([NoOp]) => Action::NoOp,
-            Some([Read]) => Action::Read,
-            Some([Create]) => Action::Create,
-            Some([Update]) => Action::Update,
-            Some([Delete]) => Action::Delete,
-            Some([Delete, Create] | [Create, Delete]) => Action::Replace,
-            Some([Forget]) => Action::Forget,
-            _ => Action::Other(actions.join(",")),
+            Ok([NoOp]) => Action::NoOp,
+            Ok([Read]) => Action::Read,
+            Ok([Create]) => Action::Create,
+            Ok([Update]) => Action::Update,
+            Ok([Delete]) => Action::Delete,
+            Ok([Delete, Create] | [Create, Delete]) => Action::Replace,
+            Ok([Forget]) => Action::Forget,
+            _ => Action::Other(
+                actions
+                    .iter()
+                    .map(|a| a.as_str().unwrap_or("?"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
         }
     }
 
@@ -226,13 +231,10 @@ fn change(item: &Value) -> Result<ResourceChange, String> {
     let text = |value: &Option<Value>| value.as_ref().and_then(Value::as_str).map(str::to_string);
     let address = text(&item.address).ok_or("no address")?;
     let change: ChangeJson = read(item.change.as_ref().ok_or_else(|| format!("{address}: no change"))?);
-    let actions: Vec<&str> = (change.actions.as_ref())
+    let actions = (change.actions.as_ref())
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("{address}: change.actions is not a list"))?
-        .iter()
-        .map(|action| action.as_str().unwrap_or("?"))
-        .collect();
-    let action = Action::parse(&actions);
+        .ok_or_else(|| format!("{address}: change.actions is not a list"))?;
+    let action = Action::parse(actions);
     let field = |value: Option<Value>| value.unwrap_or(Value::Null);
     Ok(ResourceChange {
         module_address: text(&item.module_address).unwrap_or_default(),

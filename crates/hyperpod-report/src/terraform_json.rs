@@ -108,21 +108,19 @@ pub struct StateResource {
     pub values: Option<Value>,
 }
 
-/// A resource's `mode`: only `managed` resources are governed (a `data` source is read, never changed).
+/// A resource's `mode`: only `managed` resources are governed (a `data` source is read, never changed); a mode
+/// that is absent or not text is taken as managed.
 pub fn is_managed(mode: Option<&Value>) -> bool {
-    mode.and_then(Value::as_str).is_none_or(|mode| {
-        matches!(
-            Mode::deserialize(serde_json::Value::String(mode.to_string())),
-            Ok(Mode::Managed)
-        )
-    })
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Mode {
-    Managed,
-    Data,
+    /// The one mode the report governs; any other fails to read.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        Managed,
+    }
+    match mode {
+        Some(text @ Value::String(_)) => Mode::deserialize(text).is_ok(),
+        _ => true,
+    }
 }
 
 /// A module of a plan's `configuration` (`root_module`, each `module_calls.<name>.module`).

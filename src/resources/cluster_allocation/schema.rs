@@ -1,4 +1,5 @@
-//! `hyperpod_cluster_allocation` schema.
+//! `hyperpod_cluster_allocation` schema: its state upgrader and what `terraform validate` checks beyond the
+//! declaration's validators (team names).
 
 use crate::names::TEAM_NAME;
 use crate::protocol::diagnostics::Diagnostics;

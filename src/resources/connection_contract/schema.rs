@@ -1,5 +1,5 @@
-//! `hyperpod_connection_contract` schema: every field of the connection contract, plus what the provider derives
-//! from it at plan time (review status, the reviewer's checklist, the facts dependents check against).
+//! `hyperpod_connection_contract` schema: its state upgrader (the declaration of every field of the contract and of
+//! what the provider derives from it at plan time is in crate `hyperpod-declarations`).
 
 // The declaration (its structs, `schema()`, identity, name limits and validators) is in crate
 // `hyperpod-declarations` (`connection_contract.rs`), below the provider and the report alike.

@@ -1,5 +1,5 @@
-//! `hyperpod_domain_unit_policy_grant` schema: the attributes and their validators, the identity schema, and what
-//! `terraform validate` checks beyond the validators (one principal, at least one distinct, well-formed profile).
+//! `hyperpod_domain_unit_policy_grant` schema: what `terraform validate` checks beyond the declaration's validators
+//! (one principal, at least one distinct, well-formed profile).
 
 use std::collections::BTreeSet;
 

@@ -1,5 +1,5 @@
-//! `hyperpod_unified_studio_project_binding` schema: the project, cluster and contract it binds, the groups that
-//! collaborate in the project, and, computed at plan time, where the connection lives and the reviewer's checklist.
+//! `hyperpod_unified_studio_project_binding` schema: its state upgrader (the declaration of the project, cluster and
+//! contract it binds, its groups and what it computes at plan time is in crate `hyperpod-declarations`).
 
 // The declaration (its structs, `schema()`, identity, name limits and validators) is in crate
 // `hyperpod-declarations` (`project_binding.rs`), below the provider and the report alike.

@@ -1,5 +1,5 @@
-//! `hyperpod_scheduling_policy` schema: the attributes and their validators, the identity schema, the state
-//! upgrader, and what `terraform validate` checks beyond the validators.
+//! `hyperpod_scheduling_policy` schema: the state upgrader, and what `terraform validate` checks beyond the
+//! declaration's validators.
 
 pub use crate::resources::governance_objects::PolicyGovernance;
 use std::collections::HashSet;

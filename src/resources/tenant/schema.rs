@@ -1,5 +1,5 @@
-//! `hyperpod_tenant` schema: the team, its quota and sharing, who may see and act, its network isolation, workload
-//! identity and data; and, computed at plan time, every object apply will compose.
+//! `hyperpod_tenant` schema: what `terraform validate` checks beyond the declaration's validators (every quota-shaped
+//! entry at its path, a capacity handoff written by hand).
 
 use crate::protocol::value::Value;
 
